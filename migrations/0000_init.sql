@@ -1,0 +1,263 @@
+CREATE TABLE `api_keys` (
+	`id` text PRIMARY KEY NOT NULL,
+	`user_id` text NOT NULL,
+	`name` text NOT NULL,
+	`key_hash` text NOT NULL,
+	`prefix` text NOT NULL,
+	`scopes` text NOT NULL,
+	`last_used_at` text,
+	`request_count` integer DEFAULT 0 NOT NULL,
+	`created_at` text NOT NULL,
+	FOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `api_keys_key_hash_unique` ON `api_keys` (`key_hash`);--> statement-breakpoint
+CREATE UNIQUE INDEX `api_keys_user_name_uq` ON `api_keys` (`user_id`,`name`);--> statement-breakpoint
+CREATE TABLE `key_value` (
+	`key` text PRIMARY KEY NOT NULL,
+	`value` text NOT NULL,
+	`updated_at` text DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')) NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE `refresh_tokens` (
+	`jti` text PRIMARY KEY NOT NULL,
+	`user_id` text NOT NULL,
+	`family_id` text NOT NULL,
+	`token_hash` text NOT NULL,
+	`remember_me` integer DEFAULT false NOT NULL,
+	`expires_at` text NOT NULL,
+	`revoked_at` text,
+	`replaced_by` text,
+	`created_at` text NOT NULL,
+	FOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE INDEX `refresh_tokens_family_idx` ON `refresh_tokens` (`family_id`);--> statement-breakpoint
+CREATE INDEX `refresh_tokens_user_idx` ON `refresh_tokens` (`user_id`);--> statement-breakpoint
+CREATE TABLE `revoked_access_tokens` (
+	`jti` text PRIMARY KEY NOT NULL,
+	`expires_at` text NOT NULL
+);
+--> statement-breakpoint
+CREATE INDEX `revoked_access_tokens_exp_idx` ON `revoked_access_tokens` (`expires_at`);--> statement-breakpoint
+CREATE TABLE `users` (
+	`id` text PRIMARY KEY NOT NULL,
+	`email` text NOT NULL,
+	`password_hash` text NOT NULL,
+	`is_admin` integer DEFAULT false NOT NULL,
+	`is_active` integer DEFAULT true NOT NULL,
+	`failed_login_attempts` integer DEFAULT 0 NOT NULL,
+	`locked_until` text,
+	`created_at` text NOT NULL,
+	`updated_at` text NOT NULL
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `users_email_unique` ON `users` (`email`);--> statement-breakpoint
+CREATE TABLE `agent_balances` (
+	`id` text PRIMARY KEY NOT NULL,
+	`agent_id` text NOT NULL,
+	`wallet_address` text NOT NULL,
+	`token_address` text NOT NULL,
+	`token_symbol` text NOT NULL,
+	`balance` text NOT NULL,
+	`decimals` integer,
+	`last_updated` text NOT NULL,
+	`created_at` text NOT NULL,
+	FOREIGN KEY (`agent_id`) REFERENCES `agents`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `agent_balances_uq` ON `agent_balances` (`agent_id`,`wallet_address`,`token_address`);--> statement-breakpoint
+CREATE TABLE `agent_configs` (
+	`agent_id` text PRIMARY KEY NOT NULL,
+	`overrides` text NOT NULL,
+	`updated_at` text NOT NULL,
+	FOREIGN KEY (`agent_id`) REFERENCES `agents`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE TABLE `agent_wallets` (
+	`id` text PRIMARY KEY NOT NULL,
+	`agent_id` text NOT NULL,
+	`wallet_address` text NOT NULL,
+	`wallet_type` text NOT NULL,
+	`created_at` text NOT NULL,
+	`updated_at` text NOT NULL,
+	FOREIGN KEY (`agent_id`) REFERENCES `agents`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `agent_wallets_agent_type_uq` ON `agent_wallets` (`agent_id`,`wallet_type`);--> statement-breakpoint
+CREATE UNIQUE INDEX `agent_wallets_address_uq` ON `agent_wallets` (`wallet_address`);--> statement-breakpoint
+CREATE TABLE `agents` (
+	`id` text PRIMARY KEY NOT NULL,
+	`user_id` text NOT NULL,
+	`name` text NOT NULL,
+	`trading_mode` text DEFAULT 'simulation' NOT NULL,
+	`automated_trading_simulation` integer DEFAULT false NOT NULL,
+	`automated_trading_live` integer DEFAULT false NOT NULL,
+	`created_at` text NOT NULL,
+	`updated_at` text NOT NULL,
+	FOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE INDEX `agents_user_created_idx` ON `agents` (`user_id`,`created_at`);--> statement-breakpoint
+CREATE TABLE `balance_snapshots` (
+	`id` text PRIMARY KEY NOT NULL,
+	`agent_id` text NOT NULL,
+	`wallet_address` text NOT NULL,
+	`sol_balance` text NOT NULL,
+	`total_value_sol` text NOT NULL,
+	`total_value_usd` text,
+	`reason` text NOT NULL,
+	`created_at` text NOT NULL,
+	FOREIGN KEY (`agent_id`) REFERENCES `agents`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE INDEX `balance_snapshots_agent_idx` ON `balance_snapshots` (`agent_id`,`created_at`);--> statement-breakpoint
+CREATE TABLE `agent_transactions` (
+	`id` text PRIMARY KEY NOT NULL,
+	`agent_id` text NOT NULL,
+	`wallet_address` text NOT NULL,
+	`transaction_type` text NOT NULL,
+	`transaction_value_usd` text NOT NULL,
+	`transaction_time` text NOT NULL,
+	`destination_address` text,
+	`signal_id` integer,
+	`fees` text,
+	`routes` text,
+	`input_mint` text NOT NULL,
+	`input_symbol` text,
+	`input_amount` text NOT NULL,
+	`input_price` text,
+	`output_mint` text NOT NULL,
+	`output_symbol` text,
+	`output_amount` text NOT NULL,
+	`output_price` text,
+	`slippage` text,
+	`price_impact` text,
+	`is_dca` integer DEFAULT false NOT NULL,
+	`is_take_profit` integer DEFAULT false NOT NULL,
+	`trading_mode` text DEFAULT 'simulation' NOT NULL,
+	`transaction_hash` text,
+	`status` text DEFAULT 'confirmed' NOT NULL,
+	`position_id` text,
+	`created_at` text NOT NULL,
+	`updated_at` text NOT NULL,
+	FOREIGN KEY (`agent_id`) REFERENCES `agents`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE INDEX `agent_transactions_agent_time_idx` ON `agent_transactions` (`agent_id`,`transaction_time`);--> statement-breakpoint
+CREATE INDEX `agent_transactions_signal_idx` ON `agent_transactions` (`signal_id`);--> statement-breakpoint
+CREATE INDEX `agent_transactions_status_idx` ON `agent_transactions` (`status`);--> statement-breakpoint
+CREATE TABLE `historical_swaps` (
+	`id` text PRIMARY KEY NOT NULL,
+	`agent_id` text NOT NULL,
+	`wallet_address` text NOT NULL,
+	`token_address` text NOT NULL,
+	`token_symbol` text NOT NULL,
+	`amount` text NOT NULL,
+	`purchase_price` text NOT NULL,
+	`sale_price` text NOT NULL,
+	`change_percent` text NOT NULL,
+	`profit_loss_usd` text NOT NULL,
+	`profit_loss_sol` text NOT NULL,
+	`purchase_time` text NOT NULL,
+	`sale_time` text NOT NULL,
+	`purchase_transaction_id` text,
+	`sale_transaction_id` text,
+	`signal_id` text,
+	`close_reason` text NOT NULL,
+	`position_id` text,
+	`created_at` text NOT NULL,
+	`updated_at` text NOT NULL,
+	FOREIGN KEY (`agent_id`) REFERENCES `agents`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE INDEX `historical_swaps_agent_sale_idx` ON `historical_swaps` (`agent_id`,`sale_time`);--> statement-breakpoint
+CREATE UNIQUE INDEX `historical_swaps_position_uq` ON `historical_swaps` (`position_id`);--> statement-breakpoint
+CREATE TABLE `positions` (
+	`id` text PRIMARY KEY NOT NULL,
+	`agent_id` text NOT NULL,
+	`wallet_address` text NOT NULL,
+	`trading_mode` text DEFAULT 'simulation' NOT NULL,
+	`token_address` text NOT NULL,
+	`token_symbol` text NOT NULL,
+	`token_decimals` integer DEFAULT 6 NOT NULL,
+	`signal_id` integer,
+	`status` text DEFAULT 'open' NOT NULL,
+	`entry_price_sol` text NOT NULL,
+	`entry_price_usd` text NOT NULL,
+	`purchase_amount` text NOT NULL,
+	`cost_sol` text NOT NULL,
+	`cost_usd` text NOT NULL,
+	`remaining_amount` text NOT NULL,
+	`peak_price_sol` text NOT NULL,
+	`last_price_sol` text,
+	`last_price_usd` text,
+	`levels_hit` integer DEFAULT 0 NOT NULL,
+	`realized_profit_sol` text DEFAULT '0' NOT NULL,
+	`realized_profit_usd` text DEFAULT '0' NOT NULL,
+	`moon_bag_activated` integer DEFAULT false NOT NULL,
+	`moon_bag_amount` text,
+	`dca_orders` integer DEFAULT 0 NOT NULL,
+	`purchase_transaction_id` text NOT NULL,
+	`purchase_transaction_hash` text NOT NULL,
+	`opened_at` text NOT NULL,
+	`closed_at` text,
+	`close_reason` text,
+	`created_at` text NOT NULL,
+	`updated_at` text NOT NULL,
+	FOREIGN KEY (`agent_id`) REFERENCES `agents`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `positions_one_open_per_token_uq` ON `positions` (`agent_id`,`token_address`) WHERE status = 'open';--> statement-breakpoint
+CREATE INDEX `positions_status_idx` ON `positions` (`status`);--> statement-breakpoint
+CREATE TABLE `signal_evaluations` (
+	`signal_id` integer NOT NULL,
+	`agent_id` text NOT NULL,
+	`eligible` integer NOT NULL,
+	`reason` text,
+	`outcome` text,
+	`created_at` text NOT NULL,
+	PRIMARY KEY(`signal_id`, `agent_id`),
+	FOREIGN KEY (`signal_id`) REFERENCES `trading_signals`(`id`) ON UPDATE no action ON DELETE cascade,
+	FOREIGN KEY (`agent_id`) REFERENCES `agents`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE INDEX `signal_evaluations_agent_idx` ON `signal_evaluations` (`agent_id`,`signal_id`);--> statement-breakpoint
+CREATE TABLE `signal_idempotency_keys` (
+	`api_key_id` text NOT NULL,
+	`idempotency_key` text NOT NULL,
+	`body_hash` text NOT NULL,
+	`signal_id` integer NOT NULL,
+	`created_at` text NOT NULL,
+	PRIMARY KEY(`api_key_id`, `idempotency_key`)
+);
+--> statement-breakpoint
+CREATE TABLE `trade_idempotency` (
+	`agent_id` text NOT NULL,
+	`signal_id` integer NOT NULL,
+	`action` text NOT NULL,
+	`transaction_id` text,
+	`created_at` text NOT NULL,
+	PRIMARY KEY(`agent_id`, `signal_id`, `action`),
+	FOREIGN KEY (`agent_id`) REFERENCES `agents`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE TABLE `trading_signals` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`user_id` text NOT NULL,
+	`api_key_id` text,
+	`token_address` text NOT NULL,
+	`symbol` text,
+	`signal_type` text NOT NULL,
+	`activation_reason` text,
+	`signal_strength` integer NOT NULL,
+	`source` text,
+	`processing_status` text DEFAULT 'pending' NOT NULL,
+	`processed_at` text,
+	`created_at` text NOT NULL,
+	`updated_at` text NOT NULL,
+	FOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE INDEX `trading_signals_user_created_idx` ON `trading_signals` (`user_id`,`created_at`);--> statement-breakpoint
+CREATE INDEX `trading_signals_status_idx` ON `trading_signals` (`processing_status`);

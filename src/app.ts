@@ -1,0 +1,84 @@
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { bodyLimit } from "hono/body-limit";
+import { cors } from "hono/cors";
+import { HTTPException } from "hono/http-exception";
+import { AppError, ErrorCode, NotFoundError, PayloadTooLargeError, RateLimitError, toErrorBody } from "./errors.ts";
+import type { AppEnv } from "./http/app-env.ts";
+import { requestId } from "./http/middleware/request-id.ts";
+import { securityHeaders } from "./http/middleware/security-headers.ts";
+import { apiKeyRoutes } from "./http/routes/api-keys/index.ts";
+import { authRoutes } from "./http/routes/auth/index.ts";
+import { healthRoutes } from "./http/routes/health/index.ts";
+import type { Services } from "./services.ts";
+
+export const MAX_BODY_BYTES = 64 * 1024; // PRODUCT.md §6
+
+/** Builds the HTTP app from its dependencies. No side effects: no listener, no timers. */
+export function createApp(s: Services): OpenAPIHono<AppEnv> {
+  const app = new OpenAPIHono<AppEnv>();
+  const development = s.config.NODE_ENV === "development";
+
+  app.use("*", requestId);
+  app.use("*", securityHeaders);
+  if (s.config.CORS_ORIGINS.length > 0) {
+    app.use("*", cors({ origin: s.config.CORS_ORIGINS, exposeHeaders: ["X-Request-Id", "Retry-After"], maxAge: 600 }));
+  }
+  app.use(
+    "*",
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: () => {
+        throw new PayloadTooLargeError(MAX_BODY_BYTES);
+      },
+    }),
+  );
+  app.use("*", async (c, next) => {
+    const started = performance.now();
+    await next();
+    s.logger.debug("request", {
+      method: c.req.method,
+      path: c.req.path,
+      status: c.res.status,
+      ms: Math.round((performance.now() - started) * 100) / 100,
+    });
+  });
+
+  app.onError((err, c) => {
+    let appErr: unknown = err;
+    if (err instanceof HTTPException && !(err instanceof AppError)) {
+      // Hono's own exceptions (malformed JSON, body limit...) keep their status, in our shape.
+      const status = err.status;
+      const code =
+        status === 400 ? ErrorCode.VALIDATION_ERROR : status === 401 ? ErrorCode.AUTHENTICATION_ERROR : status === 413 ? ErrorCode.PAYLOAD_TOO_LARGE : ErrorCode.INTERNAL_ERROR;
+      appErr = new AppError(code, status === 400 ? "Malformed JSON in request body" : err.message);
+      if (status !== 400 && status !== 401 && status !== 413) {
+        return c.json({ success: false, error: err.message || "Request failed" }, status);
+      }
+    }
+    const { status, body } = toErrorBody(appErr, { development });
+    if (err instanceof RateLimitError) c.header("Retry-After", String(err.retryAfterSeconds));
+    if (status >= 500 && status !== 502 && status !== 503) {
+      s.logger.error("unhandled error", { method: c.req.method, path: c.req.path, error: err instanceof Error ? { name: err.name, message: err.message, stack: err.stack } : String(err) });
+    }
+    return c.json(body, status as 400);
+  });
+
+  app.notFound((c) => {
+    const { status, body } = toErrorBody(new NotFoundError(`Route not found: ${c.req.method} ${c.req.path}`), { development: false });
+    return c.json(body, status as 404);
+  });
+
+  app.route("/api/v1/auth", authRoutes(s));
+  app.route("/api/v1/api-keys", apiKeyRoutes(s));
+  app.route("/api/v1/health", healthRoutes(s));
+
+  app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", { type: "http", scheme: "bearer", bearerFormat: "JWT" });
+  app.openAPIRegistry.registerComponent("securitySchemes", "apiKeyHeader", { type: "apiKey", in: "header", name: "X-API-Key" });
+  app.openAPIRegistry.registerComponent("securitySchemes", "apiKeyBearer", { type: "http", scheme: "bearer", description: "svc_ API key as Bearer" });
+  app.doc31("/api/v1/openapi.json", {
+    openapi: "3.1.0",
+    info: { title: "Trading Agent Service", version: "1.0.0", description: "Main API (/api/v1) and public API (/v1)" },
+  });
+
+  return app;
+}

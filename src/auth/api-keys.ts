@@ -1,0 +1,157 @@
+import { and, desc, eq, sql } from "drizzle-orm";
+import { randomInt } from "node:crypto";
+import type { Clock } from "../clock.ts";
+import type { DatabaseHandle } from "../db/client.ts";
+import { apiKeys, users } from "../db/schema/index.ts";
+import { AuthenticationError, AuthorizationError, ConflictError, NotFoundError } from "../errors.ts";
+import { digestsEqual, sha256Hex } from "./hashing.ts";
+import { hasScope, type Scope } from "./scopes.ts";
+
+// API keys (SPEC "API keys", PRODUCT.md §2): svc_ + 32 CSPRNG characters over [A-Za-z0-9];
+// prefix = first 8 characters; only the SHA-256 hex digest is stored.
+
+const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+export const API_KEY_PATTERN = /^svc_[A-Za-z0-9]{32}$/;
+const LAST_USED_EVERY_MS = 60_000;
+
+export function generateApiKey(): string {
+  let out = "svc_";
+  // randomInt draws uniformly (rejection sampling inside), so no modulo bias.
+  for (let i = 0; i < 32; i++) out += ALPHABET[randomInt(ALPHABET.length)];
+  return out;
+}
+
+export interface ApiKeyView {
+  id: string;
+  name: string;
+  prefix: string;
+  scopes: string[];
+  lastUsedAt: string | null;
+  createdAt: string;
+}
+
+export interface VerifiedApiKey {
+  apiKeyId: string;
+  userId: string;
+  scopes: Scope[];
+}
+
+export class ApiKeyService {
+  private readonly lastUsedWritten = new Map<string, number>();
+
+  constructor(
+    private readonly database: DatabaseHandle,
+    private readonly clock: Clock,
+  ) {}
+
+  private get db() {
+    return this.database.db;
+  }
+
+  create(userId: string, name: string, scopes: Scope[]): ApiKeyView & { key: string } {
+    const key = generateApiKey();
+    const row = {
+      id: crypto.randomUUID(),
+      userId,
+      name,
+      keyHash: sha256Hex(key),
+      prefix: key.slice(0, 8),
+      scopes: [...new Set(scopes)],
+      createdAt: new Date(this.clock.now()).toISOString(),
+    };
+    try {
+      this.db.insert(apiKeys).values(row).run();
+    } catch (err) {
+      if (String(err).includes("UNIQUE")) throw new ConflictError("API key name already exists");
+      throw err;
+    }
+    return { id: row.id, name, key, prefix: row.prefix, scopes: row.scopes, lastUsedAt: null, createdAt: row.createdAt };
+  }
+
+  list(userId: string): ApiKeyView[] {
+    return this.db
+      .select({
+        id: apiKeys.id,
+        name: apiKeys.name,
+        prefix: apiKeys.prefix,
+        scopes: apiKeys.scopes,
+        lastUsedAt: apiKeys.lastUsedAt,
+        createdAt: apiKeys.createdAt,
+      })
+      .from(apiKeys)
+      .where(eq(apiKeys.userId, userId))
+      .orderBy(desc(apiKeys.createdAt))
+      .all();
+  }
+
+  get(userId: string, id: string): ApiKeyView {
+    const row = this.db
+      .select({
+        id: apiKeys.id,
+        name: apiKeys.name,
+        prefix: apiKeys.prefix,
+        scopes: apiKeys.scopes,
+        lastUsedAt: apiKeys.lastUsedAt,
+        createdAt: apiKeys.createdAt,
+      })
+      .from(apiKeys)
+      .where(and(eq(apiKeys.id, id), eq(apiKeys.userId, userId)))
+      .get();
+    if (!row) throw new NotFoundError("API key not found");
+    return row;
+  }
+
+  delete(userId: string, id: string): void {
+    const res = this.db.delete(apiKeys).where(and(eq(apiKeys.id, id), eq(apiKeys.userId, userId))).returning({ id: apiKeys.id }).all();
+    if (res.length === 0) throw new NotFoundError("API key not found");
+    this.lastUsedWritten.delete(id);
+  }
+
+  private readonly byHash = () =>
+    this.database.sqlite.query<
+      { id: string; user_id: string; key_hash: string; scopes: string; is_active: number },
+      [string]
+    >(
+      `SELECT k.id, k.user_id, k.key_hash, k.scopes, u.is_active
+         FROM api_keys k JOIN users u ON u.id = k.user_id
+        WHERE k.key_hash = ?`,
+    );
+
+  /**
+   * SPEC "API keys" verification: hash, look up, compare digests in constant time, active owner,
+   * then scope. Also counts the request (public API usage) and stamps lastUsedAt at most once a
+   * minute per key.
+   */
+  verify(rawKey: string | undefined, required: Scope | null): VerifiedApiKey {
+    if (!rawKey) throw new AuthenticationError("API key required");
+    const digest = sha256Hex(rawKey);
+    const row = this.byHash().get(digest);
+    if (!row || !digestsEqual(row.key_hash, digest) || !row.is_active) throw new AuthenticationError("Invalid API key");
+    const scopes = JSON.parse(row.scopes) as Scope[];
+    if (required && !hasScope(scopes, required)) {
+      throw new AuthorizationError(`API key missing required scope: ${required}`);
+    }
+    this.touch(row.id);
+    return { apiKeyId: row.id, userId: row.user_id, scopes };
+  }
+
+  private touch(id: string): void {
+    const now = this.clock.now();
+    const last = this.lastUsedWritten.get(id) ?? 0;
+    if (now - last >= LAST_USED_EVERY_MS) {
+      this.lastUsedWritten.set(id, now);
+      this.db
+        .update(apiKeys)
+        .set({ lastUsedAt: new Date(now).toISOString(), requestCount: sql`${apiKeys.requestCount} + 1` })
+        .where(eq(apiKeys.id, id))
+        .run();
+    } else {
+      this.database.sqlite.query("UPDATE api_keys SET request_count = request_count + 1 WHERE id = ?").run(id);
+    }
+  }
+
+  /** For the CLI `api-key create --email`: the user id of an email, or null. */
+  userIdByEmail(email: string): string | null {
+    return this.db.select({ id: users.id }).from(users).where(eq(users.email, email.trim().toLowerCase())).get()?.id ?? null;
+  }
+}

@@ -1,0 +1,124 @@
+import { z } from "zod";
+
+// One zod schema over the environment, parsed once at start (PRODUCT.md §1). Every variable the
+// service reads is here and in .env.example; README's configuration table mirrors this file.
+
+const bool = (def: boolean) =>
+  z
+    .enum(["true", "false", "1", "0", "yes", "no"], { error: "must be true or false" })
+    .default(def ? "true" : "false")
+    .transform((v) => v === "true" || v === "1" || v === "yes");
+
+const int = (def: number, min: number, max: number) =>
+  z.coerce
+    .number({ error: "must be a whole number" })
+    .int({ error: "must be a whole number" })
+    .min(min, { error: `must be at least ${min}` })
+    .max(max, { error: `must be at most ${max}` })
+    .default(def);
+
+const decimal = (def: number, min: number, max: number) =>
+  z.coerce
+    .number({ error: "must be a number" })
+    .min(min, { error: `must be at least ${min}` })
+    .max(max, { error: `must be at most ${max}` })
+    .default(def);
+
+/** A base URL; the empty string disables the source (PRODUCT.md §5). */
+const sourceUrl = (def: string) =>
+  z
+    .string()
+    .default(def)
+    .refine((v) => v === "" || URL.canParse(v), { error: "must be an http(s) URL or empty" })
+    .transform((v) => v.replace(/\/+$/, ""));
+
+const optionalSecret = z
+  .string()
+  .optional()
+  .transform((v) => (v === "" ? undefined : v));
+
+export const configSchema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"], { error: "must be development, production or test" }).default("production"),
+  HOST: z.string().min(1).default("127.0.0.1"),
+  PORT: int(3000, 0, 65535),
+  PUBLIC_PORT: z.coerce.number().int().min(1).max(65535).optional().or(z.literal("").transform(() => undefined)),
+  DATABASE_PATH: z.string().min(1).default("./data/trading.db"),
+  DB_SYNC: z.enum(["normal", "full"], { error: "must be normal or full" }).default("normal"),
+  LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"], { error: "must be debug, info, warn, error or silent" }).default("info"),
+
+  JWT_SECRET: optionalSecret.refine((v) => v === undefined || Buffer.byteLength(v) >= 32, {
+    error: "must be at least 32 bytes long",
+  }),
+  ADMIN_EMAIL: optionalSecret.refine((v) => v === undefined || z.email().safeParse(v).success, {
+    error: "must be an email address",
+  }),
+  ADMIN_PASSWORD: optionalSecret,
+  ALLOW_REGISTRATION: bool(false),
+  CORS_ORIGINS: z
+    .string()
+    .default("")
+    .transform((v) =>
+      v
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
+  TRUST_PROXY: bool(false),
+  LOGIN_RATE_LIMIT_PER_MINUTE: int(20, 1, 100000),
+  SIGNAL_RATE_LIMIT_PER_MINUTE: int(120, 1, 1000000),
+  DATA_SOURCES_RATE_LIMIT_PER_MINUTE: int(30, 1, 100000),
+  WALLETS_RATE_LIMIT_PER_MINUTE: int(5, 1, 100000),
+
+  SIMULATION_INITIAL_SOL: decimal(10, 0, 1_000_000_000),
+  SIMULATION_PRIORITY_FEE_SOL: decimal(0.0001, 0, 1),
+  MONITOR_INTERVAL_SECONDS: int(10, 1, 86400),
+  SIGNAL_MAX_AGE_SECONDS: int(60, 1, 86400),
+  LIVE_TRADING_ENABLED: bool(false),
+  LIVE_PRIORITY_FEE: z
+    .string()
+    .default("auto")
+    .refine((v) => v === "auto" || /^\d+$/.test(v), { error: "must be auto or a whole number of lamports" }),
+  LIVE_SIMULATE_BEFORE_SEND: bool(true),
+
+  HTTP_TIMEOUT_MS: int(5000, 100, 120000),
+  PRICE_NETWORK_URL: sourceUrl("https://hermes.pyth.network"),
+  PRICE_NETWORK_API_KEY: optionalSecret,
+  SOL_PRICE_FEED_URL: sourceUrl("https://api.jup.ag"),
+  SWAP_AGGREGATOR_URL: sourceUrl("https://api.jup.ag"),
+  SWAP_AGGREGATOR_API_KEY: optionalSecret,
+  MARKET_DATA_URL: sourceUrl("https://api.dexscreener.com"),
+  LIQUIDITY_CHECKS: bool(true),
+  WHALE_DATA_URL: sourceUrl("https://public-api.birdeye.so"),
+  WHALE_DATA_API_KEY: optionalSecret,
+  SOLANA_RPC_URL: sourceUrl("https://api.mainnet-beta.solana.com"),
+});
+
+export type Config = z.output<typeof configSchema>;
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.join("\n")}`);
+  }
+}
+
+/**
+ * Parses the environment. Throws ConfigError with one line per problem, naming the variable and
+ * never echoing its value (a value may be a secret).
+ */
+export function loadConfig(env: Record<string, string | undefined>): Config {
+  const result = configSchema.safeParse(env);
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((issue) => {
+    const name = issue.path.join(".") || "environment";
+    return `${name}: ${issue.message}`;
+  });
+  throw new ConfigError(problems);
+}
+
+/** Live wallet secrets from WALLET_1, WALLET_2, ... in numeric order (parsed in wallets/). */
+export function walletVariables(env: Record<string, string | undefined>): Array<{ name: string; value: string }> {
+  return Object.keys(env)
+    .filter((k) => /^WALLET_\d+$/.test(k) && (env[k] ?? "") !== "")
+    .sort((a, b) => Number(a.slice(7)) - Number(b.slice(7)))
+    .map((name) => ({ name, value: env[name] as string }));
+}

@@ -1,0 +1,56 @@
+import { Database } from "bun:sqlite";
+import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
+import { mkdirSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import * as schema from "./schema/index.ts";
+import { applyMigrations } from "./migrate.ts";
+
+export type Db = BunSQLiteDatabase<typeof schema>;
+
+export interface DatabaseHandle {
+  sqlite: Database;
+  db: Db;
+  path: string;
+  close(): void;
+}
+
+export interface OpenOptions {
+  sync?: "normal" | "full";
+  migrate?: boolean;
+}
+
+/** Opens the SQLite file with the PRAGMAs of PRODUCT.md §1 set in this one place, then migrates. */
+export function openDatabase(path: string, opts: OpenOptions = {}): DatabaseHandle {
+  const full = path === ":memory:" ? path : resolve(path);
+  if (full !== ":memory:") mkdirSync(dirname(full), { recursive: true });
+  const sqlite = new Database(full, { create: true, strict: true });
+  sqlite.exec("PRAGMA journal_mode = WAL");
+  sqlite.exec(`PRAGMA synchronous = ${opts.sync === "full" ? "FULL" : "NORMAL"}`);
+  // bun:sqlite defaults busy_timeout to 0 and SQLite leaves foreign keys off (STYLE.md traps).
+  sqlite.exec("PRAGMA busy_timeout = 5000");
+  sqlite.exec("PRAGMA foreign_keys = ON");
+  if (opts.migrate !== false) applyMigrations(sqlite);
+  const db = drizzle(sqlite, { schema });
+  return {
+    sqlite,
+    db,
+    path: full,
+    close() {
+      try {
+        sqlite.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+      } catch {
+        // closing anyway
+      }
+      sqlite.close();
+    },
+  };
+}
+
+/**
+ * Runs `fn` in one synchronous SQLite transaction. The callback type refuses a Promise: an
+ * `await` inside a bun:sqlite transaction commits what ran before it (STYLE.md trap), so network
+ * I/O goes before (reserve) or after (settle), never inside.
+ */
+export function inTransaction<T>(handle: { sqlite: Database }, fn: () => T extends Promise<unknown> ? never : T): T {
+  return handle.sqlite.transaction(fn as () => T).immediate();
+}

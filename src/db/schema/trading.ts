@@ -1,0 +1,205 @@
+import { sql } from "drizzle-orm";
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { agents } from "./agents.ts";
+import { apiKeys, users } from "./users.ts";
+
+export const tradingSignals = sqliteTable(
+  "trading_signals",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    apiKeyId: text("api_key_id"),
+    tokenAddress: text("token_address").notNull(),
+    symbol: text("symbol"),
+    signalType: text("signal_type").notNull(),
+    activationReason: text("activation_reason"),
+    signalStrength: integer("signal_strength").notNull(),
+    source: text("source"),
+    // pending → processing → processed | expired (PRODUCT.md §4: resumed or expired at start)
+    processingStatus: text("processing_status").notNull().default("pending"),
+    processedAt: text("processed_at"),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [
+    index("trading_signals_user_created_idx").on(t.userId, t.createdAt),
+    index("trading_signals_status_idx").on(t.processingStatus),
+  ],
+);
+
+/** Idempotency-Key of POST /trading-signals, per API key, kept 24 h (PRODUCT.md §4). */
+export const signalIdempotencyKeys = sqliteTable(
+  "signal_idempotency_keys",
+  {
+    apiKeyId: text("api_key_id").notNull(),
+    idempotencyKey: text("idempotency_key").notNull(),
+    bodyHash: text("body_hash").notNull(),
+    signalId: integer("signal_id").notNull(),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.apiKeyId, t.idempotencyKey] })],
+);
+
+/** What each agent made of each signal: feeds logs, the public API's per-agent signal list. */
+export const signalEvaluations = sqliteTable(
+  "signal_evaluations",
+  {
+    signalId: integer("signal_id")
+      .notNull()
+      .references(() => tradingSignals.id, { onDelete: "cascade" }),
+    agentId: text("agent_id")
+      .notNull()
+      .references(() => agents.id, { onDelete: "cascade" }),
+    eligible: integer("eligible", { mode: "boolean" }).notNull(),
+    reason: text("reason"),
+    outcome: text("outcome"), // traded | failed | skipped | closed
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.signalId, t.agentId] }), index("signal_evaluations_agent_idx").on(t.agentId, t.signalId)],
+);
+
+/**
+ * One row per (agent, signal, action), written in the same SQLite transaction as the trade it
+ * guards: a signal can never trade twice for an agent, even across a crash (PRODUCT.md §4).
+ */
+export const tradeIdempotency = sqliteTable(
+  "trade_idempotency",
+  {
+    agentId: text("agent_id")
+      .notNull()
+      .references(() => agents.id, { onDelete: "cascade" }),
+    signalId: integer("signal_id").notNull(),
+    action: text("action").notNull(),
+    transactionId: text("transaction_id"),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.agentId, t.signalId, t.action] })],
+);
+
+export const agentTransactions = sqliteTable(
+  "agent_transactions",
+  {
+    id: text("id").primaryKey(),
+    agentId: text("agent_id")
+      .notNull()
+      .references(() => agents.id, { onDelete: "cascade" }),
+    walletAddress: text("wallet_address").notNull(),
+    transactionType: text("transaction_type", { enum: ["BUY", "SELL"] }).notNull(),
+    transactionValueUsd: text("transaction_value_usd").notNull(),
+    transactionTime: text("transaction_time").notNull(),
+    destinationAddress: text("destination_address"),
+    signalId: integer("signal_id"),
+    fees: text("fees"),
+    routes: text("routes", { mode: "json" }).$type<string[]>(),
+    inputMint: text("input_mint").notNull(),
+    inputSymbol: text("input_symbol"),
+    inputAmount: text("input_amount").notNull(),
+    inputPrice: text("input_price"),
+    outputMint: text("output_mint").notNull(),
+    outputSymbol: text("output_symbol"),
+    outputAmount: text("output_amount").notNull(),
+    outputPrice: text("output_price"),
+    slippage: text("slippage"),
+    priceImpact: text("price_impact"),
+    isDca: integer("is_dca", { mode: "boolean" }).notNull().default(false),
+    isTakeProfit: integer("is_take_profit", { mode: "boolean" }).notNull().default(false),
+    tradingMode: text("trading_mode").notNull().default("simulation"),
+    transactionHash: text("transaction_hash"),
+    // confirmed | pending (live: sent, outcome unknown) | failed
+    status: text("status").notNull().default("confirmed"),
+    positionId: text("position_id"),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [
+    index("agent_transactions_agent_time_idx").on(t.agentId, t.transactionTime),
+    index("agent_transactions_signal_idx").on(t.signalId),
+    index("agent_transactions_status_idx").on(t.status),
+  ],
+);
+
+/**
+ * Positions. Amounts and prices are exact decimal strings. `status` is open | closed; the
+ * partial unique index enforces "at most one open position per token" (SPEC facts) in SQLite.
+ */
+export const positions = sqliteTable(
+  "positions",
+  {
+    id: text("id").primaryKey(),
+    agentId: text("agent_id")
+      .notNull()
+      .references(() => agents.id, { onDelete: "cascade" }),
+    walletAddress: text("wallet_address").notNull(),
+    tradingMode: text("trading_mode").notNull().default("simulation"),
+    tokenAddress: text("token_address").notNull(),
+    tokenSymbol: text("token_symbol").notNull(),
+    tokenDecimals: integer("token_decimals").notNull().default(6),
+    signalId: integer("signal_id"),
+    status: text("status", { enum: ["open", "closed"] }).notNull().default("open"),
+    /** Average entry price in SOL per token (grows with DCA). */
+    entryPriceSol: text("entry_price_sol").notNull(),
+    entryPriceUsd: text("entry_price_usd").notNull(),
+    /** Tokens bought in total (first buy plus DCA). */
+    purchaseAmount: text("purchase_amount").notNull(),
+    /** SOL spent in total, fees included (first buy plus DCA): the "original cost". */
+    costSol: text("cost_sol").notNull(),
+    costUsd: text("cost_usd").notNull(),
+    remainingAmount: text("remaining_amount").notNull(),
+    peakPriceSol: text("peak_price_sol").notNull(),
+    lastPriceSol: text("last_price_sol"),
+    lastPriceUsd: text("last_price_usd"),
+    levelsHit: integer("levels_hit").notNull().default(0),
+    realizedProfitSol: text("realized_profit_sol").notNull().default("0"),
+    realizedProfitUsd: text("realized_profit_usd").notNull().default("0"),
+    moonBagActivated: integer("moon_bag_activated", { mode: "boolean" }).notNull().default(false),
+    moonBagAmount: text("moon_bag_amount"),
+    dcaOrders: integer("dca_orders").notNull().default(0),
+    purchaseTransactionId: text("purchase_transaction_id").notNull(),
+    purchaseTransactionHash: text("purchase_transaction_hash").notNull(),
+    openedAt: text("opened_at").notNull(),
+    closedAt: text("closed_at"),
+    closeReason: text("close_reason"),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("positions_one_open_per_token_uq")
+      .on(t.agentId, t.tokenAddress)
+      .where(sql`status = 'open'`),
+    index("positions_status_idx").on(t.status),
+  ],
+);
+
+export const historicalSwaps = sqliteTable(
+  "historical_swaps",
+  {
+    id: text("id").primaryKey(),
+    agentId: text("agent_id")
+      .notNull()
+      .references(() => agents.id, { onDelete: "cascade" }),
+    walletAddress: text("wallet_address").notNull(),
+    tokenAddress: text("token_address").notNull(),
+    tokenSymbol: text("token_symbol").notNull(),
+    amount: text("amount").notNull(),
+    purchasePrice: text("purchase_price").notNull(),
+    salePrice: text("sale_price").notNull(),
+    changePercent: text("change_percent").notNull(),
+    profitLossUsd: text("profit_loss_usd").notNull(),
+    profitLossSol: text("profit_loss_sol").notNull(),
+    purchaseTime: text("purchase_time").notNull(),
+    saleTime: text("sale_time").notNull(),
+    purchaseTransactionId: text("purchase_transaction_id"),
+    saleTransactionId: text("sale_transaction_id"),
+    signalId: text("signal_id"),
+    closeReason: text("close_reason").notNull(),
+    positionId: text("position_id"),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [
+    index("historical_swaps_agent_sale_idx").on(t.agentId, t.saleTime),
+    uniqueIndex("historical_swaps_position_uq").on(t.positionId),
+  ],
+);

@@ -1,0 +1,146 @@
+// One error hierarchy for the whole service; `toErrorBody` is the single place where an error
+// becomes the spec's error body (SPEC.md "Errors"). Domain code throws these; handlers never
+// build error JSON by hand.
+
+export const ErrorCode = {
+  AUTHENTICATION_ERROR: "AUTHENTICATION_ERROR",
+  AUTHORIZATION_ERROR: "AUTHORIZATION_ERROR",
+  VALIDATION_ERROR: "VALIDATION_ERROR",
+  NOT_FOUND: "NOT_FOUND",
+  CONFLICT: "CONFLICT",
+  TRADING_ERROR: "TRADING_ERROR",
+  EXTERNAL_SERVICE_ERROR: "EXTERNAL_SERVICE_ERROR",
+  ACCOUNT_LOCKED: "ACCOUNT_LOCKED",
+  RATE_LIMITED: "RATE_LIMITED",
+  PAYLOAD_TOO_LARGE: "PAYLOAD_TOO_LARGE",
+  SERVICE_NOT_CONFIGURED: "SERVICE_NOT_CONFIGURED",
+  SERVICE_UNAVAILABLE: "SERVICE_UNAVAILABLE",
+  INTERNAL_ERROR: "INTERNAL_ERROR",
+} as const;
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+const statusOf: Record<ErrorCode, number> = {
+  AUTHENTICATION_ERROR: 401,
+  AUTHORIZATION_ERROR: 403,
+  VALIDATION_ERROR: 400,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  TRADING_ERROR: 400,
+  EXTERNAL_SERVICE_ERROR: 502,
+  ACCOUNT_LOCKED: 423,
+  RATE_LIMITED: 429,
+  PAYLOAD_TOO_LARGE: 413,
+  SERVICE_NOT_CONFIGURED: 503,
+  SERVICE_UNAVAILABLE: 503,
+  INTERNAL_ERROR: 500,
+};
+
+export type ErrorDetails = Record<string, unknown> | unknown[];
+
+export class AppError extends Error {
+  readonly status: number;
+  /** Extra top-level body fields the spec puts beside `error` (lockedUntil, retryAfter). */
+  readonly extra: Record<string, unknown>;
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: ErrorDetails,
+    extra: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = new.target.name;
+    this.status = statusOf[code];
+    this.extra = extra;
+  }
+}
+
+export class ValidationError extends AppError {
+  constructor(message: string, details?: ErrorDetails) {
+    super(ErrorCode.VALIDATION_ERROR, message, details);
+  }
+}
+export class AuthenticationError extends AppError {
+  constructor(message: string) {
+    super(ErrorCode.AUTHENTICATION_ERROR, message);
+  }
+}
+export class AuthorizationError extends AppError {
+  constructor(message: string) {
+    super(ErrorCode.AUTHORIZATION_ERROR, message);
+  }
+}
+export class NotFoundError extends AppError {
+  constructor(message: string) {
+    super(ErrorCode.NOT_FOUND, message);
+  }
+}
+export class ConflictError extends AppError {
+  constructor(message: string, details?: ErrorDetails) {
+    super(ErrorCode.CONFLICT, message, details);
+  }
+}
+export class TradingError extends AppError {
+  constructor(message: string, details?: ErrorDetails) {
+    super(ErrorCode.TRADING_ERROR, message, details);
+  }
+}
+/** A provider (price feed, swap aggregator, RPC...) failed; the message names it. */
+export class ExternalServiceError extends AppError {
+  constructor(
+    readonly service: string,
+    message: string,
+    readonly statusCode?: number,
+  ) {
+    super(ErrorCode.EXTERNAL_SERVICE_ERROR, message, {
+      service,
+      ...(statusCode !== undefined ? { statusCode } : {}),
+    });
+  }
+}
+export class AccountLockedError extends AppError {
+  constructor(lockedUntil: Date) {
+    super(ErrorCode.ACCOUNT_LOCKED, "Account is locked due to too many failed login attempts", undefined, {
+      lockedUntil: lockedUntil.toISOString(),
+    });
+  }
+}
+export class RateLimitError extends AppError {
+  constructor(readonly retryAfterSeconds: number) {
+    super(ErrorCode.RATE_LIMITED, "Too many requests. Please try again later.", undefined, {
+      retryAfter: retryAfterSeconds,
+    });
+  }
+}
+export class PayloadTooLargeError extends AppError {
+  constructor(limitBytes: number) {
+    super(ErrorCode.PAYLOAD_TOO_LARGE, `Request body exceeds the ${limitBytes} byte limit`);
+  }
+}
+export class ServiceNotConfiguredError extends AppError {
+  constructor(message: string) {
+    super(ErrorCode.SERVICE_NOT_CONFIGURED, message);
+  }
+}
+
+export interface ErrorBody {
+  success: false;
+  error: string;
+  code?: string;
+  details?: ErrorDetails;
+  stack?: string;
+  [extra: string]: unknown;
+}
+
+/** The one mapping from anything thrown to (status, spec error body). */
+export function toErrorBody(err: unknown, opts: { development: boolean }): { status: number; body: ErrorBody } {
+  if (err instanceof AppError) {
+    const body: ErrorBody = { success: false, error: err.message, code: err.code, ...err.extra };
+    if (err.details !== undefined) body.details = err.details;
+    if (opts.development && err.stack) body.stack = err.stack;
+    return { status: err.status, body };
+  }
+  const body: ErrorBody = { success: false, error: "Internal server error", code: ErrorCode.INTERNAL_ERROR };
+  if (opts.development && err instanceof Error && err.stack) body.stack = err.stack;
+  return { status: 500, body };
+}

@@ -1,0 +1,67 @@
+import type { Context, MiddlewareHandler } from "hono";
+import type { ApiKeyService } from "../../auth/api-keys.ts";
+import type { AccessTokenBlacklist } from "../../auth/blacklist.ts";
+import type { Scope } from "../../auth/scopes.ts";
+import type { TokenSigner } from "../../auth/tokens.ts";
+import type { AccountService } from "../../auth/accounts.ts";
+import { AuthenticationError } from "../../errors.ts";
+import type { AppEnv } from "../app-env.ts";
+
+// Credential checks, reusable by every route (SPEC "Authentication", PRODUCT.md §2):
+//   requireJwt()                  JWT only (auth, api-keys, and routes without a key scope)
+//   requireApiKey(scope)          API key only (POST /trading-signals; public API with null)
+//   requireJwtOrApiKey(scope)     either: the GET routes of the scope table
+
+export interface AuthDeps {
+  signer: TokenSigner;
+  blacklist: AccessTokenBlacklist;
+  apiKeys: ApiKeyService;
+  accounts: AccountService;
+}
+
+const bearer = (c: Context): string | undefined => {
+  const h = c.req.header("authorization");
+  if (!h) return undefined;
+  const m = /^Bearer\s+(.+)$/i.exec(h.trim());
+  return m ? (m[1] as string).trim() : "";
+};
+
+const looksLikeApiKey = (v: string | undefined) => v !== undefined && v.startsWith("svc_");
+
+export function createAuthMiddleware(deps: AuthDeps) {
+  const verifyJwt = async (c: Context<AppEnv>, token: string | undefined) => {
+    if (token === undefined) throw new AuthenticationError("Authorization header required");
+    if (token === "") throw new AuthenticationError("Invalid token");
+    const claims = await deps.signer.verify(token, "access");
+    if (deps.blacklist.isRevoked(claims.jti)) throw new AuthenticationError("Token has been revoked");
+    const user = deps.accounts.findUser(claims.userId);
+    if (!user || !user.isActive) throw new AuthenticationError("Invalid token");
+    c.set("auth", { userId: claims.userId, kind: "jwt", jti: claims.jti, exp: claims.exp });
+  };
+
+  const verifyKey = (c: Context<AppEnv>, scope: Scope | null) => {
+    const raw = c.req.header("x-api-key") ?? (looksLikeApiKey(bearer(c)) ? bearer(c) : undefined);
+    const v = deps.apiKeys.verify(raw, scope);
+    c.set("auth", { userId: v.userId, kind: "apiKey", apiKeyId: v.apiKeyId, scopes: v.scopes });
+  };
+
+  const requireJwt = (): MiddlewareHandler<AppEnv> => async (c, next) => {
+    await verifyJwt(c, bearer(c));
+    await next();
+  };
+
+  const requireApiKey = (scope: Scope | null): MiddlewareHandler<AppEnv> => async (c, next) => {
+    verifyKey(c, scope);
+    await next();
+  };
+
+  const requireJwtOrApiKey = (scope: Scope): MiddlewareHandler<AppEnv> => async (c, next) => {
+    if (c.req.header("x-api-key") !== undefined || looksLikeApiKey(bearer(c))) verifyKey(c, scope);
+    else await verifyJwt(c, bearer(c));
+    await next();
+  };
+
+  return { requireJwt, requireApiKey, requireJwtOrApiKey };
+}
+
+export type AuthMiddleware = ReturnType<typeof createAuthMiddleware>;

@@ -1,0 +1,58 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import type { Services } from "../../../services.ts";
+import { createRouter } from "../../router.ts";
+import { bearerSecurity, errorResponses, SuccessSchema } from "../../schemas.ts";
+import { ApiKeyIdParam, ApiKeyListItem, ApiKeyView, CreateApiKeyBody, CreatedApiKey } from "./schema.ts";
+
+const json = <T>(schema: T) => ({ content: { "application/json": { schema } } });
+const common = { tags: ["api-keys"], security: bearerSecurity };
+
+const create = createRoute({
+  ...common,
+  method: "post",
+  path: "/",
+  request: { body: { ...json(CreateApiKeyBody), required: true } },
+  responses: { 201: { description: "Created; the raw key appears only here", ...json(CreatedApiKey) }, ...errorResponses(400, 401, 409) },
+});
+const list = createRoute({
+  ...common,
+  method: "get",
+  path: "/",
+  responses: { 200: { description: "The user's keys", ...json(z.array(ApiKeyListItem)) }, ...errorResponses(401) },
+});
+const getOne = createRoute({
+  ...common,
+  method: "get",
+  path: "/{id}",
+  request: { params: ApiKeyIdParam },
+  responses: { 200: { description: "One key", ...json(ApiKeyView) }, ...errorResponses(400, 401, 404) },
+});
+const remove = createRoute({
+  ...common,
+  method: "delete",
+  path: "/{id}",
+  request: { params: ApiKeyIdParam },
+  responses: { 200: { description: "Deleted", ...json(SuccessSchema) }, ...errorResponses(400, 401, 404) },
+});
+
+export function apiKeyRoutes(s: Services) {
+  const router = createRouter();
+  router.use("*", s.auth.requireJwt());
+  return router
+    .openapi(create, (c) => {
+      const { name, scopes } = c.req.valid("json");
+      const key = s.apiKeys.create(c.get("auth").userId, name, scopes);
+      s.logger.info("api key created", { apiKeyId: key.id, prefix: key.prefix, scopes: key.scopes });
+      const { lastUsedAt: _unused, ...body } = key;
+      return c.json(body, 201);
+    })
+    .openapi(list, (c) => c.json(s.apiKeys.list(c.get("auth").userId), 200))
+    .openapi(getOne, (c) => {
+      const { lastUsedAt: _unused, ...view } = s.apiKeys.get(c.get("auth").userId, c.req.valid("param").id);
+      return c.json(view, 200);
+    })
+    .openapi(remove, (c) => {
+      s.apiKeys.delete(c.get("auth").userId, c.req.valid("param").id);
+      return c.json({ success: true }, 200);
+    });
+}

@@ -1,0 +1,81 @@
+import { createRoute } from "@hono/zod-openapi";
+import type { Services } from "../../../services.ts";
+import { clientAddress } from "../../client-address.ts";
+import { rateLimit } from "../../rate-limit.ts";
+import { createRouter } from "../../router.ts";
+import { bearerSecurity, errorResponses, SuccessMessageSchema } from "../../schemas.ts";
+import { LoginBody, LoginResponse, LogoutBody, RefreshBody, RegisterBody, TokenPairSchema, UserSchema } from "./schema.ts";
+
+const json = <T>(schema: T) => ({ content: { "application/json": { schema } } });
+
+const login = createRoute({
+  method: "post",
+  path: "/login",
+  tags: ["auth"],
+  request: { body: { ...json(LoginBody), required: true } },
+  responses: { 200: { description: "Logged in", ...json(LoginResponse) }, ...errorResponses(400, 401, 423, 429) },
+});
+
+const register = createRoute({
+  method: "post",
+  path: "/register",
+  tags: ["auth"],
+  request: { body: { ...json(RegisterBody), required: true } },
+  responses: { 201: { description: "Registered and logged in", ...json(LoginResponse) }, ...errorResponses(400, 403, 409, 429) },
+});
+
+const refresh = createRoute({
+  method: "post",
+  path: "/refresh",
+  tags: ["auth"],
+  request: { body: { ...json(RefreshBody), required: true } },
+  responses: { 200: { description: "New token pair", ...json(TokenPairSchema) }, ...errorResponses(400, 401) },
+});
+
+const me = createRoute({
+  method: "get",
+  path: "/me",
+  tags: ["auth"],
+  security: bearerSecurity,
+  responses: { 200: { description: "The current user", ...json(UserSchema) }, ...errorResponses(401) },
+});
+
+const logout = createRoute({
+  method: "post",
+  path: "/logout",
+  tags: ["auth"],
+  security: bearerSecurity,
+  request: { body: { ...json(LogoutBody), required: false } },
+  responses: { 200: { description: "Logged out", ...json(SuccessMessageSchema) }, ...errorResponses(400, 401) },
+});
+
+export function authRoutes(s: Services) {
+  const router = createRouter();
+  const perAddress = rateLimit(s.limiters.login, (c) => `login:${clientAddress(c, s.config.TRUST_PROXY)}`);
+
+  router.use("/login", perAddress);
+  router.use("/register", perAddress);
+  router.use("/me", s.auth.requireJwt());
+  router.use("/logout", s.auth.requireJwt());
+
+  return router
+    .openapi(login, async (c) => {
+      const { email, password, rememberMe } = c.req.valid("json");
+      return c.json(await s.accounts.login(email, password, rememberMe ?? false), 200);
+    })
+    .openapi(register, async (c) => {
+      const { email, password } = c.req.valid("json");
+      return c.json(await s.accounts.register(email, password, s.config.ALLOW_REGISTRATION), 201);
+    })
+    .openapi(refresh, async (c) => {
+      const { refreshToken } = c.req.valid("json");
+      return c.json(await s.accounts.refresh(refreshToken), 200);
+    })
+    .openapi(me, (c) => c.json(s.accounts.me(c.get("auth").userId), 200))
+    .openapi(logout, async (c) => {
+      const auth = c.get("auth");
+      const body = c.req.valid("json");
+      await s.accounts.logout(auth.userId, auth.jti as string, auth.exp as number, body?.refreshToken);
+      return c.json({ success: true, message: "Logged out successfully" }, 200);
+    });
+}

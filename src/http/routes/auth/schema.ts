@@ -1,0 +1,33 @@
+import { z } from "@hono/zod-openapi";
+
+const required = "Email and password are required";
+
+export const LoginBody = z
+  .object({
+    email: z.string({ error: required }).min(1, { error: required }).max(320),
+    password: z.string({ error: required }).min(1, { error: required }).max(1024),
+    rememberMe: z.boolean({ error: "rememberMe must be a boolean" }).optional(),
+  })
+  .openapi("LoginRequest", { example: { email: "admin@example.com", password: "S3cure!pass", rememberMe: false } });
+
+export const RegisterBody = z
+  .object({
+    email: z.string({ error: required }).min(1, { error: required }).max(320).email({ error: "Invalid email address" }),
+    password: z.string({ error: required }).min(1, { error: required }).max(1024),
+  })
+  .openapi("RegisterRequest", { example: { email: "new.user@example.com", password: "S3cure!pass" } });
+
+export const RefreshBody = z
+  .object({ refreshToken: z.string({ error: "Refresh token is required" }).min(1, { error: "Refresh token is required" }) })
+  .openapi("RefreshRequest", { example: { refreshToken: "<refresh token>" } });
+
+export const LogoutBody = z
+  .object({ refreshToken: z.string().min(1).optional() })
+  .openapi("LogoutRequest", { example: { refreshToken: "<refresh token>" } });
+
+export const UserSchema = z
+  .object({ id: z.string().uuid(), email: z.string(), createdAt: z.string() })
+  .openapi("User");
+
+export const TokenPairSchema = z.object({ accessToken: z.string(), refreshToken: z.string() }).openapi("TokenPair");
+export const LoginResponse = TokenPairSchema.extend({ user: UserSchema }).openapi("LoginResponse");
