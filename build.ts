@@ -12,7 +12,7 @@ mkdirSync(join(root, "dist"), { recursive: true });
 
 const result = await Bun.build({
   entrypoints: [join(root, "src/main.ts")],
-  compile: { outfile, ...(target ? { target: target as Bun.Build.Target } : {}) },
+  compile: { outfile, ...(target ? { target: target as never } : {}) },
   minify: true,
   sourcemap: "linked",
   define: { "process.env.BUILD_VERSION": JSON.stringify(process.env.npm_package_version ?? "0.0.0") },

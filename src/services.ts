@@ -9,6 +9,7 @@ import type { Config } from "./config.ts";
 import type { DatabaseHandle } from "./db/client.ts";
 import { createAuthMiddleware, type AuthMiddleware } from "./http/middleware/auth.ts";
 import { SlidingWindowLimiter } from "./http/rate-limit.ts";
+import { EventBus } from "./events/bus.ts";
 import { createLogger, type Logger } from "./logger.ts";
 
 // The dependency container: built once in main.ts (and by the test helper) and handed to
@@ -26,6 +27,7 @@ export interface Services {
   accounts: AccountService;
   apiKeys: ApiKeyService;
   auth: AuthMiddleware;
+  events: EventBus;
   limiters: {
     login: SlidingWindowLimiter;
     signals: SlidingWindowLimiter;
@@ -76,6 +78,7 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
     accounts,
     apiKeys,
     auth: createAuthMiddleware({ signer, blacklist, apiKeys, accounts }),
+    events: new EventBus(() => clock.now()),
     limiters: {
       login: new SlidingWindowLimiter(config.LOGIN_RATE_LIMIT_PER_MINUTE, minute, clock),
       signals: new SlidingWindowLimiter(config.SIGNAL_RATE_LIMIT_PER_MINUTE, minute, clock),
