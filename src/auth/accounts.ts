@@ -126,9 +126,9 @@ export class AccountService {
         .where(eq(users.id, user.id))
         .run();
     }
-    const pair = await this.issuePair(user.id, crypto.randomUUID(), rememberMe);
+    const { accessToken, refreshToken } = await this.issuePair(user.id, crypto.randomUUID(), rememberMe);
     this.logger.info("login succeeded", { userId: user.id });
-    return { ...pair, user: toPublic(user) };
+    return { accessToken, refreshToken, user: toPublic(user) };
   }
 
   private async issuePair(userId: string, familyId: string, rememberMe: boolean): Promise<TokenPair & { refreshJti: string }> {
