@@ -10,7 +10,11 @@ import type { DatabaseHandle } from "./db/client.ts";
 import { createAuthMiddleware, type AuthMiddleware } from "./http/middleware/auth.ts";
 import { SlidingWindowLimiter } from "./http/rate-limit.ts";
 import { EventBus } from "./events/bus.ts";
+import { Lifecycle, type StopOptions } from "./lifecycle.ts";
 import { createLogger, type Logger } from "./logger.ts";
+import { SignalIntake } from "./signals/signal-intake.ts";
+import { SignalQueue } from "./signals/signal-queue.ts";
+import { SignalService } from "./signals/signal-service.ts";
 
 // The dependency container: built once in main.ts (and by the test helper) and handed to
 // createApp and the background workers. Each capability adds its services here.
@@ -28,14 +32,29 @@ export interface Services {
   apiKeys: ApiKeyService;
   auth: AuthMiddleware;
   events: EventBus;
+  signals: SignalService;
+  signalQueue: SignalQueue;
+  signalIntake: SignalIntake;
   limiters: {
     login: SlidingWindowLimiter;
     signals: SlidingWindowLimiter;
     dataSources: SlidingWindowLimiter;
     wallets: SlidingWindowLimiter;
   };
-  /** Closes what the services hold open (timers, streams); the database is closed by its owner. */
-  stop(): Promise<void>;
+  /**
+   * Registers a background worker's start (monitor loop, signal recovery, price stream). serve()
+   * runs these once it listens; tests never do, they drive ticks directly. See src/lifecycle.ts.
+   */
+  onStart(fn: () => unknown, label?: string): void;
+  /**
+   * Registers a drain/close step for shutdown (finish trades in flight, stop the monitor, close
+   * streams). Steps run in reverse registration order within one time bound (PRODUCT.md §6).
+   */
+  onShutdown(fn: () => unknown, label?: string): void;
+  /** Runs the start hooks once (serve() only). */
+  start(): Promise<void>;
+  /** Runs the shutdown hooks once, then clears timers; the database is closed by its owner. */
+  stop(opts?: StopOptions): Promise<void>;
 }
 
 export interface ServiceOptions {
@@ -65,6 +84,20 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
   const timers: Array<ReturnType<typeof setInterval>> = [];
   timers.push(setInterval(() => blacklist.sweep(), 5 * minute));
   for (const t of timers) t.unref?.();
+  const lifecycle = new Lifecycle(logger);
+  const events = new EventBus(() => clock.now());
+  const signals = new SignalService(database, clock);
+  // The trading engine replaces this handler when it is wired (issue: trading engine).
+  const signalHandler = { run: async (id: number) => signals.markStatus(id, "processed") };
+  const signalQueue = new SignalQueue((id) => signalHandler.run(id), logger);
+  const signalIntake = new SignalIntake(events, signalQueue, logger);
+  lifecycle.onStart(() => signalIntake.recover(signals, config.SIGNAL_MAX_AGE_SECONDS), "signal recovery");
+  lifecycle.onShutdown(() => signalQueue.stop(), "signal queue");
+  // Registered first, so it runs last (hooks run in reverse): workers drain before the timers go.
+  // Workers register theirs with lifecycle.onShutdown(...) here, or s.onShutdown(...) later.
+  lifecycle.onShutdown(() => {
+    for (const t of timers) clearInterval(t);
+  }, "timers");
 
   return {
     config,
@@ -78,15 +111,19 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
     accounts,
     apiKeys,
     auth: createAuthMiddleware({ signer, blacklist, apiKeys, accounts }),
-    events: new EventBus(() => clock.now()),
+    events,
+    signals,
+    signalQueue,
+    signalIntake,
     limiters: {
       login: new SlidingWindowLimiter(config.LOGIN_RATE_LIMIT_PER_MINUTE, minute, clock),
       signals: new SlidingWindowLimiter(config.SIGNAL_RATE_LIMIT_PER_MINUTE, minute, clock),
       dataSources: new SlidingWindowLimiter(config.DATA_SOURCES_RATE_LIMIT_PER_MINUTE, minute, clock),
       wallets: new SlidingWindowLimiter(config.WALLETS_RATE_LIMIT_PER_MINUTE, minute, clock),
     },
-    async stop() {
-      for (const t of timers) clearInterval(t);
-    },
+    onStart: (fn, label) => lifecycle.onStart(fn, label),
+    onShutdown: (fn, label) => lifecycle.onShutdown(fn, label),
+    start: () => lifecycle.start(),
+    stop: (stopOpts) => lifecycle.stop(stopOpts),
   };
 }
