@@ -4,11 +4,14 @@ import { cors } from "hono/cors";
 import { HTTPException } from "hono/http-exception";
 import { AppError, ErrorCode, NotFoundError, PayloadTooLargeError, RateLimitError, toErrorBody } from "./errors.ts";
 import type { AppEnv } from "./http/app-env.ts";
+import { httpMetrics } from "./http/middleware/metrics.ts";
 import { requestId } from "./http/middleware/request-id.ts";
 import { securityHeaders } from "./http/middleware/security-headers.ts";
 import { apiKeyRoutes } from "./http/routes/api-keys/index.ts";
 import { authRoutes } from "./http/routes/auth/index.ts";
 import { healthRoutes } from "./http/routes/health/index.ts";
+import { metricsRoutes } from "./http/routes/metrics/index.ts";
+import { tradingSignalRoutes } from "./http/routes/trading-signals/index.ts";
 import type { Services } from "./services.ts";
 
 export const MAX_BODY_BYTES = 64 * 1024; // PRODUCT.md §6
@@ -19,6 +22,7 @@ export function createApp(s: Services): OpenAPIHono<AppEnv> {
   const development = s.config.NODE_ENV === "development";
 
   app.use("*", requestId);
+  app.use("*", httpMetrics(s.metrics));
   app.use("*", securityHeaders);
   if (s.config.CORS_ORIGINS.length > 0) {
     app.use("*", cors({ origin: s.config.CORS_ORIGINS, exposeHeaders: ["X-Request-Id", "Retry-After"], maxAge: 600 }));
@@ -71,6 +75,8 @@ export function createApp(s: Services): OpenAPIHono<AppEnv> {
   app.route("/api/v1/auth", authRoutes(s));
   app.route("/api/v1/api-keys", apiKeyRoutes(s));
   app.route("/api/v1/health", healthRoutes(s));
+  app.route("/", metricsRoutes(s));
+  app.route("/api/v1/trading-signals", tradingSignalRoutes(s));
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", { type: "http", scheme: "bearer", bearerFormat: "JWT" });
   app.openAPIRegistry.registerComponent("securitySchemes", "apiKeyHeader", { type: "apiKey", in: "header", name: "X-API-Key" });

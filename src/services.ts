@@ -12,6 +12,10 @@ import { SlidingWindowLimiter } from "./http/rate-limit.ts";
 import { EventBus } from "./events/bus.ts";
 import { Lifecycle, type StopOptions } from "./lifecycle.ts";
 import { createLogger, type Logger } from "./logger.ts";
+import { cacheCheck, databaseCheck, queueCheck } from "./health/core-checks.ts";
+import { HealthRegistry } from "./health/registry.ts";
+import { openPositionsFromDatabase } from "./metrics/database-sources.ts";
+import { createMetrics, type Metrics } from "./metrics/metrics.ts";
 import { SignalIntake } from "./signals/signal-intake.ts";
 import { SignalQueue } from "./signals/signal-queue.ts";
 import { SignalService } from "./signals/signal-service.ts";
@@ -41,6 +45,10 @@ export interface Services {
     dataSources: SlidingWindowLimiter;
     wallets: SlidingWindowLimiter;
   };
+  /** Dependency checks behind GET /health: `health.register(name, check)`; see src/health/registry.ts. */
+  health: HealthRegistry;
+  /** Prometheus metrics behind GET /metrics: `metrics.trades.inc({mode, side, outcome})`; see src/metrics/metrics.ts. */
+  metrics: Metrics;
   /**
    * Registers a background worker's start (monitor loop, signal recovery, price stream). serve()
    * runs these once it listens; tests never do, they drive ticks directly. See src/lifecycle.ts.
@@ -98,6 +106,18 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
   lifecycle.onShutdown(() => {
     for (const t of timers) clearInterval(t);
   }, "timers");
+  const limiters = {
+    login: new SlidingWindowLimiter(config.LOGIN_RATE_LIMIT_PER_MINUTE, minute, clock),
+    signals: new SlidingWindowLimiter(config.SIGNAL_RATE_LIMIT_PER_MINUTE, minute, clock),
+    dataSources: new SlidingWindowLimiter(config.DATA_SOURCES_RATE_LIMIT_PER_MINUTE, minute, clock),
+    wallets: new SlidingWindowLimiter(config.WALLETS_RATE_LIMIT_PER_MINUTE, minute, clock),
+  };
+  // GET /health (SPEC; PRODUCT.md §6): the database is the one critical component (→ 503); the
+  // SOL price stream adds "priceFeed", and any later check only degrades.
+  const health = new HealthRegistry((name, err) => logger.warn("health check failed", { check: name, error: err }));
+  health.register("database", databaseCheck(database.sqlite), { critical: true });
+  health.register("cache", cacheCheck(() => [{ name: "blacklist", size: () => blacklist.size }, ...Object.entries(limiters).map(([name, l]) => ({ name: `rateLimit.${name}`, size: () => l.size }))]));
+  health.register("queue", queueCheck(signalQueue));
 
   return {
     config,
@@ -115,12 +135,9 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
     signals,
     signalQueue,
     signalIntake,
-    limiters: {
-      login: new SlidingWindowLimiter(config.LOGIN_RATE_LIMIT_PER_MINUTE, minute, clock),
-      signals: new SlidingWindowLimiter(config.SIGNAL_RATE_LIMIT_PER_MINUTE, minute, clock),
-      dataSources: new SlidingWindowLimiter(config.DATA_SOURCES_RATE_LIMIT_PER_MINUTE, minute, clock),
-      wallets: new SlidingWindowLimiter(config.WALLETS_RATE_LIMIT_PER_MINUTE, minute, clock),
-    },
+    limiters,
+    health,
+    metrics: createMetrics(clock, { openPositions: openPositionsFromDatabase(database.sqlite) }),
     onStart: (fn, label) => lifecycle.onStart(fn, label),
     onShutdown: (fn, label) => lifecycle.onShutdown(fn, label),
     start: () => lifecycle.start(),

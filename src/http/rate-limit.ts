@@ -1,4 +1,4 @@
-import type { MiddlewareHandler } from "hono";
+import type { Context, Env, MiddlewareHandler } from "hono";
 import type { Clock } from "../clock.ts";
 import { RateLimitError } from "../errors.ts";
 
@@ -67,10 +67,7 @@ export class SlidingWindowLimiter {
 }
 
 /** Applies a limiter, sets RateLimit-* headers, and answers 429 through the one error handler. */
-export function rateLimit<E extends { Variables: object }>(
-  limiter: SlidingWindowLimiter,
-  keyOf: (c: Parameters<MiddlewareHandler<E>>[0]) => string,
-): MiddlewareHandler<E> {
+export function rateLimit<E extends Env>(limiter: SlidingWindowLimiter, keyOf: (c: Context<E>) => string): MiddlewareHandler<E> {
   return async (c, next) => {
     const d = limiter.hit(keyOf(c));
     c.header("RateLimit-Limit", String(d.limit));

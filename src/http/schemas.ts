@@ -72,6 +72,7 @@ export const isoDate = (field: string) =>
 export const SuccessSchema = z.object({ success: z.boolean() });
 export const SuccessMessageSchema = z.object({ success: z.boolean(), message: z.string() });
 
-export const bearerSecurity = [{ bearerAuth: [] }];
-export const apiKeySecurity = [{ apiKeyHeader: [] }, { apiKeyBearer: [] }];
-export const jwtOrKeySecurity = [{ bearerAuth: [] }, { apiKeyHeader: [] }];
+type Security = Array<Record<string, string[]>>;
+export const bearerSecurity: Security = [{ bearerAuth: [] }];
+export const apiKeySecurity: Security = [{ apiKeyHeader: [] }, { apiKeyBearer: [] }];
+export const jwtOrKeySecurity: Security = [{ bearerAuth: [] }, { apiKeyHeader: [] }];

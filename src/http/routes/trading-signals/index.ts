@@ -1,0 +1,120 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { createMiddleware } from "hono/factory";
+import type { AppEnv } from "../../app-env.ts";
+import type { Services } from "../../../services.ts";
+import { csvResponse } from "../../csv.ts";
+import { rateLimit } from "../../rate-limit.ts";
+import { createRouter } from "../../router.ts";
+import { apiKeySecurity, errorResponses, jwtOrKeySecurity, SuccessSchema, bearerSecurity } from "../../schemas.ts";
+import {
+  CreateSignalBody,
+  IdempotencyHeader,
+  SignalExportQuery,
+  SignalIdParam,
+  SignalListQuery,
+  SignalSchema,
+  UpdateSignalBody,
+} from "./schema.ts";
+
+const json = <T>(schema: T) => ({ content: { "application/json": { schema } } });
+const tags = ["trading-signals"];
+
+const create = createRoute({
+  method: "post",
+  path: "/",
+  tags,
+  security: apiKeySecurity,
+  request: { headers: IdempotencyHeader, body: { ...json(CreateSignalBody), required: true } },
+  responses: { 201: { description: "Created (or replayed for a repeated Idempotency-Key)", ...json(SignalSchema) }, ...errorResponses(400, 401, 403, 409, 429) },
+});
+const list = createRoute({
+  method: "get",
+  path: "/",
+  tags,
+  security: jwtOrKeySecurity,
+  request: { query: SignalListQuery },
+  responses: { 200: { description: "Signals, newest first", ...json(z.array(SignalSchema)) }, ...errorResponses(400, 401, 403) },
+});
+const exportCsv = createRoute({
+  method: "get",
+  path: "/export",
+  tags,
+  security: jwtOrKeySecurity,
+  request: { query: SignalExportQuery },
+  responses: { 200: { description: "CSV: id, createdAt, tokenAddress, symbol, signalType, signalStrength, activationReason, source", content: { "text/csv": { schema: z.string() } } }, ...errorResponses(400, 401, 403) },
+});
+const deleteAll = createRoute({
+  method: "delete",
+  path: "/all",
+  tags,
+  security: bearerSecurity,
+  responses: { 200: { description: "Deleted every signal of the user", ...json(z.object({ success: z.boolean(), deleted: z.number().int() })) }, ...errorResponses(401) },
+});
+const getOne = createRoute({
+  method: "get",
+  path: "/{id}",
+  tags,
+  security: jwtOrKeySecurity,
+  request: { params: SignalIdParam },
+  responses: { 200: { description: "One signal", ...json(SignalSchema) }, ...errorResponses(400, 401, 403, 404) },
+});
+const update = createRoute({
+  method: "put",
+  path: "/{id}",
+  tags,
+  security: bearerSecurity,
+  request: { params: SignalIdParam, body: { ...json(UpdateSignalBody), required: true } },
+  responses: { 200: { description: "Updated signal (not processed again)", ...json(SignalSchema) }, ...errorResponses(400, 401, 404) },
+});
+const remove = createRoute({
+  method: "delete",
+  path: "/{id}",
+  tags,
+  security: bearerSecurity,
+  request: { params: SignalIdParam },
+  responses: { 200: { description: "Deleted", ...json(SuccessSchema) }, ...errorResponses(400, 401, 404) },
+});
+
+export const SIGNAL_CSV_COLUMNS = ["id", "createdAt", "tokenAddress", "symbol", "signalType", "signalStrength", "activationReason", "source"] as const;
+
+export function tradingSignalRoutes(s: Services) {
+  const router = createRouter();
+  const { requireApiKey, requireJwtOrApiKey, requireJwt } = s.auth;
+  const perKey = rateLimit<AppEnv>(s.limiters.signals, (c) => `signals:${c.get("auth").apiKeyId}`);
+
+  const postAuth = requireApiKey("signals");
+  const readAuth = requireJwtOrApiKey("signals");
+  const writeAuth = requireJwt();
+  // POST takes only an API key (then the per-key limit); GETs take a JWT or a signals key;
+  // PUT/DELETE a JWT (PRODUCT.md §2).
+  router.use(
+    "*",
+    createMiddleware<AppEnv>(async (c, next) => {
+      if (c.req.method === "POST") await postAuth(c, async () => void (await perKey(c, next)));
+      else if (c.req.method === "GET") await readAuth(c, next);
+      else await writeAuth(c, next);
+    }),
+  );
+
+  // Registration order matters: /export and /all before /{id}, so they are never read as ids.
+  return router
+    .openapi(create, (c) => {
+      const auth = c.get("auth");
+      const idem = c.req.valid("header")["idempotency-key"];
+      const { signal, replayed } = s.signals.create(auth.userId, auth.apiKeyId as string, c.req.valid("json"), idem);
+      if (!replayed) s.signalIntake.accepted(auth.userId, signal);
+      return c.json(signal, 201);
+    })
+    .openapi(list, (c) => c.json(s.signals.list(c.get("auth").userId, c.req.valid("query")), 200))
+    .openapi(exportCsv, (c) => {
+      const rows = s.signals.iterate(c.get("auth").userId, c.req.valid("query"));
+      return csvResponse(c, "trading-signals.csv", SIGNAL_CSV_COLUMNS, rows) as never;
+    })
+    .openapi(deleteAll, (c) => c.json({ success: true, deleted: s.signals.deleteAll(c.get("auth").userId) }, 200))
+    .openapi(getOne, (c) => c.json(s.signals.get(c.get("auth").userId, c.req.valid("param").id), 200))
+    .openapi(update, (c) => c.json(s.signals.update(c.get("auth").userId, c.req.valid("param").id, c.req.valid("json")), 200))
+    .openapi(remove, (c) => {
+      s.signals.delete(c.get("auth").userId, c.req.valid("param").id);
+      return c.json({ success: true }, 200);
+    });
+}
