@@ -1,0 +1,227 @@
+// Eligibility of an agent for an ENTRY signal (PRODUCT.md §4, SPEC.md "Facts about trading
+// behaviour"). The checks run in the order PRODUCT.md gives and the FIRST failing one is
+// reported, with a machine name for tests and metrics and a human reason for the log line.
+//
+// Market data is the only input that costs a network call, and PRODUCT.md places its check
+// after the cheap ones. So the rules come in two halves the engine can call separately:
+//   checkBeforeMarketData → (fetch market data only if needsMarketData(filters)) → checkMarketAndBalance
+// `evaluateEligibility` runs both over a market-data value; `evaluateEligibilityAsync` takes a
+// loader and calls it only when the first half passed and a market filter is set.
+
+import { decStr } from "../../money.ts";
+import { big } from "./decimal-input.ts";
+import type { DecimalInput, EligibilityConfig, FilterSettings, TradingMode } from "./types.ts";
+
+/** Machine names of the rules, in evaluation order. */
+export const ELIGIBILITY_RULES = [
+  "automation",
+  "live_trading",
+  "wallet",
+  "signal_strength",
+  "allowed_tokens",
+  "blocked_tokens",
+  "open_position",
+  "trade_interval",
+  "market_data",
+  "min_market_cap",
+  "max_market_cap",
+  "min_liquidity",
+  "minimum_balance",
+  "trade_size",
+] as const;
+export type EligibilityRule = (typeof ELIGIBILITY_RULES)[number];
+
+export type EligibilityResult = { eligible: true } | { eligible: false; rule: EligibilityRule; reason: string };
+
+export interface AgentTradingFlags {
+  tradingMode: TradingMode;
+  automatedTradingSimulation: boolean;
+  automatedTradingLive: boolean;
+}
+
+export interface EntrySignal {
+  tokenAddress: string;
+  signalStrength: number;
+}
+
+/** Market data of the signal's token; any field may be missing at the provider (PRODUCT.md §5). */
+export interface TokenMarketData {
+  marketCap: DecimalInput | null;
+  liquidity: DecimalInput | null;
+}
+
+export interface PreMarketEligibilityInput {
+  agent: AgentTradingFlags;
+  config: Pick<EligibilityConfig, "filters" | "timing">;
+  signal: EntrySignal;
+  /** LIVE_TRADING_ENABLED. */
+  liveTradingEnabled: boolean;
+  /** The agent has a wallet of its current tradingMode. */
+  hasWallet: boolean;
+  /** The agent already holds an open position on the signal's token. */
+  hasOpenPositionOnToken: boolean;
+  /** Epoch ms of the agent's last trade, or null if it never traded. */
+  lastTradeAtMs: number | null;
+  nowMs: number;
+}
+
+export interface MarketAndBalanceInput {
+  config: Pick<EligibilityConfig, "filters" | "minimumAgentBalance">;
+  /** Only used in reasons. */
+  tokenAddress: string;
+  /** null when the market data could not be had. Ignored when no market filter is set. */
+  marketData: TokenMarketData | null;
+  /** SOL balance of the agent's wallet of its current mode. */
+  solBalance: DecimalInput;
+  /** The trade's SOL size, from `positionSizeSol`. */
+  tradeSizeSol: DecimalInput;
+}
+
+export type EligibilityInput = PreMarketEligibilityInput & Omit<MarketAndBalanceInput, "config" | "tokenAddress"> & {
+  config: EligibilityConfig;
+};
+
+const ELIGIBLE: EligibilityResult = { eligible: true };
+const refuse = (rule: EligibilityRule, reason: string): EligibilityResult => ({ eligible: false, rule, reason });
+
+/** Rules 1–8: everything that needs no market data. */
+export function checkBeforeMarketData(input: PreMarketEligibilityInput): EligibilityResult {
+  const { agent, config, signal } = input;
+  const mode = agent.tradingMode;
+  const token = signal.tokenAddress;
+
+  const automation = mode === "live" ? agent.automatedTradingLive : agent.automatedTradingSimulation;
+  if (!automation) return refuse("automation", `Automated trading is disabled for ${mode} mode`);
+
+  if (mode === "live" && !input.liveTradingEnabled) {
+    return refuse("live_trading", "Live trading is disabled on this service (LIVE_TRADING_ENABLED is false)");
+  }
+
+  if (!input.hasWallet) return refuse("wallet", `Agent has no ${mode} wallet`);
+
+  const minStrength = config.filters.minSignalStrength;
+  if (signal.signalStrength < minStrength) {
+    return refuse("signal_strength", `Signal strength ${signal.signalStrength} is below the minimum ${minStrength}`);
+  }
+
+  // Token addresses are base58 and case-sensitive: compared exactly.
+  const { allowedTokens, blockedTokens } = config.filters;
+  if (allowedTokens.length > 0 && !allowedTokens.includes(token)) {
+    return refuse("allowed_tokens", `Token ${token} is not in allowedTokens`);
+  }
+  if (blockedTokens.includes(token)) return refuse("blocked_tokens", `Token ${token} is in blockedTokens`);
+
+  if (input.hasOpenPositionOnToken) {
+    return refuse("open_position", `Agent already holds an open position on token ${token}`);
+  }
+
+  const minGapSeconds = config.timing.minTimeBetweenTradesSeconds;
+  if (input.lastTradeAtMs !== null && minGapSeconds > 0) {
+    // Exactly minTimeBetweenTradesSeconds after the last trade counts as elapsed.
+    const elapsedMs = input.nowMs - input.lastTradeAtMs;
+    if (elapsedMs < minGapSeconds * 1000) {
+      const elapsed = decStr(big(elapsedMs).div(1000), 3);
+      return refuse(
+        "trade_interval",
+        `Only ${elapsed}s since the last trade; minTimeBetweenTradesSeconds is ${minGapSeconds}`,
+      );
+    }
+  }
+
+  return ELIGIBLE;
+}
+
+/** A market filter is set (a set filter, even 0, needs market data: PRODUCT.md §4). */
+export function needsMarketData(filters: Pick<FilterSettings, "minMarketCap" | "maxMarketCap" | "minLiquidity">): boolean {
+  return filters.minMarketCap !== null || filters.maxMarketCap !== null || filters.minLiquidity !== null;
+}
+
+/** Rules 9–10: market cap and liquidity inside the filters (bounds inclusive), then the balance. */
+export function checkMarketAndBalance(input: MarketAndBalanceInput): EligibilityResult {
+  const { filters } = input.config;
+  const token = input.tokenAddress;
+  const md = input.marketData;
+
+  if (needsMarketData(filters)) {
+    if (md === null) return refuse("market_data", `Market data unavailable for token ${token}; market filters are set`);
+    const capFilterSet = filters.minMarketCap !== null || filters.maxMarketCap !== null;
+    if (capFilterSet && (md.marketCap === null || md.marketCap === undefined)) {
+      return refuse("market_data", `Market cap unavailable for token ${token}; a market cap filter is set`);
+    }
+    if (filters.minLiquidity !== null && (md.liquidity === null || md.liquidity === undefined)) {
+      return refuse("market_data", `Liquidity unavailable for token ${token}; minLiquidity is set`);
+    }
+    if (filters.minMarketCap !== null && big(md.marketCap!).lt(big(filters.minMarketCap))) {
+      return refuse(
+        "min_market_cap",
+        `Market cap ${decStr(big(md.marketCap!))} is below minMarketCap ${decStr(big(filters.minMarketCap))}`,
+      );
+    }
+    if (filters.maxMarketCap !== null && big(md.marketCap!).gt(big(filters.maxMarketCap))) {
+      return refuse(
+        "max_market_cap",
+        `Market cap ${decStr(big(md.marketCap!))} is above maxMarketCap ${decStr(big(filters.maxMarketCap))}`,
+      );
+    }
+    if (filters.minLiquidity !== null && big(md.liquidity!).lt(big(filters.minLiquidity))) {
+      return refuse(
+        "min_liquidity",
+        `Liquidity ${decStr(big(md.liquidity!))} is below minLiquidity ${decStr(big(filters.minLiquidity))}`,
+      );
+    }
+  }
+
+  const balance = big(input.solBalance);
+  const minimum = big(input.config.minimumAgentBalance);
+  if (balance.lt(minimum)) {
+    return refuse("minimum_balance", `SOL balance ${decStr(balance)} is below minimumAgentBalance ${decStr(minimum)}`);
+  }
+  const size = big(input.tradeSizeSol);
+  if (size.lte(0)) return refuse("trade_size", `Trade size ${decStr(size)} SOL is not positive`);
+  if (balance.lt(size)) {
+    return refuse("trade_size", `SOL balance ${decStr(balance)} is below the trade size ${decStr(size)}`);
+  }
+
+  return ELIGIBLE;
+}
+
+const marketInput = (input: EligibilityInput, marketData: TokenMarketData | null): MarketAndBalanceInput => ({
+  config: input.config,
+  tokenAddress: input.signal.tokenAddress,
+  marketData,
+  solBalance: input.solBalance,
+  tradeSizeSol: input.tradeSizeSol,
+});
+
+/** All rules in order over a market-data value (null = could not be had). */
+export function evaluateEligibility(input: EligibilityInput): EligibilityResult {
+  const first = checkBeforeMarketData(input);
+  if (!first.eligible) return first;
+  return checkMarketAndBalance(marketInput(input, input.marketData));
+}
+
+/**
+ * All rules in order, fetching market data lazily: `loadMarketData` is called at most once, and
+ * only when the cheap rules passed and a market filter is set. A loader that returns null or
+ * throws means "market data cannot be had" (rule `market_data`, the error text in the reason).
+ */
+export async function evaluateEligibilityAsync(
+  input: Omit<EligibilityInput, "marketData">,
+  loadMarketData: () => Promise<TokenMarketData | null> | TokenMarketData | null,
+): Promise<EligibilityResult> {
+  const first = checkBeforeMarketData(input);
+  if (!first.eligible) return first;
+  let marketData: TokenMarketData | null = null;
+  if (needsMarketData(input.config.filters)) {
+    try {
+      marketData = await loadMarketData();
+    } catch (err) {
+      const why = err instanceof Error ? err.message : String(err);
+      return refuse(
+        "market_data",
+        `Market data unavailable for token ${input.signal.tokenAddress}; market filters are set (${why})`,
+      );
+    }
+  }
+  return checkMarketAndBalance(marketInput({ ...input, marketData }, marketData));
+}
