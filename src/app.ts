@@ -2,7 +2,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
 import { HTTPException } from "hono/http-exception";
-import { AppError, ErrorCode, NotFoundError, PayloadTooLargeError, RateLimitError, toErrorBody } from "./errors.ts";
+import { AppError, ErrorCode, NotFoundError, PayloadTooLargeError, RateLimitError, toErrorBody, ValidationError } from "./errors.ts";
 import type { AppEnv } from "./http/app-env.ts";
 import { httpMetrics } from "./http/middleware/metrics.ts";
 import { requestId } from "./http/middleware/request-id.ts";
@@ -48,6 +48,9 @@ export function createApp(s: Services): OpenAPIHono<AppEnv> {
   });
 
   app.onError((err, c) => {
+    // @hono/zod-openapi answers a body of an undeclared media type with 415; the spec's status for
+    // invalid input is 400 (SPEC "Errors"), so it becomes a validation error.
+    if (err instanceof HTTPException && !(err instanceof AppError) && err.status === 415) err = new ValidationError("Content-Type must be application/json");
     let appErr: unknown = err;
     if (err instanceof HTTPException && !(err instanceof AppError)) {
       // Hono's own exceptions (malformed JSON, body limit...) keep their status, in our shape.

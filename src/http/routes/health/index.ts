@@ -1,19 +1,62 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { createRoute } from "@hono/zod-openapi";
+import { isoNow } from "../../../clock.ts";
 import type { Services } from "../../../services.ts";
 import { createRouter } from "../../router.ts";
+import { HealthSchema, LiveSchema, ReadySchema } from "./schema.ts";
+
+// SPEC "Price, data-source, health endpoints" and the Health rows of its state table: a
+// non-database dependency unhealthy → degraded (200); the database unhealthy → unhealthy (503).
+
+const json = <T>(schema: T) => ({ content: { "application/json": { schema } } });
+
+const health = createRoute({
+  method: "get",
+  path: "/",
+  tags: ["health"],
+  summary: "Health of the service and its dependencies",
+  responses: {
+    200: { description: "Healthy, or degraded (a dependency other than the database is unhealthy)", ...json(HealthSchema) },
+    503: { description: "Unhealthy: the database is unavailable", ...json(HealthSchema) },
+  },
+});
+
+const ready = createRoute({
+  method: "get",
+  path: "/ready",
+  tags: ["health"],
+  summary: "Readiness: can the service answer requests",
+  responses: {
+    200: { description: "Ready; `degraded: true` when the cache is unavailable", ...json(ReadySchema) },
+    503: { description: "Not ready: the database is unavailable", ...json(ReadySchema) },
+  },
+});
 
 const live = createRoute({
   method: "get",
   path: "/live",
   tags: ["health"],
-  responses: {
-    200: {
-      description: "The process is up",
-      content: { "application/json": { schema: z.object({ live: z.literal(true), timestamp: z.string() }) } },
-    },
-  },
+  summary: "Liveness: the process is up",
+  responses: { 200: { description: "The process is up", ...json(LiveSchema) } },
 });
 
 export function healthRoutes(s: Services) {
-  return createRouter().openapi(live, (c) => c.json({ live: true as const, timestamp: new Date(s.clock.now()).toISOString() }, 200));
+  return createRouter()
+    .openapi(health, async (c) => {
+      const report = await s.health.report();
+      const body = {
+        status: report.status,
+        timestamp: isoNow(s.clock),
+        uptime: Math.max(0, Math.floor((s.clock.now() - s.startedAt) / 1000)),
+        services: report.services as typeof report.services & Record<"database" | "cache" | "queue", (typeof report.services)[string]>,
+      };
+      return c.json(body, report.status === "unhealthy" ? 503 : 200);
+    })
+    .openapi(ready, async (c) => {
+      const [database, cache] = await Promise.all([s.health.check("database"), s.health.check("cache")]);
+      const timestamp = isoNow(s.clock);
+      if (database?.status !== "healthy") return c.json({ ready: false, message: "Database unavailable", timestamp }, 503);
+      if (cache && cache.status !== "healthy") return c.json({ ready: true, degraded: true as const, message: "Cache unavailable", timestamp }, 200);
+      return c.json({ ready: true, timestamp }, 200);
+    })
+    .openapi(live, (c) => c.json({ live: true as const, timestamp: isoNow(s.clock) }, 200));
 }
