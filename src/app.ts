@@ -23,6 +23,17 @@ export function createApp(s: Services): OpenAPIHono<AppEnv> {
 
   app.use("*", requestId);
   app.use("*", httpMetrics(s.metrics));
+  // Before the body limit and CORS, so that a 413 or a preflight still leaves a line with its id.
+  app.use("*", async (c, next) => {
+    const started = performance.now();
+    await next();
+    s.logger.debug("request", {
+      method: c.req.method,
+      path: c.req.path,
+      status: c.res.status,
+      ms: Math.round((performance.now() - started) * 100) / 100,
+    });
+  });
   app.use("*", securityHeaders);
   if (s.config.CORS_ORIGINS.length > 0) {
     app.use("*", cors({ origin: s.config.CORS_ORIGINS, exposeHeaders: ["X-Request-Id", "Retry-After"], maxAge: 600 }));
@@ -36,16 +47,6 @@ export function createApp(s: Services): OpenAPIHono<AppEnv> {
       },
     }),
   );
-  app.use("*", async (c, next) => {
-    const started = performance.now();
-    await next();
-    s.logger.debug("request", {
-      method: c.req.method,
-      path: c.req.path,
-      status: c.res.status,
-      ms: Math.round((performance.now() - started) * 100) / 100,
-    });
-  });
 
   app.onError((err, c) => {
     // @hono/zod-openapi answers a body of an undeclared media type with 415; the spec's status for
