@@ -9,8 +9,10 @@ import { requestId } from "./http/middleware/request-id.ts";
 import { securityHeaders } from "./http/middleware/security-headers.ts";
 import { apiKeyRoutes } from "./http/routes/api-keys/index.ts";
 import { authRoutes } from "./http/routes/auth/index.ts";
+import { dataSourceRoutes } from "./http/routes/data-sources/index.ts";
 import { healthRoutes } from "./http/routes/health/index.ts";
 import { metricsRoutes } from "./http/routes/metrics/index.ts";
+import { priceFeedRoutes } from "./http/routes/price-feeds/index.ts";
 import { tradingSignalRoutes } from "./http/routes/trading-signals/index.ts";
 import type { Services } from "./services.ts";
 
@@ -79,6 +81,8 @@ export function createApp(s: Services): OpenAPIHono<AppEnv> {
   app.route("/api/v1/auth", authRoutes(s));
   app.route("/api/v1/api-keys", apiKeyRoutes(s));
   app.route("/api/v1/health", healthRoutes(s));
+  app.route("/api/v1/price-feeds", priceFeedRoutes(s));
+  app.route("/api/v1/data-sources", dataSourceRoutes(s));
   app.route("/", metricsRoutes(s));
   app.route("/api/v1/trading-signals", tradingSignalRoutes(s));
 

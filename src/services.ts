@@ -16,6 +16,7 @@ import { cacheCheck, databaseCheck, queueCheck } from "./health/core-checks.ts";
 import { HealthRegistry } from "./health/registry.ts";
 import { openPositionsFromDatabase } from "./metrics/database-sources.ts";
 import { createMetrics, type Metrics } from "./metrics/metrics.ts";
+import { createMarket, type MarketOptions, type MarketServices } from "./market/index.ts";
 import { SignalIntake } from "./signals/signal-intake.ts";
 import { SignalQueue } from "./signals/signal-queue.ts";
 import { SignalService } from "./signals/signal-service.ts";
@@ -50,6 +51,11 @@ export interface Services {
   /** Prometheus metrics behind GET /metrics: `metrics.trades.inc({mode, side, outcome})`; see src/metrics/metrics.ts. */
   metrics: Metrics;
   /**
+   * The outside market (src/market/types.ts): solPrice, tokenPrices, decimals, quotes, marketData,
+   * whales, status(). The SOL price stream starts with the start hooks (serve()), never here.
+   */
+  market: MarketServices;
+  /**
    * Registers a background worker's start (monitor loop, signal recovery, price stream). serve()
    * runs these once it listens; tests never do, they drive ticks directly. See src/lifecycle.ts.
    */
@@ -71,6 +77,8 @@ export interface ServiceOptions {
   passwordCost?: Argon2Cost;
   /** Extra strings the logger must never print (wallet secrets, the JWT secret). */
   secrets?: () => readonly string[];
+  /** Market adapter tuning (rate limits, timer, SOL stream timings): tests and the benchmark. */
+  market?: MarketOptions;
 }
 
 export function createServices(config: Config, database: DatabaseHandle, opts: ServiceOptions = {}): Services {
@@ -118,6 +126,11 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
   health.register("database", databaseCheck(database.sqlite), { critical: true });
   health.register("cache", cacheCheck(() => [{ name: "blacklist", size: () => blacklist.size }, ...Object.entries(limiters).map(([name, l]) => ({ name: `rateLimit.${name}`, size: () => l.size }))]));
   health.register("queue", queueCheck(signalQueue));
+  // Market connections (PRODUCT.md §5): nothing connects until serve() runs the start hooks.
+  const market = createMarket(config, { clock, logger, events }, opts.market);
+  lifecycle.onStart(() => market.solPrice.start(), "SOL price feed");
+  lifecycle.onShutdown(() => market.stop(), "SOL price feed");
+  if (market.solPrice.configured) health.register("priceFeed", () => market.solPrice.health());
 
   return {
     config,
@@ -137,7 +150,8 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
     signalIntake,
     limiters,
     health,
-    metrics: createMetrics(clock, { openPositions: openPositionsFromDatabase(database.sqlite) }),
+    metrics: createMetrics(clock, { openPositions: openPositionsFromDatabase(database.sqlite), solPrice: () => market.solPrice.snapshot() }),
+    market,
     onStart: (fn, label) => lifecycle.onStart(fn, label),
     onShutdown: (fn, label) => lifecycle.onShutdown(fn, label),
     start: () => lifecycle.start(),

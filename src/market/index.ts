@@ -1,0 +1,120 @@
+import type { Clock } from "../clock.ts";
+import type { Config } from "../config.ts";
+import type { EventBus } from "../events/bus.ts";
+import type { Logger } from "../logger.ts";
+import { BirdeyeWhaleClient } from "./birdeye.ts";
+import { DexScreenerClient } from "./dexscreener.ts";
+import { HermesClient } from "./hermes.ts";
+import { HttpClient, type FetchLike, type RetryPolicy } from "./http-client.ts";
+import { JupiterPriceClient } from "./jupiter-price.ts";
+import { JupiterSwapClient } from "./jupiter-swap.ts";
+import { unconfiguredMarketData, unconfiguredQuotes, unconfiguredTokenPrices, unconfiguredWhales, WHALE_DATA_NOT_CONFIGURED, WHALE_DATA_URL_NOT_CONFIGURED } from "./not-configured.ts";
+import { RateLimiter, type RateLimit } from "./rate-limiter.ts";
+import { SolPriceService, type SolPriceOptions } from "./sol-price.ts";
+import { dataSourceStatus } from "./status.ts";
+import { realTimer, type Timer } from "./timer.ts";
+import type { Market } from "./types.ts";
+
+// Builds Services.market from configuration (PRODUCT.md §5): one adapter per configured source,
+// a "not configured" stand-in for each disabled one. Nothing connects here: the SOL price stream
+// starts only when start() is called (serve() does, through the lifecycle; tests call it).
+
+export type { Market } from "./types.ts";
+
+/** Providers with their own client-side limit. "jupiter" paces price, quote and swap together. */
+export type LimitedProvider = "jupiter" | "priceNetwork" | "marketData" | "whaleData";
+
+/** Under each provider's published limit (PRODUCT.md §5; docs/decisions.md "Market connections"). */
+export const DEFAULT_LIMITS = {
+  /** Keyless Jupiter: about one request every 2 s. */
+  jupiterKeyless: { intervalMs: 2_000 },
+  /** Jupiter with an API key (free tier: 60 requests per minute). */
+  jupiterKeyed: { intervalMs: 1_000 },
+  /** Hermes: 30 requests per 10 s per address; we use at most 25. */
+  priceNetwork: { intervalMs: 400 },
+  /** DexScreener tokens v1: 300 requests per minute; we use at most 240. */
+  marketData: { intervalMs: 250 },
+  /** Birdeye standard tier: 1 request per second. */
+  whaleData: { intervalMs: 1_000 },
+} as const satisfies Record<string, RateLimit>;
+
+export interface MarketOptions {
+  /** Sleeps of the retry back-off and the rate limiters (tests: a virtual timer). */
+  timer?: Timer;
+  fetch?: FetchLike;
+  /** Override a provider's pacing (tests and the benchmark raise them; UNLIMITED disables). */
+  limits?: Partial<Record<LimitedProvider, RateLimit>>;
+  retry?: Partial<RetryPolicy>;
+  /** Per-attempt timeout; default HTTP_TIMEOUT_MS. */
+  timeoutMs?: number;
+  solPrice?: Partial<SolPriceOptions>;
+  tokenPriceCacheTtlMs?: number;
+  marketDataCacheTtlMs?: number;
+}
+
+export interface MarketDeps {
+  clock: Clock;
+  logger: Logger;
+  events?: EventBus | null;
+}
+
+export interface MarketServices extends Market {
+  solPrice: SolPriceService;
+}
+
+export function createMarket(config: Config, deps: MarketDeps, opts: MarketOptions = {}): MarketServices {
+  const timer = opts.timer ?? realTimer;
+  const logger = deps.logger.child({ component: "market" });
+  const limiter = (limit: RateLimit) => new RateLimiter(limit, timer);
+  const client = (service: string, baseUrl: string, headers: Record<string, string>, rl: RateLimiter) =>
+    new HttpClient({ service, baseUrl, headers, timeoutMs: opts.timeoutMs ?? config.HTTP_TIMEOUT_MS, limiter: rl, timer, retry: opts.retry, fetch: opts.fetch, logger });
+
+  // Jupiter: the swap aggregator (quotes, swaps, token prices) and the SOL price feed share one
+  // client-side limiter, and the key, when they point at the same host (the default).
+  const swapKey = config.SWAP_AGGREGATOR_API_KEY;
+  const swapHeaders: Record<string, string> = swapKey ? { "x-api-key": swapKey } : {};
+  const swapLimiter = limiter(opts.limits?.jupiter ?? (swapKey ? DEFAULT_LIMITS.jupiterKeyed : DEFAULT_LIMITS.jupiterKeyless));
+  const swapHttp = config.SWAP_AGGREGATOR_URL ? client("swapAggregator", config.SWAP_AGGREGATOR_URL, swapHeaders, swapLimiter) : null;
+  const sameJupiter = config.SOL_PRICE_FEED_URL !== "" && config.SOL_PRICE_FEED_URL === config.SWAP_AGGREGATOR_URL;
+  const solFeedHttp = config.SOL_PRICE_FEED_URL
+    ? sameJupiter
+      ? client("solPriceFeed", config.SOL_PRICE_FEED_URL, swapHeaders, swapLimiter)
+      : client("solPriceFeed", config.SOL_PRICE_FEED_URL, {}, limiter(opts.limits?.jupiter ?? DEFAULT_LIMITS.jupiterKeyless))
+    : null;
+
+  const priceKey = config.PRICE_NETWORK_API_KEY;
+  const hermes =
+    config.PRICE_NETWORK_URL && priceKey
+      ? new HermesClient(client("priceNetwork", config.PRICE_NETWORK_URL, { authorization: `Bearer ${priceKey}` }, limiter(opts.limits?.priceNetwork ?? DEFAULT_LIMITS.priceNetwork)))
+      : null;
+
+  const tokenPrices = swapHttp ? new JupiterPriceClient(swapHttp, deps.clock, { cacheTtlMs: opts.tokenPriceCacheTtlMs }) : null;
+  const solFeed = solFeedHttp ? new JupiterPriceClient(solFeedHttp, deps.clock, { cacheTtlMs: 0 }) : null;
+
+  const marketData = config.MARKET_DATA_URL
+    ? new DexScreenerClient(client("marketData", config.MARKET_DATA_URL, {}, limiter(opts.limits?.marketData ?? DEFAULT_LIMITS.marketData)), deps.clock, {
+        cacheTtlMs: opts.marketDataCacheTtlMs,
+      })
+    : unconfiguredMarketData;
+
+  const whaleKey = config.WHALE_DATA_API_KEY;
+  const whales =
+    config.WHALE_DATA_URL && whaleKey
+      ? new BirdeyeWhaleClient(
+          client("signalGeneration", config.WHALE_DATA_URL, { "X-API-KEY": whaleKey, "x-chain": "solana" }, limiter(opts.limits?.whaleData ?? DEFAULT_LIMITS.whaleData)),
+        )
+      : unconfiguredWhales(whaleKey ? WHALE_DATA_URL_NOT_CONFIGURED : WHALE_DATA_NOT_CONFIGURED);
+
+  const solPrice = new SolPriceService({ hermes, jupiter: solFeed, clock: deps.clock, logger, events: deps.events ?? null }, opts.solPrice);
+
+  return {
+    solPrice,
+    tokenPrices: tokenPrices ?? unconfiguredTokenPrices,
+    decimals: tokenPrices ?? unconfiguredTokenPrices,
+    quotes: swapHttp ? new JupiterSwapClient(swapHttp) : unconfiguredQuotes,
+    marketData,
+    whales,
+    status: () => dataSourceStatus(config),
+    stop: () => solPrice.stop(),
+  };
+}

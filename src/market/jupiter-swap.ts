@@ -1,0 +1,97 @@
+import { ValidationError } from "../errors.ts";
+import { atomic, decimalText, int, isObject, obj, str } from "./fields.ts";
+import { unexpectedResponse, type HttpClient } from "./http-client.ts";
+import type { PriorityFee, Quote, QuoteProvider, QuoteRequest, SwapTransaction } from "./types.ts";
+
+// Jupiter Swap API v1 (PRODUCT.md §5, swapAggregator):
+//   GET  /swap/v1/quote?inputMint&outputMint&amount&slippageBps[&swapMode]
+//        → {inputMint, inAmount, outputMint, outAmount, otherAmountThreshold, swapMode,
+//           slippageBps, platformFee, priceImpactPct, routePlan[{swapInfo{label...}, percent}],
+//           contextSlot, timeTaken}; amounts are atomic-unit strings, priceImpactPct a fraction.
+//        A pair it cannot route answers 400 {error, errorCode: "COULD_NOT_FIND_ANY_ROUTE"}.
+//   POST /swap/v1/swap {quoteResponse, userPublicKey, prioritizationFeeLamports, ...}
+//        → {swapTransaction (base64), lastValidBlockHeight, prioritizationFeeLamports, ...}.
+// The quote object goes back to /swap exactly as it came (Quote.raw).
+
+/** Cap on the aggregator-chosen priority fee when LIVE_PRIORITY_FEE=auto: 0.001 SOL. */
+export const AUTO_PRIORITY_FEE_MAX_LAMPORTS = 1_000_000;
+
+export class JupiterSwapClient implements QuoteProvider {
+  readonly configured = true;
+
+  constructor(private readonly http: HttpClient) {}
+
+  async quote(req: QuoteRequest): Promise<Quote> {
+    if (!/^[1-9]\d*$/.test(req.amount)) throw new ValidationError("Quote amount must be a positive whole number of atomic units");
+    if (!Number.isInteger(req.slippageBps) || req.slippageBps < 0 || req.slippageBps > 10_000) {
+      throw new ValidationError("slippageBps must be a whole number from 0 to 10000");
+    }
+    const body = await this.http.getJson("/swap/v1/quote", {
+      inputMint: req.inputMint,
+      outputMint: req.outputMint,
+      amount: req.amount,
+      slippageBps: req.slippageBps,
+      swapMode: req.swapMode,
+    });
+    return this.toQuote(body);
+  }
+
+  async swapTransaction(quote: Quote, userPublicKey: string, priorityFee: PriorityFee): Promise<SwapTransaction> {
+    const body = await this.http.postJson("/swap/v1/swap", {
+      quoteResponse: quote.raw,
+      userPublicKey,
+      wrapAndUnwrapSol: true,
+      dynamicComputeUnitLimit: true,
+      prioritizationFeeLamports:
+        priorityFee === "auto"
+          ? { priorityLevelWithMaxLamports: { maxLamports: AUTO_PRIORITY_FEE_MAX_LAMPORTS, priorityLevel: "high" } }
+          : priorityFee,
+    });
+    const b = obj(body);
+    const tx = str(b?.swapTransaction);
+    const lastValid = int(b?.lastValidBlockHeight);
+    if (!b || tx === null || lastValid === null) {
+      throw unexpectedResponse(this.http.service, "swap answer without swapTransaction and lastValidBlockHeight");
+    }
+    return {
+      swapTransaction: tx,
+      lastValidBlockHeight: lastValid,
+      prioritizationFeeLamports: int(b.prioritizationFeeLamports),
+      computeUnitLimit: int(b.computeUnitLimit),
+      simulationError: b.simulationError ?? null,
+    };
+  }
+
+  private toQuote(body: unknown): Quote {
+    const b = obj(body);
+    const service = this.http.service;
+    if (!b) throw unexpectedResponse(service, "quote is not an object");
+    const inAmount = atomic(b.inAmount);
+    const outAmount = atomic(b.outAmount);
+    const inputMint = str(b.inputMint);
+    const outputMint = str(b.outputMint);
+    if (!inAmount || !outAmount || !inputMint || !outputMint) {
+      throw unexpectedResponse(service, "quote without inputMint, outputMint, inAmount and outAmount");
+    }
+    const labels: string[] = [];
+    if (Array.isArray(b.routePlan)) {
+      for (const step of b.routePlan) {
+        const label = str(obj(obj(step)?.swapInfo)?.label);
+        if (label && !labels.includes(label)) labels.push(label);
+      }
+    }
+    return {
+      inputMint,
+      outputMint,
+      inAmount,
+      outAmount,
+      otherAmountThreshold: atomic(b.otherAmountThreshold) ?? outAmount,
+      swapMode: str(b.swapMode) ?? "ExactIn",
+      slippageBps: int(b.slippageBps) ?? 0,
+      priceImpactPct: decimalText(b.priceImpactPct) ?? "0",
+      routeLabels: labels,
+      contextSlot: int(b.contextSlot),
+      raw: Object.freeze({ ...(isObject(body) ? body : {}) }),
+    };
+  }
+}
