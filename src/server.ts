@@ -1,0 +1,193 @@
+import type { Server } from "bun";
+import { createApp } from "./app.ts";
+import { ConfigError, type Config } from "./config.ts";
+import { openDatabase, type DatabaseHandle } from "./db/client.ts";
+import { AppError, NotFoundError, toErrorBody } from "./errors.ts";
+import { createServices, type ServiceOptions, type Services } from "./services.ts";
+import { VERSION } from "./version.ts";
+
+// `trading-agent serve`: config → database + migrations → services → admin account → app →
+// Bun.serve → background workers. The handle's stop() is the graceful shutdown of PRODUCT.md §6,
+// shared by the CLI's signal handlers and the tests.
+
+/** Whole shutdown bound: requests, workers' drain, listener close. systemd's TimeoutStopSec is above it. */
+export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 20_000;
+/** Shorter than this draws a warning: the spec sets no rule for ADMIN_PASSWORD, so warn, don't refuse. */
+export const ADMIN_PASSWORD_MIN_RECOMMENDED = 12;
+
+export interface ServeOptions {
+  /** Passed to createServices (tests: logger, clock, password cost). */
+  services?: ServiceOptions;
+  shutdownTimeoutMs?: number;
+}
+
+export interface ServerHandle {
+  services: Services;
+  database: DatabaseHandle;
+  /** Base URL of the main listener, e.g. http://127.0.0.1:3000 */
+  url: string;
+  port: number;
+  publicPort: number | undefined;
+  /** Request handlers running right now (a streaming response counts until it is returned). */
+  inflightRequests(): number;
+  /** Graceful shutdown; idempotent. Resolves once the database is closed. */
+  stop(reason?: string): Promise<void>;
+}
+
+export interface StartupWarning {
+  msg: string;
+  context: Record<string, unknown>;
+}
+
+/** True for names and addresses that only this machine can reach. */
+export function isLoopback(host: string): boolean {
+  const h = host.trim().toLowerCase().replace(/^\[|\]$/g, "");
+  return h === "localhost" || h === "::1" || /^127(\.\d{1,3}){3}$/.test(h) || /^::ffff:127(\.\d{1,3}){3}$/.test(h);
+}
+
+/** The loud start-up warnings (issue 8 "start-up safety"). Never includes a secret or its length. */
+export function startupWarnings(config: Config): StartupWarning[] {
+  const out: StartupWarning[] = [];
+  if (!isLoopback(config.HOST)) {
+    out.push({
+      msg: "SECURITY WARNING: listening on a non-loopback address; the API faces the network. Put a TLS reverse proxy in front of it and firewall the port, or set HOST=127.0.0.1",
+      context: { host: config.HOST },
+    });
+  }
+  if (config.ADMIN_PASSWORD !== undefined && config.ADMIN_PASSWORD.length < ADMIN_PASSWORD_MIN_RECOMMENDED) {
+    out.push({
+      msg: `SECURITY WARNING: ADMIN_PASSWORD is shorter than ${ADMIN_PASSWORD_MIN_RECOMMENDED} characters; choose a longer one`,
+      context: { variable: "ADMIN_PASSWORD" },
+    });
+  }
+  return out;
+}
+
+/**
+ * Starts the service. Throws ConfigError for problems the operator must fix in the configuration
+ * (the CLI exits 2) and anything else for runtime failures such as a port in use (exit 1); in
+ * both cases what was opened is closed again.
+ */
+export async function serve(config: Config, opts: ServeOptions = {}): Promise<ServerHandle> {
+  const database = openDatabase(config.DATABASE_PATH, { sync: config.DB_SYNC });
+  let services: Services | undefined;
+  const servers: Server<undefined>[] = [];
+  try {
+    services = createServices(config, database, opts.services);
+    const log = services.logger;
+    for (const w of startupWarnings(config)) log.warn(w.msg, w.context);
+
+    try {
+      const admin = await services.accounts.ensureAdmin(config.ADMIN_EMAIL, config.ADMIN_PASSWORD);
+      log.info("admin account", { result: admin });
+    } catch (err) {
+      if (err instanceof AppError) throw new ConfigError([err.message]);
+      throw err;
+    }
+
+    const app = createApp(services);
+    const inflight = new InflightCounter();
+    const main = Bun.serve({
+      hostname: config.HOST,
+      port: config.PORT,
+      fetch: (req, srv) => inflight.track(app.fetch(req, { server: srv })),
+    });
+    servers.push(main);
+    let publicServer: Server<undefined> | undefined;
+    if (config.PUBLIC_PORT !== undefined) {
+      // PRODUCT.md §1: PUBLIC_PORT additionally serves the public API (/v1/...) alone.
+      publicServer = Bun.serve({
+        hostname: config.HOST,
+        port: config.PUBLIC_PORT,
+        fetch: (req, srv) => {
+          const path = new URL(req.url).pathname;
+          if (path.startsWith("/v1/")) return inflight.track(app.fetch(req, { server: srv }));
+          const { status, body } = toErrorBody(new NotFoundError(`Route not found: ${req.method} ${path}`), { development: false });
+          return Response.json(body, { status });
+        },
+      });
+      servers.push(publicServer);
+    }
+
+    await services.start();
+    const port = main.port ?? config.PORT;
+    log.info("listening", {
+      host: config.HOST,
+      port,
+      ...(publicServer ? { publicPort: publicServer.port } : {}),
+      database: database.path,
+      version: VERSION,
+    });
+
+    const s = services;
+    const timeoutMs = opts.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;
+    let stopping: Promise<void> | undefined;
+    const stop = async (reason: string) => {
+      const deadline = performance.now() + timeoutMs;
+      const left = () => Math.max(0, deadline - performance.now());
+      log.info("shutting down", { reason, timeoutMs });
+      // 1. Stop accepting: new connections are refused from here on.
+      const closed = Promise.all(servers.map((srv) => srv.stop(false)));
+      // 2. Let the handlers already running finish (a streaming response such as the SSE feed
+      //    counts only until its Response is returned; its stream is closed by its shutdown hook).
+      if (!(await within(inflight.idle(), left()))) log.warn("requests still running at the shutdown bound", { count: inflight.count });
+      // 3. Workers drain: trades in flight finish, the monitor stops, streams close (hooks).
+      await s.stop({ timeoutMs: left() });
+      // 4. Wait for the connections to end, then cut what is left.
+      if (!(await within(closed, left()))) {
+        log.warn("closing connections still open at the shutdown bound");
+        await Promise.all(servers.map((srv) => srv.stop(true)));
+      }
+      // 5. Checkpoint the WAL into the database file and close it.
+      database.close();
+      log.info("stopped", { reason });
+    };
+
+    return {
+      services,
+      database,
+      url: `http://${config.HOST.includes(":") ? `[${config.HOST}]` : config.HOST}:${port}`,
+      port,
+      publicPort: publicServer?.port,
+      inflightRequests: () => inflight.count,
+      stop: (reason = "stop") => (stopping ??= stop(reason)),
+    };
+  } catch (err) {
+    for (const srv of servers) srv.stop(true);
+    await services?.stop({ timeoutMs: 2_000 });
+    database.close();
+    throw err;
+  }
+}
+
+/** Counts request handlers that have not returned their Response yet. */
+class InflightCounter {
+  count = 0;
+  private waiters: Array<() => void> = [];
+
+  track(res: Response | Promise<Response>): Response | Promise<Response> {
+    if (!(res instanceof Promise)) return res;
+    this.count++;
+    return res.finally(() => {
+      this.count--;
+      if (this.count === 0) for (const w of this.waiters.splice(0)) w();
+    });
+  }
+
+  idle(): Promise<void> {
+    return this.count === 0 ? Promise.resolve() : new Promise((resolve) => this.waiters.push(resolve));
+  }
+}
+
+/** Resolves true when `p` settles within `ms`, false otherwise (p keeps running). */
+async function within(p: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([p.then(() => true, () => true), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
