@@ -14,6 +14,11 @@ import { healthRoutes } from "./http/routes/health/index.ts";
 import { metricsRoutes } from "./http/routes/metrics/index.ts";
 import { priceFeedRoutes } from "./http/routes/price-feeds/index.ts";
 import { tradingSignalRoutes } from "./http/routes/trading-signals/index.ts";
+import { agentRoutes } from "./http/routes/agents/index.ts";
+import { walletRoutes } from "./http/routes/wallets/index.ts";
+import { agentBalanceRoutes } from "./http/routes/agent-balances/index.ts";
+import { agentTransactionRoutes } from "./http/routes/agent-transactions/index.ts";
+import { agentHistoricalSwapRoutes } from "./http/routes/agent-historical-swaps/index.ts";
 import type { Services } from "./services.ts";
 
 export const MAX_BODY_BYTES = 64 * 1024; // PRODUCT.md §6
@@ -85,6 +90,11 @@ export function createApp(s: Services): OpenAPIHono<AppEnv> {
   app.route("/api/v1/data-sources", dataSourceRoutes(s));
   app.route("/", metricsRoutes(s));
   app.route("/api/v1/trading-signals", tradingSignalRoutes(s));
+  app.route("/api/v1/agents", agentRoutes(s));
+  app.route("/api/v1/wallets", walletRoutes(s));
+  app.route("/api/v1/agent-balances", agentBalanceRoutes(s));
+  app.route("/api/v1/agent-transactions", agentTransactionRoutes(s));
+  app.route("/api/v1/agent-historical-swaps", agentHistoricalSwapRoutes(s));
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", { type: "http", scheme: "bearer", bearerFormat: "JWT" });
   app.openAPIRegistry.registerComponent("securitySchemes", "apiKeyHeader", { type: "apiKey", in: "header", name: "X-API-Key" });

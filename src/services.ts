@@ -20,6 +20,14 @@ import { createMarket, type MarketOptions, type MarketServices } from "./market/
 import { SignalIntake } from "./signals/signal-intake.ts";
 import { SignalQueue } from "./signals/signal-queue.ts";
 import { SignalService } from "./signals/signal-service.ts";
+import { AgentService, initialSolText } from "./agents/agent-service.ts";
+import { StoredOpenPositions, type OpenPositionSource } from "./agents/open-positions.ts";
+import { AgentBalanceService } from "./ledgers/agent-balances.ts";
+import { AgentTransactionService } from "./ledgers/agent-transactions.ts";
+import { HistoricalSwapService } from "./ledgers/historical-swaps.ts";
+import { MarketTokenPriceLookup, StoredPositionPriceLookup, type TokenPriceLookup } from "./ledgers/token-price-lookup.ts";
+import { LiveWalletRegistry } from "./wallets/live-wallet-registry.ts";
+import { WalletService, type LiveDepositChecker } from "./wallets/wallet-service.ts";
 
 // The dependency container: built once in main.ts (and by the test helper) and handed to
 // createApp and the background workers. Each capability adds its services here.
@@ -55,6 +63,19 @@ export interface Services {
    * whales, status(). The SOL price stream starts with the start hooks (serve()), never here.
    */
   market: MarketServices;
+  /** Agents and their trading configuration (src/agents). */
+  agents: AgentService;
+  /** WALLET_N keys, in memory only; public keys, has(), signTransaction() (src/wallets). */
+  liveWallets: LiveWalletRegistry;
+  wallets: WalletService;
+  /** Per-agent ledgers (src/ledgers); credit/debit for trades: src/ledgers/balance-ledger.ts. */
+  agentBalances: AgentBalanceService;
+  agentTransactions: AgentTransactionService;
+  historicalSwaps: HistoricalSwapService;
+  /** Open positions as the spec shows them; the trading engine replaces the stored-price default. */
+  openPositions: OpenPositionSource;
+  /** priceSol of GET /agent-balances. */
+  tokenPriceLookup: TokenPriceLookup;
   /**
    * Registers a background worker's start (monitor loop, signal recovery, price stream). serve()
    * runs these once it listens; tests never do, they drive ticks directly. See src/lifecycle.ts.
@@ -79,6 +100,12 @@ export interface ServiceOptions {
   secrets?: () => readonly string[];
   /** Market adapter tuning (rate limits, timer, SOL stream timings): tests and the benchmark. */
   market?: MarketOptions;
+  /** Live wallets parsed from WALLET_N (LiveWalletRegistry.fromEnv); none when absent. */
+  liveWallets?: LiveWalletRegistry;
+  /** Seams for later issues and tests: open positions with market data, live deposit checks. */
+  openPositions?: OpenPositionSource;
+  tokenPriceLookup?: TokenPriceLookup;
+  depositChecker?: LiveDepositChecker;
 }
 
 export function createServices(config: Config, database: DatabaseHandle, opts: ServiceOptions = {}): Services {
@@ -131,6 +158,12 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
   lifecycle.onStart(() => market.solPrice.start(), "SOL price feed");
   lifecycle.onShutdown(() => market.stop(), "SOL price feed");
   if (market.solPrice.configured) health.register("priceFeed", () => market.solPrice.health());
+  // Agents, wallets and ledgers (issue 3).
+  const agents = new AgentService(database, clock, logger, initialSolText(config.SIMULATION_INITIAL_SOL));
+  const liveWallets = opts.liveWallets ?? LiveWalletRegistry.empty();
+  const wallets = new WalletService(database, clock, logger, liveWallets, agents, opts.depositChecker);
+  const tokenPriceLookup = opts.tokenPriceLookup ?? new MarketTokenPriceLookup(market, new StoredPositionPriceLookup(database));
+  const openPositions = opts.openPositions ?? new StoredOpenPositions(database);
 
   return {
     config,
@@ -152,6 +185,14 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
     health,
     metrics: createMetrics(clock, { openPositions: openPositionsFromDatabase(database.sqlite), solPrice: () => market.solPrice.snapshot() }),
     market,
+    agents,
+    liveWallets,
+    wallets,
+    agentBalances: new AgentBalanceService(database, clock, logger, tokenPriceLookup),
+    agentTransactions: new AgentTransactionService(database, clock, logger),
+    historicalSwaps: new HistoricalSwapService(database, clock, logger),
+    openPositions,
+    tokenPriceLookup,
     onStart: (fn, label) => lifecycle.onStart(fn, label),
     onShutdown: (fn, label) => lifecycle.onShutdown(fn, label),
     start: () => lifecycle.start(),

@@ -1,0 +1,247 @@
+import { z } from "zod";
+
+// An agent's trading configuration (SPEC "Agent trading configuration", PRODUCT.md §3).
+// The database keeps only the fields a user changed (agent_configs.overrides); every reader gets
+// the complete configuration: DEFAULT_TRADING_CONFIG deep-merged with those overrides.
+//
+// The trading engine imports `TradingConfig`, `DEFAULT_TRADING_CONFIG` and `resolveConfig`; the
+// configuration routes use `applyConfigUpdate`, which validates strictly (unknown keys refused,
+// every number in a range, cross-field rules) and reports one string per problem.
+
+export const POSITION_SIZING_TYPES = ["percentage", "fixed"] as const;
+export type PositionSizingType = (typeof POSITION_SIZING_TYPES)[number];
+
+export interface TradingConfig {
+  positionSizing: { type: PositionSizingType; percentage: number; fixedAmountSol: number | null };
+  stopLoss: { enabled: boolean; percentage: number };
+  takeProfit: { enabled: boolean; percentage: number; sellPercentage: number; maxLevels: number };
+  dca: { enabled: boolean; maxOrders: number; priceDropTriggerPercentage: number; amountPercentage: number };
+  filters: {
+    minMarketCap: number | null;
+    maxMarketCap: number | null;
+    minLiquidity: number | null;
+    maxPositionAgeDays: number | null;
+    allowedTokens: string[];
+    blockedTokens: string[];
+    minSignalStrength: number;
+  };
+  slippage: { defaultBps: number; maxBps: number };
+  timing: { minTimeBetweenTradesSeconds: number };
+  /** SOL an agent must hold to trade (SPEC facts; PRODUCT.md §3). */
+  minimumAgentBalance: number;
+}
+
+/** Spec defaults, plus PRODUCT.md §3's extra fields. Frozen: callers merge, never mutate. */
+export const DEFAULT_TRADING_CONFIG: Readonly<TradingConfig> = deepFreeze({
+  positionSizing: { type: "percentage", percentage: 5, fixedAmountSol: null },
+  stopLoss: { enabled: true, percentage: 25 },
+  takeProfit: { enabled: false, percentage: 50, sellPercentage: 50, maxLevels: 3 },
+  dca: { enabled: false, maxOrders: 3, priceDropTriggerPercentage: 10, amountPercentage: 50 },
+  filters: {
+    minMarketCap: null,
+    maxMarketCap: null,
+    minLiquidity: null,
+    maxPositionAgeDays: null,
+    allowedTokens: [],
+    blockedTokens: [],
+    minSignalStrength: 1,
+  },
+  slippage: { defaultBps: 300, maxBps: 1000 },
+  timing: { minTimeBetweenTradesSeconds: 0 },
+  minimumAgentBalance: 0.5,
+});
+
+/** A partial configuration as accepted by PUT /agents/:id/config. */
+export type TradingConfigPatch = {
+  [G in keyof TradingConfig]?: TradingConfig[G] extends Record<string, unknown> ? Partial<TradingConfig[G]> : TradingConfig[G];
+};
+
+// ---- Leaf schemas: one place for every range (bounds beyond stopLoss.percentage are ours:
+// docs/decisions.md "Agents and ledgers").
+
+const num = () => z.number({ error: "must be a number" });
+const int = () => z.number({ error: "must be a whole number" }).int({ error: "must be a whole number" });
+const between = (min: number, max: number) =>
+  num()
+    .min(min, { error: `must be between ${min} and ${max}` })
+    .max(max, { error: `must be between ${min} and ${max}` });
+const intBetween = (min: number, max: number) =>
+  int()
+    .min(min, { error: `must be a whole number between ${min} and ${max}` })
+    .max(max, { error: `must be a whole number between ${min} and ${max}` });
+const aboveZeroAtMost = (max: number) =>
+  num()
+    .gt(0, { error: `must be greater than 0 and at most ${max}` })
+    .max(max, { error: `must be greater than 0 and at most ${max}` });
+const nullableAtLeastZero = (max: number) =>
+  num()
+    .min(0, { error: `must be null or a number between 0 and ${max}` })
+    .max(max, { error: `must be null or a number between 0 and ${max}` })
+    .nullable();
+const bool = () => z.boolean({ error: "must be true or false" });
+const tokenList = () =>
+  z
+    .array(
+      z
+        .string({ error: "must be a token address string" })
+        .trim()
+        .min(1, { error: "must not be empty" })
+        .max(255, { error: "must be at most 255 characters" }),
+      { error: "must be an array of token addresses" },
+    )
+    .max(1000, { error: "must hold at most 1000 token addresses" });
+
+const objectError = (iss: { code: string }) => (iss.code === "invalid_type" ? "must be an object" : undefined);
+
+const groups = {
+  positionSizing: {
+    type: z.enum(POSITION_SIZING_TYPES, { error: "must be 'percentage' or 'fixed'" }),
+    percentage: aboveZeroAtMost(100),
+    fixedAmountSol: aboveZeroAtMost(1_000_000).nullable(),
+  },
+  stopLoss: { enabled: bool(), percentage: between(1, 100) },
+  takeProfit: {
+    enabled: bool(),
+    percentage: aboveZeroAtMost(10_000),
+    sellPercentage: aboveZeroAtMost(100),
+    maxLevels: intBetween(1, 100),
+  },
+  dca: {
+    enabled: bool(),
+    maxOrders: intBetween(1, 100),
+    priceDropTriggerPercentage: num()
+      .gt(0, { error: "must be greater than 0 and less than 100" })
+      .lt(100, { error: "must be greater than 0 and less than 100" }),
+    amountPercentage: aboveZeroAtMost(1000),
+  },
+  filters: {
+    minMarketCap: nullableAtLeastZero(1e15),
+    maxMarketCap: nullableAtLeastZero(1e15),
+    minLiquidity: nullableAtLeastZero(1e15),
+    maxPositionAgeDays: aboveZeroAtMost(3650).nullable(),
+    allowedTokens: tokenList(),
+    blockedTokens: tokenList(),
+    minSignalStrength: intBetween(1, 5),
+  },
+  slippage: { defaultBps: intBetween(1, 10_000), maxBps: intBetween(1, 10_000) },
+  timing: { minTimeBetweenTradesSeconds: intBetween(0, 31_536_000) },
+} as const;
+
+const minimumAgentBalance = between(0, 1_000_000);
+
+/** The complete configuration, with the rules that span fields (checked after merging). */
+export const TradingConfigSchema = z
+  .strictObject({
+    positionSizing: z.strictObject(groups.positionSizing, { error: objectError }),
+    stopLoss: z.strictObject(groups.stopLoss, { error: objectError }),
+    takeProfit: z.strictObject(groups.takeProfit, { error: objectError }),
+    dca: z.strictObject(groups.dca, { error: objectError }),
+    filters: z.strictObject(groups.filters, { error: objectError }),
+    slippage: z.strictObject(groups.slippage, { error: objectError }),
+    timing: z.strictObject(groups.timing, { error: objectError }),
+    minimumAgentBalance,
+  })
+  .superRefine((c, ctx) => {
+    // PRODUCT.md §3: `fixed` sizing needs fixedAmountSol > 0.
+    if (c.positionSizing.type === "fixed" && c.positionSizing.fixedAmountSol === null) {
+      ctx.addIssue({ code: "custom", path: ["positionSizing", "fixedAmountSol"], message: "is required when positionSizing.type is 'fixed'" });
+    }
+    if (c.slippage.defaultBps > c.slippage.maxBps) {
+      ctx.addIssue({ code: "custom", path: ["slippage", "defaultBps"], message: "must not exceed slippage.maxBps" });
+    }
+    const { minMarketCap, maxMarketCap } = c.filters;
+    if (minMarketCap !== null && maxMarketCap !== null && minMarketCap > maxMarketCap) {
+      ctx.addIssue({ code: "custom", path: ["filters", "minMarketCap"], message: "must not exceed filters.maxMarketCap" });
+    }
+  });
+
+/** A partial configuration: every group and every field optional, unknown keys refused. */
+export const TradingConfigPatchSchema = z.strictObject(
+  {
+    positionSizing: z.strictObject(groups.positionSizing, { error: objectError }).partial().optional(),
+    stopLoss: z.strictObject(groups.stopLoss, { error: objectError }).partial().optional(),
+    takeProfit: z.strictObject(groups.takeProfit, { error: objectError }).partial().optional(),
+    dca: z.strictObject(groups.dca, { error: objectError }).partial().optional(),
+    filters: z.strictObject(groups.filters, { error: objectError }).partial().optional(),
+    slippage: z.strictObject(groups.slippage, { error: objectError }).partial().optional(),
+    timing: z.strictObject(groups.timing, { error: objectError }).partial().optional(),
+    minimumAgentBalance: minimumAgentBalance.optional(),
+  },
+  { error: (iss) => (iss.code === "invalid_type" ? "must be an object (a partial configuration) or null to reset" : undefined) },
+);
+
+export const INVALID_CONFIG_MESSAGE = "Invalid trading configuration";
+
+/** One readable string per zod issue: "stopLoss.percentage must be between 1 and 100". */
+export function formatConfigIssues(issues: readonly z.core.$ZodIssue[], stripPrefix?: string): string[] {
+  const out: string[] = [];
+  for (const issue of issues) {
+    const full = issue.path.map(String);
+    const stripped = stripPrefix !== undefined && full[0] === stripPrefix;
+    const where = (stripped ? full.slice(1) : full).join(".");
+    if (issue.code === "unrecognized_keys") {
+      for (const key of issue.keys) out.push(`${where ? `${where}.` : ""}${key} is not a configuration field`);
+    } else if (where) {
+      out.push(`${where} ${issue.message}`);
+    } else if (stripped) {
+      out.push(`${stripPrefix} ${issue.message}`);
+    } else {
+      out.push(stripPrefix !== undefined ? issue.message : `configuration ${issue.message}`);
+    }
+  }
+  return out;
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/**
+ * Deep merge: nested objects merge key by key; arrays, primitives and null replace; undefined
+ * leaves the target alone. Returns a new object; neither input is changed.
+ */
+export function deepMerge<T extends Record<string, unknown>>(target: T, patch: Record<string, unknown>): T {
+  const out: Record<string, unknown> = { ...target };
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === undefined) continue;
+    const current = out[key];
+    out[key] = isPlainObject(value) && isPlainObject(current) ? deepMerge(current, value) : clone(value);
+  }
+  return out as T;
+}
+
+const clone = <V>(v: V): V => (Array.isArray(v) || isPlainObject(v) ? structuredClone(v) : v);
+
+/**
+ * The complete configuration for stored overrides (null or {} → the defaults). Overrides were
+ * validated when written, so this is a pure merge; the result is a fresh object the caller owns.
+ */
+export function resolveConfig(overrides: Record<string, unknown> | null | undefined): TradingConfig {
+  return deepMerge(structuredClone(DEFAULT_TRADING_CONFIG) as TradingConfig & Record<string, unknown>, overrides ?? {});
+}
+
+export type ConfigUpdateResult =
+  | { ok: true; overrides: Record<string, unknown>; config: TradingConfig }
+  | { ok: false; details: string[] };
+
+/**
+ * Applies PUT /agents/:id/config: `null` resets to defaults; a partial configuration is validated
+ * on its own (unknown keys, types, ranges), merged over the stored overrides, and the merged
+ * whole is validated again for the cross-field rules. Nothing is written by this function.
+ */
+export function applyConfigUpdate(currentOverrides: Record<string, unknown> | null, patch: unknown): ConfigUpdateResult {
+  if (patch === null) return { ok: true, overrides: {}, config: resolveConfig({}) };
+  const parsed = TradingConfigPatchSchema.safeParse(patch);
+  if (!parsed.success) return { ok: false, details: formatConfigIssues(parsed.error.issues) };
+  const overrides = deepMerge(currentOverrides ?? {}, parsed.data as Record<string, unknown>);
+  const merged = resolveConfig(overrides);
+  const whole = TradingConfigSchema.safeParse(merged);
+  if (!whole.success) return { ok: false, details: formatConfigIssues(whole.error.issues) };
+  return { ok: true, overrides, config: merged };
+}
+
+function deepFreeze<T>(v: T): T {
+  if (typeof v === "object" && v !== null) {
+    for (const inner of Object.values(v)) deepFreeze(inner);
+    Object.freeze(v);
+  }
+  return v;
+}

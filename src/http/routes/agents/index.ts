@@ -1,0 +1,159 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { createMiddleware } from "hono/factory";
+import { computePerformance } from "../../../agents/performance.ts";
+import { requireOwnedAgent } from "../../../agents/ownership.ts";
+import { formatConfigIssues, INVALID_CONFIG_MESSAGE } from "../../../agents/trading-config.ts";
+import { ValidationError } from "../../../errors.ts";
+import { listBalanceHistory } from "../../../ledgers/balance-snapshots.ts";
+import type { Services } from "../../../services.ts";
+import type { AppEnv } from "../../app-env.ts";
+import { createRouter } from "../../router.ts";
+import { bearerSecurity, errorResponses, jwtOrKeySecurity } from "../../schemas.ts";
+import {
+  AgentIdParam,
+  AgentListQuery,
+  AgentSchema,
+  BalanceHistoryQuery,
+  BalanceSnapshotSchema,
+  ConfigResponse,
+  ConfigUpdateBody,
+  CreateAgentBody,
+  DateRangeQuery,
+  DeleteAgentResponse,
+  PerformanceSchema,
+  PositionSchema,
+  UpdateAgentBody,
+} from "./schema.ts";
+
+// /api/v1/agents (SPEC "Agent endpoints"; PRODUCT.md §3). GETs accept a JWT or an API key with
+// the `agents` scope (SPEC scope table, PRODUCT.md §2); every other method is JWT only.
+
+const json = <T>(schema: T) => ({ content: { "application/json": { schema } } });
+const tags = ["agents"];
+const read = { tags, security: jwtOrKeySecurity };
+const write = { tags, security: bearerSecurity };
+
+const create = createRoute({
+  ...write,
+  method: "post",
+  path: "/",
+  request: { body: { ...json(CreateAgentBody), required: true } },
+  responses: { 201: { description: "Created, with a simulation wallet holding SIMULATION_INITIAL_SOL", ...json(AgentSchema) }, ...errorResponses(400, 401) },
+});
+const list = createRoute({
+  ...read,
+  method: "get",
+  path: "/",
+  request: { query: AgentListQuery },
+  responses: { 200: { description: "The user's agents, newest first", ...json(z.array(AgentSchema)) }, ...errorResponses(400, 401, 403) },
+});
+const getOne = createRoute({
+  ...read,
+  method: "get",
+  path: "/{id}",
+  request: { params: AgentIdParam },
+  responses: { 200: { description: "One agent", ...json(AgentSchema) }, ...errorResponses(400, 401, 403, 404) },
+});
+const update = createRoute({
+  ...write,
+  method: "put",
+  path: "/{id}",
+  request: { params: AgentIdParam, body: { ...json(UpdateAgentBody), required: true } },
+  responses: { 200: { description: "Updated agent", ...json(AgentSchema) }, ...errorResponses(400, 401, 404) },
+});
+const remove = createRoute({
+  ...write,
+  method: "delete",
+  path: "/{id}",
+  request: { params: AgentIdParam },
+  responses: { 200: { description: "Deleted with its positions, balance history and configuration", ...json(DeleteAgentResponse) }, ...errorResponses(400, 401, 404) },
+});
+const getConfig = createRoute({
+  ...read,
+  method: "get",
+  path: "/{id}/config",
+  request: { params: AgentIdParam },
+  responses: { 200: { description: "The complete configuration, defaults merged in", ...json(ConfigResponse) }, ...errorResponses(400, 401, 403, 404) },
+});
+const putConfig = createRoute({
+  ...write,
+  method: "put",
+  path: "/{id}/config",
+  request: { params: AgentIdParam, body: { ...json(ConfigUpdateBody), required: true } },
+  responses: {
+    200: { description: "The complete merged configuration ({config: null} resets to defaults)", ...json(ConfigResponse) },
+    ...errorResponses(400, 401, 404),
+  },
+});
+const positions = createRoute({
+  ...read,
+  method: "get",
+  path: "/{id}/positions",
+  request: { params: AgentIdParam },
+  responses: { 200: { description: "Open positions of the agent", ...json(z.array(PositionSchema)) }, ...errorResponses(400, 401, 403, 404) },
+});
+const performance = createRoute({
+  ...read,
+  method: "get",
+  path: "/{id}/performance",
+  request: { params: AgentIdParam, query: DateRangeQuery },
+  responses: { 200: { description: "Trade statistics and P/L (PRODUCT.md §3)", ...json(PerformanceSchema) }, ...errorResponses(400, 401, 403, 404) },
+});
+const balanceHistory = createRoute({
+  ...read,
+  method: "get",
+  path: "/{id}/balance-history",
+  request: { params: AgentIdParam, query: BalanceHistoryQuery },
+  responses: {
+    200: { description: "Balance snapshots, oldest first (the most recent `limit` in the range)", ...json(z.array(BalanceSnapshotSchema)) },
+    ...errorResponses(400, 401, 403, 404),
+  },
+});
+
+export function agentRoutes(s: Services) {
+  const router = createRouter();
+  const readAuth = s.auth.requireJwtOrApiKey("agents");
+  const writeAuth = s.auth.requireJwt();
+  router.use(
+    "*",
+    createMiddleware<AppEnv>(async (c, next) => {
+      if (c.req.method === "GET") await readAuth(c, next);
+      else await writeAuth(c, next);
+    }),
+  );
+  const user = (c: { get(k: "auth"): { userId: string } }) => c.get("auth").userId;
+
+  return router
+    .openapi(create, (c) => c.json(s.agents.create(user(c), c.req.valid("json")), 201))
+    .openapi(list, (c) => c.json(s.agents.list(user(c), c.req.valid("query")), 200))
+    .openapi(getOne, (c) => c.json(s.agents.get(user(c), c.req.valid("param").id), 200))
+    .openapi(update, (c) => c.json(s.agents.update(user(c), c.req.valid("param").id, c.req.valid("json")), 200))
+    .openapi(remove, (c) => {
+      s.agents.delete(user(c), c.req.valid("param").id);
+      return c.json({ success: true, message: "Agent deleted successfully" }, 200);
+    })
+    .openapi(getConfig, (c) => c.json({ config: s.agents.getConfig(user(c), c.req.valid("param").id) }, 200))
+    .openapi(
+      putConfig,
+      (c) => c.json({ config: s.agents.updateConfig(user(c), c.req.valid("param").id, c.req.valid("json").config) }, 200),
+      // SPEC: a configuration failure is 400 "Invalid trading configuration" with details as strings.
+      (result) => {
+        if (result.success) return undefined;
+        const issues = result.error.issues;
+        if (issues.every((i) => i.path[0] === "id")) throw new ValidationError(issues[0]?.message ?? "Invalid agent ID format");
+        throw new ValidationError(INVALID_CONFIG_MESSAGE, formatConfigIssues(issues, "config"));
+      },
+    )
+    .openapi(positions, async (c) => {
+      const agent = requireOwnedAgent(s.database, user(c), c.req.valid("param").id);
+      return c.json(await s.openPositions.listOpen({ agentIds: [agent.id] }), 200);
+    })
+    .openapi(performance, async (c) => {
+      const agent = requireOwnedAgent(s.database, user(c), c.req.valid("param").id);
+      return c.json(await computePerformance(s.database, s.openPositions, agent.id, c.req.valid("query")), 200);
+    })
+    .openapi(balanceHistory, (c) => {
+      const agent = requireOwnedAgent(s.database, user(c), c.req.valid("param").id);
+      return c.json(listBalanceHistory(s.database, agent.id, c.req.valid("query")), 200);
+    });
+}

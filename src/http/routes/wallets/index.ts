@@ -1,0 +1,105 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import type { Services } from "../../../services.ts";
+import type { AppEnv } from "../../app-env.ts";
+import { rateLimit } from "../../rate-limit.ts";
+import { createRouter } from "../../router.ts";
+import { bearerSecurity, errorResponses } from "../../schemas.ts";
+import {
+  AgentIdPathParam,
+  AgentWalletsResponse,
+  AssignWalletBody,
+  AssignWalletResponse,
+  CheckDepositsResponse,
+  ResetWalletBody,
+  ResetWalletResponse,
+  UserWalletSchema,
+  WalletAddressParam,
+  WalletListQuery,
+} from "./schema.ts";
+
+// /api/v1/wallets (SPEC "Wallet endpoints"; PRODUCT.md §3): JWT only, 5 requests per minute per
+// user on every path (SPEC "Limits": /wallets/*).
+
+const json = <T>(schema: T) => ({ content: { "application/json": { schema } } });
+const common = { tags: ["wallets"], security: bearerSecurity };
+const RESET_MESSAGE = "Simulation wallet reset to its initial state";
+
+const list = createRoute({
+  ...common,
+  method: "get",
+  path: "/",
+  request: { query: WalletListQuery },
+  responses: { 200: { description: "Wallets of the user's agents, newest assignment first", ...json(z.array(UserWalletSchema)) }, ...errorResponses(400, 401, 429) },
+});
+const forAgent = createRoute({
+  ...common,
+  method: "get",
+  path: "/agent/{agentId}",
+  request: { params: AgentIdPathParam },
+  responses: { 200: { description: "The agent's wallets and the live wallets loaded from the environment", ...json(AgentWalletsResponse) }, ...errorResponses(400, 401, 404, 429) },
+});
+const assign = createRoute({
+  ...common,
+  method: "post",
+  path: "/assign",
+  request: { body: { ...json(AssignWalletBody), required: true } },
+  responses: { 201: { description: "Assigned (replacing the agent's wallet of that type)", ...json(AssignWalletResponse) }, ...errorResponses(400, 401, 404, 409, 429) },
+});
+const resetIndex = createRoute({
+  ...common,
+  method: "post",
+  path: "/reset",
+  request: { body: { ...json(ResetWalletBody), required: true } },
+  responses: { 200: { description: "Reset (simulation wallets only)", ...json(ResetWalletResponse) }, ...errorResponses(400, 401, 404, 429) },
+});
+const reset = createRoute({
+  ...common,
+  method: "post",
+  path: "/{walletAddress}/reset",
+  request: { params: WalletAddressParam },
+  responses: { 200: { description: "Reset (simulation wallets only)", ...json(ResetWalletResponse) }, ...errorResponses(400, 401, 404, 429) },
+});
+const checkDeposits = createRoute({
+  ...common,
+  method: "post",
+  path: "/{walletAddress}/check-deposits",
+  request: { params: WalletAddressParam },
+  responses: { 200: { description: "Deposits found and the SOL balance after them", ...json(CheckDepositsResponse) }, ...errorResponses(400, 401, 404, 429, 503) },
+});
+
+export function walletRoutes(s: Services) {
+  const router = createRouter();
+  router.use("*", s.auth.requireJwt());
+  router.use("*", rateLimit<AppEnv>(s.limiters.wallets, (c) => `wallets:${c.get("auth").userId}`));
+  const user = (c: { get(k: "auth"): { userId: string } }) => c.get("auth").userId;
+
+  // /reset and /assign are registered before /{walletAddress}/... (no overlap, but kept explicit).
+  return router
+    .openapi(list, (c) => c.json(s.wallets.listForUser(user(c), c.req.valid("query")), 200))
+    .openapi(forAgent, (c) => c.json(s.wallets.forAgent(user(c), c.req.valid("param").agentId), 200))
+    .openapi(assign, (c) => {
+      const body = c.req.valid("json");
+      const { changed } = s.wallets.assign(user(c), body);
+      return c.json(
+        {
+          success: true,
+          walletAddress: body.walletAddress,
+          walletType: body.walletType,
+          message: changed ? "Wallet assigned successfully" : "Wallet already assigned to this agent",
+        },
+        201,
+      );
+    })
+    .openapi(resetIndex, (c) => {
+      s.wallets.reset(user(c), c.req.valid("json").walletAddress);
+      return c.json({ success: true, message: RESET_MESSAGE }, 200);
+    })
+    .openapi(reset, (c) => {
+      s.wallets.reset(user(c), c.req.valid("param").walletAddress);
+      return c.json({ success: true, message: RESET_MESSAGE }, 200);
+    })
+    .openapi(checkDeposits, async (c) => {
+      const result = await s.wallets.checkDeposits(user(c), c.req.valid("param").walletAddress);
+      return c.json({ success: true, ...result }, 200);
+    });
+}

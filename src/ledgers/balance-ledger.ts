@@ -1,0 +1,129 @@
+import type { Database } from "bun:sqlite";
+import { Big, SOL_MINT } from "../money.ts";
+import { TradingError } from "../errors.ts";
+
+// The balance ledger: exact credit/debit on agent_balances rows (STYLE.md "Money"; PRODUCT.md §3
+// wallets). Every function is synchronous so the trading engine can call it inside
+// `inTransaction(...)` next to the transaction, position and snapshot it writes (SOL debit +
+// token credit in ONE SQLite transaction). Called outside a transaction, each call opens its own.
+//
+// Amounts are exact decimals (big.js) stored as canonical decimal text: no exponent, no trailing
+// zeros. A debit never takes a balance below zero.
+
+export interface BalanceKey {
+  agentId: string;
+  walletAddress: string;
+  tokenAddress: string;
+}
+
+export interface CreditOptions {
+  /** ISO timestamp written to last_updated (from the injected Clock). */
+  now: string;
+  /** Symbol for a row the credit creates; an existing row keeps its own. */
+  tokenSymbol?: string;
+  /** Token decimals for a row the credit creates (SOL: 9). */
+  decimals?: number | null;
+}
+
+/** Refused debit: "Insufficient SOL balance" / "Insufficient token balance" (SPEC "Messages in use"). */
+export class InsufficientBalanceError extends TradingError {
+  constructor(
+    readonly tokenAddress: string,
+    readonly required: Big,
+    readonly available: Big,
+  ) {
+    super(tokenAddress === SOL_MINT ? "Insufficient SOL balance" : "Insufficient token balance", {
+      required: Number(required.toPrecision(15)),
+      available: Number(available.toPrecision(15)),
+    });
+  }
+}
+
+type Handle = { sqlite: Database };
+
+/** Canonical decimal text for storage: "-0" and trailing zeros never appear. */
+export function canonicalAmount(v: Big): string {
+  return v.eq(0) ? "0" : v.toFixed();
+}
+
+/** An amount argument: a decimal string, Big or safe number; never negative. */
+function toAmount(v: string | number | Big): Big {
+  const b = new Big(v);
+  if (b.lt(0)) throw new RangeError("ledger amounts must not be negative");
+  return b;
+}
+
+const selectRow = (h: Handle) =>
+  h.sqlite.query<{ id: string; balance: string }, [string, string, string]>(
+    "SELECT id, balance FROM agent_balances WHERE agent_id = ? AND wallet_address = ? AND token_address = ?",
+  );
+const updateRow = (h: Handle) => h.sqlite.query<unknown, [string, string, string]>("UPDATE agent_balances SET balance = ?, last_updated = ? WHERE id = ?");
+const insertRow = (h: Handle) =>
+  h.sqlite.query<unknown, [string, string, string, string, string, string, number | null, string, string]>(
+    `INSERT INTO agent_balances (id, agent_id, wallet_address, token_address, token_symbol, balance, decimals, last_updated, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+
+function atomically<T>(h: Handle, fn: () => T): T {
+  // Inside the caller's transaction already: join it. Otherwise one immediate transaction, so the
+  // read-modify-write below cannot interleave with another writer.
+  return h.sqlite.inTransaction ? fn() : h.sqlite.transaction(fn).immediate();
+}
+
+/** The current balance (0 when the agent's wallet has no row for the token). */
+export function readBalance(h: Handle, key: BalanceKey): Big {
+  const row = selectRow(h).get(key.agentId, key.walletAddress, key.tokenAddress);
+  return new Big(row?.balance ?? "0");
+}
+
+/** Adds `amount`; creates the row when absent. Returns the new balance. */
+export function credit(h: Handle, key: BalanceKey, amount: string | number | Big, opts: CreditOptions): Big {
+  const add = toAmount(amount);
+  return atomically(h, () => {
+    const row = selectRow(h).get(key.agentId, key.walletAddress, key.tokenAddress);
+    if (row) {
+      const next = new Big(row.balance).plus(add);
+      updateRow(h).run(canonicalAmount(next), opts.now, row.id);
+      return next;
+    }
+    const symbol = opts.tokenSymbol ?? (key.tokenAddress === SOL_MINT ? "SOL" : "");
+    insertRow(h).run(
+      crypto.randomUUID(),
+      key.agentId,
+      key.walletAddress,
+      key.tokenAddress,
+      symbol,
+      canonicalAmount(add),
+      opts.decimals ?? null,
+      opts.now,
+      opts.now,
+    );
+    return add;
+  });
+}
+
+/** Subtracts `amount`; throws InsufficientBalanceError (nothing written) if it would go below 0. */
+export function debit(h: Handle, key: BalanceKey, amount: string | number | Big, opts: { now: string }): Big {
+  const take = toAmount(amount);
+  return atomically(h, () => {
+    const row = selectRow(h).get(key.agentId, key.walletAddress, key.tokenAddress);
+    const available = new Big(row?.balance ?? "0");
+    if (!row || available.lt(take)) throw new InsufficientBalanceError(key.tokenAddress, take, available);
+    const next = available.minus(take);
+    updateRow(h).run(canonicalAmount(next), opts.now, row.id);
+    return next;
+  });
+}
+
+/** Sets the balance outright (live mirrors of on-chain balances, wallet reset). */
+export function setBalance(h: Handle, key: BalanceKey, amount: string | number | Big, opts: CreditOptions): Big {
+  const value = toAmount(amount);
+  return atomically(h, () => {
+    const row = selectRow(h).get(key.agentId, key.walletAddress, key.tokenAddress);
+    if (row) {
+      updateRow(h).run(canonicalAmount(value), opts.now, row.id);
+      return value;
+    }
+    return credit(h, key, value, opts);
+  });
+}
