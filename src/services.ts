@@ -158,6 +158,9 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
   lifecycle.onStart(() => market.solPrice.start(), "SOL price feed");
   lifecycle.onShutdown(() => market.stop(), "SOL price feed");
   if (market.solPrice.configured) health.register("priceFeed", () => market.solPrice.health());
+  const metrics = createMetrics(clock, { openPositions: openPositionsFromDatabase(database.sqlite), solPrice: () => market.solPrice.snapshot() });
+  // PRODUCT.md §6 "signals received": every signal accepted by POST /trading-signals (not replays).
+  signalIntake.onAccepted(() => metrics.signalsReceived.inc());
   // Agents, wallets and ledgers (issue 3).
   const agents = new AgentService(database, clock, logger, initialSolText(config.SIMULATION_INITIAL_SOL));
   const liveWallets = opts.liveWallets ?? LiveWalletRegistry.empty();
@@ -183,7 +186,7 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
     signalIntake,
     limiters,
     health,
-    metrics: createMetrics(clock, { openPositions: openPositionsFromDatabase(database.sqlite), solPrice: () => market.solPrice.snapshot() }),
+    metrics,
     market,
     agents,
     liveWallets,

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { agents, positions } from "../../src/db/schema/index.ts";
-import { createTestContext, json, login, type TestContext } from "../helpers/context.ts";
+import { createApiKey, createTestContext, json, login, type TestContext } from "../helpers/context.ts";
 import { parseExposition, sampleValue, type Family } from "./exposition.ts";
 
 // GET /metrics (SPEC; PRODUCT.md §6): process CPU and memory, http_requests_total{method,status}
@@ -150,6 +150,21 @@ describe("trading metrics", () => {
     expect(sampleValue(families, "trading_trades_total", { mode: "simulation", side: "buy", outcome: "success" })).toBe(2);
     expect(sampleValue(families, "trading_trades_total", { mode: "live", side: "sell", outcome: "failed" })).toBe(1);
     expect(sampleValue(families, "trading_trades_total", { mode: "live", side: "buy", outcome: "success" })).toBe(0);
+  });
+
+  test("POST /trading-signals counts each accepted signal once; an idempotent replay and a refused one do not count", async () => {
+    const ctx = await context();
+    const { token } = await login(ctx);
+    const key = (await createApiKey(ctx, token, ["signals"])).key;
+    const signal = { tokenAddress: "DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263", signalType: "buy", signalStrength: 4 };
+    const post = (body: unknown, headers: Record<string, string> = {}) => ctx.request("POST", "/api/v1/trading-signals", { apiKey: key, body, headers });
+    expect((await post(signal, { "idempotency-key": "k1" })).status).toBe(201);
+    expect((await post(signal, { "idempotency-key": "k1" })).status).toBe(201); // replay
+    expect((await post({ ...signal, signalStrength: 9 })).status).toBe(400);
+    expect((await post(signal)).status).toBe(201);
+    await ctx.services.signalQueue.idle();
+    const { families } = await scrape(ctx);
+    expect(sampleValue(families, "trading_signals_received_total")).toBe(2);
   });
 
   test("open positions are counted per mode from the positions table at scrape time", async () => {
