@@ -42,6 +42,7 @@ test("the unit runs the binary's serve command with the hardening the issue asks
   expect(one("ExecStart")).toBe("/usr/local/bin/trading-agent serve");
   expect(one("EnvironmentFile")).toBe("/etc/trading-agent/env");
   expect(one("DynamicUser")).toBe("yes");
+  expect(one("User")).toBe("trading-agent");
   expect(one("StateDirectory")).toBe("trading-agent");
   expect(one("WorkingDirectory")).toBe("/var/lib/trading-agent");
   expect(s.get("Environment")).toContain("DATABASE_PATH=/var/lib/trading-agent/trading.db");
