@@ -4,12 +4,13 @@ import { BackupError, backupDatabase } from "./cli/backup.ts";
 import { UsageError, parseArgs, type OptionSpec } from "./cli/args.ts";
 import { mergeEnvFile } from "./cli/env-file.ts";
 import { systemClock } from "./clock.ts";
-import { ConfigError, loadConfig, type Config } from "./config.ts";
+import { ConfigError, loadConfig, walletVariables, type Config } from "./config.ts";
 import { openDatabase } from "./db/client.ts";
 import { applyMigrations } from "./db/migrate.ts";
 import { AppError } from "./errors.ts";
 import { serve, type ServerHandle } from "./server.ts";
 import { versionLine } from "./version.ts";
+import { LiveWalletRegistry } from "./wallets/live-wallet-registry.ts";
 
 // The command line of PRODUCT.md §6: `trading-agent [serve] | migrate | version |
 // api-key create | backup PATH`, each with --help. runCli returns the exit code; main.ts exits
@@ -295,6 +296,10 @@ function requiredOption(options: Map<string, string | true>, name: string, comma
 
 async function runServe(io: CliIo): Promise<number> {
   const config = configFrom(io);
+  // Live wallets (PRODUCT.md §5): WALLET_N parsed now; a malformed one is a ConfigError naming
+  // the variable (exit 2). The raw values join the logger's scrub list, never a log line.
+  const liveWallets = LiveWalletRegistry.fromEnv(io.env);
+  const walletSecrets = walletVariables(io.env).map((v) => v.value);
   // Handlers go in before the listener opens, so a SIGTERM that arrives during start-up (a
   // supervisor that changed its mind) still ends in a graceful stop and exit 0.
   let first: NodeJS.Signals | undefined;
@@ -313,7 +318,7 @@ async function runServe(io: CliIo): Promise<number> {
   process.on("SIGTERM", onSignal);
   process.on("SIGINT", onSignal);
   try {
-    handle = await serve(config);
+    handle = await serve(config, { services: { liveWallets, secrets: () => walletSecrets } });
   } catch (err) {
     process.off("SIGTERM", onSignal);
     process.off("SIGINT", onSignal);
