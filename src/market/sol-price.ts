@@ -16,7 +16,8 @@ import type { SolPrice, SolPriceSource, TokenPrice } from "./types.ts";
 // - stream: priceNetwork has a URL and a key. A long-lived Hermes SSE connection feeds the price;
 //   when it drops we reconnect with exponential back-off and, while it is down, poll Hermes
 //   `latest` every pollIntervalMs, falling back to solPriceFeed (Jupiter) when Hermes fails.
-//   A silent connection (no data and no keep-alive for idleTimeoutMs) is treated as dropped.
+//   A silent connection (no data and no keep-alive for idleTimeoutMs) is treated as dropped; the
+//   watchdog measures silence on the service clock, so tests move a ManualClock instead of waiting.
 // - poll: only solPriceFeed: Jupiter Price v3 every pollIntervalMs (10 s).
 // - off: nothing configured; nothing connects and fetchCurrent() answers 503.
 // isStale: more than 60 s since the last update, or the price connection down (stream mode: the
@@ -31,7 +32,10 @@ export interface SolPriceOptions {
   pollIntervalMs: number;
   reconnectInitialMs: number;
   reconnectMaxMs: number;
+  /** No data and no keep-alive for this long (on the service clock) → reconnect. */
   idleTimeoutMs: number;
+  /** How often the idle watchdog looks (real time). */
+  idleCheckMs: number;
   publishIntervalMs: number;
   /** Waits between polls and reconnects; tests may shorten them with tiny intervals instead. */
   sleep: Timer["sleep"];
@@ -43,6 +47,7 @@ export const DEFAULT_SOL_PRICE_OPTIONS: SolPriceOptions = {
   reconnectInitialMs: 1_000,
   reconnectMaxMs: 30_000,
   idleTimeoutMs: 30_000,
+  idleCheckMs: 1_000,
   publishIntervalMs: 1_000,
   sleep: realTimer.sleep,
 };
@@ -80,8 +85,11 @@ export class SolPriceService implements SolPriceSource {
   private lastPublished: SolPrice | null = null;
   private lastPublishAt = Number.NEGATIVE_INFINITY;
   private lastBadEventLog = Number.NEGATIVE_INFINITY;
+  private lastActivity = 0;
   /** Successful stream connections so far (tests and logs). */
   connects = 0;
+  /** Keep-alive comments received (tests). */
+  keepAlives = 0;
 
   constructor(
     private readonly deps: SolPriceDeps,
@@ -272,22 +280,22 @@ export class SolPriceService implements SolPriceSource {
         failures = 0;
         this.deps.logger.info("SOL price stream connected", { connects: this.connects });
         this.setConnected(true);
-        let watchdog: ReturnType<typeof setTimeout> | undefined;
-        const arm = () => {
-          clearTimeout(watchdog);
-          watchdog = setTimeout(() => {
+        this.lastActivity = this.deps.clock.now();
+        const watchdog = setInterval(() => {
+          if (this.deps.clock.now() - this.lastActivity > this.opts.idleTimeoutMs) {
             idle = true;
             ctl.abort();
-          }, this.opts.idleTimeoutMs);
-        };
-        arm();
+          }
+        }, this.opts.idleCheckMs);
         try {
           for await (const item of readSse(res.body)) {
-            arm(); // data and keep-alive comments alike prove the connection alive
-            if (item.type === "message") this.onStreamMessage(item.message.data);
+            // Data and keep-alive comments alike prove the connection alive.
+            this.lastActivity = this.deps.clock.now();
+            if (item.type === "comment") this.keepAlives++;
+            else this.onStreamMessage(item.message.data);
           }
         } finally {
-          clearTimeout(watchdog);
+          clearInterval(watchdog);
         }
         if (this.started) this.deps.logger.warn("SOL price stream closed by the provider, reconnecting");
       } catch (err) {

@@ -48,6 +48,12 @@ export async function* readSse(body: ReadableStream<Uint8Array>): AsyncGenerator
       const { value, done } = await reader.read();
       if (done) {
         finished = true;
+        // A lone \r held back for a possible \n ends its line after all.
+        if (buffer.endsWith("\r")) {
+          const item = line(buffer.slice(0, -1));
+          buffer = "";
+          if (item) yield item;
+        }
         break;
       }
       buffer += decoder.decode(value, { stream: true });
