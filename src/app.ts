@@ -7,6 +7,7 @@ import type { AppEnv } from "./http/app-env.ts";
 import { httpMetrics } from "./http/middleware/metrics.ts";
 import { requestId } from "./http/middleware/request-id.ts";
 import { securityHeaders } from "./http/middleware/security-headers.ts";
+import { agentPositionRoutes } from "./http/routes/agent-positions/index.ts";
 import { apiKeyRoutes } from "./http/routes/api-keys/index.ts";
 import { authRoutes } from "./http/routes/auth/index.ts";
 import { dataSourceRoutes } from "./http/routes/data-sources/index.ts";
@@ -90,6 +91,7 @@ export function createApp(s: Services): OpenAPIHono<AppEnv> {
   app.route("/api/v1/data-sources", dataSourceRoutes(s));
   app.route("/", metricsRoutes(s));
   app.route("/api/v1/trading-signals", tradingSignalRoutes(s));
+  app.route("/api/v1/agent-positions", agentPositionRoutes(s));
   app.route("/api/v1/agents", agentRoutes(s));
   app.route("/api/v1/wallets", walletRoutes(s));
   app.route("/api/v1/agent-balances", agentBalanceRoutes(s));

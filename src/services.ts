@@ -18,6 +18,14 @@ import { openPositionsFromDatabase } from "./metrics/database-sources.ts";
 import { createMetrics, type Metrics } from "./metrics/metrics.ts";
 import { createMarket, type MarketOptions, type MarketServices } from "./market/index.ts";
 import { SignalIntake } from "./signals/signal-intake.ts";
+import type { TradeExecutor } from "./trading/executor.ts";
+import { PositionLocks } from "./trading/position-locks.ts";
+import { PositionMonitor } from "./trading/position-monitor.ts";
+import { PositionStore } from "./trading/position-store.ts";
+import { MarketPricedPositions } from "./trading/position-view.ts";
+import { SignalProcessor } from "./trading/signal-processor.ts";
+import { SimulationExecutor } from "./trading/simulation-executor.ts";
+import { TradingEngine } from "./trading/trading-engine.ts";
 import { SignalQueue } from "./signals/signal-queue.ts";
 import { SignalService } from "./signals/signal-service.ts";
 import { AgentService, initialSolText } from "./agents/agent-service.ts";
@@ -74,6 +82,14 @@ export interface Services {
   historicalSwaps: HistoricalSwapService;
   /** Open positions as the spec shows them; the trading engine replaces the stored-price default. */
   openPositions: OpenPositionSource;
+  /** The trading engine (src/trading): execution path, signal processing, position monitor. */
+  trading: {
+    positions: PositionStore;
+    locks: PositionLocks;
+    engine: TradingEngine;
+    processor: SignalProcessor;
+    monitor: PositionMonitor;
+  };
   /** priceSol of GET /agent-balances. */
   tokenPriceLookup: TokenPriceLookup;
   /**
@@ -106,6 +122,8 @@ export interface ServiceOptions {
   openPositions?: OpenPositionSource;
   tokenPriceLookup?: TokenPriceLookup;
   depositChecker?: LiveDepositChecker;
+  /** Trade executors by mode; simulation defaults to quotes from the swap aggregator. */
+  executors?: Partial<Record<"simulation" | "live", TradeExecutor>>;
 }
 
 export function createServices(config: Config, database: DatabaseHandle, opts: ServiceOptions = {}): Services {
@@ -166,7 +184,39 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
   const liveWallets = opts.liveWallets ?? LiveWalletRegistry.empty();
   const wallets = new WalletService(database, clock, logger, liveWallets, agents, opts.depositChecker);
   const tokenPriceLookup = opts.tokenPriceLookup ?? new MarketTokenPriceLookup(market, new StoredPositionPriceLookup(database));
-  const openPositions = opts.openPositions ?? new StoredOpenPositions(database);
+  // The trading engine (issue 5): one execution path for every trade, behind per-mode executors.
+  const positionStore = new PositionStore(database.sqlite);
+  const locks = new PositionLocks();
+  const executors: Partial<Record<"simulation" | "live", TradeExecutor>> = {
+    ...(market.quotes.configured ? { simulation: new SimulationExecutor(market.quotes, config.SIMULATION_PRIORITY_FEE_SOL) } : {}),
+    ...opts.executors,
+  };
+  const engine = new TradingEngine({ sqlite: database.sqlite, clock, logger, events, metrics, market, executors, positions: positionStore, locks });
+  const processor = new SignalProcessor({
+    sqlite: database.sqlite,
+    clock,
+    logger,
+    signals,
+    positions: positionStore,
+    engine,
+    marketData: market.marketData,
+    liveTradingEnabled: config.LIVE_TRADING_ENABLED,
+  });
+  signalHandler.run = (id) => processor.process(id);
+  const monitor = new PositionMonitor({
+    sqlite: database.sqlite,
+    clock,
+    logger,
+    events,
+    positions: positionStore,
+    locks,
+    engine,
+    tokenPrices: market.tokenPrices,
+    intervalSeconds: config.MONITOR_INTERVAL_SECONDS,
+  });
+  lifecycle.onStart(() => monitor.start(), "position monitor");
+  lifecycle.onShutdown(() => monitor.stop(), "position monitor");
+  const openPositions = opts.openPositions ?? (market.tokenPrices.configured ? new MarketPricedPositions(positionStore, market.tokenPrices, market.solPrice, logger) : new StoredOpenPositions(database));
 
   return {
     config,
@@ -195,6 +245,7 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
     agentTransactions: new AgentTransactionService(database, clock, logger),
     historicalSwaps: new HistoricalSwapService(database, clock, logger),
     openPositions,
+    trading: { positions: positionStore, locks, engine, processor, monitor },
     tokenPriceLookup,
     onStart: (fn, label) => lifecycle.onStart(fn, label),
     onShutdown: (fn, label) => lifecycle.onShutdown(fn, label),

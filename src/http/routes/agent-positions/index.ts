@@ -1,0 +1,103 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { createMiddleware } from "hono/factory";
+import { requireOwnedAgent } from "../../../agents/ownership.ts";
+import type { Services } from "../../../services.ts";
+import type { AppEnv } from "../../app-env.ts";
+import { createRouter } from "../../router.ts";
+import { bearerSecurity, errorResponses, jwtOrKeySecurity, uuidParam } from "../../schemas.ts";
+import { PositionSchema } from "../agents/schema.ts";
+
+// /api/v1/agent-positions (SPEC "Position endpoints"): open positions with market data, and the
+// close. GETs take a JWT or a key with the `positions` scope; the close is JWT only.
+
+const json = <T>(schema: T) => ({ content: { "application/json": { schema } } });
+const tags = ["agent-positions"];
+
+const AgentParam = uuidParam("agentId", "Invalid agent ID format");
+const ListQuery = z.object({
+  walletAddress: z.string().max(255).optional().openapi({ param: { name: "walletAddress", in: "query" } }),
+});
+const CloseParams = z.object({
+  agentId: AgentParam.shape.agentId,
+  positionId: uuidParam("positionId", "Invalid position ID format").shape.positionId,
+});
+const CloseBody = z
+  .object({
+    reason: z.enum(["manual", "stop_loss"], { error: "Reason must be either 'manual' or 'stop_loss'" }).optional(),
+  })
+  .openapi("ClosePositionRequest", { example: { reason: "manual" } });
+const CloseResponse = z
+  .object({
+    success: z.boolean(),
+    transactionId: z.string(),
+    historicalSwapId: z.string(),
+    profitLossSol: z.number(),
+    profitLossUsd: z.number(),
+    changePercent: z.number(),
+    transactionHash: z.string(),
+  })
+  .openapi("ClosePositionResponse");
+
+const listAll = createRoute({
+  method: "get",
+  path: "/",
+  tags,
+  security: jwtOrKeySecurity,
+  request: { query: ListQuery },
+  responses: { 200: { description: "Open positions of all the user's agents", ...json(z.array(PositionSchema)) }, ...errorResponses(400, 401, 403) },
+});
+const listAgent = createRoute({
+  method: "get",
+  path: "/{agentId}",
+  tags,
+  security: jwtOrKeySecurity,
+  request: { params: AgentParam, query: ListQuery },
+  responses: { 200: { description: "Open positions of the agent with market data", ...json(z.array(PositionSchema)) }, ...errorResponses(400, 401, 403, 404) },
+});
+const close = createRoute({
+  method: "post",
+  path: "/{agentId}/{positionId}/close",
+  tags,
+  security: bearerSecurity,
+  request: { params: CloseParams, body: { ...json(CloseBody), required: false } },
+  responses: { 200: { description: "Closed: the remaining tokens were sold", ...json(CloseResponse) }, ...errorResponses(400, 401, 404, 502) },
+});
+const closeShort = createRoute({
+  method: "post",
+  path: "/{id}/close",
+  tags,
+  security: bearerSecurity,
+  request: { params: uuidParam("id", "Invalid position ID format"), body: { ...json(CloseBody), required: false } },
+  responses: { 200: { description: "Closed: the remaining tokens were sold", ...json(CloseResponse) }, ...errorResponses(400, 401, 404, 502) },
+});
+
+export function agentPositionRoutes(s: Services) {
+  const router = createRouter();
+  const read = s.auth.requireJwtOrApiKey("positions");
+  const write = s.auth.requireJwt();
+  router.use(
+    "*",
+    createMiddleware<AppEnv>(async (c, next) => (c.req.method === "GET" ? read(c, next) : write(c, next))),
+  );
+  return router
+    .openapi(listAll, async (c) => {
+      const userId = c.get("auth").userId;
+      return c.json(await s.openPositions.listOpen({ agentIds: s.agents.agentIdsOf(userId), walletAddress: c.req.valid("query").walletAddress }), 200);
+    })
+    .openapi(listAgent, async (c) => {
+      const agent = requireOwnedAgent(s.database, c.get("auth").userId, c.req.valid("param").agentId);
+      return c.json(await s.openPositions.listOpen({ agentIds: [agent.id], walletAddress: c.req.valid("query").walletAddress }), 200);
+    })
+    .openapi(close, async (c) => {
+      const { agentId, positionId } = c.req.valid("param");
+      const userId = c.get("auth").userId;
+      requireOwnedAgent(s.database, userId, agentId);
+      // Manual closes bypass stop-loss and DCA (SPEC facts): they go straight to the sale.
+      const reason = c.req.valid("json")?.reason ?? "manual";
+      return c.json(await s.trading.engine.closePosition(positionId, reason, { userId, agentId }), 200);
+    })
+    .openapi(closeShort, async (c) => {
+      const reason = c.req.valid("json")?.reason ?? "manual";
+      return c.json(await s.trading.engine.closePosition(c.req.valid("param").id, reason, { userId: c.get("auth").userId }), 200);
+    });
+}

@@ -1,0 +1,45 @@
+import type { Big } from "../money.ts";
+import type { TradingMode } from "./rules/types.ts";
+
+// The seam between the engine and the market (issue: trading engine): the engine decides WHAT to
+// trade and records the outcome; an executor performs the swap. The simulation executor fills at
+// the aggregator's real quote; the live executor (issue: live trading) signs and sends the
+// aggregator's transaction. Nothing else in the engine differs between the two modes.
+
+export interface SwapRequest {
+  agentId: string;
+  walletAddress: string;
+  side: "BUY" | "SELL";
+  /** The token bought or sold against SOL. */
+  tokenMint: string;
+  tokenDecimals: number;
+  /** Input amount in atomic units: lamports for a BUY, token units for a SELL. */
+  amountAtomic: bigint;
+  slippageBps: number;
+  /** Refuse the fill when the quote's price impact exceeds this (bps). */
+  maxBps: number;
+}
+
+export interface SwapFill {
+  /** Atomic amounts actually swapped (input) and received (output). */
+  inputAtomic: bigint;
+  outputAtomic: bigint;
+  /** SOL charged on top of the swap (network + priority fee). */
+  feesSol: Big;
+  routes: string[];
+  /** Price impact as a fraction (0.0123 = 1.23 %). */
+  priceImpactPct: string;
+  slippageBps: number;
+  /** Transaction signature (live) or a simulation id. */
+  txHash: string;
+  /**
+   * confirmed: the swap happened. pending (live only): sent, outcome unknown; the engine records
+   * a pending trade and reconciles it by signature, never sending it again.
+   */
+  status: "confirmed" | "pending";
+}
+
+export interface TradeExecutor {
+  readonly mode: TradingMode;
+  swap(req: SwapRequest): Promise<SwapFill>;
+}

@@ -1,0 +1,238 @@
+import type { Database } from "bun:sqlite";
+import { resolveConfig, type TradingConfig } from "../agents/trading-config.ts";
+import type { Clock } from "../clock.ts";
+import type { EventBus } from "../events/bus.ts";
+import type { Logger } from "../logger.ts";
+import type { TokenPriceProvider } from "../market/types.ts";
+import { Big, decStr } from "../money.ts";
+import type { PositionLocks } from "./position-locks.ts";
+import type { PositionRecord, PositionStore } from "./position-store.ts";
+import { decidePositionAction, type PositionAction } from "./rules/position-action.ts";
+import { TradeSkipped, type TradingEngine } from "./trading-engine.ts";
+
+// The position monitor (PRODUCT.md §4): one tick prices every token with an open position in
+// batches, persists current and peak prices, then applies per position, in order, stale-trade,
+// trailing stop-loss, take-profit and DCA through the same execution path as any trade. The loop
+// runs a tick, then waits what is left of the interval, so ticks never overlap (freqtrade's
+// worker). Tests call tick() directly.
+
+export interface TickReport {
+  positions: number;
+  priced: number;
+  actions: number;
+  closed: number;
+  failed: number;
+  durationMs: number;
+}
+
+export interface PositionMonitorDeps {
+  sqlite: Database;
+  clock: Clock;
+  logger: Logger;
+  events: EventBus;
+  positions: PositionStore;
+  locks: PositionLocks;
+  engine: TradingEngine;
+  tokenPrices: TokenPriceProvider;
+  intervalSeconds: number;
+}
+
+interface Planned {
+  position: PositionRecord;
+  config: TradingConfig;
+  priceSol: Big;
+  action: PositionAction;
+}
+
+export class PositionMonitor {
+  private readonly log: Logger;
+  private readonly configCache = new Map<string, TradingConfig>();
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private running: Promise<unknown> | null = null;
+  private stopped = true;
+  private lastHourlySnapshot = 0;
+  lastTick: TickReport | null = null;
+  lastTickAt = 0;
+
+  constructor(private readonly d: PositionMonitorDeps) {
+    this.log = d.logger.child({ component: "monitor" });
+  }
+
+  private config(overrides: string | null): TradingConfig {
+    const key = overrides ?? "";
+    let c = this.configCache.get(key);
+    if (!c) {
+      c = resolveConfig(overrides ? (JSON.parse(overrides) as Record<string, unknown>) : null);
+      if (this.configCache.size > 10_000) this.configCache.clear();
+      this.configCache.set(key, c);
+    }
+    return c;
+  }
+
+  private decide(p: PositionRecord, config: TradingConfig, priceSol: Big) {
+    return decidePositionAction({
+      config,
+      position: {
+        entryPriceSol: p.entryPriceSol,
+        remainingAmount: p.remainingAmount,
+        levelsHit: p.levelsHit,
+        moonBagActivated: p.moonBagActivated,
+        tokenDecimals: p.tokenDecimals,
+        dcaOrders: p.dcaOrders,
+        originalCostSol: p.openingSolAmount,
+        openedAtMs: Date.parse(p.openedAt),
+        peakPriceSol: p.peakPriceSol,
+      },
+      priceSol,
+      nowMs: this.d.clock.now(),
+    });
+  }
+
+  /** One pass over all open positions. */
+  async tick(): Promise<TickReport> {
+    const started = performance.now();
+    const report: TickReport = { positions: 0, priced: 0, actions: 0, closed: 0, failed: 0, durationMs: 0 };
+    const open = this.d.positions.allOpen();
+    report.positions = open.length;
+    if (open.length > 0) {
+      const mints = [...new Set(open.map((p) => p.tokenAddress))];
+      let prices: Map<string, { usd: string }>;
+      let solUsd: Big;
+      try {
+        [prices, solUsd] = await Promise.all([this.d.tokenPrices.getPrices(mints), this.d.engine.solUsd()]);
+      } catch (err) {
+        // Temporary: no prices this tick means no decisions this tick; the next tick retries.
+        this.log.warn("monitor tick skipped: prices unavailable", { reason: err instanceof Error ? err.message : String(err) });
+        report.durationMs = performance.now() - started;
+        this.lastTick = report;
+        return report;
+      }
+
+      const now = new Date(this.d.clock.now()).toISOString();
+      const planned: Planned[] = [];
+      const updates: Array<[string, string, string, string]> = [];
+      const peaks: Array<{ p: PositionRecord; peak: string }> = [];
+      for (const p of open) {
+        const price = prices.get(p.tokenAddress);
+        if (!price || solUsd.lte(0)) continue; // unknown price: never treated as zero
+        report.priced++;
+        const priceSol = new Big(price.usd).div(solUsd);
+        const config = this.config(p.configOverrides);
+        const decision = this.decide(p, config, priceSol);
+        const peak = decStr(decision.peakPriceSol);
+        updates.push([decStr(priceSol), decStr(new Big(price.usd), 12), peak, p.id]);
+        if (decision.peakChanged) peaks.push({ p, peak });
+        if (decision.action.kind !== "none") planned.push({ position: p, config, priceSol, action: decision.action });
+      }
+      // Current and peak prices of every position in one transaction: a restart loses nothing.
+      const upd = this.d.sqlite.query<unknown, [string, string, string, string, string]>(
+        "UPDATE positions SET last_price_sol = ?, last_price_usd = ?, peak_price_sol = ?, updated_at = ? WHERE id = ? AND status = 'open'",
+      );
+      this.d.sqlite.transaction(() => {
+        for (const [ps, pu, peak, id] of updates) upd.run(ps, pu, peak, now, id);
+      })();
+      for (const { p, peak } of peaks) {
+        this.d.events.publish("position.updated", p.userId, { positionId: p.id, agentId: p.agentId, change: "peak", peakPriceSol: peak });
+      }
+
+      for (const plan of planned) {
+        report.actions++;
+        const outcome = await this.act(plan);
+        if (outcome === "closed") report.closed++;
+        else if (outcome === "failed") report.failed++;
+      }
+    }
+    await this.maybeHourlySnapshots();
+    report.durationMs = performance.now() - started;
+    this.lastTick = report;
+    this.lastTickAt = this.d.clock.now();
+    return report;
+  }
+
+  /** Executes one position's action under its lock, re-deciding on the fresh row. */
+  private async act(plan: Planned): Promise<"closed" | "done" | "failed" | "skipped"> {
+    const id = plan.position.id;
+    return this.d.locks.withLock(id, async () => {
+      const fresh = this.d.positions.byId(id);
+      if (!fresh || fresh.status !== "open") return "skipped";
+      const action = this.decide(fresh, plan.config, plan.priceSol).action;
+      try {
+        switch (action.kind) {
+          case "none":
+            return "skipped";
+          case "close":
+            this.log.info("rule triggered", { positionId: id, agentId: fresh.agentId, rule: action.reason, detail: action.detail });
+            await this.d.engine.sell(fresh, { kind: "close", reason: action.reason });
+            return "closed";
+          case "take_profit":
+            this.log.info("rule triggered", { positionId: id, agentId: fresh.agentId, rule: "take_profit", level: action.level });
+            await this.d.engine.sell(fresh, {
+              kind: "take_profit",
+              amount: action.sellAmount,
+              levelsHit: action.levelsHit,
+              moonBagActivated: action.moonBagActivated,
+              moonBagAmount: action.moonBagAmount,
+              closesPosition: action.closesPosition,
+            });
+            return action.closesPosition ? "closed" : "done";
+          case "dca":
+            this.log.info("rule triggered", { positionId: id, agentId: fresh.agentId, rule: "dca", order: action.order });
+            return (await this.d.engine.dcaBuy(fresh, action.order, action.amountSol)) ? "done" : "failed";
+        }
+      } catch (err) {
+        if (err instanceof TradeSkipped) return "skipped";
+        // The engine logged the failed trade; the next tick tries again.
+        return "failed";
+      }
+    });
+  }
+
+  /** One balance snapshot per agent wallet per hour (PRODUCT.md §3). */
+  private async maybeHourlySnapshots(): Promise<void> {
+    const now = this.d.clock.now();
+    if (now - this.lastHourlySnapshot < 3600_000) return;
+    this.lastHourlySnapshot = now;
+    const iso = new Date(now).toISOString();
+    let solUsd: Big | null = null;
+    try {
+      solUsd = await this.d.engine.solUsd();
+    } catch {
+      // value in SOL only this hour
+    }
+    const wallets = this.d.sqlite
+      .query<{ agentId: string; walletAddress: string }, [string]>(
+        `SELECT w.agent_id AS agentId, w.wallet_address AS walletAddress FROM agent_wallets w
+           JOIN agents a ON a.id = w.agent_id AND a.trading_mode = w.wallet_type
+          WHERE NOT EXISTS (SELECT 1 FROM balance_snapshots s WHERE s.agent_id = w.agent_id AND s.created_at > ?)`,
+      )
+      .all(new Date(now - 3600_000).toISOString());
+    this.d.sqlite.transaction(() => {
+      for (const w of wallets) this.d.engine.snapshot(w.agentId, w.walletAddress, solUsd, iso, "hourly");
+    })();
+  }
+
+  /** Runs a tick, then waits what is left of the interval; never two ticks at once. */
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    const loop = async () => {
+      if (this.stopped) return;
+      const began = Date.now();
+      this.running = this.tick().catch((err) => this.log.error("monitor tick failed", { reason: err instanceof Error ? err.message : String(err) }));
+      await this.running;
+      this.running = null;
+      if (this.stopped) return;
+      const wait = Math.max(0, this.d.intervalSeconds * 1000 - (Date.now() - began));
+      this.timer = setTimeout(loop, wait);
+    };
+    void loop();
+  }
+
+  /** Stops the loop and waits for the tick in flight (its trades finish). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    if (this.running) await this.running;
+  }
+}

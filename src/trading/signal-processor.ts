@@ -1,0 +1,178 @@
+import type { Database } from "bun:sqlite";
+import { resolveConfig, type TradingConfig } from "../agents/trading-config.ts";
+import type { Clock } from "../clock.ts";
+import { readBalance } from "../ledgers/balance-ledger.ts";
+import type { Logger } from "../logger.ts";
+import type { MarketDataProvider, TokenMarketData } from "../market/types.ts";
+import { SOL_MINT } from "../money.ts";
+import type { SignalRow, SignalService } from "../signals/signal-service.ts";
+import type { PositionStore } from "./position-store.ts";
+import { checkBeforeMarketData, checkMarketAndBalance, needsMarketData, type EligibilityResult } from "./rules/eligibility.ts";
+import { isExitSignal } from "./rules/exit-signal.ts";
+import { positionSizeSol } from "./rules/position-sizing.ts";
+import type { TradingMode } from "./rules/types.ts";
+import { TradeSkipped, type TradingEngine } from "./trading-engine.ts";
+
+// What a signal does (SPEC "Events" item 1, PRODUCT.md §4): every agent of the signal's owner —
+// and only theirs — is evaluated in order; each refusal is logged with its rule; eligible agents
+// trade. An exit signal (sell / exit / close) closes the positions its owner's agents hold in the
+// token. The outcome per agent is kept in signal_evaluations (the public API's agent signals).
+
+interface AgentCandidate {
+  id: string;
+  userId: string;
+  name: string;
+  tradingMode: TradingMode;
+  automatedTradingSimulation: number;
+  automatedTradingLive: number;
+  overrides: string | null;
+  walletAddress: string | null;
+}
+
+export interface SignalProcessorDeps {
+  sqlite: Database;
+  clock: Clock;
+  logger: Logger;
+  signals: SignalService;
+  positions: PositionStore;
+  engine: TradingEngine;
+  marketData: MarketDataProvider;
+  liveTradingEnabled: boolean;
+}
+
+export class SignalProcessor {
+  private readonly log: Logger;
+  private readonly configCache = new Map<string, TradingConfig>();
+
+  constructor(private readonly d: SignalProcessorDeps) {
+    this.log = d.logger.child({ component: "signals" });
+  }
+
+  private config(overrides: string | null): TradingConfig {
+    const key = overrides ?? "";
+    let c = this.configCache.get(key);
+    if (!c) {
+      c = resolveConfig(overrides ? (JSON.parse(overrides) as Record<string, unknown>) : null);
+      if (this.configCache.size > 10_000) this.configCache.clear();
+      this.configCache.set(key, c);
+    }
+    return c;
+  }
+
+  private candidates(userId: string): AgentCandidate[] {
+    return this.d.sqlite
+      .query<AgentCandidate, [string]>(
+        `SELECT a.id, a.user_id AS userId, a.name, a.trading_mode AS tradingMode,
+                a.automated_trading_simulation AS automatedTradingSimulation, a.automated_trading_live AS automatedTradingLive,
+                c.overrides, w.wallet_address AS walletAddress
+           FROM agents a
+           LEFT JOIN agent_configs c ON c.agent_id = a.id
+           LEFT JOIN agent_wallets w ON w.agent_id = a.id AND w.wallet_type = a.trading_mode
+          WHERE a.user_id = ?
+          ORDER BY a.created_at, a.id`,
+      )
+      .all(userId);
+  }
+
+  private record(signalId: number, agentId: string, eligible: boolean, reason: string | null, outcome: string): void {
+    this.d.sqlite
+      .query("INSERT OR REPLACE INTO signal_evaluations (signal_id, agent_id, eligible, reason, outcome, created_at) VALUES (?, ?, ?, ?, ?, ?)")
+      .run(signalId, agentId, eligible ? 1 : 0, reason, outcome, new Date(this.d.clock.now()).toISOString());
+  }
+
+  /** The queue's handler: processes one signal, at most once per (agent, signal, action). */
+  async process(signalId: number): Promise<void> {
+    const signal = this.d.signals.byId(signalId);
+    if (!signal) return; // deleted before its turn
+    if (signal.processingStatus === "processed" || signal.processingStatus === "expired") return;
+    this.d.signals.markStatus(signal.id, "processing");
+    const agents = this.candidates(signal.userId);
+    if (isExitSignal(signal.signalType)) await this.processExit(signal, agents);
+    else await this.processEntry(signal, agents);
+    this.d.signals.markStatus(signal.id, "processed");
+  }
+
+  private async processExit(signal: SignalRow, agents: AgentCandidate[]): Promise<void> {
+    for (const a of agents) {
+      if (this.d.engine.alreadyTraded(a.id, signal.id, "SELL")) {
+        this.record(signal.id, a.id, true, null, "closed");
+        continue;
+      }
+      const p = this.d.positions.openForAgentToken(a.id, signal.tokenAddress);
+      if (!p) continue;
+      try {
+        await this.d.engine.closePosition(p.id, "signal", { signalId: signal.id });
+        this.record(signal.id, a.id, true, null, "closed");
+      } catch (err) {
+        const reason = err instanceof Error ? err.message : String(err);
+        if (!(err instanceof TradeSkipped)) this.log.warn("exit signal close failed", { signalId: signal.id, agentId: a.id, positionId: p.id, reason });
+        this.record(signal.id, a.id, true, reason, "failed");
+      }
+    }
+  }
+
+  private async processEntry(signal: SignalRow, agents: AgentCandidate[]): Promise<void> {
+    // Market data is fetched at most once per signal, and only if some agent's filter needs it.
+    let market: Promise<TokenMarketData | null> | null = null;
+    const marketData = () =>
+      (market ??= this.d.marketData
+        .getTokens([signal.tokenAddress])
+        .then((m) => m.get(signal.tokenAddress) ?? null)
+        .catch((err) => {
+          this.log.warn("market data unavailable", { signalId: signal.id, tokenAddress: signal.tokenAddress, reason: err instanceof Error ? err.message : String(err) });
+          return null;
+        }));
+    const now = this.d.clock.now();
+
+    for (const a of agents) {
+      // Processed before a crash or restart: the trade key says so; never trade twice.
+      if (this.d.engine.alreadyTraded(a.id, signal.id, "BUY")) {
+        this.record(signal.id, a.id, true, null, "traded");
+        continue;
+      }
+      const config = this.config(a.overrides);
+      const refuse = (r: Extract<EligibilityResult, { eligible: false }>) => {
+        this.log.info("agent not eligible for signal", { signalId: signal.id, agentId: a.id, tokenAddress: signal.tokenAddress, rule: r.rule, reason: r.reason });
+        this.record(signal.id, a.id, false, `${r.rule}: ${r.reason}`, "skipped");
+      };
+      const pre = checkBeforeMarketData({
+        agent: { tradingMode: a.tradingMode, automatedTradingSimulation: Boolean(a.automatedTradingSimulation), automatedTradingLive: Boolean(a.automatedTradingLive) },
+        config,
+        signal: { tokenAddress: signal.tokenAddress, signalStrength: signal.signalStrength },
+        liveTradingEnabled: this.d.liveTradingEnabled,
+        hasWallet: a.walletAddress !== null,
+        hasOpenPositionOnToken: this.d.positions.openForAgentToken(a.id, signal.tokenAddress) !== null,
+        lastTradeAtMs: config.timing.minTimeBetweenTradesSeconds > 0 ? this.d.positions.lastTradeAt(a.id) : null,
+        nowMs: now,
+      });
+      if (!pre.eligible) {
+        refuse(pre);
+        continue;
+      }
+      const wallet = a.walletAddress as string;
+      const solBalance = readBalance({ sqlite: this.d.sqlite }, { agentId: a.id, walletAddress: wallet, tokenAddress: SOL_MINT });
+      const size = positionSizeSol(config.positionSizing, solBalance);
+      const md = needsMarketData(config.filters) ? await marketData() : null;
+      const post = checkMarketAndBalance({
+        config,
+        tokenAddress: signal.tokenAddress,
+        marketData: md ? { marketCap: md.marketCapUsd, liquidity: md.liquidityUsd } : null,
+        solBalance,
+        tradeSizeSol: size,
+      });
+      if (!post.eligible) {
+        refuse(post);
+        continue;
+      }
+      const positionId = await this.d.engine.openPosition({
+        agent: { id: a.id, userId: a.userId, name: a.name, tradingMode: a.tradingMode },
+        config,
+        walletAddress: wallet,
+        signal: { id: signal.id, tokenAddress: signal.tokenAddress, symbol: signal.symbol },
+        sizeSol: size,
+        marketSymbol: md?.symbol ?? null,
+      });
+      this.record(signal.id, a.id, true, null, positionId ? "traded" : "failed");
+    }
+  }
+}

@@ -1,0 +1,52 @@
+import { TradingError } from "../errors.ts";
+import type { QuoteProvider } from "../market/types.ts";
+import { Big, SOL_MINT } from "../money.ts";
+import { simulationSwapFeeSol } from "./rules/fees.ts";
+import { checkSlippage, SLIPPAGE_EXCEEDED_MESSAGE } from "./rules/slippage.ts";
+import type { SwapFill, SwapRequest, TradeExecutor } from "./executor.ts";
+
+/**
+ * Paper trading on real quotes (PRODUCT.md §4): the fill is the aggregator's quote (amounts,
+ * route, price impact), and each swap is charged the network fee plus the configured priority fee,
+ * so simulated results are not better than live ones would be. Nothing touches a chain.
+ */
+export class SimulationExecutor implements TradeExecutor {
+  readonly mode = "simulation" as const;
+
+  constructor(
+    private readonly quotes: QuoteProvider,
+    private readonly priorityFeeSol: number,
+  ) {}
+
+  async swap(req: SwapRequest): Promise<SwapFill> {
+    const slip = checkSlippage(req.slippageBps, { maxBps: req.maxBps });
+    if (!slip.ok) throw new TradingError(slip.message, slip.details);
+    const quote = await this.quotes.quote({
+      inputMint: req.side === "BUY" ? SOL_MINT : req.tokenMint,
+      outputMint: req.side === "BUY" ? req.tokenMint : SOL_MINT,
+      amount: req.amountAtomic.toString(),
+      slippageBps: req.slippageBps,
+    });
+    assertPriceImpact(quote.priceImpactPct, req.maxBps);
+    const outputAtomic = BigInt(quote.outAmount);
+    if (outputAtomic <= 0n) throw new TradingError("The quote returned no output amount");
+    return {
+      inputAtomic: BigInt(quote.inAmount),
+      outputAtomic,
+      feesSol: simulationSwapFeeSol(this.priorityFeeSol),
+      routes: quote.routeLabels,
+      priceImpactPct: quote.priceImpactPct,
+      slippageBps: req.slippageBps,
+      txHash: `sim_${crypto.randomUUID().replace(/-/g, "")}`,
+      status: "confirmed",
+    };
+  }
+}
+
+/** A quote whose price impact alone exceeds slippage.maxBps would fill worse than allowed. */
+export function assertPriceImpact(priceImpactPct: string, maxBps: number): void {
+  const impactBps = new Big(priceImpactPct || "0").abs().times(10_000);
+  if (impactBps.gt(maxBps)) {
+    throw new TradingError(SLIPPAGE_EXCEEDED_MESSAGE, { requested: Number(impactBps.toFixed(2)), maximum: maxBps });
+  }
+}

@@ -1,0 +1,126 @@
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { Big } from "../../src/money.ts";
+import { json } from "../helpers/context.ts";
+import { MINT, MINT2, startTrading, type TradingContext } from "../helpers/trading.ts";
+
+let t: TradingContext;
+beforeEach(async () => {
+  t = await startTrading();
+});
+afterEach(() => t.close());
+
+describe("signal → position", () => {
+  test("an eligible agent buys 5% of its SOL at the aggregator's quote; every record is consistent", async () => {
+    const agent = await t.createAgent();
+    const signal = await t.postSignal();
+    await t.settle();
+
+    // 5% of 10 SOL = 0.5 SOL swapped; fees 0.000005 + 0.0001.
+    expect(t.solBalance(agent.id)).toBe("9.499895");
+    // 0.5 SOL × $100 / $0.01 = 5000 tokens.
+    expect(t.tokenBalance(agent.id)).toBe("5000");
+
+    const [pos, ...rest] = await t.positions(agent.id);
+    expect(rest.length).toBe(0);
+    expect(pos).toMatchObject({
+      agentId: agent.id,
+      walletAddress: agent.walletAddress,
+      tokenAddress: MINT,
+      tokenSymbol: "BONK",
+      purchase: { priceNative: 0.0001, priceUsd: 0.01, amount: 5000 },
+      current: { priceNative: 0.0001, priceUsd: 0.01, valueNative: 0.5, valueUsd: 50 },
+      stopLoss: { percentage: 25, peakPrice: 0.0001 },
+      takeProfit: { remainingAmount: 5000, levelsHit: 0, realizedProfitSol: 0, moonBagActivated: false, moonBagAmount: null },
+    });
+    // P/L at the entry price is minus the fees.
+    expect(pos.profitLoss.native).toBeCloseTo(-0.000105, 9);
+    expect(pos.profitLoss.priceChangePercent).toBe(0);
+
+    const txs = await json(await t.ctx.request("GET", `/api/v1/agent-transactions?agentId=${agent.id}`, { token: t.token }));
+    expect(txs.length).toBe(1);
+    expect(txs[0]).toMatchObject({
+      transactionType: "BUY",
+      signalId: signal.id,
+      inputMint: "So11111111111111111111111111111111111111112",
+      inputAmount: "0.5",
+      outputMint: MINT,
+      outputAmount: "5000",
+      fees: "0.000105",
+      routes: ["Raydium"],
+      slippage: "300",
+      priceImpact: "0",
+      isDca: false,
+      isTakeProfit: false,
+    });
+    expect(pos.purchase.transaction.id).toBe(txs[0].id);
+    expect(t.count("trade_idempotency", "agent_id = ? AND signal_id = ? AND action = 'BUY'", agent.id, signal.id)).toBe(1);
+    expect(t.count("balance_snapshots", "agent_id = ? AND reason = 'trade'", agent.id)).toBe(1);
+    const status = t.ctx.database.sqlite.query<{ s: string }, [number]>("SELECT processing_status AS s FROM trading_signals WHERE id = ?").get(signal.id)!.s;
+    expect(status).toBe("processed");
+  });
+
+  test("signals never cross users: another user's agents do not act", async () => {
+    const other = await (await import("../helpers/context.ts")).createUser(t.ctx);
+    const theirs = await t.createAgent({ token: other.token });
+    const mine = await t.createAgent();
+    await t.postSignal();
+    await t.settle();
+    expect(t.count("positions", "agent_id = ?", theirs.id)).toBe(0);
+    expect(t.count("positions", "agent_id = ?", mine.id)).toBe(1);
+  });
+
+  test("one position per token: a second signal on the same token buys nothing more", async () => {
+    const agent = await t.createAgent();
+    await t.postSignal();
+    await t.settle();
+    const s2 = await t.postSignal({ signalStrength: 5 });
+    await t.settle();
+    expect(t.count("positions", "agent_id = ?", agent.id)).toBe(1);
+    const ev = t.ctx.database.sqlite.query<{ reason: string }, [number, string]>("SELECT reason FROM signal_evaluations WHERE signal_id = ? AND agent_id = ?").get(s2.id, agent.id);
+    expect(ev?.reason).toStartWith("open_position");
+    // Another token is fine.
+    await t.postSignal({ tokenAddress: MINT2, symbol: "WIF" });
+    await t.settle();
+    expect(t.count("positions", "agent_id = ?", agent.id)).toBe(2);
+  });
+
+  test("a failed trade leaves everything unchanged and is logged", async () => {
+    const agent = await t.createAgent();
+    t.fake.inject("jupiter.quote", { status: 500, body: { error: "boom" } }, { status: 500, body: { error: "boom" } }, { status: 500, body: { error: "boom" } });
+    const signal = await t.postSignal();
+    await t.settle();
+    expect(t.solBalance(agent.id)).toBe("10");
+    expect(t.tokenBalance(agent.id)).toBe("0");
+    expect(t.count("positions")).toBe(0);
+    expect(t.count("agent_transactions")).toBe(0);
+    expect(t.count("trade_idempotency")).toBe(0);
+    const line = t.ctx.logs.map((l) => JSON.parse(l)).find((l) => l.msg === "trade failed");
+    expect(line).toMatchObject({ agentId: agent.id, signalId: signal.id, tokenAddress: MINT, side: "buy" });
+    expect(line.reason).toContain("swapAggregator");
+    // The next signal trades normally.
+    await t.postSignal({ signalStrength: 5 });
+    await t.settle();
+    expect(t.count("positions")).toBe(1);
+  });
+
+  test("a quote whose price impact exceeds slippage.maxBps is refused; within it, it fills", async () => {
+    const strict = await t.createAgent({ config: { slippage: { defaultBps: 50, maxBps: 100 } } });
+    const loose = await t.createAgent({ config: { slippage: { defaultBps: 50, maxBps: 1000 } } });
+    t.fake.quote.priceImpactPct = "0.05"; // 500 bps
+    await t.postSignal();
+    await t.settle();
+    expect(t.count("positions", "agent_id = ?", strict.id)).toBe(0);
+    expect(t.count("positions", "agent_id = ?", loose.id)).toBe(1);
+    const failed = t.ctx.logs.map((l) => JSON.parse(l)).filter((l) => l.msg === "trade failed");
+    expect(failed.length).toBe(1);
+    expect(failed[0]).toMatchObject({ agentId: strict.id, reason: "Slippage exceeds maximum allowed", details: { requested: 500, maximum: 100 } });
+    expect(t.solBalance(strict.id)).toBe("10");
+  });
+
+  test("fixed sizing buys fixedAmountSol", async () => {
+    const agent = await t.createAgent({ config: { positionSizing: { type: "fixed", fixedAmountSol: 1.25 } } });
+    await t.postSignal();
+    await t.settle();
+    expect(new Big(t.solBalance(agent.id)).toFixed()).toBe("8.749895");
+  });
+});
