@@ -105,7 +105,8 @@ export class HttpClient {
     const url = this.url(path, query);
     const ctl = new AbortController();
     const onAbort = () => ctl.abort();
-    signal.addEventListener("abort", onAbort, { once: true });
+    if (signal.aborted) ctl.abort(); // stopped while waiting for the limiter: never connect
+    else signal.addEventListener("abort", onAbort, { once: true });
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;

@@ -276,6 +276,10 @@ export class SolPriceService implements SolPriceSource {
       try {
         const res = await hermes.openStream(ctl.signal);
         if (!res.body) throw new Error("stream response without a body");
+        if (!this.started || ctl.signal.aborted) {
+          await res.body.cancel().catch(() => {});
+          break;
+        }
         this.connects++;
         failures = 0;
         this.deps.logger.info("SOL price stream connected", { connects: this.connects });
