@@ -64,7 +64,17 @@ const filters = {
 export const SwapListQuery = z.object({ ...filters, ...pagination(100, 1000) });
 
 /** Same filters; without `limit` the export holds every matching row (docs/decisions.md). */
-export const SwapExportQuery = z.object({ ...filters, limit: pagination(100, 1000).limit.optional(), offset: pagination(100, 1000).offset });
+export const SwapExportQuery = z.object({
+  ...filters,
+  limit: z.coerce
+    .number({ error: "limit must be a whole number" })
+    .int({ error: "limit must be a whole number" })
+    .min(1, { error: "limit must be at least 1" })
+    .max(1000, { error: "limit must be at most 1000" })
+    .optional()
+    .openapi({ param: { name: "limit", in: "query" }, example: 100 }),
+  offset: pagination(100, 1000).offset,
+});
 
 export const SWAP_CSV_COLUMNS = [
   "id",
@@ -87,8 +97,12 @@ const optionalId = (field: string) =>
     .max(255, { error: `${field} must be at most 255 characters` })
     .nullable()
     .optional();
+const SIGNAL_ID_MESSAGE = "signalId must be a signal id (whole number)";
 const signalId = z
-  .union([z.string().regex(/^\d+$/), z.number().int().positive()], { error: "signalId must be a signal id (whole number)" })
+  .union([
+    z.string({ error: SIGNAL_ID_MESSAGE }).regex(/^\d+$/, { error: SIGNAL_ID_MESSAGE }),
+    z.number({ error: SIGNAL_ID_MESSAGE }).int({ error: SIGNAL_ID_MESSAGE }).positive({ error: SIGNAL_ID_MESSAGE }),
+  ], { error: SIGNAL_ID_MESSAGE })
   .transform((v) => String(v))
   .nullable()
   .optional();
