@@ -68,6 +68,8 @@ export const configSchema = z.object({
   SIGNAL_RATE_LIMIT_PER_MINUTE: int(120, 1, 1000000),
   DATA_SOURCES_RATE_LIMIT_PER_MINUTE: int(30, 1, 100000),
   WALLETS_RATE_LIMIT_PER_MINUTE: int(5, 1, 100000),
+  /** Comment frames on idle GET /events streams, so proxies and clients keep the connection. */
+  EVENTS_HEARTBEAT_SECONDS: decimal(15, 0.01, 3600),
 
   SIMULATION_INITIAL_SOL: decimal(10, 0, 1_000_000_000),
   SIMULATION_PRIORITY_FEE_SOL: decimal(0.0001, 0, 1),
@@ -86,6 +88,20 @@ export const configSchema = z.object({
   SOL_PRICE_FEED_URL: sourceUrl("https://api.jup.ag"),
   SWAP_AGGREGATOR_URL: sourceUrl("https://api.jup.ag"),
   SWAP_AGGREGATOR_API_KEY: optionalSecret,
+  /**
+   * Client-side pacing of every Jupiter call (price, quote, swap), requests per minute. Empty: the
+   * published limit of the tier in use (keyless about 30, with a key 60). Raise it for a paid tier,
+   * or for load tests against a local fake (the benchmark does).
+   */
+  SWAP_AGGREGATOR_REQUESTS_PER_MINUTE: z.preprocess(
+    (v) => (v === "" ? undefined : v),
+    z.coerce
+      .number({ error: "must be a whole number" })
+      .int({ error: "must be a whole number" })
+      .min(1, { error: "must be at least 1" })
+      .max(100_000_000, { error: "must be at most 100000000" })
+      .optional(),
+  ),
   MARKET_DATA_URL: sourceUrl("https://api.dexscreener.com"),
   LIQUIDITY_CHECKS: bool(true),
   WHALE_DATA_URL: sourceUrl("https://public-api.birdeye.so"),

@@ -38,6 +38,13 @@ export const DEFAULT_LIMITS = {
   whaleData: { intervalMs: 1_000 },
 } as const satisfies Record<string, RateLimit>;
 
+/** Jupiter's pacing: SWAP_AGGREGATOR_REQUESTS_PER_MINUTE when set, else the published limit of the tier. */
+export function swapAggregatorLimit(config: Pick<Config, "SWAP_AGGREGATOR_API_KEY" | "SWAP_AGGREGATOR_REQUESTS_PER_MINUTE">): RateLimit {
+  const perMinute = config.SWAP_AGGREGATOR_REQUESTS_PER_MINUTE;
+  if (perMinute !== undefined) return { intervalMs: 60_000 / perMinute };
+  return config.SWAP_AGGREGATOR_API_KEY ? DEFAULT_LIMITS.jupiterKeyed : DEFAULT_LIMITS.jupiterKeyless;
+}
+
 export interface MarketOptions {
   /** Sleeps of the retry back-off and the rate limiters (tests: a virtual timer). */
   timer?: Timer;
@@ -73,7 +80,7 @@ export function createMarket(config: Config, deps: MarketDeps, opts: MarketOptio
   // client-side limiter, and the key, when they point at the same host (the default).
   const swapKey = config.SWAP_AGGREGATOR_API_KEY;
   const swapHeaders: Record<string, string> = swapKey ? { "x-api-key": swapKey } : {};
-  const swapLimiter = limiter(opts.limits?.jupiter ?? (swapKey ? DEFAULT_LIMITS.jupiterKeyed : DEFAULT_LIMITS.jupiterKeyless));
+  const swapLimiter = limiter(opts.limits?.jupiter ?? swapAggregatorLimit(config));
   const swapHttp = config.SWAP_AGGREGATOR_URL ? client("swapAggregator", config.SWAP_AGGREGATOR_URL, swapHeaders, swapLimiter) : null;
   const sameJupiter = config.SOL_PRICE_FEED_URL !== "" && config.SOL_PRICE_FEED_URL === config.SWAP_AGGREGATOR_URL;
   const solFeedHttp = config.SOL_PRICE_FEED_URL
