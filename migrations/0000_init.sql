@@ -173,6 +173,27 @@ CREATE TABLE `historical_swaps` (
 --> statement-breakpoint
 CREATE INDEX `historical_swaps_agent_sale_idx` ON `historical_swaps` (`agent_id`,`sale_time`);--> statement-breakpoint
 CREATE UNIQUE INDEX `historical_swaps_position_uq` ON `historical_swaps` (`position_id`);--> statement-breakpoint
+CREATE TABLE `live_trades` (
+	`signature` text PRIMARY KEY NOT NULL,
+	`agent_id` text NOT NULL,
+	`wallet_address` text NOT NULL,
+	`token_address` text NOT NULL,
+	`side` text NOT NULL,
+	`input_atomic` text NOT NULL,
+	`expected_output_atomic` text NOT NULL,
+	`token_decimals` integer NOT NULL,
+	`last_valid_block_height` integer NOT NULL,
+	`status` text NOT NULL,
+	`intent` text,
+	`transaction_id` text,
+	`error` text,
+	`created_at` text NOT NULL,
+	`updated_at` text NOT NULL,
+	FOREIGN KEY (`agent_id`) REFERENCES `agents`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE INDEX `live_trades_status_idx` ON `live_trades` (`status`);--> statement-breakpoint
+CREATE INDEX `live_trades_agent_token_idx` ON `live_trades` (`agent_id`,`token_address`);--> statement-breakpoint
 CREATE TABLE `positions` (
 	`id` text PRIMARY KEY NOT NULL,
 	`agent_id` text NOT NULL,

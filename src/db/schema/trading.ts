@@ -203,3 +203,38 @@ export const historicalSwaps = sqliteTable(
     uniqueIndex("historical_swaps_position_uq").on(t.positionId),
   ],
 );
+
+/**
+ * Journal of live swaps (issue: live trading; PRODUCT.md §5 "a trade whose outcome is unknown is
+ * never re-sent: it is reconciled from the chain by signature"). A row is written BEFORE
+ * sendTransaction, keyed by the transaction's signature (known once signed), so a swap that was
+ * sent is never forgotten, even across a crash. status: sending (written ahead, executor still
+ * confirming) → confirmed | failed | expired, or pending (handed to the reconciler with its
+ * intent) → confirmed | failed | expired. A row that never left the machine is deleted.
+ */
+export const liveTrades = sqliteTable(
+  "live_trades",
+  {
+    signature: text("signature").primaryKey(),
+    agentId: text("agent_id")
+      .notNull()
+      .references(() => agents.id, { onDelete: "cascade" }),
+    walletAddress: text("wallet_address").notNull(),
+    tokenAddress: text("token_address").notNull(),
+    side: text("side", { enum: ["BUY", "SELL"] }).notNull(),
+    /** Input amount sent (atomic units) and the quote's expected output. */
+    inputAtomic: text("input_atomic").notNull(),
+    expectedOutputAtomic: text("expected_output_atomic").notNull(),
+    tokenDecimals: integer("token_decimals").notNull(),
+    lastValidBlockHeight: integer("last_valid_block_height").notNull(),
+    status: text("status").notNull(),
+    /** What the trade was for (open, dca, take_profit, close) as JSON; set when it is pending. */
+    intent: text("intent"),
+    /** The agent_transactions row recorded for it (pending, then confirmed or failed). */
+    transactionId: text("transaction_id"),
+    error: text("error"),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [index("live_trades_status_idx").on(t.status), index("live_trades_agent_token_idx").on(t.agentId, t.tokenAddress)],
+);
