@@ -80,8 +80,21 @@ export class SignalProcessor {
       .run(signalId, agentId, eligible ? 1 : 0, reason, outcome, new Date(this.d.clock.now()).toISOString());
   }
 
+  /** Runs in flight, by signal id: a second caller joins the first run instead of starting another. */
+  private readonly inFlight = new Map<number, Promise<void>>();
+
   /** The queue's handler: processes one signal, at most once per (agent, signal, action). */
-  async process(signalId: number): Promise<void> {
+  process(signalId: number): Promise<void> {
+    // The trade key is checked before the swap but written after it, so two concurrent runs of one
+    // signal would both swap (a live swap cannot be undone) before one of them is refused.
+    const running = this.inFlight.get(signalId);
+    if (running) return running;
+    const run = this.processOnce(signalId).finally(() => this.inFlight.delete(signalId));
+    this.inFlight.set(signalId, run);
+    return run;
+  }
+
+  private async processOnce(signalId: number): Promise<void> {
     const signal = this.d.signals.byId(signalId);
     if (!signal) return; // deleted before its turn
     if (signal.processingStatus === "processed" || signal.processingStatus === "expired") return;

@@ -336,6 +336,10 @@ export class TradingEngine {
     const ctx = { agentId: p.agentId, positionId: p.id, tokenAddress: p.tokenAddress, dcaOrder: order };
     try {
       const config = resolveConfig(p.configOverrides ? JSON.parse(p.configOverrides) : null);
+      // Refuse before swapping, as openPosition does: a live swap cannot be taken back when the
+      // settling debit finds the SOL missing. The debit inside the transaction stays the authority.
+      const available = readBalance({ sqlite: this.d.sqlite }, { agentId: p.agentId, walletAddress: p.walletAddress, tokenAddress: SOL_MINT });
+      if (available.lt(amountSol)) throw new TradingError("Insufficient SOL balance", { required: decNum(amountSol), available: decNum(available) });
       const solUsd = await this.solUsd();
       const fill = await this.executorFor(mode).swap({
         agentId: p.agentId,

@@ -91,7 +91,8 @@ export function agentPositionRoutes(s: Services) {
     .openapi(close, async (c) => {
       const { agentId, positionId } = c.req.valid("param");
       const userId = c.get("auth").userId;
-      requireOwnedAgent(s.database, userId, agentId);
+      // No separate agent check: SPEC lists only 404 "Position not found" for the close, so an
+      // unknown or foreign agent answers like a missing position (the engine matches both ids).
       // Manual closes bypass stop-loss and DCA (SPEC facts): they go straight to the sale.
       const reason = c.req.valid("json")?.reason ?? "manual";
       return c.json(await s.trading.engine.closePosition(positionId, reason, { userId, agentId }), 200);
