@@ -231,6 +231,7 @@ CREATE TABLE `positions` (
 --> statement-breakpoint
 CREATE UNIQUE INDEX `positions_one_open_per_token_uq` ON `positions` (`agent_id`,`token_address`) WHERE status = 'open';--> statement-breakpoint
 CREATE INDEX `positions_status_idx` ON `positions` (`status`);--> statement-breakpoint
+CREATE INDEX `positions_agent_status_idx` ON `positions` (`agent_id`,`status`);--> statement-breakpoint
 CREATE TABLE `signal_evaluations` (
 	`signal_id` integer NOT NULL,
 	`agent_id` text NOT NULL,

@@ -169,6 +169,10 @@ export const positions = sqliteTable(
       .on(t.agentId, t.tokenAddress)
       .where(sql`status = 'open'`),
     index("positions_status_idx").on(t.status),
+    // "This agent's open positions" (the snapshot after every trade, position lists, wallet
+    // checks): without it SQLite picks positions_status_idx and walks every open position of every
+    // agent, which made a 1,000-agent fan-out quadratic (bench/ "Performance").
+    index("positions_agent_status_idx").on(t.agentId, t.status),
   ],
 );
 
