@@ -26,6 +26,7 @@ import { MarketPricedPositions } from "./trading/position-view.ts";
 import { SignalProcessor } from "./trading/signal-processor.ts";
 import { SimulationExecutor } from "./trading/simulation-executor.ts";
 import { TradingEngine } from "./trading/trading-engine.ts";
+import { createLiveTrading, type LiveTrading, type LiveTradingOptions } from "./trading/live-trading.ts";
 import { SignalQueue } from "./signals/signal-queue.ts";
 import { SignalService } from "./signals/signal-service.ts";
 import { AgentService, initialSolText } from "./agents/agent-service.ts";
@@ -89,6 +90,8 @@ export interface Services {
     engine: TradingEngine;
     processor: SignalProcessor;
     monitor: PositionMonitor;
+    /** Live trading on Solana (src/trading/live-*.ts); null when SOLANA_RPC_URL is empty. */
+    live: LiveTrading | null;
   };
   /** priceSol of GET /agent-balances. */
   tokenPriceLookup: TokenPriceLookup;
@@ -124,6 +127,8 @@ export interface ServiceOptions {
   depositChecker?: LiveDepositChecker;
   /** Trade executors by mode; simulation defaults to quotes from the swap aggregator. */
   executors?: Partial<Record<"simulation" | "live", TradeExecutor>>;
+  /** Live trading tuning (confirmation polling, RPC timeout): tests. */
+  live?: LiveTradingOptions;
 }
 
 export function createServices(config: Config, database: DatabaseHandle, opts: ServiceOptions = {}): Services {
@@ -134,7 +139,8 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
     opts.logger ??
     createLogger({
       level: config.LOG_LEVEL,
-      secrets: () => [...secretStrings, ...(opts.secrets?.() ?? [])],
+      // WALLET_N secrets (every text form) are scrubbed from every line as a last defence.
+      secrets: () => [...secretStrings, ...(opts.secrets?.() ?? []), ...(opts.liveWallets?.redactionStrings() ?? [])],
     });
   const passwords = createPasswordHasher(opts.passwordCost);
   const signer = new TokenSigner(jwtSecret, clock);
@@ -182,16 +188,23 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
   // Agents, wallets and ledgers (issue 3).
   const agents = new AgentService(database, clock, logger, initialSolText(config.SIMULATION_INITIAL_SOL));
   const liveWallets = opts.liveWallets ?? LiveWalletRegistry.empty();
-  const wallets = new WalletService(database, clock, logger, liveWallets, agents, opts.depositChecker);
+  // Live trading (issue 6): RPC, swap journal, executor, settlement, reconciler, deposit checks.
+  const live = createLiveTrading(
+    config,
+    { database, clock, logger, events, metrics, market, wallets: liveWallets, snapshot: (...a) => engine.snapshot(...a), solUsd: () => engine.solUsd() },
+    opts.live,
+  );
+  const wallets = new WalletService(database, clock, logger, liveWallets, agents, opts.depositChecker ?? live?.deposits);
   const tokenPriceLookup = opts.tokenPriceLookup ?? new MarketTokenPriceLookup(market, new StoredPositionPriceLookup(database));
   // The trading engine (issue 5): one execution path for every trade, behind per-mode executors.
   const positionStore = new PositionStore(database.sqlite);
   const locks = new PositionLocks();
   const executors: Partial<Record<"simulation" | "live", TradeExecutor>> = {
     ...(market.quotes.configured ? { simulation: new SimulationExecutor(market.quotes, config.SIMULATION_PRIORITY_FEE_SOL) } : {}),
+    ...(live?.executor ? { live: live.executor } : {}),
     ...opts.executors,
   };
-  const engine = new TradingEngine({ sqlite: database.sqlite, clock, logger, events, metrics, market, executors, positions: positionStore, locks });
+  const engine = new TradingEngine({ sqlite: database.sqlite, clock, logger, events, metrics, market, executors, positions: positionStore, locks, live: live?.settlement });
   const processor = new SignalProcessor({
     sqlite: database.sqlite,
     clock,
@@ -213,6 +226,7 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
     engine,
     tokenPrices: market.tokenPrices,
     intervalSeconds: config.MONITOR_INTERVAL_SECONDS,
+    live: live ?? undefined,
   });
   lifecycle.onStart(() => monitor.start(), "position monitor");
   lifecycle.onShutdown(() => monitor.stop(), "position monitor");
@@ -245,7 +259,7 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
     agentTransactions: new AgentTransactionService(database, clock, logger),
     historicalSwaps: new HistoricalSwapService(database, clock, logger),
     openPositions,
-    trading: { positions: positionStore, locks, engine, processor, monitor },
+    trading: { positions: positionStore, locks, engine, processor, monitor, live },
     tokenPriceLookup,
     onStart: (fn, label) => lifecycle.onStart(fn, label),
     onShutdown: (fn, label) => lifecycle.onShutdown(fn, label),

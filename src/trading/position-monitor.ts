@@ -35,6 +35,16 @@ export interface PositionMonitorDeps {
   engine: TradingEngine;
   tokenPrices: TokenPriceProvider;
   intervalSeconds: number;
+  /**
+   * Live trading (src/trading/live-trading.ts): pending live swaps are reconciled by signature at
+   * the start of each tick; a position whose swap is still in doubt, or whose agent may not trade
+   * live automatically (LIVE_TRADING_ENABLED, automatedTradingLive), is priced but not acted on.
+   */
+  live?: {
+    reconcile(): Promise<unknown>;
+    pendingFor(agentId: string, tokenAddress: string): boolean;
+    automaticAllowed(agentId: string): boolean;
+  };
 }
 
 interface Planned {
@@ -92,6 +102,9 @@ export class PositionMonitor {
   async tick(): Promise<TickReport> {
     const started = performance.now();
     const report: TickReport = { positions: 0, priced: 0, actions: 0, closed: 0, failed: 0, durationMs: 0 };
+    if (this.d.live) {
+      await this.d.live.reconcile().catch((err) => this.log.warn("live reconciliation failed", { reason: err instanceof Error ? err.message : String(err) }));
+    }
     const open = this.d.positions.allOpen();
     report.positions = open.length;
     if (open.length > 0) {
@@ -122,7 +135,7 @@ export class PositionMonitor {
         const peak = decStr(decision.peakPriceSol);
         updates.push([decStr(priceSol), decStr(new Big(price.usd), 12), peak, p.id]);
         if (decision.peakChanged) peaks.push({ p, peak });
-        if (decision.action.kind !== "none") planned.push({ position: p, config, priceSol, action: decision.action });
+        if (decision.action.kind !== "none" && !this.liveHeld(p)) planned.push({ position: p, config, priceSol, action: decision.action });
       }
       // Current and peak prices of every position in one transaction: a restart loses nothing.
       const upd = this.d.sqlite.query<unknown, [string, string, string, string, string]>(
@@ -147,6 +160,18 @@ export class PositionMonitor {
     this.lastTick = report;
     this.lastTickAt = this.d.clock.now();
     return report;
+  }
+
+  /** A live position the monitor must leave alone this tick (see PositionMonitorDeps.live). */
+  private liveHeld(p: PositionRecord): boolean {
+    if (p.tradingMode !== "live") return false;
+    if (!this.d.live) return false; // no live trading configured: the engine refuses the trade itself
+    if (this.d.live.pendingFor(p.agentId, p.tokenAddress)) return true;
+    if (!this.d.live.automaticAllowed(p.agentId)) {
+      this.log.debug("live rule not acted on: automatic live trading is off", { positionId: p.id, agentId: p.agentId });
+      return true;
+    }
+    return false;
   }
 
   /** Executes one position's action under its lock, re-deciding on the fresh row. */

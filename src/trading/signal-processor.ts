@@ -113,6 +113,12 @@ export class SignalProcessor {
       }
       const p = this.d.positions.openForAgentToken(a.id, signal.tokenAddress);
       if (!p) continue;
+      // An exit signal is an automatic trade: a live position needs both live switches (issue: live trading).
+      if (p.tradingMode === "live" && !(this.d.liveTradingEnabled && a.automatedTradingLive)) {
+        this.log.info("exit signal not acted on: automatic live trading is off", { signalId: signal.id, agentId: a.id, positionId: p.id });
+        this.record(signal.id, a.id, false, "live_trading: automatic live trading is off for this agent or globally", "skipped");
+        continue;
+      }
       try {
         await this.d.engine.closePosition(p.id, "signal", { signalId: signal.id });
         this.record(signal.id, a.id, true, null, "closed");
@@ -185,7 +191,8 @@ export class SignalProcessor {
         sizeSol: size,
         marketSymbol: md?.symbol ?? null,
       });
-      this.record(signal.id, a.id, true, null, positionId ? "traded" : "failed");
+      // A live swap sent but not yet confirmed wrote its trade key: "pending" until reconciled.
+      this.record(signal.id, a.id, true, null, positionId ? "traded" : this.d.engine.alreadyTraded(a.id, signal.id, "BUY") ? "pending" : "failed");
     }
   }
 }

@@ -11,6 +11,7 @@ import type { Market } from "../market/types.ts";
 import type { Metrics } from "../metrics/metrics.ts";
 import { Big, decNum, decStr, fromAtomic, SOL_DECIMALS, SOL_MINT, toAtomic } from "../money.ts";
 import type { SwapFill, TradeExecutor } from "./executor.ts";
+import { LiveTradePendingError, type LiveSettlement } from "./live-settlement.ts";
 import type { PositionLocks } from "./position-locks.ts";
 import type { PositionRecord, PositionStore } from "./position-store.ts";
 import { applyDcaFill } from "./rules/dca.ts";
@@ -68,6 +69,8 @@ export interface TradingEngineDeps {
   executors: Partial<Record<TradingMode, TradeExecutor>>;
   positions: PositionStore;
   locks: PositionLocks;
+  /** Live fills are recorded from the chain (src/trading/live-settlement.ts), not by the ledger debit below. */
+  live?: LiveSettlement;
 }
 
 const lamportsToSol = (l: bigint) => fromAtomic(l, SOL_DECIMALS);
@@ -244,6 +247,11 @@ export class TradingEngine {
         slippageBps,
         maxBps: config.slippage.maxBps,
       });
+      // Live: recorded from the chain, or as a pending trade reconciled by signature (live-settlement.ts).
+      if (mode === "live" && this.d.live) {
+        const symbol = signal.symbol || req.marketSymbol || signal.tokenAddress.slice(0, 6);
+        return this.d.live.afterOpenSwap({ agentId: agent.id, userId: agent.userId, walletAddress: req.walletAddress, signalId: signal.id, tokenAddress: signal.tokenAddress, symbol, decimals }, fill, solUsd);
+      }
       const solSwapped = lamportsToSol(fill.inputAtomic);
       const tokens = fromAtomic(fill.outputAtomic, decimals);
       const entrySol = solSwapped.div(tokens);
@@ -351,6 +359,7 @@ export class TradingEngine {
         slippageBps: resolveSlippageBps(null, config.slippage),
         maxBps: config.slippage.maxBps,
       });
+      if (mode === "live" && this.d.live) return this.d.live.afterDcaSwap(p, order, fill, solUsd);
       const solSwapped = lamportsToSol(fill.inputAtomic);
       const tokens = fromAtomic(fill.outputAtomic, p.tokenDecimals);
       const next = applyDcaFill(
@@ -456,6 +465,7 @@ export class TradingEngine {
           slippageBps: resolveSlippageBps(null, config.slippage),
           maxBps: config.slippage.maxBps,
         });
+        if (mode === "live" && this.d.live) return this.d.live.afterSellSwap(p, opts, fill, solUsd);
       } else {
         // Nothing left to sell (take-profit sold it all): the close records the outcome only.
         fill = { inputAtomic: 0n, outputAtomic: 0n, feesSol: new Big(0), routes: [], priceImpactPct: "0", slippageBps: 0, txHash: "", status: "confirmed" };
@@ -596,7 +606,7 @@ export class TradingEngine {
       }
       return result;
     } catch (err) {
-      if (err instanceof TradeSkipped) throw err;
+      if (err instanceof TradeSkipped || err instanceof LiveTradePendingError) throw err;
       this.tradeFailed(ctx, p.userId, "sell", mode, err);
       throw err;
     }

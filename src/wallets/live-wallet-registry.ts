@@ -81,6 +81,23 @@ export class LiveWalletRegistry {
     return tx;
   }
 
+  /**
+   * The secrets' text forms, for the logger's scrubber ONLY (createServices hands this to
+   * createLogger's `secrets`): base58 and JSON-array forms of each secret key and of its 32-byte
+   * seed, plus hex and base64, so a line that somehow carries one prints [REDACTED] instead.
+   * Nothing else may call it.
+   */
+  redactionStrings(): string[] {
+    const out: string[] = [];
+    for (const kp of this.#keys.values()) {
+      for (const bytes of [kp.secretKey, kp.secretKey.slice(0, 32)]) {
+        const arr = Array.from(bytes);
+        out.push(bs58.encode(bytes), JSON.stringify(arr), arr.join(", "), Buffer.from(bytes).toString("hex"), Buffer.from(bytes).toString("base64"));
+      }
+    }
+    return out;
+  }
+
   // A registry that reaches JSON.stringify or util.inspect (a careless log line) shows addresses only.
   toJSON(): { liveWallets: string[] } {
     return { liveWallets: this.addresses() };

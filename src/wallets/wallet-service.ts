@@ -35,9 +35,9 @@ export interface UserWalletView extends AgentWalletView {
 }
 
 /**
- * The live-trading issue's deposit check (compare on-chain balances with the recorded ones,
- * record the deposit). Absent until that module is wired in; live check-deposits then answers
- * 503 SERVICE_NOT_CONFIGURED.
+ * The live deposit check (src/wallets/live-balances.ts: compare on-chain balances with the
+ * recorded ones, record the deposit). Absent when SOLANA_RPC_URL is empty; live check-deposits
+ * then answers 503 SERVICE_NOT_CONFIGURED.
  */
 export interface LiveDepositChecker {
   checkDeposits(input: { agentId: string; walletAddress: string }): Promise<{ depositsFound: number; newBalance: string }>;
@@ -51,6 +51,9 @@ interface WalletRow {
   created_at: string;
   updated_at: string;
 }
+
+/** PRODUCT.md §5: a disabled source answers 503 naming the variable to set. */
+export const LIVE_DEPOSITS_NOT_CONFIGURED = "Deposit checks for live wallets need the Solana RPC: set SOLANA_RPC_URL";
 
 export const LIVE_WALLET_NOT_LOADED_MESSAGE =
   "Wallet is not loaded from environment variables (WALLET_1, WALLET_2, ...); live wallets must be configured there";
@@ -223,7 +226,7 @@ export class WalletService {
   async checkDeposits(userId: string, walletAddress: string): Promise<{ depositsFound: number; newBalance: string }> {
     const wallet = this.ownedWallet(userId, walletAddress);
     if (wallet.wallet_type === "live") {
-      if (!this.depositChecker) throw new ServiceNotConfiguredError("Deposit checks for live wallets are not available yet");
+      if (!this.depositChecker) throw new ServiceNotConfiguredError(LIVE_DEPOSITS_NOT_CONFIGURED);
       return this.depositChecker.checkDeposits({ agentId: wallet.agent_id, walletAddress });
     }
     const balance = readBalance(this.database, { agentId: wallet.agent_id, walletAddress, tokenAddress: SOL_MINT });

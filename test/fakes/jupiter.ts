@@ -153,8 +153,10 @@ function swap(ctx: FakeHandlerContext): Response {
     instructions: [
       ComputeBudgetProgram.setComputeUnitLimit({ units: computeUnitLimit }),
       ComputeBudgetProgram.setComputeUnitPrice({ microLamports }),
-      // Stands in for the route's instructions: harmless, and signed by the fee payer.
-      SystemProgram.transfer({ fromPubkey: payer, toPubkey: payer, lamports: 0 }),
+      // Stands in for the route's instructions: harmless, and signed by the fee payer. Its lamports
+      // number the /swap request (1, 2, ...), so every transaction differs and the Solana RPC fake
+      // (solana-rpc.ts) finds the quote it was built from.
+      SystemProgram.transfer({ fromPubkey: payer, toPubkey: payer, lamports: ctx.fake.requestsTo("jupiter.swap").length }),
     ],
   }).compileToV0Message();
   const tx = new VersionedTransaction(message);

@@ -65,7 +65,9 @@ export async function createTestContext(opts: ContextOptions = {}): Promise<Test
   const config = loadConfig(env);
   const database = openDatabase(config.DATABASE_PATH, { sync: config.DB_SYNC });
   const logs: string[] = [];
-  const logger: Logger = createLogger({ level: config.LOG_LEVEL, write: (l) => logs.push(l), secrets: opts.services?.secrets });
+  // As createServices does for its own logger: WALLET_N secrets in every text form are scrubbed.
+  const secrets = () => [...(opts.services?.secrets?.() ?? []), ...(opts.services?.liveWallets?.redactionStrings() ?? [])];
+  const logger: Logger = createLogger({ level: config.LOG_LEVEL, write: (l) => logs.push(l), secrets });
   const services = createServices(config, database, {
     clock,
     logger,

@@ -295,7 +295,7 @@ describe("POST /wallets/:walletAddress/check-deposits", () => {
       await c2.request("POST", "/api/v1/wallets/assign", { token: t, body: { agentId: a.id, walletAddress: address, walletType: "live" } });
       const res = await c2.request("POST", `/api/v1/wallets/${address}/check-deposits`, { token: t });
       expect(res.status).toBe(503);
-      expect(await json(res)).toEqual({ success: false, error: "Deposit checks for live wallets are not available yet", code: "SERVICE_NOT_CONFIGURED" });
+      expect(await json(res)).toEqual({ success: false, error: "Deposit checks for live wallets need the Solana RPC: set SOLANA_RPC_URL", code: "SERVICE_NOT_CONFIGURED" });
     } finally {
       await c2.close();
     }

@@ -1,0 +1,282 @@
+import { ExternalServiceError } from "../errors.ts";
+import type { Logger } from "../logger.ts";
+import type { FetchLike } from "./http-client.ts";
+
+// Solana JSON-RPC 2.0 over plain HTTP POST (PRODUCT.md §5 "Solana RPC"): no WebSocket, so
+// confirmation is polling getSignatureStatuses (STYLE.md trap: web3.js confirmTransaction needs
+// the RPC's WebSocket, and its Connection retries 429s by itself and prints to stderr). One
+// request per call, a timeout per request, no automatic retries: the live executor's confirmation
+// loop and the reconciler poll again on their own schedule, and a sendTransaction whose answer
+// was lost is resolved by signature, never blindly repeated by this layer.
+//
+// Failures are ExternalServiceError("solanaRpc", ...) (502 on request paths). Messages name the
+// data source, never the URL: RPC URLs often carry an API key in their query string.
+
+export const SOLANA_RPC_SERVICE = "solanaRpc";
+
+/** The two SPL token programs: classic Token and Token-2022. Balances are read from both. */
+export const TOKEN_PROGRAM_ID = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA";
+export const TOKEN_2022_PROGRAM_ID = "TokenzQdBNbLqP5VEhdkAS6EHFLZC1sp5BMnNydeJVdCq";
+
+export type Commitment = "processed" | "confirmed" | "finalized";
+export type RpcFailure = "status" | "timeout" | "network" | "malformed" | "rpc";
+
+/** An RPC call failed. `rpcCode` is the JSON-RPC error code when the node answered with one. */
+export class SolanaRpcError extends ExternalServiceError {
+  constructor(
+    message: string,
+    readonly failure: RpcFailure,
+    statusCode?: number,
+    readonly rpcCode?: number,
+  ) {
+    super(SOLANA_RPC_SERVICE, message, statusCode);
+  }
+}
+
+export interface SignatureStatus {
+  slot: number;
+  confirmations: number | null;
+  /** The transaction's error (it landed and failed: fees were charged), or null. */
+  err: unknown;
+  confirmationStatus: Commitment | null;
+}
+
+export interface TokenBalanceEntry {
+  mint: string;
+  owner: string | null;
+  /** Atomic units. */
+  amount: bigint;
+  decimals: number;
+}
+
+/** What getTransaction tells about one landed transaction (encoding json, v0 supported). */
+export interface LandedTransaction {
+  slot: number;
+  err: unknown;
+  feeLamports: bigint;
+  /** Static account keys followed by loaded writable, then readonly addresses (balance order). */
+  accountKeys: string[];
+  preBalances: bigint[];
+  postBalances: bigint[];
+  preTokenBalances: TokenBalanceEntry[];
+  postTokenBalances: TokenBalanceEntry[];
+}
+
+export interface TokenHolding {
+  amount: bigint;
+  decimals: number;
+}
+
+/** A wallet's balances on chain: lamports and, per mint, the sum over its token accounts. */
+export interface ChainBalances {
+  lamports: bigint;
+  tokens: Map<string, TokenHolding>;
+}
+
+export interface SimulationResult {
+  err: unknown;
+  logs: string[];
+}
+
+export interface SolanaRpcOptions {
+  url: string;
+  timeoutMs: number;
+  fetch?: FetchLike;
+  logger?: Logger;
+}
+
+const MAX_TEXT = 200;
+const clip = (s: string) => (s.length > MAX_TEXT ? `${s.slice(0, MAX_TEXT)}…` : s).replace(/\s+/g, " ");
+
+export class SolanaRpcClient {
+  private readonly url: string;
+  private readonly timeoutMs: number;
+  private readonly fetchFn: FetchLike;
+  private readonly logger: Logger | undefined;
+  private nextId = 1;
+
+  constructor(opts: SolanaRpcOptions) {
+    this.url = opts.url;
+    this.timeoutMs = opts.timeoutMs;
+    this.fetchFn = opts.fetch ?? ((input, init) => fetch(input, init));
+    this.logger = opts.logger;
+  }
+
+  /** One JSON-RPC call; the `result` member, or a SolanaRpcError. */
+  async call<T = unknown>(method: string, params: unknown[]): Promise<T> {
+    const id = this.nextId++;
+    const ctl = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      ctl.abort();
+    }, this.timeoutMs);
+    let status: number;
+    let text: string;
+    try {
+      const res = await this.fetchFn(this.url, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json" },
+        body: JSON.stringify({ jsonrpc: "2.0", id, method, params }),
+        signal: ctl.signal,
+      });
+      status = res.status;
+      text = await res.text();
+    } catch (err) {
+      if (timedOut) throw new SolanaRpcError(`${SOLANA_RPC_SERVICE} did not answer ${method} within ${this.timeoutMs} ms`, "timeout");
+      this.logger?.debug("solana rpc unreachable", { method, error: err instanceof Error ? err.message : String(err) });
+      throw new SolanaRpcError(`${SOLANA_RPC_SERVICE} is unreachable (${method})`, "network");
+    } finally {
+      clearTimeout(timer);
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      if (status < 200 || status >= 300) throw new SolanaRpcError(`${SOLANA_RPC_SERVICE} returned HTTP ${status} to ${method}`, "status", status);
+      throw new SolanaRpcError(`${SOLANA_RPC_SERVICE} returned malformed JSON to ${method}`, "malformed", status);
+    }
+    const b = body as { error?: { code?: unknown; message?: unknown }; result?: unknown } | null;
+    if (b && typeof b === "object" && b.error && typeof b.error === "object") {
+      const code = typeof b.error.code === "number" ? b.error.code : undefined;
+      const msg = typeof b.error.message === "string" ? clip(b.error.message) : "error";
+      throw new SolanaRpcError(`${SOLANA_RPC_SERVICE} error on ${method}${code !== undefined ? ` (${code})` : ""}: ${msg}`, "rpc", status >= 200 && status < 300 ? undefined : status, code);
+    }
+    if (status < 200 || status >= 300) throw new SolanaRpcError(`${SOLANA_RPC_SERVICE} returned HTTP ${status} to ${method}`, "status", status);
+    if (!b || typeof b !== "object" || !("result" in b)) throw new SolanaRpcError(`${SOLANA_RPC_SERVICE} returned an unexpected response to ${method}`, "malformed", status);
+    return b.result as T;
+  }
+
+  async getBalance(address: string, commitment: Commitment = "confirmed"): Promise<bigint> {
+    const r = await this.call<{ value?: unknown }>("getBalance", [address, { commitment }]);
+    return toBigInt(r?.value, "getBalance");
+  }
+
+  async getBlockHeight(commitment: Commitment = "confirmed"): Promise<number> {
+    const r = await this.call<unknown>("getBlockHeight", [{ commitment }]);
+    if (typeof r !== "number" || !Number.isFinite(r)) throw malformed("getBlockHeight");
+    return r;
+  }
+
+  /**
+   * Token balances of an owner per mint, from both token programs (jsonParsed). Several
+   * accounts of one mint add up.
+   */
+  async getTokenBalances(owner: string, commitment: Commitment = "confirmed"): Promise<Map<string, TokenHolding>> {
+    const out = new Map<string, TokenHolding>();
+    const lists = await Promise.all(
+      [TOKEN_PROGRAM_ID, TOKEN_2022_PROGRAM_ID].map((programId) =>
+        this.call<{ value?: unknown }>("getTokenAccountsByOwner", [owner, { programId }, { encoding: "jsonParsed", commitment }]),
+      ),
+    );
+    for (const list of lists) {
+      if (!Array.isArray(list?.value)) throw malformed("getTokenAccountsByOwner");
+      for (const entry of list.value as unknown[]) {
+        const info = (entry as { account?: { data?: { parsed?: { info?: Record<string, unknown> } } } })?.account?.data?.parsed?.info;
+        const mint = typeof info?.mint === "string" ? info.mint : null;
+        const ta = info?.tokenAmount as { amount?: unknown; decimals?: unknown } | undefined;
+        if (!mint || !ta || typeof ta.decimals !== "number") throw malformed("getTokenAccountsByOwner");
+        const amount = toBigInt(ta.amount, "getTokenAccountsByOwner");
+        const prev = out.get(mint);
+        out.set(mint, { amount: (prev?.amount ?? 0n) + amount, decimals: ta.decimals });
+      }
+    }
+    return out;
+  }
+
+  /** SOL and every token of a wallet. */
+  async getBalances(owner: string): Promise<ChainBalances> {
+    const [lamports, tokens] = await Promise.all([this.getBalance(owner), this.getTokenBalances(owner)]);
+    return { lamports, tokens };
+  }
+
+  /** Simulates a signed transaction (base64); `err` null means it would succeed now. */
+  async simulateTransaction(base64Tx: string): Promise<SimulationResult> {
+    const r = await this.call<{ value?: { err?: unknown; logs?: unknown } }>("simulateTransaction", [
+      base64Tx,
+      { encoding: "base64", commitment: "confirmed", sigVerify: true, replaceRecentBlockhash: false },
+    ]);
+    if (!r?.value || typeof r.value !== "object") throw malformed("simulateTransaction");
+    return { err: r.value.err ?? null, logs: Array.isArray(r.value.logs) ? (r.value.logs as string[]) : [] };
+  }
+
+  /** Submits a signed transaction (base64); answers its signature. */
+  async sendTransaction(base64Tx: string, opts: { skipPreflight: boolean }): Promise<string> {
+    const r = await this.call<unknown>("sendTransaction", [
+      base64Tx,
+      { encoding: "base64", skipPreflight: opts.skipPreflight, preflightCommitment: "confirmed", maxRetries: 5 },
+    ]);
+    if (typeof r !== "string" || r === "") throw malformed("sendTransaction");
+    return r;
+  }
+
+  /** Statuses of up to 256 signatures, in order; null for a signature the node does not know. */
+  async getSignatureStatuses(signatures: string[], opts: { searchTransactionHistory: boolean }): Promise<Array<SignatureStatus | null>> {
+    const r = await this.call<{ value?: unknown }>("getSignatureStatuses", [signatures, { searchTransactionHistory: opts.searchTransactionHistory }]);
+    if (!Array.isArray(r?.value) || r.value.length !== signatures.length) throw malformed("getSignatureStatuses");
+    return (r.value as unknown[]).map((s) => {
+      if (s === null || s === undefined) return null;
+      const o = s as Record<string, unknown>;
+      const cs = o.confirmationStatus;
+      return {
+        slot: typeof o.slot === "number" ? o.slot : 0,
+        confirmations: typeof o.confirmations === "number" ? o.confirmations : null,
+        err: o.err ?? null,
+        confirmationStatus: cs === "processed" || cs === "confirmed" || cs === "finalized" ? cs : null,
+      };
+    });
+  }
+
+  /** A landed transaction's meta (null when the node does not have it, yet). */
+  async getTransaction(signature: string, commitment: "confirmed" | "finalized" = "confirmed"): Promise<LandedTransaction | null> {
+    const r = await this.call<Record<string, any> | null>("getTransaction", [signature, { encoding: "json", maxSupportedTransactionVersion: 0, commitment }]);
+    if (r === null) return null;
+    const meta = r?.meta;
+    const keys = r?.transaction?.message?.accountKeys;
+    if (!meta || !Array.isArray(keys)) throw malformed("getTransaction");
+    const loaded = meta.loadedAddresses ?? {};
+    const accountKeys = [...keys, ...(Array.isArray(loaded.writable) ? loaded.writable : []), ...(Array.isArray(loaded.readonly) ? loaded.readonly : [])].map(String);
+    const lamports = (v: unknown) => (Array.isArray(v) ? v.map((x) => toBigInt(x, "getTransaction")) : []);
+    const tokenEntries = (v: unknown): TokenBalanceEntry[] =>
+      Array.isArray(v)
+        ? v.map((e: any) => ({
+            mint: String(e?.mint ?? ""),
+            owner: typeof e?.owner === "string" ? e.owner : null,
+            amount: toBigInt(e?.uiTokenAmount?.amount, "getTransaction"),
+            decimals: Number(e?.uiTokenAmount?.decimals ?? 0),
+          }))
+        : [];
+    return {
+      slot: typeof r.slot === "number" ? r.slot : 0,
+      err: meta.err ?? null,
+      feeLamports: toBigInt(meta.fee ?? 0, "getTransaction"),
+      accountKeys,
+      preBalances: lamports(meta.preBalances),
+      postBalances: lamports(meta.postBalances),
+      preTokenBalances: tokenEntries(meta.preTokenBalances),
+      postTokenBalances: tokenEntries(meta.postTokenBalances),
+    };
+  }
+}
+
+/** The owner's SOL change in a landed transaction (lamports; negative when it spent). */
+export function solDelta(tx: LandedTransaction, owner: string): bigint {
+  const i = tx.accountKeys.indexOf(owner);
+  if (i < 0) return 0n;
+  return (tx.postBalances[i] ?? 0n) - (tx.preBalances[i] ?? 0n);
+}
+
+/** The owner's change of one mint over all its token accounts (atomic units). */
+export function tokenDelta(tx: LandedTransaction, owner: string, mint: string): bigint {
+  const sum = (list: TokenBalanceEntry[]) => list.filter((e) => e.owner === owner && e.mint === mint).reduce((a, e) => a + e.amount, 0n);
+  return sum(tx.postTokenBalances) - sum(tx.preTokenBalances);
+}
+
+function toBigInt(v: unknown, method: string): bigint {
+  if (typeof v === "number" && Number.isInteger(v) && v >= 0) return BigInt(v);
+  if (typeof v === "string" && /^\d+$/.test(v)) return BigInt(v);
+  if (typeof v === "bigint") return v;
+  throw malformed(method);
+}
+
+const malformed = (method: string) => new SolanaRpcError(`${SOLANA_RPC_SERVICE} returned an unexpected response to ${method}`, "malformed", 200);

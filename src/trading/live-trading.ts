@@ -1,0 +1,126 @@
+import type { Clock } from "../clock.ts";
+import type { Config } from "../config.ts";
+import type { DatabaseHandle } from "../db/client.ts";
+import type { EventBus } from "../events/bus.ts";
+import type { Logger } from "../logger.ts";
+import type { FetchLike } from "../market/http-client.ts";
+import { SolanaRpcClient } from "../market/solana-rpc.ts";
+import type { Market, PriorityFee } from "../market/types.ts";
+import type { Metrics } from "../metrics/metrics.ts";
+import { Big } from "../money.ts";
+import { LiveDepositService } from "../wallets/live-balances.ts";
+import type { LiveWalletRegistry } from "../wallets/live-wallet-registry.ts";
+import { LiveExecutor, type ConfirmationOptions } from "./live-executor.ts";
+import { LiveTradeJournal } from "./live-journal.ts";
+import { LiveReconciler, type ReconcileReport } from "./live-reconciler.ts";
+import { LiveSettlement } from "./live-settlement.ts";
+import { PositionStore } from "./position-store.ts";
+
+// Live trading wired together (issue: live trading): the JSON-RPC client, the swap journal, the
+// executor (when the swap aggregator is configured too), the settlement the engine hands live
+// fills to, the reconciler the monitor runs each tick, and the deposit check of live wallets.
+// Absent (null) when SOLANA_RPC_URL is empty.
+//
+// Safety switches (README "Going live"): automatic live trades need LIVE_TRADING_ENABLED and the
+// agent's automatedTradingLive; the entry rules check both (eligibility), and so does the monitor
+// before a live stop-loss, take-profit, stale-trade or DCA (`automaticAllowed`). A manual close
+// needs neither: it is the operator's own decision.
+
+export interface LiveTradingOptions {
+  /** Confirmation polling (tests: a sleep that returns at once). */
+  confirmation?: ConfirmationOptions;
+  /** RPC request timeout; default HTTP_TIMEOUT_MS. */
+  timeoutMs?: number;
+  fetch?: FetchLike;
+}
+
+export interface LiveTradingDeps {
+  database: DatabaseHandle;
+  clock: Clock;
+  logger: Logger;
+  events: EventBus;
+  metrics: Metrics;
+  market: Pick<Market, "quotes" | "solPrice">;
+  wallets: LiveWalletRegistry;
+  /** The engine's balance snapshot and SOL price (late-bound: the engine is built after this). */
+  snapshot(agentId: string, walletAddress: string, solUsd: Big | null, now: string): void;
+  solUsd(): Promise<Big>;
+}
+
+export class LiveTrading {
+  readonly rpc: SolanaRpcClient;
+  readonly journal: LiveTradeJournal;
+  /** null when the swap aggregator is not configured (no quotes, no swaps). */
+  readonly executor: LiveExecutor | null;
+  readonly settlement: LiveSettlement;
+  readonly reconciler: LiveReconciler;
+  readonly deposits: LiveDepositService;
+
+  constructor(
+    private readonly config: Pick<Config, "SOLANA_RPC_URL" | "HTTP_TIMEOUT_MS" | "LIVE_PRIORITY_FEE" | "LIVE_SIMULATE_BEFORE_SEND" | "LIVE_TRADING_ENABLED">,
+    private readonly d: LiveTradingDeps,
+    opts: LiveTradingOptions = {},
+  ) {
+    const sqlite = d.database.sqlite;
+    this.rpc = new SolanaRpcClient({ url: config.SOLANA_RPC_URL, timeoutMs: opts.timeoutMs ?? config.HTTP_TIMEOUT_MS, fetch: opts.fetch, logger: d.logger });
+    this.journal = new LiveTradeJournal(sqlite, d.clock);
+    const priorityFee: PriorityFee = config.LIVE_PRIORITY_FEE === "auto" ? "auto" : Number(config.LIVE_PRIORITY_FEE);
+    this.executor = d.market.quotes.configured
+      ? new LiveExecutor({
+          quotes: d.market.quotes,
+          rpc: this.rpc,
+          wallets: d.wallets,
+          journal: this.journal,
+          logger: d.logger,
+          priorityFee,
+          simulateBeforeSend: config.LIVE_SIMULATE_BEFORE_SEND,
+          confirmation: opts.confirmation,
+        })
+      : null;
+    this.settlement = new LiveSettlement({
+      sqlite,
+      clock: d.clock,
+      logger: d.logger,
+      events: d.events,
+      metrics: d.metrics,
+      positions: new PositionStore(sqlite),
+      journal: this.journal,
+      snapshot: (...a) => d.snapshot(...a),
+    });
+    this.reconciler = new LiveReconciler({ journal: this.journal, rpc: this.rpc, settlement: this.settlement, logger: d.logger, solUsd: () => d.solUsd() });
+    this.deposits = new LiveDepositService({
+      sqlite,
+      clock: d.clock,
+      logger: d.logger,
+      rpc: this.rpc,
+      hasUnresolvedTrade: (w) => this.journal.hasUnresolvedForWallet(w),
+      solUsd: () => {
+        const p = d.market.solPrice.current();
+        return p ? new Big(p.price) : null;
+      },
+    });
+  }
+
+  /** The monitor's first step each tick. */
+  reconcile(): Promise<ReconcileReport> {
+    return this.reconciler.reconcile();
+  }
+
+  /** A swap of this token by this agent is in doubt: no rule acts on the position meanwhile. */
+  pendingFor(agentId: string, tokenAddress: string): boolean {
+    return this.journal.hasUnresolved(agentId, tokenAddress);
+  }
+
+  /** LIVE_TRADING_ENABLED and the agent's automatedTradingLive: both needed for automatic live trades. */
+  automaticAllowed(agentId: string): boolean {
+    if (!this.config.LIVE_TRADING_ENABLED) return false;
+    const r = this.d.database.sqlite.query<{ flag: number }, [string]>("SELECT automated_trading_live AS flag FROM agents WHERE id = ?").get(agentId);
+    return Boolean(r?.flag);
+  }
+}
+
+/** Live trading when SOLANA_RPC_URL is set; null otherwise. */
+export function createLiveTrading(config: Config, deps: LiveTradingDeps, opts: LiveTradingOptions = {}): LiveTrading | null {
+  if (!config.SOLANA_RPC_URL) return null;
+  return new LiveTrading(config, deps, opts);
+}

@@ -1,0 +1,460 @@
+import { ComputeBudgetProgram, PublicKey, SystemProgram, VersionedTransaction } from "@solana/web3.js";
+import bs58 from "bs58";
+import { createPublicKey, verify } from "node:crypto";
+import { SOL_MINT } from "../../src/money.ts";
+import { jsonError, type FakeMarket, type FakeRoute } from "./market.ts";
+
+// A fake Solana JSON-RPC 2.0 node (https://solana.com/docs/rpc/http) on the fake market's server
+// at POST /rpc: SOLANA_RPC_URL = fake.url + "/rpc" (rpc.env() gives it). It is strict where the
+// service could go wrong: it deserializes every transaction it is sent, verifies each required
+// ed25519 signature against its signer (the fee payer) with node:crypto, checks the blockhash and
+// its lastValidBlockHeight, and tracks SOL and token balances per owner. A "landed" swap applies
+// the amounts of the quote it was built from (the fake Jupiter's /swap numbers each transaction:
+// its 0..n-lamport self-transfer carries the index of the /swap request) and charges the fee.
+//
+// Methods: getBalance, getTokenAccountsByOwner (jsonParsed; classic Token and Token-2022, one
+// account per owner and mint), getBlockHeight, simulateTransaction, sendTransaction (base64),
+// getSignatureStatuses, getTransaction (json, v0: meta.fee, pre/postBalances, pre/postTokenBalances).
+//
+// Controls (tests): setSol / setTokenBalance, tokenProgram.set(mint, TOKEN_2022), the landing of
+// the next sent transactions (confirm | hold | fail | after n status polls), land(sig) / failHeld,
+// expire() (block height past every blockhash), failNext(method, {code,message} | {status}),
+// nextSimulationError, and `calls` (every request: method and params).
+
+export const TOKEN_PROGRAM = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA";
+export const TOKEN_2022_PROGRAM = "TokenzQdBNbLqP5VEhdkAS6EHFLZC1sp5BMnNydeJVdCq";
+const SIGNATURE_FEE = 5_000n;
+
+export type Landing = { kind: "confirm" } | { kind: "hold" } | { kind: "fail"; err?: unknown } | { kind: "after"; polls: number };
+
+export type RpcFailure = { code: number; message: string } | { status: number; body?: string };
+
+interface SwapEffect {
+  payer: string;
+  inputMint: string;
+  inAmount: bigint;
+  outputMint: string;
+  outAmount: bigint;
+  feeLamports: bigint;
+}
+
+export interface FakeTx {
+  signature: string;
+  payer: string;
+  accountKeys: string[];
+  effect: SwapEffect | null;
+  lastValidBlockHeight: number;
+  state: "held" | "landed";
+  err: unknown;
+  slot: number;
+  /** Status polls left before a held "after" transaction lands. */
+  pollsLeft: number | null;
+  meta: { preBalances: bigint[]; postBalances: bigint[]; pre: TokenEntry[]; post: TokenEntry[]; fee: bigint } | null;
+  failOnLand: unknown;
+}
+
+interface TokenEntry {
+  accountIndex: number;
+  mint: string;
+  owner: string;
+  programId: string;
+  amount: bigint;
+  decimals: number;
+}
+
+export class FakeSolanaRpc {
+  blockHeight = 249_999_000;
+  slot = 310_000_000;
+  readonly lamports = new Map<string, bigint>();
+  readonly tokens = new Map<string, Map<string, bigint>>();
+  /** Token program per mint (default classic Token). */
+  readonly tokenProgram = new Map<string, string>();
+  readonly txs = new Map<string, FakeTx>();
+  /** Every call: method and params, in order. */
+  readonly calls: Array<{ method: string; params: unknown[] }> = [];
+  /** How the next sent transactions land, in order; then `defaultLanding`. */
+  readonly landings: Landing[] = [];
+  defaultLanding: Landing = { kind: "confirm" };
+  /** The next simulateTransaction answers this err (then null again). */
+  nextSimulationError: unknown = null;
+  private readonly failures = new Map<string, RpcFailure[]>();
+
+  constructor(readonly market: FakeMarket) {
+    market.use(this.route());
+  }
+
+  get url(): string {
+    return `${this.market.url}/rpc`;
+  }
+
+  env(): Record<string, string> {
+    return { SOLANA_RPC_URL: this.url };
+  }
+
+  route(): FakeRoute {
+    return { name: "solana.rpc", method: "POST", match: (p) => p === "/rpc", handle: (ctx) => this.handle(ctx.body) };
+  }
+
+  // --- controls -------------------------------------------------------------------------------
+
+  setSol(owner: string, sol: string | number): void {
+    const [w, f = ""] = String(sol).split(".");
+    this.lamports.set(owner, BigInt(w!) * 1_000_000_000n + BigInt((f + "000000000").slice(0, 9)));
+  }
+
+  setTokenBalance(owner: string, mint: string, atomic: bigint): void {
+    const m = this.tokens.get(owner) ?? new Map<string, bigint>();
+    m.set(mint, atomic);
+    this.tokens.set(owner, m);
+  }
+
+  lamportsOf(owner: string): bigint {
+    return this.lamports.get(owner) ?? 0n;
+  }
+
+  tokenOf(owner: string, mint: string): bigint {
+    return this.tokens.get(owner)?.get(mint) ?? 0n;
+  }
+
+  /** The next sent transactions land like this (in order). */
+  landNext(...l: Landing[]): void {
+    this.landings.push(...l);
+  }
+
+  /** The next calls of `method` fail: a JSON-RPC error object, or an HTTP status. */
+  failNext(method: string, ...f: RpcFailure[]): void {
+    const q = this.failures.get(method) ?? [];
+    q.push(...f);
+    this.failures.set(method, q);
+  }
+
+  /** Lands a held transaction now (its swap applies). */
+  land(signature: string): void {
+    const tx = this.txs.get(signature);
+    if (!tx || tx.state !== "held") throw new Error(`no held transaction ${signature}`);
+    if (this.blockHeight > tx.lastValidBlockHeight) throw new Error("blockhash expired: the transaction can no longer land");
+    this.apply(tx, null);
+  }
+
+  /** Lands a held transaction as failed (fee charged, swap not applied). */
+  failHeld(signature: string, err: unknown = { InstructionError: [2, { Custom: 6001 }] }): void {
+    const tx = this.txs.get(signature);
+    if (!tx || tx.state !== "held") throw new Error(`no held transaction ${signature}`);
+    this.apply(tx, err);
+  }
+
+  /** Block height past every blockhash handed out: held transactions can never land. */
+  expire(): void {
+    this.blockHeight = Math.max(this.blockHeight, this.market.swap.lastValidBlockHeight) + 1;
+  }
+
+  sentTransactions(): FakeTx[] {
+    return [...this.txs.values()];
+  }
+
+  callsOf(method: string): unknown[][] {
+    return this.calls.filter((c) => c.method === method).map((c) => c.params);
+  }
+
+  // --- dispatch -------------------------------------------------------------------------------
+
+  private handle(body: unknown): Response {
+    const req = body as { jsonrpc?: string; id?: unknown; method?: unknown; params?: unknown } | undefined;
+    if (!req || req.jsonrpc !== "2.0" || typeof req.method !== "string") return Response.json({ jsonrpc: "2.0", id: null, error: { code: -32600, message: "Invalid request" } });
+    const id = req.id ?? null;
+    const params = Array.isArray(req.params) ? req.params : [];
+    this.calls.push({ method: req.method, params });
+    const forced = this.failures.get(req.method)?.shift();
+    if (forced) {
+      if ("status" in forced) return new Response(forced.body ?? "", { status: forced.status });
+      return Response.json({ jsonrpc: "2.0", id, error: { code: forced.code, message: forced.message } });
+    }
+    try {
+      const result = this.dispatch(req.method, params);
+      return Response.json({ jsonrpc: "2.0", id, result });
+    } catch (err) {
+      if (err instanceof RpcError) return Response.json({ jsonrpc: "2.0", id, error: { code: err.code, message: err.message, ...(err.data !== undefined ? { data: err.data } : {}) } });
+      return jsonError(500, { error: String(err) });
+    }
+  }
+
+  private context() {
+    return { apiVersion: "2.2.0", slot: this.slot };
+  }
+
+  private dispatch(method: string, params: unknown[]): unknown {
+    switch (method) {
+      case "getBalance": {
+        const owner = pubkey(params[0]);
+        return { context: this.context(), value: Number(this.lamportsOf(owner)) };
+      }
+      case "getBlockHeight":
+        return this.blockHeight;
+      case "getTokenAccountsByOwner":
+        return this.tokenAccounts(params);
+      case "simulateTransaction":
+        return this.simulate(params);
+      case "sendTransaction":
+        return this.send(params);
+      case "getSignatureStatuses":
+        return this.statuses(params);
+      case "getTransaction":
+        return this.transaction(params);
+      default:
+        throw new RpcError(-32601, "Method not found");
+    }
+  }
+
+  private tokenAccounts(params: unknown[]) {
+    const owner = pubkey(params[0]);
+    const filter = params[1] as { programId?: string; mint?: string } | undefined;
+    const cfg = params[2] as { encoding?: string } | undefined;
+    if (!filter || (filter.programId === undefined && filter.mint === undefined)) throw new RpcError(-32602, "Invalid params: missing programId or mint filter");
+    if (cfg?.encoding !== "jsonParsed") throw new RpcError(-32602, "This fake answers jsonParsed only");
+    const value = [];
+    for (const [mint, amount] of this.tokens.get(owner) ?? []) {
+      const program = this.tokenProgram.get(mint) ?? TOKEN_PROGRAM;
+      if (filter.programId !== undefined && filter.programId !== program) continue;
+      if (filter.mint !== undefined && filter.mint !== mint) continue;
+      const decimals = this.decimalsOf(mint);
+      value.push({
+        pubkey: ataOf(owner, mint),
+        account: {
+          data: {
+            parsed: {
+              info: { isNative: false, mint, owner, state: "initialized", tokenAmount: uiAmount(amount, decimals) },
+              type: "account",
+            },
+            program: program === TOKEN_PROGRAM ? "spl-token" : "spl-token-2022",
+            space: program === TOKEN_PROGRAM ? 165 : 182,
+          },
+          executable: false,
+          lamports: 2_039_280,
+          owner: program,
+          rentEpoch: 18_446_744_073_709_551_615,
+          space: program === TOKEN_PROGRAM ? 165 : 182,
+        },
+      });
+    }
+    return { context: this.context(), value };
+  }
+
+  private decode(params: unknown[]): VersionedTransaction {
+    const cfg = params[1] as { encoding?: string } | undefined;
+    if (cfg?.encoding !== "base64") throw new RpcError(-32602, "This fake expects encoding base64");
+    if (typeof params[0] !== "string") throw new RpcError(-32602, "Invalid params: transaction must be a string");
+    try {
+      return VersionedTransaction.deserialize(Buffer.from(params[0], "base64"));
+    } catch {
+      throw new RpcError(-32602, "invalid transaction: failed to deserialize");
+    }
+  }
+
+  /** Every required signature verifies against its signer's public key (ed25519). */
+  private verifySignatures(tx: VersionedTransaction): boolean {
+    const n = tx.message.header.numRequiredSignatures;
+    if (tx.signatures.length !== n) return false;
+    const message = Buffer.from(tx.message.serialize());
+    for (let i = 0; i < n; i++) {
+      const signer = tx.message.staticAccountKeys[i]!;
+      const key = createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x: Buffer.from(signer.toBytes()).toString("base64url") }, format: "jwk" });
+      if (!verify(null, message, key, Buffer.from(tx.signatures[i]!))) return false;
+    }
+    return true;
+  }
+
+  /** The swap this transaction was built for, and its fee. */
+  private effectOf(tx: VersionedTransaction): SwapEffect | null {
+    const msg = tx.message;
+    const keys = msg.staticAccountKeys.map((k) => k.toBase58());
+    const payer = keys[0]!;
+    let units = 200_000n;
+    let microLamports = 0n;
+    let nonce: bigint | null = null;
+    for (const ix of msg.compiledInstructions) {
+      const program = keys[ix.programIdIndex];
+      const data = Buffer.from(ix.data);
+      if (program === ComputeBudgetProgram.programId.toBase58()) {
+        if (data[0] === 2) units = BigInt(data.readUInt32LE(1));
+        if (data[0] === 3) microLamports = data.readBigUInt64LE(1);
+      } else if (program === SystemProgram.programId.toBase58() && data.readUInt32LE(0) === 2) {
+        nonce = data.readBigUInt64LE(4);
+      }
+    }
+    const feeLamports = SIGNATURE_FEE * BigInt(msg.header.numRequiredSignatures) + (microLamports * units + 999_999n) / 1_000_000n;
+    const swapReq = nonce !== null ? this.market.requestsTo("jupiter.swap")[Number(nonce) - 1] : undefined;
+    const body = swapReq?.body as { quoteResponse?: { inputMint: string; inAmount: string; outputMint: string; outAmount: string }; userPublicKey?: string } | undefined;
+    if (!body?.quoteResponse || body.userPublicKey !== payer) return { payer, inputMint: SOL_MINT, inAmount: 0n, outputMint: SOL_MINT, outAmount: 0n, feeLamports };
+    const q = body.quoteResponse;
+    return { payer, inputMint: q.inputMint, inAmount: BigInt(q.inAmount), outputMint: q.outputMint, outAmount: BigInt(q.outAmount), feeLamports };
+  }
+
+  /** Why the swap cannot execute from the payer's balances now, or null. */
+  private shortfall(e: SwapEffect): unknown {
+    const sol = this.lamportsOf(e.payer);
+    if (sol < e.feeLamports) return "InsufficientFundsForFee";
+    if (e.inputMint === SOL_MINT && sol < e.feeLamports + e.inAmount) return { InstructionError: [2, { Custom: 1 }] };
+    if (e.inputMint !== SOL_MINT && this.tokenOf(e.payer, e.inputMint) < e.inAmount) return { InstructionError: [2, { Custom: 1 }] };
+    return null;
+  }
+
+  private simulate(params: unknown[]) {
+    const tx = this.decode(params);
+    const cfg = params[1] as { sigVerify?: boolean };
+    if (cfg.sigVerify && !this.verifySignatures(tx)) throw new RpcError(-32003, "Transaction signature verification failure");
+    const effect = this.effectOf(tx);
+    let err = this.nextSimulationError ?? (effect ? this.shortfall(effect) : null);
+    this.nextSimulationError = null;
+    if (tx.message.recentBlockhash !== this.market.swap.blockhash || this.blockHeight > this.market.swap.lastValidBlockHeight) err = "BlockhashNotFound";
+    return {
+      context: this.context(),
+      value: { err, logs: err ? ["Program log: Error: simulated failure"] : ["Program log: Instruction: Route", "Program log: success"], accounts: null, unitsConsumed: 123_456, returnData: null },
+    };
+  }
+
+  private send(params: unknown[]): string {
+    const tx = this.decode(params);
+    const cfg = params[1] as { skipPreflight?: boolean };
+    if (!this.verifySignatures(tx)) throw new RpcError(-32003, "Transaction signature verification failure");
+    const signature = bs58.encode(tx.signatures[0]!);
+    if (this.txs.has(signature)) return signature; // a re-send of the same transaction: lands at most once
+    const effect = this.effectOf(tx);
+    const blockhashOk = tx.message.recentBlockhash === this.market.swap.blockhash && this.blockHeight <= this.market.swap.lastValidBlockHeight;
+    if (!cfg.skipPreflight) {
+      if (!blockhashOk) throw new RpcError(-32002, "Transaction simulation failed: Blockhash not found");
+      const short = effect ? this.shortfall(effect) : null;
+      if (short) throw new RpcError(-32002, `Transaction simulation failed: ${JSON.stringify(short)}`);
+    }
+    const landing = this.landings.shift() ?? this.defaultLanding;
+    const fake: FakeTx = {
+      signature,
+      payer: tx.message.staticAccountKeys[0]!.toBase58(),
+      accountKeys: tx.message.staticAccountKeys.map((k) => k.toBase58()),
+      effect,
+      lastValidBlockHeight: this.market.swap.lastValidBlockHeight,
+      state: "held",
+      err: null,
+      slot: 0,
+      pollsLeft: landing.kind === "after" ? landing.polls : null,
+      meta: null,
+      failOnLand: landing.kind === "fail" ? (landing.err ?? { InstructionError: [2, { Custom: 6001 }] }) : null,
+    };
+    this.txs.set(signature, fake);
+    if (!blockhashOk) return signature; // skipped preflight: accepted, but it can never land
+    if (landing.kind === "confirm" || landing.kind === "fail") this.apply(fake, fake.failOnLand);
+    return signature;
+  }
+
+  /** The transaction lands in a block: fee charged, the swap applied unless it fails. */
+  private apply(tx: FakeTx, failWith: unknown): void {
+    const e = tx.effect!;
+    const payer = e.payer;
+    const mints = [e.inputMint, e.outputMint].filter((m) => m !== SOL_MINT);
+    const snapshot = () => ({
+      balances: tx.accountKeys.map((k) => this.lamportsOf(k)),
+      tokens: mints.map((mint, i) => ({ accountIndex: tx.accountKeys.length + i, mint, owner: payer, programId: this.tokenProgram.get(mint) ?? TOKEN_PROGRAM, amount: this.tokenOf(payer, mint), decimals: this.decimalsOf(mint) })),
+    });
+    const pre = snapshot();
+    let err = failWith ?? this.shortfall(e);
+    if (err === "InsufficientFundsForFee") {
+      tx.state = "held"; // a fee payer that cannot pay: never lands
+      return;
+    }
+    this.lamports.set(payer, this.lamportsOf(payer) - e.feeLamports);
+    if (!err) {
+      if (e.inputMint === SOL_MINT) this.lamports.set(payer, this.lamportsOf(payer) - e.inAmount);
+      else this.setTokenBalance(payer, e.inputMint, this.tokenOf(payer, e.inputMint) - e.inAmount);
+      if (e.outputMint === SOL_MINT) this.lamports.set(payer, this.lamportsOf(payer) + e.outAmount);
+      else this.setTokenBalance(payer, e.outputMint, this.tokenOf(payer, e.outputMint) + e.outAmount);
+    }
+    const post = snapshot();
+    this.slot += 1;
+    tx.state = "landed";
+    tx.err = err ?? null;
+    tx.slot = this.slot;
+    tx.meta = { preBalances: pre.balances, postBalances: post.balances, pre: pre.tokens.filter((t) => t.amount > 0n), post: post.tokens.filter((t) => t.amount > 0n), fee: e.feeLamports };
+  }
+
+  private statuses(params: unknown[]) {
+    const sigs = params[0];
+    if (!Array.isArray(sigs) || sigs.length > 256) throw new RpcError(-32602, "Invalid params: at most 256 signatures");
+    const value = sigs.map((s) => {
+      const tx = this.txs.get(String(s));
+      if (!tx) return null;
+      if (tx.state === "held" && tx.pollsLeft !== null) {
+        if (tx.pollsLeft > 0) tx.pollsLeft--;
+        else if (this.blockHeight <= tx.lastValidBlockHeight) this.apply(tx, tx.failOnLand);
+      }
+      if (tx.state !== "landed") return null;
+      return { slot: tx.slot, confirmations: 10, err: tx.err, status: tx.err ? { Err: tx.err } : { Ok: null }, confirmationStatus: "confirmed" };
+    });
+    return { context: this.context(), value };
+  }
+
+  private transaction(params: unknown[]) {
+    const sig = String(params[0]);
+    const cfg = params[1] as { encoding?: string; maxSupportedTransactionVersion?: number } | undefined;
+    if (cfg?.maxSupportedTransactionVersion !== 0) throw new RpcError(-32015, "Transaction version (0) is not supported by the requesting client");
+    const tx = this.txs.get(sig);
+    if (!tx || tx.state !== "landed" || !tx.meta) return null;
+    const ui = (t: TokenEntry) => ({ accountIndex: t.accountIndex, mint: t.mint, owner: t.owner, programId: t.programId, uiTokenAmount: uiAmount(t.amount, t.decimals) });
+    return {
+      slot: tx.slot,
+      blockTime: 1_767_225_600,
+      version: 0,
+      meta: {
+        err: tx.err,
+        status: tx.err ? { Err: tx.err } : { Ok: null },
+        fee: Number(tx.meta.fee),
+        preBalances: tx.meta.preBalances.map(Number),
+        postBalances: tx.meta.postBalances.map(Number),
+        preTokenBalances: tx.meta.pre.map(ui),
+        postTokenBalances: tx.meta.post.map(ui),
+        innerInstructions: [],
+        logMessages: [],
+        loadedAddresses: { writable: [], readonly: [] },
+        computeUnitsConsumed: 123_456,
+      },
+      transaction: { message: { accountKeys: tx.accountKeys, header: { numRequiredSignatures: 1, numReadonlySignedAccounts: 0, numReadonlyUnsignedAccounts: 2 }, recentBlockhash: this.market.swap.blockhash, instructions: [] }, signatures: [sig] },
+    };
+  }
+
+  private decimalsOf(mint: string): number {
+    return this.market.tokens.get(mint)?.decimals ?? 6;
+  }
+}
+
+class RpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+function pubkey(v: unknown): string {
+  try {
+    return new PublicKey(String(v)).toBase58();
+  } catch {
+    throw new RpcError(-32602, "Invalid param: Invalid");
+  }
+}
+
+function uiAmount(amount: bigint, decimals: number) {
+  const s = amount.toString().padStart(decimals + 1, "0");
+  const whole = decimals ? `${s.slice(0, -decimals)}.${s.slice(-decimals)}`.replace(/\.?0+$/, "") : s;
+  return { amount: amount.toString(), decimals, uiAmount: Number(whole), uiAmountString: whole };
+}
+
+/** A stable stand-in for the owner's associated token account address. */
+function ataOf(owner: string, mint: string): string {
+  const h = new Bun.CryptoHasher("sha256").update(`${owner}:${mint}`).digest();
+  return bs58.encode(h);
+}
+
+/** Starts the RPC fake on an existing fake market. */
+export function fakeSolanaRpc(market: FakeMarket): FakeSolanaRpc {
+  return new FakeSolanaRpc(market);
+}
