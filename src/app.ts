@@ -20,12 +20,31 @@ import { walletRoutes } from "./http/routes/wallets/index.ts";
 import { agentBalanceRoutes } from "./http/routes/agent-balances/index.ts";
 import { agentTransactionRoutes } from "./http/routes/agent-transactions/index.ts";
 import { agentHistoricalSwapRoutes } from "./http/routes/agent-historical-swaps/index.ts";
+import { eventRoutes } from "./http/routes/events/index.ts";
+import { publicRoutes } from "./http/routes/public/index.ts";
 import type { Services } from "./services.ts";
 
 export const MAX_BODY_BYTES = 64 * 1024; // PRODUCT.md §6
 
 /** Builds the HTTP app from its dependencies. No side effects: no listener, no timers. */
 export function createApp(s: Services): OpenAPIHono<AppEnv> {
+  const app = createBaseApp(s);
+  mountRoutes(app, s);
+  return app;
+}
+
+/**
+ * The public API alone (PRODUCT.md §1, PUBLIC_PORT): the same middleware and error handling, and
+ * only the /v1 routes; every other path is 404.
+ */
+export function createPublicApp(s: Services): OpenAPIHono<AppEnv> {
+  const app = createBaseApp(s);
+  app.route("/v1", publicRoutes(s));
+  return app;
+}
+
+/** Middleware, error mapping and 404 shared by both apps. */
+function createBaseApp(s: Services): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
   const development = s.config.NODE_ENV === "development";
 
@@ -83,7 +102,10 @@ export function createApp(s: Services): OpenAPIHono<AppEnv> {
     const { status, body } = toErrorBody(new NotFoundError(`Route not found: ${c.req.method} ${c.req.path}`), { development: false });
     return c.json(body, status as 404);
   });
+  return app;
+}
 
+function mountRoutes(app: OpenAPIHono<AppEnv>, s: Services): void {
   app.route("/api/v1/auth", authRoutes(s));
   app.route("/api/v1/api-keys", apiKeyRoutes(s));
   app.route("/api/v1/health", healthRoutes(s));
@@ -97,6 +119,8 @@ export function createApp(s: Services): OpenAPIHono<AppEnv> {
   app.route("/api/v1/agent-balances", agentBalanceRoutes(s));
   app.route("/api/v1/agent-transactions", agentTransactionRoutes(s));
   app.route("/api/v1/agent-historical-swaps", agentHistoricalSwapRoutes(s));
+  app.route("/api/v1/events", eventRoutes(s));
+  app.route("/v1", publicRoutes(s));
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", { type: "http", scheme: "bearer", bearerFormat: "JWT" });
   app.openAPIRegistry.registerComponent("securitySchemes", "apiKeyHeader", { type: "apiKey", in: "header", name: "X-API-Key" });
@@ -105,6 +129,4 @@ export function createApp(s: Services): OpenAPIHono<AppEnv> {
     openapi: "3.1.0",
     info: { title: "Trading Agent Service", version: "1.0.0", description: "Main API (/api/v1) and public API (/v1)" },
   });
-
-  return app;
 }

@@ -1,8 +1,8 @@
 import type { Server } from "bun";
-import { createApp } from "./app.ts";
+import { createApp, createPublicApp } from "./app.ts";
 import { ConfigError, type Config } from "./config.ts";
 import { openDatabase, type DatabaseHandle } from "./db/client.ts";
-import { AppError, NotFoundError, toErrorBody } from "./errors.ts";
+import { AppError } from "./errors.ts";
 import { createServices, type ServiceOptions, type Services } from "./services.ts";
 import { VERSION } from "./version.ts";
 
@@ -95,16 +95,13 @@ export async function serve(config: Config, opts: ServeOptions = {}): Promise<Se
     servers.push(main);
     let publicServer: Server<undefined> | undefined;
     if (config.PUBLIC_PORT !== undefined) {
-      // PRODUCT.md §1: PUBLIC_PORT additionally serves the public API (/v1/...) alone.
+      // PRODUCT.md §1: PUBLIC_PORT additionally serves the public API (/v1/...) alone: an app
+      // with only those routes, so /api/v1/*, /metrics and the OpenAPI document are 404 there.
+      const publicApp = createPublicApp(services);
       publicServer = Bun.serve({
         hostname: config.HOST,
         port: config.PUBLIC_PORT,
-        fetch: (req, srv) => {
-          const path = new URL(req.url).pathname;
-          if (path.startsWith("/v1/")) return inflight.track(app.fetch(req, { server: srv }));
-          const { status, body } = toErrorBody(new NotFoundError(`Route not found: ${req.method} ${path}`), { development: false });
-          return Response.json(body, { status });
-        },
+        fetch: (req, srv) => inflight.track(publicApp.fetch(req, { server: srv })),
       });
       servers.push(publicServer);
     }

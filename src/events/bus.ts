@@ -60,4 +60,14 @@ export class EventBus {
   get lastId(): number {
     return this.seq;
   }
+
+  /** Listeners subscribed now (an SSE stream that ended must have left). */
+  get subscriberCount(): number {
+    return this.listeners.size;
+  }
+
+  /** Id of the oldest event still held for replay; null when none is held. */
+  get oldestId(): number | null {
+    return this.recent[0]?.id ?? null;
+  }
 }

@@ -45,8 +45,15 @@ export function createAuthMiddleware(deps: AuthDeps) {
     c.set("auth", { userId: v.userId, kind: "apiKey", apiKeyId: v.apiKeyId, scopes: v.scopes });
   };
 
-  const requireJwt = (): MiddlewareHandler<AppEnv> => async (c, next) => {
-    await verifyJwt(c, bearer(c));
+  /**
+   * `queryToken` names a query parameter that may carry the access token when no Authorization
+   * header is sent: only for GET /events, because a browser's EventSource cannot set headers
+   * (docs/decisions.md "Public API and live events").
+   */
+  const requireJwt = (opts: { queryToken?: string } = {}): MiddlewareHandler<AppEnv> => async (c, next) => {
+    const fromHeader = bearer(c);
+    const fromQuery = fromHeader === undefined && opts.queryToken ? c.req.query(opts.queryToken) : undefined;
+    await verifyJwt(c, fromHeader ?? fromQuery);
     await next();
   };
 

@@ -1,0 +1,111 @@
+import type { Database } from "bun:sqlite";
+import type { AgentRow } from "../agents/ownership.ts";
+import type { Logger } from "../logger.ts";
+import type { SolPriceSource, TokenPriceProvider } from "../market/types.ts";
+import { Big, decStr, SOL_MINT } from "../money.ts";
+
+// GET /v1/agents/:agentId/wallet (SPEC "Public API": wallet balances and total USD value). The
+// wallet is the one the agent trades with now (its trading mode's). SOL is valued at the SOL/USD
+// price, tokens at the swap aggregator's USD prices. A price the market does not know is null,
+// never zero, and the token is listed in `unpricedTokens`; `totalValueUsd` adds up the priced
+// holdings (docs/decisions.md "Public API and live events").
+
+/** USD amounts are rounded down to this many decimals. */
+const USD_DP = 6;
+
+export interface WalletHolding {
+  tokenAddress: string;
+  tokenSymbol: string;
+  balance: string;
+  priceUsd: string | null;
+  valueUsd: string | null;
+  lastUpdated: string;
+}
+
+export interface AgentWalletValue {
+  agentId: string;
+  walletType: "simulation" | "live";
+  /** null when no wallet of the agent's trading mode is assigned. */
+  walletAddress: string | null;
+  solPriceUsd: string | null;
+  holdings: WalletHolding[];
+  /** Sum of the priced holdings; null when something is held but nothing could be priced. */
+  totalValueUsd: string | null;
+  /** Mints held (non-zero) whose price is unknown: not part of the total. */
+  unpricedTokens: string[];
+}
+
+export interface WalletPriceSources {
+  solPrice: Pick<SolPriceSource, "configured" | "current" | "fetchCurrent">;
+  tokenPrices: TokenPriceProvider;
+}
+
+interface BalanceRow {
+  token_address: string;
+  token_symbol: string;
+  balance: string;
+  last_updated: string;
+}
+
+export async function valueAgentWallet(h: { sqlite: Database }, market: WalletPriceSources, logger: Logger, agent: AgentRow): Promise<AgentWalletValue> {
+  const walletType = agent.trading_mode;
+  const walletAddress =
+    h.sqlite.query<{ a: string }, [string, string]>("SELECT wallet_address AS a FROM agent_wallets WHERE agent_id = ? AND wallet_type = ?").get(agent.id, walletType)?.a ?? null;
+  const rows = walletAddress
+    ? h.sqlite
+        .query<BalanceRow, [string, string]>(
+          `SELECT token_address, token_symbol, balance, last_updated FROM agent_balances WHERE agent_id = ? AND wallet_address = ?
+            ORDER BY (token_address = '${SOL_MINT}') DESC, created_at ASC, rowid ASC`,
+        )
+        .all(agent.id, walletAddress)
+        // A token sold off leaves a zero row behind; SOL is always shown.
+        .filter((r) => r.token_address === SOL_MINT || !new Big(r.balance).eq(0))
+    : [];
+
+  const solPriceUsd = rows.some((r) => r.token_address === SOL_MINT) ? await solUsd(market, logger, agent.id) : null;
+  const mints = rows.map((r) => r.token_address).filter((m) => m !== SOL_MINT);
+  const tokenUsd = mints.length > 0 ? await tokenPricesUsd(market, logger, agent.id, mints) : new Map<string, string>();
+
+  let total = new Big(0);
+  let priced = 0;
+  const unpricedTokens: string[] = [];
+  const holdings = rows.map((r): WalletHolding => {
+    const priceUsd = r.token_address === SOL_MINT ? solPriceUsd : (tokenUsd.get(r.token_address) ?? null);
+    const held = !new Big(r.balance).eq(0);
+    let valueUsd: string | null = null;
+    if (priceUsd !== null) {
+      const v = new Big(r.balance).times(priceUsd);
+      valueUsd = decStr(v, USD_DP);
+      total = total.plus(v);
+      priced++;
+    } else if (held) {
+      unpricedTokens.push(r.token_address);
+    }
+    return { tokenAddress: r.token_address, tokenSymbol: r.token_symbol, balance: r.balance, priceUsd, valueUsd, lastUpdated: r.last_updated };
+  });
+  const totalValueUsd = priced === 0 && unpricedTokens.length > 0 ? null : decStr(total, USD_DP);
+  return { agentId: agent.id, walletType, walletAddress, solPriceUsd, holdings, totalValueUsd, unpricedTokens };
+}
+
+/** The SOL/USD price, or null when no source is configured or all fail (logged). */
+async function solUsd(market: WalletPriceSources, logger: Logger, agentId: string): Promise<string | null> {
+  if (!market.solPrice.configured) return null;
+  try {
+    return (market.solPrice.current() ?? (await market.solPrice.fetchCurrent())).price;
+  } catch (err) {
+    logger.warn("SOL price unavailable for wallet value", { agentId, error: err instanceof Error ? err.message : String(err) });
+    return null;
+  }
+}
+
+/** USD prices of the mints the aggregator knows; a provider failure leaves them all unknown. */
+async function tokenPricesUsd(market: WalletPriceSources, logger: Logger, agentId: string, mints: string[]): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  if (!market.tokenPrices.configured) return out;
+  try {
+    for (const [mint, p] of await market.tokenPrices.getPrices(mints)) out.set(mint, p.usd);
+  } catch (err) {
+    logger.warn("token prices unavailable for wallet value", { agentId, error: err instanceof Error ? err.message : String(err) });
+  }
+  return out;
+}

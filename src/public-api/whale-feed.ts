@@ -1,0 +1,80 @@
+import type { Database } from "bun:sqlite";
+import type { Clock } from "../clock.ts";
+import type { WhaleTrade, WhaleTradesProvider } from "../market/types.ts";
+
+// GET /v1/whale-trades/latest and /v1/whale-trades/:tokenAddress (SPEC "Public API"; PRODUCT.md
+// §5 signalGeneration). "Latest" has no token of its own: it watches the tokens the user cares
+// about now — their agents' open positions, then the tokens of their signals of the last 24 h —
+// at most WATCHED_TOKENS of them, because the provider allows about one request a second. Answers
+// are cached briefly per (token, query) for the same reason (docs/decisions.md).
+
+export const WATCHED_TOKENS = 5;
+export const RECENT_SIGNALS_MS = 24 * 3600_000;
+export const WHALE_CACHE_MS = 30_000;
+
+export interface WhaleQuery {
+  limit: number;
+  minVolumeUsd: number;
+}
+
+export interface LatestWhaleTrades {
+  /** The tokens watched, in the order chosen (open positions first, then recent signals). */
+  tokens: string[];
+  /** Trades of all those tokens, newest first, at most `limit`. */
+  trades: WhaleTrade[];
+}
+
+/** Distinct tokens of the user's open positions (newest first), then of their recent signals. */
+export function watchedTokens(h: { sqlite: Database }, userId: string, sinceIso: string, max = WATCHED_TOKENS): string[] {
+  const rows = h.sqlite
+    .query<{ token: string }, [string, string, number]>(
+      `SELECT token FROM (
+         SELECT p.token_address AS token, 0 AS rank, max(p.opened_at) AS at FROM positions p JOIN agents a ON a.id = p.agent_id
+          WHERE a.user_id = ?1 AND p.status = 'open' GROUP BY p.token_address
+         UNION ALL
+         SELECT s.token_address AS token, 1 AS rank, max(s.created_at) AS at FROM trading_signals s
+          WHERE s.user_id = ?1 AND s.created_at >= ?2 GROUP BY s.token_address
+       ) ORDER BY rank, at DESC LIMIT ?3 * 2`,
+    )
+    .all(userId, sinceIso, max);
+  return [...new Set(rows.map((r) => r.token))].slice(0, max);
+}
+
+export class WhaleFeed {
+  private readonly cache = new Map<string, { at: number; trades: Promise<WhaleTrade[]> }>();
+
+  constructor(
+    private readonly whales: WhaleTradesProvider,
+    private readonly clock: Clock,
+    private readonly ttlMs = WHALE_CACHE_MS,
+  ) {}
+
+  /** Throws 503 SERVICE_NOT_CONFIGURED (naming WHALE_DATA_API_KEY) when the source is off. */
+  assertConfigured(): void {
+    this.whales.assertConfigured();
+  }
+
+  forToken(tokenAddress: string, q: WhaleQuery): Promise<WhaleTrade[]> {
+    const key = `${tokenAddress}|${q.limit}|${q.minVolumeUsd}`;
+    const now = this.clock.now();
+    const hit = this.cache.get(key);
+    if (hit && now - hit.at < this.ttlMs) return hit.trades;
+    for (const [k, v] of this.cache) if (now - v.at >= this.ttlMs) this.cache.delete(k);
+    const trades = this.whales.getTrades(tokenAddress, { limit: q.limit, minVolumeUsd: q.minVolumeUsd });
+    this.cache.set(key, { at: now, trades });
+    // A failure is not cached: the next request asks again.
+    trades.catch(() => {
+      if (this.cache.get(key)?.trades === trades) this.cache.delete(key);
+    });
+    return trades;
+  }
+
+  async latest(tokens: string[], q: WhaleQuery): Promise<LatestWhaleTrades> {
+    const lists = await Promise.all(tokens.map((t) => this.forToken(t, q)));
+    const trades = lists
+      .flat()
+      .sort((a, b) => (a.blockTime < b.blockTime ? 1 : a.blockTime > b.blockTime ? -1 : 0))
+      .slice(0, q.limit);
+    return { tokens, trades };
+  }
+}
