@@ -125,15 +125,28 @@ export class PositionMonitor {
       const planned: Planned[] = [];
       const updates: Array<[string, string, string, string]> = [];
       const peaks: Array<{ p: PositionRecord; peak: string }> = [];
+      // Prices in SOL once per token, not per position (10,000 positions share 500 tokens).
+      const perToken = new Map<string, { priceSol: Big; sol: string; usd: string } | null>();
+      const tokenPrice = (mint: string) => {
+        let v = perToken.get(mint);
+        if (v === undefined) {
+          const price = prices.get(mint);
+          // unknown price: never treated as zero
+          v = price && solUsd.gt(0) ? { priceSol: new Big(price.usd).div(solUsd), sol: "", usd: decStr(new Big(price.usd), 12) } : null;
+          if (v) v.sol = decStr(v.priceSol);
+          perToken.set(mint, v);
+        }
+        return v;
+      };
       for (const p of open) {
-        const price = prices.get(p.tokenAddress);
-        if (!price || solUsd.lte(0)) continue; // unknown price: never treated as zero
+        const tp = tokenPrice(p.tokenAddress);
+        if (!tp) continue;
         report.priced++;
-        const priceSol = new Big(price.usd).div(solUsd);
+        const priceSol = tp.priceSol;
         const config = this.config(p.configOverrides);
         const decision = this.decide(p, config, priceSol);
         const peak = decStr(decision.peakPriceSol);
-        updates.push([decStr(priceSol), decStr(new Big(price.usd), 12), peak, p.id]);
+        updates.push([tp.sol, tp.usd, peak, p.id]);
         if (decision.peakChanged) peaks.push({ p, peak });
         if (decision.action.kind !== "none" && !this.liveHeld(p)) planned.push({ position: p, config, priceSol, action: decision.action });
       }

@@ -83,6 +83,15 @@ export class PositionStore {
     );
   }
 
+  /** Whether the agent holds an open position in the token (eligibility): the partial unique index alone answers. */
+  hasOpen(agentId: string, tokenAddress: string): boolean {
+    return (
+      this.sqlite
+        .query<{ one: number }, [string, string]>("SELECT 1 AS one FROM positions WHERE agent_id = ? AND token_address = ? AND status = 'open' LIMIT 1")
+        .get(agentId, tokenAddress) !== null
+    );
+  }
+
   allOpen(): PositionRecord[] {
     return this.sqlite
       .query<PositionRecord, []>(`${SELECT} WHERE p.status = 'open' ORDER BY p.opened_at`)

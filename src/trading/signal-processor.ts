@@ -160,7 +160,7 @@ export class SignalProcessor {
         signal: { tokenAddress: signal.tokenAddress, signalStrength: signal.signalStrength },
         liveTradingEnabled: this.d.liveTradingEnabled,
         hasWallet: a.walletAddress !== null,
-        hasOpenPositionOnToken: this.d.positions.openForAgentToken(a.id, signal.tokenAddress) !== null,
+        hasOpenPositionOnToken: this.d.positions.hasOpen(a.id, signal.tokenAddress),
         lastTradeAtMs: config.timing.minTimeBetweenTradesSeconds > 0 ? this.d.positions.lastTradeAt(a.id) : null,
         nowMs: now,
       });
