@@ -58,7 +58,12 @@ const SELECT = `SELECT p.id, p.agent_id AS agentId, a.user_id AS userId, p.walle
   LEFT JOIN agent_transactions t ON t.id = p.purchase_transaction_id
   LEFT JOIN agent_configs c ON c.agent_id = p.agent_id`;
 
-const fix = (r: PositionRecord | null): PositionRecord | null => (r ? { ...r, moonBagActivated: Boolean(r.moonBagActivated) } : null);
+// Rows are fresh objects from bun:sqlite: the flag is fixed in place (allOpen maps every open
+// position on every monitor tick; a copy per row cost more than the flag).
+const fix = (r: PositionRecord | null): PositionRecord | null => {
+  if (r) r.moonBagActivated = Boolean(r.moonBagActivated);
+  return r;
+};
 
 export class PositionStore {
   constructor(private readonly sqlite: Database) {}
