@@ -92,7 +92,7 @@ export class LiveWalletRegistry {
     for (const kp of this.#keys.values()) {
       for (const bytes of [kp.secretKey, kp.secretKey.slice(0, 32)]) {
         const arr = Array.from(bytes);
-        out.push(bs58.encode(bytes), JSON.stringify(arr), arr.join(", "), Buffer.from(bytes).toString("hex"), Buffer.from(bytes).toString("base64"));
+        out.push(bs58.encode(bytes), JSON.stringify(arr), arr.join(", "), arr.join(","), Buffer.from(bytes).toString("hex"), Buffer.from(bytes).toString("base64"));
       }
     }
     return out;

@@ -64,6 +64,8 @@ interface TokenEntry {
 
 export class FakeSolanaRpc {
   blockHeight = 249_999_000;
+  /** Blocks the chain advances on every getBlockHeight call (a blockhash expiring while confirming). */
+  heightStep = 0;
   slot = 310_000_000;
   readonly lamports = new Map<string, bigint>();
   readonly tokens = new Map<string, Map<string, bigint>>();
@@ -189,6 +191,7 @@ export class FakeSolanaRpc {
         return { context: this.context(), value: Number(this.lamportsOf(owner)) };
       }
       case "getBlockHeight":
+        this.blockHeight += this.heightStep;
         return this.blockHeight;
       case "getTokenAccountsByOwner":
         return this.tokenAccounts(params);

@@ -42,6 +42,7 @@ export interface LiveContext {
   postSignal(body?: Record<string, unknown>): Promise<{ id: number }>;
   settle(): Promise<void>;
   tick(): ReturnType<TestContext["services"]["trading"]["monitor"]["tick"]>;
+  /** The agent's recorded balance of its LIVE wallet ("none": no row). */
   balance(agentId: string, mint?: string): string;
   count(table: string, where?: string, ...params: Array<string | number>): number;
   logLines(): Array<Record<string, any>>;
@@ -73,7 +74,7 @@ export async function startLive(opts: LiveOptions = {}): Promise<LiveContext> {
   const responses: string[] = [];
 
   const request = async (method: string, path: string, body?: unknown) => {
-    const res = await ctx.request(method, path, { token: session.token, body });
+    const res = await l.ctx.request(method, path, { token: session.token, body });
     const text = await res.clone().text();
     responses.push(text);
     return res;
@@ -106,7 +107,7 @@ export async function startLive(opts: LiveOptions = {}): Promise<LiveContext> {
       return { id: agent.id, wallet: w };
     },
     async postSignal(body = {}) {
-      const res = await ctx.request("POST", "/api/v1/trading-signals", {
+      const res = await l.ctx.request("POST", "/api/v1/trading-signals", {
         apiKey,
         body: { tokenAddress: MINT, symbol: "BONK", signalType: "buy", signalStrength: 4, ...body },
       });
@@ -114,17 +115,19 @@ export async function startLive(opts: LiveOptions = {}): Promise<LiveContext> {
       if (res.status !== 201) throw new Error(`signal failed: ${res.status} ${await res.text()}`);
       return json(res);
     },
-    settle: () => ctx.services.signalQueue.idle(),
-    tick: () => ctx.services.trading.monitor.tick(),
+    settle: () => l.ctx.services.signalQueue.idle(),
+    tick: () => l.ctx.services.trading.monitor.tick(),
     balance(agentId, mint = SOL_MINT) {
-      return ctx.database.sqlite.query<{ b: string }, [string, string]>("SELECT balance AS b FROM agent_balances WHERE agent_id = ? AND token_address = ?").get(agentId, mint)?.b ?? "none";
+      return l.ctx.database.sqlite.query<{ b: string }, [string, string]>(
+          "SELECT b.balance AS b FROM agent_balances b JOIN agent_wallets w ON w.agent_id = b.agent_id AND w.wallet_address = b.wallet_address AND w.wallet_type = 'live' WHERE b.agent_id = ? AND b.token_address = ?",
+        ).get(agentId, mint)?.b ?? "none";
     },
     count(table, where = "1=1", ...params) {
-      return ctx.database.sqlite.query<{ n: number }, Array<string | number>>(`SELECT count(*) AS n FROM ${table} WHERE ${where}`).get(...params)!.n;
+      return l.ctx.database.sqlite.query<{ n: number }, Array<string | number>>(`SELECT count(*) AS n FROM ${table} WHERE ${where}`).get(...params)!.n;
     },
-    logLines: () => ctx.logs.map((line) => JSON.parse(line)),
+    logLines: () => l.ctx.logs.map((line) => JSON.parse(line)),
     async close() {
-      await ctx.close();
+      await l.ctx.close();
       await fake.stop();
     },
   };

@@ -197,3 +197,37 @@ describe("global switch", () => {
     expect(l.rpc.lamportsOf(l.wallet)).toBe(2_000_000_000n - 100_000_000n - 25_000n);
   });
 });
+
+describe("monitor rules in live mode", () => {
+  test("take-profit sells part on chain: remaining, level and realized profit from the chain's amounts", async () => {
+    const agent = await l.liveAgent({ config: { takeProfit: { enabled: true, percentage: 50, sellPercentage: 50, maxLevels: 3 } } });
+    await l.postSignal();
+    await l.settle();
+    l.fake.setToken(MINT, { priceUsd: "0.015" });
+    expect(await l.tick()).toMatchObject({ actions: 1, closed: 0, failed: 0 });
+    // 500 BONK at $0.015 → 0.075 SOL; realized 0.074945 − 0.100055 × 500/1000 = 0.0249175.
+    expect(l.rpc.lamportsOf(l.wallet)).toBe(1_974_890_000n);
+    expect(l.balance(agent.id)).toBe("1.97489");
+    expect(l.balance(agent.id, MINT)).toBe("500");
+    const [pos] = await json(await l.request("GET", `/api/v1/agent-positions/${agent.id}`));
+    expect(pos.takeProfit).toMatchObject({ remainingAmount: 500, levelsHit: 1, realizedProfitSol: 0.0249175 });
+    const sale = txRows(agent.id).find((r) => r.transaction_type === "SELL")!;
+    expect(sale).toMatchObject({ is_take_profit: 1, input_amount: "500", output_amount: "0.075", status: "confirmed", transaction_hash: l.rpc.sentTransactions()[1]!.signature });
+  });
+
+  test("DCA buys on chain; the position grows by the tokens the chain delivered", async () => {
+    const agent = await l.liveAgent({ config: { dca: { enabled: true, maxOrders: 3, priceDropTriggerPercentage: 10, amountPercentage: 50 } } });
+    await l.postSignal();
+    await l.settle();
+    l.fake.setToken(MINT, { priceUsd: "0.009" });
+    expect(await l.tick()).toMatchObject({ actions: 1, failed: 0 });
+    // 50 % of the opening 0.1 SOL at $0.009: 555.555555 BONK.
+    expect(l.rpc.lamportsOf(l.wallet)).toBe(1_849_890_000n);
+    expect(l.balance(agent.id)).toBe("1.84989");
+    expect(l.balance(agent.id, MINT)).toBe("1555.555555");
+    const [pos] = await json(await l.request("GET", `/api/v1/agent-positions/${agent.id}`));
+    expect(pos.purchase.amount).toBe(1555.555555);
+    const dca = txRows(agent.id).filter((r) => r.is_dca === 1);
+    expect(dca).toMatchObject([{ input_amount: "0.05", output_amount: "555.555555", fees: "0.000055", status: "confirmed" }]);
+  });
+});
