@@ -60,7 +60,7 @@ const close = createRoute({
   tags,
   security: bearerSecurity,
   request: { params: CloseParams, body: { ...json(CloseBody), required: false } },
-  responses: { 200: { description: "Closed: the remaining tokens were sold", ...json(CloseResponse) }, ...errorResponses(400, 401, 404, 502) },
+  responses: { 200: { description: "Closed: the remaining tokens were sold", ...json(CloseResponse) }, ...errorResponses(400, 401, 404, 409, 502) },
 });
 const closeShort = createRoute({
   method: "post",
@@ -68,7 +68,7 @@ const closeShort = createRoute({
   tags,
   security: bearerSecurity,
   request: { params: uuidParam("id", "Invalid position ID format"), body: { ...json(CloseBody), required: false } },
-  responses: { 200: { description: "Closed: the remaining tokens were sold", ...json(CloseResponse) }, ...errorResponses(400, 401, 404, 502) },
+  responses: { 200: { description: "Closed: the remaining tokens were sold", ...json(CloseResponse) }, ...errorResponses(400, 401, 404, 409, 502) },
 });
 
 export function agentPositionRoutes(s: Services) {

@@ -64,7 +64,8 @@ const checkDeposits = createRoute({
   method: "post",
   path: "/{walletAddress}/check-deposits",
   request: { params: WalletAddressParam },
-  responses: { 200: { description: "Deposits found and the SOL balance after them", ...json(CheckDepositsResponse) }, ...errorResponses(400, 401, 404, 429, 503) },
+  // Live wallets: 409 while a live trade of the wallet awaits confirmation, 502 when the Solana RPC fails.
+  responses: { 200: { description: "Deposits found and the SOL balance after them", ...json(CheckDepositsResponse) }, ...errorResponses(400, 401, 404, 409, 429, 502, 503) },
 });
 
 export function walletRoutes(s: Services) {
