@@ -183,6 +183,7 @@ export class SignalProcessor {
         refuse(post);
         continue;
       }
+      let failure: string | null = null;
       const positionId = await this.d.engine.openPosition({
         agent: { id: a.id, userId: a.userId, name: a.name, tradingMode: a.tradingMode },
         config,
@@ -190,9 +191,11 @@ export class SignalProcessor {
         signal: { id: signal.id, tokenAddress: signal.tokenAddress, symbol: signal.symbol },
         sizeSol: size,
         marketSymbol: md?.symbol ?? null,
+        onFailure: (reason) => (failure = reason),
       });
       // A live swap sent but not yet confirmed wrote its trade key: "pending" until reconciled.
-      this.record(signal.id, a.id, true, null, positionId ? "traded" : this.d.engine.alreadyTraded(a.id, signal.id, "BUY") ? "pending" : "failed");
+      const outcome = positionId ? "traded" : this.d.engine.alreadyTraded(a.id, signal.id, "BUY") ? "pending" : "failed";
+      this.record(signal.id, a.id, true, outcome === "failed" ? failure : null, outcome);
     }
   }
 }

@@ -44,6 +44,8 @@ export interface OpenRequest {
   sizeSol: Big;
   /** Market data symbol, when the caller fetched it. */
   marketSymbol?: string | null;
+  /** Told why, when the trade failed (the signal evaluation keeps the reason). */
+  onFailure?: (reason: string) => void;
 }
 
 export interface CloseResult {
@@ -231,10 +233,10 @@ export class TradingEngine {
       const lamports = toAtomic(req.sizeSol, SOL_DECIMALS);
       if (lamports <= 0n) throw new TradingError("Trade size rounds to zero");
       const slippageBps = resolveSlippageBps(null, config.slippage);
-      // Cheap pre-check; the debit inside the settling transaction is the authority.
-      const fees0 = new Big(0);
+      // Cheap pre-check before any network call; the debit (size plus fees) inside the settling
+      // transaction is the authority.
       const available = readBalance({ sqlite: this.d.sqlite }, { agentId: agent.id, walletAddress: req.walletAddress, tokenAddress: SOL_MINT });
-      if (available.lt(req.sizeSol.plus(fees0))) {
+      if (available.lt(req.sizeSol)) {
         throw new TradingError("Insufficient SOL balance", { required: decNum(req.sizeSol), available: decNum(available) });
       }
       const fill = await executor.swap({
@@ -334,6 +336,7 @@ export class TradingEngine {
         return null;
       }
       this.tradeFailed(ctx, agent.userId, "buy", mode, err);
+      req.onFailure?.(err instanceof Error ? err.message : String(err));
       return null;
     }
   }

@@ -311,7 +311,9 @@ describe("agent signals", () => {
     await t.settle();
     const [entry] = await json(await pub(`/v1/agents/${a.id}/signals`));
     expect(entry.id).toBe(s.id);
-    expect(entry.evaluation).toEqual({ eligible: true, outcome: "failed", reason: null, evaluatedAt: "2026-01-01T00:00:00.000Z" });
+    const failed = t.ctx.logs.map((l) => JSON.parse(l)).find((l) => l.msg === "trade failed");
+    expect(failed.reason).toContain("swapAggregator");
+    expect(entry.evaluation).toEqual({ eligible: true, outcome: "failed", reason: failed.reason, evaluatedAt: "2026-01-01T00:00:00.000Z" });
     expect(t.count("positions", "agent_id = ?", a.id)).toBe(0);
   });
 });

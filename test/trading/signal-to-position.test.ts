@@ -97,6 +97,8 @@ describe("signal → position", () => {
     const line = t.ctx.logs.map((l) => JSON.parse(l)).find((l) => l.msg === "trade failed");
     expect(line).toMatchObject({ agentId: agent.id, signalId: signal.id, tokenAddress: MINT, side: "buy" });
     expect(line.reason).toContain("swapAggregator");
+    const ev = t.ctx.database.sqlite.query<{ outcome: string; reason: string }, [number, string]>("SELECT outcome, reason FROM signal_evaluations WHERE signal_id = ? AND agent_id = ?").get(signal.id, agent.id);
+    expect(ev).toEqual({ outcome: "failed", reason: line.reason });
     // The next signal trades normally.
     await t.postSignal({ signalStrength: 5 });
     await t.settle();
