@@ -182,6 +182,9 @@ export class HistoricalSwapService {
         for (;;) {
           const where = [...base];
           if (cursor) {
+            // The plain range term lets SQLite seek the (agent_id, sale_time) index to the cursor;
+            // with the OR alone every page rescanned the agent's rows from the newest (quadratic).
+            where.push(lte(historicalSwaps.saleTime, cursor.saleTime));
             where.push(
               or(
                 lt(historicalSwaps.saleTime, cursor.saleTime),
