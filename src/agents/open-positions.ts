@@ -1,6 +1,6 @@
 import type { Database } from "bun:sqlite";
 import { Big, decNum } from "../money.ts";
-import { resolveConfig } from "./trading-config.ts";
+import { resolveStoredConfig } from "./trading-config.ts";
 
 // Open positions as SPEC "Position (open)" shows them. GET /agents/:id/positions and the agent
 // performance read them through `OpenPositionSource`, the seam the trading engine fills with its
@@ -96,7 +96,7 @@ function shapeStoredPosition(r: PositionRow): PositionView {
   const plSol = new Big(r.realized_profit_sol).plus(valueSol.minus(remaining.times(entrySol)));
   const plUsd = new Big(r.realized_profit_usd).plus(valueUsd.minus(remaining.times(entryUsd)));
   const cost = new Big(r.cost_sol);
-  const config = resolveConfig(r.overrides ? (JSON.parse(r.overrides) as Record<string, unknown>) : null);
+  const config = resolveStoredConfig(r.overrides);
   return {
     id: r.id,
     agentId: r.agent_id,

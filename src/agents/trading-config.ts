@@ -218,6 +218,24 @@ export function resolveConfig(overrides: Record<string, unknown> | null | undefi
   return deepMerge(structuredClone(DEFAULT_TRADING_CONFIG) as TradingConfig & Record<string, unknown>, overrides ?? {});
 }
 
+const storedConfigs = new Map<string, Readonly<TradingConfig>>();
+
+/**
+ * The complete configuration for the overrides JSON stored in agent_configs (null → defaults),
+ * memoized by its text: the monitor and the signal fan-out resolve it for every position and
+ * agent, and most agents share a handful of configurations. The result is shared: read only.
+ */
+export function resolveStoredConfig(overridesJson: string | null): Readonly<TradingConfig> {
+  const key = overridesJson ?? "";
+  let c = storedConfigs.get(key);
+  if (!c) {
+    c = deepFreeze(resolveConfig(overridesJson ? (JSON.parse(overridesJson) as Record<string, unknown>) : null));
+    if (storedConfigs.size >= 10_000) storedConfigs.clear();
+    storedConfigs.set(key, c);
+  }
+  return c;
+}
+
 export type ConfigUpdateResult =
   | { ok: true; overrides: Record<string, unknown>; config: TradingConfig }
   | { ok: false; details: string[] };

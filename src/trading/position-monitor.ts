@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite";
-import { resolveConfig, type TradingConfig } from "../agents/trading-config.ts";
+import { resolveStoredConfig, type TradingConfig } from "../agents/trading-config.ts";
 import type { Clock } from "../clock.ts";
 import type { EventBus } from "../events/bus.ts";
 import type { Logger } from "../logger.ts";
@@ -56,7 +56,6 @@ interface Planned {
 
 export class PositionMonitor {
   private readonly log: Logger;
-  private readonly configCache = new Map<string, TradingConfig>();
   private timer: ReturnType<typeof setTimeout> | null = null;
   private running: Promise<unknown> | null = null;
   private stopped = true;
@@ -68,16 +67,6 @@ export class PositionMonitor {
     this.log = d.logger.child({ component: "monitor" });
   }
 
-  private config(overrides: string | null): TradingConfig {
-    const key = overrides ?? "";
-    let c = this.configCache.get(key);
-    if (!c) {
-      c = resolveConfig(overrides ? (JSON.parse(overrides) as Record<string, unknown>) : null);
-      if (this.configCache.size > 10_000) this.configCache.clear();
-      this.configCache.set(key, c);
-    }
-    return c;
-  }
 
   private decide(p: PositionRecord, config: TradingConfig, priceSol: Big) {
     return decidePositionAction({
@@ -143,7 +132,7 @@ export class PositionMonitor {
         if (!tp) continue;
         report.priced++;
         const priceSol = tp.priceSol;
-        const config = this.config(p.configOverrides);
+        const config = resolveStoredConfig(p.configOverrides);
         const decision = this.decide(p, config, priceSol);
         const peak = decStr(decision.peakPriceSol);
         updates.push([tp.sol, tp.usd, peak, p.id]);

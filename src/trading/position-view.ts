@@ -1,4 +1,4 @@
-import { resolveConfig } from "../agents/trading-config.ts";
+import { resolveStoredConfig } from "../agents/trading-config.ts";
 import type { OpenPositionQuery, OpenPositionSource, PositionView } from "../agents/open-positions.ts";
 import type { Logger } from "../logger.ts";
 import type { SolPriceSource, TokenPriceProvider } from "../market/types.ts";
@@ -48,7 +48,7 @@ export function shapePosition(r: PositionRecord, tokenUsd: string | null, solUsd
     currentPriceSol: priceSol,
     solUsdPrice: sol,
   });
-  const config = resolveConfig(r.configOverrides ? (JSON.parse(r.configOverrides) as Record<string, unknown>) : null);
+  const config = resolveStoredConfig(r.configOverrides);
   return {
     id: r.id,
     agentId: r.agentId,

@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite";
-import { resolveConfig, type TradingConfig } from "../agents/trading-config.ts";
+import { resolveStoredConfig, type TradingConfig } from "../agents/trading-config.ts";
 import type { Clock } from "../clock.ts";
 import { readBalance } from "../ledgers/balance-ledger.ts";
 import type { Logger } from "../logger.ts";
@@ -42,22 +42,11 @@ export interface SignalProcessorDeps {
 
 export class SignalProcessor {
   private readonly log: Logger;
-  private readonly configCache = new Map<string, TradingConfig>();
 
   constructor(private readonly d: SignalProcessorDeps) {
     this.log = d.logger.child({ component: "signals" });
   }
 
-  private config(overrides: string | null): TradingConfig {
-    const key = overrides ?? "";
-    let c = this.configCache.get(key);
-    if (!c) {
-      c = resolveConfig(overrides ? (JSON.parse(overrides) as Record<string, unknown>) : null);
-      if (this.configCache.size > 10_000) this.configCache.clear();
-      this.configCache.set(key, c);
-    }
-    return c;
-  }
 
   private candidates(userId: string): AgentCandidate[] {
     return this.d.sqlite
@@ -149,7 +138,7 @@ export class SignalProcessor {
         this.record(signal.id, a.id, true, null, "traded");
         continue;
       }
-      const config = this.config(a.overrides);
+      const config = resolveStoredConfig(a.overrides);
       const refuse = (r: Extract<EligibilityResult, { eligible: false }>) => {
         this.log.info("agent not eligible for signal", { signalId: signal.id, agentId: a.id, tokenAddress: signal.tokenAddress, rule: r.rule, reason: r.reason });
         this.record(signal.id, a.id, false, `${r.rule}: ${r.reason}`, "skipped");

@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite";
-import { resolveConfig, type TradingConfig } from "../agents/trading-config.ts";
+import { resolveStoredConfig, type TradingConfig } from "../agents/trading-config.ts";
 import type { Clock } from "../clock.ts";
 import { inTransaction } from "../db/client.ts";
 import { AppError, ExternalServiceError, NotFoundError, TradingError } from "../errors.ts";
@@ -346,7 +346,7 @@ export class TradingEngine {
     const mode = p.tradingMode;
     const ctx = { agentId: p.agentId, positionId: p.id, tokenAddress: p.tokenAddress, dcaOrder: order };
     try {
-      const config = resolveConfig(p.configOverrides ? JSON.parse(p.configOverrides) : null);
+      const config = resolveStoredConfig(p.configOverrides);
       // Refuse before swapping, as openPosition does: a live swap cannot be taken back when the
       // settling debit finds the SOL missing. The debit inside the transaction stays the authority.
       const available = readBalance({ sqlite: this.d.sqlite }, { agentId: p.agentId, walletAddress: p.walletAddress, tokenAddress: SOL_MINT });
@@ -454,7 +454,7 @@ export class TradingEngine {
       const held = readBalance(h, { agentId: p.agentId, walletAddress: p.walletAddress, tokenAddress: p.tokenAddress });
       if (held.lt(amount)) throw new InsufficientBalanceError(p.tokenAddress, amount, held);
       if (opts.kind === "close" && opts.signalId !== undefined && this.hasTradeKey(p.agentId, opts.signalId, "SELL")) throw new TradeSkipped("exit already done");
-      const config = resolveConfig(p.configOverrides ? JSON.parse(p.configOverrides) : null);
+      const config = resolveStoredConfig(p.configOverrides);
       const solUsd = await this.solUsd();
       let fill: SwapFill;
       if (amount.gt(0)) {

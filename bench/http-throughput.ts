@@ -1,0 +1,109 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { withBaseline } from "./lib/baseline.ts";
+import { type BenchOptions, type ServiceUnderTest } from "./lib/context.ts";
+import { runLoad, type LoadResult, type LoadSpec } from "./lib/load.ts";
+import { median, row, type BenchRow } from "./lib/stats.ts";
+import { BONK } from "./lib/seed.ts";
+
+// 1. Authenticated read and 2. signal ingest: the service against a bare Bun.serve process doing
+// the least the same request needs, loaded by wrk (autocannon without it) with the same
+// connections and duration, alternating rounds so that drift on the machine hits both alike.
+
+const CONNECTIONS = 32;
+
+interface Compared {
+  service: LoadResult[];
+  baseline: LoadResult[];
+}
+
+async function compare(o: BenchOptions, serviceSpec: Omit<LoadSpec, "durationS" | "connections">, baselineSpec: Omit<LoadSpec, "durationS" | "connections">): Promise<Compared> {
+  const rounds = o.quick ? 1 : 3;
+  const durationS = o.quick ? 2 : 4;
+  // Warm-up: JIT, connection pools, SQLite page cache.
+  await runLoad({ ...baselineSpec, connections: CONNECTIONS, durationS: 1 });
+  await runLoad({ ...serviceSpec, connections: CONNECTIONS, durationS: 1 });
+  const out: Compared = { service: [], baseline: [] };
+  for (let i = 0; i < rounds; i++) {
+    out.baseline.push(await runLoad({ ...baselineSpec, connections: CONNECTIONS, durationS }));
+    out.service.push(await runLoad({ ...serviceSpec, connections: CONNECTIONS, durationS }));
+  }
+  return out;
+}
+
+const med = (rs: LoadResult[], f: (r: LoadResult) => number) => median(rs.map(f));
+
+function throughputRows(id: string, label: string, baselineName: string, target: number, c: Compared): BenchRow[] {
+  const rps = med(c.service, (r) => r.rps);
+  const baseRps = med(c.baseline, (r) => r.rps);
+  const errors = c.service.reduce((a, r) => a + r.errors, 0);
+  const details = {
+    tool: c.service[0]?.tool,
+    connections: CONNECTIONS,
+    rounds: c.service.length,
+    serviceRps: c.service.map((r) => Math.round(r.rps)),
+    baselineRps: c.baseline.map((r) => Math.round(r.rps)),
+    serviceLatencyMs: { p50: med(c.service, (r) => r.latencyMs.p50), p99: med(c.service, (r) => r.latencyMs.p99) },
+    baselineLatencyMs: { p50: med(c.baseline, (r) => r.latencyMs.p50), p99: med(c.baseline, (r) => r.latencyMs.p99) },
+    serviceErrors: errors,
+  };
+  const note = errors > 0 ? `${errors} failed or non-2xx responses during the run` : undefined;
+  return [
+    row({
+      id: `${id}.throughput`,
+      name: `${label}: throughput`,
+      unit: "req/s",
+      value: rps,
+      baselineName,
+      baselineValue: baseRps,
+      target: `≥ ${target.toFixed(2)}`,
+      check: (q) => q >= target && errors === 0,
+      details,
+      note,
+    }),
+    row({
+      id: `${id}.p99`,
+      name: `${label}: p99 latency at ${CONNECTIONS} connections`,
+      unit: "ms",
+      value: details.serviceLatencyMs.p99,
+      baselineName,
+      baselineValue: details.baselineLatencyMs.p99,
+      target: "",
+      details: { p50: details.serviceLatencyMs.p50, baselineP50: details.baselineLatencyMs.p50 },
+    }),
+  ];
+}
+
+/** 1. GET /api/v1/agents with a JWT (20 agents) vs a bare Bun.serve sending the same JSON. */
+export async function authenticatedRead(o: BenchOptions, s: ServiceUnderTest): Promise<BenchRow[]> {
+  const path = "/api/v1/agents";
+  const headers = { authorization: `Bearer ${s.reader.token}` };
+  const res = await fetch(s.child.url + path, { headers });
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`GET ${path} answered ${res.status}: ${text}`);
+  const count = (JSON.parse(text) as unknown[]).length;
+  const bodyFile = join(o.dir, "agents.json");
+  writeFileSync(bodyFile, text);
+  const c = await withBaseline(o, { BENCH_MODE: "get-json", BENCH_BODY_FILE: bodyFile }, (baseUrl) =>
+    compare(o, { url: s.child.url + path, headers }, { url: baseUrl + path, headers }),
+  );
+  const rows = throughputRows("read.agents", `GET /agents, JWT, ${count} agents`, "bare Bun.serve, same JSON", 0.4, c);
+  (rows[0] as BenchRow).details!.responseBytes = text.length;
+  return rows;
+}
+
+/** 2. POST /api/v1/trading-signals with an API key vs a bare Bun.serve parsing the JSON body. */
+export async function signalIngest(o: BenchOptions, s: ServiceUnderTest): Promise<BenchRow[]> {
+  const path = "/api/v1/trading-signals";
+  const body = JSON.stringify({ tokenAddress: BONK, symbol: "BONK", signalType: "buy", signalStrength: 4, source: "bench" });
+  const headers = { "content-type": "application/json", "x-api-key": s.ingest.apiKey as string };
+  const probe = await fetch(s.child.url + path, { method: "POST", headers, body });
+  if (probe.status !== 201) throw new Error(`POST ${path} answered ${probe.status}: ${await probe.text()}`);
+  await probe.arrayBuffer();
+  const c = await withBaseline(o, { BENCH_MODE: "accept-json" }, (baseUrl) =>
+    compare(o, { url: s.child.url + path, method: "POST", headers, body }, { url: baseUrl + path, method: "POST", headers, body }),
+  );
+  const rows = throughputRows("ingest.signals", "POST /trading-signals, API key", "bare Bun.serve, JSON body parsed", 0.25, c);
+  (rows[0] as BenchRow).note = [rows[0]?.note, "the signals' owner has no agents: this is intake (auth, limit, validation, insert, queue), not trading"].filter(Boolean).join("; ");
+  return rows;
+}

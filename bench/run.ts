@@ -1,0 +1,138 @@
+import { existsSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fanOut } from "./fan-out.ts";
+import { footprint } from "./footprint.ts";
+import { authenticatedRead, signalIngest } from "./http-throughput.ts";
+import { startServiceUnderTest, type BenchOptions, type ServiceUnderTest } from "./lib/context.ts";
+import { loadTool } from "./lib/load.ts";
+import { describeMachine, machine } from "./lib/machine.ts";
+import { renderTable, type BenchRow } from "./lib/stats.ts";
+import { monitorTick } from "./monitor-tick.ts";
+import { readScale } from "./read-scale.ts";
+
+// `npm run bench`: every figure next to the machine's own limit for the same work, measured in
+// the same run, reported as a ratio (README "Performance"). Prints a Markdown table and writes
+// bench/results.json.
+//
+//   bun bench/run.ts [--quick] [--only read,ingest,fanout,monitor,scale,footprint,events] [--keep]
+//
+// --quick: shorter load runs and smaller tables (a harness check, not figures to publish).
+// --keep: leave the temp directory (databases, service log) for inspection.
+
+const ALL = ["read", "ingest", "fanout", "monitor", "scale", "footprint", "events"] as const;
+type Name = (typeof ALL)[number];
+
+const argv = process.argv.slice(2);
+const quick = argv.includes("--quick");
+const keep = argv.includes("--keep");
+const onlyArg = argv.find((a) => a.startsWith("--only"));
+const onlyValue = onlyArg?.includes("=") ? onlyArg.split("=")[1] : onlyArg ? argv[argv.indexOf(onlyArg) + 1] : undefined;
+const selected = new Set<Name>(onlyValue ? (onlyValue.split(",").map((s) => s.trim()) as Name[]) : ALL);
+for (const n of selected) {
+  if (!ALL.includes(n)) {
+    console.error(`unknown benchmark ${n}; expected some of ${ALL.join(", ")}`);
+    process.exit(2);
+  }
+}
+
+const started = performance.now();
+const dir = mkdtempSync(join(tmpdir(), "trading-agent-bench-"));
+const notices: string[] = [];
+const o: BenchOptions = {
+  quick,
+  dir,
+  log: (l) => console.log(l),
+  notice: (l) => {
+    notices.push(l);
+    console.log(`notice: ${l}`);
+  },
+};
+const m = machine();
+console.log(`machine: ${describeMachine(m)}`);
+console.log(`load generator: ${loadTool()}${loadTool() === "autocannon" ? " (wrk not found on PATH: apt-get install wrk)" : ""}`);
+if (quick) o.notice("--quick: short runs and smaller tables; do not publish these figures");
+
+const rows: BenchRow[] = [];
+const failures: string[] = [];
+const elapsed = () => `${((performance.now() - started) / 1000).toFixed(0)} s`;
+
+async function step(name: string, fn: () => Promise<BenchRow[]>): Promise<void> {
+  console.log(`\n[${elapsed()}] ${name}`);
+  try {
+    const r = await fn();
+    rows.push(...r);
+    for (const x of r) console.log(`  ${x.name}: ${x.value.toFixed(2)} ${x.unit} vs ${x.baselineValue.toFixed(2)} → ${x.ratio.toFixed(3)}${x.met === false ? "  (target missed)" : ""}`);
+  } catch (err) {
+    const msg = err instanceof Error ? (err.stack ?? err.message) : String(err);
+    failures.push(`${name}: ${msg.split("\n")[0]}`);
+    console.error(`  FAILED: ${msg}`);
+  }
+}
+
+const needsService = ["read", "ingest", "fanout", "scale", "events"].some((n) => selected.has(n as Name));
+let sut: ServiceUnderTest | null = null;
+try {
+  if (needsService) {
+    console.log(`\n[${elapsed()}] setting up the service under test`);
+    sut = await startServiceUnderTest(o);
+  }
+  const s = sut as ServiceUnderTest;
+  if (selected.has("read")) await step("1. authenticated read", () => authenticatedRead(o, s));
+  if (selected.has("ingest")) await step("2. signal ingest", () => signalIngest(o, s));
+  if (selected.has("fanout")) await step("3. fan-out", () => fanOut(o, s));
+  if (selected.has("scale")) await step("5. scale of reads", () => readScale(o, s));
+  if (selected.has("events")) await step("SSE event latency", () => eventsLatency(o, s));
+  if (sut) {
+    await sut.stop();
+    sut = null;
+  }
+  if (selected.has("monitor")) await step("4. monitor tick", () => monitorTick(o));
+  if (selected.has("footprint")) await step("6. footprint", () => footprint(o));
+} finally {
+  if (sut) await sut.stop().catch(() => {});
+  if (!keep) rmSync(dir, { recursive: true, force: true });
+  else console.log(`kept ${dir}`);
+}
+
+/** bench/events-latency.ts (SSE commit-to-write latency) is optional: included when present. */
+async function eventsLatency(opts: BenchOptions, s: ServiceUnderTest): Promise<BenchRow[]> {
+  const file = join(import.meta.dir, "events-latency.ts");
+  if (!existsSync(file)) {
+    opts.notice("bench/events-latency.ts is absent: SSE event latency skipped");
+    return [];
+  }
+  const mod = (await import(file)) as Record<string, unknown>;
+  const fn = (mod.eventsLatency ?? mod.default ?? mod.run) as ((o: BenchOptions, s: ServiceUnderTest) => Promise<BenchRow[]>) | undefined;
+  if (typeof fn !== "function") {
+    opts.notice("bench/events-latency.ts exports no eventsLatency(options, service) function: skipped");
+    return [];
+  }
+  return fn(opts, s);
+}
+
+const totalS = (performance.now() - started) / 1000;
+const table = renderTable(rows);
+console.log(`\n${table}\n`);
+console.log(`machine: ${describeMachine(m)}; load: ${loadTool()}; total ${totalS.toFixed(0)} s`);
+for (const n of notices) console.log(`notice: ${n}`);
+const missed = rows.filter((r) => r.met === false);
+if (missed.length > 0) console.log(`targets missed: ${missed.map((r) => r.name).join("; ")}`);
+if (failures.length > 0) console.log(`failed: ${failures.join("; ")}`);
+
+const results = {
+  generatedAt: new Date().toISOString(),
+  machine: m,
+  loadGenerator: loadTool(),
+  quick,
+  durationS: Math.round(totalS),
+  rows,
+  notices,
+  failures,
+  table,
+};
+const out = join(import.meta.dir, "results.json");
+writeFileSync(`${out}.tmp`, JSON.stringify(results, (_k, v) => (typeof v === "number" && !Number.isFinite(v) ? null : v), 2) + "\n");
+renameSync(`${out}.tmp`, out);
+console.log(`wrote ${out}`);
+process.exit(failures.length > 0 ? 1 : 0);
