@@ -1,5 +1,6 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { openDatabase } from "../src/db/client.ts";
 import { withBaseline } from "./lib/baseline.ts";
 import { type BenchOptions, type ServiceUnderTest } from "./lib/context.ts";
 import { runLoad, type LoadResult, type LoadSpec } from "./lib/load.ts";
@@ -105,5 +106,41 @@ export async function signalIngest(o: BenchOptions, s: ServiceUnderTest): Promis
   );
   const rows = throughputRows("ingest.signals", "POST /trading-signals, API key", "bare Bun.serve, JSON body parsed", 0.25, c);
   (rows[0] as BenchRow).note = [rows[0]?.note, "the signals' owner has no agents: this is intake (auth, limit, validation, insert, queue), not trading"].filter(Boolean).join("; ");
+  const commit = durableInsertsPerSecond(o.dir);
+  rows.push(
+    row({
+      id: "ingest.signals.vs-commit",
+      name: "POST /trading-signals vs one durable insert per request",
+      unit: "req/s",
+      value: (rows[0] as BenchRow).value,
+      baselineName: "raw SQLite, 1 INSERT + commit each",
+      baselineValue: commit,
+      target: "",
+      note: "each accepted signal commits 4 writes (signal row, key usage count, processing, processed)",
+    }),
+  );
   return rows;
+}
+
+/**
+ * The machine's limit for a request that must be durable before it answers: single-row INSERTs
+ * of a signal, each its own transaction, on a fresh database with the service's schema and PRAGMAs.
+ */
+export function durableInsertsPerSecond(dir: string, n = 3000): number {
+  const db = openDatabase(join(dir, "commit-floor.db"));
+  try {
+    const now = new Date().toISOString();
+    const user = crypto.randomUUID();
+    db.sqlite.query("INSERT INTO users (id, email, password_hash, created_at, updated_at) VALUES (?, 'floor@bench.local', 'x', ?, ?)").run(user, now, now);
+    const ins = db.sqlite.query(
+      `INSERT INTO trading_signals (user_id, api_key_id, token_address, symbol, signal_type, activation_reason, signal_strength, source, processing_status, created_at, updated_at)
+       VALUES (?, 'k', ?, 'BONK', 'buy', NULL, 4, 'bench', 'pending', ?, ?)`,
+    );
+    for (let i = 0; i < 200; i++) ins.run(user, BONK, now, now);
+    const t0 = performance.now();
+    for (let i = 0; i < n; i++) ins.run(user, BONK, now, now);
+    return n / ((performance.now() - t0) / 1000);
+  } finally {
+    db.close();
+  }
 }

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fanOut } from "./fan-out.ts";
@@ -7,6 +7,7 @@ import { authenticatedRead, signalIngest } from "./http-throughput.ts";
 import { startServiceUnderTest, type BenchOptions, type ServiceUnderTest } from "./lib/context.ts";
 import { loadTool } from "./lib/load.ts";
 import { describeMachine, machine } from "./lib/machine.ts";
+import { readmeBlock, replaceBetweenMarkers } from "./lib/readme.ts";
 import { renderTable, type BenchRow } from "./lib/stats.ts";
 import { monitorTick } from "./monitor-tick.ts";
 import { readScale } from "./read-scale.ts";
@@ -15,10 +16,11 @@ import { readScale } from "./read-scale.ts";
 // the same run, reported as a ratio (README "Performance"). Prints a Markdown table and writes
 // bench/results.json.
 //
-//   bun bench/run.ts [--quick] [--only read,ingest,fanout,monitor,scale,footprint,events] [--keep]
+//   bun bench/run.ts [--quick] [--only read,ingest,fanout,monitor,scale,footprint,events] [--keep] [--update-readme]
 //
 // --quick: shorter load runs and smaller tables (a harness check, not figures to publish).
 // --keep: leave the temp directory (databases, service log) for inspection.
+// --update-readme: replace the table between the bench markers of README.md "Performance".
 
 const ALL = ["read", "ingest", "fanout", "monitor", "scale", "footprint", "events"] as const;
 type Name = (typeof ALL)[number];
@@ -26,6 +28,7 @@ type Name = (typeof ALL)[number];
 const argv = process.argv.slice(2);
 const quick = argv.includes("--quick");
 const keep = argv.includes("--keep");
+const updateReadme = argv.includes("--update-readme");
 const onlyArg = argv.find((a) => a.startsWith("--only"));
 const onlyValue = onlyArg?.includes("=") ? onlyArg.split("=")[1] : onlyArg ? argv[argv.indexOf(onlyArg) + 1] : undefined;
 const selected = new Set<Name>(onlyValue ? (onlyValue.split(",").map((s) => s.trim()) as Name[]) : ALL);
@@ -70,7 +73,7 @@ async function step(name: string, fn: () => Promise<BenchRow[]>): Promise<void> 
   }
 }
 
-const needsService = ["read", "ingest", "fanout", "scale", "events"].some((n) => selected.has(n as Name));
+const needsService = ["read", "ingest", "fanout", "scale"].some((n) => selected.has(n as Name));
 let sut: ServiceUnderTest | null = null;
 try {
   if (needsService) {
@@ -82,11 +85,12 @@ try {
   if (selected.has("ingest")) await step("2. signal ingest", () => signalIngest(o, s));
   if (selected.has("fanout")) await step("3. fan-out", () => fanOut(o, s));
   if (selected.has("scale")) await step("5. scale of reads", () => readScale(o, s));
-  if (selected.has("events")) await step("SSE event latency", () => eventsLatency(o, s));
   if (sut) {
     await sut.stop();
     sut = null;
   }
+  // Runs its own in-process service (see bench/events-latency.ts), so after the child is gone.
+  if (selected.has("events")) await step("SSE event latency", () => eventsLatency(o, null));
   if (selected.has("monitor")) await step("4. monitor tick", () => monitorTick(o));
   if (selected.has("footprint")) await step("6. footprint", () => footprint(o));
 } finally {
@@ -96,14 +100,14 @@ try {
 }
 
 /** bench/events-latency.ts (SSE commit-to-write latency) is optional: included when present. */
-async function eventsLatency(opts: BenchOptions, s: ServiceUnderTest): Promise<BenchRow[]> {
+async function eventsLatency(opts: BenchOptions, s: ServiceUnderTest | null): Promise<BenchRow[]> {
   const file = join(import.meta.dir, "events-latency.ts");
   if (!existsSync(file)) {
     opts.notice("bench/events-latency.ts is absent: SSE event latency skipped");
     return [];
   }
   const mod = (await import(file)) as Record<string, unknown>;
-  const fn = (mod.eventsLatency ?? mod.default ?? mod.run) as ((o: BenchOptions, s: ServiceUnderTest) => Promise<BenchRow[]>) | undefined;
+  const fn = (mod.eventsLatency ?? mod.default ?? mod.run) as ((o: BenchOptions, s: ServiceUnderTest | null) => Promise<BenchRow[]>) | undefined;
   if (typeof fn !== "function") {
     opts.notice("bench/events-latency.ts exports no eventsLatency(options, service) function: skipped");
     return [];
@@ -135,4 +139,17 @@ const out = join(import.meta.dir, "results.json");
 writeFileSync(`${out}.tmp`, JSON.stringify(results, (_k, v) => (typeof v === "number" && !Number.isFinite(v) ? null : v), 2) + "\n");
 renameSync(`${out}.tmp`, out);
 console.log(`wrote ${out}`);
+if (updateReadme) {
+  if (quick || selected.size !== ALL.length) console.error("--update-readme needs a full run (no --quick, no --only): README left as it is");
+  else {
+    const readme = join(import.meta.dir, "..", "README.md");
+    const text = readFileSync(readme, "utf8");
+    const updated = replaceBetweenMarkers(text, readmeBlock(results));
+    if (updated === null) console.error("README.md has no <!-- bench:start --> / <!-- bench:end --> markers: left as it is");
+    else {
+      writeFileSync(readme, updated);
+      console.log("updated README.md Performance table");
+    }
+  }
+}
 process.exit(failures.length > 0 ? 1 : 0);

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { luaString, parseWrkOutput, wrkScript } from "../../bench/lib/load.ts";
+import { END, START, replaceBetweenMarkers } from "../../bench/lib/readme.ts";
 import { formatRatio, formatValue, median, percentile, ratio, renderTable, row, summarize } from "../../bench/lib/stats.ts";
 
 // The benchmark (npm run bench) is not part of the test suite; this imports its pure helpers so a
@@ -61,6 +62,12 @@ describe("bench helpers", () => {
   });
 });
 
+test("README block: only the text between the markers is replaced", () => {
+  const text = `# T\n\n## Performance\n\nintro\n\n${START}\nold table\n${END}\n\nafter\n`;
+  expect(replaceBetweenMarkers(text, "new table")).toBe(`# T\n\n## Performance\n\nintro\n\n${START}\nnew table\n${END}\n\nafter\n`);
+  expect(replaceBetweenMarkers("no markers", "x")).toBeNull();
+});
+
 test("every benchmark module loads and exports its entry point", async () => {
   // run.ts runs the benchmark when imported; the modules it calls are checked instead.
   const mods = await Promise.all([
@@ -71,7 +78,7 @@ test("every benchmark module loads and exports its entry point", async () => {
     import("../../bench/footprint.ts"),
   ]);
   expect(mods.map((m) => Object.keys(m).sort())).toEqual([
-    ["authenticatedRead", "signalIngest"],
+    ["authenticatedRead", "durableInsertsPerSecond", "signalIngest"],
     ["fanOut", "rawFanOutFloorMs"],
     ["monitorTick"],
     ["readScale"],
