@@ -186,16 +186,28 @@ export class SignalService {
       .map(toSignal);
   }
 
-  /** Rows for the CSV export, newest first, read lazily so a large export stays flat in memory. */
+  /**
+   * Rows for the CSV export, newest first, read lazily so a large export stays flat in memory.
+   * Pages are cut at the last row's (created_at, id) (keyset), not by OFFSET: each page seeks the
+   * (user_id, created_at) index instead of skipping every row before it, and a signal posted while
+   * the export is read cannot shift a row into the next page twice.
+   */
   *iterate(userId: string, f: Omit<SignalFilter, "limit" | "offset">, pageSize = 1000): Generator<Signal> {
     const w = this.where(userId, f);
-    const q = this.sqlite.query<SignalRow, Array<string | number>>(
-      `SELECT ${COLUMNS} FROM trading_signals WHERE ${w.sql} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
+    const first = this.sqlite.query<SignalRow, Array<string | number>>(
+      `SELECT ${COLUMNS} FROM trading_signals WHERE ${w.sql} ORDER BY created_at DESC, id DESC LIMIT ?`,
     );
-    for (let offset = 0; ; offset += pageSize) {
-      const page = q.all(...w.params, pageSize, offset);
+    // created_at <= ? bounds the index range; the OR picks the rows after the cursor within it.
+    const next = this.sqlite.query<SignalRow, Array<string | number>>(
+      `SELECT ${COLUMNS} FROM trading_signals WHERE ${w.sql} AND created_at <= ? AND (created_at < ? OR id < ?)
+       ORDER BY created_at DESC, id DESC LIMIT ?`,
+    );
+    let page = first.all(...w.params, pageSize);
+    for (;;) {
       for (const r of page) yield toSignal(r);
       if (page.length < pageSize) return;
+      const last = page[page.length - 1]!;
+      page = next.all(...w.params, last.createdAt, last.createdAt, last.id, pageSize);
     }
   }
 
