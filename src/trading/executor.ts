@@ -1,3 +1,4 @@
+import type { Quote } from "../market/types.ts";
 import type { Big } from "../money.ts";
 import type { TradingMode } from "./rules/types.ts";
 
@@ -18,6 +19,11 @@ export interface SwapRequest {
   slippageBps: number;
   /** Refuse the fill when the quote's price impact exceeds this (bps). */
   maxBps: number;
+  /**
+   * Quotes shared by the trades of one signal (simulation only): identical requests of agents
+   * acting on the same signal at the same moment get the same fill.
+   */
+  sharedQuotes?: Map<string, Promise<Quote>>;
 }
 
 export interface SwapFill {

@@ -3,7 +3,7 @@ import { resolveStoredConfig, type TradingConfig } from "../agents/trading-confi
 import type { Clock } from "../clock.ts";
 import { readBalance } from "../ledgers/balance-ledger.ts";
 import type { Logger } from "../logger.ts";
-import type { MarketDataProvider, TokenMarketData } from "../market/types.ts";
+import type { MarketDataProvider, Quote, TokenMarketData } from "../market/types.ts";
 import { SOL_MINT } from "../money.ts";
 import type { SignalRow, SignalService } from "../signals/signal-service.ts";
 import type { PositionStore } from "./position-store.ts";
@@ -131,6 +131,8 @@ export class SignalProcessor {
           return null;
         }));
     const now = this.d.clock.now();
+    // Identical simulated fills of this signal share one quote (src/trading/simulation-executor.ts).
+    const sharedQuotes = new Map<string, Promise<Quote>>();
 
     for (const a of agents) {
       // Processed before a crash or restart: the trade key says so; never trade twice.
@@ -181,6 +183,7 @@ export class SignalProcessor {
         sizeSol: size,
         marketSymbol: md?.symbol ?? null,
         onFailure: (reason) => (failure = reason),
+        sharedQuotes,
       });
       // A live swap sent but not yet confirmed wrote its trade key: "pending" until reconciled.
       const outcome = positionId ? "traded" : this.d.engine.alreadyTraded(a.id, signal.id, "BUY") ? "pending" : "failed";

@@ -46,6 +46,8 @@ export interface OpenRequest {
   marketSymbol?: string | null;
   /** Told why, when the trade failed (the signal evaluation keeps the reason). */
   onFailure?: (reason: string) => void;
+  /** Quotes shared across the agents trading this signal (see SwapRequest.sharedQuotes). */
+  sharedQuotes?: Map<string, Promise<import("../market/types.ts").Quote>>;
 }
 
 export interface CloseResult {
@@ -248,6 +250,7 @@ export class TradingEngine {
         amountAtomic: lamports,
         slippageBps,
         maxBps: config.slippage.maxBps,
+        sharedQuotes: req.sharedQuotes,
       });
       // Live: recorded from the chain, or as a pending trade reconciled by signature (live-settlement.ts).
       if (mode === "live" && this.d.live) {

@@ -32,20 +32,36 @@ async function until(cond: () => boolean, what: string) {
   throw new Error(`timed out waiting for ${what}`);
 }
 
+// Agents of one test buy different sizes (5 %, 6 %, 7 % of 10 SOL): identical requests of one
+// signal share one quote, so distinct sizes keep the quote count equal to the swap count.
+const PERCENT_BY_NAME: Record<string, number> = { a: 5, b: 6, c: 7 };
+const percentOf = new Map<string, number>();
+
 /** Everything one agent's buy leaves behind; all must stay at one. */
 function expectOneTrade(agentId: string, signalId: number) {
+  const pct = percentOf.get(agentId) ?? 5;
+  // pct % of 10 SOL swapped, plus 0.000105 SOL fees; tokens at $100/SOL and $0.01/token.
+  const expectedSol = { 5: "9.499895", 6: "9.399895", 7: "9.299895" }[pct];
+  const expectedTokens = { 5: "5000", 6: "6000", 7: "7000" }[pct];
   expect(t.count("positions", "agent_id = ?", agentId)).toBe(1);
   expect(t.count("agent_transactions", "agent_id = ? AND signal_id = ?", agentId, signalId)).toBe(1);
   expect(t.count("trade_idempotency", "agent_id = ? AND signal_id = ?", agentId, signalId)).toBe(1);
   expect(t.count("balance_snapshots", "agent_id = ? AND reason = 'trade'", agentId)).toBe(1);
-  expect(t.solBalance(agentId)).toBe("9.499895");
-  expect(t.tokenBalance(agentId)).toBe("5000");
+  expect(t.solBalance(agentId)).toBe(expectedSol as string);
+  expect(t.tokenBalance(agentId)).toBe(expectedTokens as string);
+}
+
+async function createAgentNamed(name: "a" | "b" | "c") {
+  const pct = PERCENT_BY_NAME[name] as number;
+  const agent = await t.createAgent({ name, ...(pct !== 5 ? { config: { positionSizing: { percentage: pct } } } : {}) });
+  percentOf.set(agent.id, pct);
+  return agent;
 }
 
 describe("processing the same signal again", () => {
   test("after it completed: nothing more happens", async () => {
-    const a = await t.createAgent({ name: "a" });
-    const b = await t.createAgent({ name: "b" });
+    const a = await createAgentNamed("a");
+    const b = await createAgentNamed("b");
     const signal = await t.postSignal();
     await t.settle();
     const quotes = t.fake.requestsTo("jupiter.quote").length;
@@ -59,8 +75,8 @@ describe("processing the same signal again", () => {
   });
 
   test("a crash after the trades, before the signal was marked processed: the retry trades nothing", async () => {
-    const a = await t.createAgent({ name: "a" });
-    const b = await t.createAgent({ name: "b" });
+    const a = await createAgentNamed("a");
+    const b = await createAgentNamed("b");
     const signal = await t.postSignal();
     await t.settle();
     // The crash left the row 'processing' and no evaluations written.
@@ -77,8 +93,8 @@ describe("processing the same signal again", () => {
   });
 
   test("a crash half-way (one agent traded, the other not yet): the retry trades only the missing one", async () => {
-    const a = await t.createAgent({ name: "a" });
-    const b = await t.createAgent({ name: "b" });
+    const a = await createAgentNamed("a");
+    const b = await createAgentNamed("b");
     const signal = await t.postSignal();
     await t.settle();
     // Undo b's trade as if the process died before it: b's ledger back to 10 SOL, no records.
@@ -118,8 +134,8 @@ describe("processing the same signal again", () => {
   });
 
   test("two concurrent runs of one signal trade once per agent", async () => {
-    const a = await t.createAgent({ name: "a" });
-    const b = await t.createAgent({ name: "b" });
+    const a = await createAgentNamed("a");
+    const b = await createAgentNamed("b");
     // Stored but not yet run: take the queue out of the picture by processing a fresh row directly.
     const signal = await t.postSignal();
     await t.settle();
@@ -163,7 +179,7 @@ describe("exit signals processed again", () => {
 
 describe("20 concurrent identical posts with one Idempotency-Key", () => {
   test("one signal, one trade per agent; every response is the same signal with 201", async () => {
-    const agents = [await t.createAgent({ name: "a" }), await t.createAgent({ name: "b" }), await t.createAgent({ name: "c" })];
+    const agents = [await createAgentNamed("a"), await createAgentNamed("b"), await createAgentNamed("c")];
     const body = { tokenAddress: MINT, symbol: "BONK", signalType: "buy", signalStrength: 4 };
     const responses = await Promise.all(
       Array.from({ length: 20 }, () => t.ctx.request("POST", "/api/v1/trading-signals", { apiKey: t.apiKey, body, headers: { "idempotency-key": "burst-1" } })),

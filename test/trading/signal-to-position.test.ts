@@ -119,6 +119,36 @@ describe("signal → position", () => {
     expect(t.solBalance(strict.id)).toBe("10");
   });
 
+  test("agents of one signal asking the same quote share it; different sizes get their own", async () => {
+    const same1 = await t.createAgent({ name: "same-1" });
+    const same2 = await t.createAgent({ name: "same-2" });
+    const other = await t.createAgent({ name: "other", config: { positionSizing: { percentage: 10 } } });
+    await t.postSignal();
+    await t.settle();
+    const amounts = t.fake.requestsTo("jupiter.quote").map((r) => r.query.get("amount"));
+    expect(amounts.sort()).toEqual(["1000000000", "500000000"]);
+    expect(t.tokenBalance(same1.id)).toBe("5000");
+    expect(t.tokenBalance(same2.id)).toBe("5000");
+    expect(t.tokenBalance(other.id)).toBe("10000");
+    // The next signal asks again: quotes are shared within one signal only.
+    await t.postSignal({ tokenAddress: MINT2, symbol: "WIF" });
+    await t.settle();
+    expect(t.fake.requestsTo("jupiter.quote").length).toBe(4);
+  });
+
+  test("a failed shared quote is not reused: the next agent asks again", async () => {
+    const a = await t.createAgent({ name: "a" });
+    const b = await t.createAgent({ name: "b" });
+    // Three 500s exhaust the first request's retries; the second agent's quote succeeds.
+    t.fake.inject("jupiter.quote", { status: 500, body: { error: "x" } }, { status: 500, body: { error: "x" } }, { status: 500, body: { error: "x" } });
+    await t.postSignal();
+    await t.settle();
+    // Whichever agent went first failed; the other asked again and traded.
+    expect(t.count("positions", "agent_id = ?", a.id) + t.count("positions", "agent_id = ?", b.id)).toBe(1);
+    expect(t.fake.requestsTo("jupiter.quote").length).toBe(4);
+    expect(t.ctx.logs.filter((l) => JSON.parse(l).msg === "trade failed").length).toBe(1);
+  });
+
   test("fixed sizing buys fixedAmountSol", async () => {
     const agent = await t.createAgent({ config: { positionSizing: { type: "fixed", fixedAmountSol: 1.25 } } });
     await t.postSignal();
