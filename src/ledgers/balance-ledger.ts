@@ -108,7 +108,9 @@ export function debit(h: Handle, key: BalanceKey, amount: string | number | Big,
   return atomically(h, () => {
     const row = selectRow(h).get(key.agentId, key.walletAddress, key.tokenAddress);
     const available = new Big(row?.balance ?? "0");
-    if (!row || available.lt(take)) throw new InsufficientBalanceError(key.tokenAddress, take, available);
+    if (available.lt(take)) throw new InsufficientBalanceError(key.tokenAddress, take, available);
+    // Taking nothing from a token never held is a no-op, not a refusal.
+    if (!row) return available;
     const next = available.minus(take);
     updateRow(h).run(canonicalAmount(next), opts.now, row.id);
     return next;

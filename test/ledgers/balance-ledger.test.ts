@@ -62,6 +62,13 @@ describe("credit / debit", () => {
     expect(() => debit(ctx.database, keyFor("NoSuchMint"), "1", { now })).toThrow("Insufficient token balance");
   });
 
+  test("debiting zero from a token never held is a no-op (found by the property test, seed -1008701020)", () => {
+    const k = keyFor("MintNeverHeld");
+    expect(debit(ctx.database, k, "0", { now }).toFixed()).toBe("0");
+    expect(stored(k)).toBeNull();
+    expect(() => debit(ctx.database, k, "0.000000001", { now })).toThrow(InsufficientBalanceError);
+  });
+
   test("negative amounts are programming errors", () => {
     expect(() => credit(ctx.database, keyFor("MintNeg"), "-1", { now })).toThrow(RangeError);
     expect(() => debit(ctx.database, keyFor(SOL_MINT), "-1", { now })).toThrow(RangeError);
