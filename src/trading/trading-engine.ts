@@ -5,26 +5,40 @@ import { inTransaction } from "../db/client.ts";
 import { AppError, ExternalServiceError, NotFoundError, TradingError } from "../errors.ts";
 import type { EventBus } from "../events/bus.ts";
 import { credit, debit, InsufficientBalanceError, readBalance } from "../ledgers/balance-ledger.ts";
-import { recordBalanceSnapshot } from "../ledgers/balance-snapshots.ts";
 import type { Logger } from "../logger.ts";
 import type { Market } from "../market/types.ts";
 import type { Metrics } from "../metrics/metrics.ts";
-import { Big, decNum, decStr, fromAtomic, SOL_DECIMALS, SOL_MINT, toAtomic } from "../money.ts";
+import { Big, decNum, decStr, SOL_DECIMALS, SOL_MINT, toAtomic } from "../money.ts";
 import type { SwapFill, TradeExecutor } from "./executor.ts";
 import { LiveTradePendingError, type LiveSettlement } from "./live-settlement.ts";
 import type { PositionLocks } from "./position-locks.ts";
 import type { PositionRecord, PositionStore } from "./position-store.ts";
-import { applyDcaFill } from "./rules/dca.ts";
-import { closePnl, takeProfitSalePnl } from "./rules/pnl.ts";
+import type { DcaFillResult } from "./rules/dca.ts";
 import { resolveSlippageBps } from "./rules/slippage.ts";
 import type { CloseReason, TradingMode } from "./rules/types.ts";
+import {
+  applyDcaToPosition,
+  buyAmounts,
+  buySides,
+  type CloseResult,
+  insertOpenPosition,
+  insertTradeKey,
+  insertTransaction,
+  recordSaleOnPosition,
+  recordWalletSnapshot,
+  saleAmounts,
+  sellSides,
+} from "./settlement-writes.ts";
+
+export type { CloseResult } from "./settlement-writes.ts";
 
 // The trading engine's execution path (issue: trading engine; PRODUCT.md §4). Every trade —
 // signal buy, DCA buy, take-profit sale, close — goes the same way:
 //   1. decide and size (pure rules, done by the caller),
 //   2. the executor swaps (network I/O, outside any transaction),
 //   3. ONE synchronous SQLite transaction settles everything: ledger debit and credit, the
-//      transaction record, the position, the idempotency key, the balance snapshot.
+//      transaction record, the position, the idempotency key, the balance snapshot (the rows
+//      through settlement-writes.ts, shared with live-settlement.ts).
 // A failure at any step leaves the database as it was and is logged (SPEC "Facts about trading
 // behaviour"). The idempotency key (agent, signal, action) is written in the settling
 // transaction, so a signal never trades twice for an agent, even across a crash.
@@ -50,16 +64,6 @@ export interface OpenRequest {
   sharedQuotes?: Map<string, Promise<import("../market/types.ts").Quote>>;
 }
 
-export interface CloseResult {
-  success: true;
-  transactionId: string;
-  historicalSwapId: string;
-  profitLossSol: number;
-  profitLossUsd: number;
-  changePercent: number;
-  transactionHash: string;
-}
-
 /** A trade that must not happen (already done for this signal, or position gone). Not an error for the user. */
 export class TradeSkipped extends Error {}
 
@@ -76,8 +80,6 @@ export interface TradingEngineDeps {
   /** Live fills are recorded from the chain (src/trading/live-settlement.ts), not by the ledger debit below. */
   live?: LiveSettlement;
 }
-
-const lamportsToSol = (l: bigint) => fromAtomic(l, SOL_DECIMALS);
 
 export class TradingEngine {
   private readonly log: Logger;
@@ -130,91 +132,13 @@ export class TradingEngine {
   }
 
   private writeTradeKey(agentId: string, signalId: number, action: string, transactionId: string, now: string): void {
-    const res = this.d.sqlite
-      .query("INSERT OR IGNORE INTO trade_idempotency (agent_id, signal_id, action, transaction_id, created_at) VALUES (?, ?, ?, ?, ?)")
-      .run(agentId, signalId, action, transactionId, now);
     // Another settle already recorded this (agent, signal, action): abort this transaction.
-    if (res.changes === 0) throw new TradeSkipped(`signal ${signalId} already traded (${action}) by agent ${agentId}`);
+    if (!insertTradeKey(this.d.sqlite, agentId, signalId, action, transactionId, now)) throw new TradeSkipped(`signal ${signalId} already traded (${action}) by agent ${agentId}`);
   }
 
   /** Snapshot of an agent wallet's SOL balance and total value (after a trade, or hourly). */
   snapshot(agentId: string, walletAddress: string, solUsd: Big | null, now: string, reason: "trade" | "hourly" = "trade"): void {
-    const sol = readBalance({ sqlite: this.d.sqlite }, { agentId, walletAddress, tokenAddress: SOL_MINT });
-    // Open positions valued at their last known price (entry price until the monitor priced them).
-    const rows = this.d.sqlite
-      .query<{ remaining: string; price: string }, [string, string]>(
-        "SELECT remaining_amount AS remaining, COALESCE(last_price_sol, entry_price_sol) AS price FROM positions WHERE agent_id = ? AND wallet_address = ? AND status = 'open'",
-      )
-      .all(agentId, walletAddress);
-    let total = sol;
-    for (const r of rows) total = total.plus(new Big(r.remaining).times(r.price));
-    recordBalanceSnapshot(
-      { sqlite: this.d.sqlite },
-      { agentId, walletAddress, solBalance: decStr(sol), totalValueSol: decStr(total, 9), totalValueUsd: solUsd ? decStr(total.times(solUsd), 2) : null, reason, now },
-    );
-  }
-
-  private insertTransaction(t: {
-    id: string;
-    agentId: string;
-    walletAddress: string;
-    type: "BUY" | "SELL";
-    valueUsd: Big;
-    now: string;
-    tokenMint: string;
-    signalId: number | null;
-    fill: SwapFill;
-    inputMint: string;
-    inputSymbol: string;
-    inputAmount: Big;
-    inputPriceUsd: Big;
-    outputMint: string;
-    outputSymbol: string;
-    outputAmount: Big;
-    outputPriceUsd: Big;
-    isDca: boolean;
-    isTakeProfit: boolean;
-    mode: TradingMode;
-    positionId: string;
-  }): void {
-    this.d.sqlite
-      .query(
-        `INSERT INTO agent_transactions (id, agent_id, wallet_address, transaction_type, transaction_value_usd, transaction_time,
-           destination_address, signal_id, fees, routes, input_mint, input_symbol, input_amount, input_price, output_mint,
-           output_symbol, output_amount, output_price, slippage, price_impact, is_dca, is_take_profit, trading_mode,
-           transaction_hash, status, position_id, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
-        t.id,
-        t.agentId,
-        t.walletAddress,
-        t.type,
-        decStr(t.valueUsd, 2),
-        t.now,
-        t.tokenMint,
-        t.signalId,
-        decStr(t.fill.feesSol),
-        JSON.stringify(t.fill.routes),
-        t.inputMint,
-        t.inputSymbol,
-        decStr(t.inputAmount),
-        decStr(t.inputPriceUsd, 12),
-        t.outputMint,
-        t.outputSymbol,
-        decStr(t.outputAmount),
-        decStr(t.outputPriceUsd, 12),
-        String(t.fill.slippageBps),
-        decStr(new Big(t.fill.priceImpactPct || "0").times(100), 6),
-        t.isDca ? 1 : 0,
-        t.isTakeProfit ? 1 : 0,
-        t.mode,
-        t.fill.txHash,
-        t.fill.status,
-        t.positionId,
-        t.now,
-        t.now,
-      );
+    recordWalletSnapshot(this.d.sqlite, agentId, walletAddress, solUsd, now, reason);
   }
 
   /**
@@ -257,11 +181,9 @@ export class TradingEngine {
         const symbol = signal.symbol || req.marketSymbol || signal.tokenAddress.slice(0, 6);
         return this.d.live.afterOpenSwap({ agentId: agent.id, userId: agent.userId, walletAddress: req.walletAddress, signalId: signal.id, tokenAddress: signal.tokenAddress, symbol, decimals }, fill, solUsd);
       }
-      const solSwapped = lamportsToSol(fill.inputAtomic);
-      const tokens = fromAtomic(fill.outputAtomic, decimals);
+      const { solSwapped, tokens, cost } = buyAmounts(fill, decimals);
       const entrySol = solSwapped.div(tokens);
       const entryUsd = entrySol.times(solUsd);
-      const cost = solSwapped.plus(fill.feesSol);
       const symbol = signal.symbol || req.marketSymbol || signal.tokenAddress.slice(0, 6);
       const now = this.nowIso();
       const positionId = crypto.randomUUID();
@@ -271,60 +193,38 @@ export class TradingEngine {
         this.writeTradeKey(agent.id, signal.id, "BUY", txId, now);
         debit(h, { agentId: agent.id, walletAddress: req.walletAddress, tokenAddress: SOL_MINT }, cost, { now });
         credit(h, { agentId: agent.id, walletAddress: req.walletAddress, tokenAddress: signal.tokenAddress }, tokens, { now, tokenSymbol: symbol, decimals });
-        this.insertTransaction({
+        insertTransaction(this.d.sqlite, {
+          ...buySides({ tokenMint: signal.tokenAddress, tokenSymbol: symbol, sol: solSwapped, tokens, tokenPriceUsd: entryUsd, solUsd, valueUsd: cost.times(solUsd) }),
           id: txId,
           agentId: agent.id,
           walletAddress: req.walletAddress,
-          type: "BUY",
-          valueUsd: cost.times(solUsd),
           now,
-          tokenMint: signal.tokenAddress,
           signalId: signal.id,
           fill,
-          inputMint: SOL_MINT,
-          inputSymbol: "SOL",
-          inputAmount: solSwapped,
-          inputPriceUsd: solUsd,
-          outputMint: signal.tokenAddress,
-          outputSymbol: symbol,
-          outputAmount: tokens,
-          outputPriceUsd: entryUsd,
           isDca: false,
           isTakeProfit: false,
           mode,
+          status: fill.status,
           positionId,
         });
-        this.d.sqlite
-          .query(
-            `INSERT INTO positions (id, agent_id, wallet_address, trading_mode, token_address, token_symbol, token_decimals, signal_id,
-               status, entry_price_sol, entry_price_usd, purchase_amount, cost_sol, cost_usd, remaining_amount, peak_price_sol,
-               last_price_sol, last_price_usd, purchase_transaction_id, purchase_transaction_hash, opened_at, created_at, updated_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-          )
-          .run(
-            positionId,
-            agent.id,
-            req.walletAddress,
-            mode,
-            signal.tokenAddress,
-            symbol,
-            decimals,
-            signal.id,
-            decStr(entrySol),
-            decStr(entryUsd, 12),
-            decStr(tokens),
-            decStr(cost),
-            decStr(cost.times(solUsd), 6),
-            decStr(tokens),
-            decStr(entrySol),
-            decStr(entrySol),
-            decStr(entryUsd, 12),
-            txId,
-            fill.txHash,
-            now,
-            now,
-            now,
-          );
+        insertOpenPosition(this.d.sqlite, {
+          id: positionId,
+          agentId: agent.id,
+          walletAddress: req.walletAddress,
+          mode,
+          tokenAddress: signal.tokenAddress,
+          tokenSymbol: symbol,
+          tokenDecimals: decimals,
+          signalId: signal.id,
+          entryPriceSol: entrySol,
+          entryPriceUsd: entryUsd,
+          tokens,
+          cost,
+          solUsd,
+          transactionId: txId,
+          transactionHash: fill.txHash,
+          now,
+        });
         this.snapshot(agent.id, req.walletAddress, solUsd, now);
       });
       this.log.info("trade executed", { ...ctx, side: "buy", mode, positionId, transactionId: txId, solSpent: decStr(cost), tokens: decStr(tokens), hash: fill.txHash });
@@ -366,61 +266,32 @@ export class TradingEngine {
         maxBps: config.slippage.maxBps,
       });
       if (mode === "live" && this.d.live) return this.d.live.afterDcaSwap(p, order, fill, solUsd);
-      const solSwapped = lamportsToSol(fill.inputAtomic);
-      const tokens = fromAtomic(fill.outputAtomic, p.tokenDecimals);
-      const next = applyDcaFill(
-        { entryPriceSol: p.entryPriceSol, purchaseAmount: p.purchaseAmount, remainingAmount: p.remainingAmount, costSol: p.costSol, dcaOrders: p.dcaOrders },
-        { solSwapped, feesSol: fill.feesSol, tokensReceived: tokens },
-      );
-      const cost = solSwapped.plus(fill.feesSol);
+      const { solSwapped, tokens, cost } = buyAmounts(fill, p.tokenDecimals);
       const now = this.nowIso();
       const txId = crypto.randomUUID();
       const h = { sqlite: this.d.sqlite };
-      inTransaction(h, () => {
+      const next: DcaFillResult = inTransaction(h, () => {
         const fresh = this.d.positions.byId(p.id);
         if (!fresh || fresh.status !== "open" || fresh.dcaOrders !== p.dcaOrders) throw new TradeSkipped("position changed");
         debit(h, { agentId: p.agentId, walletAddress: p.walletAddress, tokenAddress: SOL_MINT }, cost, { now });
         credit(h, { agentId: p.agentId, walletAddress: p.walletAddress, tokenAddress: p.tokenAddress }, tokens, { now, tokenSymbol: p.tokenSymbol, decimals: p.tokenDecimals });
-        this.insertTransaction({
+        insertTransaction(this.d.sqlite, {
+          ...buySides({ tokenMint: p.tokenAddress, tokenSymbol: p.tokenSymbol, sol: solSwapped, tokens, tokenPriceUsd: solSwapped.div(tokens).times(solUsd), solUsd, valueUsd: cost.times(solUsd) }),
           id: txId,
           agentId: p.agentId,
           walletAddress: p.walletAddress,
-          type: "BUY",
-          valueUsd: cost.times(solUsd),
           now,
-          tokenMint: p.tokenAddress,
           signalId: p.signalId,
           fill,
-          inputMint: SOL_MINT,
-          inputSymbol: "SOL",
-          inputAmount: solSwapped,
-          inputPriceUsd: solUsd,
-          outputMint: p.tokenAddress,
-          outputSymbol: p.tokenSymbol,
-          outputAmount: tokens,
-          outputPriceUsd: solSwapped.div(tokens).times(solUsd),
           isDca: true,
           isTakeProfit: false,
           mode,
+          status: fill.status,
           positionId: p.id,
         });
-        this.d.sqlite
-          .query(
-            `UPDATE positions SET entry_price_sol = ?, entry_price_usd = ?, purchase_amount = ?, remaining_amount = ?, cost_sol = ?,
-               cost_usd = ?, dca_orders = ?, updated_at = ? WHERE id = ?`,
-          )
-          .run(
-            decStr(next.entryPriceSol),
-            decStr(next.entryPriceSol.times(solUsd), 12),
-            decStr(next.purchaseAmount),
-            decStr(next.remainingAmount),
-            decStr(next.costSol),
-            decStr(new Big(p.costUsd).plus(cost.times(solUsd)), 6),
-            next.dcaOrders,
-            now,
-            p.id,
-          );
+        const averaged = applyDcaToPosition(this.d.sqlite, p, { solSwapped, feesSol: fill.feesSol, tokens }, solUsd, now);
         this.snapshot(p.agentId, p.walletAddress, solUsd, now);
+        return averaged;
       });
       this.log.info("trade executed", { ...ctx, side: "buy", mode, transactionId: txId, isDca: true, solSpent: decStr(cost), tokens: decStr(tokens) });
       this.d.metrics.trades.inc({ mode, side: "buy", outcome: "success" });
@@ -476,16 +347,14 @@ export class TradingEngine {
         // Nothing left to sell (take-profit sold it all): the close records the outcome only.
         fill = { inputAtomic: 0n, outputAtomic: 0n, feesSol: new Big(0), routes: [], priceImpactPct: "0", slippageBps: 0, txHash: "", status: "confirmed" };
       }
-      const sold = fromAtomic(fill.inputAtomic, p.tokenDecimals);
-      const proceeds = lamportsToSol(fill.outputAtomic);
-      const salePriceSol = sold.gt(0) ? proceeds.div(sold) : new Big(p.lastPriceSol ?? p.entryPriceSol);
+      const { sold, proceeds, salePriceSol } = saleAmounts(p, fill);
       const net = proceeds.minus(fill.feesSol);
       const now = this.nowIso();
       const txId = crypto.randomUUID();
       const swapId = crypto.randomUUID();
       let result: CloseResult | null = null;
       let realizedAfter = new Big(p.realizedProfitSol);
-      let remainingAfter = remaining.minus(sold);
+      const remainingAfter = remaining.minus(sold);
 
       inTransaction(h, () => {
         const fresh = this.d.positions.byId(p.id);
@@ -497,105 +366,31 @@ export class TradingEngine {
           debit(h, key, sold, { now });
           if (net.gte(0)) credit(h, solKey, net, { now });
           else debit(h, solKey, net.abs(), { now });
-          this.insertTransaction({
+          insertTransaction(this.d.sqlite, {
+            ...sellSides({ tokenMint: p.tokenAddress, tokenSymbol: p.tokenSymbol, sol: proceeds, tokens: sold, tokenPriceUsd: salePriceSol.times(solUsd), solUsd, valueUsd: proceeds.times(solUsd) }),
             id: txId,
             agentId: p.agentId,
             walletAddress: p.walletAddress,
-            type: "SELL",
-            valueUsd: proceeds.times(solUsd),
             now,
-            tokenMint: p.tokenAddress,
             signalId: opts.kind === "close" && opts.signalId !== undefined ? opts.signalId : p.signalId,
             fill,
-            inputMint: p.tokenAddress,
-            inputSymbol: p.tokenSymbol,
-            inputAmount: sold,
-            inputPriceUsd: salePriceSol.times(solUsd),
-            outputMint: SOL_MINT,
-            outputSymbol: "SOL",
-            outputAmount: proceeds,
-            outputPriceUsd: solUsd,
             isDca: false,
             isTakeProfit: opts.kind === "take_profit",
             mode,
+            status: fill.status,
             positionId: p.id,
           });
         }
-        if (opts.kind === "take_profit") {
-          const tp = takeProfitSalePnl({ costSol: p.costSol, purchaseAmount: p.purchaseAmount, tokensSold: sold, proceedsSol: proceeds, feesSol: fill.feesSol });
-          realizedAfter = realizedAfter.plus(tp.realizedProfitSol);
-          this.d.sqlite
-            .query(
-              `UPDATE positions SET remaining_amount = ?, levels_hit = ?, realized_profit_sol = ?, realized_profit_usd = ?,
-                 moon_bag_activated = ?, moon_bag_amount = ?, updated_at = ? WHERE id = ?`,
-            )
-            .run(
-              decStr(remainingAfter),
-              opts.levelsHit,
-              decStr(realizedAfter),
-              decStr(new Big(p.realizedProfitUsd).plus(tp.realizedProfitSol.times(solUsd)), 6),
-              opts.moonBagActivated ? 1 : 0,
-              opts.moonBagAmount ? decStr(opts.moonBagAmount) : null,
-              now,
-              p.id,
-            );
-        }
-        if (closing) {
-          // For a take-profit sale that empties the position, its profit is already in realizedAfter
-          // and the close adds nothing more from this sale.
-          const finalSale = opts.kind === "close";
-          const pnl = closePnl({
-            costSol: p.costSol,
-            purchaseAmount: p.purchaseAmount,
-            remainingAmount: finalSale ? p.remainingAmount : "0",
-            entryPriceSol: p.entryPriceSol,
-            realizedProfitSol: realizedAfter,
-            proceedsSol: finalSale ? proceeds : 0,
-            feesSol: finalSale ? fill.feesSol : 0,
-            solUsdPrice: solUsd,
-          });
-          this.d.sqlite
-            .query("UPDATE positions SET status = 'closed', remaining_amount = ?, closed_at = ?, close_reason = ?, last_price_sol = ?, updated_at = ? WHERE id = ?")
-            .run(decStr(remainingAfter), now, reason, decStr(salePriceSol), now, p.id);
-          this.d.sqlite
-            .query(
-              `INSERT INTO historical_swaps (id, agent_id, wallet_address, token_address, token_symbol, amount, purchase_price, sale_price,
-                 change_percent, profit_loss_usd, profit_loss_sol, purchase_time, sale_time, purchase_transaction_id, sale_transaction_id,
-                 signal_id, close_reason, position_id, created_at, updated_at)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-            )
-            .run(
-              swapId,
-              p.agentId,
-              p.walletAddress,
-              p.tokenAddress,
-              p.tokenSymbol,
-              decStr(p.purchaseAmount),
-              decStr(p.entryPriceSol),
-              decStr(salePriceSol),
-              decStr(pnl.changePercent, 4),
-              decStr(pnl.profitLossUsd, 6),
-              decStr(pnl.profitLossSol),
-              p.openedAt,
-              now,
-              p.purchaseTransactionId,
-              sold.gt(0) ? txId : null,
-              p.signalId === null ? null : String(p.signalId),
-              reason,
-              p.id,
-              now,
-              now,
-            );
-          result = {
-            success: true,
-            transactionId: sold.gt(0) ? txId : "",
-            historicalSwapId: swapId,
-            profitLossSol: decNum(pnl.profitLossSol),
-            profitLossUsd: decNum(pnl.profitLossUsd),
-            changePercent: decNum(pnl.changePercent),
-            transactionHash: fill.txHash,
-          };
-        }
+        const booked = recordSaleOnPosition(
+          this.d.sqlite,
+          p,
+          opts,
+          { sold, proceeds, feesSol: fill.feesSol, salePriceSol, remainingAfter, saleTransactionId: sold.gt(0) ? txId : null, historicalSwapId: swapId, transactionHash: fill.txHash },
+          solUsd,
+          now,
+        );
+        realizedAfter = booked.realizedProfitSol;
+        result = booked.closed;
         this.snapshot(p.agentId, p.walletAddress, solUsd, now);
       });
 
