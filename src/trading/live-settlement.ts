@@ -6,16 +6,29 @@ import type { EventBus } from "../events/bus.ts";
 import type { Logger } from "../logger.ts";
 import type { ChainBalances, LandedTransaction } from "../market/solana-rpc.ts";
 import type { Metrics } from "../metrics/metrics.ts";
-import { Big, decNum, decStr, fromAtomic, SOL_DECIMALS, SOL_MINT } from "../money.ts";
+import { Big, decStr, fromAtomic } from "../money.ts";
 import { mirrorChainBalances } from "../wallets/live-balances.ts";
 import type { SwapFill } from "./executor.ts";
 import { amountsFromChain, isLiveFill, type LiveSwapFill } from "./live-executor.ts";
 import type { LiveIntent, LiveTradeJournal, LiveTradeRow } from "./live-journal.ts";
 import type { PositionRecord, PositionStore } from "./position-store.ts";
-import { applyDcaFill } from "./rules/dca.ts";
-import { closePnl, takeProfitSalePnl } from "./rules/pnl.ts";
+import type { DcaFillResult } from "./rules/dca.ts";
 import type { CloseReason } from "./rules/types.ts";
-import type { CloseResult } from "./trading-engine.ts";
+import {
+  applyDcaToPosition,
+  buyAmounts,
+  buySides,
+  type CloseResult,
+  insertOpenPosition,
+  insertTradeKey,
+  insertTransaction,
+  lamportsToSol,
+  recordSaleOnPosition,
+  saleAmounts,
+  sellSides,
+  type SwapSides,
+  type TransactionRow,
+} from "./settlement-writes.ts";
 
 // Recording live trades (issue: live trading). The engine hands every live fill here right after
 // the swap (one line per trade path in trading-engine.ts), and the reconciler hands the trades it
@@ -26,8 +39,9 @@ import type { CloseResult } from "./trading-engine.ts";
 //   - an unknown outcome becomes a PENDING transaction (agent_transactions.status 'pending', the
 //     trade idempotency key written, no position or balance change) that the reconciler settles
 //     or fails later; it is never sent again.
-// The bookkeeping itself (position rows, DCA averaging, take-profit and close P/L, historical
-// swap) follows the engine's, through the same pure rules (src/trading/rules/).
+// The bookkeeping itself (transaction row, position rows, DCA averaging, take-profit and close
+// P/L, historical swap) is the engine's: the same writes (settlement-writes.ts) and pure rules
+// (src/trading/rules/).
 
 /** A live sale or close whose outcome is not known yet (502: the chain has not answered). */
 export class LiveTradePendingError extends AppError {
@@ -66,29 +80,8 @@ export type LiveSellOptions =
   | { kind: "close"; reason: CloseReason; signalId?: number }
   | { kind: "take_profit"; amount?: Big; levelsHit: number; moonBagActivated: boolean; moonBagAmount: Big | null; closesPosition: boolean };
 
-interface TxFields {
-  agentId: string;
-  walletAddress: string;
-  type: "BUY" | "SELL";
-  valueUsd: Big;
-  tokenMint: string;
-  signalId: number | null;
-  fill: SwapFill;
-  inputMint: string;
-  inputSymbol: string;
-  inputAmount: Big;
-  inputPriceUsd: Big;
-  outputMint: string;
-  outputSymbol: string;
-  outputAmount: Big;
-  outputPriceUsd: Big;
-  isDca: boolean;
-  isTakeProfit: boolean;
-  positionId: string;
-  status: "confirmed" | "pending";
-}
+type TxFields = Omit<TransactionRow, "id" | "now" | "mode">;
 
-const lamportsToSol = (l: bigint) => fromAtomic(l, SOL_DECIMALS);
 const safeDiv = (a: Big, b: Big) => (b.eq(0) ? new Big(0) : a.div(b));
 
 export class LiveSettlement {
@@ -211,24 +204,14 @@ export class LiveSettlement {
       // Written now: whatever the chain says later, this (agent, signal, action) never trades again.
       if (t.signalKey !== null) this.writeTradeKey(t.agentId, t.signalKey, t.side, txId, now);
       this.writeTransaction(txId, null, now, {
+        ...swapSides(buy, { tokenMint: t.tokenAddress, tokenSymbol: t.tokenSymbol, sol, tokens, tokenPriceUsd, solUsd, valueUsd: (buy ? sol.plus(f.feesSol) : sol).times(solUsd) }),
         agentId: t.agentId,
         walletAddress: t.walletAddress,
-        type: t.side,
-        valueUsd: (buy ? sol.plus(f.feesSol) : sol).times(solUsd),
-        tokenMint: t.tokenAddress,
         signalId: t.signalId,
         fill: f,
-        inputMint: buy ? SOL_MINT : t.tokenAddress,
-        inputSymbol: buy ? "SOL" : t.tokenSymbol,
-        inputAmount: buy ? sol : tokens,
-        inputPriceUsd: buy ? solUsd : tokenPriceUsd,
-        outputMint: buy ? t.tokenAddress : SOL_MINT,
-        outputSymbol: buy ? t.tokenSymbol : "SOL",
-        outputAmount: buy ? tokens : sol,
-        outputPriceUsd: buy ? tokenPriceUsd : solUsd,
         isDca: t.isDca,
         isTakeProfit: t.isTakeProfit,
-        positionId: t.positionId ?? "",
+        positionId: t.positionId,
         status: "pending",
       });
       this.d.journal.markPending(sig, intent, txId);
@@ -315,11 +298,9 @@ export class LiveSettlement {
   // --- settlement ---------------------------------------------------------------------------
 
   private settleOpen(input: LiveOpenInput, f: LiveSwapFill, solUsd: Big, pendingTxId: string | null): string | null {
-    const solSwapped = lamportsToSol(f.inputAtomic);
-    const tokens = fromAtomic(f.outputAtomic, input.decimals);
+    const { solSwapped, tokens, cost } = buyAmounts(f, input.decimals);
     const entrySol = safeDiv(solSwapped, tokens);
     const entryUsd = entrySol.times(solUsd);
-    const cost = solSwapped.plus(f.feesSol);
     const now = this.nowIso();
     const txId = pendingTxId ?? crypto.randomUUID();
     let positionId: string | null = crypto.randomUUID();
@@ -330,57 +311,35 @@ export class LiveSettlement {
       // Never abort a trade the chain already made: without room for a position it is still recorded.
       if (existing) positionId = null;
       this.writeTransaction(txId, pendingTxId, now, {
+        ...buySides({ tokenMint: input.tokenAddress, tokenSymbol: input.symbol, sol: solSwapped, tokens, tokenPriceUsd: entryUsd, solUsd, valueUsd: cost.times(solUsd) }),
         agentId: input.agentId,
         walletAddress: input.walletAddress,
-        type: "BUY",
-        valueUsd: cost.times(solUsd),
-        tokenMint: input.tokenAddress,
         signalId: input.signalId,
         fill: f,
-        inputMint: SOL_MINT,
-        inputSymbol: "SOL",
-        inputAmount: solSwapped,
-        inputPriceUsd: solUsd,
-        outputMint: input.tokenAddress,
-        outputSymbol: input.symbol,
-        outputAmount: tokens,
-        outputPriceUsd: entryUsd,
         isDca: false,
         isTakeProfit: false,
-        positionId: positionId ?? existing?.id ?? "",
+        positionId: positionId ?? existing?.id ?? null,
         status: "confirmed",
       });
       if (positionId) {
-        this.d.sqlite
-          .query(
-            `INSERT INTO positions (id, agent_id, wallet_address, trading_mode, token_address, token_symbol, token_decimals, signal_id,
-               status, entry_price_sol, entry_price_usd, purchase_amount, cost_sol, cost_usd, remaining_amount, peak_price_sol,
-               last_price_sol, last_price_usd, purchase_transaction_id, purchase_transaction_hash, opened_at, created_at, updated_at)
-             VALUES (?, ?, ?, 'live', ?, ?, ?, ?, 'open', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-          )
-          .run(
-            positionId,
-            input.agentId,
-            input.walletAddress,
-            input.tokenAddress,
-            input.symbol,
-            input.decimals,
-            input.signalId,
-            decStr(entrySol),
-            decStr(entryUsd, 12),
-            decStr(tokens),
-            decStr(cost),
-            decStr(cost.times(solUsd), 6),
-            decStr(tokens),
-            decStr(entrySol),
-            decStr(entrySol),
-            decStr(entryUsd, 12),
-            txId,
-            f.live.signature,
-            now,
-            now,
-            now,
-          );
+        insertOpenPosition(this.d.sqlite, {
+          id: positionId,
+          agentId: input.agentId,
+          walletAddress: input.walletAddress,
+          mode: "live",
+          tokenAddress: input.tokenAddress,
+          tokenSymbol: input.symbol,
+          tokenDecimals: input.decimals,
+          signalId: input.signalId,
+          entryPriceSol: entrySol,
+          entryPriceUsd: entryUsd,
+          tokens,
+          cost,
+          solUsd,
+          transactionId: txId,
+          transactionHash: f.live.signature,
+          now,
+        });
       }
       this.mirror(input.agentId, input.walletAddress, input.tokenAddress, input.symbol, f, now);
       this.d.journal.resolve(f.live.signature, "confirmed", { transactionId: txId });
@@ -403,60 +362,29 @@ export class LiveSettlement {
     const now = this.nowIso();
     const txId = pendingTxId ?? crypto.randomUUID();
     const h = { sqlite: this.d.sqlite };
-    let applied: { entryPriceSol: Big; remainingAmount: Big; dcaOrders: number } | null = null;
+    let applied: DcaFillResult | null = null;
     let p: PositionRecord | null = null;
     let tokens = new Big(0);
     let cost = new Big(0);
     inTransaction(h, () => {
       p = this.d.positions.byId(positionId);
       if (!p) throw new Error(`position ${positionId} of a live DCA buy is gone`);
-      const solSwapped = lamportsToSol(f.inputAtomic);
-      tokens = fromAtomic(f.outputAtomic, p.tokenDecimals);
-      cost = solSwapped.plus(f.feesSol);
+      const bought = buyAmounts(f, p.tokenDecimals);
+      const solSwapped = bought.solSwapped;
+      tokens = bought.tokens;
+      cost = bought.cost;
       this.writeTransaction(txId, pendingTxId, now, {
+        ...buySides({ tokenMint: p.tokenAddress, tokenSymbol: p.tokenSymbol, sol: solSwapped, tokens, tokenPriceUsd: safeDiv(solSwapped, tokens).times(solUsd), solUsd, valueUsd: cost.times(solUsd) }),
         agentId: p.agentId,
         walletAddress: p.walletAddress,
-        type: "BUY",
-        valueUsd: cost.times(solUsd),
-        tokenMint: p.tokenAddress,
         signalId: p.signalId,
         fill: f,
-        inputMint: SOL_MINT,
-        inputSymbol: "SOL",
-        inputAmount: solSwapped,
-        inputPriceUsd: solUsd,
-        outputMint: p.tokenAddress,
-        outputSymbol: p.tokenSymbol,
-        outputAmount: tokens,
-        outputPriceUsd: safeDiv(solSwapped, tokens).times(solUsd),
         isDca: true,
         isTakeProfit: false,
         positionId: p.id,
         status: "confirmed",
       });
-      if (p.status === "open") {
-        const next = applyDcaFill(
-          { entryPriceSol: p.entryPriceSol, purchaseAmount: p.purchaseAmount, remainingAmount: p.remainingAmount, costSol: p.costSol, dcaOrders: p.dcaOrders },
-          { solSwapped, feesSol: f.feesSol, tokensReceived: tokens },
-        );
-        this.d.sqlite
-          .query(
-            `UPDATE positions SET entry_price_sol = ?, entry_price_usd = ?, purchase_amount = ?, remaining_amount = ?, cost_sol = ?,
-               cost_usd = ?, dca_orders = ?, updated_at = ? WHERE id = ?`,
-          )
-          .run(
-            decStr(next.entryPriceSol),
-            decStr(next.entryPriceSol.times(solUsd), 12),
-            decStr(next.purchaseAmount),
-            decStr(next.remainingAmount),
-            decStr(next.costSol),
-            decStr(new Big(p.costUsd).plus(cost.times(solUsd)), 6),
-            next.dcaOrders,
-            now,
-            p.id,
-          );
-        applied = next;
-      }
+      if (p.status === "open") applied = applyDcaToPosition(this.d.sqlite, p, { solSwapped, feesSol: f.feesSol, tokens }, solUsd, now);
       this.mirror(p.agentId, p.walletAddress, p.tokenAddress, p.tokenSymbol, f, now);
       this.d.journal.resolve(f.live.signature, "confirmed", { transactionId: txId });
       this.d.snapshot(p.agentId, p.walletAddress, solUsd, now);
@@ -464,7 +392,7 @@ export class LiveSettlement {
     this.d.journal.inFlight.delete(f.live.signature);
     const pos = p as unknown as PositionRecord;
     const ctx = { agentId: pos.agentId, positionId, tokenAddress: pos.tokenAddress, dcaOrder: order };
-    const a = applied as { entryPriceSol: Big; remainingAmount: Big; dcaOrders: number } | null;
+    const a = applied as DcaFillResult | null;
     if (!a) this.log.error("live DCA buy landed after its position closed; recorded and mirrored", { ...ctx, transactionId: txId, signature: f.live.signature });
     this.log.info("trade executed", { ...ctx, side: "buy", mode: "live", transactionId: txId, isDca: true, solSpent: decStr(cost), tokens: decStr(tokens), hash: f.live.signature, reconciled: pendingTxId !== null });
     this.d.metrics.trades.inc({ mode: "live", side: "buy", outcome: "success" });
@@ -489,9 +417,10 @@ export class LiveSettlement {
       p = this.d.positions.byId(positionId);
       if (!p) throw new Error(`position ${positionId} of a live sale is gone`);
       const remaining = new Big(p.remainingAmount);
-      sold = fromAtomic(f.inputAtomic, p.tokenDecimals);
-      proceeds = lamportsToSol(f.outputAtomic);
-      const salePriceSol = sold.gt(0) ? proceeds.div(sold) : new Big(p.lastPriceSol ?? p.entryPriceSol);
+      const sale = saleAmounts(p, f);
+      sold = sale.sold;
+      proceeds = sale.proceeds;
+      const salePriceSol = sale.salePriceSol;
       remainingAfter = remaining.minus(sold);
       if (remainingAfter.lt(0)) remainingAfter = new Big(0);
       realizedAfter = new Big(p.realizedProfitSol);
@@ -500,98 +429,28 @@ export class LiveSettlement {
       reason = opts.kind === "close" ? opts.reason : "take_profit";
       if (opts.kind === "close" && opts.signalId !== undefined && !pendingTxId) this.writeTradeKey(p.agentId, opts.signalId, "SELL", txId, now);
       this.writeTransaction(txId, pendingTxId, now, {
+        ...sellSides({ tokenMint: p.tokenAddress, tokenSymbol: p.tokenSymbol, sol: proceeds, tokens: sold, tokenPriceUsd: salePriceSol.times(solUsd), solUsd, valueUsd: proceeds.times(solUsd) }),
         agentId: p.agentId,
         walletAddress: p.walletAddress,
-        type: "SELL",
-        valueUsd: proceeds.times(solUsd),
-        tokenMint: p.tokenAddress,
         signalId: opts.kind === "close" && opts.signalId !== undefined ? opts.signalId : p.signalId,
         fill: f,
-        inputMint: p.tokenAddress,
-        inputSymbol: p.tokenSymbol,
-        inputAmount: sold,
-        inputPriceUsd: salePriceSol.times(solUsd),
-        outputMint: SOL_MINT,
-        outputSymbol: "SOL",
-        outputAmount: proceeds,
-        outputPriceUsd: solUsd,
         isDca: false,
         isTakeProfit: opts.kind === "take_profit",
         positionId: p.id,
         status: "confirmed",
       });
-      if (open && opts.kind === "take_profit") {
-        const tp = takeProfitSalePnl({ costSol: p.costSol, purchaseAmount: p.purchaseAmount, tokensSold: sold, proceedsSol: proceeds, feesSol: f.feesSol });
-        realizedAfter = realizedAfter.plus(tp.realizedProfitSol);
-        this.d.sqlite
-          .query(
-            `UPDATE positions SET remaining_amount = ?, levels_hit = ?, realized_profit_sol = ?, realized_profit_usd = ?,
-               moon_bag_activated = ?, moon_bag_amount = ?, updated_at = ? WHERE id = ?`,
-          )
-          .run(
-            decStr(remainingAfter),
-            opts.levelsHit,
-            decStr(realizedAfter),
-            decStr(new Big(p.realizedProfitUsd).plus(tp.realizedProfitSol.times(solUsd)), 6),
-            opts.moonBagActivated ? 1 : 0,
-            opts.moonBagAmount ? decStr(opts.moonBagAmount) : null,
-            now,
-            p.id,
-          );
-      }
-      if (closing) {
-        const finalSale = opts.kind === "close";
-        const pnl = closePnl({
-          costSol: p.costSol,
-          purchaseAmount: p.purchaseAmount,
-          remainingAmount: finalSale ? p.remainingAmount : "0",
-          entryPriceSol: p.entryPriceSol,
-          realizedProfitSol: realizedAfter,
-          proceedsSol: finalSale ? proceeds : 0,
-          feesSol: finalSale ? f.feesSol : 0,
-          solUsdPrice: solUsd,
-        });
-        this.d.sqlite
-          .query("UPDATE positions SET status = 'closed', remaining_amount = ?, closed_at = ?, close_reason = ?, last_price_sol = ?, updated_at = ? WHERE id = ?")
-          .run(decStr(remainingAfter), now, reason, decStr(salePriceSol), now, p.id);
-        this.d.sqlite
-          .query(
-            `INSERT INTO historical_swaps (id, agent_id, wallet_address, token_address, token_symbol, amount, purchase_price, sale_price,
-               change_percent, profit_loss_usd, profit_loss_sol, purchase_time, sale_time, purchase_transaction_id, sale_transaction_id,
-               signal_id, close_reason, position_id, created_at, updated_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-          )
-          .run(
-            swapId,
-            p.agentId,
-            p.walletAddress,
-            p.tokenAddress,
-            p.tokenSymbol,
-            decStr(p.purchaseAmount),
-            decStr(p.entryPriceSol),
-            decStr(salePriceSol),
-            decStr(pnl.changePercent, 4),
-            decStr(pnl.profitLossUsd, 6),
-            decStr(pnl.profitLossSol),
-            p.openedAt,
-            now,
-            p.purchaseTransactionId,
-            txId,
-            p.signalId === null ? null : String(p.signalId),
-            reason,
-            p.id,
-            now,
-            now,
-          );
-        result = {
-          success: true,
-          transactionId: txId,
-          historicalSwapId: swapId,
-          profitLossSol: decNum(pnl.profitLossSol),
-          profitLossUsd: decNum(pnl.profitLossUsd),
-          changePercent: decNum(pnl.changePercent),
-          transactionHash: f.live.signature,
-        };
+      // A sale that landed after its position closed changes no position (logged below).
+      if (open) {
+        const booked = recordSaleOnPosition(
+          this.d.sqlite,
+          p,
+          opts,
+          { sold, proceeds, feesSol: f.feesSol, salePriceSol, remainingAfter, saleTransactionId: txId, historicalSwapId: swapId, transactionHash: f.live.signature },
+          solUsd,
+          now,
+        );
+        realizedAfter = booked.realizedProfitSol;
+        result = booked.closed;
       }
       this.mirror(p.agentId, p.walletAddress, p.tokenAddress, p.tokenSymbol, f, now);
       this.d.journal.resolve(f.live.signature, "confirmed", { transactionId: txId });
@@ -628,24 +487,14 @@ export class LiveSettlement {
     const tokenPriceUsd = safeDiv(sol, tokens).times(solUsd);
     inTransaction({ sqlite: this.d.sqlite }, () => {
       this.writeTransaction(txId, row.transactionId, now, {
+        ...swapSides(buy, { tokenMint: row.tokenAddress, tokenSymbol: symbol, sol, tokens, tokenPriceUsd, solUsd, valueUsd: sol.times(solUsd) }),
         agentId: row.agentId,
         walletAddress: row.walletAddress,
-        type: row.side,
-        valueUsd: sol.times(solUsd),
-        tokenMint: row.tokenAddress,
         signalId: null,
         fill: f,
-        inputMint: buy ? SOL_MINT : row.tokenAddress,
-        inputSymbol: buy ? "SOL" : symbol,
-        inputAmount: buy ? sol : tokens,
-        inputPriceUsd: buy ? solUsd : tokenPriceUsd,
-        outputMint: buy ? row.tokenAddress : SOL_MINT,
-        outputSymbol: buy ? symbol : "SOL",
-        outputAmount: buy ? tokens : sol,
-        outputPriceUsd: buy ? tokenPriceUsd : solUsd,
         isDca: false,
         isTakeProfit: false,
-        positionId: "",
+        positionId: null,
         status: "confirmed",
       });
       this.mirror(row.agentId, row.walletAddress, row.tokenAddress, symbol, f, now);
@@ -673,17 +522,11 @@ export class LiveSettlement {
   }
 
   private writeTradeKey(agentId: string, signalId: number, action: string, transactionId: string, now: string): void {
-    const res = this.d.sqlite
-      .query("INSERT OR IGNORE INTO trade_idempotency (agent_id, signal_id, action, transaction_id, created_at) VALUES (?, ?, ?, ?, ?)")
-      .run(agentId, signalId, action, transactionId, now);
     // The chain already traded: record it anyway, but say loudly that the key was taken.
-    if (res.changes === 0) this.log.error("live trade recorded although its signal was already traded by this agent", { agentId, signalId, action, transactionId });
+    if (!insertTradeKey(this.d.sqlite, agentId, signalId, action, transactionId, now)) this.log.error("live trade recorded although its signal was already traded by this agent", { agentId, signalId, action, transactionId });
   }
 
   private writeTransaction(id: string, existingId: string | null, now: string, t: TxFields): void {
-    const fees = decStr(t.fill.feesSol);
-    const routes = JSON.stringify(t.fill.routes);
-    const impact = decStr(new Big(t.fill.priceImpactPct || "0").times(100), 6);
     if (existingId) {
       // The pending row becomes the confirmed one; its route, slippage and impact stay as sent.
       this.d.sqlite
@@ -691,45 +534,14 @@ export class LiveSettlement {
           `UPDATE agent_transactions SET transaction_value_usd = ?, fees = ?, input_amount = ?, input_price = ?, output_amount = ?,
              output_price = ?, status = ?, position_id = ?, updated_at = ? WHERE id = ?`,
         )
-        .run(decStr(t.valueUsd, 2), fees, decStr(t.inputAmount), decStr(t.inputPriceUsd, 12), decStr(t.outputAmount), decStr(t.outputPriceUsd, 12), t.status, t.positionId || null, now, existingId);
+        .run(decStr(t.valueUsd, 2), decStr(t.fill.feesSol), decStr(t.inputAmount), decStr(t.inputPriceUsd, 12), decStr(t.outputAmount), decStr(t.outputPriceUsd, 12), t.status, t.positionId || null, now, existingId);
       return;
     }
-    this.d.sqlite
-      .query(
-        `INSERT INTO agent_transactions (id, agent_id, wallet_address, transaction_type, transaction_value_usd, transaction_time,
-           destination_address, signal_id, fees, routes, input_mint, input_symbol, input_amount, input_price, output_mint,
-           output_symbol, output_amount, output_price, slippage, price_impact, is_dca, is_take_profit, trading_mode,
-           transaction_hash, status, position_id, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'live', ?, ?, ?, ?, ?)`,
-      )
-      .run(
-        id,
-        t.agentId,
-        t.walletAddress,
-        t.type,
-        decStr(t.valueUsd, 2),
-        now,
-        t.tokenMint,
-        t.signalId,
-        fees,
-        routes,
-        t.inputMint,
-        t.inputSymbol,
-        decStr(t.inputAmount),
-        decStr(t.inputPriceUsd, 12),
-        t.outputMint,
-        t.outputSymbol,
-        decStr(t.outputAmount),
-        decStr(t.outputPriceUsd, 12),
-        String(t.fill.slippageBps),
-        impact,
-        t.isDca ? 1 : 0,
-        t.isTakeProfit ? 1 : 0,
-        t.fill.txHash,
-        t.status,
-        t.positionId || null,
-        now,
-        now,
-      );
+    insertTransaction(this.d.sqlite, { ...t, id, now, mode: "live", positionId: t.positionId || null });
   }
+}
+
+/** A buy's or a sale's two sides, by direction (pending and orphaned swaps are either). */
+function swapSides(buy: boolean, a: Parameters<typeof buySides>[0]): SwapSides {
+  return buy ? buySides(a) : sellSides(a);
 }
