@@ -191,7 +191,7 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
   // Live trading (issue 6): RPC, swap journal, executor, settlement, reconciler, deposit checks.
   const live = createLiveTrading(
     config,
-    { database, clock, logger, events, metrics, market, wallets: liveWallets, snapshot: (...a) => engine.snapshot(...a), solUsd: () => engine.solUsd() },
+    { database, clock, logger, events, metrics, market, wallets: liveWallets, solUsd: () => engine.solUsd() },
     opts.live,
   );
   const wallets = new WalletService(database, clock, logger, liveWallets, agents, opts.depositChecker ?? live?.deposits);

@@ -24,6 +24,7 @@ import {
   insertTransaction,
   lamportsToSol,
   recordSaleOnPosition,
+  recordWalletSnapshot,
   saleAmounts,
   sellSides,
   type SwapSides,
@@ -62,8 +63,6 @@ export interface LiveSettlementDeps {
   metrics: Metrics;
   positions: PositionStore;
   journal: LiveTradeJournal;
-  /** The engine's balance snapshot (SOL and total value) after a trade. */
-  snapshot(agentId: string, walletAddress: string, solUsd: Big | null, now: string): void;
 }
 
 export interface LiveOpenInput {
@@ -344,7 +343,7 @@ export class LiveSettlement {
       this.mirror(input.agentId, input.walletAddress, input.tokenAddress, input.symbol, f, now);
       this.d.journal.resolve(f.live.signature, "confirmed", { transactionId: txId });
       if (pendingTxId) this.d.sqlite.query("UPDATE signal_evaluations SET outcome = 'traded', reason = NULL WHERE signal_id = ? AND agent_id = ?").run(input.signalId, input.agentId);
-      this.d.snapshot(input.agentId, input.walletAddress, solUsd, now);
+      recordWalletSnapshot(this.d.sqlite, input.agentId, input.walletAddress, solUsd, now);
     });
     this.d.journal.inFlight.delete(f.live.signature);
     const ctx = { agentId: input.agentId, signalId: input.signalId, tokenAddress: input.tokenAddress };
@@ -387,7 +386,7 @@ export class LiveSettlement {
       if (p.status === "open") applied = applyDcaToPosition(this.d.sqlite, p, { solSwapped, feesSol: f.feesSol, tokens }, solUsd, now);
       this.mirror(p.agentId, p.walletAddress, p.tokenAddress, p.tokenSymbol, f, now);
       this.d.journal.resolve(f.live.signature, "confirmed", { transactionId: txId });
-      this.d.snapshot(p.agentId, p.walletAddress, solUsd, now);
+      recordWalletSnapshot(this.d.sqlite, p.agentId, p.walletAddress, solUsd, now);
     });
     this.d.journal.inFlight.delete(f.live.signature);
     const pos = p as unknown as PositionRecord;
@@ -454,7 +453,7 @@ export class LiveSettlement {
       }
       this.mirror(p.agentId, p.walletAddress, p.tokenAddress, p.tokenSymbol, f, now);
       this.d.journal.resolve(f.live.signature, "confirmed", { transactionId: txId });
-      this.d.snapshot(p.agentId, p.walletAddress, solUsd, now);
+      recordWalletSnapshot(this.d.sqlite, p.agentId, p.walletAddress, solUsd, now);
     });
     this.d.journal.inFlight.delete(f.live.signature);
     const pos = p as unknown as PositionRecord;

@@ -42,8 +42,7 @@ export interface LiveTradingDeps {
   metrics: Metrics;
   market: Pick<Market, "quotes" | "solPrice">;
   wallets: LiveWalletRegistry;
-  /** The engine's balance snapshot and SOL price (late-bound: the engine is built after this). */
-  snapshot(agentId: string, walletAddress: string, solUsd: Big | null, now: string): void;
+  /** The engine's SOL price (late-bound: the engine is built after this). */
   solUsd(): Promise<Big>;
 }
 
@@ -85,7 +84,6 @@ export class LiveTrading {
       metrics: d.metrics,
       positions: new PositionStore(sqlite),
       journal: this.journal,
-      snapshot: (...a) => d.snapshot(...a),
     });
     this.reconciler = new LiveReconciler({ journal: this.journal, rpc: this.rpc, settlement: this.settlement, logger: d.logger, solUsd: () => d.solUsd() });
     this.deposits = new LiveDepositService({
