@@ -32,7 +32,7 @@ export function marketHarness(fake: FakeMarket, env: Record<string, string> = {}
 }
 
 /** Waits (for I/O, not for time to pass) until `cond` holds; fails after `ms` of real time. */
-export async function until(cond: () => boolean, what = "condition", ms = 3_000): Promise<void> {
+export async function until(cond: () => boolean, what = "condition", ms = 20_000): Promise<void> {
   const deadline = performance.now() + ms;
   while (!cond()) {
     if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
