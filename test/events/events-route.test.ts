@@ -39,7 +39,7 @@ const events = (frames: SseFrame[]) => frames.filter(ownEvent);
 const payload = (f: SseFrame) => JSON.parse(f.data!) as { id: number; type: string; time: string; data: Record<string, any> };
 
 /** Bounded wait for an asynchronous condition (the server noticing a disconnect). */
-async function eventually(cond: () => boolean, timeoutMs = 2_000): Promise<boolean> {
+async function eventually(cond: () => boolean, timeoutMs = 20_000): Promise<boolean> {
   const deadline = performance.now() + timeoutMs;
   while (!cond()) {
     if (performance.now() > deadline) return false;

@@ -34,7 +34,7 @@ export class SseClient {
   }
 
   /** The next frame, or an error after `timeoutMs` (or when the stream ends). */
-  async next(timeoutMs = 5_000): Promise<SseFrame> {
+  async next(timeoutMs = 20_000): Promise<SseFrame> {
     const deadline = performance.now() + timeoutMs;
     while (this.frames.length === 0) {
       if (this.ended) throw new Error("event stream ended");
@@ -46,7 +46,7 @@ export class SseClient {
   }
 
   /** Reads frames until one matches; returns it and the frames read before it. */
-  async until(match: (f: SseFrame) => boolean, timeoutMs = 5_000): Promise<{ frame: SseFrame; before: SseFrame[] }> {
+  async until(match: (f: SseFrame) => boolean, timeoutMs = 20_000): Promise<{ frame: SseFrame; before: SseFrame[] }> {
     const deadline = performance.now() + timeoutMs;
     const before: SseFrame[] = [];
     for (;;) {
