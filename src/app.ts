@@ -2,7 +2,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
 import { HTTPException } from "hono/http-exception";
-import { AppError, ErrorCode, NotFoundError, PayloadTooLargeError, RateLimitError, toErrorBody, ValidationError } from "./errors.ts";
+import { AppError, AuthenticationError, NotFoundError, PayloadTooLargeError, RateLimitError, toErrorBody, ValidationError } from "./errors.ts";
 import type { AppEnv } from "./http/app-env.ts";
 import { httpMetrics } from "./http/middleware/metrics.ts";
 import { requestId } from "./http/middleware/request-id.ts";
@@ -76,22 +76,10 @@ function createBaseApp(s: Services): OpenAPIHono<AppEnv> {
   );
 
   app.onError((err, c) => {
-    // @hono/zod-openapi answers a body of an undeclared media type with 415; the spec's status for
-    // invalid input is 400 (SPEC "Errors"), so it becomes a validation error.
-    if (err instanceof HTTPException && !(err instanceof AppError) && err.status === 415) err = new ValidationError("Content-Type must be application/json");
-    let appErr: unknown = err;
-    if (err instanceof HTTPException && !(err instanceof AppError)) {
-      // Hono's own exceptions (malformed JSON, body limit...) keep their status, in our shape.
-      const status = err.status;
-      const code =
-        status === 400 ? ErrorCode.VALIDATION_ERROR : status === 401 ? ErrorCode.AUTHENTICATION_ERROR : status === 413 ? ErrorCode.PAYLOAD_TOO_LARGE : ErrorCode.INTERNAL_ERROR;
-      appErr = new AppError(code, status === 400 ? "Malformed JSON in request body" : err.message);
-      if (status !== 400 && status !== 401 && status !== 413) {
-        return c.json({ success: false, error: err.message || "Request failed" }, status);
-      }
-    }
-    const { status, body } = toErrorBody(appErr, { development });
-    if (err instanceof RateLimitError) c.header("Retry-After", String(err.retryAfterSeconds));
+    const mapped = err instanceof HTTPException && !(err instanceof AppError) ? fromHonoException(err) : err;
+    if (mapped instanceof Response) return mapped;
+    const { status, body } = toErrorBody(mapped, { development });
+    if (mapped instanceof RateLimitError) c.header("Retry-After", String(mapped.retryAfterSeconds));
     if (status >= 500 && status !== 502 && status !== 503) {
       s.logger.error("unhandled error", { method: c.req.method, path: c.req.path, error: err instanceof Error ? { name: err.name, message: err.message, stack: err.stack } : String(err) });
     }
@@ -103,6 +91,26 @@ function createBaseApp(s: Services): OpenAPIHono<AppEnv> {
     return c.json(body, status as 404);
   });
   return app;
+}
+
+/**
+ * Hono's own exceptions in the spec's error shape: its validators throw 400 for malformed JSON,
+ * @hono/zod-openapi 415 for a body of an undeclared media type (the spec's status for invalid
+ * input is 400), the body limit 413. Anything else keeps its status.
+ */
+function fromHonoException(err: HTTPException): AppError | Response {
+  switch (err.status) {
+    case 400:
+      return new ValidationError("Malformed JSON in request body");
+    case 401:
+      return new AuthenticationError(err.message);
+    case 413:
+      return new PayloadTooLargeError(MAX_BODY_BYTES);
+    case 415:
+      return new ValidationError("Content-Type must be application/json");
+    default:
+      return Response.json({ success: false, error: err.message || "Request failed" }, { status: err.status });
+  }
 }
 
 function mountRoutes(app: OpenAPIHono<AppEnv>, s: Services): void {
