@@ -3,6 +3,9 @@ import { z } from "@hono/zod-openapi";
 // Schemas shared by many routes: the error body, UUID path params with the spec's texts,
 // pagination. Resource schemas live beside their routes.
 
+/** The `content` block of an OpenAPI request body or response carrying JSON of `schema`. */
+export const jsonContent = <T>(schema: T) => ({ content: { "application/json": { schema } } });
+
 export const ErrorBodySchema = z
   .object({
     success: z.literal(false),

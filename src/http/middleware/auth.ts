@@ -68,7 +68,17 @@ export function createAuthMiddleware(deps: AuthDeps) {
     await next();
   };
 
-  return { requireJwt, requireApiKey, requireJwtOrApiKey };
+  /**
+   * The common split of a resource router (PRODUCT.md §2): its GETs accept a JWT or an API key
+   * with `scope`; every other method takes a JWT only.
+   */
+  const readWithKeyWriteWithJwt = (scope: Scope): MiddlewareHandler<AppEnv> => {
+    const read = requireJwtOrApiKey(scope);
+    const write = requireJwt();
+    return (c, next) => (c.req.method === "GET" ? read(c, next) : write(c, next));
+  };
+
+  return { requireJwt, requireApiKey, requireJwtOrApiKey, readWithKeyWriteWithJwt };
 }
 
 export type AuthMiddleware = ReturnType<typeof createAuthMiddleware>;

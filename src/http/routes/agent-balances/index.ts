@@ -1,15 +1,12 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { createMiddleware } from "hono/factory";
 import type { Services } from "../../../services.ts";
-import type { AppEnv } from "../../app-env.ts";
 import { createRouter } from "../../router.ts";
-import { bearerSecurity, errorResponses, jwtOrKeySecurity, SuccessSchema } from "../../schemas.ts";
+import { bearerSecurity, errorResponses, jsonContent, jwtOrKeySecurity, SuccessSchema } from "../../schemas.ts";
 import { BalanceIdParam, BalanceListItemSchema, BalanceListQuery, BalanceSchema, CreateBalanceBody, UpdateBalanceBody } from "./schema.ts";
 
 // /api/v1/agent-balances (SPEC "Agent balance endpoints"): GETs take a JWT or a `balances` key;
 // writes are JWT only (PRODUCT.md §2).
 
-const json = <T>(schema: T) => ({ content: { "application/json": { schema } } });
 const tags = ["agent-balances"];
 const read = { tags, security: jwtOrKeySecurity };
 const write = { tags, security: bearerSecurity };
@@ -19,48 +16,40 @@ const list = createRoute({
   method: "get",
   path: "/",
   request: { query: BalanceListQuery },
-  responses: { 200: { description: "The agent's balances, SOL first, each with priceSol", ...json(z.array(BalanceListItemSchema)) }, ...errorResponses(400, 401, 403, 404) },
+  responses: { 200: { description: "The agent's balances, SOL first, each with priceSol", ...jsonContent(z.array(BalanceListItemSchema)) }, ...errorResponses(400, 401, 403, 404) },
 });
 const getOne = createRoute({
   ...read,
   method: "get",
   path: "/{id}",
   request: { params: BalanceIdParam },
-  responses: { 200: { description: "One balance (without priceSol)", ...json(BalanceSchema) }, ...errorResponses(400, 401, 403, 404) },
+  responses: { 200: { description: "One balance (without priceSol)", ...jsonContent(BalanceSchema) }, ...errorResponses(400, 401, 403, 404) },
 });
 const create = createRoute({
   ...write,
   method: "post",
   path: "/",
-  request: { body: { ...json(CreateBalanceBody), required: true } },
-  responses: { 201: { description: "Created", ...json(BalanceSchema) }, ...errorResponses(400, 401, 404, 409) },
+  request: { body: { ...jsonContent(CreateBalanceBody), required: true } },
+  responses: { 201: { description: "Created", ...jsonContent(BalanceSchema) }, ...errorResponses(400, 401, 404, 409) },
 });
 const update = createRoute({
   ...write,
   method: "put",
   path: "/{id}",
-  request: { params: BalanceIdParam, body: { ...json(UpdateBalanceBody), required: true } },
-  responses: { 200: { description: "Updated", ...json(BalanceSchema) }, ...errorResponses(400, 401, 404) },
+  request: { params: BalanceIdParam, body: { ...jsonContent(UpdateBalanceBody), required: true } },
+  responses: { 200: { description: "Updated", ...jsonContent(BalanceSchema) }, ...errorResponses(400, 401, 404) },
 });
 const remove = createRoute({
   ...write,
   method: "delete",
   path: "/{id}",
   request: { params: BalanceIdParam },
-  responses: { 200: { description: "Deleted", ...json(SuccessSchema) }, ...errorResponses(400, 401, 404) },
+  responses: { 200: { description: "Deleted", ...jsonContent(SuccessSchema) }, ...errorResponses(400, 401, 404) },
 });
 
 export function agentBalanceRoutes(s: Services) {
   const router = createRouter();
-  const readAuth = s.auth.requireJwtOrApiKey("balances");
-  const writeAuth = s.auth.requireJwt();
-  router.use(
-    "*",
-    createMiddleware<AppEnv>(async (c, next) => {
-      if (c.req.method === "GET") await readAuth(c, next);
-      else await writeAuth(c, next);
-    }),
-  );
+  router.use("*", s.auth.readWithKeyWriteWithJwt("balances"));
   const user = (c: { get(k: "auth"): { userId: string } }) => c.get("auth").userId;
 
   return router

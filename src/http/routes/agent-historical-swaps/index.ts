@@ -1,16 +1,13 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { createMiddleware } from "hono/factory";
 import type { Services } from "../../../services.ts";
-import type { AppEnv } from "../../app-env.ts";
 import { csvResponse } from "../../csv.ts";
 import { createRouter } from "../../router.ts";
-import { bearerSecurity, errorResponses, jwtOrKeySecurity, SuccessSchema } from "../../schemas.ts";
+import { bearerSecurity, errorResponses, jsonContent, jwtOrKeySecurity, SuccessSchema } from "../../schemas.ts";
 import { CreateSwapBody, SWAP_CSV_COLUMNS, SwapExportQuery, SwapIdParam, SwapListQuery, SwapSchema, UpdateSwapBody } from "./schema.ts";
 
 // /api/v1/agent-historical-swaps (SPEC "Historical swap endpoints"): GETs (export included) take
 // a JWT or a `history` key; writes are JWT only (PRODUCT.md §2).
 
-const json = <T>(schema: T) => ({ content: { "application/json": { schema } } });
 const tags = ["agent-historical-swaps"];
 const read = { tags, security: jwtOrKeySecurity };
 const write = { tags, security: bearerSecurity };
@@ -20,7 +17,7 @@ const list = createRoute({
   method: "get",
   path: "/",
   request: { query: SwapListQuery },
-  responses: { 200: { description: "Swaps, most recent sale first", ...json(z.array(SwapSchema)) }, ...errorResponses(400, 401, 403, 404) },
+  responses: { 200: { description: "Swaps, most recent sale first", ...jsonContent(z.array(SwapSchema)) }, ...errorResponses(400, 401, 403, 404) },
 });
 const exportCsv = createRoute({
   ...read,
@@ -37,41 +34,33 @@ const getOne = createRoute({
   method: "get",
   path: "/{id}",
   request: { params: SwapIdParam },
-  responses: { 200: { description: "One swap", ...json(SwapSchema) }, ...errorResponses(400, 401, 403, 404) },
+  responses: { 200: { description: "One swap", ...jsonContent(SwapSchema) }, ...errorResponses(400, 401, 403, 404) },
 });
 const create = createRoute({
   ...write,
   method: "post",
   path: "/",
-  request: { body: { ...json(CreateSwapBody), required: true } },
-  responses: { 201: { description: "Created record", ...json(SwapSchema) }, ...errorResponses(400, 401, 404) },
+  request: { body: { ...jsonContent(CreateSwapBody), required: true } },
+  responses: { 201: { description: "Created record", ...jsonContent(SwapSchema) }, ...errorResponses(400, 401, 404) },
 });
 const update = createRoute({
   ...write,
   method: "put",
   path: "/{id}",
-  request: { params: SwapIdParam, body: { ...json(UpdateSwapBody), required: true } },
-  responses: { 200: { description: "Updated record", ...json(SwapSchema) }, ...errorResponses(400, 401, 404) },
+  request: { params: SwapIdParam, body: { ...jsonContent(UpdateSwapBody), required: true } },
+  responses: { 200: { description: "Updated record", ...jsonContent(SwapSchema) }, ...errorResponses(400, 401, 404) },
 });
 const remove = createRoute({
   ...write,
   method: "delete",
   path: "/{id}",
   request: { params: SwapIdParam },
-  responses: { 200: { description: "Deleted", ...json(SuccessSchema) }, ...errorResponses(400, 401, 404) },
+  responses: { 200: { description: "Deleted", ...jsonContent(SuccessSchema) }, ...errorResponses(400, 401, 404) },
 });
 
 export function agentHistoricalSwapRoutes(s: Services) {
   const router = createRouter();
-  const readAuth = s.auth.requireJwtOrApiKey("history");
-  const writeAuth = s.auth.requireJwt();
-  router.use(
-    "*",
-    createMiddleware<AppEnv>(async (c, next) => {
-      if (c.req.method === "GET") await readAuth(c, next);
-      else await writeAuth(c, next);
-    }),
-  );
+  router.use("*", s.auth.readWithKeyWriteWithJwt("history"));
   const user = (c: { get(k: "auth"): { userId: string } }) => c.get("auth").userId;
 
   // /export is registered before /{id} so it is never read as an id.

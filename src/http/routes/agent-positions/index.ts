@@ -1,16 +1,13 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { createMiddleware } from "hono/factory";
 import { requireOwnedAgent } from "../../../agents/ownership.ts";
 import type { Services } from "../../../services.ts";
-import type { AppEnv } from "../../app-env.ts";
 import { createRouter } from "../../router.ts";
-import { bearerSecurity, errorResponses, jwtOrKeySecurity, uuidParam } from "../../schemas.ts";
+import { bearerSecurity, errorResponses, jsonContent, jwtOrKeySecurity, uuidParam } from "../../schemas.ts";
 import { PositionSchema } from "../agents/schema.ts";
 
 // /api/v1/agent-positions (SPEC "Position endpoints"): open positions with market data, and the
 // close. GETs take a JWT or a key with the `positions` scope; the close is JWT only.
 
-const json = <T>(schema: T) => ({ content: { "application/json": { schema } } });
 const tags = ["agent-positions"];
 
 const AgentParam = uuidParam("agentId", "Invalid agent ID format");
@@ -44,7 +41,7 @@ const listAll = createRoute({
   tags,
   security: jwtOrKeySecurity,
   request: { query: ListQuery },
-  responses: { 200: { description: "Open positions of all the user's agents", ...json(z.array(PositionSchema)) }, ...errorResponses(400, 401, 403) },
+  responses: { 200: { description: "Open positions of all the user's agents", ...jsonContent(z.array(PositionSchema)) }, ...errorResponses(400, 401, 403) },
 });
 const listAgent = createRoute({
   method: "get",
@@ -52,33 +49,28 @@ const listAgent = createRoute({
   tags,
   security: jwtOrKeySecurity,
   request: { params: AgentParam, query: ListQuery },
-  responses: { 200: { description: "Open positions of the agent with market data", ...json(z.array(PositionSchema)) }, ...errorResponses(400, 401, 403, 404) },
+  responses: { 200: { description: "Open positions of the agent with market data", ...jsonContent(z.array(PositionSchema)) }, ...errorResponses(400, 401, 403, 404) },
 });
 const close = createRoute({
   method: "post",
   path: "/{agentId}/{positionId}/close",
   tags,
   security: bearerSecurity,
-  request: { params: CloseParams, body: { ...json(CloseBody), required: false } },
-  responses: { 200: { description: "Closed: the remaining tokens were sold", ...json(CloseResponse) }, ...errorResponses(400, 401, 404, 409, 502) },
+  request: { params: CloseParams, body: { ...jsonContent(CloseBody), required: false } },
+  responses: { 200: { description: "Closed: the remaining tokens were sold", ...jsonContent(CloseResponse) }, ...errorResponses(400, 401, 404, 409, 502) },
 });
 const closeShort = createRoute({
   method: "post",
   path: "/{id}/close",
   tags,
   security: bearerSecurity,
-  request: { params: uuidParam("id", "Invalid position ID format"), body: { ...json(CloseBody), required: false } },
-  responses: { 200: { description: "Closed: the remaining tokens were sold", ...json(CloseResponse) }, ...errorResponses(400, 401, 404, 409, 502) },
+  request: { params: uuidParam("id", "Invalid position ID format"), body: { ...jsonContent(CloseBody), required: false } },
+  responses: { 200: { description: "Closed: the remaining tokens were sold", ...jsonContent(CloseResponse) }, ...errorResponses(400, 401, 404, 409, 502) },
 });
 
 export function agentPositionRoutes(s: Services) {
   const router = createRouter();
-  const read = s.auth.requireJwtOrApiKey("positions");
-  const write = s.auth.requireJwt();
-  router.use(
-    "*",
-    createMiddleware<AppEnv>(async (c, next) => (c.req.method === "GET" ? read(c, next) : write(c, next))),
-  );
+  router.use("*", s.auth.readWithKeyWriteWithJwt("positions"));
   return router
     .openapi(listAll, async (c) => {
       const userId = c.get("auth").userId;

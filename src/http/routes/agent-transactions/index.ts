@@ -1,15 +1,12 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { createMiddleware } from "hono/factory";
 import type { Services } from "../../../services.ts";
-import type { AppEnv } from "../../app-env.ts";
 import { createRouter } from "../../router.ts";
-import { bearerSecurity, errorResponses, jwtOrKeySecurity, SuccessSchema } from "../../schemas.ts";
+import { bearerSecurity, errorResponses, jsonContent, jwtOrKeySecurity, SuccessSchema } from "../../schemas.ts";
 import { CreateTransactionBody, TransactionIdParam, TransactionListQuery, TransactionSchema, UpdateTransactionBody } from "./schema.ts";
 
 // /api/v1/agent-transactions (SPEC "Agent transaction endpoints"): GETs take a JWT or a
 // `transactions` key; writes are JWT only (PRODUCT.md §2).
 
-const json = <T>(schema: T) => ({ content: { "application/json": { schema } } });
 const tags = ["agent-transactions"];
 const read = { tags, security: jwtOrKeySecurity };
 const write = { tags, security: bearerSecurity };
@@ -19,48 +16,40 @@ const list = createRoute({
   method: "get",
   path: "/",
   request: { query: TransactionListQuery },
-  responses: { 200: { description: "Transactions, newest transactionTime first", ...json(z.array(TransactionSchema)) }, ...errorResponses(400, 401, 403, 404) },
+  responses: { 200: { description: "Transactions, newest transactionTime first", ...jsonContent(z.array(TransactionSchema)) }, ...errorResponses(400, 401, 403, 404) },
 });
 const getOne = createRoute({
   ...read,
   method: "get",
   path: "/{id}",
   request: { params: TransactionIdParam },
-  responses: { 200: { description: "One transaction", ...json(TransactionSchema) }, ...errorResponses(400, 401, 403, 404) },
+  responses: { 200: { description: "One transaction", ...jsonContent(TransactionSchema) }, ...errorResponses(400, 401, 403, 404) },
 });
 const create = createRoute({
   ...write,
   method: "post",
   path: "/",
-  request: { body: { ...json(CreateTransactionBody), required: true } },
-  responses: { 201: { description: "Created record", ...json(TransactionSchema) }, ...errorResponses(400, 401, 404) },
+  request: { body: { ...jsonContent(CreateTransactionBody), required: true } },
+  responses: { 201: { description: "Created record", ...jsonContent(TransactionSchema) }, ...errorResponses(400, 401, 404) },
 });
 const update = createRoute({
   ...write,
   method: "put",
   path: "/{id}",
-  request: { params: TransactionIdParam, body: { ...json(UpdateTransactionBody), required: true } },
-  responses: { 200: { description: "Updated record", ...json(TransactionSchema) }, ...errorResponses(400, 401, 404) },
+  request: { params: TransactionIdParam, body: { ...jsonContent(UpdateTransactionBody), required: true } },
+  responses: { 200: { description: "Updated record", ...jsonContent(TransactionSchema) }, ...errorResponses(400, 401, 404) },
 });
 const remove = createRoute({
   ...write,
   method: "delete",
   path: "/{id}",
   request: { params: TransactionIdParam },
-  responses: { 200: { description: "Deleted", ...json(SuccessSchema) }, ...errorResponses(400, 401, 404) },
+  responses: { 200: { description: "Deleted", ...jsonContent(SuccessSchema) }, ...errorResponses(400, 401, 404) },
 });
 
 export function agentTransactionRoutes(s: Services) {
   const router = createRouter();
-  const readAuth = s.auth.requireJwtOrApiKey("transactions");
-  const writeAuth = s.auth.requireJwt();
-  router.use(
-    "*",
-    createMiddleware<AppEnv>(async (c, next) => {
-      if (c.req.method === "GET") await readAuth(c, next);
-      else await writeAuth(c, next);
-    }),
-  );
+  router.use("*", s.auth.readWithKeyWriteWithJwt("transactions"));
   const user = (c: { get(k: "auth"): { userId: string } }) => c.get("auth").userId;
 
   return router

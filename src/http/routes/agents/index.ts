@@ -1,14 +1,12 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { createMiddleware } from "hono/factory";
 import { computePerformance } from "../../../agents/performance.ts";
 import { requireOwnedAgent } from "../../../agents/ownership.ts";
 import { formatConfigIssues, INVALID_CONFIG_MESSAGE } from "../../../agents/trading-config.ts";
 import { ValidationError } from "../../../errors.ts";
 import { listBalanceHistory } from "../../../ledgers/balance-snapshots.ts";
 import type { Services } from "../../../services.ts";
-import type { AppEnv } from "../../app-env.ts";
 import { createRouter } from "../../router.ts";
-import { bearerSecurity, errorResponses, jwtOrKeySecurity } from "../../schemas.ts";
+import { bearerSecurity, errorResponses, jsonContent, jwtOrKeySecurity } from "../../schemas.ts";
 import {
   AgentIdParam,
   AgentListQuery,
@@ -28,7 +26,6 @@ import {
 // /api/v1/agents (SPEC "Agent endpoints"; PRODUCT.md §3). GETs accept a JWT or an API key with
 // the `agents` scope (SPEC scope table, PRODUCT.md §2); every other method is JWT only.
 
-const json = <T>(schema: T) => ({ content: { "application/json": { schema } } });
 const tags = ["agents"];
 const read = { tags, security: jwtOrKeySecurity };
 const write = { tags, security: bearerSecurity };
@@ -37,51 +34,51 @@ const create = createRoute({
   ...write,
   method: "post",
   path: "/",
-  request: { body: { ...json(CreateAgentBody), required: true } },
-  responses: { 201: { description: "Created, with a simulation wallet holding SIMULATION_INITIAL_SOL", ...json(AgentSchema) }, ...errorResponses(400, 401) },
+  request: { body: { ...jsonContent(CreateAgentBody), required: true } },
+  responses: { 201: { description: "Created, with a simulation wallet holding SIMULATION_INITIAL_SOL", ...jsonContent(AgentSchema) }, ...errorResponses(400, 401) },
 });
 const list = createRoute({
   ...read,
   method: "get",
   path: "/",
   request: { query: AgentListQuery },
-  responses: { 200: { description: "The user's agents, newest first", ...json(z.array(AgentSchema)) }, ...errorResponses(400, 401, 403) },
+  responses: { 200: { description: "The user's agents, newest first", ...jsonContent(z.array(AgentSchema)) }, ...errorResponses(400, 401, 403) },
 });
 const getOne = createRoute({
   ...read,
   method: "get",
   path: "/{id}",
   request: { params: AgentIdParam },
-  responses: { 200: { description: "One agent", ...json(AgentSchema) }, ...errorResponses(400, 401, 403, 404) },
+  responses: { 200: { description: "One agent", ...jsonContent(AgentSchema) }, ...errorResponses(400, 401, 403, 404) },
 });
 const update = createRoute({
   ...write,
   method: "put",
   path: "/{id}",
-  request: { params: AgentIdParam, body: { ...json(UpdateAgentBody), required: true } },
-  responses: { 200: { description: "Updated agent", ...json(AgentSchema) }, ...errorResponses(400, 401, 404) },
+  request: { params: AgentIdParam, body: { ...jsonContent(UpdateAgentBody), required: true } },
+  responses: { 200: { description: "Updated agent", ...jsonContent(AgentSchema) }, ...errorResponses(400, 401, 404) },
 });
 const remove = createRoute({
   ...write,
   method: "delete",
   path: "/{id}",
   request: { params: AgentIdParam },
-  responses: { 200: { description: "Deleted with its positions, balance history and configuration", ...json(DeleteAgentResponse) }, ...errorResponses(400, 401, 404) },
+  responses: { 200: { description: "Deleted with its positions, balance history and configuration", ...jsonContent(DeleteAgentResponse) }, ...errorResponses(400, 401, 404) },
 });
 const getConfig = createRoute({
   ...read,
   method: "get",
   path: "/{id}/config",
   request: { params: AgentIdParam },
-  responses: { 200: { description: "The complete configuration, defaults merged in", ...json(ConfigResponse) }, ...errorResponses(400, 401, 403, 404) },
+  responses: { 200: { description: "The complete configuration, defaults merged in", ...jsonContent(ConfigResponse) }, ...errorResponses(400, 401, 403, 404) },
 });
 const putConfig = createRoute({
   ...write,
   method: "put",
   path: "/{id}/config",
-  request: { params: AgentIdParam, body: { ...json(ConfigUpdateBody), required: true } },
+  request: { params: AgentIdParam, body: { ...jsonContent(ConfigUpdateBody), required: true } },
   responses: {
-    200: { description: "The complete merged configuration ({config: null} resets to defaults)", ...json(ConfigResponse) },
+    200: { description: "The complete merged configuration ({config: null} resets to defaults)", ...jsonContent(ConfigResponse) },
     ...errorResponses(400, 401, 404),
   },
 });
@@ -90,14 +87,14 @@ const positions = createRoute({
   method: "get",
   path: "/{id}/positions",
   request: { params: AgentIdParam },
-  responses: { 200: { description: "Open positions of the agent", ...json(z.array(PositionSchema)) }, ...errorResponses(400, 401, 403, 404) },
+  responses: { 200: { description: "Open positions of the agent", ...jsonContent(z.array(PositionSchema)) }, ...errorResponses(400, 401, 403, 404) },
 });
 const performance = createRoute({
   ...read,
   method: "get",
   path: "/{id}/performance",
   request: { params: AgentIdParam, query: DateRangeQuery },
-  responses: { 200: { description: "Trade statistics and P/L (PRODUCT.md §3)", ...json(PerformanceSchema) }, ...errorResponses(400, 401, 403, 404) },
+  responses: { 200: { description: "Trade statistics and P/L (PRODUCT.md §3)", ...jsonContent(PerformanceSchema) }, ...errorResponses(400, 401, 403, 404) },
 });
 const balanceHistory = createRoute({
   ...read,
@@ -105,22 +102,14 @@ const balanceHistory = createRoute({
   path: "/{id}/balance-history",
   request: { params: AgentIdParam, query: BalanceHistoryQuery },
   responses: {
-    200: { description: "Balance snapshots, oldest first (the most recent `limit` in the range)", ...json(z.array(BalanceSnapshotSchema)) },
+    200: { description: "Balance snapshots, oldest first (the most recent `limit` in the range)", ...jsonContent(z.array(BalanceSnapshotSchema)) },
     ...errorResponses(400, 401, 403, 404),
   },
 });
 
 export function agentRoutes(s: Services) {
   const router = createRouter();
-  const readAuth = s.auth.requireJwtOrApiKey("agents");
-  const writeAuth = s.auth.requireJwt();
-  router.use(
-    "*",
-    createMiddleware<AppEnv>(async (c, next) => {
-      if (c.req.method === "GET") await readAuth(c, next);
-      else await writeAuth(c, next);
-    }),
-  );
+  router.use("*", s.auth.readWithKeyWriteWithJwt("agents"));
   const user = (c: { get(k: "auth"): { userId: string } }) => c.get("auth").userId;
 
   return router

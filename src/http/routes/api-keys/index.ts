@@ -1,38 +1,37 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Services } from "../../../services.ts";
 import { createRouter } from "../../router.ts";
-import { bearerSecurity, errorResponses, SuccessSchema } from "../../schemas.ts";
+import { bearerSecurity, errorResponses, jsonContent, SuccessSchema } from "../../schemas.ts";
 import { ApiKeyIdParam, ApiKeyListItem, ApiKeyView, CreateApiKeyBody, CreatedApiKey } from "./schema.ts";
 
-const json = <T>(schema: T) => ({ content: { "application/json": { schema } } });
 const common = { tags: ["api-keys"], security: bearerSecurity };
 
 const create = createRoute({
   ...common,
   method: "post",
   path: "/",
-  request: { body: { ...json(CreateApiKeyBody), required: true } },
-  responses: { 201: { description: "Created; the raw key appears only here", ...json(CreatedApiKey) }, ...errorResponses(400, 401, 409) },
+  request: { body: { ...jsonContent(CreateApiKeyBody), required: true } },
+  responses: { 201: { description: "Created; the raw key appears only here", ...jsonContent(CreatedApiKey) }, ...errorResponses(400, 401, 409) },
 });
 const list = createRoute({
   ...common,
   method: "get",
   path: "/",
-  responses: { 200: { description: "The user's keys", ...json(z.array(ApiKeyListItem)) }, ...errorResponses(401) },
+  responses: { 200: { description: "The user's keys", ...jsonContent(z.array(ApiKeyListItem)) }, ...errorResponses(401) },
 });
 const getOne = createRoute({
   ...common,
   method: "get",
   path: "/{id}",
   request: { params: ApiKeyIdParam },
-  responses: { 200: { description: "One key", ...json(ApiKeyView) }, ...errorResponses(400, 401, 404) },
+  responses: { 200: { description: "One key", ...jsonContent(ApiKeyView) }, ...errorResponses(400, 401, 404) },
 });
 const remove = createRoute({
   ...common,
   method: "delete",
   path: "/{id}",
   request: { params: ApiKeyIdParam },
-  responses: { 200: { description: "Deleted", ...json(SuccessSchema) }, ...errorResponses(400, 401, 404) },
+  responses: { 200: { description: "Deleted", ...jsonContent(SuccessSchema) }, ...errorResponses(400, 401, 404) },
 });
 
 export function apiKeyRoutes(s: Services) {

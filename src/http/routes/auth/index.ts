@@ -3,33 +3,32 @@ import type { Services } from "../../../services.ts";
 import { clientAddress } from "../../client-address.ts";
 import { rateLimit } from "../../rate-limit.ts";
 import { createRouter } from "../../router.ts";
-import { bearerSecurity, errorResponses, SuccessMessageSchema } from "../../schemas.ts";
+import { bearerSecurity, errorResponses, jsonContent, SuccessMessageSchema } from "../../schemas.ts";
 import { LoginBody, LoginResponse, LogoutBody, RefreshBody, RegisterBody, TokenPairSchema, UserSchema } from "./schema.ts";
 
-const json = <T>(schema: T) => ({ content: { "application/json": { schema } } });
 
 const login = createRoute({
   method: "post",
   path: "/login",
   tags: ["auth"],
-  request: { body: { ...json(LoginBody), required: true } },
-  responses: { 200: { description: "Logged in", ...json(LoginResponse) }, ...errorResponses(400, 401, 423, 429) },
+  request: { body: { ...jsonContent(LoginBody), required: true } },
+  responses: { 200: { description: "Logged in", ...jsonContent(LoginResponse) }, ...errorResponses(400, 401, 423, 429) },
 });
 
 const register = createRoute({
   method: "post",
   path: "/register",
   tags: ["auth"],
-  request: { body: { ...json(RegisterBody), required: true } },
-  responses: { 201: { description: "Registered and logged in", ...json(LoginResponse) }, ...errorResponses(400, 403, 409, 429) },
+  request: { body: { ...jsonContent(RegisterBody), required: true } },
+  responses: { 201: { description: "Registered and logged in", ...jsonContent(LoginResponse) }, ...errorResponses(400, 403, 409, 429) },
 });
 
 const refresh = createRoute({
   method: "post",
   path: "/refresh",
   tags: ["auth"],
-  request: { body: { ...json(RefreshBody), required: true } },
-  responses: { 200: { description: "New token pair", ...json(TokenPairSchema) }, ...errorResponses(400, 401) },
+  request: { body: { ...jsonContent(RefreshBody), required: true } },
+  responses: { 200: { description: "New token pair", ...jsonContent(TokenPairSchema) }, ...errorResponses(400, 401) },
 });
 
 const me = createRoute({
@@ -37,7 +36,7 @@ const me = createRoute({
   path: "/me",
   tags: ["auth"],
   security: bearerSecurity,
-  responses: { 200: { description: "The current user", ...json(UserSchema) }, ...errorResponses(401) },
+  responses: { 200: { description: "The current user", ...jsonContent(UserSchema) }, ...errorResponses(401) },
 });
 
 const logout = createRoute({
@@ -45,8 +44,8 @@ const logout = createRoute({
   path: "/logout",
   tags: ["auth"],
   security: bearerSecurity,
-  request: { body: { ...json(LogoutBody), required: false } },
-  responses: { 200: { description: "Logged out", ...json(SuccessMessageSchema) }, ...errorResponses(400, 401) },
+  request: { body: { ...jsonContent(LogoutBody), required: false } },
+  responses: { 200: { description: "Logged out", ...jsonContent(SuccessMessageSchema) }, ...errorResponses(400, 401) },
 });
 
 export function authRoutes(s: Services) {

@@ -2,12 +2,12 @@ import { createRoute } from "@hono/zod-openapi";
 import { isoNow } from "../../../clock.ts";
 import type { Services } from "../../../services.ts";
 import { createRouter } from "../../router.ts";
+import { jsonContent } from "../../schemas.ts";
 import { HealthSchema, LiveSchema, ReadySchema } from "./schema.ts";
 
 // SPEC "Price, data-source, health endpoints" and the Health rows of its state table: a
 // non-database dependency unhealthy → degraded (200); the database unhealthy → unhealthy (503).
 
-const json = <T>(schema: T) => ({ content: { "application/json": { schema } } });
 
 const health = createRoute({
   method: "get",
@@ -15,8 +15,8 @@ const health = createRoute({
   tags: ["health"],
   summary: "Health of the service and its dependencies",
   responses: {
-    200: { description: "Healthy, or degraded (a dependency other than the database is unhealthy)", ...json(HealthSchema) },
-    503: { description: "Unhealthy: the database is unavailable", ...json(HealthSchema) },
+    200: { description: "Healthy, or degraded (a dependency other than the database is unhealthy)", ...jsonContent(HealthSchema) },
+    503: { description: "Unhealthy: the database is unavailable", ...jsonContent(HealthSchema) },
   },
 });
 
@@ -26,8 +26,8 @@ const ready = createRoute({
   tags: ["health"],
   summary: "Readiness: can the service answer requests",
   responses: {
-    200: { description: "Ready; `degraded: true` when the cache is unavailable", ...json(ReadySchema) },
-    503: { description: "Not ready: the database is unavailable", ...json(ReadySchema) },
+    200: { description: "Ready; `degraded: true` when the cache is unavailable", ...jsonContent(ReadySchema) },
+    503: { description: "Not ready: the database is unavailable", ...jsonContent(ReadySchema) },
   },
 });
 
@@ -36,7 +36,7 @@ const live = createRoute({
   path: "/live",
   tags: ["health"],
   summary: "Liveness: the process is up",
-  responses: { 200: { description: "The process is up", ...json(LiveSchema) } },
+  responses: { 200: { description: "The process is up", ...jsonContent(LiveSchema) } },
 });
 
 export function healthRoutes(s: Services) {

@@ -9,7 +9,7 @@ import { RECENT_SIGNALS_MS, WhaleFeed, watchedTokens } from "../../../public-api
 import type { Services } from "../../../services.ts";
 import { VERSION } from "../../../version.ts";
 import { createRouter } from "../../router.ts";
-import { apiKeySecurity, errorResponses } from "../../schemas.ts";
+import { apiKeySecurity, errorResponses, jsonContent } from "../../schemas.ts";
 import {
   AgentIdParam,
   AgentListQuery,
@@ -32,7 +32,6 @@ import {
 // takes an API key of any scope as `Authorization: Bearer <key>` (X-API-Key works too), the
 // health check included, as the spec says all of them do. Another user's agent is 404.
 
-const json = <T>(schema: T) => ({ content: { "application/json": { schema } } });
 const common = { tags: ["public"], security: apiKeySecurity };
 
 const health = createRoute({
@@ -41,8 +40,8 @@ const health = createRoute({
   path: "/platform/health",
   summary: "Health check",
   responses: {
-    200: { description: "Healthy or degraded", ...json(PlatformHealthSchema) },
-    503: { description: "Unhealthy: the database is unavailable", ...json(PlatformHealthSchema) },
+    200: { description: "Healthy or degraded", ...jsonContent(PlatformHealthSchema) },
+    503: { description: "Unhealthy: the database is unavailable", ...jsonContent(PlatformHealthSchema) },
     ...errorResponses(401),
   },
 });
@@ -51,7 +50,7 @@ const usage = createRoute({
   method: "get",
   path: "/platform/usage",
   summary: "Requests counted for the calling key, and the user's totals",
-  responses: { 200: { description: "Usage", ...json(UsageSchema) }, ...errorResponses(401) },
+  responses: { 200: { description: "Usage", ...jsonContent(UsageSchema) }, ...errorResponses(401) },
 });
 const agentsRoute = (path: string, summary: string) =>
   createRoute({
@@ -60,7 +59,7 @@ const agentsRoute = (path: string, summary: string) =>
     path,
     summary,
     request: { query: AgentListQuery },
-    responses: { 200: { description: "The user's agents, newest first", ...json(z.array(PublicAgentSchema)) }, ...errorResponses(400, 401) },
+    responses: { 200: { description: "The user's agents, newest first", ...jsonContent(z.array(PublicAgentSchema)) }, ...errorResponses(400, 401) },
   });
 // SPEC writes the path with a trailing slash; both spellings answer.
 const agents = agentsRoute("/agents", "All agents of the key's user");
@@ -71,7 +70,7 @@ const agent = createRoute({
   path: "/agents/{agentId}",
   summary: "One agent",
   request: { params: AgentIdParam },
-  responses: { 200: { description: "The agent", ...json(PublicAgentSchema) }, ...errorResponses(400, 401, 404) },
+  responses: { 200: { description: "The agent", ...jsonContent(PublicAgentSchema) }, ...errorResponses(400, 401, 404) },
 });
 const wallet = createRoute({
   ...common,
@@ -79,7 +78,7 @@ const wallet = createRoute({
   path: "/agents/{agentId}/wallet",
   summary: "Wallet balances and total USD value",
   request: { params: AgentIdParam },
-  responses: { 200: { description: "The wallet of the agent's trading mode, valued at market prices", ...json(AgentWalletSchema) }, ...errorResponses(400, 401, 404) },
+  responses: { 200: { description: "The wallet of the agent's trading mode, valued at market prices", ...jsonContent(AgentWalletSchema) }, ...errorResponses(400, 401, 404) },
 });
 const liveTrades = createRoute({
   ...common,
@@ -87,14 +86,14 @@ const liveTrades = createRoute({
   path: "/agents/{agentId}/live-trades",
   summary: "Live trades",
   request: { params: AgentIdParam, query: LongListQuery },
-  responses: { 200: { description: "The agent's live-mode transactions, newest first", ...json(z.array(LiveTradeSchema)) }, ...errorResponses(400, 401, 404) },
+  responses: { 200: { description: "The agent's live-mode transactions, newest first", ...jsonContent(z.array(LiveTradeSchema)) }, ...errorResponses(400, 401, 404) },
 });
 const solPrice = createRoute({
   ...common,
   method: "get",
   path: "/prices/sol",
   summary: "Latest SOL price",
-  responses: { 200: { description: "SOL/USD", ...json(SolPriceSchema) }, ...errorResponses(401, 502, 503) },
+  responses: { 200: { description: "SOL/USD", ...jsonContent(SolPriceSchema) }, ...errorResponses(401, 502, 503) },
 });
 const agentSignals = createRoute({
   ...common,
@@ -102,7 +101,7 @@ const agentSignals = createRoute({
   path: "/agents/{agentId}/signals",
   summary: "Latest signals the agent acted on or was eligible for",
   request: { params: AgentIdParam, query: LongListQuery },
-  responses: { 200: { description: "Newest first, each with the agent's evaluation", ...json(z.array(AgentSignalSchema)) }, ...errorResponses(400, 401, 404) },
+  responses: { 200: { description: "Newest first, each with the agent's evaluation", ...jsonContent(z.array(AgentSignalSchema)) }, ...errorResponses(400, 401, 404) },
 });
 const agentSignal = createRoute({
   ...common,
@@ -110,7 +109,7 @@ const agentSignal = createRoute({
   path: "/agents/{agentId}/signals/{signalId}",
   summary: "One signal of the agent",
   request: { params: AgentSignalParams },
-  responses: { 200: { description: "The signal with the agent's evaluation", ...json(AgentSignalSchema) }, ...errorResponses(400, 401, 404) },
+  responses: { 200: { description: "The signal with the agent's evaluation", ...jsonContent(AgentSignalSchema) }, ...errorResponses(400, 401, 404) },
 });
 const whalesLatest = createRoute({
   ...common,
@@ -118,7 +117,7 @@ const whalesLatest = createRoute({
   path: "/whale-trades/latest",
   summary: "Latest whale trades of the tokens the user holds or was signalled",
   request: { query: WhaleQuerySchema },
-  responses: { 200: { description: "Whale buys, newest first", ...json(LatestWhaleTradesSchema) }, ...errorResponses(400, 401, 502, 503) },
+  responses: { 200: { description: "Whale buys, newest first", ...jsonContent(LatestWhaleTradesSchema) }, ...errorResponses(400, 401, 502, 503) },
 });
 const whalesToken = createRoute({
   ...common,
@@ -126,7 +125,7 @@ const whalesToken = createRoute({
   path: "/whale-trades/{tokenAddress}",
   summary: "Latest whale trades of one token",
   request: { params: TokenAddressParam, query: WhaleQuerySchema },
-  responses: { 200: { description: "Whale buys, newest first", ...json(TokenWhaleTradesSchema) }, ...errorResponses(400, 401, 502, 503) },
+  responses: { 200: { description: "Whale buys, newest first", ...jsonContent(TokenWhaleTradesSchema) }, ...errorResponses(400, 401, 502, 503) },
 });
 
 export function publicRoutes(s: Services) {

@@ -5,7 +5,7 @@ import type { Services } from "../../../services.ts";
 import { csvResponse } from "../../csv.ts";
 import { rateLimit } from "../../rate-limit.ts";
 import { createRouter } from "../../router.ts";
-import { apiKeySecurity, errorResponses, jwtOrKeySecurity, SuccessSchema, bearerSecurity } from "../../schemas.ts";
+import { apiKeySecurity, bearerSecurity, errorResponses, jsonContent, jwtOrKeySecurity, SuccessSchema } from "../../schemas.ts";
 import {
   CreateSignalBody,
   IdempotencyHeader,
@@ -16,7 +16,6 @@ import {
   UpdateSignalBody,
 } from "./schema.ts";
 
-const json = <T>(schema: T) => ({ content: { "application/json": { schema } } });
 const tags = ["trading-signals"];
 
 const create = createRoute({
@@ -24,8 +23,8 @@ const create = createRoute({
   path: "/",
   tags,
   security: apiKeySecurity,
-  request: { headers: IdempotencyHeader, body: { ...json(CreateSignalBody), required: true } },
-  responses: { 201: { description: "Created (or replayed for a repeated Idempotency-Key)", ...json(SignalSchema) }, ...errorResponses(400, 401, 403, 409, 429) },
+  request: { headers: IdempotencyHeader, body: { ...jsonContent(CreateSignalBody), required: true } },
+  responses: { 201: { description: "Created (or replayed for a repeated Idempotency-Key)", ...jsonContent(SignalSchema) }, ...errorResponses(400, 401, 403, 409, 429) },
 });
 const list = createRoute({
   method: "get",
@@ -33,7 +32,7 @@ const list = createRoute({
   tags,
   security: jwtOrKeySecurity,
   request: { query: SignalListQuery },
-  responses: { 200: { description: "Signals, newest first", ...json(z.array(SignalSchema)) }, ...errorResponses(400, 401, 403) },
+  responses: { 200: { description: "Signals, newest first", ...jsonContent(z.array(SignalSchema)) }, ...errorResponses(400, 401, 403) },
 });
 const exportCsv = createRoute({
   method: "get",
@@ -48,7 +47,7 @@ const deleteAll = createRoute({
   path: "/all",
   tags,
   security: bearerSecurity,
-  responses: { 200: { description: "Deleted every signal of the user", ...json(z.object({ success: z.boolean(), deleted: z.number().int() })) }, ...errorResponses(401) },
+  responses: { 200: { description: "Deleted every signal of the user", ...jsonContent(z.object({ success: z.boolean(), deleted: z.number().int() })) }, ...errorResponses(401) },
 });
 const getOne = createRoute({
   method: "get",
@@ -56,15 +55,15 @@ const getOne = createRoute({
   tags,
   security: jwtOrKeySecurity,
   request: { params: SignalIdParam },
-  responses: { 200: { description: "One signal", ...json(SignalSchema) }, ...errorResponses(400, 401, 403, 404) },
+  responses: { 200: { description: "One signal", ...jsonContent(SignalSchema) }, ...errorResponses(400, 401, 403, 404) },
 });
 const update = createRoute({
   method: "put",
   path: "/{id}",
   tags,
   security: bearerSecurity,
-  request: { params: SignalIdParam, body: { ...json(UpdateSignalBody), required: true } },
-  responses: { 200: { description: "Updated signal (not processed again)", ...json(SignalSchema) }, ...errorResponses(400, 401, 404) },
+  request: { params: SignalIdParam, body: { ...jsonContent(UpdateSignalBody), required: true } },
+  responses: { 200: { description: "Updated signal (not processed again)", ...jsonContent(SignalSchema) }, ...errorResponses(400, 401, 404) },
 });
 const remove = createRoute({
   method: "delete",
@@ -72,27 +71,25 @@ const remove = createRoute({
   tags,
   security: bearerSecurity,
   request: { params: SignalIdParam },
-  responses: { 200: { description: "Deleted", ...json(SuccessSchema) }, ...errorResponses(400, 401, 404) },
+  responses: { 200: { description: "Deleted", ...jsonContent(SuccessSchema) }, ...errorResponses(400, 401, 404) },
 });
 
 export const SIGNAL_CSV_COLUMNS = ["id", "createdAt", "tokenAddress", "symbol", "signalType", "signalStrength", "activationReason", "source"] as const;
 
 export function tradingSignalRoutes(s: Services) {
   const router = createRouter();
-  const { requireApiKey, requireJwtOrApiKey, requireJwt } = s.auth;
+  const { requireApiKey, readWithKeyWriteWithJwt } = s.auth;
   const perKey = rateLimit<AppEnv>(s.limiters.signals, (c) => `signals:${c.get("auth").apiKeyId}`);
 
   const postAuth = requireApiKey("signals");
-  const readAuth = requireJwtOrApiKey("signals");
-  const writeAuth = requireJwt();
+  const otherAuth = readWithKeyWriteWithJwt("signals");
   // POST takes only an API key (then the per-key limit); GETs take a JWT or a signals key;
   // PUT/DELETE a JWT (PRODUCT.md §2).
   router.use(
     "*",
     createMiddleware<AppEnv>(async (c, next) => {
       if (c.req.method === "POST") await postAuth(c, async () => void (await perKey(c, next)));
-      else if (c.req.method === "GET") await readAuth(c, next);
-      else await writeAuth(c, next);
+      else await otherAuth(c, next);
     }),
   );
 

@@ -3,7 +3,7 @@ import type { Services } from "../../../services.ts";
 import type { AppEnv } from "../../app-env.ts";
 import { rateLimit } from "../../rate-limit.ts";
 import { createRouter } from "../../router.ts";
-import { bearerSecurity, errorResponses } from "../../schemas.ts";
+import { bearerSecurity, errorResponses, jsonContent } from "../../schemas.ts";
 import {
   AgentIdPathParam,
   AgentWalletsResponse,
@@ -20,7 +20,6 @@ import {
 // /api/v1/wallets (SPEC "Wallet endpoints"; PRODUCT.md §3): JWT only, 5 requests per minute per
 // user on every path (SPEC "Limits": /wallets/*).
 
-const json = <T>(schema: T) => ({ content: { "application/json": { schema } } });
 const common = { tags: ["wallets"], security: bearerSecurity };
 const RESET_MESSAGE = "Simulation wallet reset to its initial state";
 
@@ -29,35 +28,35 @@ const list = createRoute({
   method: "get",
   path: "/",
   request: { query: WalletListQuery },
-  responses: { 200: { description: "Wallets of the user's agents, newest assignment first", ...json(z.array(UserWalletSchema)) }, ...errorResponses(400, 401, 429) },
+  responses: { 200: { description: "Wallets of the user's agents, newest assignment first", ...jsonContent(z.array(UserWalletSchema)) }, ...errorResponses(400, 401, 429) },
 });
 const forAgent = createRoute({
   ...common,
   method: "get",
   path: "/agent/{agentId}",
   request: { params: AgentIdPathParam },
-  responses: { 200: { description: "The agent's wallets and the live wallets loaded from the environment", ...json(AgentWalletsResponse) }, ...errorResponses(400, 401, 404, 429) },
+  responses: { 200: { description: "The agent's wallets and the live wallets loaded from the environment", ...jsonContent(AgentWalletsResponse) }, ...errorResponses(400, 401, 404, 429) },
 });
 const assign = createRoute({
   ...common,
   method: "post",
   path: "/assign",
-  request: { body: { ...json(AssignWalletBody), required: true } },
-  responses: { 201: { description: "Assigned (replacing the agent's wallet of that type)", ...json(AssignWalletResponse) }, ...errorResponses(400, 401, 404, 409, 429) },
+  request: { body: { ...jsonContent(AssignWalletBody), required: true } },
+  responses: { 201: { description: "Assigned (replacing the agent's wallet of that type)", ...jsonContent(AssignWalletResponse) }, ...errorResponses(400, 401, 404, 409, 429) },
 });
 const resetIndex = createRoute({
   ...common,
   method: "post",
   path: "/reset",
-  request: { body: { ...json(ResetWalletBody), required: true } },
-  responses: { 200: { description: "Reset (simulation wallets only)", ...json(ResetWalletResponse) }, ...errorResponses(400, 401, 404, 429) },
+  request: { body: { ...jsonContent(ResetWalletBody), required: true } },
+  responses: { 200: { description: "Reset (simulation wallets only)", ...jsonContent(ResetWalletResponse) }, ...errorResponses(400, 401, 404, 429) },
 });
 const reset = createRoute({
   ...common,
   method: "post",
   path: "/{walletAddress}/reset",
   request: { params: WalletAddressParam },
-  responses: { 200: { description: "Reset (simulation wallets only)", ...json(ResetWalletResponse) }, ...errorResponses(400, 401, 404, 429) },
+  responses: { 200: { description: "Reset (simulation wallets only)", ...jsonContent(ResetWalletResponse) }, ...errorResponses(400, 401, 404, 429) },
 });
 const checkDeposits = createRoute({
   ...common,
@@ -65,7 +64,7 @@ const checkDeposits = createRoute({
   path: "/{walletAddress}/check-deposits",
   request: { params: WalletAddressParam },
   // Live wallets: 409 while a live trade of the wallet awaits confirmation, 502 when the Solana RPC fails.
-  responses: { 200: { description: "Deposits found and the SOL balance after them", ...json(CheckDepositsResponse) }, ...errorResponses(400, 401, 404, 409, 429, 502, 503) },
+  responses: { 200: { description: "Deposits found and the SOL balance after them", ...jsonContent(CheckDepositsResponse) }, ...errorResponses(400, 401, 404, 409, 429, 502, 503) },
 });
 
 export function walletRoutes(s: Services) {
