@@ -57,7 +57,11 @@ if (stale.length > 0) {
 const commit = (() => {
   const r = Bun.spawnSync(["git", "rev-parse", "--short=12", "HEAD"], { cwd: root, stdout: "pipe", stderr: "ignore" });
   if (r.exitCode !== 0) return "unknown";
-  const dirty = Bun.spawnSync(["git", "status", "--porcelain", "--untracked-files=no"], { cwd: root, stdout: "pipe", stderr: "ignore" });
+  const dirty = Bun.spawnSync(["git", "status", "--porcelain", "--untracked-files=no"], {
+    cwd: root,
+    stdout: "pipe",
+    stderr: "ignore",
+  });
   return r.stdout.toString().trim() + (dirty.stdout.toString().trim() ? "-dirty" : "");
 })();
 
@@ -97,10 +101,18 @@ function smoke(outfile: string): string[] {
   const dir = mkdtempSync(join(tmpdir(), "trading-agent-smoke-"));
   try {
     const env = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
-    const version = Bun.spawnSync([outfile, "version"], { cwd: dir, env, stdout: "pipe", stderr: "pipe", timeout: 30_000 });
+    const version = Bun.spawnSync([outfile, "version"], {
+      cwd: dir,
+      env,
+      stdout: "pipe",
+      stderr: "pipe",
+      timeout: 30_000,
+    });
     const line = version.stdout.toString().trim();
     if (version.exitCode !== 0 || !line.startsWith("trading-agent ")) {
-      problems.push(`\`${relative(root, outfile)} version\` exited ${version.exitCode}: ${line} ${version.stderr.toString().trim()}`);
+      problems.push(
+        `\`${relative(root, outfile)} version\` exited ${version.exitCode}: ${line} ${version.stderr.toString().trim()}`,
+      );
     } else console.log(`  smoke: ${line}`);
     const migrate = Bun.spawnSync([outfile, "migrate"], {
       cwd: dir,
@@ -111,7 +123,9 @@ function smoke(outfile: string): string[] {
     });
     const out = migrate.stdout.toString().trim();
     if (migrate.exitCode !== 0 || !out.startsWith("applied ")) {
-      problems.push(`\`${relative(root, outfile)} migrate\` exited ${migrate.exitCode}: ${out} ${migrate.stderr.toString().trim()}`);
+      problems.push(
+        `\`${relative(root, outfile)} migrate\` exited ${migrate.exitCode}: ${out} ${migrate.stderr.toString().trim()}`,
+      );
     } else console.log(`  smoke: migrate → ${out.split(" to ")[0]}`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -131,7 +145,9 @@ try {
   console.error(`build failed: ${describe(err)}`);
   process.exit(1);
 }
-console.log(`built ${shown(hostOut)} (${process.platform}-${process.arch}, ${mib(statSync(hostOut).size)}, commit ${commit})`);
+console.log(
+  `built ${shown(hostOut)} (${process.platform}-${process.arch}, ${mib(statSync(hostOut).size)}, commit ${commit})`,
+);
 failures.push(...smoke(hostOut));
 
 for (const target of targets) {

@@ -20,7 +20,7 @@ Bun.serve({
     if (mode === "get-json") return new Response(bodyText, { headers: { "content-type": "application/json" } });
     if (mode === "stream-csv" && new URL(req.url).pathname === "/export") {
       const lines = Number(process.env.BENCH_LINES ?? 0);
-      const line = "x".repeat(Math.max(0, Number(process.env.BENCH_LINE_BYTES ?? 100) - 2)) + "\r\n";
+      const line = `${"x".repeat(Math.max(0, Number(process.env.BENCH_LINE_BYTES ?? 100) - 2))}\r\n`;
       const enc = new TextEncoder();
       let sent = 0;
       const body = new ReadableStream<Uint8Array>({
@@ -40,4 +40,5 @@ Bun.serve({
     return Response.json({ status: "ok" });
   },
 });
+
 export {};

@@ -2,8 +2,8 @@ import { Database } from "bun:sqlite";
 import { join } from "node:path";
 import { openDatabase } from "../src/db/client.ts";
 import { SOL_MINT } from "../src/money.ts";
-import { FAN_OUT_TOKENS, type BenchOptions, type ServiceUnderTest } from "./lib/context.ts";
-import { median, row, type BenchRow } from "./lib/stats.ts";
+import { type BenchOptions, FAN_OUT_TOKENS, type ServiceUnderTest } from "./lib/context.ts";
+import { type BenchRow, median, row } from "./lib/stats.ts";
 
 // 3. Fan-out: one buy signal to N eligible simulation agents, from the 201 to the last position
 // committed (observed by polling the service's database read-only from this process, every
@@ -36,7 +36,9 @@ async function oneSignal(s: ServiceUnderTest, ro: Database, n: number, token: st
   const body = (await res.json()) as { id: number };
   if (res.status !== 201) throw new Error(`signal answered ${res.status}: ${JSON.stringify(body)}`);
   const positions = ro.query<{ n: number }, [number]>("SELECT count(*) AS n FROM positions WHERE signal_id = ?");
-  const evaluations = ro.query<{ n: number }, [number]>("SELECT count(*) AS n FROM signal_evaluations WHERE signal_id = ?");
+  const evaluations = ro.query<{ n: number }, [number]>(
+    "SELECT count(*) AS n FROM signal_evaluations WHERE signal_id = ?",
+  );
   let done = 0;
   let doneAt = t0;
   for (;;) {
@@ -50,19 +52,34 @@ async function oneSignal(s: ServiceUnderTest, ro: Database, n: number, token: st
     }
     // All positions, or every agent decided and some did not trade: the count will not grow.
     if (p >= n || e >= n) break;
-    if (performance.now() - t0 > TIMEOUT_MS) throw new Error(`fan-out to ${n} agents: ${p} positions after ${TIMEOUT_MS} ms`);
+    if (performance.now() - t0 > TIMEOUT_MS)
+      throw new Error(`fan-out to ${n} agents: ${p} positions after ${TIMEOUT_MS} ms`);
     await Bun.sleep(POLL_MS);
   }
   // The evaluation rows are written after each trade; wait for the last ones before counting outcomes.
   while (evaluations.get(body.id)!.n < n && performance.now() - t0 < TIMEOUT_MS) await Bun.sleep(POLL_MS);
   const outcomes: Record<string, number> = {};
-  for (const r of ro.query<{ o: string; n: number }, [number]>("SELECT outcome AS o, count(*) AS n FROM signal_evaluations WHERE signal_id = ? GROUP BY outcome").all(body.id)) outcomes[r.o] = r.n;
-  return { ms: doneAt - t0, fromRequestMs: doneAt - sent, positions: done, evaluations: evaluations.get(body.id)!.n, outcomes, quoteRequests: s.fake.requestsTo("jupiter.quote").length - quotesBefore };
+  for (const r of ro
+    .query<{ o: string; n: number }, [number]>(
+      "SELECT outcome AS o, count(*) AS n FROM signal_evaluations WHERE signal_id = ? GROUP BY outcome",
+    )
+    .all(body.id))
+    outcomes[r.o] = r.n;
+  return {
+    ms: doneAt - t0,
+    fromRequestMs: doneAt - sent,
+    positions: done,
+    evaluations: evaluations.get(body.id)!.n,
+    outcomes,
+    quoteRequests: s.fake.requestsTo("jupiter.quote").length - quotesBefore,
+  };
 }
 
 /** Waits until the signal queue has nothing pending (the ingest benchmark leaves a backlog). */
 async function queueDrained(ro: Database): Promise<void> {
-  const q = ro.query<{ n: number }, []>("SELECT count(*) AS n FROM trading_signals WHERE processing_status IN ('pending', 'processing')");
+  const q = ro.query<{ n: number }, []>(
+    "SELECT count(*) AS n FROM trading_signals WHERE processing_status IN ('pending', 'processing')",
+  );
   const t0 = performance.now();
   while (q.get()!.n > 0) {
     if (performance.now() - t0 > TIMEOUT_MS) throw new Error("signal queue did not drain");
@@ -80,24 +97,45 @@ export function rawFanOutFloorMs(dir: string, n: number, run = 0): number {
   const sq = db.sqlite;
   const now = new Date().toISOString();
   const user = crypto.randomUUID();
-  sq.query("INSERT INTO users (id, email, password_hash, created_at, updated_at) VALUES (?, ?, 'x', ?, ?)").run(user, `floor${n}-${run}@bench.local`, now, now);
+  sq.query("INSERT INTO users (id, email, password_hash, created_at, updated_at) VALUES (?, ?, 'x', ?, ?)").run(
+    user,
+    `floor${n}-${run}@bench.local`,
+    now,
+    now,
+  );
   const agents: Array<{ id: string; wallet: string }> = [];
   sq.transaction(() => {
     for (let i = 0; i < n; i++) {
       const id = crypto.randomUUID();
       const wallet = `sim_floor${n}_${run}_${i}`;
-      sq.query("INSERT INTO agents (id, user_id, name, trading_mode, automated_trading_simulation, automated_trading_live, created_at, updated_at) VALUES (?, ?, ?, 'simulation', 1, 0, ?, ?)").run(id, user, `a${i}`, now, now);
-      sq.query("INSERT INTO agent_wallets (id, agent_id, wallet_address, wallet_type, created_at, updated_at) VALUES (?, ?, ?, 'simulation', ?, ?)").run(crypto.randomUUID(), id, wallet, now, now);
-      sq.query("INSERT INTO agent_balances (id, agent_id, wallet_address, token_address, token_symbol, balance, decimals, last_updated, created_at) VALUES (?, ?, ?, ?, 'SOL', '10', 9, ?, ?)").run(crypto.randomUUID(), id, wallet, SOL_MINT, now, now);
+      sq.query(
+        "INSERT INTO agents (id, user_id, name, trading_mode, automated_trading_simulation, automated_trading_live, created_at, updated_at) VALUES (?, ?, ?, 'simulation', 1, 0, ?, ?)",
+      ).run(id, user, `a${i}`, now, now);
+      sq.query(
+        "INSERT INTO agent_wallets (id, agent_id, wallet_address, wallet_type, created_at, updated_at) VALUES (?, ?, ?, 'simulation', ?, ?)",
+      ).run(crypto.randomUUID(), id, wallet, now, now);
+      sq.query(
+        "INSERT INTO agent_balances (id, agent_id, wallet_address, token_address, token_symbol, balance, decimals, last_updated, created_at) VALUES (?, ?, ?, ?, 'SOL', '10', 9, ?, ?)",
+      ).run(crypto.randomUUID(), id, wallet, SOL_MINT, now, now);
       agents.push({ id, wallet });
     }
   })();
   const signalId = Number(
-    sq.query("INSERT INTO trading_signals (user_id, token_address, symbol, signal_type, signal_strength, processing_status, created_at, updated_at) VALUES (?, ?, 'TK', 'buy', 4, 'processing', ?, ?)").run(user, FAN_OUT_TOKENS[0] as string, now, now).lastInsertRowid,
+    sq
+      .query(
+        "INSERT INTO trading_signals (user_id, token_address, symbol, signal_type, signal_strength, processing_status, created_at, updated_at) VALUES (?, ?, 'TK', 'buy', 4, 'processing', ?, ?)",
+      )
+      .run(user, FAN_OUT_TOKENS[0] as string, now, now).lastInsertRowid,
   );
-  const key = sq.query("INSERT INTO trade_idempotency (agent_id, signal_id, action, transaction_id, created_at) VALUES (?, ?, 'BUY', ?, ?)");
-  const debit = sq.query("UPDATE agent_balances SET balance = ?, last_updated = ? WHERE agent_id = ? AND wallet_address = ? AND token_address = ?");
-  const credit = sq.query("INSERT INTO agent_balances (id, agent_id, wallet_address, token_address, token_symbol, balance, decimals, last_updated, created_at) VALUES (?, ?, ?, ?, 'TK', '5000', 6, ?, ?)");
+  const key = sq.query(
+    "INSERT INTO trade_idempotency (agent_id, signal_id, action, transaction_id, created_at) VALUES (?, ?, 'BUY', ?, ?)",
+  );
+  const debit = sq.query(
+    "UPDATE agent_balances SET balance = ?, last_updated = ? WHERE agent_id = ? AND wallet_address = ? AND token_address = ?",
+  );
+  const credit = sq.query(
+    "INSERT INTO agent_balances (id, agent_id, wallet_address, token_address, token_symbol, balance, decimals, last_updated, created_at) VALUES (?, ?, ?, ?, 'TK', '5000', 6, ?, ?)",
+  );
   const tx = sq.query(
     `INSERT INTO agent_transactions (id, agent_id, wallet_address, transaction_type, transaction_value_usd, transaction_time, destination_address, signal_id, fees, routes,
        input_mint, input_symbol, input_amount, input_price, output_mint, output_symbol, output_amount, output_price, slippage, price_impact, is_dca, is_take_profit,
@@ -110,8 +148,12 @@ export function rawFanOutFloorMs(dir: string, n: number, run = 0): number {
        opened_at, created_at, updated_at)
      VALUES (?, ?, ?, 'simulation', ?, 'TK', 6, ?, 'open', '0.0001', '0.01', '5000', '0.500105', '50.0105', '5000', '0.0001', '0.0001', '0.01', ?, ?, ?, ?, ?)`,
   );
-  const snap = sq.query("INSERT INTO balance_snapshots (id, agent_id, wallet_address, sol_balance, total_value_sol, total_value_usd, reason, created_at) VALUES (?, ?, ?, '9.499895', '9.999895', '999.99', 'trade', ?)");
-  const evalRow = sq.query("INSERT OR REPLACE INTO signal_evaluations (signal_id, agent_id, eligible, reason, outcome, created_at) VALUES (?, ?, 1, NULL, 'traded', ?)");
+  const snap = sq.query(
+    "INSERT INTO balance_snapshots (id, agent_id, wallet_address, sol_balance, total_value_sol, total_value_usd, reason, created_at) VALUES (?, ?, ?, '9.499895', '9.999895', '999.99', 'trade', ?)",
+  );
+  const evalRow = sq.query(
+    "INSERT OR REPLACE INTO signal_evaluations (signal_id, agent_id, eligible, reason, outcome, created_at) VALUES (?, ?, 1, NULL, 'traded', ?)",
+  );
   const mint = FAN_OUT_TOKENS[0] as string;
   const started = performance.now();
   sq.transaction(() => {
@@ -141,7 +183,8 @@ export async function fanOut(o: BenchOptions, s: ServiceUnderTest): Promise<Benc
     await queueDrained(ro);
     for (const n of s.sizes.fanOut) {
       const runs: FanOutRun[] = [];
-      for (let i = 0; i < s.sizes.fanOutRuns; i++) runs.push(await oneSignal(s, ro, n, FAN_OUT_TOKENS[i % FAN_OUT_TOKENS.length] as string));
+      for (let i = 0; i < s.sizes.fanOutRuns; i++)
+        runs.push(await oneSignal(s, ro, n, FAN_OUT_TOKENS[i % FAN_OUT_TOKENS.length] as string));
       const floors = [1, 2, 3].map((k) => rawFanOutFloorMs(o.dir, n, k));
       const ms = median(runs.map((r) => r.ms));
       const floor = median(floors);
@@ -157,7 +200,17 @@ export async function fanOut(o: BenchOptions, s: ServiceUnderTest): Promise<Benc
           baselineValue: floor,
           target: n >= 1000 ? "≤ 10×, < 1,000 ms" : "≤ 10×",
           check: (q, v) => q <= 10 && v < limitMs && incomplete.length === 0,
-          details: { runs: runs.map((r) => ({ ms: Math.round(r.ms), fromRequestMs: Math.round(r.fromRequestMs), positions: r.positions, outcomes: r.outcomes, quoteRequests: r.quoteRequests })), floorsMs: floors, perAgentMs: ms / n },
+          details: {
+            runs: runs.map((r) => ({
+              ms: Math.round(r.ms),
+              fromRequestMs: Math.round(r.fromRequestMs),
+              positions: r.positions,
+              outcomes: r.outcomes,
+              quoteRequests: r.quoteRequests,
+            })),
+            floorsMs: floors,
+            perAgentMs: ms / n,
+          },
           note: incomplete.length > 0 ? `${incomplete.length} run(s) opened fewer than ${n} positions` : undefined,
         }),
       );

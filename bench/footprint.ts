@@ -1,9 +1,9 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { startFakeMarket } from "../test/fakes/market.ts";
-import { BUN, ROOT, serviceEnv, type BenchOptions } from "./lib/context.ts";
+import { type BenchOptions, BUN, ROOT, serviceEnv } from "./lib/context.ts";
 import { freePort, rssBytes, spawnServer } from "./lib/proc.ts";
-import { median, row, type BenchRow } from "./lib/stats.ts";
+import { type BenchRow, median, row } from "./lib/stats.ts";
 
 // 6. Footprint: the compiled binary (build.ts) from spawn to 200 on /api/v1/health/live, and its
 // idle RSS one second later, against a bare Bun.serve compiled the same way (`bun build
@@ -12,10 +12,18 @@ import { median, row, type BenchRow } from "./lib/stats.ts";
 
 async function build(o: BenchOptions, outdir: string): Promise<{ service: string; bare: string }> {
   const service = join(outdir, "trading-agent");
-  const b = Bun.spawnSync([BUN, join(ROOT, "build.ts"), "--outdir", outdir], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
-  if (b.exitCode !== 0 || !existsSync(service)) throw new Error(`build.ts failed (${b.exitCode}): ${b.stderr.toString().trim() || b.stdout.toString().trim()}`);
+  const b = Bun.spawnSync([BUN, join(ROOT, "build.ts"), "--outdir", outdir], {
+    cwd: ROOT,
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  if (b.exitCode !== 0 || !existsSync(service))
+    throw new Error(`build.ts failed (${b.exitCode}): ${b.stderr.toString().trim() || b.stdout.toString().trim()}`);
   const bare = join(outdir, "bare-server");
-  const c = Bun.spawnSync([BUN, "build", "--compile", "--minify", join(ROOT, "bench/baseline-server.ts"), "--outfile", bare], { cwd: o.dir, stdout: "pipe", stderr: "pipe" });
+  const c = Bun.spawnSync(
+    [BUN, "build", "--compile", "--minify", join(ROOT, "bench/baseline-server.ts"), "--outfile", bare],
+    { cwd: o.dir, stdout: "pipe", stderr: "pipe" },
+  );
   if (c.exitCode !== 0) throw new Error(`bun build --compile of the bare server failed: ${c.stderr.toString().trim()}`);
   return { service, bare };
 }
@@ -25,7 +33,14 @@ interface Start {
   idleRss: number;
 }
 
-async function startOnce(cmd: string[], env: Record<string, string>, cwd: string, port: number, readyPath: string, logFile?: string): Promise<Start> {
+async function startOnce(
+  cmd: string[],
+  env: Record<string, string>,
+  cwd: string,
+  port: number,
+  readyPath: string,
+  logFile?: string,
+): Promise<Start> {
   const child = await spawnServer({ cmd, env, cwd, port, readyPath, logFile, timeoutMs: 30_000 });
   try {
     await Bun.sleep(1_000);
@@ -71,7 +86,11 @@ export async function footprint(o: BenchOptions): Promise<BenchRow[]> {
         baselineName: "bare Bun.serve binary",
         baselineValue: bareReady,
         target: "",
-        details: { runsMs: service.map((s) => Math.round(s.readyMs)), bareRunsMs: bare.map((s) => Math.round(s.readyMs)), firstStartMs: Math.round(first.readyMs) },
+        details: {
+          runsMs: service.map((s) => Math.round(s.readyMs)),
+          bareRunsMs: bare.map((s) => Math.round(s.readyMs)),
+          firstStartMs: Math.round(first.readyMs),
+        },
         note: `first start on an empty database: ${Math.round(first.readyMs)} ms (migrations, admin account)`,
       }),
       row({
@@ -82,7 +101,10 @@ export async function footprint(o: BenchOptions): Promise<BenchRow[]> {
         baselineName: "bare Bun.serve binary",
         baselineValue: bareRss,
         target: "",
-        details: { runsMiB: service.map((s) => Math.round(s.idleRss / 1048576)), bareRunsMiB: bare.map((s) => Math.round(s.idleRss / 1048576)) },
+        details: {
+          runsMiB: service.map((s) => Math.round(s.idleRss / 1048576)),
+          bareRunsMiB: bare.map((s) => Math.round(s.idleRss / 1048576)),
+        },
       }),
       row({
         id: "footprint.size",

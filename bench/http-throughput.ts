@@ -2,10 +2,10 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openDatabase } from "../src/db/client.ts";
 import { withBaseline } from "./lib/baseline.ts";
-import { type BenchOptions, type ServiceUnderTest } from "./lib/context.ts";
-import { runLoad, type LoadResult, type LoadSpec } from "./lib/load.ts";
-import { median, row, type BenchRow } from "./lib/stats.ts";
+import type { BenchOptions, ServiceUnderTest } from "./lib/context.ts";
+import { type LoadResult, type LoadSpec, runLoad } from "./lib/load.ts";
 import { BONK } from "./lib/seed.ts";
+import { type BenchRow, median, row } from "./lib/stats.ts";
 
 // 1. Authenticated read and 2. signal ingest: the service against a bare Bun.serve process doing
 // the least the same request needs, loaded by wrk (autocannon without it) with the same
@@ -18,7 +18,11 @@ interface Compared {
   baseline: LoadResult[];
 }
 
-async function compare(o: BenchOptions, serviceSpec: Omit<LoadSpec, "durationS" | "connections">, baselineSpec: Omit<LoadSpec, "durationS" | "connections">): Promise<Compared> {
+async function compare(
+  o: BenchOptions,
+  serviceSpec: Omit<LoadSpec, "durationS" | "connections">,
+  baselineSpec: Omit<LoadSpec, "durationS" | "connections">,
+): Promise<Compared> {
   const rounds = o.quick ? 1 : 3;
   const durationS = o.quick ? 2 : 4;
   // Warm-up: JIT, connection pools, SQLite page cache.
@@ -96,16 +100,37 @@ export async function authenticatedRead(o: BenchOptions, s: ServiceUnderTest): P
 /** 2. POST /api/v1/trading-signals with an API key vs a bare Bun.serve parsing the JSON body. */
 export async function signalIngest(o: BenchOptions, s: ServiceUnderTest): Promise<BenchRow[]> {
   const path = "/api/v1/trading-signals";
-  const body = JSON.stringify({ tokenAddress: BONK, symbol: "BONK", signalType: "buy", signalStrength: 4, source: "bench" });
+  const body = JSON.stringify({
+    tokenAddress: BONK,
+    symbol: "BONK",
+    signalType: "buy",
+    signalStrength: 4,
+    source: "bench",
+  });
   const headers = { "content-type": "application/json", "x-api-key": s.ingest.apiKey as string };
   const probe = await fetch(s.child.url + path, { method: "POST", headers, body });
   if (probe.status !== 201) throw new Error(`POST ${path} answered ${probe.status}: ${await probe.text()}`);
   await probe.arrayBuffer();
   const c = await withBaseline(o, { BENCH_MODE: "accept-json" }, (baseUrl) =>
-    compare(o, { url: s.child.url + path, method: "POST", headers, body }, { url: baseUrl + path, method: "POST", headers, body }),
+    compare(
+      o,
+      { url: s.child.url + path, method: "POST", headers, body },
+      { url: baseUrl + path, method: "POST", headers, body },
+    ),
   );
-  const rows = throughputRows("ingest.signals", "POST /trading-signals, API key", "bare Bun.serve, JSON body parsed", 0.25, c);
-  (rows[0] as BenchRow).note = [rows[0]?.note, "the signals' owner has no agents: this is intake (auth, limit, validation, insert, queue), not trading"].filter(Boolean).join("; ");
+  const rows = throughputRows(
+    "ingest.signals",
+    "POST /trading-signals, API key",
+    "bare Bun.serve, JSON body parsed",
+    0.25,
+    c,
+  );
+  (rows[0] as BenchRow).note = [
+    rows[0]?.note,
+    "the signals' owner has no agents: this is intake (auth, limit, validation, insert, queue), not trading",
+  ]
+    .filter(Boolean)
+    .join("; ");
   const commit = durableInsertsPerSecond(o.dir);
   rows.push(
     row({
@@ -131,7 +156,11 @@ export function durableInsertsPerSecond(dir: string, n = 3000): number {
   try {
     const now = new Date().toISOString();
     const user = crypto.randomUUID();
-    db.sqlite.query("INSERT INTO users (id, email, password_hash, created_at, updated_at) VALUES (?, 'floor@bench.local', 'x', ?, ?)").run(user, now, now);
+    db.sqlite
+      .query(
+        "INSERT INTO users (id, email, password_hash, created_at, updated_at) VALUES (?, 'floor@bench.local', 'x', ?, ?)",
+      )
+      .run(user, now, now);
     const ins = db.sqlite.query(
       `INSERT INTO trading_signals (user_id, api_key_id, token_address, symbol, signal_type, activation_reason, signal_strength, source, processing_status, created_at, updated_at)
        VALUES (?, 'k', ?, 'BONK', 'buy', NULL, 4, 'bench', 'pending', ?, ?)`,

@@ -2,9 +2,9 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { ManualClock } from "../src/clock.ts";
 import { startFakeMarket } from "../test/fakes/market.ts";
-import { type BenchOptions } from "./lib/context.ts";
+import type { BenchOptions } from "./lib/context.ts";
 import { fakeMints, openServices, seedOpenPositions, seedUser } from "./lib/seed.ts";
-import { median, row, type BenchRow } from "./lib/stats.ts";
+import { type BenchRow, median, row } from "./lib/stats.ts";
 
 // 4. Monitor tick: 10,000 open positions over 500 tokens, one PositionMonitor.tick() in this
 // process (createServices on a seeded database, the production Jupiter adapter talking HTTP to
@@ -56,13 +56,20 @@ export async function monitorTick(o: BenchOptions): Promise<BenchRow[]> {
       const report = await monitor.tick();
       const wallMs = performance.now() - t0;
       const cpu = process.cpuUsage(cpu0);
-      ticks.push({ wallMs, cpuMs: (cpu.user + cpu.system) / 1000, priceRequests: fake.requestsTo("jupiter.price").length - before, priced: report.priced, actions: report.actions });
+      ticks.push({
+        wallMs,
+        cpuMs: (cpu.user + cpu.system) / 1000,
+        priceRequests: fake.requestsTo("jupiter.price").length - before,
+        priced: report.priced,
+        actions: report.actions,
+      });
     }
     const steady = ticks.slice(1); // the first tick also takes the hourly balance snapshots and warms the JIT
     const wall = median(steady.map((t) => t.wallMs));
     const cpuMs = median(steady.map((t) => t.cpuMs));
     const requests = Math.max(...steady.map((t) => t.priceRequests));
-    if (steady.some((t) => t.priced !== positions)) o.notice(`monitor tick priced ${steady.map((t) => t.priced).join("/")} of ${positions} positions`);
+    if (steady.some((t) => t.priced !== positions))
+      o.notice(`monitor tick priced ${steady.map((t) => t.priced).join("/")} of ${positions} positions`);
 
     // The floor: read the open positions, write their price columns, one transaction.
     const sq = database.sqlite;
@@ -70,9 +77,11 @@ export async function monitorTick(o: BenchOptions): Promise<BenchRow[]> {
     for (let i = 0; i < 7; i++) {
       const now = new Date(clock.now()).toISOString();
       const t0 = performance.now();
-      const open = sq.query<{ id: string; tokenAddress: string; entry: string; peak: string }, []>(
-        "SELECT id, token_address AS tokenAddress, entry_price_sol AS entry, peak_price_sol AS peak FROM positions WHERE status = 'open'",
-      ).all();
+      const open = sq
+        .query<{ id: string; tokenAddress: string; entry: string; peak: string }, []>(
+          "SELECT id, token_address AS tokenAddress, entry_price_sol AS entry, peak_price_sol AS peak FROM positions WHERE status = 'open'",
+        )
+        .all();
       const upd = sq.query<unknown, [string, string, string, string, string]>(
         "UPDATE positions SET last_price_sol = ?, last_price_usd = ?, peak_price_sol = ?, updated_at = ? WHERE id = ? AND status = 'open'",
       );
@@ -93,7 +102,16 @@ export async function monitorTick(o: BenchOptions): Promise<BenchRow[]> {
         baselineValue: floor,
         target: "≤ 200 ms",
         check: (_q, v) => v <= 200,
-        details: { ticks: ticks.map((t) => ({ wallMs: Math.round(t.wallMs * 10) / 10, cpuMs: Math.round(t.cpuMs), priceRequests: t.priceRequests, actions: t.actions })), firstTickMs: first.wallMs, floorRunsMs: floorRuns },
+        details: {
+          ticks: ticks.map((t) => ({
+            wallMs: Math.round(t.wallMs * 10) / 10,
+            cpuMs: Math.round(t.cpuMs),
+            priceRequests: t.priceRequests,
+            actions: t.actions,
+          })),
+          firstTickMs: first.wallMs,
+          floorRunsMs: floorRuns,
+        },
       }),
       row({
         id: "monitor.tick.cpu",

@@ -1,8 +1,8 @@
 import { Database } from "bun:sqlite";
 import { withBaseline } from "./lib/baseline.ts";
-import { type BenchOptions, type ServiceUnderTest } from "./lib/context.ts";
+import type { BenchOptions, ServiceUnderTest } from "./lib/context.ts";
 import { rssBytes, sampleRss } from "./lib/proc.ts";
-import { formatBytes, row, summarize, type BenchRow } from "./lib/stats.ts";
+import { type BenchRow, formatBytes, row, summarize } from "./lib/stats.ts";
 
 // 5. Scale of reads: one agent with 1,000,000 transactions and 100,000 historical swaps.
 //   - a filtered page: GET /agent-transactions?agentId&transactionType=BUY&limit=100, one request
@@ -71,7 +71,9 @@ export async function readScale(o: BenchOptions, s: ServiceUnderTest): Promise<B
     // "Flat" means independent of the row count: the newest tenth of the rows first, then all.
     const tenth = Math.floor(s.sizes.swaps / 10);
     const cut = ro
-      .query<{ t: string }, [string, number]>("SELECT sale_time AS t FROM historical_swaps WHERE agent_id = ? ORDER BY sale_time DESC, rowid DESC LIMIT 1 OFFSET ?")
+      .query<{ t: string }, [string, number]>(
+        "SELECT sale_time AS t FROM historical_swaps WHERE agent_id = ? ORDER BY sale_time DESC, rowid DESC LIMIT 1 OFFSET ?",
+      )
       .get(agentId, tenth - 1)!.t;
     const small = await download(`${exportUrl}&startSaleTime=${encodeURIComponent(cut)}`, s.child.pid, headers);
     const exports: Array<Awaited<ReturnType<typeof download>>> = [];
@@ -91,7 +93,11 @@ export async function readScale(o: BenchOptions, s: ServiceUnderTest): Promise<B
     const csvBytes = exports[0]!.bytes;
     const bare = await withBaseline(
       o,
-      { BENCH_MODE: "stream-csv", BENCH_LINES: String(rows + 1), BENCH_LINE_BYTES: String(Math.round(csvBytes / (rows + 1))) },
+      {
+        BENCH_MODE: "stream-csv",
+        BENCH_LINES: String(rows + 1),
+        BENCH_LINE_BYTES: String(Math.round(csvBytes / (rows + 1))),
+      },
       async (url, child) => {
         await Bun.sleep(300);
         const first = await download(`${url}/export`, child.pid, {});
@@ -132,7 +138,12 @@ export async function readScale(o: BenchOptions, s: ServiceUnderTest): Promise<B
         baselineName: "raw SQLite reading the same rows",
         baselineValue: rawE.p50,
         target: "",
-        details: { service: exp, raw: rawE, bytes: csvBytes, runs: exports.map((e) => ({ ms: Math.round(e.ms), growthMiB: Math.round(mib(e.growth)) })) },
+        details: {
+          service: exp,
+          raw: rawE,
+          bytes: csvBytes,
+          runs: exports.map((e) => ({ ms: Math.round(e.ms), growthMiB: Math.round(mib(e.growth)) })),
+        },
       }),
       row({
         id: "scale.swaps.export.p99",

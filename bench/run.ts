@@ -4,11 +4,11 @@ import { join } from "node:path";
 import { fanOut } from "./fan-out.ts";
 import { footprint } from "./footprint.ts";
 import { authenticatedRead, signalIngest } from "./http-throughput.ts";
-import { startServiceUnderTest, type BenchOptions, type ServiceUnderTest } from "./lib/context.ts";
+import { type BenchOptions, type ServiceUnderTest, startServiceUnderTest } from "./lib/context.ts";
 import { loadTool } from "./lib/load.ts";
 import { describeMachine, machine } from "./lib/machine.ts";
 import { readmeBlock, replaceBetweenMarkers } from "./lib/readme.ts";
-import { renderTable, type BenchRow } from "./lib/stats.ts";
+import { type BenchRow, renderTable } from "./lib/stats.ts";
 import { monitorTick } from "./monitor-tick.ts";
 import { readScale } from "./read-scale.ts";
 
@@ -30,7 +30,11 @@ const quick = argv.includes("--quick");
 const keep = argv.includes("--keep");
 const updateReadme = argv.includes("--update-readme");
 const onlyArg = argv.find((a) => a.startsWith("--only"));
-const onlyValue = onlyArg?.includes("=") ? onlyArg.split("=")[1] : onlyArg ? argv[argv.indexOf(onlyArg) + 1] : undefined;
+const onlyValue = onlyArg?.includes("=")
+  ? onlyArg.split("=")[1]
+  : onlyArg
+    ? argv[argv.indexOf(onlyArg) + 1]
+    : undefined;
 const selected = new Set<Name>(onlyValue ? (onlyValue.split(",").map((s) => s.trim()) as Name[]) : ALL);
 for (const n of selected) {
   if (!ALL.includes(n)) {
@@ -53,7 +57,9 @@ const o: BenchOptions = {
 };
 const m = machine();
 console.log(`machine: ${describeMachine(m)}`);
-console.log(`load generator: ${loadTool()}${loadTool() === "autocannon" ? " (wrk not found on PATH: apt-get install wrk)" : ""}`);
+console.log(
+  `load generator: ${loadTool()}${loadTool() === "autocannon" ? " (wrk not found on PATH: apt-get install wrk)" : ""}`,
+);
 if (quick) o.notice("--quick: short runs and smaller tables; do not publish these figures");
 
 const rows: BenchRow[] = [];
@@ -65,7 +71,10 @@ async function step(name: string, fn: () => Promise<BenchRow[]>): Promise<void> 
   try {
     const r = await fn();
     rows.push(...r);
-    for (const x of r) console.log(`  ${x.name}: ${x.value.toFixed(2)} ${x.unit} vs ${x.baselineValue.toFixed(2)} → ${x.ratio.toFixed(3)}${x.met === false ? "  (target missed)" : ""}`);
+    for (const x of r)
+      console.log(
+        `  ${x.name}: ${x.value.toFixed(2)} ${x.unit} vs ${x.baselineValue.toFixed(2)} → ${x.ratio.toFixed(3)}${x.met === false ? "  (target missed)" : ""}`,
+      );
   } catch (err) {
     const msg = err instanceof Error ? (err.stack ?? err.message) : String(err);
     failures.push(`${name}: ${msg.split("\n")[0]}`);
@@ -107,7 +116,9 @@ async function eventsLatency(opts: BenchOptions, s: ServiceUnderTest | null): Pr
     return [];
   }
   const mod = (await import(file)) as Record<string, unknown>;
-  const fn = (mod.eventsLatency ?? mod.default ?? mod.run) as ((o: BenchOptions, s: ServiceUnderTest | null) => Promise<BenchRow[]>) | undefined;
+  const fn = (mod.eventsLatency ?? mod.default ?? mod.run) as
+    | ((o: BenchOptions, s: ServiceUnderTest | null) => Promise<BenchRow[]>)
+    | undefined;
   if (typeof fn !== "function") {
     opts.notice("bench/events-latency.ts exports no eventsLatency(options, service) function: skipped");
     return [];
@@ -136,16 +147,21 @@ const results = {
   table,
 };
 const out = join(import.meta.dir, "results.json");
-writeFileSync(`${out}.tmp`, JSON.stringify(results, (_k, v) => (typeof v === "number" && !Number.isFinite(v) ? null : v), 2) + "\n");
+writeFileSync(
+  `${out}.tmp`,
+  `${JSON.stringify(results, (_k, v) => (typeof v === "number" && !Number.isFinite(v) ? null : v), 2)}\n`,
+);
 renameSync(`${out}.tmp`, out);
 console.log(`wrote ${out}`);
 if (updateReadme) {
-  if (quick || selected.size !== ALL.length) console.error("--update-readme needs a full run (no --quick, no --only): README left as it is");
+  if (quick || selected.size !== ALL.length)
+    console.error("--update-readme needs a full run (no --quick, no --only): README left as it is");
   else {
     const readme = join(import.meta.dir, "..", "README.md");
     const text = readFileSync(readme, "utf8");
     const updated = replaceBetweenMarkers(text, readmeBlock(results));
-    if (updated === null) console.error("README.md has no <!-- bench:start --> / <!-- bench:end --> markers: left as it is");
+    if (updated === null)
+      console.error("README.md has no <!-- bench:start --> / <!-- bench:end --> markers: left as it is");
     else {
       writeFileSync(readme, updated);
       console.log("updated README.md Performance table");

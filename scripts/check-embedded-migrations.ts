@@ -14,7 +14,9 @@ export interface MigrationFile {
 /** The migrations on disk, in journal order. */
 export function migrationsOnDisk(root: string): { journal: string[]; files: MigrationFile[] } {
   const dir = join(root, "migrations");
-  const journal = (JSON.parse(readFileSync(join(dir, "meta/_journal.json"), "utf8")) as { entries: Array<{ tag: string }> }).entries.map((e) => e.tag);
+  const journal = (
+    JSON.parse(readFileSync(join(dir, "meta/_journal.json"), "utf8")) as { entries: Array<{ tag: string }> }
+  ).entries.map((e) => e.tag);
   const files = readdirSync(dir)
     .filter((f) => f.endsWith(".sql"))
     .sort()
@@ -23,7 +25,10 @@ export function migrationsOnDisk(root: string): { journal: string[]; files: Migr
 }
 
 /** Problems, one line each; empty when the embedded set equals the folder. */
-export function embeddedMigrationProblems(root: string, embedded: ReadonlyArray<MigrationFile> = embeddedMigrations): string[] {
+export function embeddedMigrationProblems(
+  root: string,
+  embedded: ReadonlyArray<MigrationFile> = embeddedMigrations,
+): string[] {
   const { journal, files } = migrationsOnDisk(root);
   const problems: string[] = [];
   const embeddedTags = embedded.map((m) => m.tag);
@@ -36,8 +41,12 @@ export function embeddedMigrationProblems(root: string, embedded: ReadonlyArray<
     if (!m) problems.push(`migrations/${f.tag}.sql is not embedded`);
     else if (m.sql !== f.sql) problems.push(`embedded ${f.tag} differs from migrations/${f.tag}.sql`);
   }
-  for (const tag of embeddedTags) if (!fileTags.includes(tag)) problems.push(`embedded ${tag} has no migrations/${tag}.sql`);
-  if (problems.length > 0) problems.push("run `npm run db:generate` (scripts/generate-migrations.ts) to regenerate src/db/embedded-migrations.ts");
+  for (const tag of embeddedTags)
+    if (!fileTags.includes(tag)) problems.push(`embedded ${tag} has no migrations/${tag}.sql`);
+  if (problems.length > 0)
+    problems.push(
+      "run `npm run db:generate` (scripts/generate-migrations.ts) to regenerate src/db/embedded-migrations.ts",
+    );
   return problems;
 }
 

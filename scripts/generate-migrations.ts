@@ -24,6 +24,12 @@ for (const e of journal.entries) {
   lines.push(`import m${e.idx} from "../../migrations/${e.tag}.sql" with { type: "text" };`);
   entries.push(`  { tag: ${JSON.stringify(e.tag)}, sql: m${e.idx} },`);
 }
-lines.push("", "export const embeddedMigrations: ReadonlyArray<{ tag: string; sql: string }> = [", ...entries, "];", "");
+lines.push(
+  "",
+  "export const embeddedMigrations: ReadonlyArray<{ tag: string; sql: string }> = [",
+  ...entries,
+  "];",
+  "",
+);
 writeFileSync(join(root, "src/db/embedded-migrations.ts"), lines.join("\n"));
 console.log(`embedded ${entries.length} migration(s)`);

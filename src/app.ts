@@ -2,26 +2,34 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
 import { HTTPException } from "hono/http-exception";
-import { AppError, AuthenticationError, NotFoundError, PayloadTooLargeError, RateLimitError, toErrorBody, ValidationError } from "./errors.ts";
+import {
+  AppError,
+  AuthenticationError,
+  NotFoundError,
+  PayloadTooLargeError,
+  RateLimitError,
+  toErrorBody,
+  ValidationError,
+} from "./errors.ts";
 import type { AppEnv } from "./http/app-env.ts";
 import { httpMetrics } from "./http/middleware/metrics.ts";
 import { requestId } from "./http/middleware/request-id.ts";
 import { securityHeaders } from "./http/middleware/security-headers.ts";
+import { agentBalanceRoutes } from "./http/routes/agent-balances/index.ts";
+import { agentHistoricalSwapRoutes } from "./http/routes/agent-historical-swaps/index.ts";
 import { agentPositionRoutes } from "./http/routes/agent-positions/index.ts";
+import { agentTransactionRoutes } from "./http/routes/agent-transactions/index.ts";
+import { agentRoutes } from "./http/routes/agents/index.ts";
 import { apiKeyRoutes } from "./http/routes/api-keys/index.ts";
 import { authRoutes } from "./http/routes/auth/index.ts";
 import { dataSourceRoutes } from "./http/routes/data-sources/index.ts";
+import { eventRoutes } from "./http/routes/events/index.ts";
 import { healthRoutes } from "./http/routes/health/index.ts";
 import { metricsRoutes } from "./http/routes/metrics/index.ts";
 import { priceFeedRoutes } from "./http/routes/price-feeds/index.ts";
-import { tradingSignalRoutes } from "./http/routes/trading-signals/index.ts";
-import { agentRoutes } from "./http/routes/agents/index.ts";
-import { walletRoutes } from "./http/routes/wallets/index.ts";
-import { agentBalanceRoutes } from "./http/routes/agent-balances/index.ts";
-import { agentTransactionRoutes } from "./http/routes/agent-transactions/index.ts";
-import { agentHistoricalSwapRoutes } from "./http/routes/agent-historical-swaps/index.ts";
-import { eventRoutes } from "./http/routes/events/index.ts";
 import { publicRoutes } from "./http/routes/public/index.ts";
+import { tradingSignalRoutes } from "./http/routes/trading-signals/index.ts";
+import { walletRoutes } from "./http/routes/wallets/index.ts";
 import type { Services } from "./services.ts";
 
 export const MAX_BODY_BYTES = 64 * 1024; // PRODUCT.md §6
@@ -81,13 +89,19 @@ function createBaseApp(s: Services): OpenAPIHono<AppEnv> {
     const { status, body } = toErrorBody(mapped, { development });
     if (mapped instanceof RateLimitError) c.header("Retry-After", String(mapped.retryAfterSeconds));
     if (status >= 500 && status !== 502 && status !== 503) {
-      s.logger.error("unhandled error", { method: c.req.method, path: c.req.path, error: err instanceof Error ? { name: err.name, message: err.message, stack: err.stack } : String(err) });
+      s.logger.error("unhandled error", {
+        method: c.req.method,
+        path: c.req.path,
+        error: err instanceof Error ? { name: err.name, message: err.message, stack: err.stack } : String(err),
+      });
     }
     return c.json(body, status as 400);
   });
 
   app.notFound((c) => {
-    const { status, body } = toErrorBody(new NotFoundError(`Route not found: ${c.req.method} ${c.req.path}`), { development: false });
+    const { status, body } = toErrorBody(new NotFoundError(`Route not found: ${c.req.method} ${c.req.path}`), {
+      development: false,
+    });
     return c.json(body, status as 404);
   });
   return app;
@@ -130,9 +144,21 @@ function mountRoutes(app: OpenAPIHono<AppEnv>, s: Services): void {
   app.route("/api/v1/events", eventRoutes(s));
   app.route("/v1", publicRoutes(s));
 
-  app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", { type: "http", scheme: "bearer", bearerFormat: "JWT" });
-  app.openAPIRegistry.registerComponent("securitySchemes", "apiKeyHeader", { type: "apiKey", in: "header", name: "X-API-Key" });
-  app.openAPIRegistry.registerComponent("securitySchemes", "apiKeyBearer", { type: "http", scheme: "bearer", description: "svc_ API key as Bearer" });
+  app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
+    type: "http",
+    scheme: "bearer",
+    bearerFormat: "JWT",
+  });
+  app.openAPIRegistry.registerComponent("securitySchemes", "apiKeyHeader", {
+    type: "apiKey",
+    in: "header",
+    name: "X-API-Key",
+  });
+  app.openAPIRegistry.registerComponent("securitySchemes", "apiKeyBearer", {
+    type: "http",
+    scheme: "bearer",
+    description: "svc_ API key as Bearer",
+  });
   app.doc31("/api/v1/openapi.json", {
     openapi: "3.1.0",
     info: { title: "Trading Agent Service", version: "1.0.0", description: "Main API (/api/v1) and public API (/v1)" },

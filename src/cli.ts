@@ -1,14 +1,14 @@
 import { ApiKeyService } from "./auth/api-keys.ts";
-import { SCOPES, isScope, type Scope } from "./auth/scopes.ts";
+import { isScope, SCOPES, type Scope } from "./auth/scopes.ts";
+import { type OptionSpec, parseArgs, UsageError } from "./cli/args.ts";
 import { BackupError, backupDatabase } from "./cli/backup.ts";
-import { UsageError, parseArgs, type OptionSpec } from "./cli/args.ts";
 import { mergeEnvFile } from "./cli/env-file.ts";
 import { systemClock } from "./clock.ts";
-import { ConfigError, loadConfig, walletVariables, type Config } from "./config.ts";
+import { type Config, ConfigError, loadConfig, walletVariables } from "./config.ts";
 import { openDatabase } from "./db/client.ts";
 import { applyMigrations } from "./db/migrate.ts";
 import { AppError } from "./errors.ts";
-import { serve, type ServerHandle } from "./server.ts";
+import { type ServerHandle, serve } from "./server.ts";
 import { versionLine } from "./version.ts";
 import { LiveWalletRegistry } from "./wallets/live-wallet-registry.ts";
 
@@ -73,7 +73,11 @@ ${EXIT_HELP}`,
       const database = openDatabase(config.DATABASE_PATH, { sync: config.DB_SYNC, migrate: false });
       try {
         const applied = applyMigrations(database.sqlite);
-        io.out(applied.length === 0 ? `database ${database.path} is up to date` : `applied ${applied.join(", ")} to ${database.path}`);
+        io.out(
+          applied.length === 0
+            ? `database ${database.path} is up to date`
+            : `applied ${applied.join(", ")} to ${database.path}`,
+        );
       } finally {
         database.close();
       }
@@ -120,7 +124,8 @@ ${EXIT_HELP} Unknown user or a name already used: 1.`,
         .filter(Boolean);
       if (scopes.length === 0) throw new UsageError("--scopes needs at least one scope", cmd);
       const unknown = scopes.filter((s) => !isScope(s));
-      if (unknown.length > 0) throw new UsageError(`unknown scope ${unknown.join(", ")}; allowed: ${SCOPES.join(", ")}`, cmd);
+      if (unknown.length > 0)
+        throw new UsageError(`unknown scope ${unknown.join(", ")}; allowed: ${SCOPES.join(", ")}`, cmd);
 
       const config = configFrom(io);
       const database = openDatabase(config.DATABASE_PATH, { sync: config.DB_SYNC });
@@ -133,7 +138,9 @@ ${EXIT_HELP} Unknown user or a name already used: 1.`,
         }
         const created = apiKeys.create(userId, name, scopes as Scope[]);
         io.out(created.key);
-        io.err(`created API key "${created.name}" (id ${created.id}, prefix ${created.prefix}, scopes ${created.scopes.join(",")}) for ${email}; it is shown only this once`);
+        io.err(
+          `created API key "${created.name}" (id ${created.id}, prefix ${created.prefix}, scopes ${created.scopes.join(",")}) for ${email}; it is shown only this once`,
+        );
         return EXIT_OK;
       } finally {
         database.close();
@@ -153,7 +160,11 @@ it is moved into place. Restore: stop the service, replace the database file wit
 ${EXIT_HELP}`,
     options: [{ name: "force", value: false }],
     run: async ({ positionals, options, io }) => {
-      if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? "backup needs a destination PATH" : "backup takes one PATH", "backup");
+      if (positionals.length !== 1)
+        throw new UsageError(
+          positionals.length === 0 ? "backup needs a destination PATH" : "backup takes one PATH",
+          "backup",
+        );
       const config = configFrom(io);
       try {
         const r = backupDatabase(config.DATABASE_PATH, positionals[0]!, { force: options.get("force") === true });
@@ -215,7 +226,8 @@ function resolveCommand(argv: readonly string[]): { name: string; rest: string[]
   });
   if (words.length === 0) return { name: "serve", rest: [...argv], explicit: false };
   const first = argv[words[0]!]!;
-  const take = first === "api-key" || first === "help" ? words.slice(0, first === "help" ? words.length : 2) : words.slice(0, 1);
+  const take =
+    first === "api-key" || first === "help" ? words.slice(0, first === "help" ? words.length : 2) : words.slice(0, 1);
   const name = take.map((i) => argv[i]!).join(" ");
   const rest = argv.filter((_, i) => !take.includes(i));
   return { name, rest, explicit: true };
@@ -224,7 +236,8 @@ function resolveCommand(argv: readonly string[]): { name: string; rest: string[]
 export async function runCli(argv: readonly string[], io: CliIo = defaultIo()): Promise<number> {
   let commandName: string | undefined;
   try {
-    if (argv.length === 1 && argv[0] === "--version") return await commands.version!.run({ positionals: [], options: new Map(), io });
+    if (argv.length === 1 && argv[0] === "--version")
+      return await commands.version!.run({ positionals: [], options: new Map(), io });
     const { name, rest, explicit } = resolveCommand(argv);
     if (name === "help" || name.startsWith("help ")) {
       const topic = name.slice(5);
@@ -249,7 +262,8 @@ export async function runCli(argv: readonly string[], io: CliIo = defaultIo()): 
       io.out(explicit ? commandHelp(name) : mainHelp());
       return EXIT_OK;
     }
-    if (name !== "backup" && positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`, name);
+    if (name !== "backup" && positionals.length > 0)
+      throw new UsageError(`unexpected argument ${positionals[0]}`, name);
     const envFile = options.get("env-file");
     const env = typeof envFile === "string" ? mergeEnvFile(envFile, io.env) : io.env;
     return await command.run({ positionals, options, io: { ...io, env } });
@@ -336,8 +350,8 @@ async function runServe(io: CliIo): Promise<number> {
 
 function defaultIo(): CliIo {
   return {
-    out: (text) => process.stdout.write(text + "\n"),
-    err: (text) => process.stderr.write(text + "\n"),
+    out: (text) => process.stdout.write(`${text}\n`),
+    err: (text) => process.stderr.write(`${text}\n`),
     env: process.env,
   };
 }

@@ -38,13 +38,23 @@ const optionalSecret = z
   .transform((v) => (v === "" ? undefined : v));
 
 export const configSchema = z.object({
-  NODE_ENV: z.enum(["development", "production", "test"], { error: "must be development, production or test" }).default("production"),
+  NODE_ENV: z
+    .enum(["development", "production", "test"], { error: "must be development, production or test" })
+    .default("production"),
   HOST: z.string().min(1).default("127.0.0.1"),
   PORT: int(3000, 0, 65535),
-  PUBLIC_PORT: z.coerce.number().int().min(1).max(65535).optional().or(z.literal("").transform(() => undefined)),
+  PUBLIC_PORT: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(65535)
+    .optional()
+    .or(z.literal("").transform(() => undefined)),
   DATABASE_PATH: z.string().min(1).default("./data/trading.db"),
   DB_SYNC: z.enum(["normal", "full"], { error: "must be normal or full" }).default("normal"),
-  LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"], { error: "must be debug, info, warn, error or silent" }).default("info"),
+  LOG_LEVEL: z
+    .enum(["debug", "info", "warn", "error", "silent"], { error: "must be debug, info, warn, error or silent" })
+    .default("info"),
 
   JWT_SECRET: optionalSecret.refine((v) => v === undefined || Buffer.byteLength(v) >= 32, {
     error: "must be at least 32 bytes long",

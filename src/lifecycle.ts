@@ -60,7 +60,10 @@ export class Lifecycle {
         const outcome = await Promise.race([Promise.resolve().then(h.fn), timedOut]);
         if (outcome === "timeout") this.logger.warn("shutdown step timed out", { step: h.label, timeoutMs });
       } catch (err) {
-        this.logger.error("shutdown step failed", { step: h.label, error: err instanceof Error ? err.message : String(err) });
+        this.logger.error("shutdown step failed", {
+          step: h.label,
+          error: err instanceof Error ? err.message : String(err),
+        });
       } finally {
         clearTimeout(timer);
       }

@@ -19,7 +19,8 @@ export interface Logger {
 export const requestContext = new AsyncLocalStorage<{ requestId: string }>();
 
 // Field names whose values are never written, whatever the caller passes.
-const SECRET_KEYS = /^(password|newPassword|passwordHash|secret|secretKey|privateKey|token|accessToken|refreshToken|apiKey|key|authorization|jwtSecret)$/i;
+const SECRET_KEYS =
+  /^(password|newPassword|passwordHash|secret|secretKey|privateKey|token|accessToken|refreshToken|apiKey|key|authorization|jwtSecret)$/i;
 
 export interface LoggerOptions {
   level: LogLevel;
@@ -30,14 +31,15 @@ export interface LoggerOptions {
 }
 
 export function createLogger(opts: LoggerOptions, base: LogContext = {}): Logger {
-  const write = opts.write ?? ((line: string) => process.stdout.write(line + "\n"));
+  const write = opts.write ?? ((line: string) => process.stdout.write(`${line}\n`));
   const emit = (level: Exclude<LogLevel, "silent">, msg: string, ctx?: LogContext) => {
     if (rank[level] < rank[opts.level]) return;
     const requestId = requestContext.getStore()?.requestId;
     const record: LogContext = { level, time: new Date().toISOString(), msg, ...base, ...ctx };
     if (requestId && record.requestId === undefined) record.requestId = requestId;
     let line = JSON.stringify(record, redactReplacer);
-    for (const s of opts.secrets?.() ?? []) if (s.length >= 8 && line.includes(s)) line = line.split(s).join("[REDACTED]");
+    for (const s of opts.secrets?.() ?? [])
+      if (s.length >= 8 && line.includes(s)) line = line.split(s).join("[REDACTED]");
     write(line);
   };
   return {

@@ -1,7 +1,7 @@
 import type { Server } from "bun";
 import { createApp, createPublicApp } from "./app.ts";
-import { ConfigError, type Config } from "./config.ts";
-import { openDatabase, type DatabaseHandle } from "./db/client.ts";
+import { type Config, ConfigError } from "./config.ts";
+import { type DatabaseHandle, openDatabase } from "./db/client.ts";
 import { AppError } from "./errors.ts";
 import { createServices, type ServiceOptions, type Services } from "./services.ts";
 import { VERSION } from "./version.ts";
@@ -41,7 +41,10 @@ export interface StartupWarning {
 
 /** True for names and addresses that only this machine can reach. */
 export function isLoopback(host: string): boolean {
-  const h = host.trim().toLowerCase().replace(/^\[|\]$/g, "");
+  const h = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[|\]$/g, "");
   return h === "localhost" || h === "::1" || /^127(\.\d{1,3}){3}$/.test(h) || /^::ffff:127(\.\d{1,3}){3}$/.test(h);
 }
 
@@ -127,7 +130,8 @@ export async function serve(config: Config, opts: ServeOptions = {}): Promise<Se
       const closed = Promise.all(servers.map((srv) => srv.stop(false)));
       // 2. Let the handlers already running finish (a streaming response such as the SSE feed
       //    counts only until its Response is returned; its stream is closed by its shutdown hook).
-      if (!(await within(inflight.idle(), left()))) log.warn("requests still running at the shutdown bound", { count: inflight.count });
+      if (!(await within(inflight.idle(), left())))
+        log.warn("requests still running at the shutdown bound", { count: inflight.count });
       // 3. Workers drain: trades in flight finish, the monitor stops, streams close (hooks).
       await s.stop({ timeoutMs: left() });
       // 4. Wait for the connections to end, then cut what is left.
@@ -183,7 +187,13 @@ async function within(p: Promise<unknown>, ms: number): Promise<boolean> {
     timer = setTimeout(() => resolve(false), ms);
   });
   try {
-    return await Promise.race([p.then(() => true, () => true), timeout]);
+    return await Promise.race([
+      p.then(
+        () => true,
+        () => true,
+      ),
+      timeout,
+    ]);
   } finally {
     clearTimeout(timer);
   }

@@ -1,24 +1,37 @@
+import { AgentService, initialSolText } from "./agents/agent-service.ts";
+import { type OpenPositionSource, StoredOpenPositions } from "./agents/open-positions.ts";
 import { AccountService } from "./auth/accounts.ts";
 import { ApiKeyService } from "./auth/api-keys.ts";
 import { AccessTokenBlacklist } from "./auth/blacklist.ts";
 import { resolveJwtSecret } from "./auth/jwt-secret.ts";
-import { createPasswordHasher, type Argon2Cost, type PasswordHasher } from "./auth/passwords.ts";
+import { type Argon2Cost, createPasswordHasher, type PasswordHasher } from "./auth/passwords.ts";
 import { TokenSigner } from "./auth/tokens.ts";
-import { systemClock, type Clock } from "./clock.ts";
+import { type Clock, systemClock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import type { DatabaseHandle } from "./db/client.ts";
-import { createAuthMiddleware, type AuthMiddleware } from "./http/middleware/auth.ts";
-import { SlidingWindowLimiter } from "./http/rate-limit.ts";
 import { EventBus } from "./events/bus.ts";
-import { Lifecycle, type StopOptions } from "./lifecycle.ts";
-import { createLogger, type Logger } from "./logger.ts";
 import { cacheCheck, databaseCheck, queueCheck } from "./health/core-checks.ts";
 import { HealthRegistry } from "./health/registry.ts";
+import { type AuthMiddleware, createAuthMiddleware } from "./http/middleware/auth.ts";
+import { SlidingWindowLimiter } from "./http/rate-limit.ts";
+import { AgentBalanceService } from "./ledgers/agent-balances.ts";
+import { AgentTransactionService } from "./ledgers/agent-transactions.ts";
+import { HistoricalSwapService } from "./ledgers/historical-swaps.ts";
+import {
+  MarketTokenPriceLookup,
+  StoredPositionPriceLookup,
+  type TokenPriceLookup,
+} from "./ledgers/token-price-lookup.ts";
+import { Lifecycle, type StopOptions } from "./lifecycle.ts";
+import { createLogger, type Logger } from "./logger.ts";
+import { createMarket, type MarketOptions, type MarketServices } from "./market/index.ts";
 import { openPositionsFromDatabase } from "./metrics/database-sources.ts";
 import { createMetrics, type Metrics } from "./metrics/metrics.ts";
-import { createMarket, type MarketOptions, type MarketServices } from "./market/index.ts";
 import { SignalIntake } from "./signals/signal-intake.ts";
+import { SignalQueue } from "./signals/signal-queue.ts";
+import { SignalService } from "./signals/signal-service.ts";
 import type { TradeExecutor } from "./trading/executor.ts";
+import { createLiveTrading, type LiveTrading, type LiveTradingOptions } from "./trading/live-trading.ts";
 import { PositionLocks } from "./trading/position-locks.ts";
 import { PositionMonitor } from "./trading/position-monitor.ts";
 import { PositionStore } from "./trading/position-store.ts";
@@ -26,17 +39,8 @@ import { MarketPricedPositions } from "./trading/position-view.ts";
 import { SignalProcessor } from "./trading/signal-processor.ts";
 import { SimulationExecutor } from "./trading/simulation-executor.ts";
 import { TradingEngine } from "./trading/trading-engine.ts";
-import { createLiveTrading, type LiveTrading, type LiveTradingOptions } from "./trading/live-trading.ts";
-import { SignalQueue } from "./signals/signal-queue.ts";
-import { SignalService } from "./signals/signal-service.ts";
-import { AgentService, initialSolText } from "./agents/agent-service.ts";
-import { StoredOpenPositions, type OpenPositionSource } from "./agents/open-positions.ts";
-import { AgentBalanceService } from "./ledgers/agent-balances.ts";
-import { AgentTransactionService } from "./ledgers/agent-transactions.ts";
-import { HistoricalSwapService } from "./ledgers/historical-swaps.ts";
-import { MarketTokenPriceLookup, StoredPositionPriceLookup, type TokenPriceLookup } from "./ledgers/token-price-lookup.ts";
 import { LiveWalletRegistry } from "./wallets/live-wallet-registry.ts";
-import { WalletService, type LiveDepositChecker } from "./wallets/wallet-service.ts";
+import { type LiveDepositChecker, WalletService } from "./wallets/wallet-service.ts";
 
 // The dependency container: built once in main.ts (and by the test helper) and handed to
 // createApp and the background workers. Each capability adds its services here.
@@ -175,14 +179,23 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
   // SOL price stream adds "priceFeed", and any later check only degrades.
   const health = new HealthRegistry((name, err) => logger.warn("health check failed", { check: name, error: err }));
   health.register("database", databaseCheck(database.sqlite), { critical: true });
-  health.register("cache", cacheCheck(() => [{ name: "blacklist", size: () => blacklist.size }, ...Object.entries(limiters).map(([name, l]) => ({ name: `rateLimit.${name}`, size: () => l.size }))]));
+  health.register(
+    "cache",
+    cacheCheck(() => [
+      { name: "blacklist", size: () => blacklist.size },
+      ...Object.entries(limiters).map(([name, l]) => ({ name: `rateLimit.${name}`, size: () => l.size })),
+    ]),
+  );
   health.register("queue", queueCheck(signalQueue));
   // Market connections (PRODUCT.md §5): nothing connects until serve() runs the start hooks.
   const market = createMarket(config, { clock, logger, events }, opts.market);
   lifecycle.onStart(() => market.solPrice.start(), "SOL price feed");
   lifecycle.onShutdown(() => market.stop(), "SOL price feed");
   if (market.solPrice.configured) health.register("priceFeed", () => market.solPrice.health());
-  const metrics = createMetrics(clock, { openPositions: openPositionsFromDatabase(database.sqlite), solPrice: () => market.solPrice.snapshot() });
+  const metrics = createMetrics(clock, {
+    openPositions: openPositionsFromDatabase(database.sqlite),
+    solPrice: () => market.solPrice.snapshot(),
+  });
   // PRODUCT.md §6 "signals received": every signal accepted by POST /trading-signals (not replays).
   signalIntake.onAccepted(() => metrics.signalsReceived.inc());
   // Agents, wallets and ledgers (issue 3).
@@ -194,17 +207,38 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
     { database, clock, logger, events, metrics, market, wallets: liveWallets, solUsd: () => engine.solUsd() },
     opts.live,
   );
-  const wallets = new WalletService(database, clock, logger, liveWallets, agents, opts.depositChecker ?? live?.deposits);
-  const tokenPriceLookup = opts.tokenPriceLookup ?? new MarketTokenPriceLookup(market, new StoredPositionPriceLookup(database));
+  const wallets = new WalletService(
+    database,
+    clock,
+    logger,
+    liveWallets,
+    agents,
+    opts.depositChecker ?? live?.deposits,
+  );
+  const tokenPriceLookup =
+    opts.tokenPriceLookup ?? new MarketTokenPriceLookup(market, new StoredPositionPriceLookup(database));
   // The trading engine (issue 5): one execution path for every trade, behind per-mode executors.
   const positionStore = new PositionStore(database.sqlite);
   const locks = new PositionLocks();
   const executors: Partial<Record<"simulation" | "live", TradeExecutor>> = {
-    ...(market.quotes.configured ? { simulation: new SimulationExecutor(market.quotes, config.SIMULATION_PRIORITY_FEE_SOL) } : {}),
+    ...(market.quotes.configured
+      ? { simulation: new SimulationExecutor(market.quotes, config.SIMULATION_PRIORITY_FEE_SOL) }
+      : {}),
     ...(live?.executor ? { live: live.executor } : {}),
     ...opts.executors,
   };
-  const engine = new TradingEngine({ sqlite: database.sqlite, clock, logger, events, metrics, market, executors, positions: positionStore, locks, live: live?.settlement });
+  const engine = new TradingEngine({
+    sqlite: database.sqlite,
+    clock,
+    logger,
+    events,
+    metrics,
+    market,
+    executors,
+    positions: positionStore,
+    locks,
+    live: live?.settlement,
+  });
   const processor = new SignalProcessor({
     sqlite: database.sqlite,
     clock,
@@ -230,7 +264,11 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
   });
   lifecycle.onStart(() => monitor.start(), "position monitor");
   lifecycle.onShutdown(() => monitor.stop(), "position monitor");
-  const openPositions = opts.openPositions ?? (market.tokenPrices.configured ? new MarketPricedPositions(positionStore, market.tokenPrices, market.solPrice, logger) : new StoredOpenPositions(database));
+  const openPositions =
+    opts.openPositions ??
+    (market.tokenPrices.configured
+      ? new MarketPricedPositions(positionStore, market.tokenPrices, market.solPrice, logger)
+      : new StoredOpenPositions(database));
 
   return {
     config,

@@ -39,7 +39,12 @@ describe("configuration", () => {
     const dir = mkdtempSync(join(tmpdir(), "cfg-"));
     const proc = Bun.spawn([process.execPath, join(root, "src/main.ts")], {
       cwd: dir,
-      env: { PATH: process.env.PATH ?? "", PORT: "not-a-port", JWT_SECRET: "tooshort-secret", DATABASE_PATH: join(dir, "t.db") },
+      env: {
+        PATH: process.env.PATH ?? "",
+        PORT: "not-a-port",
+        JWT_SECRET: "tooshort-secret",
+        DATABASE_PATH: join(dir, "t.db"),
+      },
       stdout: "pipe",
       stderr: "pipe",
     });
@@ -83,7 +88,9 @@ describe("admin bootstrap", () => {
     expect(count()).toBe(1);
     await ctx.close();
     ctx = await createTestContext({ dir, env: { ADMIN_EMAIL: "root@example.com", ADMIN_PASSWORD: "Another!Pass1" } });
-    const res = await ctx.request("POST", "/api/v1/auth/login", { body: { email: "root@example.com", password: "Another!Pass1" } });
+    const res = await ctx.request("POST", "/api/v1/auth/login", {
+      body: { email: "root@example.com", password: "Another!Pass1" },
+    });
     expect(res.status).toBe(200);
     expect(await ctx.services.accounts.ensureAdmin(undefined, undefined)).toBe("skipped");
     await ctx.close();

@@ -1,6 +1,6 @@
 import { join } from "node:path";
-import { BUN, ROOT, type BenchOptions } from "./context.ts";
-import { freePort, spawnServer, type Child } from "./proc.ts";
+import { type BenchOptions, BUN, ROOT } from "./context.ts";
+import { type Child, freePort, spawnServer } from "./proc.ts";
 
 /** Starts bench/baseline-server.ts as its own process (BENCH_MODE etc. in `env`). */
 export async function startBaseline(o: BenchOptions, env: Record<string, string>): Promise<Child> {
@@ -15,7 +15,11 @@ export async function startBaseline(o: BenchOptions, env: Record<string, string>
 }
 
 /** Runs `fn` with a baseline server's URL, then stops it. */
-export async function withBaseline<T>(o: BenchOptions, env: Record<string, string>, fn: (url: string, child: Child) => Promise<T>): Promise<T> {
+export async function withBaseline<T>(
+  o: BenchOptions,
+  env: Record<string, string>,
+  fn: (url: string, child: Child) => Promise<T>,
+): Promise<T> {
   const child = await startBaseline(o, env);
   try {
     return await fn(child.url, child);

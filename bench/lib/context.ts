@@ -1,8 +1,16 @@
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { startFakeMarket, type FakeMarket } from "../../test/fakes/market.ts";
-import { freePort, spawnServer, type Child } from "./proc.ts";
-import { BENCH_PASSWORD, BONK, openServices, seedHistoricalSwaps, seedTransactions, seedUser, type SeedUser } from "./seed.ts";
+import { type FakeMarket, startFakeMarket } from "../../test/fakes/market.ts";
+import { type Child, freePort, spawnServer } from "./proc.ts";
+import {
+  BENCH_PASSWORD,
+  BONK,
+  openServices,
+  type SeedUser,
+  seedHistoricalSwaps,
+  seedTransactions,
+  seedUser,
+} from "./seed.ts";
 
 // The service under test: one database seeded in this process, then `bun src/main.ts serve` as a
 // child process on 127.0.0.1, wired to the fake market (test/fakes) running in this process.
@@ -84,7 +92,15 @@ export async function startServiceUnderTest(o: BenchOptions): Promise<ServiceUnd
   mkdirSync(dir, { recursive: true });
   const fake = await startFakeMarket();
   fake.setSolPrice(100);
-  FAN_OUT_TOKENS.forEach((mint, i) => fake.setToken(mint, { symbol: `TK${i}`, priceUsd: "0.01", decimals: 6, liquidityUsd: 250_000, marketCapUsd: 3_000_000 }));
+  FAN_OUT_TOKENS.forEach((mint, i) => {
+    fake.setToken(mint, {
+      symbol: `TK${i}`,
+      priceUsd: "0.01",
+      decimals: 6,
+      liquidityUsd: 250_000,
+      marketCapUsd: 3_000_000,
+    });
+  });
   const port = freePort();
   const env = serviceEnv(fake, dir, port);
 
@@ -99,12 +115,16 @@ export async function startServiceUnderTest(o: BenchOptions): Promise<ServiceUnd
     for (const n of sizes.fanOut) fan.set(n, await seedUser(services, `fan${n}@bench.local`, n, ["signals"]));
     const h = await seedUser(services, "history@bench.local", 1);
     history = { ...h, agentId: h.agentIds[0] as string };
-    o.log(`  seeded users and ${sizes.readerAgents + sizes.fanOut.reduce((a, b) => a + b, 0) + 1} agents through the domain services (${Math.round(performance.now() - t0)} ms)`);
+    o.log(
+      `  seeded users and ${sizes.readerAgents + sizes.fanOut.reduce((a, b) => a + b, 0) + 1} agents through the domain services (${Math.round(performance.now() - t0)} ms)`,
+    );
     const t1 = performance.now();
     const end = Date.now() - 60_000;
     seedTransactions(database.sqlite, history.agentId, sizes.transactions, end);
     seedHistoricalSwaps(database.sqlite, history.agentId, sizes.swaps, end);
-    o.log(`  seeded ${sizes.transactions.toLocaleString("en-US")} transactions and ${sizes.swaps.toLocaleString("en-US")} historical swaps with raw INSERTs (${Math.round(performance.now() - t1)} ms)`);
+    o.log(
+      `  seeded ${sizes.transactions.toLocaleString("en-US")} transactions and ${sizes.swaps.toLocaleString("en-US")} historical swaps with raw INSERTs (${Math.round(performance.now() - t1)} ms)`,
+    );
   } finally {
     await services.stop({ timeoutMs: 5_000 });
     database.close();
@@ -112,8 +132,17 @@ export async function startServiceUnderTest(o: BenchOptions): Promise<ServiceUnd
 
   // 2. The service as a real process.
   const logFile = join(dir, "service.log");
-  const child = await spawnServer({ cmd: [BUN, join(ROOT, "src/main.ts"), "serve"], env, cwd: dir, port, readyPath: "/api/v1/health/live", logFile });
-  o.log(`  service pid ${child.pid} listening on ${child.url} (ready in ${Math.round(child.readyMs)} ms; log ${logFile})`);
+  const child = await spawnServer({
+    cmd: [BUN, join(ROOT, "src/main.ts"), "serve"],
+    env,
+    cwd: dir,
+    port,
+    readyPath: "/api/v1/health/live",
+    logFile,
+  });
+  o.log(
+    `  service pid ${child.pid} listening on ${child.url} (ready in ${Math.round(child.readyMs)} ms; log ${logFile})`,
+  );
   return {
     fake,
     child,

@@ -37,7 +37,8 @@ export function findWrk(): string | null {
 export const loadTool = (): "wrk" | "autocannon" => (findWrk() ? "wrk" : "autocannon");
 
 /** Lua string literal. */
-export const luaString = (s: string): string => `"${s.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n").replace(/\r/g, "\\r")}"`;
+export const luaString = (s: string): string =>
+  `"${s.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n").replace(/\r/g, "\\r")}"`;
 
 /** The wrk script: method, headers and body of every request, and a JSON summary at the end. */
 export function wrkScript(spec: Pick<LoadSpec, "method" | "headers" | "body">): string {
@@ -52,7 +53,7 @@ export function wrkScript(spec: Pick<LoadSpec, "method" | "headers" | "body">): 
     `    latency:percentile(50), latency:percentile(90), latency:percentile(99), latency.max))`,
     `end`,
   );
-  return lines.join("\n") + "\n";
+  return `${lines.join("\n")}\n`;
 }
 
 /** Parses the WRKJSON line of wrkScript's done(). */
@@ -79,8 +80,15 @@ async function runWrk(wrk: string, spec: LoadSpec): Promise<LoadResult> {
     const script = join(dir, "script.lua");
     writeFileSync(script, wrkScript(spec));
     // One wrk thread: on a 2-core machine the server under test gets the other core.
-    const proc = Bun.spawn([wrk, "-t1", `-c${spec.connections}`, `-d${spec.durationS}s`, "--timeout", "10s", "-s", script, spec.url], { stdout: "pipe", stderr: "pipe" });
-    const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+    const proc = Bun.spawn(
+      [wrk, "-t1", `-c${spec.connections}`, `-d${spec.durationS}s`, "--timeout", "10s", "-s", script, spec.url],
+      { stdout: "pipe", stderr: "pipe" },
+    );
+    const [out, err, code] = await Promise.all([
+      new Response(proc.stdout).text(),
+      new Response(proc.stderr).text(),
+      proc.exited,
+    ]);
     if (code !== 0) throw new Error(`wrk exited ${code}: ${err || out}`);
     return parseWrkOutput(out);
   } finally {
@@ -91,7 +99,9 @@ async function runWrk(wrk: string, spec: LoadSpec): Promise<LoadResult> {
 async function runAutocannon(spec: LoadSpec): Promise<LoadResult> {
   // autocannon ships no types; the module name in a variable keeps tsc from looking for them.
   const moduleName = "autocannon";
-  const { default: autocannon } = (await import(moduleName)) as { default: (opts: Record<string, unknown>) => Promise<any> };
+  const { default: autocannon } = (await import(moduleName)) as {
+    default: (opts: Record<string, unknown>) => Promise<any>;
+  };
   const r = await autocannon({
     url: spec.url,
     method: spec.method ?? "GET",

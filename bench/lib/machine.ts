@@ -25,7 +25,14 @@ export function machine(): Machine {
   } catch {
     // not Linux
   }
-  return { cpus: availableParallelism(), cpuModel, memoryGiB: Math.round((totalmem() / 1024 ** 3) * 10) / 10, kernel, bun: Bun.version };
+  return {
+    cpus: availableParallelism(),
+    cpuModel,
+    memoryGiB: Math.round((totalmem() / 1024 ** 3) * 10) / 10,
+    kernel,
+    bun: Bun.version,
+  };
 }
 
-export const describeMachine = (m: Machine): string => `${m.cpus} CPU (${m.cpuModel}), ${m.memoryGiB} GiB RAM, Linux ${m.kernel}, Bun ${m.bun}`;
+export const describeMachine = (m: Machine): string =>
+  `${m.cpus} CPU (${m.cpuModel}), ${m.memoryGiB} GiB RAM, Linux ${m.kernel}, Bun ${m.bun}`;

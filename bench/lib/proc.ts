@@ -54,13 +54,19 @@ export function sampleRss(pid: number, everyMs = 5): { stop(): number } {
     stop() {
       clearInterval(t);
       const v = rssBytes(pid);
-      return v > peak ? v : peak;
+      return Math.max(v, peak);
     },
   };
 }
 
 /** Polls `url` until it answers 200; returns the ms it took from `since` (performance.now()). */
-export async function waitReady(url: string, proc: Subprocess, since: number, timeoutMs = 30_000, pollMs = 2): Promise<number> {
+export async function waitReady(
+  url: string,
+  proc: Subprocess,
+  since: number,
+  timeoutMs = 30_000,
+  pollMs = 2,
+): Promise<number> {
   for (;;) {
     if (proc.exitCode !== null) throw new Error(`process exited with ${proc.exitCode} before ${url} answered`);
     try {

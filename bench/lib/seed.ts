@@ -1,7 +1,7 @@
 import type { Database } from "bun:sqlite";
-import { loadConfig } from "../../src/config.ts";
-import { openDatabase, type DatabaseHandle } from "../../src/db/client.ts";
 import type { Scope } from "../../src/auth/scopes.ts";
+import { loadConfig } from "../../src/config.ts";
+import { type DatabaseHandle, openDatabase } from "../../src/db/client.ts";
 import { createLogger } from "../../src/logger.ts";
 import { SOL_MINT } from "../../src/money.ts";
 import { createServices, type ServiceOptions, type Services } from "../../src/services.ts";
@@ -29,10 +29,17 @@ export interface SeedUser {
 }
 
 /** Opens (and migrates) the database and builds the service container on it, in this process. */
-export function openServices(env: Record<string, string>, opts: ServiceOptions = {}): { services: Services; database: DatabaseHandle } {
+export function openServices(
+  env: Record<string, string>,
+  opts: ServiceOptions = {},
+): { services: Services; database: DatabaseHandle } {
   const config = loadConfig(env);
   const database = openDatabase(config.DATABASE_PATH, { sync: config.DB_SYNC });
-  const services = createServices(config, database, { logger: quietLogger(), passwordCost: { memoryCost: 4096, timeCost: 1 }, ...opts });
+  const services = createServices(config, database, {
+    logger: quietLogger(),
+    passwordCost: { memoryCost: 4096, timeCost: 1 },
+    ...opts,
+  });
   return { services, database };
 }
 
@@ -51,7 +58,11 @@ export async function seedUser(s: Services, email: string, agents: number, scope
 }
 
 const walletOf = (sqlite: Database, agentId: string): string =>
-  sqlite.query<{ w: string }, [string]>("SELECT wallet_address AS w FROM agent_wallets WHERE agent_id = ? AND wallet_type = 'simulation'").get(agentId)!.w;
+  sqlite
+    .query<{ w: string }, [string]>(
+      "SELECT wallet_address AS w FROM agent_wallets WHERE agent_id = ? AND wallet_type = 'simulation'",
+    )
+    .get(agentId)!.w;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -141,7 +152,14 @@ export function seedHistoricalSwaps(sqlite: Database, agentId: string, count: nu
  * position per token" rule), bought at `entryPriceSol`, with its purchase transaction and a
  * token balance, as TradingEngine.openPosition writes them.
  */
-export function seedOpenPositions(sqlite: Database, agentIds: readonly string[], mints: readonly string[], entryPriceSol: string, entryPriceUsd: string, nowMs: number): number {
+export function seedOpenPositions(
+  sqlite: Database,
+  agentIds: readonly string[],
+  mints: readonly string[],
+  entryPriceSol: string,
+  entryPriceUsd: string,
+  nowMs: number,
+): number {
   const now = iso(nowMs);
   const tx = sqlite.query(
     `INSERT INTO agent_transactions (id, agent_id, wallet_address, transaction_type, transaction_value_usd, transaction_time,
@@ -170,7 +188,22 @@ export function seedOpenPositions(sqlite: Database, agentIds: readonly string[],
         const posId = crypto.randomUUID();
         const hash = `sim_${crypto.randomUUID().replace(/-/g, "")}`;
         tx.run(txId, agentId, wallet, now, mint, SOL_MINT, mint, entryPriceUsd, hash, posId, now, now);
-        pos.run(posId, agentId, wallet, mint, entryPriceSol, entryPriceUsd, entryPriceSol, entryPriceSol, entryPriceUsd, txId, hash, now, now, now);
+        pos.run(
+          posId,
+          agentId,
+          wallet,
+          mint,
+          entryPriceSol,
+          entryPriceUsd,
+          entryPriceSol,
+          entryPriceSol,
+          entryPriceUsd,
+          txId,
+          hash,
+          now,
+          now,
+          now,
+        );
         bal.run(crypto.randomUUID(), agentId, wallet, mint, now, now);
         n++;
       }
@@ -182,6 +215,6 @@ export function seedOpenPositions(sqlite: Database, agentIds: readonly string[],
 /** Distinct, mint-like addresses (base58, 44 characters). */
 export function fakeMints(count: number): string[] {
   const out = new Set<string>();
-  while (out.size < count) out.add(generateSimulationAddress().slice(4) + "pump12345678");
+  while (out.size < count) out.add(`${generateSimulationAddress().slice(4)}pump12345678`);
   return [...out];
 }

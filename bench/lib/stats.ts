@@ -106,7 +106,9 @@ export function renderTable(rows: readonly BenchRow[]): string {
 }
 
 /** Builds a row, computing ratio and `met` from a predicate over the row. */
-export function row(r: Omit<BenchRow, "ratio" | "met"> & { check?: (ratio: number, value: number) => boolean }): BenchRow {
+export function row(
+  r: Omit<BenchRow, "ratio" | "met"> & { check?: (ratio: number, value: number) => boolean },
+): BenchRow {
   const { check, ...rest } = r;
   const q = ratio(r.value, r.baselineValue);
   return { ...rest, ratio: q, met: check ? Number.isFinite(q) && check(q, r.value) : null };

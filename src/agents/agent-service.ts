@@ -7,7 +7,7 @@ import { recordBalanceSnapshot } from "../ledgers/balance-snapshots.ts";
 import type { Logger } from "../logger.ts";
 import { Big, SOL_DECIMALS, SOL_MINT } from "../money.ts";
 import { generateSimulationAddress } from "../wallets/simulation-address.ts";
-import { requireOwnedAgent, type AgentRow } from "./ownership.ts";
+import { type AgentRow, requireOwnedAgent } from "./ownership.ts";
 import { applyConfigUpdate, INVALID_CONFIG_MESSAGE, resolveConfig, type TradingConfig } from "./trading-config.ts";
 
 // Agents (SPEC "Agent", "Agent endpoints", "States and transitions"; PRODUCT.md §3).
@@ -77,7 +77,12 @@ export class AgentService {
         .run(id, userId, input.name, input.tradingMode ?? "simulation", now, now);
       this.seedSimulationWallet(id, walletAddress, now);
     });
-    this.logger.info("agent created", { agentId: id, userId, tradingMode: input.tradingMode ?? "simulation", walletAddress });
+    this.logger.info("agent created", {
+      agentId: id,
+      userId,
+      tradingMode: input.tradingMode ?? "simulation",
+      walletAddress,
+    });
     return this.get(userId, id);
   }
 
@@ -120,7 +125,9 @@ export class AgentService {
   /** Newest first (SPEC); rowid breaks ties between agents created in the same millisecond. */
   list(userId: string, page: { limit: number; offset: number }): AgentView[] {
     return this.sqlite
-      .query<AgentRow, [string, number, number]>("SELECT * FROM agents WHERE user_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?")
+      .query<AgentRow, [string, number, number]>(
+        "SELECT * FROM agents WHERE user_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?",
+      )
       .all(userId, page.limit, page.offset)
       .map(toAgentView);
   }
@@ -153,14 +160,19 @@ export class AgentService {
         .run(
           patch.name ?? row.name,
           patch.tradingMode ?? row.trading_mode,
-          patch.automatedTradingSimulation === undefined ? row.automated_trading_simulation : Number(patch.automatedTradingSimulation),
+          patch.automatedTradingSimulation === undefined
+            ? row.automated_trading_simulation
+            : Number(patch.automatedTradingSimulation),
           patch.automatedTradingLive === undefined ? row.automated_trading_live : Number(patch.automatedTradingLive),
           now,
           agentId,
         );
     });
     const view = this.get(userId, agentId);
-    this.logger.info("agent updated", { agentId, fields: Object.keys(patch).filter((k) => patch[k as keyof AgentUpdate] !== undefined) });
+    this.logger.info("agent updated", {
+      agentId,
+      fields: Object.keys(patch).filter((k) => patch[k as keyof AgentUpdate] !== undefined),
+    });
     return view;
   }
 
@@ -179,7 +191,9 @@ export class AgentService {
   // ---- trading configuration
 
   private overridesOf(agentId: string): Record<string, unknown> | null {
-    const row = this.sqlite.query<{ overrides: string }, [string]>("SELECT overrides FROM agent_configs WHERE agent_id = ?").get(agentId);
+    const row = this.sqlite
+      .query<{ overrides: string }, [string]>("SELECT overrides FROM agent_configs WHERE agent_id = ?")
+      .get(agentId);
     return row ? (JSON.parse(row.overrides) as Record<string, unknown>) : null;
   }
 
@@ -216,7 +230,8 @@ export class AgentService {
   }
 }
 
-export const NO_UPDATE_FIELDS_MESSAGE = "At least one field must be provided: name, tradingMode, automatedTradingSimulation or automatedTradingLive";
+export const NO_UPDATE_FIELDS_MESSAGE =
+  "At least one field must be provided: name, tradingMode, automatedTradingSimulation or automatedTradingLive";
 
 /** SIMULATION_INITIAL_SOL (parsed as a number by the config schema) as exact decimal text. */
 export const initialSolText = (v: number): string => new Big(String(v)).toFixed();

@@ -14,11 +14,22 @@ export interface PositionView {
   walletAddress: string;
   tokenAddress: string;
   tokenSymbol: string;
-  purchase: { priceNative: number; priceUsd: number; amount: number; transaction: { id: string; hash: string; time: string } };
+  purchase: {
+    priceNative: number;
+    priceUsd: number;
+    amount: number;
+    transaction: { id: string; hash: string; time: string };
+  };
   current: { priceNative: number; priceUsd: number; valueNative: number; valueUsd: number };
   profitLoss: { native: number; usd: number; percent: number; priceChangePercent: number };
   stopLoss: { percentage: number; peakPrice: number };
-  takeProfit: { remainingAmount: number; levelsHit: number; realizedProfitSol: number; moonBagActivated: boolean; moonBagAmount: number | null };
+  takeProfit: {
+    remainingAmount: number;
+    levelsHit: number;
+    realizedProfitSol: number;
+    moonBagActivated: boolean;
+    moonBagAmount: number | null;
+  };
   createdAt: string;
   updatedAt: string;
 }
@@ -109,7 +120,12 @@ function shapeStoredPosition(r: PositionRow): PositionView {
       amount: decNum(r.purchase_amount),
       transaction: { id: r.purchase_transaction_id, hash: r.purchase_transaction_hash, time: r.opened_at },
     },
-    current: { priceNative: decNum(priceSol), priceUsd: decNum(priceUsd), valueNative: decNum(valueSol), valueUsd: decNum(valueUsd) },
+    current: {
+      priceNative: decNum(priceSol),
+      priceUsd: decNum(priceUsd),
+      valueNative: decNum(valueSol),
+      valueUsd: decNum(valueUsd),
+    },
     profitLoss: {
       native: decNum(plSol),
       usd: decNum(plUsd),

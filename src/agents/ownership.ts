@@ -16,7 +16,9 @@ export interface AgentRow {
 }
 
 export function findOwnedAgent(h: { sqlite: Database }, userId: string, agentId: string): AgentRow | null {
-  return h.sqlite.query<AgentRow, [string, string]>("SELECT * FROM agents WHERE id = ? AND user_id = ?").get(agentId, userId);
+  return h.sqlite
+    .query<AgentRow, [string, string]>("SELECT * FROM agents WHERE id = ? AND user_id = ?")
+    .get(agentId, userId);
 }
 
 /** The user's agent, or 404 "Agent not found". */

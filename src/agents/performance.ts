@@ -93,8 +93,12 @@ export async function computePerformance(
   let unrealizedUsd = new Big(0);
   for (const p of open) {
     // What the remaining tokens are worth now minus what they cost at the average entry.
-    unrealizedSol = unrealizedSol.plus(new Big(p.current.valueNative).minus(new Big(p.takeProfit.remainingAmount).times(p.purchase.priceNative)));
-    unrealizedUsd = unrealizedUsd.plus(new Big(p.current.valueUsd).minus(new Big(p.takeProfit.remainingAmount).times(p.purchase.priceUsd)));
+    unrealizedSol = unrealizedSol.plus(
+      new Big(p.current.valueNative).minus(new Big(p.takeProfit.remainingAmount).times(p.purchase.priceNative)),
+    );
+    unrealizedUsd = unrealizedUsd.plus(
+      new Big(p.current.valueUsd).minus(new Big(p.takeProfit.remainingAmount).times(p.purchase.priceUsd)),
+    );
   }
 
   return {
@@ -104,7 +108,8 @@ export async function computePerformance(
     totalTrades: rows.length,
     wins,
     losses,
-    winRate: rows.length === 0 ? 0 : Number(new Big(wins).times(100).div(rows.length).round(2, Big.roundHalfUp).toFixed()),
+    winRate:
+      rows.length === 0 ? 0 : Number(new Big(wins).times(100).div(rows.length).round(2, Big.roundHalfUp).toFixed()),
     realizedProfitLossSol: decStr(plSol),
     realizedProfitLossUsd: decStr(plUsd),
     bestTrade: best ? summary(best.row) : null,

@@ -53,7 +53,9 @@ export const DEFAULT_TRADING_CONFIG: Readonly<TradingConfig> = deepFreeze({
 
 /** A partial configuration as accepted by PUT /agents/:id/config. */
 export type TradingConfigPatch = {
-  [G in keyof TradingConfig]?: TradingConfig[G] extends Record<string, unknown> ? Partial<TradingConfig[G]> : TradingConfig[G];
+  [G in keyof TradingConfig]?: TradingConfig[G] extends Record<string, unknown>
+    ? Partial<TradingConfig[G]>
+    : TradingConfig[G];
 };
 
 // ---- Leaf schemas: one place for every range (bounds beyond stopLoss.percentage are ours:
@@ -144,14 +146,22 @@ export const TradingConfigSchema = z
   .superRefine((c, ctx) => {
     // PRODUCT.md §3: `fixed` sizing needs fixedAmountSol > 0.
     if (c.positionSizing.type === "fixed" && c.positionSizing.fixedAmountSol === null) {
-      ctx.addIssue({ code: "custom", path: ["positionSizing", "fixedAmountSol"], message: "is required when positionSizing.type is 'fixed'" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["positionSizing", "fixedAmountSol"],
+        message: "is required when positionSizing.type is 'fixed'",
+      });
     }
     if (c.slippage.defaultBps > c.slippage.maxBps) {
       ctx.addIssue({ code: "custom", path: ["slippage", "defaultBps"], message: "must not exceed slippage.maxBps" });
     }
     const { minMarketCap, maxMarketCap } = c.filters;
     if (minMarketCap !== null && maxMarketCap !== null && minMarketCap > maxMarketCap) {
-      ctx.addIssue({ code: "custom", path: ["filters", "minMarketCap"], message: "must not exceed filters.maxMarketCap" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["filters", "minMarketCap"],
+        message: "must not exceed filters.maxMarketCap",
+      });
     }
   });
 
@@ -167,7 +177,10 @@ export const TradingConfigPatchSchema = z.strictObject(
     timing: z.strictObject(groups.timing, { error: objectError }).partial().optional(),
     minimumAgentBalance: minimumAgentBalance.optional(),
   },
-  { error: (iss) => (iss.code === "invalid_type" ? "must be an object (a partial configuration) or null to reset" : undefined) },
+  {
+    error: (iss) =>
+      iss.code === "invalid_type" ? "must be an object (a partial configuration) or null to reset" : undefined,
+  },
 );
 
 export const INVALID_CONFIG_MESSAGE = "Invalid trading configuration";
@@ -192,7 +205,8 @@ export function formatConfigIssues(issues: readonly z.core.$ZodIssue[], stripPre
   return out;
 }
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
 
 /**
  * Deep merge: nested objects merge key by key; arrays, primitives and null replace; undefined
@@ -245,7 +259,10 @@ export type ConfigUpdateResult =
  * on its own (unknown keys, types, ranges), merged over the stored overrides, and the merged
  * whole is validated again for the cross-field rules. Nothing is written by this function.
  */
-export function applyConfigUpdate(currentOverrides: Record<string, unknown> | null, patch: unknown): ConfigUpdateResult {
+export function applyConfigUpdate(
+  currentOverrides: Record<string, unknown> | null,
+  patch: unknown,
+): ConfigUpdateResult {
   if (patch === null) return { ok: true, overrides: {}, config: resolveConfig({}) };
   const parsed = TradingConfigPatchSchema.safeParse(patch);
   if (!parsed.success) return { ok: false, details: formatConfigIssues(parsed.error.issues) };

@@ -14,13 +14,8 @@ import {
 import type { Logger } from "../logger.ts";
 import type { AccessTokenBlacklist } from "./blacklist.ts";
 import { sha256Hex } from "./hashing.ts";
-import { passwordRuleViolation, type PasswordHasher } from "./passwords.ts";
-import {
-  ACCESS_TTL_S,
-  REFRESH_REMEMBER_TTL_S,
-  REFRESH_TTL_S,
-  type TokenSigner,
-} from "./tokens.ts";
+import { type PasswordHasher, passwordRuleViolation } from "./passwords.ts";
+import { ACCESS_TTL_S, REFRESH_REMEMBER_TTL_S, REFRESH_TTL_S, type TokenSigner } from "./tokens.ts";
 
 // Accounts: login with lockout, refresh with rotation and reuse detection, logout, registration,
 // and the admin bootstrap (SPEC "Authentication", PRODUCT.md §2).
@@ -71,7 +66,11 @@ export class AccountService {
   // more than the rest of an authenticated read; bench/ "Performance").
   private findUserStmt?: ReturnType<AccountService["prepareFindUser"]>;
   private prepareFindUser() {
-    return this.db.select().from(users).where(eq(users.id, sql.placeholder("id"))).prepare();
+    return this.db
+      .select()
+      .from(users)
+      .where(eq(users.id, sql.placeholder("id")))
+      .prepare();
   }
 
   findUser(id: string) {
@@ -81,7 +80,7 @@ export class AccountService {
 
   me(userId: string): PublicUser {
     const user = this.findUser(userId);
-    if (!user || !user.isActive) throw new AuthenticationError("Invalid token");
+    if (!user?.isActive) throw new AuthenticationError("Invalid token");
     return toPublic(user);
   }
 
@@ -92,7 +91,7 @@ export class AccountService {
   async login(emailInput: string, password: string, rememberMe: boolean): Promise<LoginResult> {
     const email = normalizeEmail(emailInput);
     const user = this.db.select().from(users).where(eq(users.email, email)).get();
-    if (!user || !user.isActive) {
+    if (!user?.isActive) {
       this.dummyHash ??= this.passwords.hash(crypto.randomUUID());
       await this.passwords.verify(password, await this.dummyHash);
       this.logger.info("login failed", { reason: "unknown email" });
@@ -139,7 +138,11 @@ export class AccountService {
     return { accessToken, refreshToken, user: toPublic(user) };
   }
 
-  private async issuePair(userId: string, familyId: string, rememberMe: boolean): Promise<TokenPair & { refreshJti: string }> {
+  private async issuePair(
+    userId: string,
+    familyId: string,
+    rememberMe: boolean,
+  ): Promise<TokenPair & { refreshJti: string }> {
     const access = await this.signer.issue(userId, "access", ACCESS_TTL_S);
     const refresh = await this.signer.issue(userId, "refresh", rememberMe ? REFRESH_REMEMBER_TTL_S : REFRESH_TTL_S, {
       fam: familyId,
@@ -173,12 +176,15 @@ export class AccountService {
     if (row.revokedAt) {
       if (row.replacedBy) {
         this.revokeFamily(row.familyId);
-        this.logger.warn("refresh token reuse detected; token family revoked", { userId: row.userId, familyId: row.familyId });
+        this.logger.warn("refresh token reuse detected; token family revoked", {
+          userId: row.userId,
+          familyId: row.familyId,
+        });
       }
       throw new AuthenticationError("Token has been revoked");
     }
     const user = this.findUser(row.userId);
-    if (!user || !user.isActive) throw new AuthenticationError("Invalid token");
+    if (!user?.isActive) throw new AuthenticationError("Invalid token");
     const pair = await this.issuePair(row.userId, row.familyId, row.rememberMe);
     // Compare-and-set: of two concurrent refreshes with the same token only one wins.
     const res = this.db
@@ -206,7 +212,7 @@ export class AccountService {
   async logout(userId: string, accessJti: string, accessExp: number, refreshToken?: string): Promise<void> {
     this.blacklist.revoke(accessJti, accessExp);
     if (refreshToken) {
-      let claims;
+      let claims: Awaited<ReturnType<typeof this.signer.verify>>;
       try {
         claims = await this.signer.verify(refreshToken, "refresh");
       } catch (err) {
@@ -246,7 +252,10 @@ export class AccountService {
    * Start-up bootstrap (SPEC "Admin account"): create the admin when no user exists; on later
    * starts update the admin's email or password when either changed. Returns what it did.
    */
-  async ensureAdmin(emailInput: string | undefined, password: string | undefined): Promise<"created" | "updated" | "unchanged" | "skipped"> {
+  async ensureAdmin(
+    emailInput: string | undefined,
+    password: string | undefined,
+  ): Promise<"created" | "updated" | "unchanged" | "skipped"> {
     const anyUser = this.db.select({ id: users.id }).from(users).limit(1).get();
     if (!emailInput || !password) {
       if (!anyUser) {
@@ -272,7 +281,14 @@ export class AccountService {
       }
       this.db
         .insert(users)
-        .values({ id: crypto.randomUUID(), email, passwordHash: await this.passwords.hash(password), isAdmin: true, createdAt: now, updatedAt: now })
+        .values({
+          id: crypto.randomUUID(),
+          email,
+          passwordHash: await this.passwords.hash(password),
+          isAdmin: true,
+          createdAt: now,
+          updatedAt: now,
+        })
         .run();
       return "created";
     }

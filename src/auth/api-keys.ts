@@ -1,5 +1,5 @@
-import { and, desc, eq, sql } from "drizzle-orm";
 import { randomInt } from "node:crypto";
+import { and, desc, eq, sql } from "drizzle-orm";
 import type { Clock } from "../clock.ts";
 import type { DatabaseHandle } from "../db/client.ts";
 import { apiKeys, users } from "../db/schema/index.ts";
@@ -65,7 +65,15 @@ export class ApiKeyService {
       if (String(err).includes("UNIQUE")) throw new ConflictError("API key name already exists");
       throw err;
     }
-    return { id: row.id, name, key, prefix: row.prefix, scopes: row.scopes, lastUsedAt: null, createdAt: row.createdAt };
+    return {
+      id: row.id,
+      name,
+      key,
+      prefix: row.prefix,
+      scopes: row.scopes,
+      lastUsedAt: null,
+      createdAt: row.createdAt,
+    };
   }
 
   list(userId: string): ApiKeyView[] {
@@ -102,7 +110,11 @@ export class ApiKeyService {
   }
 
   delete(userId: string, id: string): void {
-    const res = this.db.delete(apiKeys).where(and(eq(apiKeys.id, id), eq(apiKeys.userId, userId))).returning({ id: apiKeys.id }).all();
+    const res = this.db
+      .delete(apiKeys)
+      .where(and(eq(apiKeys.id, id), eq(apiKeys.userId, userId)))
+      .returning({ id: apiKeys.id })
+      .all();
     if (res.length === 0) throw new NotFoundError("API key not found");
     this.lastUsedWritten.delete(id);
   }
@@ -152,6 +164,8 @@ export class ApiKeyService {
 
   /** For the CLI `api-key create --email`: the user id of an email, or null. */
   userIdByEmail(email: string): string | null {
-    return this.db.select({ id: users.id }).from(users).where(eq(users.email, email.trim().toLowerCase())).get()?.id ?? null;
+    return (
+      this.db.select({ id: users.id }).from(users).where(eq(users.email, email.trim().toLowerCase())).get()?.id ?? null
+    );
   }
 }

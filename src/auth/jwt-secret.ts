@@ -1,6 +1,6 @@
+import { randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { randomBytes } from "node:crypto";
 
 /**
  * JWT_SECRET when given; otherwise a random 256-bit secret generated once and kept next to the
@@ -17,7 +17,7 @@ export function resolveJwtSecret(configured: string | undefined, databasePath: s
   }
   mkdirSync(dir, { recursive: true });
   const secret = randomBytes(32);
-  writeFileSync(file, secret.toString("hex") + "\n", { mode: 0o600 });
+  writeFileSync(file, `${secret.toString("hex")}\n`, { mode: 0o600 });
   chmodSync(file, 0o600);
   return new Uint8Array(secret);
 }

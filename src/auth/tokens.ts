@@ -1,4 +1,4 @@
-import { errors as joseErrors, jwtVerify, SignJWT } from "jose";
+import { type JWTPayload, errors as joseErrors, jwtVerify, SignJWT } from "jose";
 import type { Clock } from "../clock.ts";
 import { AuthenticationError } from "../errors.ts";
 
@@ -33,7 +33,12 @@ export class TokenSigner {
     private readonly clock: Clock,
   ) {}
 
-  async issue(userId: string, typ: TokenType, ttlSeconds: number, extra: Record<string, unknown> = {}): Promise<IssuedToken> {
+  async issue(
+    userId: string,
+    typ: TokenType,
+    ttlSeconds: number,
+    extra: Record<string, unknown> = {},
+  ): Promise<IssuedToken> {
     const jti = crypto.randomUUID();
     const iat = Math.floor(this.clock.now() / 1000);
     const exp = iat + ttlSeconds;
@@ -49,7 +54,7 @@ export class TokenSigner {
 
   /** Verifies signature (HS256 only), expiry against the injected clock, and the token type. */
   async verify(token: string, expected: TokenType): Promise<VerifiedToken> {
-    let payload;
+    let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(token, this.secret, {
         algorithms: ["HS256"],

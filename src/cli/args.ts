@@ -50,7 +50,8 @@ export function parseArgs(argv: readonly string[], specs: readonly OptionSpec[],
     if (eq >= 0) value = arg.slice(eq + 1);
     else {
       value = argv[i + 1];
-      if (value === undefined || (value.startsWith("--") && value.length > 2)) throw new UsageError(`option --${spec.name} needs a value`, command);
+      if (value === undefined || (value.startsWith("--") && value.length > 2))
+        throw new UsageError(`option --${spec.name} needs a value`, command);
       i++;
     }
     if (options.has(spec.name)) throw new UsageError(`option --${spec.name} given twice`, command);

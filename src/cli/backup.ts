@@ -16,7 +16,8 @@ export interface BackupResult {
 }
 
 export function backupDatabase(databasePath: string, target: string, opts: { force?: boolean } = {}): BackupResult {
-  if (databasePath === ":memory:") throw new BackupError("DATABASE_PATH is :memory:; there is nothing on disk to back up");
+  if (databasePath === ":memory:")
+    throw new BackupError("DATABASE_PATH is :memory:; there is nothing on disk to back up");
   const source = resolve(databasePath);
   const dest = resolve(target);
   if (!existsSync(source)) throw new BackupError(`no database at ${source}`);
@@ -44,7 +45,8 @@ export function backupDatabase(databasePath: string, target: string, opts: { for
     const rows = copy.query<{ integrity_check: string }, []>("PRAGMA integrity_check").all();
     const verdict = rows.map((r) => r.integrity_check).join("; ");
     if (verdict !== "ok") throw new BackupError(`the copy failed integrity_check: ${verdict}`);
-    tables = copy.query<{ n: number }, []>("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table'").get()?.n ?? 0;
+    tables =
+      copy.query<{ n: number }, []>("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table'").get()?.n ?? 0;
   } catch (err) {
     copy.close();
     rmSync(tmp, { force: true });

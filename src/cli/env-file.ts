@@ -65,7 +65,10 @@ function parseValue(rest: string): string | null {
 }
 
 /** The environment to configure from: the file's variables, overridden by the process environment. */
-export function mergeEnvFile(path: string, env: Record<string, string | undefined>): Record<string, string | undefined> {
+export function mergeEnvFile(
+  path: string,
+  env: Record<string, string | undefined>,
+): Record<string, string | undefined> {
   let text: string;
   try {
     text = readFileSync(path, "utf8");

@@ -1,9 +1,9 @@
 import { Database } from "bun:sqlite";
-import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import * as schema from "./schema/index.ts";
+import { type BunSQLiteDatabase, drizzle } from "drizzle-orm/bun-sqlite";
 import { applyMigrations } from "./migrate.ts";
+import * as schema from "./schema/index.ts";
 
 export type Db = BunSQLiteDatabase<typeof schema>;
 

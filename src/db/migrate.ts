@@ -6,9 +6,7 @@ import { embeddedMigrations } from "./embedded-migrations.ts";
 // working directory (STYLE.md drizzle trap).
 
 export function applyMigrations(sqlite: Database, migrations = embeddedMigrations): string[] {
-  sqlite.exec(
-    "CREATE TABLE IF NOT EXISTS __migrations (tag TEXT PRIMARY KEY NOT NULL, applied_at TEXT NOT NULL)",
-  );
+  sqlite.exec("CREATE TABLE IF NOT EXISTS __migrations (tag TEXT PRIMARY KEY NOT NULL, applied_at TEXT NOT NULL)");
   const done = new Set(
     sqlite
       .query<{ tag: string }, []>("SELECT tag FROM __migrations")

@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite";
-import { roundMs, type HealthCheck } from "./registry.ts";
+import { type HealthCheck, roundMs } from "./registry.ts";
 
 // The three components SPEC's /health names (PRODUCT.md §6): database (SELECT 1 latency), cache
 // (the in-memory stores), queue (signal processing; the engine registers the real one).

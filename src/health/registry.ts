@@ -82,7 +82,10 @@ export class HealthRegistry {
   /** Runs every check concurrently and folds them into the overall status. */
   async report(): Promise<HealthReport> {
     const core: readonly string[] = CORE_COMPONENTS;
-    const names = [...core.filter((n) => this.checks.has(n)), ...[...this.checks.keys()].filter((n) => !core.includes(n))];
+    const names = [
+      ...core.filter((n) => this.checks.has(n)),
+      ...[...this.checks.keys()].filter((n) => !core.includes(n)),
+    ];
     const entries = names.map((n) => this.checks.get(n)!);
     const results = await Promise.all(entries.map((e, i) => this.run(names[i]!, e.check)));
     const services: Record<string, ComponentReport> = {};

@@ -15,14 +15,17 @@ export function csvCell(value: unknown): string {
 }
 
 export function csvLine(values: readonly unknown[]): string {
-  return values.map(csvCell).join(",") + "\r\n";
+  return `${values.map(csvCell).join(",")}\r\n`;
 }
 
 /**
  * Streams rows as CSV: the header, then one line per row pulled lazily from `rows`, in chunks,
  * so an export of 100,000 rows never holds them all in memory.
  */
-export function csvStream<T extends object>(columns: readonly (keyof T & string)[], rows: Iterable<T>): ReadableStream<Uint8Array> {
+export function csvStream<T extends object>(
+  columns: readonly (keyof T & string)[],
+  rows: Iterable<T>,
+): ReadableStream<Uint8Array> {
   const enc = new TextEncoder();
   const it = rows[Symbol.iterator]();
   let headerSent = false;
@@ -50,7 +53,12 @@ export function csvStream<T extends object>(columns: readonly (keyof T & string)
   });
 }
 
-export function csvResponse<T extends object>(c: Context, filename: string, columns: readonly (keyof T & string)[], rows: Iterable<T>): Response {
+export function csvResponse<T extends object>(
+  c: Context,
+  filename: string,
+  columns: readonly (keyof T & string)[],
+  rows: Iterable<T>,
+): Response {
   return c.body(csvStream(columns, rows), 200, {
     "Content-Type": "text/csv; charset=utf-8",
     "Content-Disposition": `attachment; filename="${filename}"`,

@@ -35,7 +35,10 @@ export const requiredText = (field: string, max = 255) =>
 
 /** An ISO 8601 timestamp in a body; stored normalized (toISOString) so it sorts as text. */
 export const timestamp = (field: string) =>
-  z.string({ error: `${field} must be an ISO 8601 date` }).pipe(isoDate(field)).openapi({ example: "2026-01-15T12:00:00.000Z" });
+  z
+    .string({ error: `${field} must be an ISO 8601 date` })
+    .pipe(isoDate(field))
+    .openapi({ example: "2026-01-15T12:00:00.000Z" });
 
 export const agentIdBody = z.string({ error: "Agent ID is required" }).uuid({ error: "Invalid agent ID format" });
 
@@ -43,7 +46,10 @@ export const agentIdBody = z.string({ error: "Agent ID is required" }).uuid({ er
 export const agentIdQuery = z
   .string({ error: "Agent ID is required" })
   .uuid({ error: "Invalid agent ID format" })
-  .openapi({ param: { name: "agentId", in: "query", required: true }, example: "0b5e2a4c-7a1d-4d8e-9a51-2f6a3c1d9e10" });
+  .openapi({
+    param: { name: "agentId", in: "query", required: true },
+    example: "0b5e2a4c-7a1d-4d8e-9a51-2f6a3c1d9e10",
+  });
 
 export const optionalQueryText = (name: string) =>
   z
@@ -77,4 +83,5 @@ export const queryNumber = (name: string) =>
     .optional()
     .openapi({ param: { name, in: "query" }, example: 0 });
 
-export const objectBody = (iss: { code: string }) => (iss.code === "invalid_type" ? "Request body must be a JSON object" : undefined);
+export const objectBody = (iss: { code: string }) =>
+  iss.code === "invalid_type" ? "Request body must be a JSON object" : undefined;

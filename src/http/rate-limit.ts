@@ -39,7 +39,12 @@ export class SlidingWindowLimiter {
     if (drop) log.splice(0, drop);
     if (log.length >= this.limit) {
       const oldest = log[0] as number;
-      return { allowed: false, limit: this.limit, remaining: 0, resetSeconds: Math.max(1, Math.ceil((oldest + this.windowMs - now) / 1000)) };
+      return {
+        allowed: false,
+        limit: this.limit,
+        remaining: 0,
+        resetSeconds: Math.max(1, Math.ceil((oldest + this.windowMs - now) / 1000)),
+      };
     }
     log.push(now);
     const oldest = log[0] as number;
@@ -67,7 +72,10 @@ export class SlidingWindowLimiter {
 }
 
 /** Applies a limiter, sets RateLimit-* headers, and answers 429 through the one error handler. */
-export function rateLimit<E extends Env>(limiter: SlidingWindowLimiter, keyOf: (c: Context<E>) => string): MiddlewareHandler<E> {
+export function rateLimit<E extends Env>(
+  limiter: SlidingWindowLimiter,
+  keyOf: (c: Context<E>) => string,
+): MiddlewareHandler<E> {
   return async (c, next) => {
     const d = limiter.hit(keyOf(c));
     c.header("RateLimit-Limit", String(d.limit));

@@ -30,7 +30,10 @@ export function errorResponses(...statuses: number[]) {
     503: "Unavailable",
   };
   return Object.fromEntries(
-    statuses.map((s) => [s, { description: text[s] ?? "Error", content: { "application/json": { schema: ErrorBodySchema } } }]),
+    statuses.map((s) => [
+      s,
+      { description: text[s] ?? "Error", content: { "application/json": { schema: ErrorBodySchema } } },
+    ]),
   );
 }
 

@@ -64,14 +64,19 @@ export class AgentBalanceService {
 
   private owned(userId: string, id: string): BalanceRow {
     const row = this.sqlite
-      .query<BalanceRow, [string, string]>("SELECT b.* FROM agent_balances b JOIN agents a ON a.id = b.agent_id WHERE b.id = ? AND a.user_id = ?")
+      .query<BalanceRow, [string, string]>(
+        "SELECT b.* FROM agent_balances b JOIN agents a ON a.id = b.agent_id WHERE b.id = ? AND a.user_id = ?",
+      )
       .get(id, userId);
     if (!row) throw new NotFoundError("Balance not found");
     return row;
   }
 
   /** GET /agent-balances: the agent's balances (SOL first), each with priceSol. */
-  async list(userId: string, q: { agentId: string; walletAddress?: string; limit: number; offset: number }): Promise<BalanceListItem[]> {
+  async list(
+    userId: string,
+    q: { agentId: string; walletAddress?: string; limit: number; offset: number },
+  ): Promise<BalanceListItem[]> {
     requireOwnedAgent(this.database, userId, q.agentId);
     const rows = this.sqlite
       .query<BalanceRow, [string, string | null, string | null, number, number]>(
@@ -86,10 +91,16 @@ export class AgentBalanceService {
         prices = await this.prices.pricesInSol(mints);
       } catch (err) {
         // A price provider failure must not hide the balances themselves: prices show as null.
-        this.logger.warn("token prices unavailable for balance list", { agentId: q.agentId, error: err instanceof Error ? err.message : String(err) });
+        this.logger.warn("token prices unavailable for balance list", {
+          agentId: q.agentId,
+          error: err instanceof Error ? err.message : String(err),
+        });
       }
     }
-    return rows.map((r) => ({ ...view(r), priceSol: r.token_address === SOL_MINT ? 1 : (prices.get(r.token_address) ?? null) }));
+    return rows.map((r) => ({
+      ...view(r),
+      priceSol: r.token_address === SOL_MINT ? 1 : (prices.get(r.token_address) ?? null),
+    }));
   }
 
   get(userId: string, id: string): BalanceView {
@@ -109,12 +120,26 @@ export class AgentBalanceService {
           `INSERT INTO agent_balances (id, agent_id, wallet_address, token_address, token_symbol, balance, decimals, last_updated, created_at)
            VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?)`,
         )
-        .run(id, input.agentId, input.walletAddress, input.tokenAddress, input.tokenSymbol, canonicalAmount(new Big(input.balance)), now, now);
+        .run(
+          id,
+          input.agentId,
+          input.walletAddress,
+          input.tokenAddress,
+          input.tokenSymbol,
+          canonicalAmount(new Big(input.balance)),
+          now,
+          now,
+        );
     } catch (err) {
-      if (String(err).includes("UNIQUE")) throw new ConflictError("A balance for this agent, wallet and token already exists");
+      if (String(err).includes("UNIQUE"))
+        throw new ConflictError("A balance for this agent, wallet and token already exists");
       throw err;
     }
-    this.logger.info("agent balance created", { agentId: input.agentId, balanceId: id, tokenAddress: input.tokenAddress });
+    this.logger.info("agent balance created", {
+      agentId: input.agentId,
+      balanceId: id,
+      tokenAddress: input.tokenAddress,
+    });
     return this.get(userId, id);
   }
 
@@ -125,7 +150,12 @@ export class AgentBalanceService {
     const row = this.owned(userId, id);
     this.sqlite
       .query("UPDATE agent_balances SET balance = ?, token_symbol = ?, last_updated = ? WHERE id = ?")
-      .run(patch.balance === undefined ? row.balance : canonicalAmount(new Big(patch.balance)), patch.tokenSymbol ?? row.token_symbol, this.nowIso(), id);
+      .run(
+        patch.balance === undefined ? row.balance : canonicalAmount(new Big(patch.balance)),
+        patch.tokenSymbol ?? row.token_symbol,
+        this.nowIso(),
+        id,
+      );
     this.logger.info("agent balance updated", { agentId: row.agent_id, balanceId: id });
     return this.get(userId, id);
   }

@@ -1,8 +1,8 @@
-import { and, desc, eq, gte, lte, sql, type SQL } from "drizzle-orm";
+import { and, desc, eq, gte, lte, type SQL, sql } from "drizzle-orm";
 import { requireOwnedAgent } from "../agents/ownership.ts";
 import type { Clock } from "../clock.ts";
 import type { DatabaseHandle } from "../db/client.ts";
-import { agentTransactions, agents } from "../db/schema/index.ts";
+import { agents, agentTransactions } from "../db/schema/index.ts";
 import { NotFoundError, ValidationError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 
@@ -99,7 +99,13 @@ export interface TransactionFields {
 
 export type TransactionCreate = { agentId: string } & Pick<
   TransactionFields,
-  "walletAddress" | "transactionType" | "transactionValueUsd" | "inputMint" | "inputAmount" | "outputMint" | "outputAmount"
+  | "walletAddress"
+  | "transactionType"
+  | "transactionValueUsd"
+  | "inputMint"
+  | "inputAmount"
+  | "outputMint"
+  | "outputAmount"
 > &
   Partial<TransactionFields>;
 
@@ -200,7 +206,11 @@ export class AgentTransactionService {
       updatedAt: now,
     };
     this.db.insert(agentTransactions).values(row).run();
-    this.logger.info("agent transaction recorded", { agentId: input.agentId, transactionId: row.id, type: row.transactionType });
+    this.logger.info("agent transaction recorded", {
+      agentId: input.agentId,
+      transactionId: row.id,
+      type: row.transactionType,
+    });
     return this.get(userId, row.id);
   }
 
@@ -213,7 +223,11 @@ export class AgentTransactionService {
       .set({ ...changes, updatedAt: this.nowIso() })
       .where(eq(agentTransactions.id, id))
       .run();
-    this.logger.info("agent transaction updated", { agentId: row.agentId, transactionId: id, fields: Object.keys(changes) });
+    this.logger.info("agent transaction updated", {
+      agentId: row.agentId,
+      transactionId: id,
+      fields: Object.keys(changes),
+    });
     return this.get(userId, id);
   }
 

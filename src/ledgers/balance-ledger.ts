@@ -1,6 +1,6 @@
 import type { Database } from "bun:sqlite";
-import { Big, SOL_MINT } from "../money.ts";
 import { TradingError } from "../errors.ts";
+import { Big, SOL_MINT } from "../money.ts";
 
 // The balance ledger: exact credit/debit on agent_balances rows (STYLE.md "Money"; PRODUCT.md §3
 // wallets). Every function is synchronous so the trading engine can call it inside
@@ -57,7 +57,10 @@ const selectRow = (h: Handle) =>
   h.sqlite.query<{ id: string; balance: string }, [string, string, string]>(
     "SELECT id, balance FROM agent_balances WHERE agent_id = ? AND wallet_address = ? AND token_address = ?",
   );
-const updateRow = (h: Handle) => h.sqlite.query<unknown, [string, string, string]>("UPDATE agent_balances SET balance = ?, last_updated = ? WHERE id = ?");
+const updateRow = (h: Handle) =>
+  h.sqlite.query<unknown, [string, string, string]>(
+    "UPDATE agent_balances SET balance = ?, last_updated = ? WHERE id = ?",
+  );
 const insertRow = (h: Handle) =>
   h.sqlite.query<unknown, [string, string, string, string, string, string, number | null, string, string]>(
     `INSERT INTO agent_balances (id, agent_id, wallet_address, token_address, token_symbol, balance, decimals, last_updated, created_at)

@@ -36,7 +36,16 @@ export function recordBalanceSnapshot(h: Handle, s: SnapshotInput): void {
       `INSERT INTO balance_snapshots (id, agent_id, wallet_address, sol_balance, total_value_sol, total_value_usd, reason, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     )
-    .run(crypto.randomUUID(), s.agentId, s.walletAddress, s.solBalance, s.totalValueSol, s.totalValueUsd, s.reason, s.now);
+    .run(
+      crypto.randomUUID(),
+      s.agentId,
+      s.walletAddress,
+      s.solBalance,
+      s.totalValueSol,
+      s.totalValueUsd,
+      s.reason,
+      s.now,
+    );
 }
 
 export interface HistoryQuery {
@@ -52,7 +61,14 @@ export interface HistoryQuery {
 export function listBalanceHistory(h: Handle, agentId: string, q: HistoryQuery): BalanceSnapshotView[] {
   const rows = h.sqlite
     .query<
-      { created_at: string; wallet_address: string; sol_balance: string; total_value_sol: string; total_value_usd: string | null; reason: string },
+      {
+        created_at: string;
+        wallet_address: string;
+        sol_balance: string;
+        total_value_sol: string;
+        total_value_usd: string | null;
+        reason: string;
+      },
       [string, string, string, number]
     >(
       `SELECT * FROM (

@@ -1,4 +1,4 @@
-import { and, desc, eq, gte, lt, lte, or, sql, type SQL } from "drizzle-orm";
+import { and, desc, eq, gte, lt, lte, or, type SQL, sql } from "drizzle-orm";
 import { requireOwnedAgent } from "../agents/ownership.ts";
 import type { Clock } from "../clock.ts";
 import type { DatabaseHandle } from "../db/client.ts";
@@ -79,8 +79,13 @@ export interface SwapFields {
 }
 
 /** changePercent and profitLossSol are derived from the prices and amount when not sent. */
-export type SwapCreate = { agentId: string } & Omit<SwapFields, "changePercent" | "profitLossSol" | "purchaseTransactionId" | "saleTransactionId" | "signalId"> &
-  Partial<Pick<SwapFields, "changePercent" | "profitLossSol" | "purchaseTransactionId" | "saleTransactionId" | "signalId">>;
+export type SwapCreate = { agentId: string } & Omit<
+  SwapFields,
+  "changePercent" | "profitLossSol" | "purchaseTransactionId" | "saleTransactionId" | "signalId"
+> &
+  Partial<
+    Pick<SwapFields, "changePercent" | "profitLossSol" | "purchaseTransactionId" | "saleTransactionId" | "signalId">
+  >;
 
 export interface SwapQuery {
   agentId: string;
@@ -240,7 +245,11 @@ export class HistoricalSwapService {
       updatedAt: now,
     };
     this.db.insert(historicalSwaps).values(row).run();
-    this.logger.info("historical swap recorded", { agentId: input.agentId, swapId: row.id, closeReason: row.closeReason });
+    this.logger.info("historical swap recorded", {
+      agentId: input.agentId,
+      swapId: row.id,
+      closeReason: row.closeReason,
+    });
     return this.get(userId, row.id);
   }
 

@@ -34,8 +34,15 @@ export class StoredPositionPriceLookup implements TokenPriceLookup {
 
 /** The parts of the market services (src/market) this lookup uses: USD token prices and SOL/USD. */
 export interface UsdPriceSources {
-  tokenPrices: { readonly configured: boolean; getPrices(mints: readonly string[]): Promise<Map<string, { usd: string }>> };
-  solPrice: { readonly configured: boolean; current(): { price: string } | null; fetchCurrent(): Promise<{ price: string }> };
+  tokenPrices: {
+    readonly configured: boolean;
+    getPrices(mints: readonly string[]): Promise<Map<string, { usd: string }>>;
+  };
+  solPrice: {
+    readonly configured: boolean;
+    current(): { price: string } | null;
+    fetchCurrent(): Promise<{ price: string }>;
+  };
 }
 
 /**

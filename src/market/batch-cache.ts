@@ -20,7 +20,10 @@ export class BatchCache<V> {
   ) {}
 
   /** Values for `keys` (absent when the loader had none), loading only what is not cached. */
-  async getMany(keys: readonly string[], load: (missing: string[]) => Promise<Map<string, V>>): Promise<Map<string, V>> {
+  async getMany(
+    keys: readonly string[],
+    load: (missing: string[]) => Promise<Map<string, V>>,
+  ): Promise<Map<string, V>> {
     const wanted = [...new Set(keys)];
     const now = this.clock.now();
     const promises = new Map<string, Promise<V | undefined>>();

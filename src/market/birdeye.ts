@@ -1,6 +1,6 @@
 import { ValidationError } from "../errors.ts";
 import { int, num, obj, str } from "./fields.ts";
-import { ProviderError, unexpectedResponse, type HttpClient } from "./http-client.ts";
+import { type HttpClient, ProviderError, unexpectedResponse } from "./http-client.ts";
 import type { WhaleTrade, WhaleTradeQuery, WhaleTradesProvider } from "./types.ts";
 
 // Birdeye "Trades - Token Filtered By Volume (V3)" (PRODUCT.md §5, signalGeneration):
@@ -21,9 +21,11 @@ export class BirdeyeWhaleClient implements WhaleTradesProvider {
 
   async getTrades(tokenAddress: string, query: WhaleTradeQuery = {}): Promise<WhaleTrade[]> {
     const limit = query.limit ?? 50;
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_WHALE_LIMIT) throw new ValidationError(`limit must be a whole number from 1 to ${MAX_WHALE_LIMIT}`);
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_WHALE_LIMIT)
+      throw new ValidationError(`limit must be a whole number from 1 to ${MAX_WHALE_LIMIT}`);
     const minVolume = query.minVolumeUsd ?? DEFAULT_WHALE_MIN_VOLUME_USD;
-    if (!Number.isFinite(minVolume) || minVolume < 0) throw new ValidationError("minVolumeUsd must be a non-negative number");
+    if (!Number.isFinite(minVolume) || minVolume < 0)
+      throw new ValidationError("minVolumeUsd must be a non-negative number");
     const body = await this.http.getJson("/defi/v3/token/txs-by-volume", {
       token_address: tokenAddress,
       volume_type: "usd",
@@ -37,7 +39,12 @@ export class BirdeyeWhaleClient implements WhaleTradesProvider {
     const b = obj(body);
     if (!b) throw unexpectedResponse(this.http.service, "expected an object");
     if (b.success === false) {
-      throw new ProviderError(this.http.service, `${this.http.service} refused the request: ${str(b.message) ?? "no reason given"}`, "status", 200);
+      throw new ProviderError(
+        this.http.service,
+        `${this.http.service} refused the request: ${str(b.message) ?? "no reason given"}`,
+        "status",
+        200,
+      );
     }
     const items = obj(b.data)?.items;
     if (!Array.isArray(items)) throw unexpectedResponse(this.http.service, "data.items is not a list");

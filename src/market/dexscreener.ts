@@ -1,7 +1,7 @@
 import type { Clock } from "../clock.ts";
 import { BatchCache } from "./batch-cache.ts";
 import { num, obj, positiveDecimal, str } from "./fields.ts";
-import { unexpectedResponse, type HttpClient } from "./http-client.ts";
+import { type HttpClient, unexpectedResponse } from "./http-client.ts";
 import type { MarketDataProvider, TokenMarketData } from "./types.ts";
 
 // DexScreener tokens v1 (PRODUCT.md §5, marketData): GET /tokens/v1/solana/{a,b,...} with at most
@@ -60,7 +60,11 @@ export class DexScreenerClient implements MarketDataProvider {
         const isBase = str(baseToken?.address) === mint;
         const isQuote = !isBase && str(quoteToken?.address) === mint;
         if (!isBase && !isQuote) continue;
-        const candidate = { base: isBase, liquidity: liquidity ?? -1, data: toMarketData(mint, pair, isBase, liquidity) };
+        const candidate = {
+          base: isBase,
+          liquidity: liquidity ?? -1,
+          data: toMarketData(mint, pair, isBase, liquidity),
+        };
         const current = best.get(mint);
         if (!current || better(candidate, current)) best.set(mint, candidate);
       }
@@ -72,7 +76,12 @@ export class DexScreenerClient implements MarketDataProvider {
 const better = (a: { base: boolean; liquidity: number }, b: { base: boolean; liquidity: number }) =>
   a.base !== b.base ? a.base : a.liquidity > b.liquidity;
 
-function toMarketData(mint: string, pair: Record<string, unknown>, isBase: boolean, liquidityUsd: number | null): TokenMarketData {
+function toMarketData(
+  mint: string,
+  pair: Record<string, unknown>,
+  isBase: boolean,
+  liquidityUsd: number | null,
+): TokenMarketData {
   const self = obj(isBase ? pair.baseToken : pair.quoteToken);
   const other = obj(isBase ? pair.quoteToken : pair.baseToken);
   const fdv = isBase ? num(pair.fdv) : null;
@@ -93,4 +102,3 @@ function toMarketData(mint: string, pair: Record<string, unknown>, isBase: boole
     quoteSymbol: str(other?.symbol),
   };
 }
-

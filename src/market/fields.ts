@@ -28,7 +28,12 @@ export function int(v: unknown): number | null {
 }
 
 /** A non-negative whole-number string (atomic units). */
-export const atomic = (v: unknown): string | null => (typeof v === "string" && /^\d+$/.test(v) ? v : typeof v === "number" && Number.isSafeInteger(v) && v >= 0 ? String(v) : null);
+export const atomic = (v: unknown): string | null =>
+  typeof v === "string" && /^\d+$/.test(v)
+    ? v
+    : typeof v === "number" && Number.isSafeInteger(v) && v >= 0
+      ? String(v)
+      : null;
 
 /** Canonical decimal text (no exponent) of a number or numeric string; null when not numeric. */
 export function decimalText(v: unknown): string | null {

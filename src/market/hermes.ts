@@ -1,6 +1,6 @@
 import { Big } from "../money.ts";
 import { int, obj, str } from "./fields.ts";
-import { unexpectedResponse, type HttpClient } from "./http-client.ts";
+import { type HttpClient, unexpectedResponse } from "./http-client.ts";
 
 // Pyth Hermes v2 (PRODUCT.md §5, priceNetwork). Both endpoints answer the same document
 //   {binary: {encoding, data: [...]}, parsed: [{id, price: {price, conf, expo, publish_time},
@@ -22,7 +22,11 @@ export class HermesClient {
 
   /** The feed's latest price. */
   async latest(signal?: AbortSignal): Promise<Big> {
-    const body = await this.http.getJson("/v2/updates/price/latest", { "ids[]": [this.feedId], parsed: "true" }, signal);
+    const body = await this.http.getJson(
+      "/v2/updates/price/latest",
+      { "ids[]": [this.feedId], parsed: "true" },
+      signal,
+    );
     const price = priceFromUpdate(body, this.feedId);
     if (price === null) throw unexpectedResponse(this.http.service, "no parsed price for the SOL/USD feed");
     return price;

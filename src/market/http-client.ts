@@ -105,7 +105,8 @@ export class HttpClient {
     const url = this.url(path, query);
     const ctl = new AbortController();
     const onAbort = () => ctl.abort();
-    if (signal.aborted) ctl.abort(); // stopped while waiting for the limiter: never connect
+    if (signal.aborted)
+      ctl.abort(); // stopped while waiting for the limiter: never connect
     else signal.addEventListener("abort", onAbort, { once: true });
     let timedOut = false;
     const timer = setTimeout(() => {
@@ -114,7 +115,11 @@ export class HttpClient {
     }, this.timeoutMs);
     let res: Response;
     try {
-      res = await this.fetchFn(url, { method: "GET", headers: { accept: "text/event-stream", ...this.headers }, signal: ctl.signal });
+      res = await this.fetchFn(url, {
+        method: "GET",
+        headers: { accept: "text/event-stream", ...this.headers },
+        signal: ctl.signal,
+      });
     } catch (err) {
       signal.removeEventListener("abort", onAbort);
       if (timedOut) throw this.timeoutError();
@@ -130,7 +135,11 @@ export class HttpClient {
     return res;
   }
 
-  private async requestJson(method: "GET" | "POST", path: string, o: { query?: Query; body?: unknown; signal?: AbortSignal }): Promise<unknown> {
+  private async requestJson(
+    method: "GET" | "POST",
+    path: string,
+    o: { query?: Query; body?: unknown; signal?: AbortSignal },
+  ): Promise<unknown> {
     const url = this.url(path, o.query);
     const headers: Record<string, string> = { accept: "application/json", ...this.headers };
     let payload: string | undefined;
@@ -146,7 +155,11 @@ export class HttpClient {
       if (outcome.kind === "network") {
         if (!canRetry) throw this.networkError(outcome.error);
         const delay = this.backoff(attempt);
-        this.logger?.debug("provider unreachable, retrying", { service: this.service, attempt: attempt + 1, delayMs: delay });
+        this.logger?.debug("provider unreachable, retrying", {
+          service: this.service,
+          attempt: attempt + 1,
+          delayMs: delay,
+        });
         await this.timer.sleep(delay, o.signal);
         continue;
       }
@@ -157,7 +170,12 @@ export class HttpClient {
         if (hinted !== null && status === 429) this.limiter?.holdUntil(this.timer.now() + hinted);
         const delay = hinted ?? this.backoff(attempt);
         if (canRetry && delay <= this.retry.maxDelayMs) {
-          this.logger?.debug("provider refused, retrying", { service: this.service, status, attempt: attempt + 1, delayMs: delay });
+          this.logger?.debug("provider refused, retrying", {
+            service: this.service,
+            status,
+            attempt: attempt + 1,
+            delayMs: delay,
+          });
           await this.timer.sleep(delay, o.signal);
           continue;
         }
@@ -255,7 +273,10 @@ export class HttpClient {
   }
 
   private networkError(err: unknown): ProviderError {
-    this.logger?.debug("provider unreachable", { service: this.service, error: err instanceof Error ? err.message : String(err) });
+    this.logger?.debug("provider unreachable", {
+      service: this.service,
+      error: err instanceof Error ? err.message : String(err),
+    });
     return new ProviderError(this.service, `${this.service} is unreachable`, "network");
   }
 }
@@ -278,7 +299,8 @@ function providerText(text: string): { message: string; code?: string } {
   return { message: clip(trimmed) };
 }
 
-const clip = (s: string) => (s.length > MAX_PROVIDER_TEXT ? `${s.slice(0, MAX_PROVIDER_TEXT)}…` : s).replace(/\s+/g, " ");
+const clip = (s: string) =>
+  (s.length > MAX_PROVIDER_TEXT ? `${s.slice(0, MAX_PROVIDER_TEXT)}…` : s).replace(/\s+/g, " ");
 
 /** Unexpected shape of an otherwise valid JSON answer. */
 export function unexpectedResponse(service: string, what: string): ProviderError {

@@ -5,12 +5,19 @@ import type { Logger } from "../logger.ts";
 import { BirdeyeWhaleClient } from "./birdeye.ts";
 import { DexScreenerClient } from "./dexscreener.ts";
 import { HermesClient } from "./hermes.ts";
-import { HttpClient, type FetchLike, type RetryPolicy } from "./http-client.ts";
+import { type FetchLike, HttpClient, type RetryPolicy } from "./http-client.ts";
 import { JupiterPriceClient } from "./jupiter-price.ts";
 import { JupiterSwapClient } from "./jupiter-swap.ts";
-import { unconfiguredMarketData, unconfiguredQuotes, unconfiguredTokenPrices, unconfiguredWhales, WHALE_DATA_NOT_CONFIGURED, WHALE_DATA_URL_NOT_CONFIGURED } from "./not-configured.ts";
-import { RateLimiter, type RateLimit } from "./rate-limiter.ts";
-import { SolPriceService, type SolPriceOptions } from "./sol-price.ts";
+import {
+  unconfiguredMarketData,
+  unconfiguredQuotes,
+  unconfiguredTokenPrices,
+  unconfiguredWhales,
+  WHALE_DATA_NOT_CONFIGURED,
+  WHALE_DATA_URL_NOT_CONFIGURED,
+} from "./not-configured.ts";
+import { type RateLimit, RateLimiter } from "./rate-limiter.ts";
+import { type SolPriceOptions, SolPriceService } from "./sol-price.ts";
 import { dataSourceStatus } from "./status.ts";
 import { realTimer, type Timer } from "./timer.ts";
 import type { Market } from "./types.ts";
@@ -39,7 +46,9 @@ export const DEFAULT_LIMITS = {
 } as const satisfies Record<string, RateLimit>;
 
 /** Jupiter's pacing: SWAP_AGGREGATOR_REQUESTS_PER_MINUTE when set, else the published limit of the tier. */
-export function swapAggregatorLimit(config: Pick<Config, "SWAP_AGGREGATOR_API_KEY" | "SWAP_AGGREGATOR_REQUESTS_PER_MINUTE">): RateLimit {
+export function swapAggregatorLimit(
+  config: Pick<Config, "SWAP_AGGREGATOR_API_KEY" | "SWAP_AGGREGATOR_REQUESTS_PER_MINUTE">,
+): RateLimit {
   const perMinute = config.SWAP_AGGREGATOR_REQUESTS_PER_MINUTE;
   if (perMinute !== undefined) return { intervalMs: 60_000 / perMinute };
   return config.SWAP_AGGREGATOR_API_KEY ? DEFAULT_LIMITS.jupiterKeyed : DEFAULT_LIMITS.jupiterKeyless;
@@ -74,45 +83,83 @@ export function createMarket(config: Config, deps: MarketDeps, opts: MarketOptio
   const logger = deps.logger.child({ component: "market" });
   const limiter = (limit: RateLimit) => new RateLimiter(limit, timer);
   const client = (service: string, baseUrl: string, headers: Record<string, string>, rl: RateLimiter) =>
-    new HttpClient({ service, baseUrl, headers, timeoutMs: opts.timeoutMs ?? config.HTTP_TIMEOUT_MS, limiter: rl, timer, retry: opts.retry, fetch: opts.fetch, logger });
+    new HttpClient({
+      service,
+      baseUrl,
+      headers,
+      timeoutMs: opts.timeoutMs ?? config.HTTP_TIMEOUT_MS,
+      limiter: rl,
+      timer,
+      retry: opts.retry,
+      fetch: opts.fetch,
+      logger,
+    });
 
   // Jupiter: the swap aggregator (quotes, swaps, token prices) and the SOL price feed share one
   // client-side limiter, and the key, when they point at the same host (the default).
   const swapKey = config.SWAP_AGGREGATOR_API_KEY;
   const swapHeaders: Record<string, string> = swapKey ? { "x-api-key": swapKey } : {};
   const swapLimiter = limiter(opts.limits?.jupiter ?? swapAggregatorLimit(config));
-  const swapHttp = config.SWAP_AGGREGATOR_URL ? client("swapAggregator", config.SWAP_AGGREGATOR_URL, swapHeaders, swapLimiter) : null;
+  const swapHttp = config.SWAP_AGGREGATOR_URL
+    ? client("swapAggregator", config.SWAP_AGGREGATOR_URL, swapHeaders, swapLimiter)
+    : null;
   const sameJupiter = config.SOL_PRICE_FEED_URL !== "" && config.SOL_PRICE_FEED_URL === config.SWAP_AGGREGATOR_URL;
   const solFeedHttp = config.SOL_PRICE_FEED_URL
     ? sameJupiter
       ? client("solPriceFeed", config.SOL_PRICE_FEED_URL, swapHeaders, swapLimiter)
-      : client("solPriceFeed", config.SOL_PRICE_FEED_URL, {}, limiter(opts.limits?.jupiter ?? DEFAULT_LIMITS.jupiterKeyless))
+      : client(
+          "solPriceFeed",
+          config.SOL_PRICE_FEED_URL,
+          {},
+          limiter(opts.limits?.jupiter ?? DEFAULT_LIMITS.jupiterKeyless),
+        )
     : null;
 
   const priceKey = config.PRICE_NETWORK_API_KEY;
   const hermes =
     config.PRICE_NETWORK_URL && priceKey
-      ? new HermesClient(client("priceNetwork", config.PRICE_NETWORK_URL, { authorization: `Bearer ${priceKey}` }, limiter(opts.limits?.priceNetwork ?? DEFAULT_LIMITS.priceNetwork)))
+      ? new HermesClient(
+          client(
+            "priceNetwork",
+            config.PRICE_NETWORK_URL,
+            { authorization: `Bearer ${priceKey}` },
+            limiter(opts.limits?.priceNetwork ?? DEFAULT_LIMITS.priceNetwork),
+          ),
+        )
       : null;
 
-  const tokenPrices = swapHttp ? new JupiterPriceClient(swapHttp, deps.clock, { cacheTtlMs: opts.tokenPriceCacheTtlMs }) : null;
+  const tokenPrices = swapHttp
+    ? new JupiterPriceClient(swapHttp, deps.clock, { cacheTtlMs: opts.tokenPriceCacheTtlMs })
+    : null;
   const solFeed = solFeedHttp ? new JupiterPriceClient(solFeedHttp, deps.clock, { cacheTtlMs: 0 }) : null;
 
   const marketData = config.MARKET_DATA_URL
-    ? new DexScreenerClient(client("marketData", config.MARKET_DATA_URL, {}, limiter(opts.limits?.marketData ?? DEFAULT_LIMITS.marketData)), deps.clock, {
-        cacheTtlMs: opts.marketDataCacheTtlMs,
-      })
+    ? new DexScreenerClient(
+        client("marketData", config.MARKET_DATA_URL, {}, limiter(opts.limits?.marketData ?? DEFAULT_LIMITS.marketData)),
+        deps.clock,
+        {
+          cacheTtlMs: opts.marketDataCacheTtlMs,
+        },
+      )
     : unconfiguredMarketData;
 
   const whaleKey = config.WHALE_DATA_API_KEY;
   const whales =
     config.WHALE_DATA_URL && whaleKey
       ? new BirdeyeWhaleClient(
-          client("signalGeneration", config.WHALE_DATA_URL, { "X-API-KEY": whaleKey, "x-chain": "solana" }, limiter(opts.limits?.whaleData ?? DEFAULT_LIMITS.whaleData)),
+          client(
+            "signalGeneration",
+            config.WHALE_DATA_URL,
+            { "X-API-KEY": whaleKey, "x-chain": "solana" },
+            limiter(opts.limits?.whaleData ?? DEFAULT_LIMITS.whaleData),
+          ),
         )
       : unconfiguredWhales(whaleKey ? WHALE_DATA_URL_NOT_CONFIGURED : WHALE_DATA_NOT_CONFIGURED);
 
-  const solPrice = new SolPriceService({ hermes, jupiter: solFeed, clock: deps.clock, logger, events: deps.events ?? null }, opts.solPrice);
+  const solPrice = new SolPriceService(
+    { hermes, jupiter: solFeed, clock: deps.clock, logger, events: deps.events ?? null },
+    opts.solPrice,
+  );
 
   return {
     solPrice,

@@ -2,7 +2,7 @@ import type { Clock } from "../clock.ts";
 import { SOL_DECIMALS, SOL_MINT } from "../money.ts";
 import { BatchCache } from "./batch-cache.ts";
 import { int, isObject, num, obj, positiveDecimal } from "./fields.ts";
-import { unexpectedResponse, type HttpClient } from "./http-client.ts";
+import { type HttpClient, unexpectedResponse } from "./http-client.ts";
 import type { TokenDecimalsProvider, TokenPrice, TokenPriceProvider } from "./types.ts";
 
 // Jupiter Price API v3 (PRODUCT.md §5): GET /price/v3?ids=a,b,... (at most 50 ids) answers an

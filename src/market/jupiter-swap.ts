@@ -1,6 +1,6 @@
 import { ValidationError } from "../errors.ts";
 import { atomic, decimalText, int, isObject, obj, str } from "./fields.ts";
-import { unexpectedResponse, type HttpClient } from "./http-client.ts";
+import { type HttpClient, unexpectedResponse } from "./http-client.ts";
 import type { PriorityFee, Quote, QuoteProvider, QuoteRequest, SwapTransaction } from "./types.ts";
 
 // Jupiter Swap API v1 (PRODUCT.md §5, swapAggregator):
@@ -22,7 +22,8 @@ export class JupiterSwapClient implements QuoteProvider {
   constructor(private readonly http: HttpClient) {}
 
   async quote(req: QuoteRequest): Promise<Quote> {
-    if (!/^[1-9]\d*$/.test(req.amount)) throw new ValidationError("Quote amount must be a positive whole number of atomic units");
+    if (!/^[1-9]\d*$/.test(req.amount))
+      throw new ValidationError("Quote amount must be a positive whole number of atomic units");
     if (!Number.isInteger(req.slippageBps) || req.slippageBps < 0 || req.slippageBps > 10_000) {
       throw new ValidationError("slippageBps must be a whole number from 0 to 10000");
     }

@@ -1,5 +1,11 @@
 import { ServiceNotConfiguredError } from "../errors.ts";
-import type { MarketDataProvider, QuoteProvider, TokenDecimalsProvider, TokenPriceProvider, WhaleTradesProvider } from "./types.ts";
+import type {
+  MarketDataProvider,
+  QuoteProvider,
+  TokenDecimalsProvider,
+  TokenPriceProvider,
+  WhaleTradesProvider,
+} from "./types.ts";
 
 // Stand-ins for sources whose URL is empty (PRODUCT.md §5: an empty value disables a source).
 // They connect nowhere; a call answers 503 SERVICE_NOT_CONFIGURED naming the variable to set.

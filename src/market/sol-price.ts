@@ -67,7 +67,8 @@ export interface SolPriceDeps {
   events?: EventBus | null;
 }
 
-export const SOL_PRICE_NOT_CONFIGURED = "SOL price feed is not configured: set SOL_PRICE_FEED_URL, or PRICE_NETWORK_URL and PRICE_NETWORK_API_KEY";
+export const SOL_PRICE_NOT_CONFIGURED =
+  "SOL price feed is not configured: set SOL_PRICE_FEED_URL, or PRICE_NETWORK_URL and PRICE_NETWORK_API_KEY";
 
 export class SolPriceService implements SolPriceSource {
   readonly mode: SolPriceMode;
@@ -255,7 +256,9 @@ export class SolPriceService implements SolPriceSource {
     const run = async () => {
       try {
         while (this.started && !this.streamConnected && !ctl.signal.aborted) {
-          await this.refresh().catch((err) => this.deps.logger.warn("SOL price poll failed", { error: errorText(err) }));
+          await this.refresh().catch((err) =>
+            this.deps.logger.warn("SOL price poll failed", { error: errorText(err) }),
+          );
           if (!this.started || this.streamConnected) break;
           await this.opts.sleep(this.opts.pollIntervalMs, AbortSignal.any([ctl.signal, this.stopCtl.signal]));
         }
@@ -304,7 +307,8 @@ export class SolPriceService implements SolPriceSource {
         if (this.started) this.deps.logger.warn("SOL price stream closed by the provider, reconnecting");
       } catch (err) {
         if (!this.started) break;
-        if (idle) this.deps.logger.warn("SOL price stream silent, reconnecting", { idleTimeoutMs: this.opts.idleTimeoutMs });
+        if (idle)
+          this.deps.logger.warn("SOL price stream silent, reconnecting", { idleTimeoutMs: this.opts.idleTimeoutMs });
         else this.deps.logger.warn("SOL price stream failed", { error: errorText(err) });
       } finally {
         if (this.streamCtl === ctl) this.streamCtl = null;

@@ -123,7 +123,11 @@ export class SolanaRpcClient {
       status = res.status;
       text = await res.text();
     } catch (err) {
-      if (timedOut) throw new SolanaRpcError(`${SOLANA_RPC_SERVICE} did not answer ${method} within ${this.timeoutMs} ms`, "timeout");
+      if (timedOut)
+        throw new SolanaRpcError(
+          `${SOLANA_RPC_SERVICE} did not answer ${method} within ${this.timeoutMs} ms`,
+          "timeout",
+        );
       this.logger?.debug("solana rpc unreachable", { method, error: err instanceof Error ? err.message : String(err) });
       throw new SolanaRpcError(`${SOLANA_RPC_SERVICE} is unreachable (${method})`, "network");
     } finally {
@@ -133,17 +137,29 @@ export class SolanaRpcClient {
     try {
       body = JSON.parse(text);
     } catch {
-      if (status < 200 || status >= 300) throw new SolanaRpcError(`${SOLANA_RPC_SERVICE} returned HTTP ${status} to ${method}`, "status", status);
+      if (status < 200 || status >= 300)
+        throw new SolanaRpcError(`${SOLANA_RPC_SERVICE} returned HTTP ${status} to ${method}`, "status", status);
       throw new SolanaRpcError(`${SOLANA_RPC_SERVICE} returned malformed JSON to ${method}`, "malformed", status);
     }
     const b = body as { error?: { code?: unknown; message?: unknown }; result?: unknown } | null;
     if (b && typeof b === "object" && b.error && typeof b.error === "object") {
       const code = typeof b.error.code === "number" ? b.error.code : undefined;
       const msg = typeof b.error.message === "string" ? clip(b.error.message) : "error";
-      throw new SolanaRpcError(`${SOLANA_RPC_SERVICE} error on ${method}${code !== undefined ? ` (${code})` : ""}: ${msg}`, "rpc", status >= 200 && status < 300 ? undefined : status, code);
+      throw new SolanaRpcError(
+        `${SOLANA_RPC_SERVICE} error on ${method}${code !== undefined ? ` (${code})` : ""}: ${msg}`,
+        "rpc",
+        status >= 200 && status < 300 ? undefined : status,
+        code,
+      );
     }
-    if (status < 200 || status >= 300) throw new SolanaRpcError(`${SOLANA_RPC_SERVICE} returned HTTP ${status} to ${method}`, "status", status);
-    if (!b || typeof b !== "object" || !("result" in b)) throw new SolanaRpcError(`${SOLANA_RPC_SERVICE} returned an unexpected response to ${method}`, "malformed", status);
+    if (status < 200 || status >= 300)
+      throw new SolanaRpcError(`${SOLANA_RPC_SERVICE} returned HTTP ${status} to ${method}`, "status", status);
+    if (!b || typeof b !== "object" || !("result" in b))
+      throw new SolanaRpcError(
+        `${SOLANA_RPC_SERVICE} returned an unexpected response to ${method}`,
+        "malformed",
+        status,
+      );
     return b.result as T;
   }
 
@@ -166,13 +182,18 @@ export class SolanaRpcClient {
     const out = new Map<string, TokenHolding>();
     const lists = await Promise.all(
       [TOKEN_PROGRAM_ID, TOKEN_2022_PROGRAM_ID].map((programId) =>
-        this.call<{ value?: unknown }>("getTokenAccountsByOwner", [owner, { programId }, { encoding: "jsonParsed", commitment }]),
+        this.call<{ value?: unknown }>("getTokenAccountsByOwner", [
+          owner,
+          { programId },
+          { encoding: "jsonParsed", commitment },
+        ]),
       ),
     );
     for (const list of lists) {
       if (!Array.isArray(list?.value)) throw malformed("getTokenAccountsByOwner");
       for (const entry of list.value as unknown[]) {
-        const info = (entry as { account?: { data?: { parsed?: { info?: Record<string, unknown> } } } })?.account?.data?.parsed?.info;
+        const info = (entry as { account?: { data?: { parsed?: { info?: Record<string, unknown> } } } })?.account?.data
+          ?.parsed?.info;
         const mint = typeof info?.mint === "string" ? info.mint : null;
         const ta = info?.tokenAmount as { amount?: unknown; decimals?: unknown } | undefined;
         if (!mint || !ta || typeof ta.decimals !== "number") throw malformed("getTokenAccountsByOwner");
@@ -211,8 +232,14 @@ export class SolanaRpcClient {
   }
 
   /** Statuses of up to 256 signatures, in order; null for a signature the node does not know. */
-  async getSignatureStatuses(signatures: string[], opts: { searchTransactionHistory: boolean }): Promise<Array<SignatureStatus | null>> {
-    const r = await this.call<{ value?: unknown }>("getSignatureStatuses", [signatures, { searchTransactionHistory: opts.searchTransactionHistory }]);
+  async getSignatureStatuses(
+    signatures: string[],
+    opts: { searchTransactionHistory: boolean },
+  ): Promise<Array<SignatureStatus | null>> {
+    const r = await this.call<{ value?: unknown }>("getSignatureStatuses", [
+      signatures,
+      { searchTransactionHistory: opts.searchTransactionHistory },
+    ]);
     if (!Array.isArray(r?.value) || r.value.length !== signatures.length) throw malformed("getSignatureStatuses");
     return (r.value as unknown[]).map((s) => {
       if (s === null || s === undefined) return null;
@@ -228,18 +255,30 @@ export class SolanaRpcClient {
   }
 
   /** A landed transaction's meta (null when the node does not have it, yet). */
-  async getTransaction(signature: string, commitment: "confirmed" | "finalized" = "confirmed"): Promise<LandedTransaction | null> {
-    const r = await this.call<Record<string, any> | null>("getTransaction", [signature, { encoding: "json", maxSupportedTransactionVersion: 0, commitment }]);
+  async getTransaction(
+    signature: string,
+    commitment: "confirmed" | "finalized" = "confirmed",
+  ): Promise<LandedTransaction | null> {
+    // biome-ignore lint/suspicious/noExplicitAny: RPC JSON read defensively, every field checked below
+    const r = await this.call<Record<string, any> | null>("getTransaction", [
+      signature,
+      { encoding: "json", maxSupportedTransactionVersion: 0, commitment },
+    ]);
     if (r === null) return null;
     const meta = r?.meta;
     const keys = r?.transaction?.message?.accountKeys;
     if (!meta || !Array.isArray(keys)) throw malformed("getTransaction");
     const loaded = meta.loadedAddresses ?? {};
-    const accountKeys = [...keys, ...(Array.isArray(loaded.writable) ? loaded.writable : []), ...(Array.isArray(loaded.readonly) ? loaded.readonly : [])].map(String);
+    const accountKeys = [
+      ...keys,
+      ...(Array.isArray(loaded.writable) ? loaded.writable : []),
+      ...(Array.isArray(loaded.readonly) ? loaded.readonly : []),
+    ].map(String);
     const lamports = (v: unknown) => (Array.isArray(v) ? v.map((x) => toBigInt(x, "getTransaction")) : []);
     const tokenEntries = (v: unknown): TokenBalanceEntry[] =>
       Array.isArray(v)
-        ? v.map((e: any) => ({
+        ? // biome-ignore lint/suspicious/noExplicitAny: RPC JSON read defensively, every field checked
+          v.map((e: any) => ({
             mint: String(e?.mint ?? ""),
             owner: typeof e?.owner === "string" ? e.owner : null,
             amount: toBigInt(e?.uiTokenAmount?.amount, "getTransaction"),
@@ -268,7 +307,8 @@ export function solDelta(tx: LandedTransaction, owner: string): bigint {
 
 /** The owner's change of one mint over all its token accounts (atomic units). */
 export function tokenDelta(tx: LandedTransaction, owner: string, mint: string): bigint {
-  const sum = (list: TokenBalanceEntry[]) => list.filter((e) => e.owner === owner && e.mint === mint).reduce((a, e) => a + e.amount, 0n);
+  const sum = (list: TokenBalanceEntry[]) =>
+    list.filter((e) => e.owner === owner && e.mint === mint).reduce((a, e) => a + e.amount, 0n);
   return sum(tx.postTokenBalances) - sum(tx.preTokenBalances);
 }
 
@@ -279,4 +319,5 @@ function toBigInt(v: unknown, method: string): bigint {
   throw malformed(method);
 }
 
-const malformed = (method: string) => new SolanaRpcError(`${SOLANA_RPC_SERVICE} returned an unexpected response to ${method}`, "malformed", 200);
+const malformed = (method: string) =>
+  new SolanaRpcError(`${SOLANA_RPC_SERVICE} returned an unexpected response to ${method}`, "malformed", 200);

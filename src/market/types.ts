@@ -5,7 +5,13 @@
 // the data source); calling a source that is switched off throws ServiceNotConfiguredError (503).
 
 /** The data-source names of SPEC "Data-source status" / PRODUCT.md §5. */
-export type DataSourceName = "priceNetwork" | "solPriceFeed" | "swapAggregator" | "marketData" | "liquidityChecks" | "signalGeneration";
+export type DataSourceName =
+  | "priceNetwork"
+  | "solPriceFeed"
+  | "swapAggregator"
+  | "marketData"
+  | "liquidityChecks"
+  | "signalGeneration";
 
 /** SPEC "Data-source status": `configured` booleans only, never a URL or a key. */
 export type DataSourceStatus = Record<DataSourceName, { configured: boolean }>;

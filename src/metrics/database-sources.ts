@@ -8,7 +8,9 @@ import type { TradeMode } from "./metrics.ts";
 export function openPositionsFromDatabase(sqlite: Database): () => Partial<Record<TradeMode, number>> {
   return () => {
     const rows = sqlite
-      .query<{ mode: string; n: number }, []>("SELECT trading_mode AS mode, COUNT(*) AS n FROM positions WHERE status = 'open' GROUP BY trading_mode")
+      .query<{ mode: string; n: number }, []>(
+        "SELECT trading_mode AS mode, COUNT(*) AS n FROM positions WHERE status = 'open' GROUP BY trading_mode",
+      )
       .all();
     const out: Partial<Record<TradeMode, number>> = {};
     for (const r of rows) if (r.mode === "simulation" || r.mode === "live") out[r.mode] = r.n;

@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { Clock } from "../clock.ts";
 
 // The Prometheus exposition of PRODUCT.md §6: process CPU and memory, HTTP request counts and
@@ -28,7 +28,11 @@ export interface MetricsSources {
 
 // Default Node metrics that promtool's linter rejects (gauges named *_total). Their per-type
 // siblings (nodejs_active_handles{type} ...) stay, so nothing is lost.
-const LINT_REJECTED_DEFAULTS = ["nodejs_active_handles_total", "nodejs_active_requests_total", "nodejs_active_resources_total"];
+const LINT_REJECTED_DEFAULTS = [
+  "nodejs_active_handles_total",
+  "nodejs_active_requests_total",
+  "nodejs_active_resources_total",
+];
 
 const MODES: readonly TradeMode[] = ["simulation", "live"];
 const SIDES: readonly TradeSide[] = ["buy", "sell"];
@@ -83,7 +87,8 @@ export function createMetrics(clock: Clock, initial: MetricsSources = {}): Metri
     registers,
   });
   // Every combination exists from the start, so rate() sees the first trade (Prometheus practice).
-  for (const mode of MODES) for (const side of SIDES) for (const outcome of OUTCOMES) trades.inc({ mode, side, outcome }, 0);
+  for (const mode of MODES)
+    for (const side of SIDES) for (const outcome of OUTCOMES) trades.inc({ mode, side, outcome }, 0);
 
   new Gauge({
     name: "trading_open_positions",

@@ -46,7 +46,11 @@ const view = (r: Row): AgentSignalView => ({
 });
 
 /** Newest signal first. The caller has checked that the agent belongs to the user. */
-export function listAgentSignals(h: { sqlite: Database }, agentId: string, page: { limit: number; offset: number }): AgentSignalView[] {
+export function listAgentSignals(
+  h: { sqlite: Database },
+  agentId: string,
+  page: { limit: number; offset: number },
+): AgentSignalView[] {
   return h.sqlite
     .query<Row, [string, number, number]>(`${SELECT} ORDER BY s.created_at DESC, s.id DESC LIMIT ? OFFSET ?`)
     .all(agentId, page.limit, page.offset)

@@ -47,10 +47,19 @@ interface BalanceRow {
   last_updated: string;
 }
 
-export async function valueAgentWallet(h: { sqlite: Database }, market: WalletPriceSources, logger: Logger, agent: AgentRow): Promise<AgentWalletValue> {
+export async function valueAgentWallet(
+  h: { sqlite: Database },
+  market: WalletPriceSources,
+  logger: Logger,
+  agent: AgentRow,
+): Promise<AgentWalletValue> {
   const walletType = agent.trading_mode;
   const walletAddress =
-    h.sqlite.query<{ a: string }, [string, string]>("SELECT wallet_address AS a FROM agent_wallets WHERE agent_id = ? AND wallet_type = ?").get(agent.id, walletType)?.a ?? null;
+    h.sqlite
+      .query<{ a: string }, [string, string]>(
+        "SELECT wallet_address AS a FROM agent_wallets WHERE agent_id = ? AND wallet_type = ?",
+      )
+      .get(agent.id, walletType)?.a ?? null;
   const rows = walletAddress
     ? h.sqlite
         .query<BalanceRow, [string, string]>(
@@ -81,7 +90,14 @@ export async function valueAgentWallet(h: { sqlite: Database }, market: WalletPr
     } else if (held) {
       unpricedTokens.push(r.token_address);
     }
-    return { tokenAddress: r.token_address, tokenSymbol: r.token_symbol, balance: r.balance, priceUsd, valueUsd, lastUpdated: r.last_updated };
+    return {
+      tokenAddress: r.token_address,
+      tokenSymbol: r.token_symbol,
+      balance: r.balance,
+      priceUsd,
+      valueUsd,
+      lastUpdated: r.last_updated,
+    };
   });
   const totalValueUsd = priced === 0 && unpricedTokens.length > 0 ? null : decStr(total, USD_DP);
   return { agentId: agent.id, walletType, walletAddress, solPriceUsd, holdings, totalValueUsd, unpricedTokens };
@@ -93,19 +109,30 @@ async function solUsd(market: WalletPriceSources, logger: Logger, agentId: strin
   try {
     return (market.solPrice.current() ?? (await market.solPrice.fetchCurrent())).price;
   } catch (err) {
-    logger.warn("SOL price unavailable for wallet value", { agentId, error: err instanceof Error ? err.message : String(err) });
+    logger.warn("SOL price unavailable for wallet value", {
+      agentId,
+      error: err instanceof Error ? err.message : String(err),
+    });
     return null;
   }
 }
 
 /** USD prices of the mints the aggregator knows; a provider failure leaves them all unknown. */
-async function tokenPricesUsd(market: WalletPriceSources, logger: Logger, agentId: string, mints: string[]): Promise<Map<string, string>> {
+async function tokenPricesUsd(
+  market: WalletPriceSources,
+  logger: Logger,
+  agentId: string,
+  mints: string[],
+): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   if (!market.tokenPrices.configured) return out;
   try {
     for (const [mint, p] of await market.tokenPrices.getPrices(mints)) out.set(mint, p.usd);
   } catch (err) {
-    logger.warn("token prices unavailable for wallet value", { agentId, error: err instanceof Error ? err.message : String(err) });
+    logger.warn("token prices unavailable for wallet value", {
+      agentId,
+      error: err instanceof Error ? err.message : String(err),
+    });
   }
   return out;
 }

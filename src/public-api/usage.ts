@@ -23,9 +23,19 @@ export interface ApiUsage {
 export function apiUsage(h: { sqlite: Database }, userId: string, apiKeyId: string): ApiUsage {
   const key = h.sqlite
     .query<
-      { id: string; name: string; prefix: string; scopes: string; request_count: number; last_used_at: string | null; created_at: string },
+      {
+        id: string;
+        name: string;
+        prefix: string;
+        scopes: string;
+        request_count: number;
+        last_used_at: string | null;
+        created_at: string;
+      },
       [string, string]
-    >("SELECT id, name, prefix, scopes, request_count, last_used_at, created_at FROM api_keys WHERE id = ? AND user_id = ?")
+    >(
+      "SELECT id, name, prefix, scopes, request_count, last_used_at, created_at FROM api_keys WHERE id = ? AND user_id = ?",
+    )
     .get(apiKeyId, userId);
   if (!key) throw new NotFoundError("API key not found"); // deleted between verification and here
   const totals = h.sqlite

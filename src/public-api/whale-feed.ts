@@ -25,7 +25,12 @@ export interface LatestWhaleTrades {
 }
 
 /** Distinct tokens of the user's open positions (newest first), then of their recent signals. */
-export function watchedTokens(h: { sqlite: Database }, userId: string, sinceIso: string, max = WATCHED_TOKENS): string[] {
+export function watchedTokens(
+  h: { sqlite: Database },
+  userId: string,
+  sinceIso: string,
+  max = WATCHED_TOKENS,
+): string[] {
   const rows = h.sqlite
     .query<{ token: string }, [string, string, number]>(
       `SELECT token FROM (

@@ -45,7 +45,10 @@ export class SignalQueue {
         try {
           await this.handler(id);
         } catch (err) {
-          this.logger.error("signal processing failed", { signalId: id, error: err instanceof Error ? err.message : String(err) });
+          this.logger.error("signal processing failed", {
+            signalId: id,
+            error: err instanceof Error ? err.message : String(err),
+          });
         } finally {
           this.queued.delete(id);
           this.lastBeat = Date.now();

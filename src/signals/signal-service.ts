@@ -91,28 +91,41 @@ export class SignalService {
    * check and the insert run in one synchronous transaction, so concurrent retries cannot both
    * insert.
    */
-  create(userId: string, apiKeyId: string, input: SignalInput, idempotencyKey?: string): { signal: Signal; replayed: boolean } {
+  create(
+    userId: string,
+    apiKeyId: string,
+    input: SignalInput,
+    idempotencyKey?: string,
+  ): { signal: Signal; replayed: boolean } {
     const now = new Date(this.clock.now()).toISOString();
     return this.sqlite.transaction(() => {
       const hash = idempotencyKey ? bodyHash(input) : "";
       if (idempotencyKey) {
         const cutoff = new Date(this.clock.now() - IDEMPOTENCY_TTL_MS).toISOString();
-        this.sqlite.query("DELETE FROM signal_idempotency_keys WHERE api_key_id = ? AND idempotency_key = ? AND created_at < ?").run(apiKeyId, idempotencyKey, cutoff);
+        this.sqlite
+          .query("DELETE FROM signal_idempotency_keys WHERE api_key_id = ? AND idempotency_key = ? AND created_at < ?")
+          .run(apiKeyId, idempotencyKey, cutoff);
         const prior = this.sqlite
           .query<{ body_hash: string; signal_id: number }, [string, string]>(
             "SELECT body_hash, signal_id FROM signal_idempotency_keys WHERE api_key_id = ? AND idempotency_key = ?",
           )
           .get(apiKeyId, idempotencyKey);
         if (prior) {
-          if (prior.body_hash !== hash) throw new ConflictError("Idempotency-Key was already used with a different request body");
+          if (prior.body_hash !== hash)
+            throw new ConflictError("Idempotency-Key was already used with a different request body");
           const existing = this.findRow(userId, prior.signal_id);
           if (existing) return { signal: toSignal(existing), replayed: true };
           // The original signal was deleted since: treat the key as fresh.
-          this.sqlite.query("DELETE FROM signal_idempotency_keys WHERE api_key_id = ? AND idempotency_key = ?").run(apiKeyId, idempotencyKey);
+          this.sqlite
+            .query("DELETE FROM signal_idempotency_keys WHERE api_key_id = ? AND idempotency_key = ?")
+            .run(apiKeyId, idempotencyKey);
         }
       }
       const row = this.sqlite
-        .query<SignalRow, [string, string, string, string | null, string, string | null, number, string | null, string, string]>(
+        .query<
+          SignalRow,
+          [string, string, string, string | null, string, string | null, number, string | null, string, string]
+        >(
           `INSERT INTO trading_signals (user_id, api_key_id, token_address, symbol, signal_type, activation_reason,
              signal_strength, source, processing_status, created_at, updated_at)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?) RETURNING ${COLUMNS}`,
@@ -131,7 +144,9 @@ export class SignalService {
         ) as SignalRow;
       if (idempotencyKey) {
         this.sqlite
-          .query("INSERT INTO signal_idempotency_keys (api_key_id, idempotency_key, body_hash, signal_id, created_at) VALUES (?, ?, ?, ?, ?)")
+          .query(
+            "INSERT INTO signal_idempotency_keys (api_key_id, idempotency_key, body_hash, signal_id, created_at) VALUES (?, ?, ?, ?, ?)",
+          )
           .run(apiKeyId, idempotencyKey, hash, row.id, now);
       }
       return { signal: toSignal(row), replayed: false };
@@ -139,7 +154,9 @@ export class SignalService {
   }
 
   findRow(userId: string, id: number): SignalRow | null {
-    return this.sqlite.query<SignalRow, [number, string]>(`SELECT ${COLUMNS} FROM trading_signals WHERE id = ? AND user_id = ?`).get(id, userId);
+    return this.sqlite
+      .query<SignalRow, [number, string]>(`SELECT ${COLUMNS} FROM trading_signals WHERE id = ? AND user_id = ?`)
+      .get(id, userId);
   }
 
   /** For the worker: the signal whatever its owner. */
@@ -153,7 +170,10 @@ export class SignalService {
     return toSignal(row);
   }
 
-  private where(userId: string, f: Omit<SignalFilter, "limit" | "offset">): { sql: string; params: Array<string | number> } {
+  private where(
+    userId: string,
+    f: Omit<SignalFilter, "limit" | "offset">,
+  ): { sql: string; params: Array<string | number> } {
     const clauses = ["user_id = ?"];
     const params: Array<string | number> = [userId];
     if (f.tokenAddress) {
@@ -176,7 +196,8 @@ export class SignalService {
   }
 
   list(userId: string, f: SignalFilter): Signal[] {
-    if (f.startDate && f.endDate && f.startDate > f.endDate) throw new ValidationError("startDate must not be after endDate");
+    if (f.startDate && f.endDate && f.startDate > f.endDate)
+      throw new ValidationError("startDate must not be after endDate");
     const w = this.where(userId, f);
     return this.sqlite
       .query<SignalRow, Array<string | number>>(
@@ -228,7 +249,17 @@ export class SignalService {
         `UPDATE trading_signals SET token_address = ?, symbol = ?, signal_type = ?, signal_strength = ?,
            activation_reason = ?, source = ?, updated_at = ? WHERE id = ? AND user_id = ? RETURNING ${COLUMNS}`,
       )
-      .get(next.tokenAddress, next.symbol, next.signalType, next.signalStrength, next.activationReason, next.source, now, id, userId);
+      .get(
+        next.tokenAddress,
+        next.symbol,
+        next.signalType,
+        next.signalStrength,
+        next.activationReason,
+        next.source,
+        now,
+        id,
+        userId,
+      );
     return toSignal(updated as SignalRow);
   }
 
@@ -244,7 +275,9 @@ export class SignalService {
   markStatus(id: number, status: SignalRow["processingStatus"]): void {
     const now = new Date(this.clock.now()).toISOString();
     this.sqlite
-      .query("UPDATE trading_signals SET processing_status = ?, processed_at = CASE WHEN ? IN ('processed','expired') THEN ? ELSE processed_at END WHERE id = ?")
+      .query(
+        "UPDATE trading_signals SET processing_status = ?, processed_at = CASE WHEN ? IN ('processed','expired') THEN ? ELSE processed_at END WHERE id = ?",
+      )
       .run(status, status, now, id);
   }
 

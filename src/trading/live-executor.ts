@@ -3,9 +3,16 @@ import bs58 from "bs58";
 import { ConflictError, TradingError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import { unexpectedResponse } from "../market/http-client.ts";
-import { SolanaRpcError, solDelta, tokenDelta, type ChainBalances, type LandedTransaction, type SolanaRpcClient } from "../market/solana-rpc.ts";
+import {
+  type ChainBalances,
+  type LandedTransaction,
+  type SolanaRpcClient,
+  SolanaRpcError,
+  solDelta,
+  tokenDelta,
+} from "../market/solana-rpc.ts";
 import type { PriorityFee, Quote, QuoteProvider } from "../market/types.ts";
-import { SOL_DECIMALS, SOL_MINT, fromAtomic } from "../money.ts";
+import { fromAtomic, SOL_DECIMALS, SOL_MINT } from "../money.ts";
 import type { LiveWalletRegistry } from "../wallets/live-wallet-registry.ts";
 import type { SwapFill, SwapRequest, TradeExecutor } from "./executor.ts";
 import type { LiveTradeJournal } from "./live-journal.ts";
@@ -44,7 +51,8 @@ export interface LiveSwapFill extends SwapFill {
   live: LiveChainResult;
 }
 
-export const isLiveFill = (f: SwapFill): f is LiveSwapFill => "live" in f && typeof (f as LiveSwapFill).live?.signature === "string";
+export const isLiveFill = (f: SwapFill): f is LiveSwapFill =>
+  "live" in f && typeof (f as LiveSwapFill).live?.signature === "string";
 
 export interface ConfirmationOptions {
   /** Wait between two status polls (default 2 s). */
@@ -68,8 +76,10 @@ export interface LiveExecutorDeps {
   confirmation?: ConfirmationOptions;
 }
 
-export const PENDING_TRADE_MESSAGE = "A live trade of this token is still awaiting confirmation; it will be reconciled from the chain before another is sent";
-export const LIVE_WALLET_NOT_LOADED = "The agent's live wallet is not loaded from environment variables (WALLET_1, WALLET_2, ...)";
+export const PENDING_TRADE_MESSAGE =
+  "A live trade of this token is still awaiting confirmation; it will be reconciled from the chain before another is sent";
+export const LIVE_WALLET_NOT_LOADED =
+  "The agent's live wallet is not loaded from environment variables (WALLET_1, WALLET_2, ...)";
 
 type Confirmation = { kind: "landed" } | { kind: "failed"; err: unknown } | { kind: "expired" } | { kind: "unknown" };
 
@@ -90,7 +100,8 @@ export class LiveExecutor implements TradeExecutor {
   async swap(req: SwapRequest): Promise<LiveSwapFill> {
     const slip = checkSlippage(req.slippageBps, { maxBps: req.maxBps });
     if (!slip.ok) throw new TradingError(slip.message, slip.details);
-    if (!this.d.wallets.has(req.walletAddress)) throw new TradingError(LIVE_WALLET_NOT_LOADED, { walletAddress: req.walletAddress });
+    if (!this.d.wallets.has(req.walletAddress))
+      throw new TradingError(LIVE_WALLET_NOT_LOADED, { walletAddress: req.walletAddress });
     if (this.d.journal.hasUnresolved(req.agentId, req.tokenMint)) throw new ConflictError(PENDING_TRADE_MESSAGE);
     const ctx = { agentId: req.agentId, walletAddress: req.walletAddress, side: req.side, tokenAddress: req.tokenMint };
 
@@ -102,11 +113,20 @@ export class LiveExecutor implements TradeExecutor {
     });
     assertPriceImpact(quote.priceImpactPct, req.maxBps);
     if (BigInt(quote.outAmount) <= 0n) throw new TradingError("The quote returned no output amount");
-    this.log.info("live swap quoted", { ...ctx, inAmount: quote.inAmount, outAmount: quote.outAmount, minOut: quote.otherAmountThreshold, slippageBps: req.slippageBps, priceImpactPct: quote.priceImpactPct });
+    this.log.info("live swap quoted", {
+      ...ctx,
+      inAmount: quote.inAmount,
+      outAmount: quote.outAmount,
+      minOut: quote.otherAmountThreshold,
+      slippageBps: req.slippageBps,
+      priceImpactPct: quote.priceImpactPct,
+    });
 
     const built = await this.d.quotes.swapTransaction(quote, req.walletAddress, this.d.priorityFee);
     if (built.simulationError) {
-      throw new TradingError("The swap aggregator reports that the swap would fail", { simulationError: clipJson(built.simulationError) });
+      throw new TradingError("The swap aggregator reports that the swap would fail", {
+        simulationError: clipJson(built.simulationError),
+      });
     }
     const tx = deserialize(built.swapTransaction);
     // Refused BEFORE signing: a transaction that makes someone else pay, or needs another signer,
@@ -116,13 +136,22 @@ export class LiveExecutor implements TradeExecutor {
     const signature = bs58.encode(tx.signatures[0]!);
     const wire = Buffer.from(tx.serialize()).toString("base64");
     const lastValid = built.lastValidBlockHeight;
-    const logCtx = { ...ctx, signature, lastValidBlockHeight: lastValid, priorityFeeLamports: built.prioritizationFeeLamports };
+    const logCtx = {
+      ...ctx,
+      signature,
+      lastValidBlockHeight: lastValid,
+      priorityFeeLamports: built.prioritizationFeeLamports,
+    };
     this.log.info("live swap signed", logCtx);
 
     if (this.d.simulateBeforeSend) {
       const sim = await this.d.rpc.simulateTransaction(wire);
       if (sim.err) {
-        this.log.warn("live swap simulation failed; not sent", { ...logCtx, error: clipJson(sim.err), logs: sim.logs.slice(-5) });
+        this.log.warn("live swap simulation failed; not sent", {
+          ...logCtx,
+          error: clipJson(sim.err),
+          logs: sim.logs.slice(-5),
+        });
         throw new TradingError("Transaction simulation failed; nothing was sent", { error: clipJson(sim.err) });
       }
     }
@@ -144,7 +173,8 @@ export class LiveExecutor implements TradeExecutor {
       try {
         // Our own simulation already ran: the node's preflight would only repeat it.
         const answered = await this.d.rpc.sendTransaction(wire, { skipPreflight: this.d.simulateBeforeSend });
-        if (answered !== signature) this.log.warn("RPC answered another signature than the transaction's", { ...logCtx, answered });
+        if (answered !== signature)
+          this.log.warn("RPC answered another signature than the transaction's", { ...logCtx, answered });
         this.log.info("live swap sent", logCtx);
       } catch (err) {
         if (err instanceof SolanaRpcError && err.failure === "rpc") {
@@ -154,7 +184,10 @@ export class LiveExecutor implements TradeExecutor {
           throw err;
         }
         // Timeout, lost connection, 5xx: the node may have it. Unknown, so confirm by signature.
-        this.log.warn("sendTransaction answer lost; confirming by signature", { ...logCtx, reason: err instanceof Error ? err.message : String(err) });
+        this.log.warn("sendTransaction answer lost; confirming by signature", {
+          ...logCtx,
+          reason: err instanceof Error ? err.message : String(err),
+        });
       }
 
       const outcome = await this.confirm(signature, lastValid);
@@ -164,7 +197,10 @@ export class LiveExecutor implements TradeExecutor {
       }
       if (outcome.kind === "expired") {
         this.d.journal.resolve(signature, "expired", { error: "blockhash expired before confirmation" });
-        throw new TradingError("The swap transaction expired before it was confirmed (blockhash expired); nothing changed", { signature });
+        throw new TradingError(
+          "The swap transaction expired before it was confirmed (blockhash expired); nothing changed",
+          { signature },
+        );
       }
       const pending = (): LiveSwapFill => {
         handedOver = true;
@@ -189,13 +225,22 @@ export class LiveExecutor implements TradeExecutor {
         landed = await this.d.rpc.getTransaction(signature);
         balances = await this.d.rpc.getBalances(req.walletAddress);
       } catch (err) {
-        this.log.warn("live swap confirmed but its details could not be read", { ...logCtx, reason: err instanceof Error ? err.message : String(err) });
+        this.log.warn("live swap confirmed but its details could not be read", {
+          ...logCtx,
+          reason: err instanceof Error ? err.message : String(err),
+        });
         return pending();
       }
       if (!landed) return pending();
       const amounts = amountsFromChain(req.side, req.walletAddress, req.tokenMint, landed, quote, this.log);
       handedOver = true;
-      this.log.info("live swap confirmed", { ...logCtx, slot: landed.slot, feeLamports: landed.feeLamports.toString(), input: amounts.inputAtomic.toString(), output: amounts.outputAtomic.toString() });
+      this.log.info("live swap confirmed", {
+        ...logCtx,
+        slot: landed.slot,
+        feeLamports: landed.feeLamports.toString(),
+        input: amounts.inputAtomic.toString(),
+        output: amounts.outputAtomic.toString(),
+      });
       return {
         inputAtomic: amounts.inputAtomic,
         outputAtomic: amounts.outputAtomic,
@@ -221,7 +266,8 @@ export class LiveExecutor implements TradeExecutor {
       if (first === "error") continue;
       if (first) {
         if (first.err) return { kind: "failed", err: first.err };
-        if (first.confirmationStatus === "confirmed" || first.confirmationStatus === "finalized") return { kind: "landed" };
+        if (first.confirmationStatus === "confirmed" || first.confirmationStatus === "finalized")
+          return { kind: "landed" };
         continue; // processed: in a block, not yet confirmed
       }
       let height: number;
@@ -246,7 +292,10 @@ export class LiveExecutor implements TradeExecutor {
       const [s] = await this.d.rpc.getSignatureStatuses([signature], { searchTransactionHistory: history });
       return s ?? null;
     } catch (err) {
-      this.log.debug("signature status unavailable", { signature, reason: err instanceof Error ? err.message : String(err) });
+      this.log.debug("signature status unavailable", {
+        signature,
+        reason: err instanceof Error ? err.message : String(err),
+      });
       return "error" as const;
     }
   }
@@ -267,10 +316,16 @@ export function assertOnlySigner(tx: VersionedTransaction, wallet: string): void
   const signers = msg.staticAccountKeys.slice(0, required).map((k) => k.toBase58());
   const feePayer = signers[0] ?? null;
   if (feePayer !== wallet) {
-    throw new TradingError("Refused to sign: the swap transaction's fee payer is not the agent's wallet", { feePayer, walletAddress: wallet });
+    throw new TradingError("Refused to sign: the swap transaction's fee payer is not the agent's wallet", {
+      feePayer,
+      walletAddress: wallet,
+    });
   }
   if (required !== 1 || tx.signatures.length !== 1) {
-    throw new TradingError("Refused to sign: the swap transaction requires signers other than the agent's wallet", { signers, walletAddress: wallet });
+    throw new TradingError("Refused to sign: the swap transaction requires signers other than the agent's wallet", {
+      signers,
+      walletAddress: wallet,
+    });
   }
 }
 
@@ -282,14 +337,26 @@ export function assertOnlySigner(tx: VersionedTransaction, wallet: string): void
  * Should the chain show no movement (an RPC without token balances), the quote's amounts stand
  * in and a warning is logged.
  */
-export function amountsFromChain(side: "BUY" | "SELL", owner: string, mint: string, landed: LandedTransaction, quote: Pick<Quote, "inAmount" | "outAmount">, log?: Logger): { inputAtomic: bigint; outputAtomic: bigint } {
+export function amountsFromChain(
+  side: "BUY" | "SELL",
+  owner: string,
+  mint: string,
+  landed: LandedTransaction,
+  quote: Pick<Quote, "inAmount" | "outAmount">,
+  log?: Logger,
+): { inputAtomic: bigint; outputAtomic: bigint } {
   const sol = solDelta(landed, owner);
   const tok = tokenDelta(landed, owner, mint);
   const fee = landed.feeLamports;
   const input = side === "BUY" ? -sol - fee : -tok;
   const output = side === "BUY" ? tok : sol + fee;
   if (input > 0n && output > 0n) return { inputAtomic: input, outputAtomic: output };
-  log?.warn("live swap balances not visible in the transaction; using the quote's amounts", { side, mint, solDelta: sol.toString(), tokenDelta: tok.toString() });
+  log?.warn("live swap balances not visible in the transaction; using the quote's amounts", {
+    side,
+    mint,
+    solDelta: sol.toString(),
+    tokenDelta: tok.toString(),
+  });
   return { inputAtomic: BigInt(quote.inAmount), outputAtomic: BigInt(quote.outAmount) };
 }
 

@@ -23,7 +23,14 @@ export type LiveTradeStatus = "sending" | "pending" | "confirmed" | "failed" | "
 export type LiveIntent =
   | { kind: "open"; userId: string; signalId: number; symbol: string }
   | { kind: "dca"; positionId: string; order: number }
-  | { kind: "take_profit"; positionId: string; levelsHit: number; moonBagActivated: boolean; moonBagAmount: string | null; closesPosition: boolean }
+  | {
+      kind: "take_profit";
+      positionId: string;
+      levelsHit: number;
+      moonBagActivated: boolean;
+      moonBagAmount: string | null;
+      closesPosition: boolean;
+    }
   | { kind: "close"; positionId: string; reason: CloseReason; signalId?: number };
 
 export interface LiveTradeRow {
@@ -51,7 +58,8 @@ const SELECT = `SELECT signature, agent_id AS agentId, wallet_address AS walletA
   last_valid_block_height AS lastValidBlockHeight, status, intent, transaction_id AS transactionId, error,
   created_at AS createdAt, updated_at AS updatedAt FROM live_trades`;
 
-const parse = (r: Raw | null): LiveTradeRow | null => (r ? { ...r, intent: r.intent ? (JSON.parse(r.intent) as LiveIntent) : null } : null);
+const parse = (r: Raw | null): LiveTradeRow | null =>
+  r ? { ...r, intent: r.intent ? (JSON.parse(r.intent) as LiveIntent) : null } : null;
 
 export class LiveTradeJournal {
   /**
@@ -71,14 +79,39 @@ export class LiveTradeJournal {
   }
 
   /** Written BEFORE sendTransaction: from here on the swap is never forgotten. */
-  writeAhead(r: Pick<LiveTradeRow, "signature" | "agentId" | "walletAddress" | "tokenAddress" | "side" | "inputAtomic" | "expectedOutputAtomic" | "tokenDecimals" | "lastValidBlockHeight">): void {
+  writeAhead(
+    r: Pick<
+      LiveTradeRow,
+      | "signature"
+      | "agentId"
+      | "walletAddress"
+      | "tokenAddress"
+      | "side"
+      | "inputAtomic"
+      | "expectedOutputAtomic"
+      | "tokenDecimals"
+      | "lastValidBlockHeight"
+    >,
+  ): void {
     const now = this.now();
     this.sqlite
       .query(
         `INSERT INTO live_trades (signature, agent_id, wallet_address, token_address, side, input_atomic, expected_output_atomic, token_decimals,
            last_valid_block_height, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'sending', ?, ?)`,
       )
-      .run(r.signature, r.agentId, r.walletAddress, r.tokenAddress, r.side, r.inputAtomic, r.expectedOutputAtomic, r.tokenDecimals, r.lastValidBlockHeight, now, now);
+      .run(
+        r.signature,
+        r.agentId,
+        r.walletAddress,
+        r.tokenAddress,
+        r.side,
+        r.inputAtomic,
+        r.expectedOutputAtomic,
+        r.tokenDecimals,
+        r.lastValidBlockHeight,
+        now,
+        now,
+      );
   }
 
   /** The RPC refused the transaction: it never left the machine, so nothing is kept. */
@@ -87,16 +120,24 @@ export class LiveTradeJournal {
   }
 
   /** Final state. Synchronous: callable inside the settling SQLite transaction. */
-  resolve(signature: string, status: "confirmed" | "failed" | "expired", opts: { error?: string; transactionId?: string } = {}): void {
+  resolve(
+    signature: string,
+    status: "confirmed" | "failed" | "expired",
+    opts: { error?: string; transactionId?: string } = {},
+  ): void {
     this.sqlite
-      .query("UPDATE live_trades SET status = ?, error = COALESCE(?, error), transaction_id = COALESCE(?, transaction_id), updated_at = ? WHERE signature = ?")
+      .query(
+        "UPDATE live_trades SET status = ?, error = COALESCE(?, error), transaction_id = COALESCE(?, transaction_id), updated_at = ? WHERE signature = ?",
+      )
       .run(status, opts.error ?? null, opts.transactionId ?? null, this.now(), signature);
   }
 
   /** Outcome unknown: handed to the reconciler with what it was for and the pending transaction row. */
   markPending(signature: string, intent: LiveIntent, transactionId: string): void {
     this.sqlite
-      .query("UPDATE live_trades SET status = 'pending', intent = ?, transaction_id = ?, updated_at = ? WHERE signature = ?")
+      .query(
+        "UPDATE live_trades SET status = 'pending', intent = ?, transaction_id = ?, updated_at = ? WHERE signature = ?",
+      )
       .run(JSON.stringify(intent), transactionId, this.now(), signature);
   }
 
@@ -116,7 +157,9 @@ export class LiveTradeJournal {
   hasUnresolved(agentId: string, tokenAddress: string): boolean {
     return (
       this.sqlite
-        .query<{ n: number }, [string, string]>("SELECT count(*) AS n FROM live_trades WHERE agent_id = ? AND token_address = ? AND status IN ('sending', 'pending')")
+        .query<{ n: number }, [string, string]>(
+          "SELECT count(*) AS n FROM live_trades WHERE agent_id = ? AND token_address = ? AND status IN ('sending', 'pending')",
+        )
         .get(agentId, tokenAddress)!.n > 0
     );
   }
@@ -125,7 +168,9 @@ export class LiveTradeJournal {
   hasUnresolvedForWallet(walletAddress: string): boolean {
     return (
       this.sqlite
-        .query<{ n: number }, [string]>("SELECT count(*) AS n FROM live_trades WHERE wallet_address = ? AND status IN ('sending', 'pending')")
+        .query<{ n: number }, [string]>(
+          "SELECT count(*) AS n FROM live_trades WHERE wallet_address = ? AND status IN ('sending', 'pending')",
+        )
         .get(walletAddress)!.n > 0
     );
   }

@@ -64,7 +64,10 @@ export class LiveReconciler {
       }
     } catch (err) {
       // Temporary: the next tick asks again; nothing is decided without the chain's answer.
-      this.log.warn("live reconciliation skipped: RPC unavailable", { pending: rows.length, reason: err instanceof Error ? err.message : String(err) });
+      this.log.warn("live reconciliation skipped: RPC unavailable", {
+        pending: rows.length,
+        reason: err instanceof Error ? err.message : String(err),
+      });
       report.stillPending = rows.length;
       return report;
     }
@@ -76,14 +79,22 @@ export class LiveReconciler {
         report[outcome]++;
       } catch (err) {
         report.stillPending++;
-        this.log.warn("live reconciliation of a trade failed; retrying next tick", { signature: row.signature, agentId: row.agentId, reason: err instanceof Error ? err.message : String(err) });
+        this.log.warn("live reconciliation of a trade failed; retrying next tick", {
+          signature: row.signature,
+          agentId: row.agentId,
+          reason: err instanceof Error ? err.message : String(err),
+        });
       }
     }
     if (report.settled + report.failed > 0) this.log.info("live trades reconciled", { ...report });
     return report;
   }
 
-  private async resolveOne(row: LiveTradeRow, st: SignatureStatus | null, height: number): Promise<"settled" | "failed" | "stillPending"> {
+  private async resolveOne(
+    row: LiveTradeRow,
+    st: SignatureStatus | null,
+    height: number,
+  ): Promise<"settled" | "failed" | "stillPending"> {
     if (st?.err) {
       this.d.settlement.failPending(row, "failed", `transaction failed on chain: ${short(st.err)}`);
       return "failed";

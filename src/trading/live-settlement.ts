@@ -25,9 +25,9 @@ import {
   lamportsToSol,
   recordSaleOnPosition,
   recordWalletSnapshot,
+  type SwapSides,
   saleAmounts,
   sellSides,
-  type SwapSides,
   type TransactionRow,
 } from "./settlement-writes.ts";
 
@@ -47,11 +47,15 @@ import {
 /** A live sale or close whose outcome is not known yet (502: the chain has not answered). */
 export class LiveTradePendingError extends AppError {
   constructor(readonly signature: string) {
-    super(ErrorCode.EXTERNAL_SERVICE_ERROR, "The swap transaction was sent but is not confirmed yet; it will be reconciled from the chain", {
-      service: "solanaRpc",
-      signature,
-      status: "pending",
-    });
+    super(
+      ErrorCode.EXTERNAL_SERVICE_ERROR,
+      "The swap transaction was sent but is not confirmed yet; it will be reconciled from the chain",
+      {
+        service: "solanaRpc",
+        signature,
+        status: "pending",
+      },
+    );
   }
 }
 
@@ -77,7 +81,14 @@ export interface LiveOpenInput {
 
 export type LiveSellOptions =
   | { kind: "close"; reason: CloseReason; signalId?: number }
-  | { kind: "take_profit"; amount?: Big; levelsHit: number; moonBagActivated: boolean; moonBagAmount: Big | null; closesPosition: boolean };
+  | {
+      kind: "take_profit";
+      amount?: Big;
+      levelsHit: number;
+      moonBagActivated: boolean;
+      moonBagAmount: Big | null;
+      closesPosition: boolean;
+    };
 
 type TxFields = Omit<TransactionRow, "id" | "now" | "mode">;
 
@@ -105,19 +116,24 @@ export class LiveSettlement {
   afterOpenSwap(input: LiveOpenInput, fill: SwapFill, solUsd: Big): string | null {
     const f = this.liveFill(fill);
     if (f.status === "pending") {
-      this.recordPending(f, { kind: "open", userId: input.userId, signalId: input.signalId, symbol: input.symbol }, solUsd, {
-        agentId: input.agentId,
-        walletAddress: input.walletAddress,
-        tokenAddress: input.tokenAddress,
-        tokenSymbol: input.symbol,
-        decimals: input.decimals,
-        side: "BUY",
-        positionId: null,
-        signalKey: input.signalId,
-        signalId: input.signalId,
-        isDca: false,
-        isTakeProfit: false,
-      });
+      this.recordPending(
+        f,
+        { kind: "open", userId: input.userId, signalId: input.signalId, symbol: input.symbol },
+        solUsd,
+        {
+          agentId: input.agentId,
+          walletAddress: input.walletAddress,
+          tokenAddress: input.tokenAddress,
+          tokenSymbol: input.symbol,
+          decimals: input.decimals,
+          side: "BUY",
+          positionId: null,
+          signalKey: input.signalId,
+          signalId: input.signalId,
+          isDca: false,
+          isTakeProfit: false,
+        },
+      );
       return null;
     }
     return this.settleOpen(input, f, solUsd, null);
@@ -152,8 +168,20 @@ export class LiveSettlement {
     if (f.status === "pending") {
       const intent: LiveIntent =
         opts.kind === "close"
-          ? { kind: "close", positionId: p.id, reason: opts.reason, ...(opts.signalId !== undefined ? { signalId: opts.signalId } : {}) }
-          : { kind: "take_profit", positionId: p.id, levelsHit: opts.levelsHit, moonBagActivated: opts.moonBagActivated, moonBagAmount: opts.moonBagAmount ? decStr(opts.moonBagAmount) : null, closesPosition: opts.closesPosition };
+          ? {
+              kind: "close",
+              positionId: p.id,
+              reason: opts.reason,
+              ...(opts.signalId !== undefined ? { signalId: opts.signalId } : {}),
+            }
+          : {
+              kind: "take_profit",
+              positionId: p.id,
+              levelsHit: opts.levelsHit,
+              moonBagActivated: opts.moonBagActivated,
+              moonBagAmount: opts.moonBagAmount ? decStr(opts.moonBagAmount) : null,
+              closesPosition: opts.closesPosition,
+            };
       this.recordPending(f, intent, solUsd, {
         agentId: p.agentId,
         walletAddress: p.walletAddress,
@@ -203,7 +231,15 @@ export class LiveSettlement {
       // Written now: whatever the chain says later, this (agent, signal, action) never trades again.
       if (t.signalKey !== null) this.writeTradeKey(t.agentId, t.signalKey, t.side, txId, now);
       this.writeTransaction(txId, null, now, {
-        ...swapSides(buy, { tokenMint: t.tokenAddress, tokenSymbol: t.tokenSymbol, sol, tokens, tokenPriceUsd, solUsd, valueUsd: (buy ? sol.plus(f.feesSol) : sol).times(solUsd) }),
+        ...swapSides(buy, {
+          tokenMint: t.tokenAddress,
+          tokenSymbol: t.tokenSymbol,
+          sol,
+          tokens,
+          tokenPriceUsd,
+          solUsd,
+          valueUsd: (buy ? sol.plus(f.feesSol) : sol).times(solUsd),
+        }),
         agentId: t.agentId,
         walletAddress: t.walletAddress,
         signalId: t.signalId,
@@ -233,13 +269,24 @@ export class LiveSettlement {
     const now = this.nowIso();
     inTransaction({ sqlite: this.d.sqlite }, () => {
       this.d.journal.resolve(row.signature, status, { error: reason });
-      if (row.transactionId) this.d.sqlite.query("UPDATE agent_transactions SET status = 'failed', updated_at = ? WHERE id = ?").run(now, row.transactionId);
+      if (row.transactionId)
+        this.d.sqlite
+          .query("UPDATE agent_transactions SET status = 'failed', updated_at = ? WHERE id = ?")
+          .run(now, row.transactionId);
       if (row.intent?.kind === "open") {
-        this.d.sqlite.query("UPDATE signal_evaluations SET outcome = 'failed', reason = ? WHERE signal_id = ? AND agent_id = ?").run(`live: ${reason}`, row.intent.signalId, row.agentId);
+        this.d.sqlite
+          .query("UPDATE signal_evaluations SET outcome = 'failed', reason = ? WHERE signal_id = ? AND agent_id = ?")
+          .run(`live: ${reason}`, row.intent.signalId, row.agentId);
       }
     });
     const side = row.side === "BUY" ? "buy" : "sell";
-    const ctx = { agentId: row.agentId, signalId: row.intent?.kind === "open" ? row.intent.signalId : undefined, tokenAddress: row.tokenAddress, signature: row.signature, transactionId: row.transactionId };
+    const ctx = {
+      agentId: row.agentId,
+      signalId: row.intent?.kind === "open" ? row.intent.signalId : undefined,
+      tokenAddress: row.tokenAddress,
+      signature: row.signature,
+      transactionId: row.transactionId,
+    };
     this.log.warn("trade failed", { ...ctx, side, mode: "live", reason });
     this.d.metrics.trades.inc({ mode: "live", side, outcome: "failed" });
     const userId = this.userOf(row.agentId);
@@ -248,7 +295,14 @@ export class LiveSettlement {
 
   /** A pending swap the chain confirmed: settle it as its intent says, with the chain's amounts. */
   settleReconciled(row: LiveTradeRow, landed: LandedTransaction, balances: ChainBalances, solUsd: Big): void {
-    const amounts = amountsFromChain(row.side, row.walletAddress, row.tokenAddress, landed, { inAmount: row.inputAtomic, outAmount: row.expectedOutputAtomic }, this.log);
+    const amounts = amountsFromChain(
+      row.side,
+      row.walletAddress,
+      row.tokenAddress,
+      landed,
+      { inAmount: row.inputAtomic, outAmount: row.expectedOutputAtomic },
+      this.log,
+    );
     const f: LiveSwapFill = {
       inputAtomic: amounts.inputAtomic,
       outputAtomic: amounts.outputAtomic,
@@ -269,7 +323,15 @@ export class LiveSettlement {
     switch (intent.kind) {
       case "open":
         this.settleOpen(
-          { agentId: row.agentId, userId, walletAddress: row.walletAddress, signalId: intent.signalId, tokenAddress: row.tokenAddress, symbol: intent.symbol, decimals: row.tokenDecimals },
+          {
+            agentId: row.agentId,
+            userId,
+            walletAddress: row.walletAddress,
+            signalId: intent.signalId,
+            tokenAddress: row.tokenAddress,
+            symbol: intent.symbol,
+            decimals: row.tokenDecimals,
+          },
           f,
           solUsd,
           row.transactionId,
@@ -281,7 +343,13 @@ export class LiveSettlement {
       case "take_profit":
         this.settleSell(
           intent.positionId,
-          { kind: "take_profit", levelsHit: intent.levelsHit, moonBagActivated: intent.moonBagActivated, moonBagAmount: intent.moonBagAmount ? new Big(intent.moonBagAmount) : null, closesPosition: intent.closesPosition },
+          {
+            kind: "take_profit",
+            levelsHit: intent.levelsHit,
+            moonBagActivated: intent.moonBagActivated,
+            moonBagAmount: intent.moonBagAmount ? new Big(intent.moonBagAmount) : null,
+            closesPosition: intent.closesPosition,
+          },
           f,
           solUsd,
           row.transactionId,
@@ -289,7 +357,14 @@ export class LiveSettlement {
         );
         return;
       case "close":
-        this.settleSell(intent.positionId, { kind: "close", reason: intent.reason, signalId: intent.signalId }, f, solUsd, row.transactionId, userId);
+        this.settleSell(
+          intent.positionId,
+          { kind: "close", reason: intent.reason, signalId: intent.signalId },
+          f,
+          solUsd,
+          row.transactionId,
+          userId,
+        );
         return;
     }
   }
@@ -310,7 +385,15 @@ export class LiveSettlement {
       // Never abort a trade the chain already made: without room for a position it is still recorded.
       if (existing) positionId = null;
       this.writeTransaction(txId, pendingTxId, now, {
-        ...buySides({ tokenMint: input.tokenAddress, tokenSymbol: input.symbol, sol: solSwapped, tokens, tokenPriceUsd: entryUsd, solUsd, valueUsd: cost.times(solUsd) }),
+        ...buySides({
+          tokenMint: input.tokenAddress,
+          tokenSymbol: input.symbol,
+          sol: solSwapped,
+          tokens,
+          tokenPriceUsd: entryUsd,
+          solUsd,
+          valueUsd: cost.times(solUsd),
+        }),
         agentId: input.agentId,
         walletAddress: input.walletAddress,
         signalId: input.signalId,
@@ -342,22 +425,63 @@ export class LiveSettlement {
       }
       this.mirror(input.agentId, input.walletAddress, input.tokenAddress, input.symbol, f, now);
       this.d.journal.resolve(f.live.signature, "confirmed", { transactionId: txId });
-      if (pendingTxId) this.d.sqlite.query("UPDATE signal_evaluations SET outcome = 'traded', reason = NULL WHERE signal_id = ? AND agent_id = ?").run(input.signalId, input.agentId);
+      if (pendingTxId)
+        this.d.sqlite
+          .query("UPDATE signal_evaluations SET outcome = 'traded', reason = NULL WHERE signal_id = ? AND agent_id = ?")
+          .run(input.signalId, input.agentId);
       recordWalletSnapshot(this.d.sqlite, input.agentId, input.walletAddress, solUsd, now);
     });
     this.d.journal.inFlight.delete(f.live.signature);
     const ctx = { agentId: input.agentId, signalId: input.signalId, tokenAddress: input.tokenAddress };
-    if (!positionId) this.log.error("live buy landed while the agent already holds an open position of the token; recorded and mirrored, no second position", { ...ctx, transactionId: txId, signature: f.live.signature });
-    this.log.info("trade executed", { ...ctx, side: "buy", mode: "live", positionId, transactionId: txId, solSpent: decStr(cost), tokens: decStr(tokens), hash: f.live.signature, reconciled: pendingTxId !== null });
+    if (!positionId)
+      this.log.error(
+        "live buy landed while the agent already holds an open position of the token; recorded and mirrored, no second position",
+        { ...ctx, transactionId: txId, signature: f.live.signature },
+      );
+    this.log.info("trade executed", {
+      ...ctx,
+      side: "buy",
+      mode: "live",
+      positionId,
+      transactionId: txId,
+      solSpent: decStr(cost),
+      tokens: decStr(tokens),
+      hash: f.live.signature,
+      reconciled: pendingTxId !== null,
+    });
     this.d.metrics.trades.inc({ mode: "live", side: "buy", outcome: "success" });
-    this.d.events.publish("trade.executed", input.userId, { ...ctx, side: "buy", mode: "live", transactionId: txId, positionId, amountSol: decStr(cost), tokens: decStr(tokens), hash: f.live.signature });
+    this.d.events.publish("trade.executed", input.userId, {
+      ...ctx,
+      side: "buy",
+      mode: "live",
+      transactionId: txId,
+      positionId,
+      amountSol: decStr(cost),
+      tokens: decStr(tokens),
+      hash: f.live.signature,
+    });
     if (positionId) {
-      this.d.events.publish("position.opened", input.userId, { positionId, agentId: input.agentId, tokenAddress: input.tokenAddress, tokenSymbol: input.symbol, amount: decStr(tokens), entryPriceSol: decStr(entrySol), signalId: input.signalId });
+      this.d.events.publish("position.opened", input.userId, {
+        positionId,
+        agentId: input.agentId,
+        tokenAddress: input.tokenAddress,
+        tokenSymbol: input.symbol,
+        amount: decStr(tokens),
+        entryPriceSol: decStr(entrySol),
+        signalId: input.signalId,
+      });
     }
     return positionId;
   }
 
-  private settleDca(positionId: string, order: number, f: LiveSwapFill, solUsd: Big, pendingTxId: string | null, userId: string): void {
+  private settleDca(
+    positionId: string,
+    order: number,
+    f: LiveSwapFill,
+    solUsd: Big,
+    pendingTxId: string | null,
+    userId: string,
+  ): void {
     const now = this.nowIso();
     const txId = pendingTxId ?? crypto.randomUUID();
     const h = { sqlite: this.d.sqlite };
@@ -373,7 +497,15 @@ export class LiveSettlement {
       tokens = bought.tokens;
       cost = bought.cost;
       this.writeTransaction(txId, pendingTxId, now, {
-        ...buySides({ tokenMint: p.tokenAddress, tokenSymbol: p.tokenSymbol, sol: solSwapped, tokens, tokenPriceUsd: safeDiv(solSwapped, tokens).times(solUsd), solUsd, valueUsd: cost.times(solUsd) }),
+        ...buySides({
+          tokenMint: p.tokenAddress,
+          tokenSymbol: p.tokenSymbol,
+          sol: solSwapped,
+          tokens,
+          tokenPriceUsd: safeDiv(solSwapped, tokens).times(solUsd),
+          solUsd,
+          valueUsd: cost.times(solUsd),
+        }),
         agentId: p.agentId,
         walletAddress: p.walletAddress,
         signalId: p.signalId,
@@ -383,7 +515,8 @@ export class LiveSettlement {
         positionId: p.id,
         status: "confirmed",
       });
-      if (p.status === "open") applied = applyDcaToPosition(this.d.sqlite, p, { solSwapped, feesSol: f.feesSol, tokens }, solUsd, now);
+      if (p.status === "open")
+        applied = applyDcaToPosition(this.d.sqlite, p, { solSwapped, feesSol: f.feesSol, tokens }, solUsd, now);
       this.mirror(p.agentId, p.walletAddress, p.tokenAddress, p.tokenSymbol, f, now);
       this.d.journal.resolve(f.live.signature, "confirmed", { transactionId: txId });
       recordWalletSnapshot(this.d.sqlite, p.agentId, p.walletAddress, solUsd, now);
@@ -392,14 +525,53 @@ export class LiveSettlement {
     const pos = p as unknown as PositionRecord;
     const ctx = { agentId: pos.agentId, positionId, tokenAddress: pos.tokenAddress, dcaOrder: order };
     const a = applied as DcaFillResult | null;
-    if (!a) this.log.error("live DCA buy landed after its position closed; recorded and mirrored", { ...ctx, transactionId: txId, signature: f.live.signature });
-    this.log.info("trade executed", { ...ctx, side: "buy", mode: "live", transactionId: txId, isDca: true, solSpent: decStr(cost), tokens: decStr(tokens), hash: f.live.signature, reconciled: pendingTxId !== null });
+    if (!a)
+      this.log.error("live DCA buy landed after its position closed; recorded and mirrored", {
+        ...ctx,
+        transactionId: txId,
+        signature: f.live.signature,
+      });
+    this.log.info("trade executed", {
+      ...ctx,
+      side: "buy",
+      mode: "live",
+      transactionId: txId,
+      isDca: true,
+      solSpent: decStr(cost),
+      tokens: decStr(tokens),
+      hash: f.live.signature,
+      reconciled: pendingTxId !== null,
+    });
     this.d.metrics.trades.inc({ mode: "live", side: "buy", outcome: "success" });
-    this.d.events.publish("trade.executed", userId, { ...ctx, side: "buy", mode: "live", transactionId: txId, isDca: true, amountSol: decStr(cost), tokens: decStr(tokens), hash: f.live.signature });
-    if (a) this.d.events.publish("position.updated", userId, { positionId, agentId: pos.agentId, change: "dca", dcaOrders: a.dcaOrders, entryPriceSol: decStr(a.entryPriceSol), remainingAmount: decStr(a.remainingAmount) });
+    this.d.events.publish("trade.executed", userId, {
+      ...ctx,
+      side: "buy",
+      mode: "live",
+      transactionId: txId,
+      isDca: true,
+      amountSol: decStr(cost),
+      tokens: decStr(tokens),
+      hash: f.live.signature,
+    });
+    if (a)
+      this.d.events.publish("position.updated", userId, {
+        positionId,
+        agentId: pos.agentId,
+        change: "dca",
+        dcaOrders: a.dcaOrders,
+        entryPriceSol: decStr(a.entryPriceSol),
+        remainingAmount: decStr(a.remainingAmount),
+      });
   }
 
-  private settleSell(positionId: string, opts: LiveSellOptions, f: LiveSwapFill, solUsd: Big, pendingTxId: string | null, userId: string): CloseResult | null {
+  private settleSell(
+    positionId: string,
+    opts: LiveSellOptions,
+    f: LiveSwapFill,
+    solUsd: Big,
+    pendingTxId: string | null,
+    userId: string,
+  ): CloseResult | null {
     const now = this.nowIso();
     const txId = pendingTxId ?? crypto.randomUUID();
     const swapId = crypto.randomUUID();
@@ -426,9 +598,18 @@ export class LiveSettlement {
       const open = p.status === "open";
       closing = open && (opts.kind === "close" || opts.closesPosition);
       reason = opts.kind === "close" ? opts.reason : "take_profit";
-      if (opts.kind === "close" && opts.signalId !== undefined && !pendingTxId) this.writeTradeKey(p.agentId, opts.signalId, "SELL", txId, now);
+      if (opts.kind === "close" && opts.signalId !== undefined && !pendingTxId)
+        this.writeTradeKey(p.agentId, opts.signalId, "SELL", txId, now);
       this.writeTransaction(txId, pendingTxId, now, {
-        ...sellSides({ tokenMint: p.tokenAddress, tokenSymbol: p.tokenSymbol, sol: proceeds, tokens: sold, tokenPriceUsd: salePriceSol.times(solUsd), solUsd, valueUsd: proceeds.times(solUsd) }),
+        ...sellSides({
+          tokenMint: p.tokenAddress,
+          tokenSymbol: p.tokenSymbol,
+          sol: proceeds,
+          tokens: sold,
+          tokenPriceUsd: salePriceSol.times(solUsd),
+          solUsd,
+          valueUsd: proceeds.times(solUsd),
+        }),
         agentId: p.agentId,
         walletAddress: p.walletAddress,
         signalId: opts.kind === "close" && opts.signalId !== undefined ? opts.signalId : p.signalId,
@@ -444,7 +625,16 @@ export class LiveSettlement {
           this.d.sqlite,
           p,
           opts,
-          { sold, proceeds, feesSol: f.feesSol, salePriceSol, remainingAfter, saleTransactionId: txId, historicalSwapId: swapId, transactionHash: f.live.signature },
+          {
+            sold,
+            proceeds,
+            feesSol: f.feesSol,
+            salePriceSol,
+            remainingAfter,
+            saleTransactionId: txId,
+            historicalSwapId: swapId,
+            transactionHash: f.live.signature,
+          },
           solUsd,
           now,
         );
@@ -457,16 +647,60 @@ export class LiveSettlement {
     });
     this.d.journal.inFlight.delete(f.live.signature);
     const pos = p as unknown as PositionRecord;
-    const ctx = { agentId: pos.agentId, positionId, tokenAddress: pos.tokenAddress, ...(opts.kind === "close" ? { reason } : { takeProfitLevel: opts.levelsHit }) };
-    if (pos.status !== "open") this.log.error("live sale landed after its position closed; recorded and mirrored", { ...ctx, transactionId: txId, signature: f.live.signature });
-    this.log.info("trade executed", { ...ctx, side: "sell", mode: "live", transactionId: txId, tokens: decStr(sold), proceedsSol: decStr(proceeds), hash: f.live.signature, closed: closing, reconciled: pendingTxId !== null });
+    const ctx = {
+      agentId: pos.agentId,
+      positionId,
+      tokenAddress: pos.tokenAddress,
+      ...(opts.kind === "close" ? { reason } : { takeProfitLevel: opts.levelsHit }),
+    };
+    if (pos.status !== "open")
+      this.log.error("live sale landed after its position closed; recorded and mirrored", {
+        ...ctx,
+        transactionId: txId,
+        signature: f.live.signature,
+      });
+    this.log.info("trade executed", {
+      ...ctx,
+      side: "sell",
+      mode: "live",
+      transactionId: txId,
+      tokens: decStr(sold),
+      proceedsSol: decStr(proceeds),
+      hash: f.live.signature,
+      closed: closing,
+      reconciled: pendingTxId !== null,
+    });
     this.d.metrics.trades.inc({ mode: "live", side: "sell", outcome: "success" });
-    this.d.events.publish("trade.executed", userId, { ...ctx, side: "sell", mode: "live", transactionId: txId, isTakeProfit: opts.kind === "take_profit", tokens: decStr(sold), proceedsSol: decStr(proceeds), hash: f.live.signature });
+    this.d.events.publish("trade.executed", userId, {
+      ...ctx,
+      side: "sell",
+      mode: "live",
+      transactionId: txId,
+      isTakeProfit: opts.kind === "take_profit",
+      tokens: decStr(sold),
+      proceedsSol: decStr(proceeds),
+      hash: f.live.signature,
+    });
     const r = result as CloseResult | null;
     if (closing && r) {
-      this.d.events.publish("position.closed", userId, { positionId, agentId: pos.agentId, tokenAddress: pos.tokenAddress, reason, historicalSwapId: r.historicalSwapId, profitLossSol: r.profitLossSol, profitLossUsd: r.profitLossUsd });
+      this.d.events.publish("position.closed", userId, {
+        positionId,
+        agentId: pos.agentId,
+        tokenAddress: pos.tokenAddress,
+        reason,
+        historicalSwapId: r.historicalSwapId,
+        profitLossSol: r.profitLossSol,
+        profitLossUsd: r.profitLossUsd,
+      });
     } else if (pos.status === "open") {
-      this.d.events.publish("position.updated", userId, { positionId, agentId: pos.agentId, change: "take_profit", levelsHit: opts.kind === "take_profit" ? opts.levelsHit : pos.levelsHit, remainingAmount: decStr(remainingAfter), realizedProfitSol: decStr(realizedAfter) });
+      this.d.events.publish("position.updated", userId, {
+        positionId,
+        agentId: pos.agentId,
+        change: "take_profit",
+        levelsHit: opts.kind === "take_profit" ? opts.levelsHit : pos.levelsHit,
+        remainingAmount: decStr(remainingAfter),
+        realizedProfitSol: decStr(realizedAfter),
+      });
     }
     return r;
   }
@@ -482,11 +716,20 @@ export class LiveSettlement {
     const buy = row.side === "BUY";
     const sol = lamportsToSol(buy ? f.inputAtomic : f.outputAtomic);
     const tokens = fromAtomic(buy ? f.outputAtomic : f.inputAtomic, row.tokenDecimals);
-    const symbol = this.d.positions.openForAgentToken(row.agentId, row.tokenAddress)?.tokenSymbol ?? row.tokenAddress.slice(0, 6);
+    const symbol =
+      this.d.positions.openForAgentToken(row.agentId, row.tokenAddress)?.tokenSymbol ?? row.tokenAddress.slice(0, 6);
     const tokenPriceUsd = safeDiv(sol, tokens).times(solUsd);
     inTransaction({ sqlite: this.d.sqlite }, () => {
       this.writeTransaction(txId, row.transactionId, now, {
-        ...swapSides(buy, { tokenMint: row.tokenAddress, tokenSymbol: symbol, sol, tokens, tokenPriceUsd, solUsd, valueUsd: sol.times(solUsd) }),
+        ...swapSides(buy, {
+          tokenMint: row.tokenAddress,
+          tokenSymbol: symbol,
+          sol,
+          tokens,
+          tokenPriceUsd,
+          solUsd,
+          valueUsd: sol.times(solUsd),
+        }),
         agentId: row.agentId,
         walletAddress: row.walletAddress,
         signalId: null,
@@ -499,30 +742,53 @@ export class LiveSettlement {
       this.mirror(row.agentId, row.walletAddress, row.tokenAddress, symbol, f, now);
       this.d.journal.resolve(row.signature, "confirmed", { transactionId: txId });
     });
-    this.log.error("live swap landed after the service lost track of it (stopped while confirming); recorded without changing positions; review the agent's positions", {
-      agentId: row.agentId,
-      tokenAddress: row.tokenAddress,
-      side: row.side.toLowerCase(),
-      signature: row.signature,
-      transactionId: txId,
-    });
+    this.log.error(
+      "live swap landed after the service lost track of it (stopped while confirming); recorded without changing positions; review the agent's positions",
+      {
+        agentId: row.agentId,
+        tokenAddress: row.tokenAddress,
+        side: row.side.toLowerCase(),
+        signature: row.signature,
+        transactionId: txId,
+      },
+    );
   }
 
   // --- rows ---------------------------------------------------------------------------------
 
   private userOf(agentId: string): string | null {
-    return this.d.sqlite.query<{ u: string }, [string]>("SELECT user_id AS u FROM agents WHERE id = ?").get(agentId)?.u ?? null;
+    return (
+      this.d.sqlite.query<{ u: string }, [string]>("SELECT user_id AS u FROM agents WHERE id = ?").get(agentId)?.u ??
+      null
+    );
   }
 
-  private mirror(agentId: string, walletAddress: string, tokenAddress: string, symbol: string, f: LiveSwapFill, now: string): void {
+  private mirror(
+    agentId: string,
+    walletAddress: string,
+    tokenAddress: string,
+    symbol: string,
+    f: LiveSwapFill,
+    now: string,
+  ): void {
     const chain = f.live.balancesAfter;
     if (!chain) return;
-    mirrorChainBalances({ sqlite: this.d.sqlite }, { agentId, walletAddress }, chain, { now, mints: [tokenAddress], symbolOf: () => symbol });
+    mirrorChainBalances({ sqlite: this.d.sqlite }, { agentId, walletAddress }, chain, {
+      now,
+      mints: [tokenAddress],
+      symbolOf: () => symbol,
+    });
   }
 
   private writeTradeKey(agentId: string, signalId: number, action: string, transactionId: string, now: string): void {
     // The chain already traded: record it anyway, but say loudly that the key was taken.
-    if (!insertTradeKey(this.d.sqlite, agentId, signalId, action, transactionId, now)) this.log.error("live trade recorded although its signal was already traded by this agent", { agentId, signalId, action, transactionId });
+    if (!insertTradeKey(this.d.sqlite, agentId, signalId, action, transactionId, now))
+      this.log.error("live trade recorded although its signal was already traded by this agent", {
+        agentId,
+        signalId,
+        action,
+        transactionId,
+      });
   }
 
   private writeTransaction(id: string, existingId: string | null, now: string, t: TxFields): void {
@@ -533,7 +799,18 @@ export class LiveSettlement {
           `UPDATE agent_transactions SET transaction_value_usd = ?, fees = ?, input_amount = ?, input_price = ?, output_amount = ?,
              output_price = ?, status = ?, position_id = ?, updated_at = ? WHERE id = ?`,
         )
-        .run(decStr(t.valueUsd, 2), decStr(t.fill.feesSol), decStr(t.inputAmount), decStr(t.inputPriceUsd, 12), decStr(t.outputAmount), decStr(t.outputPriceUsd, 12), t.status, t.positionId || null, now, existingId);
+        .run(
+          decStr(t.valueUsd, 2),
+          decStr(t.fill.feesSol),
+          decStr(t.inputAmount),
+          decStr(t.inputPriceUsd, 12),
+          decStr(t.outputAmount),
+          decStr(t.outputPriceUsd, 12),
+          t.status,
+          t.positionId || null,
+          now,
+          existingId,
+        );
       return;
     }
     insertTransaction(this.d.sqlite, { ...t, id, now, mode: "live", positionId: t.positionId || null });

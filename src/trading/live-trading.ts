@@ -10,7 +10,7 @@ import type { Metrics } from "../metrics/metrics.ts";
 import { Big } from "../money.ts";
 import { LiveDepositService } from "../wallets/live-balances.ts";
 import type { LiveWalletRegistry } from "../wallets/live-wallet-registry.ts";
-import { LiveExecutor, type ConfirmationOptions } from "./live-executor.ts";
+import { type ConfirmationOptions, LiveExecutor } from "./live-executor.ts";
 import { LiveTradeJournal } from "./live-journal.ts";
 import { LiveReconciler, type ReconcileReport } from "./live-reconciler.ts";
 import { LiveSettlement } from "./live-settlement.ts";
@@ -56,12 +56,20 @@ export class LiveTrading {
   readonly deposits: LiveDepositService;
 
   constructor(
-    private readonly config: Pick<Config, "SOLANA_RPC_URL" | "HTTP_TIMEOUT_MS" | "LIVE_PRIORITY_FEE" | "LIVE_SIMULATE_BEFORE_SEND" | "LIVE_TRADING_ENABLED">,
+    private readonly config: Pick<
+      Config,
+      "SOLANA_RPC_URL" | "HTTP_TIMEOUT_MS" | "LIVE_PRIORITY_FEE" | "LIVE_SIMULATE_BEFORE_SEND" | "LIVE_TRADING_ENABLED"
+    >,
     private readonly d: LiveTradingDeps,
     opts: LiveTradingOptions = {},
   ) {
     const sqlite = d.database.sqlite;
-    this.rpc = new SolanaRpcClient({ url: config.SOLANA_RPC_URL, timeoutMs: opts.timeoutMs ?? config.HTTP_TIMEOUT_MS, fetch: opts.fetch, logger: d.logger });
+    this.rpc = new SolanaRpcClient({
+      url: config.SOLANA_RPC_URL,
+      timeoutMs: opts.timeoutMs ?? config.HTTP_TIMEOUT_MS,
+      fetch: opts.fetch,
+      logger: d.logger,
+    });
     this.journal = new LiveTradeJournal(sqlite, d.clock);
     const priorityFee: PriorityFee = config.LIVE_PRIORITY_FEE === "auto" ? "auto" : Number(config.LIVE_PRIORITY_FEE);
     this.executor = d.market.quotes.configured
@@ -85,7 +93,13 @@ export class LiveTrading {
       positions: new PositionStore(sqlite),
       journal: this.journal,
     });
-    this.reconciler = new LiveReconciler({ journal: this.journal, rpc: this.rpc, settlement: this.settlement, logger: d.logger, solUsd: () => d.solUsd() });
+    this.reconciler = new LiveReconciler({
+      journal: this.journal,
+      rpc: this.rpc,
+      settlement: this.settlement,
+      logger: d.logger,
+      solUsd: () => d.solUsd(),
+    });
     this.deposits = new LiveDepositService({
       sqlite,
       clock: d.clock,
@@ -112,13 +126,19 @@ export class LiveTrading {
   /** LIVE_TRADING_ENABLED and the agent's automatedTradingLive: both needed for automatic live trades. */
   automaticAllowed(agentId: string): boolean {
     if (!this.config.LIVE_TRADING_ENABLED) return false;
-    const r = this.d.database.sqlite.query<{ flag: number }, [string]>("SELECT automated_trading_live AS flag FROM agents WHERE id = ?").get(agentId);
+    const r = this.d.database.sqlite
+      .query<{ flag: number }, [string]>("SELECT automated_trading_live AS flag FROM agents WHERE id = ?")
+      .get(agentId);
     return Boolean(r?.flag);
   }
 }
 
 /** Live trading when SOLANA_RPC_URL is set; null otherwise. */
-export function createLiveTrading(config: Config, deps: LiveTradingDeps, opts: LiveTradingOptions = {}): LiveTrading | null {
+export function createLiveTrading(
+  config: Config,
+  deps: LiveTradingDeps,
+  opts: LiveTradingOptions = {},
+): LiveTrading | null {
   if (!config.SOLANA_RPC_URL) return null;
   return new LiveTrading(config, deps, opts);
 }

@@ -67,7 +67,6 @@ export class PositionMonitor {
     this.log = d.logger.child({ component: "monitor" });
   }
 
-
   private decide(p: PositionRecord, config: TradingConfig, priceSol: Big) {
     return decidePositionAction({
       config,
@@ -92,7 +91,11 @@ export class PositionMonitor {
     const started = performance.now();
     const report: TickReport = { positions: 0, priced: 0, actions: 0, closed: 0, failed: 0, durationMs: 0 };
     if (this.d.live) {
-      await this.d.live.reconcile().catch((err) => this.log.warn("live reconciliation failed", { reason: err instanceof Error ? err.message : String(err) }));
+      await this.d.live
+        .reconcile()
+        .catch((err) =>
+          this.log.warn("live reconciliation failed", { reason: err instanceof Error ? err.message : String(err) }),
+        );
     }
     const open = this.d.positions.allOpen();
     report.positions = open.length;
@@ -104,7 +107,9 @@ export class PositionMonitor {
         [prices, solUsd] = await Promise.all([this.d.tokenPrices.getPrices(mints), this.d.engine.solUsd()]);
       } catch (err) {
         // Temporary: no prices this tick means no decisions this tick; the next tick retries.
-        this.log.warn("monitor tick skipped: prices unavailable", { reason: err instanceof Error ? err.message : String(err) });
+        this.log.warn("monitor tick skipped: prices unavailable", {
+          reason: err instanceof Error ? err.message : String(err),
+        });
         report.durationMs = performance.now() - started;
         this.lastTick = report;
         return report;
@@ -121,7 +126,10 @@ export class PositionMonitor {
         if (v === undefined) {
           const price = prices.get(mint);
           // unknown price: never treated as zero
-          v = price && solUsd.gt(0) ? { priceSol: new Big(price.usd).div(solUsd), sol: "", usd: decStr(new Big(price.usd), 12) } : null;
+          v =
+            price && solUsd.gt(0)
+              ? { priceSol: new Big(price.usd).div(solUsd), sol: "", usd: decStr(new Big(price.usd), 12) }
+              : null;
           if (v) v.sol = decStr(v.priceSol);
           perToken.set(mint, v);
         }
@@ -137,7 +145,8 @@ export class PositionMonitor {
         const peak = decStr(decision.peakPriceSol);
         updates.push([tp.sol, tp.usd, peak, p.id]);
         if (decision.peakChanged) peaks.push({ p, peak });
-        if (decision.action.kind !== "none" && !this.liveHeld(p)) planned.push({ position: p, config, priceSol, action: decision.action });
+        if (decision.action.kind !== "none" && !this.liveHeld(p))
+          planned.push({ position: p, config, priceSol, action: decision.action });
       }
       // Current and peak prices of every position in one transaction: a restart loses nothing.
       const upd = this.d.sqlite.query<unknown, [string, string, string, string, string]>(
@@ -147,7 +156,12 @@ export class PositionMonitor {
         for (const [ps, pu, peak, id] of updates) upd.run(ps, pu, peak, now, id);
       })();
       for (const { p, peak } of peaks) {
-        this.d.events.publish("position.updated", p.userId, { positionId: p.id, agentId: p.agentId, change: "peak", peakPriceSol: peak });
+        this.d.events.publish("position.updated", p.userId, {
+          positionId: p.id,
+          agentId: p.agentId,
+          change: "peak",
+          peakPriceSol: peak,
+        });
       }
 
       for (const plan of planned) {
@@ -181,18 +195,28 @@ export class PositionMonitor {
     const id = plan.position.id;
     return this.d.locks.withLock(id, async () => {
       const fresh = this.d.positions.byId(id);
-      if (!fresh || fresh.status !== "open") return "skipped";
+      if (fresh?.status !== "open") return "skipped";
       const action = this.decide(fresh, plan.config, plan.priceSol).action;
       try {
         switch (action.kind) {
           case "none":
             return "skipped";
           case "close":
-            this.log.info("rule triggered", { positionId: id, agentId: fresh.agentId, rule: action.reason, detail: action.detail });
+            this.log.info("rule triggered", {
+              positionId: id,
+              agentId: fresh.agentId,
+              rule: action.reason,
+              detail: action.detail,
+            });
             await this.d.engine.sell(fresh, { kind: "close", reason: action.reason });
             return "closed";
           case "take_profit":
-            this.log.info("rule triggered", { positionId: id, agentId: fresh.agentId, rule: "take_profit", level: action.level });
+            this.log.info("rule triggered", {
+              positionId: id,
+              agentId: fresh.agentId,
+              rule: "take_profit",
+              level: action.level,
+            });
             await this.d.engine.sell(fresh, {
               kind: "take_profit",
               amount: action.sellAmount,
@@ -203,7 +227,12 @@ export class PositionMonitor {
             });
             return action.closesPosition ? "closed" : "done";
           case "dca":
-            this.log.info("rule triggered", { positionId: id, agentId: fresh.agentId, rule: "dca", order: action.order });
+            this.log.info("rule triggered", {
+              positionId: id,
+              agentId: fresh.agentId,
+              rule: "dca",
+              order: action.order,
+            });
             return (await this.d.engine.dcaBuy(fresh, action.order, action.amountSol)) ? "done" : "failed";
         }
       } catch (err) {
@@ -245,7 +274,9 @@ export class PositionMonitor {
     const loop = async () => {
       if (this.stopped) return;
       const began = Date.now();
-      this.running = this.tick().catch((err) => this.log.error("monitor tick failed", { reason: err instanceof Error ? err.message : String(err) }));
+      this.running = this.tick().catch((err) =>
+        this.log.error("monitor tick failed", { reason: err instanceof Error ? err.message : String(err) }),
+      );
       await this.running;
       this.running = null;
       if (this.stopped) return;

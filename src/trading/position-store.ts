@@ -75,7 +75,7 @@ export class PositionStore {
   /** An open position of the user's agent (404 material when null). */
   openOwned(userId: string, positionId: string, agentId?: string): PositionRecord | null {
     const r = this.byId(positionId);
-    if (!r || r.status !== "open" || r.userId !== userId) return null;
+    if (r?.status !== "open" || r.userId !== userId) return null;
     if (agentId !== undefined && r.agentId !== agentId) return null;
     return r;
   }
@@ -83,7 +83,9 @@ export class PositionStore {
   openForAgentToken(agentId: string, tokenAddress: string): PositionRecord | null {
     return fix(
       this.sqlite
-        .query<PositionRecord, [string, string]>(`${SELECT} WHERE p.agent_id = ? AND p.token_address = ? AND p.status = 'open'`)
+        .query<PositionRecord, [string, string]>(
+          `${SELECT} WHERE p.agent_id = ? AND p.token_address = ? AND p.status = 'open'`,
+        )
         .get(agentId, tokenAddress),
     );
   }
@@ -92,7 +94,9 @@ export class PositionStore {
   hasOpen(agentId: string, tokenAddress: string): boolean {
     return (
       this.sqlite
-        .query<{ one: number }, [string, string]>("SELECT 1 AS one FROM positions WHERE agent_id = ? AND token_address = ? AND status = 'open' LIMIT 1")
+        .query<{ one: number }, [string, string]>(
+          "SELECT 1 AS one FROM positions WHERE agent_id = ? AND token_address = ? AND status = 'open' LIMIT 1",
+        )
         .get(agentId, tokenAddress) !== null
     );
   }
@@ -123,7 +127,9 @@ export class PositionStore {
   openTokens(agentId: string): Set<string> {
     return new Set(
       this.sqlite
-        .query<{ t: string }, [string]>("SELECT token_address AS t FROM positions WHERE agent_id = ? AND status = 'open'")
+        .query<{ t: string }, [string]>(
+          "SELECT token_address AS t FROM positions WHERE agent_id = ? AND status = 'open'",
+        )
         .all(agentId)
         .map((r) => r.t),
     );
@@ -132,7 +138,9 @@ export class PositionStore {
   /** Time of the agent's last trade (any side), for timing.minTimeBetweenTradesSeconds. */
   lastTradeAt(agentId: string): number | null {
     const r = this.sqlite
-      .query<{ t: string | null }, [string]>("SELECT max(transaction_time) AS t FROM agent_transactions WHERE agent_id = ? AND status != 'failed'")
+      .query<{ t: string | null }, [string]>(
+        "SELECT max(transaction_time) AS t FROM agent_transactions WHERE agent_id = ? AND status != 'failed'",
+      )
       .get(agentId);
     return r?.t ? Date.parse(r.t) : null;
   }
@@ -140,7 +148,9 @@ export class PositionStore {
   countOpenByMode(): Partial<Record<"simulation" | "live", number>> {
     const out: Partial<Record<"simulation" | "live", number>> = {};
     for (const r of this.sqlite
-      .query<{ m: "simulation" | "live"; n: number }, []>("SELECT trading_mode AS m, count(*) AS n FROM positions WHERE status = 'open' GROUP BY trading_mode")
+      .query<{ m: "simulation" | "live"; n: number }, []>(
+        "SELECT trading_mode AS m, count(*) AS n FROM positions WHERE status = 'open' GROUP BY trading_mode",
+      )
       .all())
       out[r.m] = r.n;
     return out;

@@ -1,5 +1,5 @@
-import { resolveStoredConfig } from "../agents/trading-config.ts";
 import type { OpenPositionQuery, OpenPositionSource, PositionView } from "../agents/open-positions.ts";
+import { resolveStoredConfig } from "../agents/trading-config.ts";
 import type { Logger } from "../logger.ts";
 import type { SolPriceSource, TokenPriceProvider } from "../market/types.ts";
 import { Big, decNum } from "../money.ts";
@@ -24,11 +24,16 @@ export class MarketPricedPositions implements OpenPositionSource {
     let prices = new Map<string, { usd: string }>();
     let solUsd: Big | null = null;
     try {
-      const [p, s] = await Promise.all([this.tokenPrices.getPrices([...new Set(rows.map((r) => r.tokenAddress))]), this.solPrice.current() ?? this.solPrice.fetchCurrent()]);
+      const [p, s] = await Promise.all([
+        this.tokenPrices.getPrices([...new Set(rows.map((r) => r.tokenAddress))]),
+        this.solPrice.current() ?? this.solPrice.fetchCurrent(),
+      ]);
       prices = p;
       solUsd = new Big(s.price);
     } catch (err) {
-      this.logger.warn("positions priced from stored values: market unavailable", { reason: err instanceof Error ? err.message : String(err) });
+      this.logger.warn("positions priced from stored values: market unavailable", {
+        reason: err instanceof Error ? err.message : String(err),
+      });
     }
     return rows.map((r) => shapePosition(r, prices.get(r.tokenAddress)?.usd ?? null, solUsd));
   }
@@ -36,7 +41,10 @@ export class MarketPricedPositions implements OpenPositionSource {
 
 export function shapePosition(r: PositionRecord, tokenUsd: string | null, solUsd: Big | null): PositionView {
   // USD per SOL: live when known, otherwise implied by the last stored USD and SOL prices.
-  const impliedSolUsd = r.lastPriceSol && r.lastPriceUsd && new Big(r.lastPriceSol).gt(0) ? new Big(r.lastPriceUsd).div(r.lastPriceSol) : new Big(r.entryPriceUsd).div(r.entryPriceSol);
+  const impliedSolUsd =
+    r.lastPriceSol && r.lastPriceUsd && new Big(r.lastPriceSol).gt(0)
+      ? new Big(r.lastPriceUsd).div(r.lastPriceSol)
+      : new Big(r.entryPriceUsd).div(r.entryPriceSol);
   const sol = solUsd ?? impliedSolUsd;
   const priceSol = tokenUsd && sol.gt(0) ? new Big(tokenUsd).div(sol) : new Big(r.lastPriceSol ?? r.entryPriceSol);
   const pnl = positionPnl({

@@ -30,13 +30,19 @@ export interface CloseResult {
 export const lamportsToSol = (l: bigint): Big => fromAtomic(l, SOL_DECIMALS);
 
 /** A buy's amounts: SOL swapped, tokens received, and the cost (SOL swapped plus fees). */
-export function buyAmounts(fill: Pick<SwapFill, "inputAtomic" | "outputAtomic" | "feesSol">, tokenDecimals: number): { solSwapped: Big; tokens: Big; cost: Big } {
+export function buyAmounts(
+  fill: Pick<SwapFill, "inputAtomic" | "outputAtomic" | "feesSol">,
+  tokenDecimals: number,
+): { solSwapped: Big; tokens: Big; cost: Big } {
   const solSwapped = lamportsToSol(fill.inputAtomic);
   return { solSwapped, tokens: fromAtomic(fill.outputAtomic, tokenDecimals), cost: solSwapped.plus(fill.feesSol) };
 }
 
 /** A sale's amounts: tokens sold, SOL received, and the price per token (the last known price when nothing was sold). */
-export function saleAmounts(p: PositionRecord, fill: Pick<SwapFill, "inputAtomic" | "outputAtomic">): { sold: Big; proceeds: Big; salePriceSol: Big } {
+export function saleAmounts(
+  p: PositionRecord,
+  fill: Pick<SwapFill, "inputAtomic" | "outputAtomic">,
+): { sold: Big; proceeds: Big; salePriceSol: Big } {
   const sold = fromAtomic(fill.inputAtomic, p.tokenDecimals);
   const proceeds = lamportsToSol(fill.outputAtomic);
   return { sold, proceeds, salePriceSol: sold.gt(0) ? proceeds.div(sold) : new Big(p.lastPriceSol ?? p.entryPriceSol) };
@@ -120,7 +126,8 @@ export interface TransactionRow extends SwapSides {
 }
 
 /** The fill's price impact as agent_transactions stores it (percent). */
-export const priceImpactPercent = (fill: Pick<SwapFill, "priceImpactPct">): string => decStr(new Big(fill.priceImpactPct || "0").times(100), 6);
+export const priceImpactPercent = (fill: Pick<SwapFill, "priceImpactPct">): string =>
+  decStr(new Big(fill.priceImpactPct || "0").times(100), 6);
 
 export function insertTransaction(sqlite: Database, t: TransactionRow): void {
   sqlite
@@ -166,9 +173,18 @@ export function insertTransaction(sqlite: Database, t: TransactionRow): void {
 // --- trade idempotency --------------------------------------------------------------------------
 
 /** Writes the (agent, signal, action) trade key; false when another trade already holds it. */
-export function insertTradeKey(sqlite: Database, agentId: string, signalId: number, action: string, transactionId: string, now: string): boolean {
+export function insertTradeKey(
+  sqlite: Database,
+  agentId: string,
+  signalId: number,
+  action: string,
+  transactionId: string,
+  now: string,
+): boolean {
   const res = sqlite
-    .query("INSERT OR IGNORE INTO trade_idempotency (agent_id, signal_id, action, transaction_id, created_at) VALUES (?, ?, ?, ?, ?)")
+    .query(
+      "INSERT OR IGNORE INTO trade_idempotency (agent_id, signal_id, action, transaction_id, created_at) VALUES (?, ?, ?, ?, ?)",
+    )
     .run(agentId, signalId, action, transactionId, now);
   return res.changes > 0;
 }
@@ -231,9 +247,21 @@ export function insertOpenPosition(sqlite: Database, o: OpenPositionRow): void {
 }
 
 /** A DCA buy averages the position's entry and adds to its amount and cost (rules/dca.ts). Returns the position after it. */
-export function applyDcaToPosition(sqlite: Database, p: PositionRecord, buy: { solSwapped: Big; feesSol: Big; tokens: Big }, solUsd: Big, now: string): DcaFillResult {
+export function applyDcaToPosition(
+  sqlite: Database,
+  p: PositionRecord,
+  buy: { solSwapped: Big; feesSol: Big; tokens: Big },
+  solUsd: Big,
+  now: string,
+): DcaFillResult {
   const next = applyDcaFill(
-    { entryPriceSol: p.entryPriceSol, purchaseAmount: p.purchaseAmount, remainingAmount: p.remainingAmount, costSol: p.costSol, dcaOrders: p.dcaOrders },
+    {
+      entryPriceSol: p.entryPriceSol,
+      purchaseAmount: p.purchaseAmount,
+      remainingAmount: p.remainingAmount,
+      costSol: p.costSol,
+      dcaOrders: p.dcaOrders,
+    },
     { solSwapped: buy.solSwapped, feesSol: buy.feesSol, tokensReceived: buy.tokens },
   );
   const cost = buy.solSwapped.plus(buy.feesSol);
@@ -259,7 +287,13 @@ export function applyDcaToPosition(sqlite: Database, p: PositionRecord, buy: { s
 /** What a sale of an open position does to it: a take-profit level, or the close. */
 export type SaleOnPosition =
   | { kind: "close"; reason: CloseReason }
-  | { kind: "take_profit"; levelsHit: number; moonBagActivated: boolean; moonBagAmount: Big | null; closesPosition: boolean };
+  | {
+      kind: "take_profit";
+      levelsHit: number;
+      moonBagActivated: boolean;
+      moonBagAmount: Big | null;
+      closesPosition: boolean;
+    };
 
 export interface SaleFigures {
   sold: Big;
@@ -290,7 +324,13 @@ export function recordSaleOnPosition(
 ): { realizedProfitSol: Big; closed: CloseResult | null } {
   let realizedAfter = new Big(p.realizedProfitSol);
   if (sale.kind === "take_profit") {
-    const tp = takeProfitSalePnl({ costSol: p.costSol, purchaseAmount: p.purchaseAmount, tokensSold: s.sold, proceedsSol: s.proceeds, feesSol: s.feesSol });
+    const tp = takeProfitSalePnl({
+      costSol: p.costSol,
+      purchaseAmount: p.purchaseAmount,
+      tokensSold: s.sold,
+      proceedsSol: s.proceeds,
+      feesSol: s.feesSol,
+    });
     realizedAfter = realizedAfter.plus(tp.realizedProfitSol);
     sqlite
       .query(
@@ -309,10 +349,31 @@ export function recordSaleOnPosition(
       );
   }
   if (sale.kind === "take_profit" && !sale.closesPosition) return { realizedProfitSol: realizedAfter, closed: null };
-  return { realizedProfitSol: realizedAfter, closed: closePositionRows(sqlite, p, sale.kind === "close" ? sale.reason : "take_profit", sale.kind === "close", realizedAfter, s, solUsd, now) };
+  return {
+    realizedProfitSol: realizedAfter,
+    closed: closePositionRows(
+      sqlite,
+      p,
+      sale.kind === "close" ? sale.reason : "take_profit",
+      sale.kind === "close",
+      realizedAfter,
+      s,
+      solUsd,
+      now,
+    ),
+  };
 }
 
-function closePositionRows(sqlite: Database, p: PositionRecord, reason: CloseReason, finalSale: boolean, realizedAfter: Big, s: SaleFigures, solUsd: Big, now: string): CloseResult {
+function closePositionRows(
+  sqlite: Database,
+  p: PositionRecord,
+  reason: CloseReason,
+  finalSale: boolean,
+  realizedAfter: Big,
+  s: SaleFigures,
+  solUsd: Big,
+  now: string,
+): CloseResult {
   // For a take-profit sale that empties the position, its profit is already in realizedAfter
   // and the close adds nothing more from this sale.
   const pnl = closePnl({
@@ -326,7 +387,9 @@ function closePositionRows(sqlite: Database, p: PositionRecord, reason: CloseRea
     solUsdPrice: solUsd,
   });
   sqlite
-    .query("UPDATE positions SET status = 'closed', remaining_amount = ?, closed_at = ?, close_reason = ?, last_price_sol = ?, updated_at = ? WHERE id = ?")
+    .query(
+      "UPDATE positions SET status = 'closed', remaining_amount = ?, closed_at = ?, close_reason = ?, last_price_sol = ?, updated_at = ? WHERE id = ?",
+    )
     .run(decStr(s.remainingAfter), now, reason, decStr(s.salePriceSol), now, p.id);
   sqlite
     .query(
@@ -371,7 +434,14 @@ function closePositionRows(sqlite: Database, p: PositionRecord, reason: CloseRea
 // --- balance snapshot ---------------------------------------------------------------------------
 
 /** Snapshot of an agent wallet's SOL balance and total value (after a trade, or hourly). */
-export function recordWalletSnapshot(sqlite: Database, agentId: string, walletAddress: string, solUsd: Big | null, now: string, reason: "trade" | "hourly" = "trade"): void {
+export function recordWalletSnapshot(
+  sqlite: Database,
+  agentId: string,
+  walletAddress: string,
+  solUsd: Big | null,
+  now: string,
+  reason: "trade" | "hourly" = "trade",
+): void {
   const sol = readBalance({ sqlite }, { agentId, walletAddress, tokenAddress: SOL_MINT });
   // Open positions valued at their last known price (entry price until the monitor priced them).
   const rows = sqlite
@@ -381,5 +451,16 @@ export function recordWalletSnapshot(sqlite: Database, agentId: string, walletAd
     .all(agentId, walletAddress);
   let total = sol;
   for (const r of rows) total = total.plus(new Big(r.remaining).times(r.price));
-  recordBalanceSnapshot({ sqlite }, { agentId, walletAddress, solBalance: decStr(sol), totalValueSol: decStr(total, 9), totalValueUsd: solUsd ? decStr(total.times(solUsd), 2) : null, reason, now });
+  recordBalanceSnapshot(
+    { sqlite },
+    {
+      agentId,
+      walletAddress,
+      solBalance: decStr(sol),
+      totalValueSol: decStr(total, 9),
+      totalValueUsd: solUsd ? decStr(total.times(solUsd), 2) : null,
+      reason,
+      now,
+    },
+  );
 }

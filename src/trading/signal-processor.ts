@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite";
-import { resolveStoredConfig, type TradingConfig } from "../agents/trading-config.ts";
+import { resolveStoredConfig } from "../agents/trading-config.ts";
 import type { Clock } from "../clock.ts";
 import { readBalance } from "../ledgers/balance-ledger.ts";
 import type { Logger } from "../logger.ts";
@@ -7,7 +7,12 @@ import type { MarketDataProvider, Quote, TokenMarketData } from "../market/types
 import { SOL_MINT } from "../money.ts";
 import type { SignalRow, SignalService } from "../signals/signal-service.ts";
 import type { PositionStore } from "./position-store.ts";
-import { checkBeforeMarketData, checkMarketAndBalance, needsMarketData, type EligibilityResult } from "./rules/eligibility.ts";
+import {
+  checkBeforeMarketData,
+  checkMarketAndBalance,
+  type EligibilityResult,
+  needsMarketData,
+} from "./rules/eligibility.ts";
 import { isExitSignal } from "./rules/exit-signal.ts";
 import { positionSizeSol } from "./rules/position-sizing.ts";
 import type { TradingMode } from "./rules/types.ts";
@@ -47,7 +52,6 @@ export class SignalProcessor {
     this.log = d.logger.child({ component: "signals" });
   }
 
-
   private candidates(userId: string): AgentCandidate[] {
     return this.d.sqlite
       .query<AgentCandidate, [string]>(
@@ -65,7 +69,9 @@ export class SignalProcessor {
 
   private record(signalId: number, agentId: string, eligible: boolean, reason: string | null, outcome: string): void {
     this.d.sqlite
-      .query("INSERT OR REPLACE INTO signal_evaluations (signal_id, agent_id, eligible, reason, outcome, created_at) VALUES (?, ?, ?, ?, ?, ?)")
+      .query(
+        "INSERT OR REPLACE INTO signal_evaluations (signal_id, agent_id, eligible, reason, outcome, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+      )
       .run(signalId, agentId, eligible ? 1 : 0, reason, outcome, new Date(this.d.clock.now()).toISOString());
   }
 
@@ -104,8 +110,18 @@ export class SignalProcessor {
       if (!p) continue;
       // An exit signal is an automatic trade: a live position needs both live switches (issue: live trading).
       if (p.tradingMode === "live" && !(this.d.liveTradingEnabled && a.automatedTradingLive)) {
-        this.log.info("exit signal not acted on: automatic live trading is off", { signalId: signal.id, agentId: a.id, positionId: p.id });
-        this.record(signal.id, a.id, false, "live_trading: automatic live trading is off for this agent or globally", "skipped");
+        this.log.info("exit signal not acted on: automatic live trading is off", {
+          signalId: signal.id,
+          agentId: a.id,
+          positionId: p.id,
+        });
+        this.record(
+          signal.id,
+          a.id,
+          false,
+          "live_trading: automatic live trading is off for this agent or globally",
+          "skipped",
+        );
         continue;
       }
       try {
@@ -113,7 +129,8 @@ export class SignalProcessor {
         this.record(signal.id, a.id, true, null, "closed");
       } catch (err) {
         const reason = err instanceof Error ? err.message : String(err);
-        if (!(err instanceof TradeSkipped)) this.log.warn("exit signal close failed", { signalId: signal.id, agentId: a.id, positionId: p.id, reason });
+        if (!(err instanceof TradeSkipped))
+          this.log.warn("exit signal close failed", { signalId: signal.id, agentId: a.id, positionId: p.id, reason });
         this.record(signal.id, a.id, true, reason, "failed");
       }
     }
@@ -127,7 +144,11 @@ export class SignalProcessor {
         .getTokens([signal.tokenAddress])
         .then((m) => m.get(signal.tokenAddress) ?? null)
         .catch((err) => {
-          this.log.warn("market data unavailable", { signalId: signal.id, tokenAddress: signal.tokenAddress, reason: err instanceof Error ? err.message : String(err) });
+          this.log.warn("market data unavailable", {
+            signalId: signal.id,
+            tokenAddress: signal.tokenAddress,
+            reason: err instanceof Error ? err.message : String(err),
+          });
           return null;
         }));
     const now = this.d.clock.now();
@@ -142,11 +163,21 @@ export class SignalProcessor {
       }
       const config = resolveStoredConfig(a.overrides);
       const refuse = (r: Extract<EligibilityResult, { eligible: false }>) => {
-        this.log.info("agent not eligible for signal", { signalId: signal.id, agentId: a.id, tokenAddress: signal.tokenAddress, rule: r.rule, reason: r.reason });
+        this.log.info("agent not eligible for signal", {
+          signalId: signal.id,
+          agentId: a.id,
+          tokenAddress: signal.tokenAddress,
+          rule: r.rule,
+          reason: r.reason,
+        });
         this.record(signal.id, a.id, false, `${r.rule}: ${r.reason}`, "skipped");
       };
       const pre = checkBeforeMarketData({
-        agent: { tradingMode: a.tradingMode, automatedTradingSimulation: Boolean(a.automatedTradingSimulation), automatedTradingLive: Boolean(a.automatedTradingLive) },
+        agent: {
+          tradingMode: a.tradingMode,
+          automatedTradingSimulation: Boolean(a.automatedTradingSimulation),
+          automatedTradingLive: Boolean(a.automatedTradingLive),
+        },
         config,
         signal: { tokenAddress: signal.tokenAddress, signalStrength: signal.signalStrength },
         liveTradingEnabled: this.d.liveTradingEnabled,
@@ -160,7 +191,10 @@ export class SignalProcessor {
         continue;
       }
       const wallet = a.walletAddress as string;
-      const solBalance = readBalance({ sqlite: this.d.sqlite }, { agentId: a.id, walletAddress: wallet, tokenAddress: SOL_MINT });
+      const solBalance = readBalance(
+        { sqlite: this.d.sqlite },
+        { agentId: a.id, walletAddress: wallet, tokenAddress: SOL_MINT },
+      );
       const size = positionSizeSol(config.positionSizing, solBalance);
       const md = needsMarketData(config.filters) ? await marketData() : null;
       const post = checkMarketAndBalance({
@@ -186,7 +220,11 @@ export class SignalProcessor {
         sharedQuotes,
       });
       // A live swap sent but not yet confirmed wrote its trade key: "pending" until reconciled.
-      const outcome = positionId ? "traded" : this.d.engine.alreadyTraded(a.id, signal.id, "BUY") ? "pending" : "failed";
+      const outcome = positionId
+        ? "traded"
+        : this.d.engine.alreadyTraded(a.id, signal.id, "BUY")
+          ? "pending"
+          : "failed";
       this.record(signal.id, a.id, true, outcome === "failed" ? failure : null, outcome);
     }
   }

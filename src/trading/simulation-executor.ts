@@ -1,9 +1,9 @@
 import { TradingError } from "../errors.ts";
 import type { Quote, QuoteProvider, QuoteRequest } from "../market/types.ts";
 import { Big, SOL_MINT } from "../money.ts";
+import type { SwapFill, SwapRequest, TradeExecutor } from "./executor.ts";
 import { simulationSwapFeeSol } from "./rules/fees.ts";
 import { checkSlippage, SLIPPAGE_EXCEEDED_MESSAGE } from "./rules/slippage.ts";
-import type { SwapFill, SwapRequest, TradeExecutor } from "./executor.ts";
 
 /**
  * Paper trading on real quotes (PRODUCT.md §4): the fill is the aggregator's quote (amounts,

@@ -10,7 +10,7 @@ import type { Market } from "../market/types.ts";
 import type { Metrics } from "../metrics/metrics.ts";
 import { Big, decNum, decStr, SOL_DECIMALS, SOL_MINT, toAtomic } from "../money.ts";
 import type { SwapFill, TradeExecutor } from "./executor.ts";
-import { LiveTradePendingError, type LiveSettlement } from "./live-settlement.ts";
+import { type LiveSettlement, LiveTradePendingError } from "./live-settlement.ts";
 import type { PositionLocks } from "./position-locks.ts";
 import type { PositionRecord, PositionStore } from "./position-store.ts";
 import type { DcaFillResult } from "./rules/dca.ts";
@@ -94,7 +94,12 @@ export class TradingEngine {
 
   executorFor(mode: TradingMode): TradeExecutor {
     const ex = this.d.executors[mode];
-    if (!ex) throw new TradingError(mode === "live" ? "Live trading is not available: no live executor is configured" : "Simulation trading is not available: the swap aggregator is not configured");
+    if (!ex)
+      throw new TradingError(
+        mode === "live"
+          ? "Live trading is not available: no live executor is configured"
+          : "Simulation trading is not available: the swap aggregator is not configured",
+      );
     return ex;
   }
 
@@ -111,9 +116,21 @@ export class TradingEngine {
     return dec;
   }
 
-  private tradeFailed(ctx: Record<string, unknown>, userId: string, side: "buy" | "sell", mode: TradingMode, err: unknown): void {
+  private tradeFailed(
+    ctx: Record<string, unknown>,
+    userId: string,
+    side: "buy" | "sell",
+    mode: TradingMode,
+    err: unknown,
+  ): void {
     const reason = err instanceof Error ? err.message : String(err);
-    this.log.warn("trade failed", { ...ctx, side, mode, reason, ...(err instanceof AppError && err.details ? { details: err.details } : {}) });
+    this.log.warn("trade failed", {
+      ...ctx,
+      side,
+      mode,
+      reason,
+      ...(err instanceof AppError && err.details ? { details: err.details } : {}),
+    });
     this.d.metrics.trades.inc({ mode, side, outcome: "failed" });
     this.d.events.publish("trade.failed", userId, { ...ctx, side, mode, reason });
   }
@@ -126,18 +143,27 @@ export class TradingEngine {
   private hasTradeKey(agentId: string, signalId: number, action: string): boolean {
     return (
       this.d.sqlite
-        .query<{ n: number }, [string, number, string]>("SELECT count(*) AS n FROM trade_idempotency WHERE agent_id = ? AND signal_id = ? AND action = ?")
+        .query<{ n: number }, [string, number, string]>(
+          "SELECT count(*) AS n FROM trade_idempotency WHERE agent_id = ? AND signal_id = ? AND action = ?",
+        )
         .get(agentId, signalId, action)!.n > 0
     );
   }
 
   private writeTradeKey(agentId: string, signalId: number, action: string, transactionId: string, now: string): void {
     // Another settle already recorded this (agent, signal, action): abort this transaction.
-    if (!insertTradeKey(this.d.sqlite, agentId, signalId, action, transactionId, now)) throw new TradeSkipped(`signal ${signalId} already traded (${action}) by agent ${agentId}`);
+    if (!insertTradeKey(this.d.sqlite, agentId, signalId, action, transactionId, now))
+      throw new TradeSkipped(`signal ${signalId} already traded (${action}) by agent ${agentId}`);
   }
 
   /** Snapshot of an agent wallet's SOL balance and total value (after a trade, or hourly). */
-  snapshot(agentId: string, walletAddress: string, solUsd: Big | null, now: string, reason: "trade" | "hourly" = "trade"): void {
+  snapshot(
+    agentId: string,
+    walletAddress: string,
+    solUsd: Big | null,
+    now: string,
+    reason: "trade" | "hourly" = "trade",
+  ): void {
     recordWalletSnapshot(this.d.sqlite, agentId, walletAddress, solUsd, now, reason);
   }
 
@@ -161,9 +187,15 @@ export class TradingEngine {
       const slippageBps = resolveSlippageBps(null, config.slippage);
       // Cheap pre-check before any network call; the debit (size plus fees) inside the settling
       // transaction is the authority.
-      const available = readBalance({ sqlite: this.d.sqlite }, { agentId: agent.id, walletAddress: req.walletAddress, tokenAddress: SOL_MINT });
+      const available = readBalance(
+        { sqlite: this.d.sqlite },
+        { agentId: agent.id, walletAddress: req.walletAddress, tokenAddress: SOL_MINT },
+      );
       if (available.lt(req.sizeSol)) {
-        throw new TradingError("Insufficient SOL balance", { required: decNum(req.sizeSol), available: decNum(available) });
+        throw new TradingError("Insufficient SOL balance", {
+          required: decNum(req.sizeSol),
+          available: decNum(available),
+        });
       }
       const fill = await executor.swap({
         agentId: agent.id,
@@ -179,7 +211,19 @@ export class TradingEngine {
       // Live: recorded from the chain, or as a pending trade reconciled by signature (live-settlement.ts).
       if (mode === "live" && this.d.live) {
         const symbol = signal.symbol || req.marketSymbol || signal.tokenAddress.slice(0, 6);
-        return this.d.live.afterOpenSwap({ agentId: agent.id, userId: agent.userId, walletAddress: req.walletAddress, signalId: signal.id, tokenAddress: signal.tokenAddress, symbol, decimals }, fill, solUsd);
+        return this.d.live.afterOpenSwap(
+          {
+            agentId: agent.id,
+            userId: agent.userId,
+            walletAddress: req.walletAddress,
+            signalId: signal.id,
+            tokenAddress: signal.tokenAddress,
+            symbol,
+            decimals,
+          },
+          fill,
+          solUsd,
+        );
       }
       const { solSwapped, tokens, cost } = buyAmounts(fill, decimals);
       const entrySol = solSwapped.div(tokens);
@@ -192,9 +236,21 @@ export class TradingEngine {
       inTransaction(h, () => {
         this.writeTradeKey(agent.id, signal.id, "BUY", txId, now);
         debit(h, { agentId: agent.id, walletAddress: req.walletAddress, tokenAddress: SOL_MINT }, cost, { now });
-        credit(h, { agentId: agent.id, walletAddress: req.walletAddress, tokenAddress: signal.tokenAddress }, tokens, { now, tokenSymbol: symbol, decimals });
+        credit(h, { agentId: agent.id, walletAddress: req.walletAddress, tokenAddress: signal.tokenAddress }, tokens, {
+          now,
+          tokenSymbol: symbol,
+          decimals,
+        });
         insertTransaction(this.d.sqlite, {
-          ...buySides({ tokenMint: signal.tokenAddress, tokenSymbol: symbol, sol: solSwapped, tokens, tokenPriceUsd: entryUsd, solUsd, valueUsd: cost.times(solUsd) }),
+          ...buySides({
+            tokenMint: signal.tokenAddress,
+            tokenSymbol: symbol,
+            sol: solSwapped,
+            tokens,
+            tokenPriceUsd: entryUsd,
+            solUsd,
+            valueUsd: cost.times(solUsd),
+          }),
           id: txId,
           agentId: agent.id,
           walletAddress: req.walletAddress,
@@ -227,11 +283,37 @@ export class TradingEngine {
         });
         this.snapshot(agent.id, req.walletAddress, solUsd, now);
       });
-      this.log.info("trade executed", { ...ctx, side: "buy", mode, positionId, transactionId: txId, solSpent: decStr(cost), tokens: decStr(tokens), hash: fill.txHash });
+      this.log.info("trade executed", {
+        ...ctx,
+        side: "buy",
+        mode,
+        positionId,
+        transactionId: txId,
+        solSpent: decStr(cost),
+        tokens: decStr(tokens),
+        hash: fill.txHash,
+      });
       this.d.metrics.trades.inc({ mode, side: "buy", outcome: "success" });
-      const tradeData = { ...ctx, side: "buy", mode, transactionId: txId, positionId, amountSol: decStr(cost), tokens: decStr(tokens), hash: fill.txHash };
+      const tradeData = {
+        ...ctx,
+        side: "buy",
+        mode,
+        transactionId: txId,
+        positionId,
+        amountSol: decStr(cost),
+        tokens: decStr(tokens),
+        hash: fill.txHash,
+      };
       this.d.events.publish("trade.executed", agent.userId, tradeData);
-      this.d.events.publish("position.opened", agent.userId, { positionId, agentId: agent.id, tokenAddress: signal.tokenAddress, tokenSymbol: symbol, amount: decStr(tokens), entryPriceSol: decStr(entrySol), signalId: signal.id });
+      this.d.events.publish("position.opened", agent.userId, {
+        positionId,
+        agentId: agent.id,
+        tokenAddress: signal.tokenAddress,
+        tokenSymbol: symbol,
+        amount: decStr(tokens),
+        entryPriceSol: decStr(entrySol),
+        signalId: signal.id,
+      });
       return positionId;
     } catch (err) {
       if (err instanceof TradeSkipped) {
@@ -252,8 +334,15 @@ export class TradingEngine {
       const config = resolveStoredConfig(p.configOverrides);
       // Refuse before swapping, as openPosition does: a live swap cannot be taken back when the
       // settling debit finds the SOL missing. The debit inside the transaction stays the authority.
-      const available = readBalance({ sqlite: this.d.sqlite }, { agentId: p.agentId, walletAddress: p.walletAddress, tokenAddress: SOL_MINT });
-      if (available.lt(amountSol)) throw new TradingError("Insufficient SOL balance", { required: decNum(amountSol), available: decNum(available) });
+      const available = readBalance(
+        { sqlite: this.d.sqlite },
+        { agentId: p.agentId, walletAddress: p.walletAddress, tokenAddress: SOL_MINT },
+      );
+      if (available.lt(amountSol))
+        throw new TradingError("Insufficient SOL balance", {
+          required: decNum(amountSol),
+          available: decNum(available),
+        });
       const solUsd = await this.solUsd();
       const fill = await this.executorFor(mode).swap({
         agentId: p.agentId,
@@ -272,11 +361,23 @@ export class TradingEngine {
       const h = { sqlite: this.d.sqlite };
       const next: DcaFillResult = inTransaction(h, () => {
         const fresh = this.d.positions.byId(p.id);
-        if (!fresh || fresh.status !== "open" || fresh.dcaOrders !== p.dcaOrders) throw new TradeSkipped("position changed");
+        if (fresh?.status !== "open" || fresh.dcaOrders !== p.dcaOrders) throw new TradeSkipped("position changed");
         debit(h, { agentId: p.agentId, walletAddress: p.walletAddress, tokenAddress: SOL_MINT }, cost, { now });
-        credit(h, { agentId: p.agentId, walletAddress: p.walletAddress, tokenAddress: p.tokenAddress }, tokens, { now, tokenSymbol: p.tokenSymbol, decimals: p.tokenDecimals });
+        credit(h, { agentId: p.agentId, walletAddress: p.walletAddress, tokenAddress: p.tokenAddress }, tokens, {
+          now,
+          tokenSymbol: p.tokenSymbol,
+          decimals: p.tokenDecimals,
+        });
         insertTransaction(this.d.sqlite, {
-          ...buySides({ tokenMint: p.tokenAddress, tokenSymbol: p.tokenSymbol, sol: solSwapped, tokens, tokenPriceUsd: solSwapped.div(tokens).times(solUsd), solUsd, valueUsd: cost.times(solUsd) }),
+          ...buySides({
+            tokenMint: p.tokenAddress,
+            tokenSymbol: p.tokenSymbol,
+            sol: solSwapped,
+            tokens,
+            tokenPriceUsd: solSwapped.div(tokens).times(solUsd),
+            solUsd,
+            valueUsd: cost.times(solUsd),
+          }),
           id: txId,
           agentId: p.agentId,
           walletAddress: p.walletAddress,
@@ -289,14 +390,43 @@ export class TradingEngine {
           status: fill.status,
           positionId: p.id,
         });
-        const averaged = applyDcaToPosition(this.d.sqlite, p, { solSwapped, feesSol: fill.feesSol, tokens }, solUsd, now);
+        const averaged = applyDcaToPosition(
+          this.d.sqlite,
+          p,
+          { solSwapped, feesSol: fill.feesSol, tokens },
+          solUsd,
+          now,
+        );
         this.snapshot(p.agentId, p.walletAddress, solUsd, now);
         return averaged;
       });
-      this.log.info("trade executed", { ...ctx, side: "buy", mode, transactionId: txId, isDca: true, solSpent: decStr(cost), tokens: decStr(tokens) });
+      this.log.info("trade executed", {
+        ...ctx,
+        side: "buy",
+        mode,
+        transactionId: txId,
+        isDca: true,
+        solSpent: decStr(cost),
+        tokens: decStr(tokens),
+      });
       this.d.metrics.trades.inc({ mode, side: "buy", outcome: "success" });
-      this.d.events.publish("trade.executed", p.userId, { ...ctx, side: "buy", mode, transactionId: txId, isDca: true, amountSol: decStr(cost), tokens: decStr(tokens) });
-      this.d.events.publish("position.updated", p.userId, { positionId: p.id, agentId: p.agentId, change: "dca", dcaOrders: next.dcaOrders, entryPriceSol: decStr(next.entryPriceSol), remainingAmount: decStr(next.remainingAmount) });
+      this.d.events.publish("trade.executed", p.userId, {
+        ...ctx,
+        side: "buy",
+        mode,
+        transactionId: txId,
+        isDca: true,
+        amountSol: decStr(cost),
+        tokens: decStr(tokens),
+      });
+      this.d.events.publish("position.updated", p.userId, {
+        positionId: p.id,
+        agentId: p.agentId,
+        change: "dca",
+        dcaOrders: next.dcaOrders,
+        entryPriceSol: decStr(next.entryPriceSol),
+        remainingAmount: decStr(next.remainingAmount),
+      });
       return true;
     } catch (err) {
       if (err instanceof TradeSkipped) return false;
@@ -315,19 +445,32 @@ export class TradingEngine {
     p: PositionRecord,
     opts:
       | { kind: "close"; reason: CloseReason; signalId?: number }
-      | { kind: "take_profit"; amount: Big; levelsHit: number; moonBagActivated: boolean; moonBagAmount: Big | null; closesPosition: boolean },
+      | {
+          kind: "take_profit";
+          amount: Big;
+          levelsHit: number;
+          moonBagActivated: boolean;
+          moonBagAmount: Big | null;
+          closesPosition: boolean;
+        },
   ): Promise<CloseResult | null> {
     const mode = p.tradingMode;
     const closing = opts.kind === "close" || opts.closesPosition;
     const reason: CloseReason = opts.kind === "close" ? opts.reason : "take_profit";
-    const ctx = { agentId: p.agentId, positionId: p.id, tokenAddress: p.tokenAddress, ...(opts.kind === "close" ? { reason } : { takeProfitLevel: opts.levelsHit }) };
+    const ctx = {
+      agentId: p.agentId,
+      positionId: p.id,
+      tokenAddress: p.tokenAddress,
+      ...(opts.kind === "close" ? { reason } : { takeProfitLevel: opts.levelsHit }),
+    };
     const h = { sqlite: this.d.sqlite };
     try {
       const remaining = new Big(p.remainingAmount);
       const amount = opts.kind === "close" ? remaining : opts.amount;
       const held = readBalance(h, { agentId: p.agentId, walletAddress: p.walletAddress, tokenAddress: p.tokenAddress });
       if (held.lt(amount)) throw new InsufficientBalanceError(p.tokenAddress, amount, held);
-      if (opts.kind === "close" && opts.signalId !== undefined && this.hasTradeKey(p.agentId, opts.signalId, "SELL")) throw new TradeSkipped("exit already done");
+      if (opts.kind === "close" && opts.signalId !== undefined && this.hasTradeKey(p.agentId, opts.signalId, "SELL"))
+        throw new TradeSkipped("exit already done");
       const config = resolveStoredConfig(p.configOverrides);
       const solUsd = await this.solUsd();
       let fill: SwapFill;
@@ -345,7 +488,16 @@ export class TradingEngine {
         if (mode === "live" && this.d.live) return this.d.live.afterSellSwap(p, opts, fill, solUsd);
       } else {
         // Nothing left to sell (take-profit sold it all): the close records the outcome only.
-        fill = { inputAtomic: 0n, outputAtomic: 0n, feesSol: new Big(0), routes: [], priceImpactPct: "0", slippageBps: 0, txHash: "", status: "confirmed" };
+        fill = {
+          inputAtomic: 0n,
+          outputAtomic: 0n,
+          feesSol: new Big(0),
+          routes: [],
+          priceImpactPct: "0",
+          slippageBps: 0,
+          txHash: "",
+          status: "confirmed",
+        };
       }
       const { sold, proceeds, salePriceSol } = saleAmounts(p, fill);
       const net = proceeds.minus(fill.feesSol);
@@ -358,8 +510,10 @@ export class TradingEngine {
 
       inTransaction(h, () => {
         const fresh = this.d.positions.byId(p.id);
-        if (!fresh || fresh.status !== "open" || fresh.remainingAmount !== p.remainingAmount) throw new TradeSkipped("position changed");
-        if (opts.kind === "close" && opts.signalId !== undefined) this.writeTradeKey(p.agentId, opts.signalId, "SELL", txId, now);
+        if (fresh?.status !== "open" || fresh.remainingAmount !== p.remainingAmount)
+          throw new TradeSkipped("position changed");
+        if (opts.kind === "close" && opts.signalId !== undefined)
+          this.writeTradeKey(p.agentId, opts.signalId, "SELL", txId, now);
         const key = { agentId: p.agentId, walletAddress: p.walletAddress, tokenAddress: p.tokenAddress };
         const solKey = { agentId: p.agentId, walletAddress: p.walletAddress, tokenAddress: SOL_MINT };
         if (sold.gt(0)) {
@@ -367,7 +521,15 @@ export class TradingEngine {
           if (net.gte(0)) credit(h, solKey, net, { now });
           else debit(h, solKey, net.abs(), { now });
           insertTransaction(this.d.sqlite, {
-            ...sellSides({ tokenMint: p.tokenAddress, tokenSymbol: p.tokenSymbol, sol: proceeds, tokens: sold, tokenPriceUsd: salePriceSol.times(solUsd), solUsd, valueUsd: proceeds.times(solUsd) }),
+            ...sellSides({
+              tokenMint: p.tokenAddress,
+              tokenSymbol: p.tokenSymbol,
+              sol: proceeds,
+              tokens: sold,
+              tokenPriceUsd: salePriceSol.times(solUsd),
+              solUsd,
+              valueUsd: proceeds.times(solUsd),
+            }),
             id: txId,
             agentId: p.agentId,
             walletAddress: p.walletAddress,
@@ -385,7 +547,16 @@ export class TradingEngine {
           this.d.sqlite,
           p,
           opts,
-          { sold, proceeds, feesSol: fill.feesSol, salePriceSol, remainingAfter, saleTransactionId: sold.gt(0) ? txId : null, historicalSwapId: swapId, transactionHash: fill.txHash },
+          {
+            sold,
+            proceeds,
+            feesSol: fill.feesSol,
+            salePriceSol,
+            remainingAfter,
+            saleTransactionId: sold.gt(0) ? txId : null,
+            historicalSwapId: swapId,
+            transactionHash: fill.txHash,
+          },
           solUsd,
           now,
         );
@@ -394,16 +565,49 @@ export class TradingEngine {
         this.snapshot(p.agentId, p.walletAddress, solUsd, now);
       });
 
-      this.log.info("trade executed", { ...ctx, side: "sell", mode, transactionId: txId, tokens: decStr(sold), proceedsSol: decStr(proceeds), hash: fill.txHash, closed: closing });
+      this.log.info("trade executed", {
+        ...ctx,
+        side: "sell",
+        mode,
+        transactionId: txId,
+        tokens: decStr(sold),
+        proceedsSol: decStr(proceeds),
+        hash: fill.txHash,
+        closed: closing,
+      });
       if (sold.gt(0)) {
         this.d.metrics.trades.inc({ mode, side: "sell", outcome: "success" });
-        this.d.events.publish("trade.executed", p.userId, { ...ctx, side: "sell", mode, transactionId: txId, isTakeProfit: opts.kind === "take_profit", tokens: decStr(sold), proceedsSol: decStr(proceeds), hash: fill.txHash });
+        this.d.events.publish("trade.executed", p.userId, {
+          ...ctx,
+          side: "sell",
+          mode,
+          transactionId: txId,
+          isTakeProfit: opts.kind === "take_profit",
+          tokens: decStr(sold),
+          proceedsSol: decStr(proceeds),
+          hash: fill.txHash,
+        });
       }
       if (closing && result) {
         const r = result as CloseResult;
-        this.d.events.publish("position.closed", p.userId, { positionId: p.id, agentId: p.agentId, tokenAddress: p.tokenAddress, reason, historicalSwapId: r.historicalSwapId, profitLossSol: r.profitLossSol, profitLossUsd: r.profitLossUsd });
+        this.d.events.publish("position.closed", p.userId, {
+          positionId: p.id,
+          agentId: p.agentId,
+          tokenAddress: p.tokenAddress,
+          reason,
+          historicalSwapId: r.historicalSwapId,
+          profitLossSol: r.profitLossSol,
+          profitLossUsd: r.profitLossUsd,
+        });
       } else {
-        this.d.events.publish("position.updated", p.userId, { positionId: p.id, agentId: p.agentId, change: "take_profit", levelsHit: opts.kind === "take_profit" ? opts.levelsHit : p.levelsHit, remainingAmount: decStr(remainingAfter), realizedProfitSol: decStr(realizedAfter) });
+        this.d.events.publish("position.updated", p.userId, {
+          positionId: p.id,
+          agentId: p.agentId,
+          change: "take_profit",
+          levelsHit: opts.kind === "take_profit" ? opts.levelsHit : p.levelsHit,
+          remainingAmount: decStr(remainingAfter),
+          realizedProfitSol: decStr(realizedAfter),
+        });
       }
       return result;
     } catch (err) {
@@ -417,10 +621,16 @@ export class TradingEngine {
    * Closes an open position: manual close endpoint, stop-loss, stale trade, exit signal. Takes the
    * position's lock, re-reads it, and answers 404 when it is no longer open (someone else sold).
    */
-  async closePosition(positionId: string, reason: CloseReason, opts: { userId?: string; agentId?: string; signalId?: number } = {}): Promise<CloseResult> {
+  async closePosition(
+    positionId: string,
+    reason: CloseReason,
+    opts: { userId?: string; agentId?: string; signalId?: number } = {},
+  ): Promise<CloseResult> {
     return this.d.locks.withLock(positionId, async () => {
-      const p = opts.userId ? this.d.positions.openOwned(opts.userId, positionId, opts.agentId) : this.d.positions.byId(positionId);
-      if (!p || p.status !== "open") throw new NotFoundError("Position not found");
+      const p = opts.userId
+        ? this.d.positions.openOwned(opts.userId, positionId, opts.agentId)
+        : this.d.positions.byId(positionId);
+      if (p?.status !== "open") throw new NotFoundError("Position not found");
       try {
         const r = await this.sell(p, { kind: "close", reason, signalId: opts.signalId });
         if (!r) throw new TradingError("Close produced no result");

@@ -35,14 +35,22 @@ export interface MirrorOptions {
  * Sets the wallet's recorded SOL and token balances to the chain's. Synchronous: call it inside
  * the settling transaction. Returns what changed.
  */
-export function mirrorChainBalances(h: Handle, key: { agentId: string; walletAddress: string }, chain: ChainBalances, opts: MirrorOptions): BalanceChange[] {
+export function mirrorChainBalances(
+  h: Handle,
+  key: { agentId: string; walletAddress: string },
+  chain: ChainBalances,
+  opts: MirrorOptions,
+): BalanceChange[] {
   const changes: BalanceChange[] = [];
   const apply = (tokenAddress: string, value: Big, decimals: number, symbol: string) => {
     const k = { ...key, tokenAddress };
     const before = readBalance(h, k);
-    const exists = h.sqlite
-      .query<{ n: number }, [string, string, string]>("SELECT count(*) AS n FROM agent_balances WHERE agent_id = ? AND wallet_address = ? AND token_address = ?")
-      .get(key.agentId, key.walletAddress, tokenAddress)!.n > 0;
+    const exists =
+      h.sqlite
+        .query<{ n: number }, [string, string, string]>(
+          "SELECT count(*) AS n FROM agent_balances WHERE agent_id = ? AND wallet_address = ? AND token_address = ?",
+        )
+        .get(key.agentId, key.walletAddress, tokenAddress)!.n > 0;
     if (!exists && value.eq(0)) return; // nothing held, nothing recorded: no empty row
     if (exists && before.eq(value)) return;
     setBalance(h, k, value, { now: opts.now, tokenSymbol: symbol, decimals });
@@ -53,7 +61,9 @@ export function mirrorChainBalances(h: Handle, key: { agentId: string; walletAdd
   if (opts.mints) mints = [...opts.mints];
   else {
     const recorded = h.sqlite
-      .query<{ t: string }, [string, string, string]>("SELECT token_address AS t FROM agent_balances WHERE agent_id = ? AND wallet_address = ? AND token_address <> ?")
+      .query<{ t: string }, [string, string, string]>(
+        "SELECT token_address AS t FROM agent_balances WHERE agent_id = ? AND wallet_address = ? AND token_address <> ?",
+      )
       .all(key.agentId, key.walletAddress, SOL_MINT)
       .map((r) => r.t);
     mints = [...new Set([...chain.tokens.keys(), ...recorded])].filter((m) => m !== SOL_MINT);
@@ -71,7 +81,9 @@ export function mirrorChainBalances(h: Handle, key: { agentId: string; walletAdd
 function recordedDecimals(h: Handle, key: { agentId: string; walletAddress: string }, mint: string): number | null {
   return (
     h.sqlite
-      .query<{ d: number | null }, [string, string, string]>("SELECT decimals AS d FROM agent_balances WHERE agent_id = ? AND wallet_address = ? AND token_address = ?")
+      .query<{ d: number | null }, [string, string, string]>(
+        "SELECT decimals AS d FROM agent_balances WHERE agent_id = ? AND wallet_address = ? AND token_address = ?",
+      )
       .get(key.agentId, key.walletAddress, mint)?.d ?? null
   );
 }
@@ -79,7 +91,9 @@ function recordedDecimals(h: Handle, key: { agentId: string; walletAddress: stri
 function positionSymbol(h: Handle, agentId: string, mint: string): string | undefined {
   return (
     h.sqlite
-      .query<{ s: string }, [string, string]>("SELECT token_symbol AS s FROM positions WHERE agent_id = ? AND token_address = ? ORDER BY opened_at DESC LIMIT 1")
+      .query<{ s: string }, [string, string]>(
+        "SELECT token_symbol AS s FROM positions WHERE agent_id = ? AND token_address = ? ORDER BY opened_at DESC LIMIT 1",
+      )
       .get(agentId, mint)?.s ?? undefined
   );
 }
@@ -105,7 +119,8 @@ export interface LiveDepositDeps {
   solUsd(): Big | null;
 }
 
-export const DEPOSIT_CHECK_PENDING_MESSAGE = "A live trade of this wallet is awaiting confirmation; check deposits again once it is reconciled";
+export const DEPOSIT_CHECK_PENDING_MESSAGE =
+  "A live trade of this wallet is awaiting confirmation; check deposits again once it is reconciled";
 
 /**
  * POST /wallets/:walletAddress/check-deposits for live wallets (SPEC "Wallet endpoints"): reads
@@ -116,7 +131,10 @@ export const DEPOSIT_CHECK_PENDING_MESSAGE = "A live trade of this wallet is awa
 export class LiveDepositService implements LiveDepositChecker {
   constructor(private readonly d: LiveDepositDeps) {}
 
-  async checkDeposits(input: { agentId: string; walletAddress: string }): Promise<{ depositsFound: number; newBalance: string }> {
+  async checkDeposits(input: {
+    agentId: string;
+    walletAddress: string;
+  }): Promise<{ depositsFound: number; newBalance: string }> {
     const { agentId, walletAddress } = input;
     // A swap in flight moves balances the ledger has not recorded yet: not a deposit.
     if (this.d.hasUnresolvedTrade(walletAddress)) throw new ConflictError(DEPOSIT_CHECK_PENDING_MESSAGE);
@@ -143,7 +161,14 @@ export class LiveDepositService implements LiveDepositChecker {
     });
     const deposits = changes.filter((c) => new Big(c.after).gt(c.before));
     const withdrawals = changes.filter((c) => new Big(c.after).lt(c.before));
-    this.d.logger.info("live wallet balances checked", { agentId, walletAddress, depositsFound: deposits.length, deposits, withdrawals, solBalance: decStr(sol) });
+    this.d.logger.info("live wallet balances checked", {
+      agentId,
+      walletAddress,
+      depositsFound: deposits.length,
+      deposits,
+      withdrawals,
+      solBalance: decStr(sol),
+    });
     return { depositsFound: deposits.length, newBalance: decStr(sol) };
   }
 }

@@ -92,7 +92,14 @@ export class LiveWalletRegistry {
     for (const kp of this.#keys.values()) {
       for (const bytes of [kp.secretKey, kp.secretKey.slice(0, 32)]) {
         const arr = Array.from(bytes);
-        out.push(bs58.encode(bytes), JSON.stringify(arr), arr.join(", "), arr.join(","), Buffer.from(bytes).toString("hex"), Buffer.from(bytes).toString("base64"));
+        out.push(
+          bs58.encode(bytes),
+          JSON.stringify(arr),
+          arr.join(", "),
+          arr.join(","),
+          Buffer.from(bytes).toString("hex"),
+          Buffer.from(bytes).toString("base64"),
+        );
       }
     }
     return out;
@@ -119,7 +126,11 @@ function parseSecretKey(raw: string): Keypair | string {
     } catch {
       return "is not valid JSON (expected a JSON array of 64 bytes or a base58 secret key)";
     }
-    if (!Array.isArray(arr) || arr.length !== SECRET_KEY_BYTES || !arr.every((b) => Number.isInteger(b) && b >= 0 && b <= 255)) {
+    if (
+      !Array.isArray(arr) ||
+      arr.length !== SECRET_KEY_BYTES ||
+      !arr.every((b) => Number.isInteger(b) && b >= 0 && b <= 255)
+    ) {
       return "must be a JSON array of exactly 64 integers between 0 and 255";
     }
     bytes = Uint8Array.from(arr as number[]);

@@ -1,7 +1,7 @@
 import type { AgentService } from "../agents/agent-service.ts";
 import { requireOwnedAgent } from "../agents/ownership.ts";
 import type { Clock } from "../clock.ts";
-import { inTransaction, type DatabaseHandle } from "../db/client.ts";
+import { type DatabaseHandle, inTransaction } from "../db/client.ts";
 import { ConflictError, NotFoundError, ServiceNotConfiguredError, ValidationError } from "../errors.ts";
 import { readBalance, setBalance } from "../ledgers/balance-ledger.ts";
 import { recordBalanceSnapshot } from "../ledgers/balance-snapshots.ts";
@@ -40,7 +40,10 @@ export interface UserWalletView extends AgentWalletView {
  * then answers 503 SERVICE_NOT_CONFIGURED.
  */
 export interface LiveDepositChecker {
-  checkDeposits(input: { agentId: string; walletAddress: string }): Promise<{ depositsFound: number; newBalance: string }>;
+  checkDeposits(input: {
+    agentId: string;
+    walletAddress: string;
+  }): Promise<{ depositsFound: number; newBalance: string }>;
 }
 
 interface WalletRow {
@@ -97,18 +100,25 @@ export class WalletService {
   walletOf(agentId: string, type: WalletType): string | null {
     return (
       this.sqlite
-        .query<{ wallet_address: string }, [string, string]>("SELECT wallet_address FROM agent_wallets WHERE agent_id = ? AND wallet_type = ?")
+        .query<{ wallet_address: string }, [string, string]>(
+          "SELECT wallet_address FROM agent_wallets WHERE agent_id = ? AND wallet_type = ?",
+        )
         .get(agentId, type)?.wallet_address ?? null
     );
   }
 
   /** GET /wallets/agent/:agentId. */
-  forAgent(userId: string, agentId: string): { agentWallets: AgentWalletView[]; availableWallets: AvailableWalletView[] } {
+  forAgent(
+    userId: string,
+    agentId: string,
+  ): { agentWallets: AgentWalletView[]; availableWallets: AvailableWalletView[] } {
     requireOwnedAgent(this.database, userId, agentId);
     const agentWallets = this.walletsOfAgent(agentId).map((r) => this.view(r));
     const holders = new Map(
       this.sqlite
-        .query<{ wallet_address: string; agent_id: string }, []>("SELECT wallet_address, agent_id FROM agent_wallets WHERE wallet_type = 'live'")
+        .query<{ wallet_address: string; agent_id: string }, []>(
+          "SELECT wallet_address, agent_id FROM agent_wallets WHERE wallet_type = 'live'",
+        )
         .all()
         .map((r) => [r.wallet_address, r.agent_id]),
     );
@@ -136,15 +146,21 @@ export class WalletService {
    * one has open positions (409). A new simulation wallet starts with SIMULATION_INITIAL_SOL; the
    * replaced wallet's balance rows go (its transactions and swaps stay).
    */
-  assign(userId: string, input: { agentId: string; walletAddress: string; walletType: WalletType }): { changed: boolean } {
+  assign(
+    userId: string,
+    input: { agentId: string; walletAddress: string; walletType: WalletType },
+  ): { changed: boolean } {
     const { agentId, walletAddress, walletType } = input;
-    if (walletType === "live" && !this.registry.has(walletAddress)) throw new ValidationError(LIVE_WALLET_NOT_LOADED_MESSAGE);
+    if (walletType === "live" && !this.registry.has(walletAddress))
+      throw new ValidationError(LIVE_WALLET_NOT_LOADED_MESSAGE);
     if (walletType === "simulation" && !SIMULATION_ADDRESS_PATTERN.test(walletAddress)) {
       throw new ValidationError("Simulation wallet addresses must be sim_ followed by base58 characters");
     }
     const changed = inTransaction(this.database, () => {
       requireOwnedAgent(this.database, userId, agentId);
-      const holder = this.sqlite.query<WalletRow, [string]>("SELECT * FROM agent_wallets WHERE wallet_address = ?").get(walletAddress);
+      const holder = this.sqlite
+        .query<WalletRow, [string]>("SELECT * FROM agent_wallets WHERE wallet_address = ?")
+        .get(walletAddress);
       if (holder && holder.agent_id !== agentId) throw new ConflictError("Wallet is already assigned to another agent");
       if (holder) return false; // already this agent's wallet of this type
       const now = this.nowIso();
@@ -153,12 +169,18 @@ export class WalletService {
         .get(agentId, walletType);
       if (current) {
         const open = this.sqlite
-          .query<{ n: number }, [string, string]>("SELECT COUNT(*) AS n FROM positions WHERE agent_id = ? AND wallet_address = ? AND status = 'open'")
+          .query<{ n: number }, [string, string]>(
+            "SELECT COUNT(*) AS n FROM positions WHERE agent_id = ? AND wallet_address = ? AND status = 'open'",
+          )
           .get(agentId, current.wallet_address);
         if ((open?.n ?? 0) > 0) {
-          throw new ConflictError(`Cannot reassign the ${walletType} wallet while it has open positions`, { openPositions: open?.n ?? 0 });
+          throw new ConflictError(`Cannot reassign the ${walletType} wallet while it has open positions`, {
+            openPositions: open?.n ?? 0,
+          });
         }
-        this.sqlite.query("DELETE FROM agent_balances WHERE agent_id = ? AND wallet_address = ?").run(agentId, current.wallet_address);
+        this.sqlite
+          .query("DELETE FROM agent_balances WHERE agent_id = ? AND wallet_address = ?")
+          .run(agentId, current.wallet_address);
         this.sqlite
           .query("UPDATE agent_wallets SET wallet_address = ?, created_at = ?, updated_at = ? WHERE id = ?")
           .run(walletAddress, now, now, current.id);
@@ -175,7 +197,13 @@ export class WalletService {
       }
       return true;
     });
-    if (changed) this.logger.info("wallet assigned", { agentId, walletAddress, walletType, variable: this.registry.variableOf(walletAddress) });
+    if (changed)
+      this.logger.info("wallet assigned", {
+        agentId,
+        walletAddress,
+        walletType,
+        variable: this.registry.variableOf(walletAddress),
+      });
     return { changed };
   }
 
@@ -219,7 +247,11 @@ export class WalletService {
       this.sqlite.query("UPDATE agent_wallets SET updated_at = ? WHERE id = ?").run(now, wallet.id);
       return positions;
     });
-    this.logger.info("simulation wallet reset", { agentId: wallet.agent_id, walletAddress, openPositionsRemoved: removed });
+    this.logger.info("simulation wallet reset", {
+      agentId: wallet.agent_id,
+      walletAddress,
+      openPositionsRemoved: removed,
+    });
   }
 
   /** POST /wallets/:walletAddress/check-deposits. Simulation wallets never receive deposits. */

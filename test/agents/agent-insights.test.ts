@@ -48,12 +48,17 @@ describe("GET /agents/:id/positions", () => {
   test("open positions in the spec's shape; closed ones and other agents' excluded", async () => {
     const agent = await createAgent(ctx, token);
     const sim = simulationWalletOf(ctx, agent.id);
-    await ctx.request("PUT", `/api/v1/agents/${agent.id}/config`, { token, body: { config: { stopLoss: { percentage: 10 } } } });
+    await ctx.request("PUT", `/api/v1/agents/${agent.id}/config`, {
+      token,
+      body: { config: { stopLoss: { percentage: 10 } } },
+    });
     const id = openFixture(agent.id, sim);
     insertPosition(ctx, { agentId: agent.id, walletAddress: sim, status: "closed" });
     const another = await createAgent(ctx, token);
     insertPosition(ctx, { agentId: another.id, walletAddress: simulationWalletOf(ctx, another.id) });
-    const purchaseTx = ctx.database.sqlite.query<{ t: string }, [string]>("SELECT purchase_transaction_id AS t FROM positions WHERE id = ?").get(id)!.t;
+    const purchaseTx = ctx.database.sqlite
+      .query<{ t: string }, [string]>("SELECT purchase_transaction_id AS t FROM positions WHERE id = ?")
+      .get(id)!.t;
 
     const res = await ctx.request("GET", `/api/v1/agents/${agent.id}/positions`, { token });
     expect(res.status).toBe(200);
@@ -64,11 +69,22 @@ describe("GET /agents/:id/positions", () => {
         walletAddress: sim,
         tokenAddress: "MintPos",
         tokenSymbol: "POS",
-        purchase: { priceNative: 0.001, priceUsd: 0.15, amount: 1000, transaction: { id: purchaseTx, hash: "sim-hash", time: "2026-01-01T00:00:00.000Z" } },
+        purchase: {
+          priceNative: 0.001,
+          priceUsd: 0.15,
+          amount: 1000,
+          transaction: { id: purchaseTx, hash: "sim-hash", time: "2026-01-01T00:00:00.000Z" },
+        },
         current: { priceNative: 0.0015, priceUsd: 0.2, valueNative: 1.5, valueUsd: 200 },
         profitLoss: { native: 0.5, usd: 50, percent: 50, priceChangePercent: 50 },
         stopLoss: { percentage: 10, peakPrice: 0.001 },
-        takeProfit: { remainingAmount: 1000, levelsHit: 0, realizedProfitSol: 0, moonBagActivated: false, moonBagAmount: null },
+        takeProfit: {
+          remainingAmount: 1000,
+          levelsHit: 0,
+          realizedProfitSol: 0,
+          moonBagActivated: false,
+          moonBagAmount: null,
+        },
         createdAt: "2026-01-01T00:00:00.000Z",
         updatedAt: "2026-01-01T00:00:00.000Z",
       },
@@ -77,8 +93,16 @@ describe("GET /agents/:id/positions", () => {
 
   test("404 for another user's agent, 400 for a malformed id", async () => {
     const theirs = await createAgent(ctx, other.token);
-    await expectError(await ctx.request("GET", `/api/v1/agents/${theirs.id}/positions`, { token }), 404, "Agent not found");
-    await expectError(await ctx.request("GET", "/api/v1/agents/x/positions", { token }), 400, "Invalid agent ID format");
+    await expectError(
+      await ctx.request("GET", `/api/v1/agents/${theirs.id}/positions`, { token }),
+      404,
+      "Agent not found",
+    );
+    await expectError(
+      await ctx.request("GET", "/api/v1/agents/x/positions", { token }),
+      400,
+      "Invalid agent ID format",
+    );
   });
 });
 
@@ -151,7 +175,11 @@ describe("GET /agents/:id/performance", () => {
     });
 
     const ranged = await json(
-      await ctx.request("GET", `/api/v1/agents/${agent.id}/performance?startDate=2026-01-02T12:00:00Z&endDate=2026-01-31T00:00:00Z`, { token }),
+      await ctx.request(
+        "GET",
+        `/api/v1/agents/${agent.id}/performance?startDate=2026-01-02T12:00:00Z&endDate=2026-01-31T00:00:00Z`,
+        { token },
+      ),
     );
     expect(ranged).toMatchObject({
       startDate: "2026-01-02T12:00:00.000Z",
@@ -188,10 +216,22 @@ describe("GET /agents/:id/performance", () => {
 
   test("errors", async () => {
     const agent = await createAgent(ctx, token);
-    await expectError(await ctx.request("GET", `/api/v1/agents/${agent.id}/performance?startDate=never`, { token }), 400, "startDate must be an ISO 8601 date");
-    await expectError(await ctx.request("GET", `/api/v1/agents/${agent.id}/performance?endDate=x`, { token }), 400, "endDate must be an ISO 8601 date");
+    await expectError(
+      await ctx.request("GET", `/api/v1/agents/${agent.id}/performance?startDate=never`, { token }),
+      400,
+      "startDate must be an ISO 8601 date",
+    );
+    await expectError(
+      await ctx.request("GET", `/api/v1/agents/${agent.id}/performance?endDate=x`, { token }),
+      400,
+      "endDate must be an ISO 8601 date",
+    );
     const theirs = await createAgent(ctx, other.token);
-    await expectError(await ctx.request("GET", `/api/v1/agents/${theirs.id}/performance`, { token }), 404, "Agent not found");
+    await expectError(
+      await ctx.request("GET", `/api/v1/agents/${theirs.id}/performance`, { token }),
+      404,
+      "Agent not found",
+    );
   });
 });
 
@@ -215,7 +255,14 @@ describe("GET /agents/:id/balance-history", () => {
     snap(3, "8.5");
     const all = await json(await ctx.request("GET", `/api/v1/agents/${agent.id}/balance-history`, { token }));
     expect(all).toEqual([
-      { timestamp: created, walletAddress: sim, solBalance: "10", totalValueSol: "10", totalValueUsd: null, reason: "initial" },
+      {
+        timestamp: created,
+        walletAddress: sim,
+        solBalance: "10",
+        totalValueSol: "10",
+        totalValueUsd: null,
+        reason: "initial",
+      },
       ...[1, 2, 3].map((h, i) => ({
         timestamp: new Date(Date.parse(created) + h * 3_600_000).toISOString(),
         walletAddress: sim,
@@ -227,15 +274,39 @@ describe("GET /agents/:id/balance-history", () => {
     ]);
     const at = (h: number) => new Date(Date.parse(created) + h * 3_600_000).toISOString();
     const solOf = (list: Array<{ solBalance: string }>) => list.map((s) => s.solBalance);
-    expect(solOf(await json(await ctx.request("GET", `/api/v1/agents/${agent.id}/balance-history?startDate=${at(2)}`, { token })))).toEqual(["9", "8.5"]);
-    expect(solOf(await json(await ctx.request("GET", `/api/v1/agents/${agent.id}/balance-history?endDate=${at(1)}`, { token })))).toEqual(["10", "9.5"]);
-    expect(solOf(await json(await ctx.request("GET", `/api/v1/agents/${agent.id}/balance-history?limit=2`, { token })))).toEqual(["9", "8.5"]);
-    await expectError(await ctx.request("GET", `/api/v1/agents/${agent.id}/balance-history?limit=1001`, { token }), 400, "limit must be at most 1000");
-    await expectError(await ctx.request("GET", `/api/v1/agents/${agent.id}/balance-history?startDate=abc`, { token }), 400, "startDate must be an ISO 8601 date");
+    expect(
+      solOf(
+        await json(
+          await ctx.request("GET", `/api/v1/agents/${agent.id}/balance-history?startDate=${at(2)}`, { token }),
+        ),
+      ),
+    ).toEqual(["9", "8.5"]);
+    expect(
+      solOf(
+        await json(await ctx.request("GET", `/api/v1/agents/${agent.id}/balance-history?endDate=${at(1)}`, { token })),
+      ),
+    ).toEqual(["10", "9.5"]);
+    expect(
+      solOf(await json(await ctx.request("GET", `/api/v1/agents/${agent.id}/balance-history?limit=2`, { token }))),
+    ).toEqual(["9", "8.5"]);
+    await expectError(
+      await ctx.request("GET", `/api/v1/agents/${agent.id}/balance-history?limit=1001`, { token }),
+      400,
+      "limit must be at most 1000",
+    );
+    await expectError(
+      await ctx.request("GET", `/api/v1/agents/${agent.id}/balance-history?startDate=abc`, { token }),
+      400,
+      "startDate must be an ISO 8601 date",
+    );
   });
 
   test("another user's agent is 404", async () => {
     const theirs = await createAgent(ctx, other.token);
-    await expectError(await ctx.request("GET", `/api/v1/agents/${theirs.id}/balance-history`, { token }), 404, "Agent not found");
+    await expectError(
+      await ctx.request("GET", `/api/v1/agents/${theirs.id}/balance-history`, { token }),
+      404,
+      "Agent not found",
+    );
   });
 });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SOL_MINT } from "../../src/money.ts";
 import { assertAuthMatrix } from "../helpers/auth-matrix.ts";
 import { createApiKey, createTestContext, createUser, json, login, type TestContext } from "../helpers/context.ts";
-import { createAgent, insertPosition, simulationWalletOf, type AgentBody } from "./fixtures.ts";
+import { type AgentBody, createAgent, insertPosition, simulationWalletOf } from "./fixtures.ts";
 
 // SPEC "Agent", "Agent endpoints", "States and transitions"; PRODUCT.md §3.
 
@@ -52,7 +52,10 @@ describe("POST /agents", () => {
   });
 
   test("accepts tradingMode live and trims the name", async () => {
-    const res = await ctx.request("POST", "/api/v1/agents", { token, body: { name: "  Live one  ", tradingMode: "live" } });
+    const res = await ctx.request("POST", "/api/v1/agents", {
+      token,
+      body: { name: "  Live one  ", tradingMode: "live" },
+    });
     expect(res.status).toBe(201);
     const body = await json<AgentBody>(res);
     expect(body.name).toBe("Live one");
@@ -93,7 +96,11 @@ describe("POST /agents", () => {
     ["name not a string", { name: 42 }, "Name is required"],
     ["name over 255 characters", { name: "n".repeat(256) }, "Name must be at most 255 characters"],
     ["unknown trading mode", { name: "x", tradingMode: "paper" }, "Trading mode must be either 'simulation' or 'live'"],
-    ["trading mode wrong case", { name: "x", tradingMode: "LIVE" }, "Trading mode must be either 'simulation' or 'live'"],
+    [
+      "trading mode wrong case",
+      { name: "x", tradingMode: "LIVE" },
+      "Trading mode must be either 'simulation' or 'live'",
+    ],
   ];
   for (const [label, body, error] of invalid) {
     test(`400 for ${label}`, async () => {
@@ -106,7 +113,6 @@ describe("POST /agents", () => {
     const agent = await createAgent(ctx, token, { name: "n".repeat(255) });
     expect(agent.name).toHaveLength(255);
   });
-
 });
 
 describe("GET /agents", () => {
@@ -142,7 +148,9 @@ describe("GET /agents", () => {
       const { token: t } = await login(c2);
       for (let i = 0; i < 52; i++) await createAgent(c2, t, { name: `a${i}` });
       expect(await json<unknown[]>(await c2.request("GET", "/api/v1/agents", { token: t }))).toHaveLength(50);
-      expect(await json<unknown[]>(await c2.request("GET", "/api/v1/agents?limit=1000", { token: t }))).toHaveLength(52);
+      expect(await json<unknown[]>(await c2.request("GET", "/api/v1/agents?limit=1000", { token: t }))).toHaveLength(
+        52,
+      );
     } finally {
       await c2.close();
     }
@@ -182,7 +190,11 @@ describe("GET /agents/:id", () => {
   test("404 for a missing agent and for another user's", async () => {
     await expectError(await ctx.request("GET", `/api/v1/agents/${missingId}`, { token }), 404, "Agent not found");
     const theirs = await createAgent(ctx, other.token);
-    const res = await expectError(await ctx.request("GET", `/api/v1/agents/${theirs.id}`, { token }), 404, "Agent not found");
+    const res = await expectError(
+      await ctx.request("GET", `/api/v1/agents/${theirs.id}`, { token }),
+      404,
+      "Agent not found",
+    );
     expect(res.code).toBe("NOT_FOUND");
   });
   test("400 for a malformed id", async () => {
@@ -209,24 +221,33 @@ describe("PUT /agents/:id", () => {
     });
     // live → simulation, one flag only
     ctx.clock.advance(1000);
-    const back = await json<AgentBody>(await ctx.request("PUT", `/api/v1/agents/${agent.id}`, { token, body: { tradingMode: "simulation" } }));
+    const back = await json<AgentBody>(
+      await ctx.request("PUT", `/api/v1/agents/${agent.id}`, { token, body: { tradingMode: "simulation" } }),
+    );
     expect(back.tradingMode).toBe("simulation");
     expect(back.automatedTradingLive).toBe(true);
     expect(back.updatedAt).toBe(now());
-    const flagOnly = await json<AgentBody>(await ctx.request("PUT", `/api/v1/agents/${agent.id}`, { token, body: { automatedTradingLive: false } }));
+    const flagOnly = await json<AgentBody>(
+      await ctx.request("PUT", `/api/v1/agents/${agent.id}`, { token, body: { automatedTradingLive: false } }),
+    );
     expect(flagOnly.automatedTradingLive).toBe(false);
     expect(flagOnly.name).toBe("after");
   });
 
   test("updatedAt changes even when the clock has not moved", async () => {
     const agent = await createAgent(ctx, token);
-    const a = await json<AgentBody>(await ctx.request("PUT", `/api/v1/agents/${agent.id}`, { token, body: { name: "x" } }));
-    const b = await json<AgentBody>(await ctx.request("PUT", `/api/v1/agents/${agent.id}`, { token, body: { name: "x" } }));
+    const a = await json<AgentBody>(
+      await ctx.request("PUT", `/api/v1/agents/${agent.id}`, { token, body: { name: "x" } }),
+    );
+    const b = await json<AgentBody>(
+      await ctx.request("PUT", `/api/v1/agents/${agent.id}`, { token, body: { name: "x" } }),
+    );
     expect(a.updatedAt > agent.updatedAt).toBe(true);
     expect(b.updatedAt > a.updatedAt).toBe(true);
   });
 
-  const emptyMessage = "At least one field must be provided: name, tradingMode, automatedTradingSimulation or automatedTradingLive";
+  const emptyMessage =
+    "At least one field must be provided: name, tradingMode, automatedTradingSimulation or automatedTradingLive";
   const invalid: Array<[string, unknown, string]> = [
     ["an empty body", {}, emptyMessage],
     ["only unknown fields", { colour: "red" }, emptyMessage],
@@ -245,9 +266,19 @@ describe("PUT /agents/:id", () => {
 
   test("404 for another user's agent, 400 for a malformed id", async () => {
     const theirs = await createAgent(ctx, other.token);
-    await expectError(await ctx.request("PUT", `/api/v1/agents/${theirs.id}`, { token, body: { name: "mine now" } }), 404, "Agent not found");
-    expect((await json(await ctx.request("GET", `/api/v1/agents/${theirs.id}`, { token: other.token }))).name).toBe(theirs.name);
-    await expectError(await ctx.request("PUT", "/api/v1/agents/123", { token, body: { name: "x" } }), 400, "Invalid agent ID format");
+    await expectError(
+      await ctx.request("PUT", `/api/v1/agents/${theirs.id}`, { token, body: { name: "mine now" } }),
+      404,
+      "Agent not found",
+    );
+    expect((await json(await ctx.request("GET", `/api/v1/agents/${theirs.id}`, { token: other.token }))).name).toBe(
+      theirs.name,
+    );
+    await expectError(
+      await ctx.request("PUT", "/api/v1/agents/123", { token, body: { name: "x" } }),
+      400,
+      "Invalid agent ID format",
+    );
   });
 });
 
@@ -255,16 +286,27 @@ describe("DELETE /agents/:id", () => {
   test("deletes the agent with its positions, balance history and configuration", async () => {
     const agent = await createAgent(ctx, token);
     const wallet = simulationWalletOf(ctx, agent.id);
-    expect((await ctx.request("PUT", `/api/v1/agents/${agent.id}/config`, { token, body: { config: { stopLoss: { percentage: 10 } } } })).status).toBe(200);
+    expect(
+      (
+        await ctx.request("PUT", `/api/v1/agents/${agent.id}/config`, {
+          token,
+          body: { config: { stopLoss: { percentage: 10 } } },
+        })
+      ).status,
+    ).toBe(200);
     insertPosition(ctx, { agentId: agent.id, walletAddress: wallet });
     const count = (table: string) =>
-      ctx.database.sqlite.query<{ n: number }, [string]>(`SELECT COUNT(*) AS n FROM ${table} WHERE agent_id = ?`).get(agent.id)?.n;
-    for (const t of ["positions", "balance_snapshots", "agent_configs", "agent_balances", "agent_wallets"]) expect(count(t)).toBe(1);
+      ctx.database.sqlite
+        .query<{ n: number }, [string]>(`SELECT COUNT(*) AS n FROM ${table} WHERE agent_id = ?`)
+        .get(agent.id)?.n;
+    for (const t of ["positions", "balance_snapshots", "agent_configs", "agent_balances", "agent_wallets"])
+      expect(count(t)).toBe(1);
 
     const res = await ctx.request("DELETE", `/api/v1/agents/${agent.id}`, { token });
     expect(res.status).toBe(200);
     expect(await json(res)).toEqual({ success: true, message: "Agent deleted successfully" });
-    for (const t of ["positions", "balance_snapshots", "agent_configs", "agent_balances", "agent_wallets"]) expect(count(t)).toBe(0);
+    for (const t of ["positions", "balance_snapshots", "agent_configs", "agent_balances", "agent_wallets"])
+      expect(count(t)).toBe(0);
     await expectError(await ctx.request("GET", `/api/v1/agents/${agent.id}`, { token }), 404, "Agent not found");
     await expectError(await ctx.request("DELETE", `/api/v1/agents/${agent.id}`, { token }), 404, "Agent not found");
   });

@@ -15,8 +15,15 @@ export interface AgentBody {
   updatedAt: string;
 }
 
-export async function createAgent(ctx: TestContext, token: string, body: Record<string, unknown> = {}): Promise<AgentBody> {
-  const res = await ctx.request("POST", "/api/v1/agents", { token, body: { name: `agent-${crypto.randomUUID().slice(0, 6)}`, ...body } });
+export async function createAgent(
+  ctx: TestContext,
+  token: string,
+  body: Record<string, unknown> = {},
+): Promise<AgentBody> {
+  const res = await ctx.request("POST", "/api/v1/agents", {
+    token,
+    body: { name: `agent-${crypto.randomUUID().slice(0, 6)}`, ...body },
+  });
   expect(res.status).toBe(201);
   return json<AgentBody>(res);
 }
@@ -24,7 +31,9 @@ export async function createAgent(ctx: TestContext, token: string, body: Record<
 /** The agent's simulation wallet address, read from the database. */
 export function simulationWalletOf(ctx: TestContext, agentId: string): string {
   const row = ctx.database.sqlite
-    .query<{ wallet_address: string }, [string]>("SELECT wallet_address FROM agent_wallets WHERE agent_id = ? AND wallet_type = 'simulation'")
+    .query<{ wallet_address: string }, [string]>(
+      "SELECT wallet_address FROM agent_wallets WHERE agent_id = ? AND wallet_type = 'simulation'",
+    )
     .get(agentId);
   if (!row) throw new Error("agent has no simulation wallet");
   return row.wallet_address;

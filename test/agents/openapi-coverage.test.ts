@@ -42,5 +42,7 @@ test("agent, wallet and ledger routes appear in /api/v1/openapi.json", async () 
   // The configuration update documents the partial schema, with its example.
   const put = doc.paths["/api/v1/agents/{id}/config"].put;
   expect(put.requestBody.content["application/json"].schema.$ref).toBe("#/components/schemas/AgentConfigUpdateRequest");
-  expect(doc.components.schemas.AgentConfigUpdateRequest.example).toEqual({ config: { stopLoss: { percentage: 15 }, takeProfit: { enabled: true } } });
+  expect(doc.components.schemas.AgentConfigUpdateRequest.example).toEqual({
+    config: { stopLoss: { percentage: 15 }, takeProfit: { enabled: true } },
+  });
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import fc from "fast-check";
-import { deepMerge, DEFAULT_TRADING_CONFIG, type TradingConfig } from "../../src/agents/trading-config.ts";
+import { DEFAULT_TRADING_CONFIG, deepMerge, type TradingConfig } from "../../src/agents/trading-config.ts";
 import { createTestContext, json, login, type TestContext } from "../helpers/context.ts";
 import { createAgent } from "./fixtures.ts";
 
@@ -26,9 +26,18 @@ const tokens = fc.array(fc.stringMatching(/^[1-9A-HJ-NP-Za-km-z]{3,44}$/), { max
 const partial = <T extends Record<string, fc.Arbitrary<unknown>>>(shape: T) => fc.record(shape, { requiredKeys: [] });
 
 const validPatch = partial({
-  positionSizing: partial({ type: fc.constantFrom("percentage", "fixed"), percentage: pos(100), fixedAmountSol: nullable(pos(1000)) }),
+  positionSizing: partial({
+    type: fc.constantFrom("percentage", "fixed"),
+    percentage: pos(100),
+    fixedAmountSol: nullable(pos(1000)),
+  }),
   stopLoss: partial({ enabled: fc.boolean(), percentage: fc.double({ min: 1, max: 100, noNaN: true }) }),
-  takeProfit: partial({ enabled: fc.boolean(), percentage: pos(10_000), sellPercentage: pos(100), maxLevels: fc.integer({ min: 1, max: 100 }) }),
+  takeProfit: partial({
+    enabled: fc.boolean(),
+    percentage: pos(10_000),
+    sellPercentage: pos(100),
+    maxLevels: fc.integer({ min: 1, max: 100 }),
+  }),
   dca: partial({
     enabled: fc.boolean(),
     maxOrders: fc.integer({ min: 1, max: 100 }),

@@ -38,7 +38,8 @@ const getConfig = async (id: string) => {
   expect(res.status).toBe(200);
   return (await json(res)).config;
 };
-const putConfig = (id: string, config: unknown) => ctx.request("PUT", `/api/v1/agents/${id}/config`, { token, body: { config } });
+const putConfig = (id: string, config: unknown) =>
+  ctx.request("PUT", `/api/v1/agents/${id}/config`, { token, body: { config } });
 
 describe("GET /agents/:id/config", () => {
   test("a new agent has the complete default configuration", async () => {
@@ -54,7 +55,10 @@ describe("GET /agents/:id/config", () => {
     c.filters.allowedTokens.push("x");
     expect(DEFAULT_TRADING_CONFIG.stopLoss.percentage).toBe(25);
     expect(DEFAULT_TRADING_CONFIG.filters.allowedTokens).toEqual([]);
-    expect(resolveConfig({ stopLoss: { percentage: 10 } })).toEqual({ ...DEFAULTS, stopLoss: { enabled: true, percentage: 10 } } as never);
+    expect(resolveConfig({ stopLoss: { percentage: 10 } })).toEqual({
+      ...DEFAULTS,
+      stopLoss: { enabled: true, percentage: 10 },
+    } as never);
   });
   test("404 for another user's agent and a missing one; 400 for a malformed id", async () => {
     const other = await createUser(ctx);
@@ -75,7 +79,11 @@ describe("PUT /agents/:id/config", () => {
     const agent = await createAgent(ctx, token);
     const res = await putConfig(agent.id, { stopLoss: { percentage: 15 }, takeProfit: { enabled: true } });
     expect(res.status).toBe(200);
-    const expected = { ...DEFAULTS, stopLoss: { enabled: true, percentage: 15 }, takeProfit: { ...DEFAULTS.takeProfit, enabled: true } };
+    const expected = {
+      ...DEFAULTS,
+      stopLoss: { enabled: true, percentage: 15 },
+      takeProfit: { ...DEFAULTS.takeProfit, enabled: true },
+    };
     expect(await json(res)).toEqual({ config: expected });
     expect(await getConfig(agent.id)).toEqual(expected);
 
@@ -128,43 +136,143 @@ describe("PUT /agents/:id/config", () => {
 
   // Each row: the partial configuration, then the exact details strings.
   const invalid: Array<[string, unknown, string[]]> = [
-    ["stopLoss.percentage below 1", { stopLoss: { percentage: 0.5 } }, ["stopLoss.percentage must be between 1 and 100"]],
-    ["stopLoss.percentage above 100", { stopLoss: { percentage: 101 } }, ["stopLoss.percentage must be between 1 and 100"]],
+    [
+      "stopLoss.percentage below 1",
+      { stopLoss: { percentage: 0.5 } },
+      ["stopLoss.percentage must be between 1 and 100"],
+    ],
+    [
+      "stopLoss.percentage above 100",
+      { stopLoss: { percentage: 101 } },
+      ["stopLoss.percentage must be between 1 and 100"],
+    ],
     ["stopLoss.percentage as text", { stopLoss: { percentage: "25" } }, ["stopLoss.percentage must be a number"]],
     ["stopLoss.enabled as text", { stopLoss: { enabled: "yes" } }, ["stopLoss.enabled must be true or false"]],
-    ["positionSizing.type unknown", { positionSizing: { type: "kelly" } }, ["positionSizing.type must be 'percentage' or 'fixed'"]],
-    ["positionSizing.percentage 0", { positionSizing: { percentage: 0 } }, ["positionSizing.percentage must be greater than 0 and at most 100"]],
-    ["positionSizing.percentage 150", { positionSizing: { percentage: 150 } }, ["positionSizing.percentage must be greater than 0 and at most 100"]],
-    ["fixedAmountSol 0", { positionSizing: { fixedAmountSol: 0 } }, ["positionSizing.fixedAmountSol must be greater than 0 and at most 1000000"]],
-    ["fixed without fixedAmountSol", { positionSizing: { type: "fixed" } }, ["positionSizing.fixedAmountSol is required when positionSizing.type is 'fixed'"]],
-    ["takeProfit.percentage 0", { takeProfit: { percentage: 0 } }, ["takeProfit.percentage must be greater than 0 and at most 10000"]],
-    ["takeProfit.sellPercentage 101", { takeProfit: { sellPercentage: 101 } }, ["takeProfit.sellPercentage must be greater than 0 and at most 100"]],
-    ["takeProfit.maxLevels 0", { takeProfit: { maxLevels: 0 } }, ["takeProfit.maxLevels must be a whole number between 1 and 100"]],
+    [
+      "positionSizing.type unknown",
+      { positionSizing: { type: "kelly" } },
+      ["positionSizing.type must be 'percentage' or 'fixed'"],
+    ],
+    [
+      "positionSizing.percentage 0",
+      { positionSizing: { percentage: 0 } },
+      ["positionSizing.percentage must be greater than 0 and at most 100"],
+    ],
+    [
+      "positionSizing.percentage 150",
+      { positionSizing: { percentage: 150 } },
+      ["positionSizing.percentage must be greater than 0 and at most 100"],
+    ],
+    [
+      "fixedAmountSol 0",
+      { positionSizing: { fixedAmountSol: 0 } },
+      ["positionSizing.fixedAmountSol must be greater than 0 and at most 1000000"],
+    ],
+    [
+      "fixed without fixedAmountSol",
+      { positionSizing: { type: "fixed" } },
+      ["positionSizing.fixedAmountSol is required when positionSizing.type is 'fixed'"],
+    ],
+    [
+      "takeProfit.percentage 0",
+      { takeProfit: { percentage: 0 } },
+      ["takeProfit.percentage must be greater than 0 and at most 10000"],
+    ],
+    [
+      "takeProfit.sellPercentage 101",
+      { takeProfit: { sellPercentage: 101 } },
+      ["takeProfit.sellPercentage must be greater than 0 and at most 100"],
+    ],
+    [
+      "takeProfit.maxLevels 0",
+      { takeProfit: { maxLevels: 0 } },
+      ["takeProfit.maxLevels must be a whole number between 1 and 100"],
+    ],
     ["takeProfit.maxLevels 2.5", { takeProfit: { maxLevels: 2.5 } }, ["takeProfit.maxLevels must be a whole number"]],
     ["dca.maxOrders 101", { dca: { maxOrders: 101 } }, ["dca.maxOrders must be a whole number between 1 and 100"]],
-    ["dca.priceDropTriggerPercentage 100", { dca: { priceDropTriggerPercentage: 100 } }, ["dca.priceDropTriggerPercentage must be greater than 0 and less than 100"]],
-    ["dca.amountPercentage 0", { dca: { amountPercentage: 0 } }, ["dca.amountPercentage must be greater than 0 and at most 1000"]],
-    ["filters.minMarketCap negative", { filters: { minMarketCap: -1 } }, ["filters.minMarketCap must be null or a number between 0 and 1000000000000000"]],
+    [
+      "dca.priceDropTriggerPercentage 100",
+      { dca: { priceDropTriggerPercentage: 100 } },
+      ["dca.priceDropTriggerPercentage must be greater than 0 and less than 100"],
+    ],
+    [
+      "dca.amountPercentage 0",
+      { dca: { amountPercentage: 0 } },
+      ["dca.amountPercentage must be greater than 0 and at most 1000"],
+    ],
+    [
+      "filters.minMarketCap negative",
+      { filters: { minMarketCap: -1 } },
+      ["filters.minMarketCap must be null or a number between 0 and 1000000000000000"],
+    ],
     ["filters.minLiquidity text", { filters: { minLiquidity: "lots" } }, ["filters.minLiquidity must be a number"]],
-    ["filters.maxPositionAgeDays 0", { filters: { maxPositionAgeDays: 0 } }, ["filters.maxPositionAgeDays must be greater than 0 and at most 3650"]],
-    ["filters.allowedTokens not an array", { filters: { allowedTokens: "MintA" } }, ["filters.allowedTokens must be an array of token addresses"]],
-    ["filters.blockedTokens with an empty entry", { filters: { blockedTokens: ["ok", ""] } }, ["filters.blockedTokens.1 must not be empty"]],
-    ["filters.minSignalStrength 6", { filters: { minSignalStrength: 6 } }, ["filters.minSignalStrength must be a whole number between 1 and 5"]],
-    ["slippage.defaultBps 0", { slippage: { defaultBps: 0 } }, ["slippage.defaultBps must be a whole number between 1 and 10000"]],
-    ["slippage.maxBps 10001", { slippage: { maxBps: 10001 } }, ["slippage.maxBps must be a whole number between 1 and 10000"]],
-    ["slippage.defaultBps above maxBps", { slippage: { defaultBps: 1200 } }, ["slippage.defaultBps must not exceed slippage.maxBps"]],
-    ["minMarketCap above maxMarketCap", { filters: { minMarketCap: 10, maxMarketCap: 5 } }, ["filters.minMarketCap must not exceed filters.maxMarketCap"]],
-    ["timing negative", { timing: { minTimeBetweenTradesSeconds: -1 } }, ["timing.minTimeBetweenTradesSeconds must be a whole number between 0 and 31536000"]],
-    ["minimumAgentBalance negative", { minimumAgentBalance: -0.1 }, ["minimumAgentBalance must be between 0 and 1000000"]],
+    [
+      "filters.maxPositionAgeDays 0",
+      { filters: { maxPositionAgeDays: 0 } },
+      ["filters.maxPositionAgeDays must be greater than 0 and at most 3650"],
+    ],
+    [
+      "filters.allowedTokens not an array",
+      { filters: { allowedTokens: "MintA" } },
+      ["filters.allowedTokens must be an array of token addresses"],
+    ],
+    [
+      "filters.blockedTokens with an empty entry",
+      { filters: { blockedTokens: ["ok", ""] } },
+      ["filters.blockedTokens.1 must not be empty"],
+    ],
+    [
+      "filters.minSignalStrength 6",
+      { filters: { minSignalStrength: 6 } },
+      ["filters.minSignalStrength must be a whole number between 1 and 5"],
+    ],
+    [
+      "slippage.defaultBps 0",
+      { slippage: { defaultBps: 0 } },
+      ["slippage.defaultBps must be a whole number between 1 and 10000"],
+    ],
+    [
+      "slippage.maxBps 10001",
+      { slippage: { maxBps: 10001 } },
+      ["slippage.maxBps must be a whole number between 1 and 10000"],
+    ],
+    [
+      "slippage.defaultBps above maxBps",
+      { slippage: { defaultBps: 1200 } },
+      ["slippage.defaultBps must not exceed slippage.maxBps"],
+    ],
+    [
+      "minMarketCap above maxMarketCap",
+      { filters: { minMarketCap: 10, maxMarketCap: 5 } },
+      ["filters.minMarketCap must not exceed filters.maxMarketCap"],
+    ],
+    [
+      "timing negative",
+      { timing: { minTimeBetweenTradesSeconds: -1 } },
+      ["timing.minTimeBetweenTradesSeconds must be a whole number between 0 and 31536000"],
+    ],
+    [
+      "minimumAgentBalance negative",
+      { minimumAgentBalance: -0.1 },
+      ["minimumAgentBalance must be between 0 and 1000000"],
+    ],
     ["an unknown top-level key", { leverage: 10 }, ["leverage is not a configuration field"]],
     ["an unknown nested key", { stopLoss: { trailing: true } }, ["stopLoss.trailing is not a configuration field"]],
     ["a group that is not an object", { stopLoss: 5 }, ["stopLoss must be an object"]],
     ["a group set to null", { dca: null }, ["dca must be an object"]],
-    ["config that is not an object", "all of it", ["config must be an object (a partial configuration) or null to reset"]],
+    [
+      "config that is not an object",
+      "all of it",
+      ["config must be an object (a partial configuration) or null to reset"],
+    ],
     [
       "several problems at once",
       { stopLoss: { percentage: 0 }, dca: { maxOrders: 0 }, bogus: 1 },
-      ["stopLoss.percentage must be between 1 and 100", "dca.maxOrders must be a whole number between 1 and 100", "bogus is not a configuration field"],
+      [
+        "stopLoss.percentage must be between 1 and 100",
+        "dca.maxOrders must be a whole number between 1 and 100",
+        "bogus is not a configuration field",
+      ],
     ],
   ];
   for (const [label, config, details] of invalid) {
@@ -184,7 +292,10 @@ describe("PUT /agents/:id/config", () => {
 
   test("a body without config is refused", async () => {
     const agent = await createAgent(ctx, token);
-    const res = await ctx.request("PUT", `/api/v1/agents/${agent.id}/config`, { token, body: { stopLoss: { percentage: 10 } } });
+    const res = await ctx.request("PUT", `/api/v1/agents/${agent.id}/config`, {
+      token,
+      body: { stopLoss: { percentage: 10 } },
+    });
     expect(res.status).toBe(400);
     expect(await json(res)).toEqual({
       success: false,
@@ -199,8 +310,12 @@ describe("PUT /agents/:id/config", () => {
     expect((await putConfig(agent.id, { positionSizing: { type: "fixed", fixedAmountSol: 0.5 } })).status).toBe(200);
     const res = await putConfig(agent.id, { positionSizing: { fixedAmountSol: null } });
     expect(res.status).toBe(400);
-    expect((await json(res)).details).toEqual(["positionSizing.fixedAmountSol is required when positionSizing.type is 'fixed'"]);
-    expect((await putConfig(agent.id, { positionSizing: { type: "percentage", fixedAmountSol: null } })).status).toBe(200);
+    expect((await json(res)).details).toEqual([
+      "positionSizing.fixedAmountSol is required when positionSizing.type is 'fixed'",
+    ]);
+    expect((await putConfig(agent.id, { positionSizing: { type: "percentage", fixedAmountSol: null } })).status).toBe(
+      200,
+    );
   });
 
   test("404 for another user's agent (their configuration unchanged); 400 for a malformed id", async () => {
@@ -209,7 +324,9 @@ describe("PUT /agents/:id/config", () => {
     const res = await putConfig(theirs.id, { stopLoss: { percentage: 2 } });
     expect(res.status).toBe(404);
     expect((await json(res)).error).toBe("Agent not found");
-    const theirConfig = await json(await ctx.request("GET", `/api/v1/agents/${theirs.id}/config`, { token: other.token }));
+    const theirConfig = await json(
+      await ctx.request("GET", `/api/v1/agents/${theirs.id}/config`, { token: other.token }),
+    );
     expect(theirConfig.config.stopLoss.percentage).toBe(25);
     const bad = await ctx.request("PUT", "/api/v1/agents/xyz/config", { token, body: { config: {} } });
     expect(bad.status).toBe(400);

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { Hono } from "hono";
 import { createHash } from "node:crypto";
+import { Hono } from "hono";
 import { generateApiKey } from "../../src/auth/api-keys.ts";
 import { assertAuthMatrix } from "../helpers/auth-matrix.ts";
 import { createApiKey, createTestContext, createUser, json, login, type TestContext } from "../helpers/context.ts";
@@ -54,7 +54,10 @@ describe("POST /api-keys", () => {
     [{ name: "x".repeat(256), scopes: ["signals"] }, "Name must be at most 255 characters"],
     [{ name: "bot" }, "Scopes must be an array of scope values"],
     [{ name: "bot", scopes: [] }, "At least one scope is required"],
-    [{ name: "bot", scopes: ["admin"] }, "Invalid scope; allowed values: full_access, signals, agents, positions, balances, transactions, history"],
+    [
+      { name: "bot", scopes: ["admin"] },
+      "Invalid scope; allowed values: full_access, signals, agents, positions, balances, transactions, history",
+    ],
   ])("400 %j", async (body, message) => {
     const res = await create(body);
     expect(res.status).toBe(400);
@@ -105,9 +108,24 @@ describe("GET /api-keys and /api-keys/:id, DELETE", () => {
     const theirs = await createApiKey(ctx, other.token, ["signals"]);
     const mine = await createApiKey(ctx, token, ["signals"]);
     await assertAuthMatrix(ctx, { method: "GET", path: "/api/v1/api-keys", token });
-    await assertAuthMatrix(ctx, { method: "POST", path: "/api/v1/api-keys", body: { name: "m", scopes: ["signals"] }, token });
-    await assertAuthMatrix(ctx, { method: "GET", path: `/api/v1/api-keys/${mine.id}`, foreignPath: `/api/v1/api-keys/${theirs.id}`, token });
-    await assertAuthMatrix(ctx, { method: "DELETE", path: `/api/v1/api-keys/${crypto.randomUUID()}`, foreignPath: `/api/v1/api-keys/${theirs.id}`, token });
+    await assertAuthMatrix(ctx, {
+      method: "POST",
+      path: "/api/v1/api-keys",
+      body: { name: "m", scopes: ["signals"] },
+      token,
+    });
+    await assertAuthMatrix(ctx, {
+      method: "GET",
+      path: `/api/v1/api-keys/${mine.id}`,
+      foreignPath: `/api/v1/api-keys/${theirs.id}`,
+      token,
+    });
+    await assertAuthMatrix(ctx, {
+      method: "DELETE",
+      path: `/api/v1/api-keys/${crypto.randomUUID()}`,
+      foreignPath: `/api/v1/api-keys/${theirs.id}`,
+      token,
+    });
   });
 });
 
@@ -116,7 +134,9 @@ describe("API-key middleware", () => {
   function probe(c: TestContext) {
     const app = new Hono();
     app.onError((err, h) => h.json({ error: err.message, status: (err as any).status }, (err as any).status ?? 500));
-    app.get("/either", c.services.auth.requireJwtOrApiKey("agents") as any, (h) => h.json({ userId: (h as any).get("auth").userId, kind: (h as any).get("auth").kind }));
+    app.get("/either", c.services.auth.requireJwtOrApiKey("agents") as any, (h) =>
+      h.json({ userId: (h as any).get("auth").userId, kind: (h as any).get("auth").kind }),
+    );
     app.post("/key-only", c.services.auth.requireApiKey("signals") as any, (h) => h.json({ ok: true }));
     return app;
   }
@@ -156,6 +176,9 @@ describe("API-key middleware", () => {
     const list = await json(await ctx.request("GET", "/api/v1/api-keys", { token: other.token }));
     expect(list[0].lastUsedAt).toBe(new Date(ctx.clock.now()).toISOString());
     ctx.database.sqlite.query("UPDATE users SET is_active = 0 WHERE id = ?").run(other.user.id);
-    expect(await (await app.request("/either", { headers: { "x-api-key": key.key } })).json()).toEqual({ error: "Invalid API key", status: 401 });
+    expect(await (await app.request("/either", { headers: { "x-api-key": key.key } })).json()).toEqual({
+      error: "Invalid API key",
+      status: 401,
+    });
   });
 });

@@ -1,5 +1,13 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { ADMIN_EMAIL, ADMIN_PASSWORD, createTestContext, createUser, json, login, type TestContext } from "../helpers/context.ts";
+import {
+  ADMIN_EMAIL,
+  ADMIN_PASSWORD,
+  createTestContext,
+  createUser,
+  json,
+  login,
+  type TestContext,
+} from "../helpers/context.ts";
 
 let ctx: TestContext;
 beforeEach(async () => {
@@ -7,7 +15,8 @@ beforeEach(async () => {
 });
 afterEach(() => ctx.close());
 
-const post = (body: unknown, headers?: Record<string, string>) => ctx.request("POST", "/api/v1/auth/login", { body, headers });
+const post = (body: unknown, headers?: Record<string, string>) =>
+  ctx.request("POST", "/api/v1/auth/login", { body, headers });
 
 describe("POST /auth/login", () => {
   test("200 with tokens and the user", async () => {
@@ -48,14 +57,25 @@ describe("POST /auth/login", () => {
     ]) {
       const res = await post(body);
       expect(res.status).toBe(401);
-      expect(await json(res)).toEqual({ success: false, error: "Invalid email or password", code: "AUTHENTICATION_ERROR" });
+      expect(await json(res)).toEqual({
+        success: false,
+        error: "Invalid email or password",
+        code: "AUTHENTICATION_ERROR",
+      });
     }
   });
 
   test("malformed JSON gives the spec's 400 shape", async () => {
-    const res = await ctx.request("POST", "/api/v1/auth/login", { rawBody: "{not json", headers: { "content-type": "application/json" } });
+    const res = await ctx.request("POST", "/api/v1/auth/login", {
+      rawBody: "{not json",
+      headers: { "content-type": "application/json" },
+    });
     expect(res.status).toBe(400);
-    expect(await json(res)).toEqual({ success: false, error: "Malformed JSON in request body", code: "VALIDATION_ERROR" });
+    expect(await json(res)).toEqual({
+      success: false,
+      error: "Malformed JSON in request body",
+      code: "VALIDATION_ERROR",
+    });
   });
 });
 
@@ -113,7 +133,10 @@ describe("per-address login limit", () => {
     const c = await createTestContext({ env: { TRUST_PROXY: "true" } });
     try {
       const from = (ip: string) =>
-        c.request("POST", "/api/v1/auth/login", { body: { email: "x@example.com", password: "y" }, headers: { "x-forwarded-for": ip } });
+        c.request("POST", "/api/v1/auth/login", {
+          body: { email: "x@example.com", password: "y" },
+          headers: { "x-forwarded-for": ip },
+        });
       for (let i = 0; i < 20; i++) expect((await from("203.0.113.5")).status).toBe(401);
       const limited = await from("203.0.113.5");
       expect(limited.status).toBe(429);
@@ -132,13 +155,18 @@ describe("per-address login limit", () => {
   test("the limiter runs before any hashing", async () => {
     const c = await createTestContext({ env: { LOGIN_RATE_LIMIT_PER_MINUTE: "1" } });
     try {
-      expect((await c.request("POST", "/api/v1/auth/login", { body: { email: ADMIN_EMAIL, password: "bad" } })).status).toBe(401);
+      expect(
+        (await c.request("POST", "/api/v1/auth/login", { body: { email: ADMIN_EMAIL, password: "bad" } })).status,
+      ).toBe(401);
       let verifies = 0;
       c.services.passwords.verify = async () => {
         verifies++;
         return true;
       };
-      expect((await c.request("POST", "/api/v1/auth/login", { body: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD } })).status).toBe(429);
+      expect(
+        (await c.request("POST", "/api/v1/auth/login", { body: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD } }))
+          .status,
+      ).toBe(429);
       expect(verifies).toBe(0);
     } finally {
       await c.close();
@@ -148,7 +176,9 @@ describe("per-address login limit", () => {
 
 describe("POST /auth/register", () => {
   test("403 when registration is disabled", async () => {
-    const res = await ctx.request("POST", "/api/v1/auth/register", { body: { email: "new@example.com", password: "Str0ng!pass" } });
+    const res = await ctx.request("POST", "/api/v1/auth/register", {
+      body: { email: "new@example.com", password: "Str0ng!pass" },
+    });
     expect(res.status).toBe(403);
     expect(await json(res)).toEqual({ success: false, error: "Registration is disabled", code: "AUTHORIZATION_ERROR" });
   });
@@ -156,21 +186,29 @@ describe("POST /auth/register", () => {
   test("201 with the login body, 400 weak password, 409 duplicate", async () => {
     const c = await createTestContext({ env: { ALLOW_REGISTRATION: "true" } });
     try {
-      const weak = await c.request("POST", "/api/v1/auth/register", { body: { email: "new@example.com", password: "weakpass" } });
+      const weak = await c.request("POST", "/api/v1/auth/register", {
+        body: { email: "new@example.com", password: "weakpass" },
+      });
       expect(weak.status).toBe(400);
       expect((await json(weak)).error).toBe(
         "Password must be at least 8 characters and contain at least one uppercase letter, one lowercase letter, one number and one special character",
       );
-      const ok = await c.request("POST", "/api/v1/auth/register", { body: { email: "new@example.com", password: "Str0ng!pass" } });
+      const ok = await c.request("POST", "/api/v1/auth/register", {
+        body: { email: "new@example.com", password: "Str0ng!pass" },
+      });
       expect(ok.status).toBe(201);
       const body = await json(ok);
       expect(body.user.email).toBe("new@example.com");
       const me = await c.request("GET", "/api/v1/auth/me", { token: body.accessToken });
       expect(me.status).toBe(200);
-      const dup = await c.request("POST", "/api/v1/auth/register", { body: { email: "NEW@example.com", password: "Str0ng!pass" } });
+      const dup = await c.request("POST", "/api/v1/auth/register", {
+        body: { email: "NEW@example.com", password: "Str0ng!pass" },
+      });
       expect(dup.status).toBe(409);
       expect((await json(dup)).error).toBe("Email already registered");
-      const bad = await c.request("POST", "/api/v1/auth/register", { body: { email: "not-an-email", password: "Str0ng!pass" } });
+      const bad = await c.request("POST", "/api/v1/auth/register", {
+        body: { email: "not-an-email", password: "Str0ng!pass" },
+      });
       expect(bad.status).toBe(400);
     } finally {
       await c.close();

@@ -1,6 +1,14 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { decodeJwt, decodeProtectedHeader, SignJWT } from "jose";
-import { ADMIN_EMAIL, ADMIN_PASSWORD, createTestContext, createUser, json, login, type TestContext } from "../helpers/context.ts";
+import {
+  ADMIN_EMAIL,
+  ADMIN_PASSWORD,
+  createTestContext,
+  createUser,
+  json,
+  login,
+  type TestContext,
+} from "../helpers/context.ts";
 
 let ctx: TestContext;
 beforeEach(async () => {
@@ -8,7 +16,8 @@ beforeEach(async () => {
 });
 afterEach(() => ctx.close());
 
-const me = (token?: string, headers?: Record<string, string>) => ctx.request("GET", "/api/v1/auth/me", { token, headers });
+const me = (token?: string, headers?: Record<string, string>) =>
+  ctx.request("GET", "/api/v1/auth/me", { token, headers });
 const errorOf = async (res: Response) => ({ status: res.status, error: (await json(res)).error });
 
 describe("GET /auth/me", () => {
@@ -39,7 +48,9 @@ describe("token claims and verification", () => {
     const r = decodeJwt(refreshToken);
     expect(r.typ).toBe("refresh");
     expect(r.exp! - r.iat!).toBe(24 * 3600);
-    const res = await ctx.request("POST", "/api/v1/auth/login", { body: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD, rememberMe: true } });
+    const res = await ctx.request("POST", "/api/v1/auth/login", {
+      body: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD, rememberMe: true },
+    });
     const rr = decodeJwt((await json(res)).refreshToken);
     expect(rr.exp! - rr.iat!).toBe(30 * 24 * 3600);
   });
@@ -68,7 +79,9 @@ describe("token claims and verification", () => {
   test("a token signed with another key, or another HMAC alg, is refused", async () => {
     const { token } = await login(ctx);
     const claims = decodeJwt(token);
-    const wrongKey = await new SignJWT(claims).setProtectedHeader({ alg: "HS256" }).sign(new TextEncoder().encode("x".repeat(32)));
+    const wrongKey = await new SignJWT(claims)
+      .setProtectedHeader({ alg: "HS256" })
+      .sign(new TextEncoder().encode("x".repeat(32)));
     expect(await errorOf(await me(wrongKey))).toEqual({ status: 401, error: "Invalid token" });
     const secret = (ctx.services.signer as any).secret as Uint8Array;
     const hs512 = await new SignJWT(claims).setProtectedHeader({ alg: "HS512" }).sign(secret);
@@ -109,7 +122,10 @@ describe("POST /auth/logout", () => {
   });
 
   test("logout needs a JWT", async () => {
-    expect(await errorOf(await ctx.request("POST", "/api/v1/auth/logout", {}))).toEqual({ status: 401, error: "Authorization header required" });
+    expect(await errorOf(await ctx.request("POST", "/api/v1/auth/logout", {}))).toEqual({
+      status: 401,
+      error: "Authorization header required",
+    });
   });
 
   test("the blacklist forgets tokens once they have expired anyway", async () => {
@@ -164,7 +180,9 @@ describe("POST /auth/refresh", () => {
   });
 
   test("garbage refresh token → Invalid token", async () => {
-    expect(await errorOf(await ctx.request("POST", "/api/v1/auth/refresh", { body: { refreshToken: "x.y.z" } }))).toEqual({
+    expect(
+      await errorOf(await ctx.request("POST", "/api/v1/auth/refresh", { body: { refreshToken: "x.y.z" } })),
+    ).toEqual({
       status: 401,
       error: "Invalid token",
     });

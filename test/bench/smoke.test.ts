@@ -1,7 +1,16 @@
 import { describe, expect, test } from "bun:test";
 import { luaString, parseWrkOutput, wrkScript } from "../../bench/lib/load.ts";
-import { END, START, replaceBetweenMarkers } from "../../bench/lib/readme.ts";
-import { formatRatio, formatValue, median, percentile, ratio, renderTable, row, summarize } from "../../bench/lib/stats.ts";
+import { END, replaceBetweenMarkers, START } from "../../bench/lib/readme.ts";
+import {
+  formatRatio,
+  formatValue,
+  median,
+  percentile,
+  ratio,
+  renderTable,
+  row,
+  summarize,
+} from "../../bench/lib/stats.ts";
 
 // The benchmark (npm run bench) is not part of the test suite; this imports its pure helpers so a
 // syntax or type break in bench/ shows up in `bun test`, and pins the arithmetic the table uses.
@@ -31,15 +40,26 @@ describe("bench helpers", () => {
     expect(formatRatio(115.3)).toBe("115×");
     expect(formatRatio(Number.NaN)).toBe("n/a");
     expect(formatValue(1234.5, "req/s")).toBe("1,235 req/s");
-    expect(formatValue(3.14159, "ms")).toBe("3.14 ms");
+    expect(formatValue(4.56789, "ms")).toBe("4.57 ms");
     expect(formatValue(0.5467, "ms")).toBe("0.547 ms");
   });
 
   test("a row computes its ratio and whether the target is met; the table escapes pipes", () => {
-    const r = row({ id: "x", name: "GET /a | b", unit: "req/s", value: 40, baselineName: "bare", baselineValue: 100, target: "≥ 0.40", check: (q) => q >= 0.4 });
+    const r = row({
+      id: "x",
+      name: "GET /a | b",
+      unit: "req/s",
+      value: 40,
+      baselineName: "bare",
+      baselineValue: 100,
+      target: "≥ 0.40",
+      check: (q) => q >= 0.4,
+    });
     expect(r.ratio).toBe(0.4);
     expect(r.met).toBe(true);
-    expect(row({ id: "y", name: "n", unit: "ms", value: 1, baselineName: "b", baselineValue: 1, target: "" }).met).toBeNull();
+    expect(
+      row({ id: "y", name: "n", unit: "ms", value: 1, baselineName: "b", baselineValue: 1, target: "" }).met,
+    ).toBeNull();
     const table = renderTable([r]);
     expect(table.split("\n")).toEqual([
       "| Benchmark | Ours | Baseline (machine limit) | Ratio | Target | Met |",
@@ -57,14 +77,24 @@ describe("bench helpers", () => {
     const r = parseWrkOutput(
       'Running 4s test\nWRKJSON {"requests":8000,"duration_us":4000000,"connect":0,"read":0,"write":0,"status":3,"timeout":1,"p50":1500,"p90":2500,"p99":9000,"max":12000}\n',
     );
-    expect(r).toEqual({ tool: "wrk", requests: 8000, durationS: 4, rps: 2000, latencyMs: { p50: 1.5, p90: 2.5, p99: 9, max: 12 }, errors: 4, non2xx: 3 });
+    expect(r).toEqual({
+      tool: "wrk",
+      requests: 8000,
+      durationS: 4,
+      rps: 2000,
+      latencyMs: { p50: 1.5, p90: 2.5, p99: 9, max: 12 },
+      errors: 4,
+      non2xx: 3,
+    });
     expect(() => parseWrkOutput("no summary")).toThrow("wrk printed no summary");
   });
 });
 
 test("README block: only the text between the markers is replaced", () => {
   const text = `# T\n\n## Performance\n\nintro\n\n${START}\nold table\n${END}\n\nafter\n`;
-  expect(replaceBetweenMarkers(text, "new table")).toBe(`# T\n\n## Performance\n\nintro\n\n${START}\nnew table\n${END}\n\nafter\n`);
+  expect(replaceBetweenMarkers(text, "new table")).toBe(
+    `# T\n\n## Performance\n\nintro\n\n${START}\nnew table\n${END}\n\nafter\n`,
+  );
   expect(replaceBetweenMarkers("no markers", "x")).toBeNull();
 });
 

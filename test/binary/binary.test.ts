@@ -3,7 +3,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
-import { ROOT, childEnv, freePort, loginOver, run, startService } from "../cli/process-helpers.ts";
+import { childEnv, freePort, loginOver, ROOT, run, startService } from "../cli/process-helpers.ts";
 
 // Issue 8 acceptance: build the binary, copy it alone into an empty directory, start it there on a
 // fresh data directory, log in, create an agent, stop it with SIGTERM (exit 0), start it again and
@@ -18,7 +18,10 @@ const PLATFORM = `${process.platform}-${process.arch}`;
 beforeAll(async () => {
   buildDir = mkdtempSync(join(tmpdir(), "trading-agent-build-"));
   runDir = mkdtempSync(join(tmpdir(), "trading-agent-bin-"));
-  const r = await run([process.execPath, join(ROOT, "build.ts"), "--outdir", buildDir], { cwd: ROOT, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp" } });
+  const r = await run([process.execPath, join(ROOT, "build.ts"), "--outdir", buildDir], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp" },
+  });
   buildOutput = r.stdout + r.stderr;
   if (r.code !== 0) throw new Error(`build.ts failed (${r.code}):\n${buildOutput}`);
   binary = join(runDir, "trading-agent");
@@ -32,7 +35,12 @@ afterAll(() => {
 });
 
 test("build.ts prints the size and smoke-runs version and migrate", () => {
-  expect(buildOutput).toMatch(new RegExp(`^built .*trading-agent \\(${PLATFORM}, \\d+\\.\\d MiB, commit ([0-9a-f]{12}(-dirty)?|unknown)\\)$`, "m"));
+  expect(buildOutput).toMatch(
+    new RegExp(
+      `^built .*trading-agent \\(${PLATFORM}, \\d+\\.\\d MiB, commit ([0-9a-f]{12}(-dirty)?|unknown)\\)$`,
+      "m",
+    ),
+  );
   expect(buildOutput).toContain(`  smoke: trading-agent ${pkg.version} (`);
   expect(buildOutput).toContain("  smoke: migrate → applied 0000_init");
   expect(readdirSync(buildDir)).toEqual(["trading-agent"]);
@@ -41,7 +49,11 @@ test("build.ts prints the size and smoke-runs version and migrate", () => {
 test("the binary runs from an empty directory: version", async () => {
   const r = await run([binary, "version"], { cwd: runDir, env: { PATH: process.env.PATH ?? "/usr/bin:/bin" } });
   expect(r.code).toBe(0);
-  expect(r.stdout).toMatch(new RegExp(`^trading-agent ${pkg.version.replace(/\./g, "\\.")} \\(([0-9a-f]{12}(-dirty)?|unknown); bun ${Bun.version.replace(/\./g, "\\.")}; ${PLATFORM}\\)\\n$`));
+  expect(r.stdout).toMatch(
+    new RegExp(
+      `^trading-agent ${pkg.version.replace(/\./g, "\\.")} \\(([0-9a-f]{12}(-dirty)?|unknown); bun ${Bun.version.replace(/\./g, "\\.")}; ${PLATFORM}\\)\\n$`,
+    ),
+  );
 });
 
 test("the binary ignores a .env in its working directory (configuration is explicit)", async () => {
@@ -53,13 +65,19 @@ test("the binary ignores a .env in its working directory (configuration is expli
   expect(r).toEqual({ code: 0, stdout: `applied 0000_init to ${explicit}\n`, stderr: "" });
   expect(existsSync(join(dir, "from-dotenv.db"))).toBe(false);
   // ... and reads the same file when told to with --env-file.
-  const viaFlag = await run([binary, "migrate", "--env-file", join(dir, ".env")], { cwd: dir, env: { PATH: process.env.PATH ?? "/usr/bin:/bin" } });
+  const viaFlag = await run([binary, "migrate", "--env-file", join(dir, ".env")], {
+    cwd: dir,
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+  });
   expect(viaFlag).toEqual({ code: 0, stdout: `applied 0000_init to ${join(dir, "from-dotenv.db")}\n`, stderr: "" });
   rmSync(dir, { recursive: true, force: true });
 });
 
 test("the binary exits 2 on bad configuration", async () => {
-  const r = await run([binary, "serve"], { cwd: runDir, env: childEnv({ PORT: "70000", DATABASE_PATH: join(runDir, "never", "t.db") }) });
+  const r = await run([binary, "serve"], {
+    cwd: runDir,
+    env: childEnv({ PORT: "70000", DATABASE_PATH: join(runDir, "never", "t.db") }),
+  });
   expect(r).toEqual({ code: 2, stdout: "", stderr: "config error: PORT: must be at most 65535\n" });
   expect(existsSync(join(runDir, "never"))).toBe(false);
 });
@@ -91,11 +109,15 @@ test("start, log in, create an agent, SIGTERM (exit 0), start again and find the
   try {
     expect(second.logs.find((l) => l.msg === "admin account")).toMatchObject({ result: "unchanged" });
     const token2 = await loginOver(second.url);
-    const found = await fetch(`${second.url}/api/v1/agents/${agent.id}`, { headers: { authorization: `Bearer ${token2}` } });
+    const found = await fetch(`${second.url}/api/v1/agents/${agent.id}`, {
+      headers: { authorization: `Bearer ${token2}` },
+    });
     expect(found.status).toBe(200);
     expect(((await found.json()) as { id: string; name: string }).name).toBe("binary-e2e");
     // The access token of the first run still works: the generated JWT secret was kept too.
-    expect((await fetch(`${second.url}/api/v1/auth/me`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+    expect(
+      (await fetch(`${second.url}/api/v1/auth/me`, { headers: { authorization: `Bearer ${token}` } })).status,
+    ).toBe(200);
   } finally {
     expect(await second.stop("SIGTERM")).toBe(0);
   }

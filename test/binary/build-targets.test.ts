@@ -29,10 +29,13 @@ const offline = (cache: string) => ({
 
 test("a cross target whose runtime cannot be downloaded is skipped; the host binary is built and checked", async () => {
   const out = tmp("trading-agent-build-targets-");
-  const r = await run([process.execPath, join(ROOT, "build.ts"), "--outdir", out, "--target", "bun-linux-x64-baseline"], {
-    cwd: ROOT,
-    env: offline(tmp("trading-agent-empty-cache-")),
-  });
+  const r = await run(
+    [process.execPath, join(ROOT, "build.ts"), "--outdir", out, "--target", "bun-linux-x64-baseline"],
+    {
+      cwd: ROOT,
+      env: offline(tmp("trading-agent-empty-cache-")),
+    },
+  );
   expect(r.code).toBe(0);
   expect(r.stdout).toContain("  smoke: migrate → applied 0000_init");
   expect(r.stderr).toContain(
@@ -47,7 +50,10 @@ test.each([
   [["--frobnicate"], "unknown argument --frobnicate\n"],
 ])("usage error %p exits 2 before building", async (args, message) => {
   const out = tmp("trading-agent-build-usage-");
-  const r = await run([process.execPath, join(ROOT, "build.ts"), "--outdir", out, ...args], { cwd: ROOT, env: offline(out) });
+  const r = await run([process.execPath, join(ROOT, "build.ts"), "--outdir", out, ...args], {
+    cwd: ROOT,
+    env: offline(out),
+  });
   expect(r.code).toBe(2);
   expect(r.stderr).toStartWith(message);
   expect(readdirSync(out)).toEqual([]);

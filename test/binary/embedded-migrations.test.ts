@@ -22,7 +22,13 @@ test("the check reports a missing, an extra and a changed migration", () => {
     `migrations/${real.tag}.sql is not embedded`,
     "run `npm run db:generate` (scripts/generate-migrations.ts) to regenerate src/db/embedded-migrations.ts",
   ]);
-  const problems = embeddedMigrationProblems(ROOT, [...embeddedMigrations.slice(0, -1), { ...embeddedMigrations.at(-1)!, sql: "-- edited" }, { tag: "9999_extra", sql: "" }]);
-  expect(problems).toContain(`embedded ${embeddedMigrations.at(-1)!.tag} differs from migrations/${embeddedMigrations.at(-1)!.tag}.sql`);
+  const problems = embeddedMigrationProblems(ROOT, [
+    ...embeddedMigrations.slice(0, -1),
+    { ...embeddedMigrations.at(-1)!, sql: "-- edited" },
+    { tag: "9999_extra", sql: "" },
+  ]);
+  expect(problems).toContain(
+    `embedded ${embeddedMigrations.at(-1)!.tag} differs from migrations/${embeddedMigrations.at(-1)!.tag}.sql`,
+  );
   expect(problems).toContain("embedded 9999_extra has no migrations/9999_extra.sql");
 });

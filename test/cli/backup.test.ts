@@ -1,11 +1,18 @@
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { mkdtempSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ADMIN_EMAIL } from "../helpers/context.ts";
-import { SOURCE_CLI, childEnv, freePort, loginOver, run, startService, type RunningService } from "./process-helpers.ts";
+import {
+  childEnv,
+  freePort,
+  loginOver,
+  type RunningService,
+  run,
+  SOURCE_CLI,
+  startService,
+} from "./process-helpers.ts";
 
 // `trading-agent backup PATH`: a consistent online copy (VACUUM INTO) taken while the running
 // service writes; the copy passes integrity_check and holds a prefix of the writes.
@@ -18,7 +25,10 @@ let token: string;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "trading-agent-backup-"));
   dbPath = join(dir, "data", "trading.db");
-  svc = await startService([...SOURCE_CLI, "serve"], { cwd: dir, env: childEnv({ DATABASE_PATH: dbPath, PORT: String(freePort()), HOST: "127.0.0.1" }) });
+  svc = await startService([...SOURCE_CLI, "serve"], {
+    cwd: dir,
+    env: childEnv({ DATABASE_PATH: dbPath, PORT: String(freePort()), HOST: "127.0.0.1" }),
+  });
   token = await loginOver(svc.url);
 });
 
@@ -58,15 +68,24 @@ test("a backup taken while the service writes is consistent and holds the writes
 
   expect(r.code).toBe(0);
   expect(r.stderr).toBe("");
-  expect(r.stdout).toMatch(new RegExp(`^backup written to ${dest.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} \\(\\d+ bytes, \\d+ tables, integrity ok\\)\\n$`));
+  expect(r.stdout).toMatch(
+    new RegExp(
+      `^backup written to ${dest.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} \\(\\d+ bytes, \\d+ tables, integrity ok\\)\\n$`,
+    ),
+  );
   expect(after).toBeGreaterThan(before); // the service kept writing while the backup ran
 
   const copy = new Database(dest, { readonly: true });
   try {
-    expect(copy.query<{ integrity_check: string }, []>("PRAGMA integrity_check").all()).toEqual([{ integrity_check: "ok" }]);
+    expect(copy.query<{ integrity_check: string }, []>("PRAGMA integrity_check").all()).toEqual([
+      { integrity_check: "ok" },
+    ]);
     expect(copy.query<{ foreign_key_check: string }, []>("PRAGMA foreign_key_check").all()).toEqual([]);
     expect(copy.query<{ email: string }, []>("SELECT email FROM users").all()).toEqual([{ email: ADMIN_EMAIL }]);
-    const keys = copy.query<{ name: string }, []>("SELECT name FROM api_keys WHERE name LIKE 'load-%'").all().map((k) => k.name);
+    const keys = copy
+      .query<{ name: string }, []>("SELECT name FROM api_keys WHERE name LIKE 'load-%'")
+      .all()
+      .map((k) => k.name);
     // A snapshot: every key up to some point, none missing in between.
     expect(keys.length).toBeGreaterThanOrEqual(before - 1);
     expect(keys.length).toBeLessThanOrEqual(after);
@@ -86,7 +105,11 @@ test("an existing PATH is refused (exit 1) unless --force", async () => {
   const dest = join(dir, "existing.db");
   writeFileSync(dest, "old");
   const refused = await backup([dest]);
-  expect(refused).toEqual({ code: 1, stdout: "", stderr: `error: ${dest} already exists (use --force to replace it)\n` });
+  expect(refused).toEqual({
+    code: 1,
+    stdout: "",
+    stderr: `error: ${dest} already exists (use --force to replace it)\n`,
+  });
   const forced = await backup([dest, "--force"]);
   expect(forced.code).toBe(0);
   const copy = new Database(dest, { readonly: true });
@@ -96,16 +119,36 @@ test("an existing PATH is refused (exit 1) unless --force", async () => {
 
 test("runtime failures exit 1: no database, missing directory, the database itself", async () => {
   const missingDb = join(dir, "nothing-here.db");
-  expect(await backup([join(dir, "x.db")], { DATABASE_PATH: missingDb })).toEqual({ code: 1, stdout: "", stderr: `error: no database at ${missingDb}\n` });
+  expect(await backup([join(dir, "x.db")], { DATABASE_PATH: missingDb })).toEqual({
+    code: 1,
+    stdout: "",
+    stderr: `error: no database at ${missingDb}\n`,
+  });
   expect(existsSync(missingDb)).toBe(false);
   const noDir = join(dir, "no", "such", "dir", "b.db");
-  expect(await backup([noDir])).toEqual({ code: 1, stdout: "", stderr: `error: directory ${join(dir, "no", "such", "dir")} does not exist\n` });
-  expect(await backup([dbPath])).toEqual({ code: 1, stdout: "", stderr: "error: the backup path is the database itself\n" });
+  expect(await backup([noDir])).toEqual({
+    code: 1,
+    stdout: "",
+    stderr: `error: directory ${join(dir, "no", "such", "dir")} does not exist\n`,
+  });
+  expect(await backup([dbPath])).toEqual({
+    code: 1,
+    stdout: "",
+    stderr: "error: the backup path is the database itself\n",
+  });
 });
 
 test("usage errors exit 2", async () => {
-  expect(await backup([])).toEqual({ code: 2, stdout: "", stderr: "error: backup needs a destination PATH\nRun 'trading-agent backup --help' for usage.\n" });
-  expect(await backup(["a.db", "b.db"])).toEqual({ code: 2, stdout: "", stderr: "error: backup takes one PATH\nRun 'trading-agent backup --help' for usage.\n" });
+  expect(await backup([])).toEqual({
+    code: 2,
+    stdout: "",
+    stderr: "error: backup needs a destination PATH\nRun 'trading-agent backup --help' for usage.\n",
+  });
+  expect(await backup(["a.db", "b.db"])).toEqual({
+    code: 2,
+    stdout: "",
+    stderr: "error: backup takes one PATH\nRun 'trading-agent backup --help' for usage.\n",
+  });
 });
 
 test("the service still stops cleanly after the backups", async () => {

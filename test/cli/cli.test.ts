@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
 import { SCOPES } from "../../src/auth/scopes.ts";
-import { SOURCE_CLI, childEnv, run } from "./process-helpers.ts";
+import { childEnv, run, SOURCE_CLI } from "./process-helpers.ts";
 
 // The CLI from source (`bun src/main.ts ...`) as a child process: help texts, version, usage and
 // configuration errors with their exit codes (0 ok, 1 runtime failure, 2 configuration/usage),
@@ -17,14 +17,17 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const cli = (args: string[], extra: Record<string, string> = {}) => run([...SOURCE_CLI, ...args], { cwd: dir, env: childEnv(extra) });
+const cli = (args: string[], extra: Record<string, string> = {}) =>
+  run([...SOURCE_CLI, ...args], { cwd: dir, env: childEnv(extra) });
 
 describe("help", () => {
   test("--help lists every command, the options and the exit codes", async () => {
     const r = await cli(["--help"]);
     expect(r.code).toBe(0);
     expect(r.stderr).toBe("");
-    expect(r.stdout).toStartWith("trading-agent: self-hosted trading-agent service for the Solana token market\n\nUsage: trading-agent [COMMAND] [OPTIONS]\n");
+    expect(r.stdout).toStartWith(
+      "trading-agent: self-hosted trading-agent service for the Solana token market\n\nUsage: trading-agent [COMMAND] [OPTIONS]\n",
+    );
     for (const line of [
       "  serve           run the service (the default command)",
       "  migrate         apply pending database migrations and exit",
@@ -44,7 +47,10 @@ describe("help", () => {
     [["serve", "--help"], "Usage: trading-agent [serve] [--env-file PATH]\n"],
     [["migrate", "--help"], "Usage: trading-agent migrate [--env-file PATH]\n"],
     [["version", "--help"], "Usage: trading-agent version\n"],
-    [["api-key", "create", "--help"], "Usage: trading-agent api-key create --email EMAIL --name NAME --scopes SCOPE[,SCOPE...] [--env-file PATH]\n"],
+    [
+      ["api-key", "create", "--help"],
+      "Usage: trading-agent api-key create --email EMAIL --name NAME --scopes SCOPE[,SCOPE...] [--env-file PATH]\n",
+    ],
     [["api-key", "--help"], "Usage: trading-agent api-key create --email EMAIL"],
     [["backup", "--help"], "Usage: trading-agent backup PATH [--force] [--env-file PATH]\n"],
     [["help", "backup"], "Usage: trading-agent backup PATH [--force] [--env-file PATH]\n"],
@@ -85,7 +91,10 @@ describe("usage errors exit 2", () => {
     [["api-key"], "error: api-key needs a sub-command: create\nRun 'trading-agent api-key create --help' for usage.\n"],
     [["api-key", "list"], "error: unknown command api-key list\nRun 'trading-agent --help' for usage.\n"],
     [["help", "nothing"], "error: unknown command nothing\nRun 'trading-agent --help' for usage.\n"],
-    [["migrate", "--env-file"], "error: option --env-file needs a value\nRun 'trading-agent migrate --help' for usage.\n"],
+    [
+      ["migrate", "--env-file"],
+      "error: option --env-file needs a value\nRun 'trading-agent migrate --help' for usage.\n",
+    ],
     [["version", "--help=yes"], "error: option --help takes no value\nRun 'trading-agent version --help' for usage.\n"],
   ])("%p", async (args, stderr) => {
     const r = await cli(args);
@@ -96,7 +105,12 @@ describe("usage errors exit 2", () => {
 describe("configuration errors exit 2 with one line per problem", () => {
   test("each invalid variable is named, values are not echoed", async () => {
     const secret = "too-short-secret";
-    const r = await cli(["migrate"], { PORT: "abc", DB_SYNC: "sometimes", JWT_SECRET: secret, DATABASE_PATH: join(dir, "never.db") });
+    const r = await cli(["migrate"], {
+      PORT: "abc",
+      DB_SYNC: "sometimes",
+      JWT_SECRET: secret,
+      DATABASE_PATH: join(dir, "never.db"),
+    });
     expect(r.code).toBe(2);
     expect(r.stdout).toBe("");
     expect(r.stderr).toBe(
@@ -132,8 +146,14 @@ describe("migrate", () => {
     expect(second).toEqual({ code: 0, stdout: `database ${db} is up to date\n`, stderr: "" });
 
     const sqlite = new Database(db, { readonly: true });
-    const tables = sqlite.query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type='table' ORDER BY name").all().map((t) => t.name);
-    const tags = sqlite.query<{ tag: string }, []>("SELECT tag FROM __migrations").all().map((t) => t.tag);
+    const tables = sqlite
+      .query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type='table' ORDER BY name")
+      .all()
+      .map((t) => t.name);
+    const tags = sqlite
+      .query<{ tag: string }, []>("SELECT tag FROM __migrations")
+      .all()
+      .map((t) => t.tag);
     sqlite.close();
     expect(tables).toContain("users");
     expect(tables).toContain("api_keys");
@@ -161,7 +181,10 @@ describe("--env-file", () => {
     const fileOnly = await run([...SOURCE_CLI, "migrate", "--env-file", file], { cwd: dir, env });
     expect(fileOnly).toEqual({ code: 0, stdout: `applied 0000_init to ${fromFile}\n`, stderr: "" });
 
-    const envWins = await run([...SOURCE_CLI, `--env-file=${file}`, "migrate"], { cwd: dir, env: { ...env, DATABASE_PATH: fromEnv } });
+    const envWins = await run([...SOURCE_CLI, `--env-file=${file}`, "migrate"], {
+      cwd: dir,
+      env: { ...env, DATABASE_PATH: fromEnv },
+    });
     expect(envWins).toEqual({ code: 0, stdout: `applied 0000_init to ${fromEnv}\n`, stderr: "" });
   });
 
@@ -173,7 +196,7 @@ describe("--env-file", () => {
 
   test("malformed lines are named by number, never by value", async () => {
     const file = join(dir, "bad.env");
-    writeFileSync(file, "PORT=3000\nthis line has no equals sign s3cr3t\n1BAD=x\nQ=\"unterminated\n");
+    writeFileSync(file, 'PORT=3000\nthis line has no equals sign s3cr3t\n1BAD=x\nQ="unterminated\n');
     const r = await cli(["migrate", "--env-file", file]);
     expect(r).toEqual({
       code: 2,

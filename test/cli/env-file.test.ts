@@ -27,7 +27,7 @@ test.each([
 test("problems: one per line, naming the line, never the value", () => {
   let caught: unknown;
   try {
-    parseEnvFile("OK=1\njust-words secret-value\n=x\nA B=1\nQ='open\nR=\"x\" trailing", "/etc/trading-agent/env");
+    parseEnvFile('OK=1\njust-words secret-value\n=x\nA B=1\nQ=\'open\nR="x" trailing', "/etc/trading-agent/env");
   } catch (err) {
     caught = err;
   }

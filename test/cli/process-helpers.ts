@@ -1,5 +1,5 @@
-import type { Subprocess } from "bun";
 import { join } from "node:path";
+import type { Subprocess } from "bun";
 import { offlineEnv } from "../helpers/context.ts";
 
 // Child-process helpers for the CLI and binary tests: run a command to completion, or start the
@@ -29,7 +29,11 @@ export interface RunResult {
 
 export async function run(cmd: string[], opts: { cwd: string; env: Record<string, string> }): Promise<RunResult> {
   const proc = Bun.spawn(cmd, { cwd: opts.cwd, env: opts.env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
   return { code, stdout, stderr };
 }
 
@@ -53,7 +57,10 @@ export interface RunningService {
 }
 
 /** Starts `cmd` and resolves once it logs "listening"; rejects with its output if it exits first. */
-export async function startService(cmd: string[], opts: { cwd: string; env: Record<string, string> }): Promise<RunningService> {
+export async function startService(
+  cmd: string[],
+  opts: { cwd: string; env: Record<string, string> },
+): Promise<RunningService> {
   const proc = Bun.spawn(cmd, { cwd: opts.cwd, env: opts.env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   const logs: Array<Record<string, unknown>> = [];
   const raw: string[] = [];
@@ -87,7 +94,9 @@ export async function startService(cmd: string[], opts: { cwd: string; env: Reco
   });
   const first = await Promise.race([listening, exited]);
   if (typeof first === "number") {
-    throw new Error(`service exited with ${first} before listening\nstdout:\n${raw.join("\n")}\nstderr:\n${await stderrText}`);
+    throw new Error(
+      `service exited with ${first} before listening\nstdout:\n${raw.join("\n")}\nstderr:\n${await stderrText}`,
+    );
   }
   const port = first.port as number;
   return {
@@ -103,7 +112,11 @@ export async function startService(cmd: string[], opts: { cwd: string; env: Reco
   };
 }
 
-export async function loginOver(url: string, email = offlineEnv.ADMIN_EMAIL!, password = offlineEnv.ADMIN_PASSWORD!): Promise<string> {
+export async function loginOver(
+  url: string,
+  email = offlineEnv.ADMIN_EMAIL!,
+  password = offlineEnv.ADMIN_PASSWORD!,
+): Promise<string> {
   const res = await fetch(`${url}/api/v1/auth/login`, {
     method: "POST",
     headers: { "content-type": "application/json" },

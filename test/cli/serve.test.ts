@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { SOURCE_CLI, childEnv, freePort, run, startService } from "./process-helpers.ts";
+import { childEnv, freePort, run, SOURCE_CLI, startService } from "./process-helpers.ts";
 
 // `trading-agent serve` (and no command at all) as a child process: SIGTERM and SIGINT stop it
 // with exit 0 (PRODUCT.md §6); a port in use is a runtime failure, exit 1.
@@ -13,7 +13,8 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const env = (extra: Record<string, string> = {}) => childEnv({ DATABASE_PATH: join(dir, "trading.db"), HOST: "127.0.0.1", PORT: String(freePort()), ...extra });
+const env = (extra: Record<string, string> = {}) =>
+  childEnv({ DATABASE_PATH: join(dir, "trading.db"), HOST: "127.0.0.1", PORT: String(freePort()), ...extra });
 
 test.each(["SIGTERM", "SIGINT"] as const)("%s stops the service gracefully with exit code 0", async (signal) => {
   const svc = await startService([...SOURCE_CLI, "serve"], { cwd: dir, env: env() });
@@ -29,14 +30,21 @@ test("no command means serve", async () => {
   const port = freePort();
   const svc = await startService([...SOURCE_CLI], { cwd: dir, env: env({ PORT: String(port) }) });
   expect(svc.port).toBe(port);
-  expect(svc.logs.find((l) => l.msg === "listening")).toMatchObject({ host: "127.0.0.1", port, database: join(dir, "trading.db") });
+  expect(svc.logs.find((l) => l.msg === "listening")).toMatchObject({
+    host: "127.0.0.1",
+    port,
+    database: join(dir, "trading.db"),
+  });
   expect(await svc.stop()).toBe(0);
 });
 
 test("a port already in use exits 1 with one error line", async () => {
   const svc = await startService([...SOURCE_CLI, "serve"], { cwd: dir, env: env() });
   try {
-    const r = await run([...SOURCE_CLI, "serve"], { cwd: dir, env: env({ PORT: String(svc.port), DATABASE_PATH: join(dir, "second.db") }) });
+    const r = await run([...SOURCE_CLI, "serve"], {
+      cwd: dir,
+      env: env({ PORT: String(svc.port), DATABASE_PATH: join(dir, "second.db") }),
+    });
     expect(r.code).toBe(1);
     expect(r.stderr).toStartWith("error: cannot listen: address already in use");
     expect(r.stderr.trim().split("\n")).toHaveLength(1);

@@ -2,9 +2,9 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadConfig, ConfigError, type Config } from "../../src/config.ts";
+import { type Config, ConfigError, loadConfig } from "../../src/config.ts";
 import { createLogger } from "../../src/logger.ts";
-import { isLoopback, serve, startupWarnings, type ServerHandle } from "../../src/server.ts";
+import { isLoopback, type ServerHandle, serve, startupWarnings } from "../../src/server.ts";
 import { ADMIN_EMAIL, ADMIN_PASSWORD, offlineEnv } from "../helpers/context.ts";
 
 // serve() in-process: listener, start-up warnings, and the graceful shutdown of PRODUCT.md §6
@@ -27,7 +27,10 @@ function config(env: Record<string, string> = {}): Config {
 async function start(env: Record<string, string> = {}, shutdownTimeoutMs?: number) {
   const lines: Array<Record<string, unknown>> = [];
   const logger = createLogger({ level: "debug", write: (l) => lines.push(JSON.parse(l)) });
-  const handle = await serve(config(env), { services: { logger, passwordCost: { memoryCost: 1024, timeCost: 1 } }, shutdownTimeoutMs });
+  const handle = await serve(config(env), {
+    services: { logger, passwordCost: { memoryCost: 1024, timeCost: 1 } },
+    shutdownTimeoutMs,
+  });
   handles.push(handle);
   return { handle, lines };
 }
@@ -70,9 +73,9 @@ describe("start-up safety warnings", () => {
     const { lines } = await start({ ADMIN_PASSWORD: "Sh0rt!pw" });
     const msgs = lines.map((l) => `${l.level} ${l.msg}`);
     expect(msgs).toContain("warn SECURITY WARNING: ADMIN_PASSWORD is shorter than 12 characters; choose a longer one");
-    expect(msgs.indexOf("warn SECURITY WARNING: ADMIN_PASSWORD is shorter than 12 characters; choose a longer one")).toBeLessThan(
-      msgs.indexOf("info listening"),
-    );
+    expect(
+      msgs.indexOf("warn SECURITY WARNING: ADMIN_PASSWORD is shorter than 12 characters; choose a longer one"),
+    ).toBeLessThan(msgs.indexOf("info listening"));
     expect(JSON.stringify(lines)).not.toContain("Sh0rt!pw");
   });
 });
@@ -90,7 +93,12 @@ describe("serve", () => {
     });
     expect(login.status).toBe(200);
     const listening = lines.find((l) => l.msg === "listening")!;
-    expect(listening).toMatchObject({ level: "info", host: "127.0.0.1", port: handle.port, database: handle.database.path });
+    expect(listening).toMatchObject({
+      level: "info",
+      host: "127.0.0.1",
+      port: handle.port,
+      database: handle.database.path,
+    });
   });
 
   test("PUBLIC_PORT serves only /v1 on its own listener", async () => {
@@ -104,7 +112,11 @@ describe("serve", () => {
     expect(handle.publicPort).toBe(publicPort);
     const main = await fetch(`http://127.0.0.1:${publicPort}/api/v1/health/live`);
     expect(main.status).toBe(404);
-    expect(await main.json()).toEqual({ success: false, error: "Route not found: GET /api/v1/health/live", code: "NOT_FOUND" });
+    expect(await main.json()).toEqual({
+      success: false,
+      error: "Route not found: GET /api/v1/health/live",
+      code: "NOT_FOUND",
+    });
   });
 
   test("a missing admin on an empty database is a ConfigError", async () => {
@@ -132,7 +144,10 @@ describe("graceful shutdown", () => {
     const { handle, lines } = await start();
     const order: string[] = [];
     const db = handle.database.sqlite;
-    handle.services.onShutdown(() => order.push(`monitor stopped (db open: ${db.query("SELECT 1 AS one").get() !== null})`), "monitor");
+    handle.services.onShutdown(
+      () => order.push(`monitor stopped (db open: ${db.query("SELECT 1 AS one").get() !== null})`),
+      "monitor",
+    );
     handle.services.onShutdown(async () => {
       order.push("trades drained");
     }, "trading");
@@ -185,7 +200,10 @@ describe("graceful shutdown", () => {
     await handle.stop("test");
     expect(performance.now() - started).toBeLessThan(5_000);
     expect(() => handle.database.sqlite.query("SELECT 1").get()).toThrow();
-    expect(lines.find((l) => l.msg === "shutdown step timed out")).toMatchObject({ level: "warn", step: "stuck worker" });
+    expect(lines.find((l) => l.msg === "shutdown step timed out")).toMatchObject({
+      level: "warn",
+      step: "stuck worker",
+    });
     expect(lines.at(-1)).toMatchObject({ msg: "stopped", reason: "test" });
   });
 

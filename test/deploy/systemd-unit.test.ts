@@ -11,7 +11,10 @@ import { ROOT } from "../cli/process-helpers.ts";
 const UNIT = join(ROOT, "deploy/trading-agent.service");
 const text = readFileSync(UNIT, "utf8");
 const analyze = Bun.which("systemd-analyze");
-if (!analyze) console.warn("notice: systemd-analyze not found; skipping the verify and security checks of deploy/trading-agent.service");
+if (!analyze)
+  console.warn(
+    "notice: systemd-analyze not found; skipping the verify and security checks of deploy/trading-agent.service",
+  );
 
 const dir = mkdtempSync(join(tmpdir(), "trading-agent-unit-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -71,11 +74,18 @@ test.skipIf(!analyze)("systemd-analyze verify prints nothing", () => {
   const unit = join(dir, "trading-agent.service");
   writeFileSync(unit, copy);
   const r = Bun.spawnSync([analyze!, "verify", unit], { stdout: "pipe", stderr: "pipe" });
-  expect({ code: r.exitCode, stdout: r.stdout.toString(), stderr: r.stderr.toString() }).toEqual({ code: 0, stdout: "", stderr: "" });
+  expect({ code: r.exitCode, stdout: r.stdout.toString(), stderr: r.stderr.toString() }).toEqual({
+    code: 0,
+    stdout: "",
+    stderr: "",
+  });
 });
 
 test.skipIf(!analyze)("systemd-analyze security --offline=true scores at most 3.0", () => {
-  const r = Bun.spawnSync([analyze!, "security", "--offline=true", "--no-pager", UNIT], { stdout: "pipe", stderr: "pipe" });
+  const r = Bun.spawnSync([analyze!, "security", "--offline=true", "--no-pager", UNIT], {
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const out = r.stdout.toString();
   const m = /Overall exposure level for trading-agent\.service: (\d+\.\d)/.exec(out);
   if (!m) throw new Error(`no exposure level in:\n${out}\n${r.stderr.toString()}`);

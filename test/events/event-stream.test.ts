@@ -29,7 +29,13 @@ async function opened(c: SseClient) {
 
 describe("framing", () => {
   test("id, event and one-line JSON data, in that order", () => {
-    const e: ServiceEvent = { id: 7, type: "position.opened", userId: ALICE, time: TIME, data: { positionId: "p1", note: "two\nlines" } };
+    const e: ServiceEvent = {
+      id: 7,
+      type: "position.opened",
+      userId: ALICE,
+      time: TIME,
+      data: { positionId: "p1", note: "two\nlines" },
+    };
     expect(formatEvent(e)).toBe(
       'id: 7\nevent: position.opened\ndata: {"id":7,"type":"position.opened","time":"2026-01-01T00:00:00.000Z","data":{"positionId":"p1","note":"two\\nlines"}}\n\n',
     );

@@ -24,7 +24,9 @@ afterEach(async () => {
   await t.close();
 });
 
-async function connect(opts: { token?: string; query?: string; headers?: Record<string, string> } = {}): Promise<SseClient> {
+async function connect(
+  opts: { token?: string; query?: string; headers?: Record<string, string> } = {},
+): Promise<SseClient> {
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.token) headers.authorization = `Bearer ${opts.token}`;
   const c = await openSse(`${base}/api/v1/events${opts.query ?? ""}`, headers);
@@ -36,7 +38,8 @@ async function connect(opts: { token?: string; query?: string; headers?: Record<
 /** Event frames owned by a user (price.sol is global: the engine's price look-ups publish it). */
 const ownEvent = (f: SseFrame) => f.event !== undefined && f.event !== "price.sol";
 const events = (frames: SseFrame[]) => frames.filter(ownEvent);
-const payload = (f: SseFrame) => JSON.parse(f.data!) as { id: number; type: string; time: string; data: Record<string, any> };
+const payload = (f: SseFrame) =>
+  JSON.parse(f.data!) as { id: number; type: string; time: string; data: Record<string, any> };
 
 /** Bounded wait for an asynchronous condition (the server noticing a disconnect). */
 async function eventually(cond: () => boolean, timeoutMs = 20_000): Promise<boolean> {
@@ -90,12 +93,29 @@ describe("GET /api/v1/events", () => {
       id: Number(frame.id),
       type: "position.opened",
       time: "2026-01-01T00:00:00.000Z",
-      data: { positionId: pos.id, agentId: agent.id, tokenAddress: MINT, tokenSymbol: "BONK", amount: "5000", entryPriceSol: "0.0001", signalId: signal.id },
+      data: {
+        positionId: pos.id,
+        agentId: agent.id,
+        tokenAddress: MINT,
+        tokenSymbol: "BONK",
+        amount: "5000",
+        entryPriceSol: "0.0001",
+        signalId: signal.id,
+      },
     });
     expect(events(before).map((f) => f.event)).toEqual(["signal.created", "trade.executed"]);
     const [created, executed] = events(before).map(payload);
     expect(created!.data.signal.id).toBe(signal.id);
-    expect(executed!.data).toMatchObject({ agentId: agent.id, signalId: signal.id, side: "buy", mode: "simulation", positionId: pos.id, amountSol: "0.500105", tokens: "5000", tokenAddress: MINT });
+    expect(executed!.data).toMatchObject({
+      agentId: agent.id,
+      signalId: signal.id,
+      side: "buy",
+      mode: "simulation",
+      positionId: pos.id,
+      amountSol: "0.500105",
+      tokens: "5000",
+      tokenAddress: MINT,
+    });
     // ids increase along the stream
     const ids = [...events(before), frame].map((f) => Number(f.id));
     expect(ids).toEqual([...ids].sort((a, b) => a - b));

@@ -1,4 +1,4 @@
-import { jsonError, type FakeRoute } from "./market.ts";
+import { type FakeRoute, jsonError } from "./market.ts";
 
 // Birdeye "Trades - Token Filtered By Volume (V3)"
 // (https://docs.birdeye.so/reference/get-defi-v3-token-txs-by-volume):
@@ -18,24 +18,34 @@ export function birdeyeRoutes(): FakeRoute[] {
       handle: ({ req, url, fake }) => {
         const key = req.headers.get("x-api-key");
         const want = fake.keys?.whaleData;
-        if (!key || (want !== undefined && key !== want)) return jsonError(401, { success: false, message: "Unauthorized" });
-        if (req.headers.get("x-chain") !== "solana") return jsonError(400, { success: false, message: "Chain not supported; x-chain must be solana for this endpoint" });
+        if (!key || (want !== undefined && key !== want))
+          return jsonError(401, { success: false, message: "Unauthorized" });
+        if (req.headers.get("x-chain") !== "solana")
+          return jsonError(400, {
+            success: false,
+            message: "Chain not supported; x-chain must be solana for this endpoint",
+          });
         const q = url.searchParams;
         const token = q.get("token_address");
         if (!token) return jsonError(400, { success: false, message: "token_address is required" });
         const volumeType = q.get("volume_type") ?? "usd";
-        if (volumeType !== "usd" && volumeType !== "amount") return jsonError(400, { success: false, message: "volume_type invalid format" });
+        if (volumeType !== "usd" && volumeType !== "amount")
+          return jsonError(400, { success: false, message: "volume_type invalid format" });
         const txType = q.get("tx_type") ?? "swap";
         const minVolume = Number(q.get("min_volume") ?? 0);
         const offset = Number(q.get("offset") ?? 0);
         const limit = Number(q.get("limit") ?? 50);
-        if (!Number.isInteger(limit) || limit < 1 || limit > 500) return jsonError(400, { success: false, message: "limit must be between 1 and 500" });
+        if (!Number.isInteger(limit) || limit < 1 || limit > 500)
+          return jsonError(400, { success: false, message: "limit must be between 1 and 500" });
         const asc = q.get("sort_type") === "asc";
         const items = (fake.whaleItems.get(token) ?? [])
           .filter((it) => txType === "all" || txType === "swap" || it.side === txType)
           .filter((it) => Number(volumeType === "usd" ? it.volume_usd : it.volume) >= minVolume)
           .sort((a, b) => (asc ? 1 : -1) * (Number(a.block_unix_time) - Number(b.block_unix_time)));
-        return Response.json({ success: true, data: { items: items.slice(offset, offset + limit), has_next: items.length > offset + limit } });
+        return Response.json({
+          success: true,
+          data: { items: items.slice(offset, offset + limit), has_next: items.length > offset + limit },
+        });
       },
     },
   ];

@@ -1,5 +1,5 @@
 import { Big, SOL_MINT } from "../../src/money.ts";
-import { jsonError, type FakeRoute, type FakeToken } from "./market.ts";
+import { type FakeRoute, type FakeToken, jsonError } from "./market.ts";
 
 // DexScreener (https://docs.dexscreener.com/api/reference):
 //   GET /tokens/v1/{chainId}/{tokenAddresses}   (comma-separated, at most 30)
@@ -11,7 +11,10 @@ import { jsonError, type FakeRoute, type FakeToken } from "./market.ts";
 const MAX_ADDRESSES = 30;
 
 export function dexScreenerPair(t: FakeToken, solPriceUsd: string): Record<string, unknown> {
-  const priceNative = t.priceUsd !== null && Number(solPriceUsd) > 0 ? new Big(t.priceUsd).div(solPriceUsd).toFixed(12).replace(/0+$/, "").replace(/\.$/, "") : null;
+  const priceNative =
+    t.priceUsd !== null && Number(solPriceUsd) > 0
+      ? new Big(t.priceUsd).div(solPriceUsd).toFixed(12).replace(/0+$/, "").replace(/\.$/, "")
+      : null;
   return {
     chainId: "solana",
     dexId: t.dexId,
@@ -22,7 +25,12 @@ export function dexScreenerPair(t: FakeToken, solPriceUsd: string): Record<strin
     quoteToken: { address: SOL_MINT, name: "Wrapped SOL", symbol: "SOL" },
     priceNative,
     priceUsd: t.priceUsd,
-    txns: { m5: { buys: 3, sells: 2 }, h1: { buys: 40, sells: 31 }, h6: { buys: 200, sells: 180 }, h24: { buys: 900, sells: 850 } },
+    txns: {
+      m5: { buys: 3, sells: 2 },
+      h1: { buys: 40, sells: 31 },
+      h6: { buys: 200, sells: 180 },
+      h24: { buys: 900, sells: 850 },
+    },
     volume: { h24: t.volume24hUsd, h6: null, h1: null, m5: null },
     priceChange: { m5: 0.1, h1: -0.4, h6: 2.3, h24: 5.1 },
     liquidity: t.liquidityUsd === null ? null : { usd: t.liquidityUsd, base: 1_000_000, quote: 500 },
@@ -43,12 +51,13 @@ export function dexScreenerRoutes(): FakeRoute[] {
         const [, , , chainId, list] = url.pathname.split("/");
         if (!chainId || !list) return jsonError(400, { error: "chainId and tokenAddresses are required" });
         const addresses = decodeURIComponent(list).split(",").filter(Boolean);
-        if (addresses.length > MAX_ADDRESSES) return jsonError(400, { error: `At most ${MAX_ADDRESSES} token addresses` });
+        if (addresses.length > MAX_ADDRESSES)
+          return jsonError(400, { error: `At most ${MAX_ADDRESSES} token addresses` });
         if (chainId !== "solana") return Response.json([]);
         const pairs: unknown[] = [];
         for (const a of addresses) {
           const t = fake.tokens.get(a);
-          if (!t || !t.listed) continue;
+          if (!t?.listed) continue;
           if (t.pairs) pairs.push(...t.pairs);
           else pairs.push(dexScreenerPair(t, fake.solPriceUsd));
         }

@@ -1,5 +1,5 @@
-import { Big } from "../../src/money.ts";
 import { SOL_USD_FEED_ID } from "../../src/market/hermes.ts";
+import { Big } from "../../src/money.ts";
 import type { FakeHandlerContext, FakeMarket, FakeRoute } from "./market.ts";
 
 // Pyth Hermes v2 (https://hermes.pyth.network/docs):
@@ -34,7 +34,8 @@ function authorize(ctx: FakeHandlerContext): Response | null {
   const auth = ctx.req.headers.get("authorization") ?? "";
   const m = /^Bearer\s+(.+)$/i.exec(auth);
   const want = ctx.fake.keys?.priceNetwork;
-  if (!m || (want !== undefined && m[1] !== want)) return new Response("Unauthorized", { status: 401, headers: { "content-type": "text/plain" } });
+  if (!m || (want !== undefined && m[1] !== want))
+    return new Response("Unauthorized", { status: 401, headers: { "content-type": "text/plain" } });
   return null;
 }
 

@@ -1,6 +1,12 @@
-import { ComputeBudgetProgram, PublicKey, SystemProgram, TransactionMessage, VersionedTransaction } from "@solana/web3.js";
+import {
+  ComputeBudgetProgram,
+  PublicKey,
+  SystemProgram,
+  TransactionMessage,
+  VersionedTransaction,
+} from "@solana/web3.js";
 import { Big } from "../../src/money.ts";
-import { jsonError, type FakeHandlerContext, type FakeMarket, type FakeRoute, type QuoteBehaviour } from "./market.ts";
+import { type FakeHandlerContext, type FakeMarket, type FakeRoute, jsonError, type QuoteBehaviour } from "./market.ts";
 
 // Jupiter (https://dev.jup.ag/docs):
 //   GET  /price/v3?ids=a,b,...   (≤ 50)   → {<mint>: {usdPrice, blockId, decimals, priceChange24h,
@@ -63,13 +69,20 @@ function quote(ctx: FakeHandlerContext): Response {
   const amount = q.get("amount")!;
   const slippageBps = Number(q.get("slippageBps") ?? 50);
   const swapMode = q.get("swapMode") ?? "ExactIn";
-  if (!/^\d+$/.test(amount) || amount === "0") return jsonError(400, { error: "amount must be a positive integer", errorCode: "INVALID_REQUEST" });
-  if (!Number.isInteger(slippageBps) || slippageBps < 0) return jsonError(400, { error: "Invalid slippageBps", errorCode: "INVALID_REQUEST" });
-  if (swapMode !== "ExactIn" && swapMode !== "ExactOut") return jsonError(400, { error: "Invalid swapMode", errorCode: "INVALID_REQUEST" });
+  if (!/^\d+$/.test(amount) || amount === "0")
+    return jsonError(400, { error: "amount must be a positive integer", errorCode: "INVALID_REQUEST" });
+  if (!Number.isInteger(slippageBps) || slippageBps < 0)
+    return jsonError(400, { error: "Invalid slippageBps", errorCode: "INVALID_REQUEST" });
+  if (swapMode !== "ExactIn" && swapMode !== "ExactOut")
+    return jsonError(400, { error: "Invalid swapMode", errorCode: "INVALID_REQUEST" });
   const tIn = ctx.fake.tokens.get(inputMint);
   const tOut = ctx.fake.tokens.get(outputMint);
-  for (const [mint, t] of [[inputMint, tIn], [outputMint, tOut]] as const) {
-    if (!t || t.priceUsd === null) return jsonError(400, { error: `The token ${mint} is not tradable`, errorCode: "TOKEN_NOT_TRADABLE" });
+  for (const [mint, t] of [
+    [inputMint, tIn],
+    [outputMint, tOut],
+  ] as const) {
+    if (!t || t.priceUsd === null)
+      return jsonError(400, { error: `The token ${mint} is not tradable`, errorCode: "TOKEN_NOT_TRADABLE" });
   }
   if (ctx.fake.quote.noRoute.has(inputMint) || ctx.fake.quote.noRoute.has(outputMint)) {
     return jsonError(400, { error: "Could not find any route", errorCode: "COULD_NOT_FIND_ANY_ROUTE" });
@@ -85,14 +98,23 @@ function quote(ctx: FakeHandlerContext): Response {
     inAmount = amount;
     const out = new Big(amount).div(pow10(tIn!.decimals)).times(pIn).div(pOut).times(pow10(tOut!.decimals)).times(keep);
     outAmount = out.round(0, Big.roundDown).toFixed(0);
-    threshold = new Big(outAmount).times(10_000 - slippageBps).div(10_000).round(0, Big.roundDown).toFixed(0);
+    threshold = new Big(outAmount)
+      .times(10_000 - slippageBps)
+      .div(10_000)
+      .round(0, Big.roundDown)
+      .toFixed(0);
   } else {
     outAmount = amount;
     const inn = new Big(amount).div(pow10(tOut!.decimals)).times(pOut).div(pIn).times(pow10(tIn!.decimals)).div(keep);
     inAmount = inn.round(0, Big.roundUp).toFixed(0);
-    threshold = new Big(inAmount).times(10_000 + slippageBps).div(10_000).round(0, Big.roundUp).toFixed(0);
+    threshold = new Big(inAmount)
+      .times(10_000 + slippageBps)
+      .div(10_000)
+      .round(0, Big.roundUp)
+      .toFixed(0);
   }
-  if (inAmount === "0" || outAmount === "0") return jsonError(400, { error: "Could not find any route", errorCode: "COULD_NOT_FIND_ANY_ROUTE" });
+  if (inAmount === "0" || outAmount === "0")
+    return jsonError(400, { error: "Could not find any route", errorCode: "COULD_NOT_FIND_ANY_ROUTE" });
   const body = {
     inputMint,
     inAmount,
@@ -127,9 +149,13 @@ function quote(ctx: FakeHandlerContext): Response {
 
 function swap(ctx: FakeHandlerContext): Response {
   const b = ctx.body as Record<string, unknown> | undefined;
-  if (!b || typeof b !== "object") return jsonError(400, { error: "Invalid request body", errorCode: "INVALID_REQUEST" });
+  if (!b || typeof b !== "object")
+    return jsonError(400, { error: "Invalid request body", errorCode: "INVALID_REQUEST" });
   if (!b.quoteResponse || !ctx.fake.issuedQuotes.has(JSON.stringify(b.quoteResponse))) {
-    return jsonError(400, { error: "Invalid quoteResponse: not a quote this API issued, or modified", errorCode: "INVALID_QUOTE" });
+    return jsonError(400, {
+      error: "Invalid quoteResponse: not a quote this API issued, or modified",
+      errorCode: "INVALID_QUOTE",
+    });
   }
   let payer: PublicKey;
   try {
@@ -142,7 +168,10 @@ function swap(ctx: FakeHandlerContext): Response {
   if (typeof fee === "number") feeLamports = fee;
   else if (fee === "auto") feeLamports = 50_000;
   else if (fee && typeof fee === "object") {
-    const max = Number((fee as { priorityLevelWithMaxLamports?: { maxLamports?: number } }).priorityLevelWithMaxLamports?.maxLamports ?? 50_000);
+    const max = Number(
+      (fee as { priorityLevelWithMaxLamports?: { maxLamports?: number } }).priorityLevelWithMaxLamports?.maxLamports ??
+        50_000,
+    );
     feeLamports = Math.min(max, 50_000);
   }
   const { computeUnitLimit, blockhash, lastValidBlockHeight } = ctx.fake.swap;
@@ -156,7 +185,11 @@ function swap(ctx: FakeHandlerContext): Response {
       // Stands in for the route's instructions: harmless, and signed by the fee payer. Its lamports
       // number the /swap request (1, 2, ...), so every transaction differs and the Solana RPC fake
       // (solana-rpc.ts) finds the quote it was built from.
-      SystemProgram.transfer({ fromPubkey: payer, toPubkey: payer, lamports: ctx.fake.requestsTo("jupiter.swap").length }),
+      SystemProgram.transfer({
+        fromPubkey: payer,
+        toPubkey: payer,
+        lamports: ctx.fake.requestsTo("jupiter.swap").length,
+      }),
     ],
   }).compileToV0Message();
   const tx = new VersionedTransaction(message);
@@ -173,8 +206,23 @@ function swap(ctx: FakeHandlerContext): Response {
 
 export function jupiterRoutes(): FakeRoute[] {
   return [
-    { name: "jupiter.price", method: "GET", match: (p) => p === "/price/v3", handle: (ctx) => authorize(ctx) ?? price(ctx) },
-    { name: "jupiter.quote", method: "GET", match: (p) => p === "/swap/v1/quote", handle: (ctx) => authorize(ctx) ?? quote(ctx) },
-    { name: "jupiter.swap", method: "POST", match: (p) => p === "/swap/v1/swap", handle: (ctx) => authorize(ctx) ?? swap(ctx) },
+    {
+      name: "jupiter.price",
+      method: "GET",
+      match: (p) => p === "/price/v3",
+      handle: (ctx) => authorize(ctx) ?? price(ctx),
+    },
+    {
+      name: "jupiter.quote",
+      method: "GET",
+      match: (p) => p === "/swap/v1/quote",
+      handle: (ctx) => authorize(ctx) ?? quote(ctx),
+    },
+    {
+      name: "jupiter.swap",
+      method: "POST",
+      match: (p) => p === "/swap/v1/swap",
+      handle: (ctx) => authorize(ctx) ?? swap(ctx),
+    },
   ];
 }

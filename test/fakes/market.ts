@@ -1,9 +1,9 @@
-import { SOL_MINT } from "../../src/money.ts";
 import type { MarketOptions } from "../../src/market/index.ts";
 import { UNLIMITED } from "../../src/market/rate-limiter.ts";
+import { SOL_MINT } from "../../src/money.ts";
 import { birdeyeRoutes } from "./birdeye.ts";
 import { dexScreenerRoutes } from "./dexscreener.ts";
-import { hermesRoutes, HermesStreams } from "./hermes.ts";
+import { HermesStreams, hermesRoutes } from "./hermes.ts";
 import { jupiterRoutes } from "./jupiter.ts";
 import { VirtualTimer } from "./virtual-timer.ts";
 
@@ -101,12 +101,21 @@ export interface FakeMarketOptions {
   keys?: { priceNetwork?: string; swapAggregator?: string; whaleData?: string };
 }
 
-export const FAKE_KEYS = { priceNetwork: "fake-hermes-key", swapAggregator: "fake-jupiter-key", whaleData: "fake-birdeye-key" };
+export const FAKE_KEYS = {
+  priceNetwork: "fake-hermes-key",
+  swapAggregator: "fake-jupiter-key",
+  whaleData: "fake-birdeye-key",
+};
 
 export class FakeMarket {
   readonly tokens = new Map<string, FakeToken>();
   readonly requests: RecordedRequest[] = [];
-  readonly quote: QuoteBehaviour = { priceImpactPct: "0", routeLabels: ["Raydium"], noRoute: new Set(), contextSlot: 300_000_000 };
+  readonly quote: QuoteBehaviour = {
+    priceImpactPct: "0",
+    routeLabels: ["Raydium"],
+    noRoute: new Set(),
+    contextSlot: 300_000_000,
+  };
   /** Per-mint overrides of the quote behaviour (keyed by the non-SOL mint of the pair). */
   readonly quoteOverrides = new Map<string, Partial<Omit<QuoteBehaviour, "noRoute">>>();
   /** Birdeye items per token address, in Birdeye's own field names. */
@@ -114,7 +123,11 @@ export class FakeMarket {
   /** Quotes served, by their JSON text: /swap accepts only these, unchanged. */
   readonly issuedQuotes = new Set<string>();
   readonly streams: HermesStreams;
-  swap = { lastValidBlockHeight: 250_000_000, blockhash: "EETubP5AKHgjPAhzPAFcb8BAY1hMH639CWCFTqi3hq1k", computeUnitLimit: 200_000 };
+  swap = {
+    lastValidBlockHeight: 250_000_000,
+    blockhash: "EETubP5AKHgjPAhzPAFcb8BAY1hMH639CWCFTqi3hq1k",
+    computeUnitLimit: 200_000,
+  };
   readonly keys: FakeMarketOptions["keys"];
   /** Current Pyth publish time (seconds); advances with every SOL price set. */
   publishTime = 1_767_225_600;
@@ -125,7 +138,14 @@ export class FakeMarket {
   constructor(opts: FakeMarketOptions = {}) {
     this.keys = opts.keys;
     this.streams = new HermesStreams(this);
-    this.setToken(SOL_MINT, { symbol: "SOL", name: "Wrapped SOL", priceUsd: "150", decimals: 9, liquidityUsd: 500_000_000, marketCapUsd: 80_000_000_000 });
+    this.setToken(SOL_MINT, {
+      symbol: "SOL",
+      name: "Wrapped SOL",
+      priceUsd: "150",
+      decimals: 9,
+      liquidityUsd: 500_000_000,
+      marketCapUsd: 80_000_000_000,
+    });
     for (const r of [...hermesRoutes(), ...jupiterRoutes(), ...dexScreenerRoutes(), ...birdeyeRoutes()]) this.use(r);
   }
 
@@ -184,7 +204,13 @@ export class FakeMarket {
         timer: new VirtualTimer(),
         tokenPriceCacheTtlMs: 0,
         marketDataCacheTtlMs: 0,
-        solPrice: { reconnectInitialMs: 10, reconnectMaxMs: 50, pollIntervalMs: 20, idleCheckMs: 5, publishIntervalMs: 0 },
+        solPrice: {
+          reconnectInitialMs: 10,
+          reconnectMaxMs: 50,
+          pollIntervalMs: 20,
+          idleCheckMs: 5,
+          publishIntervalMs: 0,
+        },
       },
     };
   }
@@ -231,7 +257,16 @@ export class FakeMarket {
   /** Whale buys Birdeye reports for a token (newest first is the fake's job). */
   setWhaleTrades(
     token: string,
-    trades: Array<{ txHash: string; blockUnixTime: number; volumeUsd: number; owner?: string; side?: "buy" | "sell"; tokenAmount?: number; priceUsd?: number; source?: string }>,
+    trades: Array<{
+      txHash: string;
+      blockUnixTime: number;
+      volumeUsd: number;
+      owner?: string;
+      side?: "buy" | "sell";
+      tokenAmount?: number;
+      priceUsd?: number;
+      source?: string;
+    }>,
   ): void {
     this.whaleItems.set(
       token,
@@ -239,14 +274,26 @@ export class FakeMarket {
         tx_type: "swap",
         tx_hash: t.txHash,
         block_unix_time: t.blockUnixTime,
-        block_number: 300_000_000 + t.blockUnixTime % 1000,
+        block_number: 300_000_000 + (t.blockUnixTime % 1000),
         volume_usd: t.volumeUsd,
         volume: t.tokenAmount ?? null,
         owner: t.owner ?? "Whale1111111111111111111111111111111111111",
         source: t.source ?? "raydium",
         side: t.side ?? "buy",
-        from: { address: SOL_MINT, symbol: "SOL", decimals: 9, ui_amount: t.volumeUsd / Number(this.solPriceUsd), price: Number(this.solPriceUsd) },
-        to: { address: token, symbol: this.tokens.get(token)?.symbol ?? null, decimals: this.tokens.get(token)?.decimals ?? 6, ui_amount: t.tokenAmount ?? null, price: t.priceUsd ?? null },
+        from: {
+          address: SOL_MINT,
+          symbol: "SOL",
+          decimals: 9,
+          ui_amount: t.volumeUsd / Number(this.solPriceUsd),
+          price: Number(this.solPriceUsd),
+        },
+        to: {
+          address: token,
+          symbol: this.tokens.get(token)?.symbol ?? null,
+          decimals: this.tokens.get(token)?.decimals ?? 6,
+          ui_amount: t.tokenAmount ?? null,
+          price: t.priceUsd ?? null,
+        },
       })),
     );
   }
@@ -276,7 +323,7 @@ export class FakeMarket {
   private async dispatch(req: Request): Promise<Response> {
     const url = new URL(req.url);
     const route = this.routes.find((r) => r.method === req.method && r.match(url.pathname));
-    let body: unknown = undefined;
+    let body: unknown;
     if (req.method === "POST") {
       const text = await req.text();
       try {
@@ -289,13 +336,24 @@ export class FakeMarket {
     req.headers.forEach((v, k) => {
       headers[k] = v;
     });
-    this.requests.push({ route: route?.name ?? "unmatched", method: req.method, path: url.pathname, query: url.searchParams, headers, body });
+    this.requests.push({
+      route: route?.name ?? "unmatched",
+      method: req.method,
+      path: url.pathname,
+      query: url.searchParams,
+      headers,
+      body,
+    });
     if (!route) return Response.json({ error: `No fake route for ${req.method} ${url.pathname}` }, { status: 404 });
 
     const forced = this.injected.get(route.name)?.shift();
     if (forced) {
       if (forced.delayMs) await Bun.sleep(forced.delayMs);
-      const onlyDelay = forced.status === undefined && forced.body === undefined && forced.raw === undefined && forced.headers === undefined;
+      const onlyDelay =
+        forced.status === undefined &&
+        forced.body === undefined &&
+        forced.raw === undefined &&
+        forced.headers === undefined;
       if (!onlyDelay) {
         const status = forced.status ?? (forced.body !== undefined || forced.raw !== undefined ? 200 : 500);
         const text = forced.raw ?? (forced.body !== undefined ? JSON.stringify(forced.body) : "");

@@ -1,8 +1,8 @@
+import { createPublicKey, verify } from "node:crypto";
 import { ComputeBudgetProgram, PublicKey, SystemProgram, VersionedTransaction } from "@solana/web3.js";
 import bs58 from "bs58";
-import { createPublicKey, verify } from "node:crypto";
 import { SOL_MINT } from "../../src/money.ts";
-import { jsonError, type FakeMarket, type FakeRoute } from "./market.ts";
+import { type FakeMarket, type FakeRoute, jsonError } from "./market.ts";
 
 // A fake Solana JSON-RPC 2.0 node (https://solana.com/docs/rpc/http) on the fake market's server
 // at POST /rpc: SOLANA_RPC_URL = fake.url + "/rpc" (rpc.env() gives it). It is strict where the
@@ -25,7 +25,11 @@ export const TOKEN_PROGRAM = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA";
 export const TOKEN_2022_PROGRAM = "TokenzQdBNbLqP5VEhdkAS6EHFLZC1sp5BMnNydeJVdCq";
 const SIGNATURE_FEE = 5_000n;
 
-export type Landing = { kind: "confirm" } | { kind: "hold" } | { kind: "fail"; err?: unknown } | { kind: "after"; polls: number };
+export type Landing =
+  | { kind: "confirm" }
+  | { kind: "hold" }
+  | { kind: "fail"; err?: unknown }
+  | { kind: "after"; polls: number };
 
 export type RpcFailure = { code: number; message: string } | { status: number; body?: string };
 
@@ -101,7 +105,7 @@ export class FakeSolanaRpc {
 
   setSol(owner: string, sol: string | number): void {
     const [w, f = ""] = String(sol).split(".");
-    this.lamports.set(owner, BigInt(w!) * 1_000_000_000n + BigInt((f + "000000000").slice(0, 9)));
+    this.lamports.set(owner, BigInt(w!) * 1_000_000_000n + BigInt(`${f}000000000`.slice(0, 9)));
   }
 
   setTokenBalance(owner: string, mint: string, atomic: bigint): void {
@@ -133,15 +137,16 @@ export class FakeSolanaRpc {
   /** Lands a held transaction now (its swap applies). */
   land(signature: string): void {
     const tx = this.txs.get(signature);
-    if (!tx || tx.state !== "held") throw new Error(`no held transaction ${signature}`);
-    if (this.blockHeight > tx.lastValidBlockHeight) throw new Error("blockhash expired: the transaction can no longer land");
+    if (tx?.state !== "held") throw new Error(`no held transaction ${signature}`);
+    if (this.blockHeight > tx.lastValidBlockHeight)
+      throw new Error("blockhash expired: the transaction can no longer land");
     this.apply(tx, null);
   }
 
   /** Lands a held transaction as failed (fee charged, swap not applied). */
   failHeld(signature: string, err: unknown = { InstructionError: [2, { Custom: 6001 }] }): void {
     const tx = this.txs.get(signature);
-    if (!tx || tx.state !== "held") throw new Error(`no held transaction ${signature}`);
+    if (tx?.state !== "held") throw new Error(`no held transaction ${signature}`);
     this.apply(tx, err);
   }
 
@@ -162,7 +167,8 @@ export class FakeSolanaRpc {
 
   private handle(body: unknown): Response {
     const req = body as { jsonrpc?: string; id?: unknown; method?: unknown; params?: unknown } | undefined;
-    if (!req || req.jsonrpc !== "2.0" || typeof req.method !== "string") return Response.json({ jsonrpc: "2.0", id: null, error: { code: -32600, message: "Invalid request" } });
+    if (req?.jsonrpc !== "2.0" || typeof req.method !== "string")
+      return Response.json({ jsonrpc: "2.0", id: null, error: { code: -32600, message: "Invalid request" } });
     const id = req.id ?? null;
     const params = Array.isArray(req.params) ? req.params : [];
     this.calls.push({ method: req.method, params });
@@ -175,7 +181,12 @@ export class FakeSolanaRpc {
       const result = this.dispatch(req.method, params);
       return Response.json({ jsonrpc: "2.0", id, result });
     } catch (err) {
-      if (err instanceof RpcError) return Response.json({ jsonrpc: "2.0", id, error: { code: err.code, message: err.message, ...(err.data !== undefined ? { data: err.data } : {}) } });
+      if (err instanceof RpcError)
+        return Response.json({
+          jsonrpc: "2.0",
+          id,
+          error: { code: err.code, message: err.message, ...(err.data !== undefined ? { data: err.data } : {}) },
+        });
       return jsonError(500, { error: String(err) });
     }
   }
@@ -212,7 +223,8 @@ export class FakeSolanaRpc {
     const owner = pubkey(params[0]);
     const filter = params[1] as { programId?: string; mint?: string } | undefined;
     const cfg = params[2] as { encoding?: string } | undefined;
-    if (!filter || (filter.programId === undefined && filter.mint === undefined)) throw new RpcError(-32602, "Invalid params: missing programId or mint filter");
+    if (!filter || (filter.programId === undefined && filter.mint === undefined))
+      throw new RpcError(-32602, "Invalid params: missing programId or mint filter");
     if (cfg?.encoding !== "jsonParsed") throw new RpcError(-32602, "This fake answers jsonParsed only");
     const value = [];
     for (const [mint, amount] of this.tokens.get(owner) ?? []) {
@@ -234,7 +246,7 @@ export class FakeSolanaRpc {
           executable: false,
           lamports: 2_039_280,
           owner: program,
-          rentEpoch: 18_446_744_073_709_551_615,
+          rentEpoch: Number.MAX_SAFE_INTEGER, // the real value is u64::MAX, past a JS number
           space: program === TOKEN_PROGRAM ? 165 : 182,
         },
       });
@@ -260,7 +272,10 @@ export class FakeSolanaRpc {
     const message = Buffer.from(tx.message.serialize());
     for (let i = 0; i < n; i++) {
       const signer = tx.message.staticAccountKeys[i]!;
-      const key = createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x: Buffer.from(signer.toBytes()).toString("base64url") }, format: "jwk" });
+      const key = createPublicKey({
+        key: { kty: "OKP", crv: "Ed25519", x: Buffer.from(signer.toBytes()).toString("base64url") },
+        format: "jwk",
+      });
       if (!verify(null, message, key, Buffer.from(tx.signatures[i]!))) return false;
     }
     return true;
@@ -284,12 +299,26 @@ export class FakeSolanaRpc {
         nonce = data.readBigUInt64LE(4);
       }
     }
-    const feeLamports = SIGNATURE_FEE * BigInt(msg.header.numRequiredSignatures) + (microLamports * units + 999_999n) / 1_000_000n;
+    const feeLamports =
+      SIGNATURE_FEE * BigInt(msg.header.numRequiredSignatures) + (microLamports * units + 999_999n) / 1_000_000n;
     const swapReq = nonce !== null ? this.market.requestsTo("jupiter.swap")[Number(nonce) - 1] : undefined;
-    const body = swapReq?.body as { quoteResponse?: { inputMint: string; inAmount: string; outputMint: string; outAmount: string }; userPublicKey?: string } | undefined;
-    if (!body?.quoteResponse || body.userPublicKey !== payer) return { payer, inputMint: SOL_MINT, inAmount: 0n, outputMint: SOL_MINT, outAmount: 0n, feeLamports };
+    const body = swapReq?.body as
+      | {
+          quoteResponse?: { inputMint: string; inAmount: string; outputMint: string; outAmount: string };
+          userPublicKey?: string;
+        }
+      | undefined;
+    if (!body?.quoteResponse || body.userPublicKey !== payer)
+      return { payer, inputMint: SOL_MINT, inAmount: 0n, outputMint: SOL_MINT, outAmount: 0n, feeLamports };
     const q = body.quoteResponse;
-    return { payer, inputMint: q.inputMint, inAmount: BigInt(q.inAmount), outputMint: q.outputMint, outAmount: BigInt(q.outAmount), feeLamports };
+    return {
+      payer,
+      inputMint: q.inputMint,
+      inAmount: BigInt(q.inAmount),
+      outputMint: q.outputMint,
+      outAmount: BigInt(q.outAmount),
+      feeLamports,
+    };
   }
 
   /** Why the swap cannot execute from the payer's balances now, or null. */
@@ -297,21 +326,35 @@ export class FakeSolanaRpc {
     const sol = this.lamportsOf(e.payer);
     if (sol < e.feeLamports) return "InsufficientFundsForFee";
     if (e.inputMint === SOL_MINT && sol < e.feeLamports + e.inAmount) return { InstructionError: [2, { Custom: 1 }] };
-    if (e.inputMint !== SOL_MINT && this.tokenOf(e.payer, e.inputMint) < e.inAmount) return { InstructionError: [2, { Custom: 1 }] };
+    if (e.inputMint !== SOL_MINT && this.tokenOf(e.payer, e.inputMint) < e.inAmount)
+      return { InstructionError: [2, { Custom: 1 }] };
     return null;
   }
 
   private simulate(params: unknown[]) {
     const tx = this.decode(params);
     const cfg = params[1] as { sigVerify?: boolean };
-    if (cfg.sigVerify && !this.verifySignatures(tx)) throw new RpcError(-32003, "Transaction signature verification failure");
+    if (cfg.sigVerify && !this.verifySignatures(tx))
+      throw new RpcError(-32003, "Transaction signature verification failure");
     const effect = this.effectOf(tx);
     let err = this.nextSimulationError ?? (effect ? this.shortfall(effect) : null);
     this.nextSimulationError = null;
-    if (tx.message.recentBlockhash !== this.market.swap.blockhash || this.blockHeight > this.market.swap.lastValidBlockHeight) err = "BlockhashNotFound";
+    if (
+      tx.message.recentBlockhash !== this.market.swap.blockhash ||
+      this.blockHeight > this.market.swap.lastValidBlockHeight
+    )
+      err = "BlockhashNotFound";
     return {
       context: this.context(),
-      value: { err, logs: err ? ["Program log: Error: simulated failure"] : ["Program log: Instruction: Route", "Program log: success"], accounts: null, unitsConsumed: 123_456, returnData: null },
+      value: {
+        err,
+        logs: err
+          ? ["Program log: Error: simulated failure"]
+          : ["Program log: Instruction: Route", "Program log: success"],
+        accounts: null,
+        unitsConsumed: 123_456,
+        returnData: null,
+      },
     };
   }
 
@@ -322,7 +365,9 @@ export class FakeSolanaRpc {
     const signature = bs58.encode(tx.signatures[0]!);
     if (this.txs.has(signature)) return signature; // a re-send of the same transaction: lands at most once
     const effect = this.effectOf(tx);
-    const blockhashOk = tx.message.recentBlockhash === this.market.swap.blockhash && this.blockHeight <= this.market.swap.lastValidBlockHeight;
+    const blockhashOk =
+      tx.message.recentBlockhash === this.market.swap.blockhash &&
+      this.blockHeight <= this.market.swap.lastValidBlockHeight;
     if (!cfg.skipPreflight) {
       if (!blockhashOk) throw new RpcError(-32002, "Transaction simulation failed: Blockhash not found");
       const short = effect ? this.shortfall(effect) : null;
@@ -355,10 +400,17 @@ export class FakeSolanaRpc {
     const mints = [e.inputMint, e.outputMint].filter((m) => m !== SOL_MINT);
     const snapshot = () => ({
       balances: tx.accountKeys.map((k) => this.lamportsOf(k)),
-      tokens: mints.map((mint, i) => ({ accountIndex: tx.accountKeys.length + i, mint, owner: payer, programId: this.tokenProgram.get(mint) ?? TOKEN_PROGRAM, amount: this.tokenOf(payer, mint), decimals: this.decimalsOf(mint) })),
+      tokens: mints.map((mint, i) => ({
+        accountIndex: tx.accountKeys.length + i,
+        mint,
+        owner: payer,
+        programId: this.tokenProgram.get(mint) ?? TOKEN_PROGRAM,
+        amount: this.tokenOf(payer, mint),
+        decimals: this.decimalsOf(mint),
+      })),
     });
     const pre = snapshot();
-    let err = failWith ?? this.shortfall(e);
+    const err = failWith ?? this.shortfall(e);
     if (err === "InsufficientFundsForFee") {
       tx.state = "held"; // a fee payer that cannot pay: never lands
       return;
@@ -375,7 +427,13 @@ export class FakeSolanaRpc {
     tx.state = "landed";
     tx.err = err ?? null;
     tx.slot = this.slot;
-    tx.meta = { preBalances: pre.balances, postBalances: post.balances, pre: pre.tokens.filter((t) => t.amount > 0n), post: post.tokens.filter((t) => t.amount > 0n), fee: e.feeLamports };
+    tx.meta = {
+      preBalances: pre.balances,
+      postBalances: post.balances,
+      pre: pre.tokens.filter((t) => t.amount > 0n),
+      post: post.tokens.filter((t) => t.amount > 0n),
+      fee: e.feeLamports,
+    };
   }
 
   private statuses(params: unknown[]) {
@@ -389,7 +447,13 @@ export class FakeSolanaRpc {
         else if (this.blockHeight <= tx.lastValidBlockHeight) this.apply(tx, tx.failOnLand);
       }
       if (tx.state !== "landed") return null;
-      return { slot: tx.slot, confirmations: 10, err: tx.err, status: tx.err ? { Err: tx.err } : { Ok: null }, confirmationStatus: "confirmed" };
+      return {
+        slot: tx.slot,
+        confirmations: 10,
+        err: tx.err,
+        status: tx.err ? { Err: tx.err } : { Ok: null },
+        confirmationStatus: "confirmed",
+      };
     });
     return { context: this.context(), value };
   }
@@ -397,10 +461,17 @@ export class FakeSolanaRpc {
   private transaction(params: unknown[]) {
     const sig = String(params[0]);
     const cfg = params[1] as { encoding?: string; maxSupportedTransactionVersion?: number } | undefined;
-    if (cfg?.maxSupportedTransactionVersion !== 0) throw new RpcError(-32015, "Transaction version (0) is not supported by the requesting client");
+    if (cfg?.maxSupportedTransactionVersion !== 0)
+      throw new RpcError(-32015, "Transaction version (0) is not supported by the requesting client");
     const tx = this.txs.get(sig);
-    if (!tx || tx.state !== "landed" || !tx.meta) return null;
-    const ui = (t: TokenEntry) => ({ accountIndex: t.accountIndex, mint: t.mint, owner: t.owner, programId: t.programId, uiTokenAmount: uiAmount(t.amount, t.decimals) });
+    if (tx?.state !== "landed" || !tx.meta) return null;
+    const ui = (t: TokenEntry) => ({
+      accountIndex: t.accountIndex,
+      mint: t.mint,
+      owner: t.owner,
+      programId: t.programId,
+      uiTokenAmount: uiAmount(t.amount, t.decimals),
+    });
     return {
       slot: tx.slot,
       blockTime: 1_767_225_600,
@@ -418,7 +489,15 @@ export class FakeSolanaRpc {
         loadedAddresses: { writable: [], readonly: [] },
         computeUnitsConsumed: 123_456,
       },
-      transaction: { message: { accountKeys: tx.accountKeys, header: { numRequiredSignatures: 1, numReadonlySignedAccounts: 0, numReadonlyUnsignedAccounts: 2 }, recentBlockhash: this.market.swap.blockhash, instructions: [] }, signatures: [sig] },
+      transaction: {
+        message: {
+          accountKeys: tx.accountKeys,
+          header: { numRequiredSignatures: 1, numReadonlySignedAccounts: 0, numReadonlyUnsignedAccounts: 2 },
+          recentBlockhash: this.market.swap.blockhash,
+          instructions: [],
+        },
+        signatures: [sig],
+      },
     };
   }
 

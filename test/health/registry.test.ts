@@ -10,9 +10,17 @@ test.each([
   ["all healthy", { database: healthy, cache: healthy, queue: healthy }, "healthy"],
   ["cache unhealthy", { database: healthy, cache: unhealthy, queue: healthy }, "degraded"],
   ["queue unhealthy", { database: healthy, cache: healthy, queue: unhealthy }, "degraded"],
-  ["extra dependency unhealthy", { database: healthy, cache: healthy, queue: healthy, priceFeed: unhealthy }, "degraded"],
+  [
+    "extra dependency unhealthy",
+    { database: healthy, cache: healthy, queue: healthy, priceFeed: unhealthy },
+    "degraded",
+  ],
   ["database unhealthy", { database: unhealthy, cache: healthy, queue: healthy }, "unhealthy"],
-  ["everything unhealthy", { database: unhealthy, cache: unhealthy, queue: unhealthy, priceFeed: unhealthy }, "unhealthy"],
+  [
+    "everything unhealthy",
+    { database: unhealthy, cache: unhealthy, queue: unhealthy, priceFeed: unhealthy },
+    "unhealthy",
+  ],
 ] as const)("%s → %s", async (_label, checks, expected) => {
   const registry = new HealthRegistry();
   for (const [name, check] of Object.entries(checks)) registry.register(name, check, { critical: name === "database" });

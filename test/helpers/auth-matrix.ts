@@ -38,7 +38,7 @@ export async function assertAuthMatrix(ctx: TestContext, r: AuthMatrixRoute): Pr
     expect((await json(badJwt)).error, label).toBe("Invalid token");
   }
   if (r.scope || r.apiKeyOnly) {
-    const badKey = await send(r.path, { apiKey: "svc_" + "x".repeat(32) });
+    const badKey = await send(r.path, { apiKey: `svc_${"x".repeat(32)}` });
     expect(badKey.status, `${label} with unknown key`).toBe(401);
     expect((await json(badKey)).error, label).toBe("Invalid API key");
   }

@@ -1,6 +1,6 @@
-import type { Subprocess } from "bun";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Subprocess } from "bun";
 
 // The service as a real child process (`bun src/main.ts`, the CLI's default `serve`): for tests
 // that must kill it for real (crash test) and for benchmarks that measure it from outside.

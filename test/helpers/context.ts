@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createApp } from "../../src/app.ts";
 import { ManualClock } from "../../src/clock.ts";
-import { loadConfig, type Config } from "../../src/config.ts";
-import { openDatabase, type DatabaseHandle } from "../../src/db/client.ts";
+import { type Config, loadConfig } from "../../src/config.ts";
+import { type DatabaseHandle, openDatabase } from "../../src/db/client.ts";
 import { createLogger, type Logger } from "../../src/logger.ts";
 import { createServices, type ServiceOptions, type Services } from "../../src/services.ts";
 
@@ -66,7 +66,10 @@ export async function createTestContext(opts: ContextOptions = {}): Promise<Test
   const database = openDatabase(config.DATABASE_PATH, { sync: config.DB_SYNC });
   const logs: string[] = [];
   // As createServices does for its own logger: WALLET_N secrets in every text form are scrubbed.
-  const secrets = () => [...(opts.services?.secrets?.() ?? []), ...(opts.services?.liveWallets?.redactionStrings() ?? [])];
+  const secrets = () => [
+    ...(opts.services?.secrets?.() ?? []),
+    ...(opts.services?.liveWallets?.redactionStrings() ?? []),
+  ];
   const logger: Logger = createLogger({ level: config.LOG_LEVEL, write: (l) => logs.push(l), secrets });
   const services = createServices(config, database, {
     clock,
@@ -124,18 +127,30 @@ export async function login(ctx: TestContext, email = ADMIN_EMAIL, password = AD
   const res = await ctx.request("POST", "/api/v1/auth/login", { body: { email, password } });
   if (res.status !== 200) throw new Error(`login failed: ${res.status} ${await res.text()}`);
   const body = await json(res);
-  return { token: body.accessToken as string, refreshToken: body.refreshToken as string, user: body.user as { id: string; email: string } };
+  return {
+    token: body.accessToken as string,
+    refreshToken: body.refreshToken as string,
+    user: body.user as { id: string; email: string },
+  };
 }
 
 let userSeq = 0;
 /** Creates another user directly through the account service and logs in as them. */
-export async function createUser(ctx: TestContext, email = `user${++userSeq}-${crypto.randomUUID().slice(0, 8)}@example.com`) {
+export async function createUser(
+  ctx: TestContext,
+  email = `user${++userSeq}-${crypto.randomUUID().slice(0, 8)}@example.com`,
+) {
   const password = "User!Passw0rd";
   await ctx.services.accounts.register(email, password, true);
   return { email, password, ...(await login(ctx, email, password)) };
 }
 
-export async function createApiKey(ctx: TestContext, token: string, scopes: string[], name = `key-${crypto.randomUUID().slice(0, 8)}`) {
+export async function createApiKey(
+  ctx: TestContext,
+  token: string,
+  scopes: string[],
+  name = `key-${crypto.randomUUID().slice(0, 8)}`,
+) {
   const res = await ctx.request("POST", "/api/v1/api-keys", { token, body: { name, scopes } });
   if (res.status !== 201) throw new Error(`api key creation failed: ${res.status} ${await res.text()}`);
   return (await json(res)) as { id: string; key: string; prefix: string; scopes: string[] };

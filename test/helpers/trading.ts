@@ -1,5 +1,5 @@
-import { startFakeMarket, type FakeMarket } from "../fakes/market.ts";
-import { createApiKey, createTestContext, json, login, type ContextOptions, type TestContext } from "./context.ts";
+import { type FakeMarket, startFakeMarket } from "../fakes/market.ts";
+import { type ContextOptions, createApiKey, createTestContext, json, login, type TestContext } from "./context.ts";
 
 // A real service wired to the fake market, logged in, with a signals key: the base of every
 // trading end-to-end test. Signals are processed by the real queue; `settle()` waits for it.
@@ -13,7 +13,13 @@ export interface TradingContext {
   token: string;
   userId: string;
   apiKey: string;
-  createAgent(opts?: { name?: string; config?: Record<string, unknown>; automated?: boolean; tradingMode?: "simulation" | "live"; token?: string }): Promise<{ id: string; walletAddress: string }>;
+  createAgent(opts?: {
+    name?: string;
+    config?: Record<string, unknown>;
+    automated?: boolean;
+    tradingMode?: "simulation" | "live";
+    token?: string;
+  }): Promise<{ id: string; walletAddress: string }>;
   postSignal(body?: Record<string, unknown>, apiKey?: string): Promise<{ id: number }>;
   settle(): Promise<void>;
   positions(agentId: string): Promise<any[]>;
@@ -23,12 +29,24 @@ export interface TradingContext {
   close(): Promise<void>;
 }
 
-export async function startTrading(opts: ContextOptions & { solUsd?: number; tokenUsd?: string } = {}): Promise<TradingContext> {
+export async function startTrading(
+  opts: ContextOptions & { solUsd?: number; tokenUsd?: string } = {},
+): Promise<TradingContext> {
   const fake = await startFakeMarket();
   fake.setSolPrice(opts.solUsd ?? 100);
-  fake.setToken(MINT, { symbol: "BONK", priceUsd: opts.tokenUsd ?? "0.01", decimals: 6, liquidityUsd: 250_000, marketCapUsd: 3_000_000 });
+  fake.setToken(MINT, {
+    symbol: "BONK",
+    priceUsd: opts.tokenUsd ?? "0.01",
+    decimals: 6,
+    liquidityUsd: 250_000,
+    marketCapUsd: 3_000_000,
+  });
   fake.setToken(MINT2, { symbol: "WIF", priceUsd: "2", decimals: 6 });
-  const ctx = await createTestContext({ ...opts, env: { ...fake.env(), ...opts.env }, services: { ...fake.serviceOptions(), ...opts.services } });
+  const ctx = await createTestContext({
+    ...opts,
+    env: { ...fake.env(), ...opts.env },
+    services: { ...fake.serviceOptions(), ...opts.services },
+  });
   const session = await login(ctx);
   const apiKey = (await createApiKey(ctx, session.token, ["signals"])).key;
 
@@ -40,7 +58,10 @@ export async function startTrading(opts: ContextOptions & { solUsd?: number; tok
     apiKey,
     async createAgent(o = {}) {
       const tok = o.token ?? session.token;
-      const res = await ctx.request("POST", "/api/v1/agents", { token: tok, body: { name: o.name ?? "agent", tradingMode: o.tradingMode ?? "simulation" } });
+      const res = await ctx.request("POST", "/api/v1/agents", {
+        token: tok,
+        body: { name: o.name ?? "agent", tradingMode: o.tradingMode ?? "simulation" },
+      });
       if (res.status !== 201) throw new Error(`agent creation failed: ${res.status} ${await res.text()}`);
       const agent = await json(res);
       if (o.automated !== false) {
@@ -51,11 +72,16 @@ export async function startTrading(opts: ContextOptions & { solUsd?: number; tok
         if (up.status !== 200) throw new Error(`agent update failed: ${up.status} ${await up.text()}`);
       }
       if (o.config) {
-        const c = await ctx.request("PUT", `/api/v1/agents/${agent.id}/config`, { token: tok, body: { config: o.config } });
+        const c = await ctx.request("PUT", `/api/v1/agents/${agent.id}/config`, {
+          token: tok,
+          body: { config: o.config },
+        });
         if (c.status !== 200) throw new Error(`config update failed: ${c.status} ${await c.text()}`);
       }
       const w = ctx.database.sqlite
-        .query<{ a: string }, [string]>("SELECT wallet_address AS a FROM agent_wallets WHERE agent_id = ? AND wallet_type = 'simulation'")
+        .query<{ a: string }, [string]>(
+          "SELECT wallet_address AS a FROM agent_wallets WHERE agent_id = ? AND wallet_type = 'simulation'",
+        )
         .get(agent.id);
       return { id: agent.id, walletAddress: w?.a ?? "" };
     },
@@ -76,15 +102,25 @@ export async function startTrading(opts: ContextOptions & { solUsd?: number; tok
     solBalance(agentId) {
       return (
         ctx.database.sqlite
-          .query<{ b: string }, [string]>("SELECT balance AS b FROM agent_balances WHERE agent_id = ? AND token_address = 'So11111111111111111111111111111111111111112'")
+          .query<{ b: string }, [string]>(
+            "SELECT balance AS b FROM agent_balances WHERE agent_id = ? AND token_address = 'So11111111111111111111111111111111111111112'",
+          )
           .get(agentId)?.b ?? "0"
       );
     },
     tokenBalance(agentId, mint = MINT) {
-      return ctx.database.sqlite.query<{ b: string }, [string, string]>("SELECT balance AS b FROM agent_balances WHERE agent_id = ? AND token_address = ?").get(agentId, mint)?.b ?? "0";
+      return (
+        ctx.database.sqlite
+          .query<{ b: string }, [string, string]>(
+            "SELECT balance AS b FROM agent_balances WHERE agent_id = ? AND token_address = ?",
+          )
+          .get(agentId, mint)?.b ?? "0"
+      );
     },
     count(table, where = "1=1", ...params) {
-      return ctx.database.sqlite.query<{ n: number }, Array<string | number>>(`SELECT count(*) AS n FROM ${table} WHERE ${where}`).get(...params)!.n;
+      return ctx.database.sqlite
+        .query<{ n: number }, Array<string | number>>(`SELECT count(*) AS n FROM ${table} WHERE ${where}`)
+        .get(...params)!.n;
     },
     async close() {
       await ctx.close();

@@ -21,7 +21,11 @@ const EVIL = "https://evil.example.net";
 
 const preflight = (ctx: TestContext, origin: string, path = "/api/v1/auth/login") =>
   ctx.request("OPTIONS", path, {
-    headers: { origin, "access-control-request-method": "POST", "access-control-request-headers": "content-type, authorization" },
+    headers: {
+      origin,
+      "access-control-request-method": "POST",
+      "access-control-request-headers": "content-type, authorization",
+    },
   });
 
 describe("CORS", () => {
@@ -63,7 +67,10 @@ describe("CORS", () => {
     expect(res.status).toBe(204);
     expect(res.headers.get("access-control-allow-origin")).toBe(APP);
     expect(res.headers.get("access-control-allow-methods")).toContain("POST");
-    const allowed = (res.headers.get("access-control-allow-headers") ?? "").toLowerCase().split(",").map((h) => h.trim());
+    const allowed = (res.headers.get("access-control-allow-headers") ?? "")
+      .toLowerCase()
+      .split(",")
+      .map((h) => h.trim());
     expect(allowed).toEqual(["content-type", "authorization"]);
     expect(res.headers.get("x-request-id")).toBeTruthy();
     expect(res.headers.get("access-control-max-age")).toBe("600");
@@ -93,11 +100,23 @@ describe("security headers on every response", () => {
     ["200 JSON", "GET", "/api/v1/health/live", {}, 200],
     ["200 metrics text", "GET", "/metrics", {}, 200],
     ["200 OpenAPI document", "GET", "/api/v1/openapi.json", {}, 200],
-    ["400 malformed JSON", "POST", "/api/v1/auth/login", { rawBody: "{", headers: { "content-type": "application/json" } }, 400],
+    [
+      "400 malformed JSON",
+      "POST",
+      "/api/v1/auth/login",
+      { rawBody: "{", headers: { "content-type": "application/json" } },
+      400,
+    ],
     ["401 no credential", "GET", "/api/v1/auth/me", {}, 401],
     ["404 unknown route", "GET", "/api/v1/nowhere", {}, 404],
     ["404 unknown method", "PATCH", "/api/v1/health", {}, 404],
-    ["413 oversize body", "POST", "/api/v1/auth/login", { rawBody: "x".repeat(MAX_BODY_BYTES + 1), headers: { "content-type": "application/json" } }, 413],
+    [
+      "413 oversize body",
+      "POST",
+      "/api/v1/auth/login",
+      { rawBody: "x".repeat(MAX_BODY_BYTES + 1), headers: { "content-type": "application/json" } },
+      413,
+    ],
   ] as const)("%s", async (_label, method, path, opts, status) => {
     const ctx = await context();
     const res = await ctx.request(method, path, opts);

@@ -24,7 +24,11 @@ describe("400 for bodies the API cannot read", () => {
     for (const raw of ["{", '{"email": "a@b.c",}', "not json", "[1, 2"]) {
       const res = await ctx.request("POST", LOGIN, { rawBody: raw, headers: jsonHeaders });
       expect(res.status, raw).toBe(400);
-      expect(await json(res), raw).toEqual({ success: false, error: "Malformed JSON in request body", code: "VALIDATION_ERROR" });
+      expect(await json(res), raw).toEqual({
+        success: false,
+        error: "Malformed JSON in request body",
+        code: "VALIDATION_ERROR",
+      });
     }
   });
 
@@ -34,15 +38,25 @@ describe("400 for bodies the API cannot read", () => {
     for (const type of ["text/plain", "application/x-www-form-urlencoded", "application/xml"]) {
       const res = await ctx.request("POST", LOGIN, { rawBody: raw, headers: { "content-type": type } });
       expect(res.status, type).toBe(400);
-      expect(await json(res), type).toEqual({ success: false, error: "Content-Type must be application/json", code: "VALIDATION_ERROR" });
+      expect(await json(res), type).toEqual({
+        success: false,
+        error: "Content-Type must be application/json",
+        code: "VALIDATION_ERROR",
+      });
     }
   });
 
   test("a body without any content type", async () => {
     const ctx = await context();
-    const res = await ctx.request("POST", LOGIN, { rawBody: JSON.stringify({ email: "admin@example.com", password: "x" }) });
+    const res = await ctx.request("POST", LOGIN, {
+      rawBody: JSON.stringify({ email: "admin@example.com", password: "x" }),
+    });
     expect(res.status).toBe(400);
-    expect(await json(res)).toEqual({ success: false, error: "Content-Type must be application/json", code: "VALIDATION_ERROR" });
+    expect(await json(res)).toEqual({
+      success: false,
+      error: "Content-Type must be application/json",
+      code: "VALIDATION_ERROR",
+    });
   });
 
   test("no body and no content type: the route's own required-field message", async () => {
@@ -56,7 +70,10 @@ describe("400 for bodies the API cannot read", () => {
 
   test("JSON with a charset parameter is JSON", async () => {
     const ctx = await context();
-    const res = await ctx.request("POST", LOGIN, { rawBody: "{}", headers: { "content-type": "application/json; charset=utf-8" } });
+    const res = await ctx.request("POST", LOGIN, {
+      rawBody: "{}",
+      headers: { "content-type": "application/json; charset=utf-8" },
+    });
     expect(res.status).toBe(400);
     expect((await json(res)).error).toBe("Email and password are required");
   });
@@ -67,15 +84,27 @@ describe("404 for unknown routes", () => {
     const ctx = await context();
     let res = await ctx.request("GET", "/api/v1/does-not-exist");
     expect(res.status).toBe(404);
-    expect(await json(res)).toEqual({ success: false, error: "Route not found: GET /api/v1/does-not-exist", code: "NOT_FOUND" });
+    expect(await json(res)).toEqual({
+      success: false,
+      error: "Route not found: GET /api/v1/does-not-exist",
+      code: "NOT_FOUND",
+    });
     res = await ctx.request("DELETE", LOGIN);
     expect(res.status).toBe(404);
-    expect(await json(res)).toEqual({ success: false, error: "Route not found: DELETE /api/v1/auth/login", code: "NOT_FOUND" });
+    expect(await json(res)).toEqual({
+      success: false,
+      error: "Route not found: DELETE /api/v1/auth/login",
+      code: "NOT_FOUND",
+    });
   });
 });
 
 describe("413 for bodies over 64 KiB", () => {
-  const TOO_LARGE = { success: false, error: `Request body exceeds the ${MAX_BODY_BYTES} byte limit`, code: "PAYLOAD_TOO_LARGE" };
+  const TOO_LARGE = {
+    success: false,
+    error: `Request body exceeds the ${MAX_BODY_BYTES} byte limit`,
+    code: "PAYLOAD_TOO_LARGE",
+  };
   /** A login body of exactly `bytes` bytes, padded with a field the schema ignores. */
   const bodyOf = (bytes: number) => {
     const shell = JSON.stringify({ email: "nobody@example.com", password: "x", pad: "" });
@@ -109,7 +138,12 @@ describe("413 for bodies over 64 KiB", () => {
       });
     };
     const send = (bytes: number) =>
-      ctx.app.request(LOGIN, { method: "POST", headers: jsonHeaders, body: stream(bytes), duplex: "half" } as RequestInit);
+      ctx.app.request(LOGIN, {
+        method: "POST",
+        headers: jsonHeaders,
+        body: stream(bytes),
+        duplex: "half",
+      } as RequestInit);
     const over = await send(MAX_BODY_BYTES + 1);
     expect(over.status).toBe(413);
     expect(await json(over)).toEqual(TOO_LARGE);
@@ -119,7 +153,11 @@ describe("413 for bodies over 64 KiB", () => {
 
   test("over a real socket, with and without Content-Length", async () => {
     const ctx = await context();
-    const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (req, srv) => ctx.app.fetch(req, { server: srv }) });
+    const server = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: (req, srv) => ctx.app.fetch(req, { server: srv }),
+    });
     try {
       const url = `http://127.0.0.1:${server.port}${LOGIN}`;
       const big = bodyOf(200 * 1024);
@@ -204,7 +242,11 @@ describe("X-Request-Id", () => {
     expect(res.headers.get("x-request-id")).toBe("req-abc.123_X");
     const lines = logsOf(ctx, "req-abc.123_X");
     expect(lines.length).toBeGreaterThan(0);
-    expect(lines.find((l) => l.msg === "request")).toMatchObject({ method: "GET", path: "/api/v1/auth/me", status: 200 });
+    expect(lines.find((l) => l.msg === "request")).toMatchObject({
+      method: "GET",
+      path: "/api/v1/auth/me",
+      status: 200,
+    });
   });
 
   test("generated when absent, and different for each request", async () => {
@@ -220,7 +262,7 @@ describe("X-Request-Id", () => {
 
   test("an unsafe incoming id (spaces, control characters, too long) is replaced, never echoed", async () => {
     const ctx = await context();
-    for (const bad of ["has space", "x".repeat(129), "a\"b", "<script>"]) {
+    for (const bad of ["has space", "x".repeat(129), 'a"b', "<script>"]) {
       const res = await ctx.request("GET", "/api/v1/health/live", { headers: { "x-request-id": bad } });
       const id = res.headers.get("x-request-id")!;
       expect(id, bad).not.toBe(bad);
@@ -234,10 +276,17 @@ describe("X-Request-Id", () => {
       await ctx.request("POST", LOGIN, { rawBody: "{", headers: { ...jsonHeaders, "x-request-id": "e-400" } }),
       await ctx.request("GET", "/api/v1/auth/me", { headers: { "x-request-id": "e-401" } }),
       await ctx.request("GET", "/api/v1/nowhere", { headers: { "x-request-id": "e-404" } }),
-      await ctx.request("POST", LOGIN, { rawBody: "x".repeat(MAX_BODY_BYTES + 10), headers: { ...jsonHeaders, "x-request-id": "e-413" } }),
+      await ctx.request("POST", LOGIN, {
+        rawBody: "x".repeat(MAX_BODY_BYTES + 10),
+        headers: { ...jsonHeaders, "x-request-id": "e-413" },
+      }),
     ];
     expect(responses.map((r) => r.status)).toEqual([400, 401, 404, 413]);
     expect(responses.map((r) => r.headers.get("x-request-id"))).toEqual(["e-400", "e-401", "e-404", "e-413"]);
-    for (const id of ["e-400", "e-401", "e-404", "e-413"]) expect(logsOf(ctx, id).some((l) => l.msg === "request"), id).toBe(true);
+    for (const id of ["e-400", "e-401", "e-404", "e-413"])
+      expect(
+        logsOf(ctx, id).some((l) => l.msg === "request"),
+        id,
+      ).toBe(true);
   });
 });

@@ -49,7 +49,9 @@ describe("GET /api/v1/health", () => {
   test("price stream down → degraded, HTTP 200, the feed reported beside the core components", async () => {
     const ctx = await context();
     let feedUp = true;
-    ctx.services.health.register("priceFeed", () => (feedUp ? { status: "healthy" } : { status: "unhealthy", message: "price connection down" }));
+    ctx.services.health.register("priceFeed", () =>
+      feedUp ? { status: "healthy" } : { status: "unhealthy", message: "price connection down" },
+    );
 
     let res = await ctx.request("GET", "/api/v1/health");
     let body = await json(res);

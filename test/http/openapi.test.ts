@@ -97,7 +97,9 @@ function issuesOf(schema: ZodType, value: unknown): string[] {
 
 test("toOpenApiPath", () => {
   expect(toOpenApiPath("/api/v1/agents/:id")).toBe("/api/v1/agents/{id}");
-  expect(toOpenApiPath("/api/v1/agents/:agentId/signals/:signalId")).toBe("/api/v1/agents/{agentId}/signals/{signalId}");
+  expect(toOpenApiPath("/api/v1/agents/:agentId/signals/:signalId")).toBe(
+    "/api/v1/agents/{agentId}/signals/{signalId}",
+  );
   expect(toOpenApiPath("/api/v1/trading-signals/:id{[0-9]{1,16}}")).toBe("/api/v1/trading-signals/{id}");
   expect(toOpenApiPath("/metrics")).toBe("/metrics");
 });
@@ -111,7 +113,13 @@ test("is OpenAPI 3.1 with the service's info", () => {
 test("every route the app serves is in the document", () => {
   const ops = appOperations();
   // The health, metrics and auth routes exist at least (guards against walking an empty list).
-  for (const expected of ["get /api/v1/health", "get /api/v1/health/ready", "get /api/v1/health/live", "get /metrics", "post /api/v1/auth/login"]) {
+  for (const expected of [
+    "get /api/v1/health",
+    "get /api/v1/health/ready",
+    "get /api/v1/health/live",
+    "get /metrics",
+    "post /api/v1/auth/login",
+  ]) {
     expect(ops.map((o) => `${o.method} ${o.path}`)).toContain(expected);
   }
   const missing = ops.filter((o) => !doc.paths?.[o.path]?.[o.method]).map((o) => `${o.method.toUpperCase()} ${o.path}`);
@@ -134,7 +142,8 @@ test("every operation declares its responses, and its security schemes exist", (
     const statuses = Object.keys(op.responses ?? {});
     if (!statuses.some((s) => s.startsWith("2"))) problems.push(`${label}: no 2xx response`);
     for (const requirement of op.security ?? []) {
-      for (const name of Object.keys(requirement)) if (!schemes.has(name)) problems.push(`${label}: unknown security scheme ${name}`);
+      for (const name of Object.keys(requirement))
+        if (!schemes.has(name)) problems.push(`${label}: unknown security scheme ${name}`);
     }
   }
   expect(problems).toEqual([]);
@@ -149,12 +158,18 @@ describe("request examples validate against the schemas that validate requests",
       const media = op.requestBody ? resolve(op.requestBody)?.content?.["application/json"] : undefined;
       if (!media) continue;
       const docSchema = resolve(media.schema);
-      const example = media.example ?? Object.values((media.examples ?? {}) as Json)[0]?.value ?? docSchema?.example ?? docSchema?.examples?.[0];
+      const example =
+        media.example ??
+        Object.values((media.examples ?? {}) as Json)[0]?.value ??
+        docSchema?.example ??
+        docSchema?.examples?.[0];
       if (example === undefined) {
         problems.push(`${label}: request body has no example`);
         continue;
       }
-      const zodSchema = registryRoute(method, path)?.request?.body?.content?.["application/json"]?.schema as ZodType | undefined;
+      const zodSchema = registryRoute(method, path)?.request?.body?.content?.["application/json"]?.schema as
+        | ZodType
+        | undefined;
       if (!zodSchema) {
         problems.push(`${label}: no zod schema in the registry`);
         continue;
@@ -200,7 +215,8 @@ describe("request examples validate against the schemas that validate requests",
   });
 
   test("the checks above can fail: a wrong example is reported", () => {
-    const login = registryRoute("post", "/api/v1/auth/login")!.request.body.content["application/json"].schema as ZodType;
+    const login = registryRoute("post", "/api/v1/auth/login")!.request.body.content["application/json"]
+      .schema as ZodType;
     expect(issuesOf(login, { email: "a@example.com" })).toEqual(["password: Email and password are required"]);
   });
 });

@@ -147,7 +147,8 @@ describe("through the app", () => {
   test("login per address with TRUST_PROXY: the first X-Forwarded-For entry is the address", async () => {
     const ctx = await createTestContext({ env: { TRUST_PROXY: "true" } });
     contexts.push(ctx);
-    const attempt = (xff: string) => ctx.request("POST", "/api/v1/auth/login", { body: {}, headers: { "x-forwarded-for": xff } });
+    const attempt = (xff: string) =>
+      ctx.request("POST", "/api/v1/auth/login", { body: {}, headers: { "x-forwarded-for": xff } });
     for (let i = 0; i < 20; i++) expect((await attempt(`203.0.113.5, 10.0.0.${i}`)).status).toBe(400);
     expect((await attempt("203.0.113.5")).status).toBe(429);
     expect((await attempt("203.0.113.6, 203.0.113.5")).status).toBe(400);

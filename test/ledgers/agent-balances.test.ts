@@ -41,8 +41,24 @@ describe("GET /agent-balances", () => {
     const agent = await createAgent(ctx, token);
     const sim = simulationWalletOf(ctx, agent.id);
     ctx.clock.advance(1000);
-    const priced = await json(await post({ agentId: agent.id, walletAddress: sim, tokenAddress: "MintPriced", tokenSymbol: "PRC", balance: "50" }));
-    const unpriced = await json(await post({ agentId: agent.id, walletAddress: sim, tokenAddress: "MintUnpriced", tokenSymbol: "UNP", balance: "7" }));
+    const priced = await json(
+      await post({
+        agentId: agent.id,
+        walletAddress: sim,
+        tokenAddress: "MintPriced",
+        tokenSymbol: "PRC",
+        balance: "50",
+      }),
+    );
+    const unpriced = await json(
+      await post({
+        agentId: agent.id,
+        walletAddress: sim,
+        tokenAddress: "MintUnpriced",
+        tokenSymbol: "UNP",
+        balance: "7",
+      }),
+    );
     insertPosition(ctx, { agentId: agent.id, walletAddress: sim, tokenAddress: "MintPriced", lastPriceSol: "0.002" });
     const res = await ctx.request("GET", `/api/v1/agent-balances?agentId=${agent.id}`, { token });
     expect(res.status).toBe(200);
@@ -66,21 +82,43 @@ describe("GET /agent-balances", () => {
     const agent = await createAgent(ctx, token);
     const sim = simulationWalletOf(ctx, agent.id);
     await post(validBody(agent.id, { walletAddress: "sim_Other" }));
-    const filtered = await json(await ctx.request("GET", `/api/v1/agent-balances?agentId=${agent.id}&walletAddress=${sim}`, { token }));
+    const filtered = await json(
+      await ctx.request("GET", `/api/v1/agent-balances?agentId=${agent.id}&walletAddress=${sim}`, { token }),
+    );
     expect(filtered.map((b: { walletAddress: string }) => b.walletAddress)).toEqual([sim]);
-    const onlyOther = await json(await ctx.request("GET", `/api/v1/agent-balances?agentId=${agent.id}&walletAddress=sim_Other`, { token }));
+    const onlyOther = await json(
+      await ctx.request("GET", `/api/v1/agent-balances?agentId=${agent.id}&walletAddress=sim_Other`, { token }),
+    );
     expect(onlyOther.map((b: { walletAddress: string }) => b.walletAddress)).toEqual(["sim_Other"]);
-    const page = await json(await ctx.request("GET", `/api/v1/agent-balances?agentId=${agent.id}&limit=1&offset=1`, { token }));
+    const page = await json(
+      await ctx.request("GET", `/api/v1/agent-balances?agentId=${agent.id}&limit=1&offset=1`, { token }),
+    );
     expect(page.map((b: { walletAddress: string }) => b.walletAddress)).toEqual(["sim_Other"]);
-    await expectError(await ctx.request("GET", `/api/v1/agent-balances?agentId=${agent.id}&limit=1001`, { token }), 400, "limit must be at most 1000");
-    await expectError(await ctx.request("GET", `/api/v1/agent-balances?agentId=${agent.id}&offset=-1`, { token }), 400, "offset must be at least 0");
+    await expectError(
+      await ctx.request("GET", `/api/v1/agent-balances?agentId=${agent.id}&limit=1001`, { token }),
+      400,
+      "limit must be at most 1000",
+    );
+    await expectError(
+      await ctx.request("GET", `/api/v1/agent-balances?agentId=${agent.id}&offset=-1`, { token }),
+      400,
+      "offset must be at least 0",
+    );
   });
 
   test("agentId is required and must be the caller's", async () => {
     await expectError(await ctx.request("GET", "/api/v1/agent-balances", { token }), 400, "Agent ID is required");
-    await expectError(await ctx.request("GET", "/api/v1/agent-balances?agentId=abc", { token }), 400, "Invalid agent ID format");
+    await expectError(
+      await ctx.request("GET", "/api/v1/agent-balances?agentId=abc", { token }),
+      400,
+      "Invalid agent ID format",
+    );
     const theirs = await createAgent(ctx, other.token);
-    await expectError(await ctx.request("GET", `/api/v1/agent-balances?agentId=${theirs.id}`, { token }), 404, "Agent not found");
+    await expectError(
+      await ctx.request("GET", `/api/v1/agent-balances?agentId=${theirs.id}`, { token }),
+      404,
+      "Agent not found",
+    );
   });
 
   test("an API key with the balances scope reads the list", async () => {
@@ -104,14 +142,31 @@ describe("GET /agent-balances", () => {
       const t = (await login(c2)).token;
       const agent = await createAgent(c2, t);
       for (const mint of ["MintKnown", "MintUnknown"]) {
-        await c2.request("POST", "/api/v1/agent-balances", { token: t, body: { agentId: agent.id, walletAddress: "w", tokenAddress: mint, tokenSymbol: "T", balance: "1" } });
+        await c2.request("POST", "/api/v1/agent-balances", {
+          token: t,
+          body: { agentId: agent.id, walletAddress: "w", tokenAddress: mint, tokenSymbol: "T", balance: "1" },
+        });
       }
       const prices = async () =>
-        (await json(await c2.request("GET", `/api/v1/agent-balances?agentId=${agent.id}`, { token: t }))).map((b: { tokenAddress: string; priceSol: number | null }) => [b.tokenAddress, b.priceSol]);
-      expect(await prices()).toEqual([[SOL_MINT, 1], ["MintKnown", 0.5], ["MintUnknown", null]]);
+        (await json(await c2.request("GET", `/api/v1/agent-balances?agentId=${agent.id}`, { token: t }))).map(
+          (b: { tokenAddress: string; priceSol: number | null }) => [b.tokenAddress, b.priceSol],
+        );
+      expect(await prices()).toEqual([
+        [SOL_MINT, 1],
+        ["MintKnown", 0.5],
+        ["MintUnknown", null],
+      ]);
       fail = true;
-      expect(await prices()).toEqual([[SOL_MINT, 1], ["MintKnown", null], ["MintUnknown", null]]);
-      expect(c2.logs.some((l) => l.includes("token prices unavailable for balance list") && l.includes("price provider down"))).toBe(true);
+      expect(await prices()).toEqual([
+        [SOL_MINT, 1],
+        ["MintKnown", null],
+        ["MintUnknown", null],
+      ]);
+      expect(
+        c2.logs.some(
+          (l) => l.includes("token prices unavailable for balance list") && l.includes("price provider down"),
+        ),
+      ).toBe(true);
     } finally {
       await c2.close();
     }
@@ -129,11 +184,23 @@ describe("GET /agent-balances/:id", () => {
     expect("priceSol" in body).toBe(false);
   });
   test("404 for missing and foreign, 400 for malformed ids", async () => {
-    await expectError(await ctx.request("GET", "/api/v1/agent-balances/00000000-0000-4000-8000-000000000000", { token }), 404, "Balance not found");
+    await expectError(
+      await ctx.request("GET", "/api/v1/agent-balances/00000000-0000-4000-8000-000000000000", { token }),
+      404,
+      "Balance not found",
+    );
     const theirs = await createAgent(ctx, other.token);
     const theirBalance = await json(await post(validBody(theirs.id), other.token));
-    await expectError(await ctx.request("GET", `/api/v1/agent-balances/${theirBalance.id}`, { token }), 404, "Balance not found");
-    await expectError(await ctx.request("GET", "/api/v1/agent-balances/12", { token }), 400, "Invalid balance ID format");
+    await expectError(
+      await ctx.request("GET", `/api/v1/agent-balances/${theirBalance.id}`, { token }),
+      404,
+      "Balance not found",
+    );
+    await expectError(
+      await ctx.request("GET", "/api/v1/agent-balances/12", { token }),
+      400,
+      "Invalid balance ID format",
+    );
   });
 });
 
@@ -141,7 +208,13 @@ describe("POST /agent-balances", () => {
   test("creates the record, balance kept exact", async () => {
     const agent = await createAgent(ctx, token);
     ctx.clock.advance(500);
-    const res = await post({ agentId: agent.id, walletAddress: "sim_W", tokenAddress: "MintX", tokenSymbol: "X", balance: "0.123456789012345678901" });
+    const res = await post({
+      agentId: agent.id,
+      walletAddress: "sim_W",
+      tokenAddress: "MintX",
+      tokenSymbol: "X",
+      balance: "0.123456789012345678901",
+    });
     expect(res.status).toBe(201);
     expect(await json(res)).toEqual({
       id: expect.stringMatching(UUID),
@@ -153,7 +226,19 @@ describe("POST /agent-balances", () => {
       lastUpdated: now(),
     });
     // Canonical text: trailing zeros dropped, value unchanged.
-    expect((await json(await post({ agentId: agent.id, walletAddress: "sim_W", tokenAddress: "MintY", tokenSymbol: "Y", balance: "10.500" }))).balance).toBe("10.5");
+    expect(
+      (
+        await json(
+          await post({
+            agentId: agent.id,
+            walletAddress: "sim_W",
+            tokenAddress: "MintY",
+            tokenSymbol: "Y",
+            balance: "10.500",
+          }),
+        )
+      ).balance,
+    ).toBe("10.5");
   });
 
   test("a duplicate (agent, wallet, token) is a conflict", async () => {
@@ -169,11 +254,31 @@ describe("POST /agent-balances", () => {
     ["missing walletAddress", (id) => ({ ...validBody(id), walletAddress: undefined }), "walletAddress is required"],
     ["missing tokenAddress", (id) => ({ ...validBody(id), tokenAddress: "" }), "tokenAddress is required"],
     ["missing tokenSymbol", (id) => ({ ...validBody(id), tokenSymbol: undefined }), "tokenSymbol is required"],
-    ["tokenSymbol over 50", (id) => ({ ...validBody(id), tokenSymbol: "S".repeat(51) }), "tokenSymbol must be at most 50 characters"],
-    ["missing balance", (id) => ({ ...validBody(id), balance: undefined }), "balance is required and must be a decimal string"],
-    ["balance as a number", (id) => ({ ...validBody(id), balance: 5 }), "balance is required and must be a decimal string"],
-    ["negative balance", (id) => ({ ...validBody(id), balance: "-1" }), 'balance must be a non-negative decimal string such as "12.5"'],
-    ["balance in exponent form", (id) => ({ ...validBody(id), balance: "1e5" }), 'balance must be a non-negative decimal string such as "12.5"'],
+    [
+      "tokenSymbol over 50",
+      (id) => ({ ...validBody(id), tokenSymbol: "S".repeat(51) }),
+      "tokenSymbol must be at most 50 characters",
+    ],
+    [
+      "missing balance",
+      (id) => ({ ...validBody(id), balance: undefined }),
+      "balance is required and must be a decimal string",
+    ],
+    [
+      "balance as a number",
+      (id) => ({ ...validBody(id), balance: 5 }),
+      "balance is required and must be a decimal string",
+    ],
+    [
+      "negative balance",
+      (id) => ({ ...validBody(id), balance: "-1" }),
+      'balance must be a non-negative decimal string such as "12.5"',
+    ],
+    [
+      "balance in exponent form",
+      (id) => ({ ...validBody(id), balance: "1e5" }),
+      'balance must be a non-negative decimal string such as "12.5"',
+    ],
   ];
   for (const [label, make, error] of invalid) {
     test(`400 for ${label}`, async () => {
@@ -196,14 +301,34 @@ describe("PUT and DELETE /agent-balances/:id", () => {
     const res = await ctx.request("PUT", `/api/v1/agent-balances/${created.id}`, { token, body: { balance: "99.5" } });
     expect(res.status).toBe(200);
     expect(await json(res)).toEqual({ ...created, balance: "99.5", lastUpdated: now() });
-    const sym = await json(await ctx.request("PUT", `/api/v1/agent-balances/${created.id}`, { token, body: { tokenSymbol: "NEW" } }));
+    const sym = await json(
+      await ctx.request("PUT", `/api/v1/agent-balances/${created.id}`, { token, body: { tokenSymbol: "NEW" } }),
+    );
     expect(sym).toEqual({ ...created, balance: "99.5", tokenSymbol: "NEW", lastUpdated: now() });
-    await expectError(await ctx.request("PUT", `/api/v1/agent-balances/${created.id}`, { token, body: {} }), 400, "At least one field must be provided: balance or tokenSymbol");
-    await expectError(await ctx.request("PUT", `/api/v1/agent-balances/${created.id}`, { token, body: { balance: "abc" } }), 400, 'balance must be a non-negative decimal string such as "12.5"');
-    await expectError(await ctx.request("PUT", "/api/v1/agent-balances/x", { token, body: { balance: "1" } }), 400, "Invalid balance ID format");
+    await expectError(
+      await ctx.request("PUT", `/api/v1/agent-balances/${created.id}`, { token, body: {} }),
+      400,
+      "At least one field must be provided: balance or tokenSymbol",
+    );
+    await expectError(
+      await ctx.request("PUT", `/api/v1/agent-balances/${created.id}`, { token, body: { balance: "abc" } }),
+      400,
+      'balance must be a non-negative decimal string such as "12.5"',
+    );
+    await expectError(
+      await ctx.request("PUT", "/api/v1/agent-balances/x", { token, body: { balance: "1" } }),
+      400,
+      "Invalid balance ID format",
+    );
     const theirs = await json(await post(validBody((await createAgent(ctx, other.token)).id), other.token));
-    await expectError(await ctx.request("PUT", `/api/v1/agent-balances/${theirs.id}`, { token, body: { balance: "0" } }), 404, "Balance not found");
-    expect((await json(await ctx.request("GET", `/api/v1/agent-balances/${theirs.id}`, { token: other.token }))).balance).toBe("100.25");
+    await expectError(
+      await ctx.request("PUT", `/api/v1/agent-balances/${theirs.id}`, { token, body: { balance: "0" } }),
+      404,
+      "Balance not found",
+    );
+    expect(
+      (await json(await ctx.request("GET", `/api/v1/agent-balances/${theirs.id}`, { token: other.token }))).balance,
+    ).toBe("100.25");
   });
 
   test("DELETE removes the record", async () => {
@@ -212,8 +337,16 @@ describe("PUT and DELETE /agent-balances/:id", () => {
     const res = await ctx.request("DELETE", `/api/v1/agent-balances/${created.id}`, { token });
     expect(res.status).toBe(200);
     expect(await json(res)).toEqual({ success: true });
-    await expectError(await ctx.request("GET", `/api/v1/agent-balances/${created.id}`, { token }), 404, "Balance not found");
-    await expectError(await ctx.request("DELETE", `/api/v1/agent-balances/${created.id}`, { token }), 404, "Balance not found");
+    await expectError(
+      await ctx.request("GET", `/api/v1/agent-balances/${created.id}`, { token }),
+      404,
+      "Balance not found",
+    );
+    await expectError(
+      await ctx.request("DELETE", `/api/v1/agent-balances/${created.id}`, { token }),
+      404,
+      "Balance not found",
+    );
   });
 });
 
@@ -229,9 +362,28 @@ test("auth matrix on every balance route", async () => {
     scope: "balances",
     token,
   });
-  await assertAuthMatrix(ctx, { method: "GET", path: `/api/v1/agent-balances/${myBalance.id}`, foreignPath: `/api/v1/agent-balances/${theirBalance.id}`, scope: "balances", token });
+  await assertAuthMatrix(ctx, {
+    method: "GET",
+    path: `/api/v1/agent-balances/${myBalance.id}`,
+    foreignPath: `/api/v1/agent-balances/${theirBalance.id}`,
+    scope: "balances",
+    token,
+  });
   await assertAuthMatrix(ctx, { method: "POST", path: "/api/v1/agent-balances", body: validBody(mine.id), token });
-  await assertAuthMatrix(ctx, { method: "PUT", path: `/api/v1/agent-balances/${myBalance.id}`, foreignPath: `/api/v1/agent-balances/${theirBalance.id}`, body: { balance: "1" }, token });
-  await assertAuthMatrix(ctx, { method: "DELETE", path: `/api/v1/agent-balances/${myBalance.id}`, foreignPath: `/api/v1/agent-balances/${theirBalance.id}`, token });
-  expect((await ctx.request("GET", `/api/v1/agent-balances/${theirBalance.id}`, { token: other.token })).status).toBe(200);
+  await assertAuthMatrix(ctx, {
+    method: "PUT",
+    path: `/api/v1/agent-balances/${myBalance.id}`,
+    foreignPath: `/api/v1/agent-balances/${theirBalance.id}`,
+    body: { balance: "1" },
+    token,
+  });
+  await assertAuthMatrix(ctx, {
+    method: "DELETE",
+    path: `/api/v1/agent-balances/${myBalance.id}`,
+    foreignPath: `/api/v1/agent-balances/${theirBalance.id}`,
+    token,
+  });
+  expect((await ctx.request("GET", `/api/v1/agent-balances/${theirBalance.id}`, { token: other.token })).status).toBe(
+    200,
+  );
 });

@@ -114,8 +114,16 @@ describe("POST /agent-transactions", () => {
     ["missing walletAddress", { walletAddress: undefined }, "walletAddress is required"],
     ["bad transactionType", { transactionType: "HOLD" }, "Transaction type must be either 'BUY' or 'SELL'"],
     ["missing transactionType", { transactionType: undefined }, "Transaction type must be either 'BUY' or 'SELL'"],
-    ["missing transactionValueUsd", { transactionValueUsd: undefined }, "transactionValueUsd is required and must be a decimal string"],
-    ["transactionValueUsd as number", { transactionValueUsd: 150.5 }, "transactionValueUsd is required and must be a decimal string"],
+    [
+      "missing transactionValueUsd",
+      { transactionValueUsd: undefined },
+      "transactionValueUsd is required and must be a decimal string",
+    ],
+    [
+      "transactionValueUsd as number",
+      { transactionValueUsd: 150.5 },
+      "transactionValueUsd is required and must be a decimal string",
+    ],
     ["missing inputMint", { inputMint: undefined }, "inputMint is required"],
     ["missing inputAmount", { inputAmount: undefined }, "inputAmount is required and must be a decimal string"],
     ["negative inputAmount", { inputAmount: "-1" }, 'inputAmount must be a non-negative decimal string such as "12.5"'],
@@ -136,7 +144,11 @@ describe("POST /agent-transactions", () => {
 
   test("404 for another user's agent", async () => {
     const theirs = await createAgent(ctx, other.token);
-    await expectError(await ctx.request("POST", "/api/v1/agent-transactions", { token, body: minimal(theirs.id) }), 404, "Agent not found");
+    await expectError(
+      await ctx.request("POST", "/api/v1/agent-transactions", { token, body: minimal(theirs.id) }),
+      404,
+      "Agent not found",
+    );
   });
 });
 
@@ -153,10 +165,38 @@ describe("GET /agent-transactions filters", () => {
 
   beforeAll(async () => {
     agentId = (await createAgent(ctx, token)).id;
-    t1 = (await post(minimal(agentId, { walletAddress: "W1", transactionType: "BUY", transactionTime: "2026-01-01T01:00:00.000Z", signalId: 1 }))).id;
-    t2 = (await post(minimal(agentId, { walletAddress: "W2", transactionType: "SELL", transactionTime: "2026-01-01T02:00:00.000Z", signalId: 2, isTakeProfit: true })))
-      .id;
-    t3 = (await post(minimal(agentId, { walletAddress: "W1", transactionType: "BUY", transactionTime: "2026-01-01T03:00:00.000Z", signalId: 1, isDca: true }))).id;
+    t1 = (
+      await post(
+        minimal(agentId, {
+          walletAddress: "W1",
+          transactionType: "BUY",
+          transactionTime: "2026-01-01T01:00:00.000Z",
+          signalId: 1,
+        }),
+      )
+    ).id;
+    t2 = (
+      await post(
+        minimal(agentId, {
+          walletAddress: "W2",
+          transactionType: "SELL",
+          transactionTime: "2026-01-01T02:00:00.000Z",
+          signalId: 2,
+          isTakeProfit: true,
+        }),
+      )
+    ).id;
+    t3 = (
+      await post(
+        minimal(agentId, {
+          walletAddress: "W1",
+          transactionType: "BUY",
+          transactionTime: "2026-01-01T03:00:00.000Z",
+          signalId: 1,
+          isDca: true,
+        }),
+      )
+    ).id;
     // Another agent's row never appears.
     await post(minimal((await createAgent(ctx, token)).id, { transactionTime: "2026-01-01T02:30:00.000Z" }));
   });
@@ -206,15 +246,27 @@ describe("GET /agent-transactions filters", () => {
   ];
   for (const [query, error] of invalid) {
     test(`400 for ${query}`, async () => {
-      await expectError(await ctx.request("GET", `/api/v1/agent-transactions?agentId=${agentId}${query}`, { token }), 400, error);
+      await expectError(
+        await ctx.request("GET", `/api/v1/agent-transactions?agentId=${agentId}${query}`, { token }),
+        400,
+        error,
+      );
     });
   }
 
   test("agentId is required, well-formed and the caller's", async () => {
     await expectError(await ctx.request("GET", "/api/v1/agent-transactions", { token }), 400, "Agent ID is required");
-    await expectError(await ctx.request("GET", "/api/v1/agent-transactions?agentId=1", { token }), 400, "Invalid agent ID format");
+    await expectError(
+      await ctx.request("GET", "/api/v1/agent-transactions?agentId=1", { token }),
+      400,
+      "Invalid agent ID format",
+    );
     const theirs = await createAgent(ctx, other.token);
-    await expectError(await ctx.request("GET", `/api/v1/agent-transactions?agentId=${theirs.id}`, { token }), 404, "Agent not found");
+    await expectError(
+      await ctx.request("GET", `/api/v1/agent-transactions?agentId=${theirs.id}`, { token }),
+      404,
+      "Agent not found",
+    );
   });
 
   test("a transactions key reads the list", async () => {
@@ -234,33 +286,71 @@ test("limit defaults to 100 and goes up to 1000", async () => {
   ctx.database.sqlite.exec(
     `INSERT INTO agent_transactions (id, agent_id, wallet_address, transaction_type, transaction_value_usd, transaction_time, input_mint, input_amount, output_mint, output_amount, created_at, updated_at) VALUES ${rows.join(",")}`,
   );
-  expect(await json(await ctx.request("GET", `/api/v1/agent-transactions?agentId=${agent.id}`, { token }))).toHaveLength(100);
-  expect(await json(await ctx.request("GET", `/api/v1/agent-transactions?agentId=${agent.id}&limit=1000`, { token }))).toHaveLength(101);
+  expect(
+    await json(await ctx.request("GET", `/api/v1/agent-transactions?agentId=${agent.id}`, { token })),
+  ).toHaveLength(100);
+  expect(
+    await json(await ctx.request("GET", `/api/v1/agent-transactions?agentId=${agent.id}&limit=1000`, { token })),
+  ).toHaveLength(101);
 });
 
 describe("GET one, PUT, DELETE", () => {
   test("GET /agent-transactions/:id; 404 foreign and missing; 400 malformed", async () => {
     const agent = await createAgent(ctx, token);
     const created = await post(minimal(agent.id));
-    expect(await json(await ctx.request("GET", `/api/v1/agent-transactions/${created.id}`, { token }))).toEqual(created);
+    expect(await json(await ctx.request("GET", `/api/v1/agent-transactions/${created.id}`, { token }))).toEqual(
+      created,
+    );
     const theirs = await post(minimal((await createAgent(ctx, other.token)).id), other.token);
-    await expectError(await ctx.request("GET", `/api/v1/agent-transactions/${theirs.id}`, { token }), 404, "Transaction not found");
-    await expectError(await ctx.request("GET", "/api/v1/agent-transactions/00000000-0000-4000-8000-000000000000", { token }), 404, "Transaction not found");
-    await expectError(await ctx.request("GET", "/api/v1/agent-transactions/abc", { token }), 400, "Invalid transaction ID format");
+    await expectError(
+      await ctx.request("GET", `/api/v1/agent-transactions/${theirs.id}`, { token }),
+      404,
+      "Transaction not found",
+    );
+    await expectError(
+      await ctx.request("GET", "/api/v1/agent-transactions/00000000-0000-4000-8000-000000000000", { token }),
+      404,
+      "Transaction not found",
+    );
+    await expectError(
+      await ctx.request("GET", "/api/v1/agent-transactions/abc", { token }),
+      400,
+      "Invalid transaction ID format",
+    );
   });
 
   test("PUT changes only the sent fields and updatedAt", async () => {
     const agent = await createAgent(ctx, token);
     const created = await post(minimal(agent.id));
     ctx.clock.advance(3000);
-    const res = await ctx.request("PUT", `/api/v1/agent-transactions/${created.id}`, { token, body: { fees: "0.0001", isDca: true, routes: ["Meteora"], signalId: null } });
+    const res = await ctx.request("PUT", `/api/v1/agent-transactions/${created.id}`, {
+      token,
+      body: { fees: "0.0001", isDca: true, routes: ["Meteora"], signalId: null },
+    });
     expect(res.status).toBe(200);
     expect(await json(res)).toEqual({ ...created, fees: "0.0001", isDca: true, routes: ["Meteora"], updatedAt: now() });
-    await expectError(await ctx.request("PUT", `/api/v1/agent-transactions/${created.id}`, { token, body: {} }), 400, "At least one field must be provided");
-    await expectError(await ctx.request("PUT", `/api/v1/agent-transactions/${created.id}`, { token, body: { transactionType: "SWAP" } }), 400, "Transaction type must be either 'BUY' or 'SELL'");
+    await expectError(
+      await ctx.request("PUT", `/api/v1/agent-transactions/${created.id}`, { token, body: {} }),
+      400,
+      "At least one field must be provided",
+    );
+    await expectError(
+      await ctx.request("PUT", `/api/v1/agent-transactions/${created.id}`, {
+        token,
+        body: { transactionType: "SWAP" },
+      }),
+      400,
+      "Transaction type must be either 'BUY' or 'SELL'",
+    );
     const theirs = await post(minimal((await createAgent(ctx, other.token)).id), other.token);
-    await expectError(await ctx.request("PUT", `/api/v1/agent-transactions/${theirs.id}`, { token, body: { fees: "1" } }), 404, "Transaction not found");
-    expect((await json(await ctx.request("GET", `/api/v1/agent-transactions/${theirs.id}`, { token: other.token }))).fees).toBeNull();
+    await expectError(
+      await ctx.request("PUT", `/api/v1/agent-transactions/${theirs.id}`, { token, body: { fees: "1" } }),
+      404,
+      "Transaction not found",
+    );
+    expect(
+      (await json(await ctx.request("GET", `/api/v1/agent-transactions/${theirs.id}`, { token: other.token }))).fees,
+    ).toBeNull();
   });
 
   test("DELETE removes the record", async () => {
@@ -269,7 +359,11 @@ describe("GET one, PUT, DELETE", () => {
     const res = await ctx.request("DELETE", `/api/v1/agent-transactions/${created.id}`, { token });
     expect(res.status).toBe(200);
     expect(await json(res)).toEqual({ success: true });
-    await expectError(await ctx.request("DELETE", `/api/v1/agent-transactions/${created.id}`, { token }), 404, "Transaction not found");
+    await expectError(
+      await ctx.request("DELETE", `/api/v1/agent-transactions/${created.id}`, { token }),
+      404,
+      "Transaction not found",
+    );
   });
 });
 
@@ -285,8 +379,25 @@ test("auth matrix on every transaction route", async () => {
     scope: "transactions",
     token,
   });
-  await assertAuthMatrix(ctx, { method: "GET", path: `/api/v1/agent-transactions/${myTx.id}`, foreignPath: `/api/v1/agent-transactions/${theirTx.id}`, scope: "transactions", token });
+  await assertAuthMatrix(ctx, {
+    method: "GET",
+    path: `/api/v1/agent-transactions/${myTx.id}`,
+    foreignPath: `/api/v1/agent-transactions/${theirTx.id}`,
+    scope: "transactions",
+    token,
+  });
   await assertAuthMatrix(ctx, { method: "POST", path: "/api/v1/agent-transactions", body: minimal(mine.id), token });
-  await assertAuthMatrix(ctx, { method: "PUT", path: `/api/v1/agent-transactions/${myTx.id}`, foreignPath: `/api/v1/agent-transactions/${theirTx.id}`, body: { fees: "1" }, token });
-  await assertAuthMatrix(ctx, { method: "DELETE", path: `/api/v1/agent-transactions/${myTx.id}`, foreignPath: `/api/v1/agent-transactions/${theirTx.id}`, token });
+  await assertAuthMatrix(ctx, {
+    method: "PUT",
+    path: `/api/v1/agent-transactions/${myTx.id}`,
+    foreignPath: `/api/v1/agent-transactions/${theirTx.id}`,
+    body: { fees: "1" },
+    token,
+  });
+  await assertAuthMatrix(ctx, {
+    method: "DELETE",
+    path: `/api/v1/agent-transactions/${myTx.id}`,
+    foreignPath: `/api/v1/agent-transactions/${theirTx.id}`,
+    token,
+  });
 });

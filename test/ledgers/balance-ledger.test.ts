@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { inTransaction } from "../../src/db/client.ts";
-import { credit, debit, InsufficientBalanceError, readBalance, setBalance, type BalanceKey } from "../../src/ledgers/balance-ledger.ts";
+import {
+  type BalanceKey,
+  credit,
+  debit,
+  InsufficientBalanceError,
+  readBalance,
+  setBalance,
+} from "../../src/ledgers/balance-ledger.ts";
 import { SOL_MINT } from "../../src/money.ts";
 import { createAgent, simulationWalletOf } from "../agents/fixtures.ts";
 import { createTestContext, login, type TestContext } from "../helpers/context.ts";

@@ -18,7 +18,8 @@ afterAll(() => ctx.close());
 
 const now = () => new Date(ctx.clock.now()).toISOString();
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const HEADER = "id,tokenAddress,tokenSymbol,amount,purchasePrice,salePrice,changePercent,profitLossUsd,profitLossSol,purchaseTime,saleTime,closeReason";
+const HEADER =
+  "id,tokenAddress,tokenSymbol,amount,purchasePrice,salePrice,changePercent,profitLossUsd,profitLossSol,purchaseTime,saleTime,closeReason";
 async function expectError(res: Response, status: number, error: string) {
   expect(res.status).toBe(status);
   const body = await json(res);
@@ -50,7 +51,9 @@ describe("POST /agent-historical-swaps", () => {
   test("creates the record; changePercent and profitLossSol derived exactly when not sent", async () => {
     const agent = await createAgent(ctx, token);
     ctx.clock.advance(1000);
-    const body = await post(swap(agent.id, { signalId: 12, purchaseTransactionId: "tx-buy", saleTransactionId: "tx-sell" }));
+    const body = await post(
+      swap(agent.id, { signalId: 12, purchaseTransactionId: "tx-buy", saleTransactionId: "tx-sell" }),
+    );
     expect(body).toEqual({
       id: expect.stringMatching(UUID),
       agentId: agent.id,
@@ -82,27 +85,43 @@ describe("POST /agent-historical-swaps", () => {
     ["missing tokenAddress", { tokenAddress: undefined }, "tokenAddress is required"],
     ["missing tokenSymbol", { tokenSymbol: "" }, "tokenSymbol is required"],
     ["missing amount", { amount: undefined }, "amount is required and must be a decimal string"],
-    ["negative purchasePrice", { purchasePrice: "-1" }, 'purchasePrice must be a non-negative decimal string such as "12.5"'],
+    [
+      "negative purchasePrice",
+      { purchasePrice: "-1" },
+      'purchasePrice must be a non-negative decimal string such as "12.5"',
+    ],
     ["missing salePrice", { salePrice: undefined }, "salePrice is required and must be a decimal string"],
     ["missing profitLossUsd", { profitLossUsd: undefined }, "profitLossUsd is required and must be a decimal string"],
     ["profitLossUsd not a decimal", { profitLossUsd: "1,5" }, 'profitLossUsd must be a decimal string such as "-3.25"'],
     ["bad purchaseTime", { purchaseTime: "soon" }, "purchaseTime must be an ISO 8601 date"],
     ["missing saleTime", { saleTime: undefined }, "saleTime must be an ISO 8601 date"],
     ["sale before purchase", { saleTime: "2026-01-01T00:59:59.000Z" }, "saleTime must not be before purchaseTime"],
-    ["unknown closeReason", { closeReason: "panic" }, "Close reason must be one of: manual, stop_loss, stale_trade, take_profit, signal"],
+    [
+      "unknown closeReason",
+      { closeReason: "panic" },
+      "Close reason must be one of: manual, stop_loss, stale_trade, take_profit, signal",
+    ],
     ["signalId not a number", { signalId: "abc" }, "signalId must be a signal id (whole number)"],
     ["signalId a boolean", { signalId: true }, "signalId must be a signal id (whole number)"],
   ];
   for (const [label, patch, error] of invalid) {
     test(`400 for ${label}`, async () => {
       const agent = await createAgent(ctx, token);
-      await expectError(await ctx.request("POST", "/api/v1/agent-historical-swaps", { token, body: swap(agent.id, patch) }), 400, error);
+      await expectError(
+        await ctx.request("POST", "/api/v1/agent-historical-swaps", { token, body: swap(agent.id, patch) }),
+        400,
+        error,
+      );
     });
   }
 
   test("404 for another user's agent", async () => {
     const theirs = await createAgent(ctx, other.token);
-    await expectError(await ctx.request("POST", "/api/v1/agent-historical-swaps", { token, body: swap(theirs.id) }), 404, "Agent not found");
+    await expectError(
+      await ctx.request("POST", "/api/v1/agent-historical-swaps", { token, body: swap(theirs.id) }),
+      404,
+      "Agent not found",
+    );
   });
 });
 
@@ -133,12 +152,18 @@ describe("GET /agent-historical-swaps filters and export", () => {
       }),
     );
     s3 = await post(
-      swap(agentId, { purchaseTime: "2026-01-01T04:00:00.000Z", saleTime: "2026-01-01T06:00:00.000Z", profitLossUsd: "100.5", closeReason: "stale_trade" }),
+      swap(agentId, {
+        purchaseTime: "2026-01-01T04:00:00.000Z",
+        saleTime: "2026-01-01T06:00:00.000Z",
+        profitLossUsd: "100.5",
+        closeReason: "stale_trade",
+      }),
     );
     await post(swap((await createAgent(ctx, token)).id, { saleTime: "2026-01-01T05:30:00.000Z" }));
   });
 
-  test("no filter: the agent's swaps, most recent sale first", async () => expect(await list("")).toEqual([s3.id, s2.id, s1.id]));
+  test("no filter: the agent's swaps, most recent sale first", async () =>
+    expect(await list("")).toEqual([s3.id, s2.id, s1.id]));
   test("walletAddress", async () => expect(await list("&walletAddress=sim_W2")).toEqual([s2.id]));
   test("tokenAddress", async () => expect(await list("&tokenAddress=MintA")).toEqual([s3.id, s1.id]));
   test("tokenSymbol", async () => expect(await list("&tokenSymbol=BBB")).toEqual([s2.id]));
@@ -180,8 +205,16 @@ describe("GET /agent-historical-swaps filters and export", () => {
   ];
   for (const [query, error] of invalid) {
     test(`400 for ${query} (list and export)`, async () => {
-      await expectError(await ctx.request("GET", `/api/v1/agent-historical-swaps?agentId=${agentId}${query}`, { token }), 400, error);
-      await expectError(await ctx.request("GET", `/api/v1/agent-historical-swaps/export?agentId=${agentId}${query}`, { token }), 400, error);
+      await expectError(
+        await ctx.request("GET", `/api/v1/agent-historical-swaps?agentId=${agentId}${query}`, { token }),
+        400,
+        error,
+      );
+      await expectError(
+        await ctx.request("GET", `/api/v1/agent-historical-swaps/export?agentId=${agentId}${query}`, { token }),
+        400,
+        error,
+      );
     });
   }
 
@@ -195,24 +228,39 @@ describe("GET /agent-historical-swaps filters and export", () => {
   });
 
   test("export: exactly the spec's columns, filters applied", async () => {
-    const res = await ctx.request("GET", `/api/v1/agent-historical-swaps/export?agentId=${agentId}&closeReason=stop_loss`, { token });
+    const res = await ctx.request(
+      "GET",
+      `/api/v1/agent-historical-swaps/export?agentId=${agentId}&closeReason=stop_loss`,
+      { token },
+    );
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("text/csv; charset=utf-8");
     expect(res.headers.get("content-disposition")).toBe('attachment; filename="historical-swaps.csv"');
     expect(await res.text()).toBe(
       `${HEADER}\r\n${s2.id},MintB,BBB,35712.5,0.000028,0.000035,25,-5,0.2499875,2026-01-01T03:00:00.000Z,2026-01-01T05:00:00.000Z,stop_loss\r\n`,
     );
-    const all = (await (await ctx.request("GET", `/api/v1/agent-historical-swaps/export?agentId=${agentId}`, { token })).text()).split("\r\n");
+    const all = (
+      await (await ctx.request("GET", `/api/v1/agent-historical-swaps/export?agentId=${agentId}`, { token })).text()
+    ).split("\r\n");
     expect(all[0]).toBe(HEADER);
     expect(all.slice(1, -1).map((l) => l.split(",")[0])).toEqual([s3.id, s2.id, s1.id]);
-    const page = (await (await ctx.request("GET", `/api/v1/agent-historical-swaps/export?agentId=${agentId}&limit=1&offset=1`, { token })).text()).split("\r\n");
+    const page = (
+      await (
+        await ctx.request("GET", `/api/v1/agent-historical-swaps/export?agentId=${agentId}&limit=1&offset=1`, { token })
+      ).text()
+    ).split("\r\n");
     expect(page.slice(1, -1).map((l) => l.split(",")[0])).toEqual([s2.id]);
   });
 
   test("a history key reads the list and the export", async () => {
     const key = await createApiKey(ctx, token, ["history"]);
-    expect((await ctx.request("GET", `/api/v1/agent-historical-swaps?agentId=${agentId}`, { apiKey: key.key })).status).toBe(200);
-    expect((await ctx.request("GET", `/api/v1/agent-historical-swaps/export?agentId=${agentId}`, { apiKey: key.key })).status).toBe(200);
+    expect(
+      (await ctx.request("GET", `/api/v1/agent-historical-swaps?agentId=${agentId}`, { apiKey: key.key })).status,
+    ).toBe(200);
+    expect(
+      (await ctx.request("GET", `/api/v1/agent-historical-swaps/export?agentId=${agentId}`, { apiKey: key.key }))
+        .status,
+    ).toBe(200);
   });
 });
 
@@ -221,7 +269,7 @@ test("export: RFC 4180 quoting and formula-injection protection", async () => {
   const cases: Array<[string, string]> = [
     ['He said "hi", then left', '"He said ""hi"", then left"'],
     ["line\nbreak", '"line\nbreak"'],
-    ["=HYPERLINK(\"http://x\")", '"\'=HYPERLINK(""http://x"")"'],
+    ['=HYPERLINK("http://x")', '"\'=HYPERLINK(""http://x"")"'],
     ["+SUM(A1)", "'+SUM(A1)"],
     ["-2+3", "'-2+3"],
     ["@cmd", "'@cmd"],
@@ -231,16 +279,26 @@ test("export: RFC 4180 quoting and formula-injection protection", async () => {
   for (let i = 0; i < cases.length; i++) {
     const [symbol] = cases[i]!;
     const saleTime = new Date(Date.parse("2026-02-01T00:00:00Z") - i * 1000).toISOString();
-    created.push((await post(swap(agent.id, { tokenSymbol: symbol, tokenAddress: `Mint${i}`, saleTime, profitLossUsd: "-12.5" }))).id);
+    created.push(
+      (await post(swap(agent.id, { tokenSymbol: symbol, tokenAddress: `Mint${i}`, saleTime, profitLossUsd: "-12.5" })))
+        .id,
+    );
   }
-  const text = await (await ctx.request("GET", `/api/v1/agent-historical-swaps/export?agentId=${agent.id}`, { token })).text();
+  const text = await (
+    await ctx.request("GET", `/api/v1/agent-historical-swaps/export?agentId=${agent.id}`, { token })
+  ).text();
   expect(text.endsWith("\r\n")).toBe(true);
-  const records = text.slice(HEADER.length + 2).split(/\r\n/).slice(0, -1);
+  const records = text
+    .slice(HEADER.length + 2)
+    .split(/\r\n/)
+    .slice(0, -1);
   expect(records).toHaveLength(cases.length);
   for (let i = 0; i < cases.length; i++) {
     const [, cell] = cases[i]!;
     // A plain negative number is data, not a formula: it stays a number (docs/decisions.md).
-    expect(records[i]).toBe(`${created[i]},Mint${i},${cell},35712.5,0.000028,0.000035,25,-12.5,0.2499875,2026-01-01T01:00:00.000Z,${new Date(Date.parse("2026-02-01T00:00:00Z") - i * 1000).toISOString()},manual`);
+    expect(records[i]).toBe(
+      `${created[i]},Mint${i},${cell},35712.5,0.000028,0.000035,25,-12.5,0.2499875,2026-01-01T01:00:00.000Z,${new Date(Date.parse("2026-02-01T00:00:00Z") - i * 1000).toISOString()},manual`,
+    );
   }
 });
 
@@ -266,36 +324,71 @@ test("export streams every matching row across pages (no limit given)", async ()
   const saleTimes = lines.map((l) => l.split(",")[10] as string);
   expect([...saleTimes].sort().reverse()).toEqual(saleTimes);
   // The list keeps its own default and maximum.
-  expect(await json(await ctx.request("GET", `/api/v1/agent-historical-swaps?agentId=${agent.id}`, { token }))).toHaveLength(100);
-  expect(await json(await ctx.request("GET", `/api/v1/agent-historical-swaps?agentId=${agent.id}&limit=1000`, { token }))).toHaveLength(1000);
+  expect(
+    await json(await ctx.request("GET", `/api/v1/agent-historical-swaps?agentId=${agent.id}`, { token })),
+  ).toHaveLength(100);
+  expect(
+    await json(await ctx.request("GET", `/api/v1/agent-historical-swaps?agentId=${agent.id}&limit=1000`, { token })),
+  ).toHaveLength(1000);
 });
 
 describe("GET one, PUT, DELETE", () => {
   test("GET /agent-historical-swaps/:id; 404 foreign and missing; 400 malformed", async () => {
     const agent = await createAgent(ctx, token);
     const created = await post(swap(agent.id));
-    expect(await json(await ctx.request("GET", `/api/v1/agent-historical-swaps/${created.id}`, { token }))).toEqual(created);
+    expect(await json(await ctx.request("GET", `/api/v1/agent-historical-swaps/${created.id}`, { token }))).toEqual(
+      created,
+    );
     const theirs = await post(swap((await createAgent(ctx, other.token)).id), other.token);
-    await expectError(await ctx.request("GET", `/api/v1/agent-historical-swaps/${theirs.id}`, { token }), 404, "Historical swap not found");
-    await expectError(await ctx.request("GET", "/api/v1/agent-historical-swaps/00000000-0000-4000-8000-000000000000", { token }), 404, "Historical swap not found");
-    await expectError(await ctx.request("GET", "/api/v1/agent-historical-swaps/nope", { token }), 400, "Invalid historical swap ID format");
+    await expectError(
+      await ctx.request("GET", `/api/v1/agent-historical-swaps/${theirs.id}`, { token }),
+      404,
+      "Historical swap not found",
+    );
+    await expectError(
+      await ctx.request("GET", "/api/v1/agent-historical-swaps/00000000-0000-4000-8000-000000000000", { token }),
+      404,
+      "Historical swap not found",
+    );
+    await expectError(
+      await ctx.request("GET", "/api/v1/agent-historical-swaps/nope", { token }),
+      400,
+      "Invalid historical swap ID format",
+    );
   });
 
   test("PUT changes only the sent fields; the time order is kept", async () => {
     const agent = await createAgent(ctx, token);
     const created = await post(swap(agent.id));
     ctx.clock.advance(4000);
-    const res = await ctx.request("PUT", `/api/v1/agent-historical-swaps/${created.id}`, { token, body: { closeReason: "stop_loss", profitLossUsd: "-1" } });
+    const res = await ctx.request("PUT", `/api/v1/agent-historical-swaps/${created.id}`, {
+      token,
+      body: { closeReason: "stop_loss", profitLossUsd: "-1" },
+    });
     expect(res.status).toBe(200);
     expect(await json(res)).toEqual({ ...created, closeReason: "stop_loss", profitLossUsd: "-1", updatedAt: now() });
     await expectError(
-      await ctx.request("PUT", `/api/v1/agent-historical-swaps/${created.id}`, { token, body: { saleTime: "2025-01-01T00:00:00Z" } }),
+      await ctx.request("PUT", `/api/v1/agent-historical-swaps/${created.id}`, {
+        token,
+        body: { saleTime: "2025-01-01T00:00:00Z" },
+      }),
       400,
       "saleTime must not be before purchaseTime",
     );
-    await expectError(await ctx.request("PUT", `/api/v1/agent-historical-swaps/${created.id}`, { token, body: {} }), 400, "At least one field must be provided");
+    await expectError(
+      await ctx.request("PUT", `/api/v1/agent-historical-swaps/${created.id}`, { token, body: {} }),
+      400,
+      "At least one field must be provided",
+    );
     const theirs = await post(swap((await createAgent(ctx, other.token)).id), other.token);
-    await expectError(await ctx.request("PUT", `/api/v1/agent-historical-swaps/${theirs.id}`, { token, body: { closeReason: "signal" } }), 404, "Historical swap not found");
+    await expectError(
+      await ctx.request("PUT", `/api/v1/agent-historical-swaps/${theirs.id}`, {
+        token,
+        body: { closeReason: "signal" },
+      }),
+      404,
+      "Historical swap not found",
+    );
   });
 
   test("DELETE removes the record", async () => {
@@ -304,7 +397,11 @@ describe("GET one, PUT, DELETE", () => {
     const res = await ctx.request("DELETE", `/api/v1/agent-historical-swaps/${created.id}`, { token });
     expect(res.status).toBe(200);
     expect(await json(res)).toEqual({ success: true });
-    await expectError(await ctx.request("GET", `/api/v1/agent-historical-swaps/${created.id}`, { token }), 404, "Historical swap not found");
+    await expectError(
+      await ctx.request("GET", `/api/v1/agent-historical-swaps/${created.id}`, { token }),
+      404,
+      "Historical swap not found",
+    );
   });
 });
 
@@ -314,10 +411,39 @@ test("auth matrix on every historical swap route", async () => {
   const my = await post(swap(mine.id));
   const their = await post(swap(theirs.id), other.token);
   const base = "/api/v1/agent-historical-swaps";
-  await assertAuthMatrix(ctx, { method: "GET", path: `${base}?agentId=${mine.id}`, foreignPath: `${base}?agentId=${theirs.id}`, scope: "history", token });
-  await assertAuthMatrix(ctx, { method: "GET", path: `${base}/export?agentId=${mine.id}`, foreignPath: `${base}/export?agentId=${theirs.id}`, scope: "history", token });
-  await assertAuthMatrix(ctx, { method: "GET", path: `${base}/${my.id}`, foreignPath: `${base}/${their.id}`, scope: "history", token });
+  await assertAuthMatrix(ctx, {
+    method: "GET",
+    path: `${base}?agentId=${mine.id}`,
+    foreignPath: `${base}?agentId=${theirs.id}`,
+    scope: "history",
+    token,
+  });
+  await assertAuthMatrix(ctx, {
+    method: "GET",
+    path: `${base}/export?agentId=${mine.id}`,
+    foreignPath: `${base}/export?agentId=${theirs.id}`,
+    scope: "history",
+    token,
+  });
+  await assertAuthMatrix(ctx, {
+    method: "GET",
+    path: `${base}/${my.id}`,
+    foreignPath: `${base}/${their.id}`,
+    scope: "history",
+    token,
+  });
   await assertAuthMatrix(ctx, { method: "POST", path: base, body: swap(mine.id), token });
-  await assertAuthMatrix(ctx, { method: "PUT", path: `${base}/${my.id}`, foreignPath: `${base}/${their.id}`, body: { closeReason: "signal" }, token });
-  await assertAuthMatrix(ctx, { method: "DELETE", path: `${base}/${my.id}`, foreignPath: `${base}/${their.id}`, token });
+  await assertAuthMatrix(ctx, {
+    method: "PUT",
+    path: `${base}/${my.id}`,
+    foreignPath: `${base}/${their.id}`,
+    body: { closeReason: "signal" },
+    token,
+  });
+  await assertAuthMatrix(ctx, {
+    method: "DELETE",
+    path: `${base}/${my.id}`,
+    foreignPath: `${base}/${their.id}`,
+    token,
+  });
 });

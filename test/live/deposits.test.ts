@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { json } from "../helpers/context.ts";
 import { TOKEN_2022_PROGRAM } from "../fakes/solana-rpc.ts";
-import { MINT, MINT2, startLive, type LiveContext } from "./live-context.ts";
+import { json } from "../helpers/context.ts";
+import { type LiveContext, MINT, MINT2, startLive } from "./live-context.ts";
 
 // POST /wallets/:walletAddress/check-deposits for live wallets (SPEC "Wallet endpoints"): the
 // chain's balances (getBalance; getTokenAccountsByOwner jsonParsed over both token programs)
@@ -17,7 +17,15 @@ afterEach(() => l.close());
 async function newLiveAgent() {
   const created = await l.request("POST", "/api/v1/agents", { name: "deposits", tradingMode: "live" });
   const agent = await json(created);
-  expect((await l.request("POST", "/api/v1/wallets/assign", { agentId: agent.id, walletAddress: l.wallet, walletType: "live" })).status).toBe(201);
+  expect(
+    (
+      await l.request("POST", "/api/v1/wallets/assign", {
+        agentId: agent.id,
+        walletAddress: l.wallet,
+        walletType: "live",
+      })
+    ).status,
+  ).toBe(201);
   return agent.id as string;
 }
 const check = () => l.request("POST", `/api/v1/wallets/${l.wallet}/check-deposits`);
@@ -37,7 +45,9 @@ describe("live deposit checks", () => {
     expect(res.status).toBe(200);
     expect(await json(res)).toEqual({ success: true, depositsFound: 1, newBalance: "2" });
     expect(l.balance(agentId)).toBe("2");
-    expect(snapshots(agentId)).toEqual([{ sol_balance: "2", reason: "deposit", total_value_sol: "2", total_value_usd: null }]);
+    expect(snapshots(agentId)).toEqual([
+      { sol_balance: "2", reason: "deposit", total_value_sol: "2", total_value_usd: null },
+    ]);
 
     res = await check();
     expect(await json(res)).toEqual({ success: true, depositsFound: 0, newBalance: "2" });
@@ -53,7 +63,9 @@ describe("live deposit checks", () => {
     // Both token programs were asked, jsonParsed.
     const programs = l.rpc.callsOf("getTokenAccountsByOwner").map((p) => (p[1] as { programId: string }).programId);
     expect(new Set(programs)).toEqual(new Set(["TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA", TOKEN_2022_PROGRAM]));
-    expect(l.rpc.callsOf("getTokenAccountsByOwner").every((p) => (p[2] as { encoding: string }).encoding === "jsonParsed")).toBe(true);
+    expect(
+      l.rpc.callsOf("getTokenAccountsByOwner").every((p) => (p[2] as { encoding: string }).encoding === "jsonParsed"),
+    ).toBe(true);
 
     // A withdrawal: mirrored, no deposit, no snapshot.
     l.rpc.setSol(l.wallet, "1.25");
@@ -63,7 +75,20 @@ describe("live deposit checks", () => {
     expect(l.balance(agentId)).toBe("1.25");
     expect(l.balance(agentId, MINT2)).toBe("0");
     expect(snapshots(agentId).length).toBe(2);
-    expect(l.logLines().filter((x) => x.msg === "live wallet balances checked").at(-1)).toMatchObject({ agentId, walletAddress: l.wallet, depositsFound: 0, withdrawals: [{ tokenAddress: "So11111111111111111111111111111111111111112", before: "2.5", after: "1.25" }, { tokenAddress: MINT2, before: "5", after: "0" }] });
+    expect(
+      l
+        .logLines()
+        .filter((x) => x.msg === "live wallet balances checked")
+        .at(-1),
+    ).toMatchObject({
+      agentId,
+      walletAddress: l.wallet,
+      depositsFound: 0,
+      withdrawals: [
+        { tokenAddress: "So11111111111111111111111111111111111111112", before: "2.5", after: "1.25" },
+        { tokenAddress: MINT2, before: "5", after: "0" },
+      ],
+    });
   });
 
   test("an RPC failure is a 502 naming the source; nothing is recorded", async () => {
@@ -71,7 +96,12 @@ describe("live deposit checks", () => {
     l.rpc.failNext("getBalance", { status: 503, body: "down" });
     const res = await check();
     expect(res.status).toBe(502);
-    expect(await json(res)).toEqual({ success: false, error: "solanaRpc returned HTTP 503 to getBalance", code: "EXTERNAL_SERVICE_ERROR", details: { service: "solanaRpc", statusCode: 503 } });
+    expect(await json(res)).toEqual({
+      success: false,
+      error: "solanaRpc returned HTTP 503 to getBalance",
+      code: "EXTERNAL_SERVICE_ERROR",
+      details: { service: "solanaRpc", statusCode: 503 },
+    });
     expect(l.balance(agentId)).toBe("none");
     expect(snapshots(agentId)).toEqual([]);
   });
@@ -100,6 +130,10 @@ describe("live deposit checks", () => {
     await newLiveAgent();
     const res = await check();
     expect(res.status).toBe(503);
-    expect(await json(res)).toEqual({ success: false, error: "Deposit checks for live wallets need the Solana RPC: set SOLANA_RPC_URL", code: "SERVICE_NOT_CONFIGURED" });
+    expect(await json(res)).toEqual({
+      success: false,
+      error: "Deposit checks for live wallets need the Solana RPC: set SOLANA_RPC_URL",
+      code: "SERVICE_NOT_CONFIGURED",
+    });
   });
 });

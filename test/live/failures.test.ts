@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { Keypair, PublicKey, SystemProgram, TransactionMessage, VersionedTransaction } from "@solana/web3.js";
-import { MINT, startLive, type LiveContext } from "./live-context.ts";
+import { type LiveContext, MINT, startLive } from "./live-context.ts";
 
 // Failed live trades (SPEC "Facts about trading behaviour": a failed trade creates no position,
 // leaves the balance unchanged, and is logged; issue: live trading "an error or expiry before
@@ -46,14 +46,27 @@ function countSigns(): { n: number } {
 function swapAnswer(payer: PublicKey, extraSigner?: PublicKey) {
   const instructions = [SystemProgram.transfer({ fromPubkey: payer, toPubkey: payer, lamports: 0 })];
   if (extraSigner) instructions.push(SystemProgram.transfer({ fromPubkey: extraSigner, toPubkey: payer, lamports: 1 }));
-  const message = new TransactionMessage({ payerKey: payer, recentBlockhash: l.fake.swap.blockhash, instructions }).compileToV0Message();
-  return { swapTransaction: Buffer.from(new VersionedTransaction(message).serialize()).toString("base64"), lastValidBlockHeight: l.fake.swap.lastValidBlockHeight, prioritizationFeeLamports: 0 };
+  const message = new TransactionMessage({
+    payerKey: payer,
+    recentBlockhash: l.fake.swap.blockhash,
+    instructions,
+  }).compileToV0Message();
+  return {
+    swapTransaction: Buffer.from(new VersionedTransaction(message).serialize()).toString("base64"),
+    lastValidBlockHeight: l.fake.swap.lastValidBlockHeight,
+    prioritizationFeeLamports: 0,
+  };
 }
 
 describe("refused before anything is sent", () => {
   test("aggregator 502 on the swap transaction: nothing changes, logged naming the source", async () => {
     const agent = await l.liveAgent();
-    l.fake.inject("jupiter.swap", { status: 502, body: { error: "bad gateway" } }, { status: 502, body: { error: "bad gateway" } }, { status: 502, body: { error: "bad gateway" } });
+    l.fake.inject(
+      "jupiter.swap",
+      { status: 502, body: { error: "bad gateway" } },
+      { status: 502, body: { error: "bad gateway" } },
+      { status: 502, body: { error: "bad gateway" } },
+    );
     await l.postSignal();
     await l.settle();
     nothingChanged(agent.id);
@@ -81,7 +94,10 @@ describe("refused before anything is sent", () => {
     await l.postSignal();
     await l.settle();
     nothingChanged(agent.id);
-    expect(failedLine(agent.id)).toMatchObject({ reason: "solanaRpc error on sendTransaction (-32002): Transaction simulation failed: Blockhash not found", details: { service: "solanaRpc" } });
+    expect(failedLine(agent.id)).toMatchObject({
+      reason: "solanaRpc error on sendTransaction (-32002): Transaction simulation failed: Blockhash not found",
+      details: { service: "solanaRpc" },
+    });
     expect(l.logLines().some((x) => x.msg === "live swap refused by the RPC; not sent")).toBe(true);
     // Nothing is left in doubt: the next signal on the token is not blocked.
     await l.postSignal({ signalStrength: 5 });
@@ -105,7 +121,10 @@ describe("refused before anything is sent", () => {
     await l.postSignal();
     await l.settle();
     nothingChanged(agent.id);
-    expect(failedLine(agent.id)).toMatchObject({ reason: "Transaction simulation failed; nothing was sent", details: { error: '{"InstructionError":[2,{"Custom":6001}]}' } });
+    expect(failedLine(agent.id)).toMatchObject({
+      reason: "Transaction simulation failed; nothing was sent",
+      details: { error: '{"InstructionError":[2,{"Custom":6001}]}' },
+    });
     expect(l.rpc.callsOf("sendTransaction").length).toBe(0);
   });
 
@@ -158,7 +177,9 @@ describe("refused before anything is sent", () => {
     await l.postSignal();
     await l.settle();
     nothingChanged(agent.id);
-    expect(failedLine(agent.id).reason).toBe("swapAggregator returned an unexpected response: swap transaction is not a valid serialized transaction");
+    expect(failedLine(agent.id).reason).toBe(
+      "swapAggregator returned an unexpected response: swap transaction is not a valid serialized transaction",
+    );
   });
 });
 
@@ -181,7 +202,9 @@ describe("sent, then failed or expired while confirming", () => {
     await l.postSignal();
     await l.settle();
     nothingChanged(agent.id, { journal: 1 });
-    expect(failedLine(agent.id).reason).toBe("The swap transaction expired before it was confirmed (blockhash expired); nothing changed");
+    expect(failedLine(agent.id).reason).toBe(
+      "The swap transaction expired before it was confirmed (blockhash expired); nothing changed",
+    );
     expect(l.count("live_trades", "status = 'expired'")).toBe(1);
     expect(l.rpc.callsOf("sendTransaction").length).toBe(1);
   });
@@ -196,7 +219,9 @@ describe("sent, then failed or expired while confirming", () => {
     expect(l.count("positions", "agent_id = ? AND status = 'open'", agent.id)).toBe(1);
     const asked = l.fake.requestsTo("jupiter.quote").map((r) => r.query.get("slippageBps"));
     expect(asked).toEqual(["75", "75"]);
-    const sent = l.fake.requestsTo("jupiter.swap").map((r) => (r.body as { quoteResponse: { slippageBps: number } }).quoteResponse.slippageBps);
+    const sent = l.fake
+      .requestsTo("jupiter.swap")
+      .map((r) => (r.body as { quoteResponse: { slippageBps: number } }).quoteResponse.slippageBps);
     expect(new Set(sent)).toEqual(new Set([75]));
   });
 });

@@ -3,7 +3,7 @@ import { Keypair } from "@solana/web3.js";
 import bs58 from "bs58";
 import { SOL_MINT } from "../../src/money.ts";
 import { LiveWalletRegistry } from "../../src/wallets/live-wallet-registry.ts";
-import { startFakeMarket, type FakeMarket } from "../fakes/market.ts";
+import { type FakeMarket, startFakeMarket } from "../fakes/market.ts";
 import { FakeSolanaRpc } from "../fakes/solana-rpc.ts";
 import { createApiKey, createTestContext, json, login, type TestContext } from "../helpers/context.ts";
 
@@ -38,7 +38,11 @@ export interface LiveContext {
   responses: string[];
   request(method: string, path: string, body?: unknown): Promise<Response>;
   /** An agent in live mode with both automation flags, WALLET_1 assigned and its deposit checked. */
-  liveAgent(opts?: { config?: Record<string, unknown>; automatedLive?: boolean; walletIndex?: number }): Promise<{ id: string; wallet: string }>;
+  liveAgent(opts?: {
+    config?: Record<string, unknown>;
+    automatedLive?: boolean;
+    walletIndex?: number;
+  }): Promise<{ id: string; wallet: string }>;
   postSignal(body?: Record<string, unknown>): Promise<{ id: number }>;
   settle(): Promise<void>;
   tick(): ReturnType<TestContext["services"]["trading"]["monitor"]["tick"]>;
@@ -51,18 +55,33 @@ export interface LiveContext {
 
 export async function startLive(opts: LiveOptions = {}): Promise<LiveContext> {
   const keypairs = [Keypair.generate(), Keypair.generate()];
-  const walletEnv = { WALLET_1: bs58.encode(keypairs[0]!.secretKey), WALLET_2: JSON.stringify(Array.from(keypairs[1]!.secretKey)) };
+  const walletEnv = {
+    WALLET_1: bs58.encode(keypairs[0]!.secretKey),
+    WALLET_2: JSON.stringify(Array.from(keypairs[1]!.secretKey)),
+  };
   const registry = LiveWalletRegistry.fromEnv(walletEnv);
   const fake = await startFakeMarket();
   const rpc = new FakeSolanaRpc(fake);
   fake.setSolPrice(100);
-  fake.setToken(MINT, { symbol: "BONK", priceUsd: "0.01", decimals: 6, liquidityUsd: 250_000, marketCapUsd: 3_000_000 });
+  fake.setToken(MINT, {
+    symbol: "BONK",
+    priceUsd: "0.01",
+    decimals: 6,
+    liquidityUsd: 250_000,
+    marketCapUsd: 3_000_000,
+  });
   fake.setToken(MINT2, { symbol: "WIF", priceUsd: "2", decimals: 6 });
   const wallet = keypairs[0]!.publicKey.toBase58();
   rpc.setSol(wallet, opts.walletSol ?? "2");
   rpc.setSol(keypairs[1]!.publicKey.toBase58(), "1");
   const ctx = await createTestContext({
-    env: { ...fake.env(), ...rpc.env(), LIVE_TRADING_ENABLED: "true", WALLETS_RATE_LIMIT_PER_MINUTE: "100000", ...opts.env },
+    env: {
+      ...fake.env(),
+      ...rpc.env(),
+      LIVE_TRADING_ENABLED: "true",
+      WALLETS_RATE_LIMIT_PER_MINUTE: "100000",
+      ...opts.env,
+    },
     services: {
       ...fake.serviceOptions(),
       liveWallets: registry,
@@ -94,13 +113,24 @@ export async function startLive(opts: LiveOptions = {}): Promise<LiveContext> {
     request,
     async liveAgent(o = {}) {
       const w = keypairs[o.walletIndex ?? 0]!.publicKey.toBase58();
-      const created = await request("POST", "/api/v1/agents", { name: `live-${crypto.randomUUID().slice(0, 6)}`, tradingMode: "live" });
+      const created = await request("POST", "/api/v1/agents", {
+        name: `live-${crypto.randomUUID().slice(0, 6)}`,
+        tradingMode: "live",
+      });
       expect(created.status).toBe(201);
       const agent = await json(created);
-      const up = await request("PUT", `/api/v1/agents/${agent.id}`, { automatedTradingSimulation: true, automatedTradingLive: o.automatedLive ?? true });
+      const up = await request("PUT", `/api/v1/agents/${agent.id}`, {
+        automatedTradingSimulation: true,
+        automatedTradingLive: o.automatedLive ?? true,
+      });
       expect(up.status).toBe(200);
-      if (o.config) expect((await request("PUT", `/api/v1/agents/${agent.id}/config`, { config: o.config })).status).toBe(200);
-      const assigned = await request("POST", "/api/v1/wallets/assign", { agentId: agent.id, walletAddress: w, walletType: "live" });
+      if (o.config)
+        expect((await request("PUT", `/api/v1/agents/${agent.id}/config`, { config: o.config })).status).toBe(200);
+      const assigned = await request("POST", "/api/v1/wallets/assign", {
+        agentId: agent.id,
+        walletAddress: w,
+        walletType: "live",
+      });
       expect(assigned.status).toBe(201);
       const dep = await request("POST", `/api/v1/wallets/${w}/check-deposits`);
       expect(dep.status).toBe(200);
@@ -118,12 +148,18 @@ export async function startLive(opts: LiveOptions = {}): Promise<LiveContext> {
     settle: () => l.ctx.services.signalQueue.idle(),
     tick: () => l.ctx.services.trading.monitor.tick(),
     balance(agentId, mint = SOL_MINT) {
-      return l.ctx.database.sqlite.query<{ b: string }, [string, string]>(
-          "SELECT b.balance AS b FROM agent_balances b JOIN agent_wallets w ON w.agent_id = b.agent_id AND w.wallet_address = b.wallet_address AND w.wallet_type = 'live' WHERE b.agent_id = ? AND b.token_address = ?",
-        ).get(agentId, mint)?.b ?? "none";
+      return (
+        l.ctx.database.sqlite
+          .query<{ b: string }, [string, string]>(
+            "SELECT b.balance AS b FROM agent_balances b JOIN agent_wallets w ON w.agent_id = b.agent_id AND w.wallet_address = b.wallet_address AND w.wallet_type = 'live' WHERE b.agent_id = ? AND b.token_address = ?",
+          )
+          .get(agentId, mint)?.b ?? "none"
+      );
     },
     count(table, where = "1=1", ...params) {
-      return l.ctx.database.sqlite.query<{ n: number }, Array<string | number>>(`SELECT count(*) AS n FROM ${table} WHERE ${where}`).get(...params)!.n;
+      return l.ctx.database.sqlite
+        .query<{ n: number }, Array<string | number>>(`SELECT count(*) AS n FROM ${table} WHERE ${where}`)
+        .get(...params)!.n;
     },
     logLines: () => l.ctx.logs.map((line) => JSON.parse(line)),
     async close() {

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { VersionedTransaction } from "@solana/web3.js";
 import { Big, SOL_MINT } from "../../src/money.ts";
 import { json } from "../helpers/context.ts";
-import { MINT, startLive, type LiveContext } from "./live-context.ts";
+import { type LiveContext, MINT, startLive } from "./live-context.ts";
 
 // Live trading end to end over HTTP (issue: live trading; SPEC "Position close in live mode";
 // PRODUCT.md §5 "Live swap"): signal → quote → swap transaction → checked, signed in memory,
@@ -18,7 +18,9 @@ afterEach(() => l.close());
 
 const txRows = (agentId: string) =>
   l.ctx.database.sqlite
-    .query<Record<string, any>, [string]>("SELECT * FROM agent_transactions WHERE agent_id = ? ORDER BY created_at, rowid")
+    .query<Record<string, any>, [string]>(
+      "SELECT * FROM agent_transactions WHERE agent_id = ? ORDER BY created_at, rowid",
+    )
     .all(agentId);
 
 describe("live buy on a signal", () => {
@@ -35,16 +37,28 @@ describe("live buy on a signal", () => {
     const signature = sent[0]!.signature;
     expect(l.rpc.callsOf("simulateTransaction").length).toBe(1);
     const sendParams = l.rpc.callsOf("sendTransaction")[0]!;
-    expect(sendParams[1]).toEqual({ encoding: "base64", skipPreflight: true, preflightCommitment: "confirmed", maxRetries: 5 });
+    expect(sendParams[1]).toEqual({
+      encoding: "base64",
+      skipPreflight: true,
+      preflightCommitment: "confirmed",
+      maxRetries: 5,
+    });
     const onWire = VersionedTransaction.deserialize(Buffer.from(sendParams[0] as string, "base64"));
     expect(onWire.message.staticAccountKeys[0]!.toBase58()).toBe(l.wallet);
 
     // The aggregator got the agent's slippage and the wallet as the user.
     const quote = l.fake.requestsTo("jupiter.quote").at(-1)!;
-    expect(Object.fromEntries(quote.query)).toMatchObject({ inputMint: SOL_MINT, outputMint: MINT, amount: "100000000", slippageBps: "300" });
+    expect(Object.fromEntries(quote.query)).toMatchObject({
+      inputMint: SOL_MINT,
+      outputMint: MINT,
+      amount: "100000000",
+      slippageBps: "300",
+    });
     const swapReq = l.fake.requestsTo("jupiter.swap").at(-1)!.body as Record<string, unknown>;
     expect(swapReq.userPublicKey).toBe(l.wallet);
-    expect(swapReq.prioritizationFeeLamports).toEqual({ priorityLevelWithMaxLamports: { maxLamports: 1_000_000, priorityLevel: "high" } });
+    expect(swapReq.prioritizationFeeLamports).toEqual({
+      priorityLevelWithMaxLamports: { maxLamports: 1_000_000, priorityLevel: "high" },
+    });
 
     // Chain: 2 − 0.1 − 0.000055 SOL, 1000 BONK; the ledger mirrors it.
     expect(l.rpc.lamportsOf(l.wallet)).toBe(1_899_945_000n);
@@ -77,17 +91,35 @@ describe("live buy on a signal", () => {
     });
     const row = txRows(agent.id)[0]!;
     expect(row).toMatchObject({ transaction_hash: signature, status: "confirmed", trading_mode: "live" });
-    expect(l.count("trade_idempotency", "agent_id = ? AND signal_id = ? AND action = 'BUY'", agent.id, signal.id)).toBe(1);
-    expect(l.count("live_trades", "signature = ? AND status = 'confirmed' AND transaction_id = ?", signature, row.id)).toBe(1);
+    expect(l.count("trade_idempotency", "agent_id = ? AND signal_id = ? AND action = 'BUY'", agent.id, signal.id)).toBe(
+      1,
+    );
+    expect(
+      l.count("live_trades", "signature = ? AND status = 'confirmed' AND transaction_id = ?", signature, row.id),
+    ).toBe(1);
     expect(l.count("balance_snapshots", "agent_id = ? AND reason = 'trade'", agent.id)).toBe(1);
-    const ev = l.ctx.database.sqlite.query<{ outcome: string }, [number, string]>("SELECT outcome FROM signal_evaluations WHERE signal_id = ? AND agent_id = ?").get(signal.id, agent.id);
+    const ev = l.ctx.database.sqlite
+      .query<{ outcome: string }, [number, string]>(
+        "SELECT outcome FROM signal_evaluations WHERE signal_id = ? AND agent_id = ?",
+      )
+      .get(signal.id, agent.id);
     expect(ev?.outcome).toBe("traded");
 
     // Every step is logged, with the signature.
-    const msgs = l.logLines().filter((x) => x.signature === signature).map((x) => x.msg);
+    const msgs = l
+      .logLines()
+      .filter((x) => x.signature === signature)
+      .map((x) => x.msg);
     expect(msgs).toEqual(["live swap signed", "live swap sent", "live swap confirmed"]);
     const executed = l.logLines().find((x) => x.msg === "trade executed");
-    expect(executed).toMatchObject({ agentId: agent.id, signalId: signal.id, tokenAddress: MINT, side: "buy", mode: "live", hash: signature });
+    expect(executed).toMatchObject({
+      agentId: agent.id,
+      signalId: signal.id,
+      tokenAddress: MINT,
+      side: "buy",
+      mode: "live",
+      hash: signature,
+    });
   });
 });
 
@@ -113,15 +145,34 @@ describe("live close", () => {
     });
     expect(sale).toMatchObject({ payer: l.wallet, state: "landed", err: null });
     const quote = l.fake.requestsTo("jupiter.quote").at(-1)!;
-    expect(Object.fromEntries(quote.query)).toMatchObject({ inputMint: MINT, outputMint: SOL_MINT, amount: "1000000000", slippageBps: "300" });
+    expect(Object.fromEntries(quote.query)).toMatchObject({
+      inputMint: MINT,
+      outputMint: SOL_MINT,
+      amount: "1000000000",
+      slippageBps: "300",
+    });
     expect(l.rpc.lamportsOf(l.wallet)).toBe(1_999_890_000n);
     expect(l.balance(agent.id)).toBe("1.99989");
     expect(l.balance(agent.id, MINT)).toBe("0");
     expect(await json(await l.request("GET", `/api/v1/agent-positions/${agent.id}`))).toEqual([]);
     const swaps = await json(await l.request("GET", `/api/v1/agent-historical-swaps?agentId=${agent.id}`));
-    expect(swaps[0]).toMatchObject({ closeReason: "manual", amount: "1000", purchasePrice: "0.0001", salePrice: "0.0001", profitLossSol: "-0.00011", saleTransactionId: body.transactionId });
+    expect(swaps[0]).toMatchObject({
+      closeReason: "manual",
+      amount: "1000",
+      purchasePrice: "0.0001",
+      salePrice: "0.0001",
+      profitLossSol: "-0.00011",
+      saleTransactionId: body.transactionId,
+    });
     const sell = txRows(agent.id).find((r) => r.transaction_type === "SELL")!;
-    expect(sell).toMatchObject({ id: body.transactionId, transaction_hash: sale.signature, status: "confirmed", input_amount: "1000", output_amount: "0.1", fees: "0.000055" });
+    expect(sell).toMatchObject({
+      id: body.transactionId,
+      transaction_hash: sale.signature,
+      status: "confirmed",
+      input_amount: "1000",
+      output_amount: "0.1",
+      fees: "0.000055",
+    });
   });
 
   test("stop-loss in live mode: the monitor sells on chain", async () => {
@@ -162,8 +213,15 @@ describe("live close", () => {
     const exit1 = await l.postSignal({ signalType: "sell" });
     await l.settle();
     expect(l.count("positions", "agent_id = ? AND status = 'open'", agent.id)).toBe(1);
-    const ev = l.ctx.database.sqlite.query<{ outcome: string; reason: string }, [number]>("SELECT outcome, reason FROM signal_evaluations WHERE signal_id = ?").get(exit1.id);
-    expect(ev).toEqual({ outcome: "skipped", reason: "live_trading: automatic live trading is off for this agent or globally" });
+    const ev = l.ctx.database.sqlite
+      .query<{ outcome: string; reason: string }, [number]>(
+        "SELECT outcome, reason FROM signal_evaluations WHERE signal_id = ?",
+      )
+      .get(exit1.id);
+    expect(ev).toEqual({
+      outcome: "skipped",
+      reason: "live_trading: automatic live trading is off for this agent or globally",
+    });
     expect((await l.request("PUT", `/api/v1/agents/${agent.id}`, { automatedTradingLive: true })).status).toBe(200);
     await l.postSignal({ signalType: "sell" });
     await l.settle();
@@ -182,7 +240,11 @@ describe("global switch", () => {
     expect(l.count("positions")).toBe(0);
     expect(l.rpc.callsOf("sendTransaction").length).toBe(0);
     expect(l.fake.requestsTo("jupiter.quote").length).toBe(0);
-    const ev = l.ctx.database.sqlite.query<{ reason: string }, [number, string]>("SELECT reason FROM signal_evaluations WHERE signal_id = ? AND agent_id = ?").get(signal.id, agent.id);
+    const ev = l.ctx.database.sqlite
+      .query<{ reason: string }, [number, string]>(
+        "SELECT reason FROM signal_evaluations WHERE signal_id = ? AND agent_id = ?",
+      )
+      .get(signal.id, agent.id);
     expect(ev?.reason).toStartWith("live_trading");
   });
 
@@ -192,7 +254,9 @@ describe("global switch", () => {
     await l.liveAgent();
     await l.postSignal();
     await l.settle();
-    expect((l.fake.requestsTo("jupiter.swap").at(-1)!.body as Record<string, unknown>).prioritizationFeeLamports).toBe(20000);
+    expect((l.fake.requestsTo("jupiter.swap").at(-1)!.body as Record<string, unknown>).prioritizationFeeLamports).toBe(
+      20000,
+    );
     // 5000 signature fee + 20 000 priority fee.
     expect(l.rpc.lamportsOf(l.wallet)).toBe(2_000_000_000n - 100_000_000n - 25_000n);
   });
@@ -200,7 +264,9 @@ describe("global switch", () => {
 
 describe("monitor rules in live mode", () => {
   test("take-profit sells part on chain: remaining, level and realized profit from the chain's amounts", async () => {
-    const agent = await l.liveAgent({ config: { takeProfit: { enabled: true, percentage: 50, sellPercentage: 50, maxLevels: 3 } } });
+    const agent = await l.liveAgent({
+      config: { takeProfit: { enabled: true, percentage: 50, sellPercentage: 50, maxLevels: 3 } },
+    });
     await l.postSignal();
     await l.settle();
     l.fake.setToken(MINT, { priceUsd: "0.015" });
@@ -212,11 +278,19 @@ describe("monitor rules in live mode", () => {
     const [pos] = await json(await l.request("GET", `/api/v1/agent-positions/${agent.id}`));
     expect(pos.takeProfit).toMatchObject({ remainingAmount: 500, levelsHit: 1, realizedProfitSol: 0.0249175 });
     const sale = txRows(agent.id).find((r) => r.transaction_type === "SELL")!;
-    expect(sale).toMatchObject({ is_take_profit: 1, input_amount: "500", output_amount: "0.075", status: "confirmed", transaction_hash: l.rpc.sentTransactions()[1]!.signature });
+    expect(sale).toMatchObject({
+      is_take_profit: 1,
+      input_amount: "500",
+      output_amount: "0.075",
+      status: "confirmed",
+      transaction_hash: l.rpc.sentTransactions()[1]!.signature,
+    });
   });
 
   test("DCA buys on chain; the position grows by the tokens the chain delivered", async () => {
-    const agent = await l.liveAgent({ config: { dca: { enabled: true, maxOrders: 3, priceDropTriggerPercentage: 10, amountPercentage: 50 } } });
+    const agent = await l.liveAgent({
+      config: { dca: { enabled: true, maxOrders: 3, priceDropTriggerPercentage: 10, amountPercentage: 50 } },
+    });
     await l.postSignal();
     await l.settle();
     l.fake.setToken(MINT, { priceUsd: "0.009" });
@@ -228,6 +302,8 @@ describe("monitor rules in live mode", () => {
     const [pos] = await json(await l.request("GET", `/api/v1/agent-positions/${agent.id}`));
     expect(pos.purchase.amount).toBe(1555.555555);
     const dca = txRows(agent.id).filter((r) => r.is_dca === 1);
-    expect(dca).toMatchObject([{ input_amount: "0.05", output_amount: "555.555555", fees: "0.000055", status: "confirmed" }]);
+    expect(dca).toMatchObject([
+      { input_amount: "0.05", output_amount: "555.555555", fees: "0.000055", status: "confirmed" },
+    ]);
   });
 });

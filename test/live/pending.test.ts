@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { json } from "../helpers/context.ts";
-import { MINT, startLive, type LiveContext } from "./live-context.ts";
+import { type LiveContext, MINT, startLive } from "./live-context.ts";
 
 // Sent but not confirmed in time (PRODUCT.md §5: "a trade whose outcome is unknown is never
 // re-sent: it is reconciled from the chain by signature"). The executor gives up after its polls
@@ -15,9 +15,17 @@ beforeEach(async () => {
 afterEach(() => l.close());
 
 const evaluation = (signalId: number, agentId: string) =>
-  l.ctx.database.sqlite.query<{ outcome: string; reason: string | null }, [number, string]>("SELECT outcome, reason FROM signal_evaluations WHERE signal_id = ? AND agent_id = ?").get(signalId, agentId);
+  l.ctx.database.sqlite
+    .query<{ outcome: string; reason: string | null }, [number, string]>(
+      "SELECT outcome, reason FROM signal_evaluations WHERE signal_id = ? AND agent_id = ?",
+    )
+    .get(signalId, agentId);
 const txRows = (agentId: string) =>
-  l.ctx.database.sqlite.query<Record<string, any>, [string]>("SELECT * FROM agent_transactions WHERE agent_id = ? ORDER BY created_at, rowid").all(agentId);
+  l.ctx.database.sqlite
+    .query<Record<string, any>, [string]>(
+      "SELECT * FROM agent_transactions WHERE agent_id = ? ORDER BY created_at, rowid",
+    )
+    .all(agentId);
 
 async function pendingBuy() {
   const agent = await l.liveAgent();
@@ -29,14 +37,30 @@ async function pendingBuy() {
   // Pending: the transaction row and the trade key, nothing else.
   const rows = txRows(agent.id);
   expect(rows.length).toBe(1);
-  expect(rows[0]).toMatchObject({ status: "pending", transaction_hash: tx!.signature, transaction_type: "BUY", input_amount: "0.1", output_amount: "1000", trading_mode: "live" });
+  expect(rows[0]).toMatchObject({
+    status: "pending",
+    transaction_hash: tx!.signature,
+    transaction_type: "BUY",
+    input_amount: "0.1",
+    output_amount: "1000",
+    trading_mode: "live",
+  });
   expect(l.count("positions", "agent_id = ?", agent.id)).toBe(0);
   expect(l.balance(agent.id)).toBe("2");
   expect(l.balance(agent.id, MINT)).toBe("none");
-  expect(l.count("trade_idempotency", "agent_id = ? AND signal_id = ? AND action = 'BUY'", agent.id, signal.id)).toBe(1);
-  expect(l.count("live_trades", "signature = ? AND status = 'pending' AND transaction_id = ?", tx!.signature, rows[0]!.id)).toBe(1);
+  expect(l.count("trade_idempotency", "agent_id = ? AND signal_id = ? AND action = 'BUY'", agent.id, signal.id)).toBe(
+    1,
+  );
+  expect(
+    l.count("live_trades", "signature = ? AND status = 'pending' AND transaction_id = ?", tx!.signature, rows[0]!.id),
+  ).toBe(1);
   expect(evaluation(signal.id, agent.id)?.outcome).toBe("pending");
-  expect(l.logLines().find((x) => x.msg.startsWith("live trade pending"))).toMatchObject({ agentId: agent.id, signalId: signal.id, signature: tx!.signature, intent: "open" });
+  expect(l.logLines().find((x) => x.msg.startsWith("live trade pending"))).toMatchObject({
+    agentId: agent.id,
+    signalId: signal.id,
+    signature: tx!.signature,
+    intent: "open",
+  });
   return { agent, signal, signature: tx!.signature, txId: rows[0]!.id as string };
 }
 
@@ -48,7 +72,16 @@ describe("a buy not confirmed in time", () => {
     // that finds it still unconfirmed leaves it pending.
     await l.postSignal({ signalStrength: 5 });
     await l.settle();
-    expect(l.logLines().filter((x) => x.msg === "trade failed").at(-1)).toMatchObject({ agentId: agent.id, reason: "A live trade of this token is still awaiting confirmation; it will be reconciled from the chain before another is sent" });
+    expect(
+      l
+        .logLines()
+        .filter((x) => x.msg === "trade failed")
+        .at(-1),
+    ).toMatchObject({
+      agentId: agent.id,
+      reason:
+        "A live trade of this token is still awaiting confirmation; it will be reconciled from the chain before another is sent",
+    });
     await l.tick();
     expect(l.count("live_trades", "status = 'pending'")).toBe(1);
 
@@ -58,14 +91,30 @@ describe("a buy not confirmed in time", () => {
     expect(l.rpc.callsOf("sendTransaction").length).toBe(1);
     const rows = txRows(agent.id);
     expect(rows.length).toBe(1);
-    expect(rows[0]).toMatchObject({ id: txId, status: "confirmed", transaction_hash: signature, input_amount: "0.1", output_amount: "1000", fees: "0.000055" });
+    expect(rows[0]).toMatchObject({
+      id: txId,
+      status: "confirmed",
+      transaction_hash: signature,
+      input_amount: "0.1",
+      output_amount: "1000",
+      fees: "0.000055",
+    });
     const [pos] = await json(await l.request("GET", `/api/v1/agent-positions/${agent.id}`));
-    expect(pos).toMatchObject({ tokenAddress: MINT, purchase: { amount: 1000, priceNative: 0.0001, transaction: { id: txId, hash: signature } } });
+    expect(pos).toMatchObject({
+      tokenAddress: MINT,
+      purchase: { amount: 1000, priceNative: 0.0001, transaction: { id: txId, hash: signature } },
+    });
     expect(l.balance(agent.id)).toBe("1.899945");
     expect(l.balance(agent.id, MINT)).toBe("1000");
     expect(l.count("live_trades", "signature = ? AND status = 'confirmed'", signature)).toBe(1);
     expect(evaluation(signal.id, agent.id)).toEqual({ outcome: "traded", reason: null });
-    expect(l.logLines().find((x) => x.msg === "trade executed")).toMatchObject({ agentId: agent.id, signalId: signal.id, mode: "live", hash: signature, reconciled: true });
+    expect(l.logLines().find((x) => x.msg === "trade executed")).toMatchObject({
+      agentId: agent.id,
+      signalId: signal.id,
+      mode: "live",
+      hash: signature,
+      reconciled: true,
+    });
     // Settled once: another tick changes nothing.
     await l.tick();
     expect(l.count("positions", "agent_id = ?", agent.id)).toBe(1);
@@ -80,8 +129,21 @@ describe("a buy not confirmed in time", () => {
     expect(l.count("positions", "agent_id = ?", agent.id)).toBe(0);
     expect(l.balance(agent.id)).toBe("2");
     expect(l.count("live_trades", "signature = ? AND status = 'expired'", signature)).toBe(1);
-    expect(evaluation(signal.id, agent.id)).toEqual({ outcome: "failed", reason: "live: transaction expired before it was confirmed (blockhash expired)" });
-    expect(l.logLines().filter((x) => x.msg === "trade failed").at(-1)).toMatchObject({ agentId: agent.id, signature, mode: "live", reason: "transaction expired before it was confirmed (blockhash expired)" });
+    expect(evaluation(signal.id, agent.id)).toEqual({
+      outcome: "failed",
+      reason: "live: transaction expired before it was confirmed (blockhash expired)",
+    });
+    expect(
+      l
+        .logLines()
+        .filter((x) => x.msg === "trade failed")
+        .at(-1),
+    ).toMatchObject({
+      agentId: agent.id,
+      signature,
+      mode: "live",
+      reason: "transaction expired before it was confirmed (blockhash expired)",
+    });
     expect(l.rpc.callsOf("sendTransaction").length).toBe(1);
     // The transaction list shows nothing as traded; the signal stays used (its key is kept).
     expect(l.count("trade_idempotency", "agent_id = ? AND signal_id = ?", agent.id, signal.id)).toBe(1);
@@ -99,7 +161,12 @@ describe("a buy not confirmed in time", () => {
     expect(l.count("positions", "agent_id = ?", agent.id)).toBe(0);
     expect(l.balance(agent.id)).toBe("2");
     expect(l.count("live_trades", "signature = ? AND status = 'failed'", signature)).toBe(1);
-    expect(l.logLines().filter((x) => x.msg === "trade failed").at(-1)?.reason).toBe('transaction failed on chain: {"InstructionError":[2,{"Custom":6001}]}');
+    expect(
+      l
+        .logLines()
+        .filter((x) => x.msg === "trade failed")
+        .at(-1)?.reason,
+    ).toBe('transaction failed on chain: {"InstructionError":[2,{"Custom":6001}]}');
   });
 
   test("an RPC outage during reconciliation decides nothing; the next tick does", async () => {
@@ -146,14 +213,18 @@ describe("a sale not confirmed in time", () => {
       details: { service: "solanaRpc", signature: sale.signature, status: "pending" },
     });
     expect(l.count("positions", "id = ? AND status = 'open'", pos.id)).toBe(1);
-    expect(l.count("agent_transactions", "agent_id = ? AND transaction_type = 'SELL' AND status = 'pending'", agent.id)).toBe(1);
+    expect(
+      l.count("agent_transactions", "agent_id = ? AND transaction_type = 'SELL' AND status = 'pending'", agent.id),
+    ).toBe(1);
     expect(l.balance(agent.id, MINT)).toBe("1000");
     expect(l.logLines().some((x) => x.msg === "trade failed" && x.side === "sell")).toBe(false);
 
     // A second close while in doubt is refused without sending anything.
     const again = await l.request("POST", `/api/v1/agent-positions/${agent.id}/${pos.id}/close`);
     expect(again.status).toBe(409);
-    expect((await json(again)).error).toBe("A live trade of this token is still awaiting confirmation; it will be reconciled from the chain before another is sent");
+    expect((await json(again)).error).toBe(
+      "A live trade of this token is still awaiting confirmation; it will be reconciled from the chain before another is sent",
+    );
     // A stop-loss price: the monitor prices the position but does not sell while the sale is in doubt.
     l.fake.setToken(MINT, { priceUsd: "0.007" });
     expect(await l.tick()).toMatchObject({ positions: 1, actions: 0 });
@@ -163,8 +234,17 @@ describe("a sale not confirmed in time", () => {
     l.rpc.land(sale.signature);
     expect(await l.tick()).toMatchObject({ positions: 0 });
     const swaps = await json(await l.request("GET", `/api/v1/agent-historical-swaps?agentId=${agent.id}`));
-    expect(swaps).toMatchObject([{ closeReason: "manual", amount: "1000", salePrice: "0.0001", profitLossSol: "-0.00011" }]);
-    expect(l.count("agent_transactions", "agent_id = ? AND transaction_type = 'SELL' AND status = 'confirmed' AND transaction_hash = ?", agent.id, sale.signature)).toBe(1);
+    expect(swaps).toMatchObject([
+      { closeReason: "manual", amount: "1000", salePrice: "0.0001", profitLossSol: "-0.00011" },
+    ]);
+    expect(
+      l.count(
+        "agent_transactions",
+        "agent_id = ? AND transaction_type = 'SELL' AND status = 'confirmed' AND transaction_hash = ?",
+        agent.id,
+        sale.signature,
+      ),
+    ).toBe(1);
     expect(l.balance(agent.id)).toBe("1.99989");
     expect(l.balance(agent.id, MINT)).toBe("0");
     expect(l.rpc.callsOf("sendTransaction").length).toBe(2);
@@ -184,9 +264,18 @@ describe("a swap the service lost track of (stopped while confirming)", () => {
     await l.ctx.services.trading.monitor.tick();
     expect(l.count("live_trades", "signature = ? AND status = 'confirmed'", signature)).toBe(1);
     expect(l.count("positions", "agent_id = ?", agent.id)).toBe(0);
-    expect(l.count("agent_transactions", "agent_id = ? AND status = 'confirmed' AND transaction_hash = ?", agent.id, signature)).toBe(1);
+    expect(
+      l.count(
+        "agent_transactions",
+        "agent_id = ? AND status = 'confirmed' AND transaction_hash = ?",
+        agent.id,
+        signature,
+      ),
+    ).toBe(1);
     expect(l.balance(agent.id, MINT)).toBe("1000");
     expect(l.balance(agent.id)).toBe("1.899945");
-    expect(l.ctx.logs.map((x) => JSON.parse(x)).find((x) => x.level === "error")?.msg).toStartWith("live swap landed after the service lost track of it");
+    expect(l.ctx.logs.map((x) => JSON.parse(x)).find((x) => x.level === "error")?.msg).toStartWith(
+      "live swap landed after the service lost track of it",
+    );
   });
 });

@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { existsSync, readFileSync } from "node:fs";
 import type { Keypair } from "@solana/web3.js";
 import bs58 from "bs58";
-import { existsSync, readFileSync } from "node:fs";
 import { createLogger } from "../../src/logger.ts";
 import { json } from "../helpers/context.ts";
-import { startLive, type LiveContext } from "./live-context.ts";
+import { type LiveContext, startLive } from "./live-context.ts";
 
 // SPEC "Private keys of live wallets are held only in memory and never stored"; issue: live
 // trading "Keys: WALLET_N only in memory; never logged, never in the database, responses or
@@ -24,7 +24,14 @@ function forms(kp: Keypair, envValue: string): { text: string[]; bytes: Buffer[]
   const bytes: Buffer[] = [];
   for (const b of [kp.secretKey, kp.secretKey.slice(0, 32)]) {
     const arr = Array.from(b);
-    text.push(bs58.encode(b), JSON.stringify(arr), arr.join(", "), arr.join(","), Buffer.from(b).toString("hex"), Buffer.from(b).toString("base64"));
+    text.push(
+      bs58.encode(b),
+      JSON.stringify(arr),
+      arr.join(", "),
+      arr.join(","),
+      Buffer.from(b).toString("hex"),
+      Buffer.from(b).toString("base64"),
+    );
     bytes.push(Buffer.from(b));
   }
   return { text, bytes };
@@ -32,7 +39,8 @@ function forms(kp: Keypair, envValue: string): { text: string[]; bytes: Buffer[]
 
 function assertAbsent(where: string, haystack: Buffer, kp: Keypair, envValue: string) {
   const f = forms(kp, envValue);
-  for (const s of f.text) expect({ where, found: haystack.includes(Buffer.from(s, "utf8")) }).toEqual({ where, found: false });
+  for (const s of f.text)
+    expect({ where, found: haystack.includes(Buffer.from(s, "utf8")) }).toEqual({ where, found: false });
   for (const b of f.bytes) expect({ where, found: haystack.includes(b) }).toEqual({ where, found: false });
 }
 
@@ -65,7 +73,11 @@ describe("WALLET_N secrets", () => {
     expect(l.rpc.callsOf("sendTransaction").length).toBeGreaterThanOrEqual(5);
 
     // A careless log line carrying the secrets is scrubbed by the logger (the last defence).
-    l.ctx.services.logger.warn("careless", { note: `k=${l.walletEnv.WALLET_1}`, arr: l.walletEnv.WALLET_2, keys: Array.from(l.keypairs[0]!.secretKey).join(", ") });
+    l.ctx.services.logger.warn("careless", {
+      note: `k=${l.walletEnv.WALLET_1}`,
+      arr: l.walletEnv.WALLET_2,
+      keys: Array.from(l.keypairs[0]!.secretKey).join(", "),
+    });
     const careless = l.logLines().find((x) => x.msg === "careless")!;
     expect(careless).toEqual(expect.objectContaining({ note: "k=[REDACTED]", arr: "[REDACTED]", keys: "[REDACTED]" }));
 
@@ -95,13 +107,19 @@ describe("WALLET_N secrets", () => {
 
   test("the logger scrubs every text form the registry lists", () => {
     const lines: string[] = [];
-    const log = createLogger({ level: "debug", write: (x) => lines.push(x), secrets: () => l.registry.redactionStrings() });
+    const log = createLogger({
+      level: "debug",
+      write: (x) => lines.push(x),
+      secrets: () => l.registry.redactionStrings(),
+    });
     for (const [i, kp] of l.keypairs.entries()) {
       for (const s of forms(kp, Object.values(l.walletEnv)[i]!).text) log.info("leak", { value: `before ${s} after` });
     }
     expect(lines.length).toBe(2 * 13);
     for (const line of lines) expect(JSON.parse(line).value).toBe("before [REDACTED] after");
     // The registry itself shows addresses only.
-    expect(JSON.stringify(l.registry)).toBe(JSON.stringify({ liveWallets: l.keypairs.map((k) => k.publicKey.toBase58()) }));
+    expect(JSON.stringify(l.registry)).toBe(
+      JSON.stringify({ liveWallets: l.keypairs.map((k) => k.publicKey.toBase58()) }),
+    );
   });
 });

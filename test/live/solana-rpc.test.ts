@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Keypair } from "@solana/web3.js";
-import { SolanaRpcClient, SolanaRpcError, solDelta, tokenDelta, type LandedTransaction } from "../../src/market/solana-rpc.ts";
-import { startFakeMarket, type FakeMarket } from "../fakes/market.ts";
+import {
+  type LandedTransaction,
+  SolanaRpcClient,
+  SolanaRpcError,
+  solDelta,
+  tokenDelta,
+} from "../../src/market/solana-rpc.ts";
+import { type FakeMarket, startFakeMarket } from "../fakes/market.ts";
 import { FakeSolanaRpc, TOKEN_2022_PROGRAM } from "../fakes/solana-rpc.ts";
 
 // The JSON-RPC client (src/market/solana-rpc.ts; PRODUCT.md §5 "Solana RPC": HTTP only). Errors
@@ -52,13 +58,22 @@ describe("SolanaRpcClient", () => {
     rpc.failNext("getBalance", { code: -32005, message: "Node is behind by 42 slots" });
     const err = await failure(client().getBalance(owner));
     expect(err.message).toBe("solanaRpc error on getBalance (-32005): Node is behind by 42 slots");
-    expect({ failure: err.failure, rpcCode: err.rpcCode, status: err.status, details: err.details }).toEqual({ failure: "rpc", rpcCode: -32005, status: 502, details: { service: "solanaRpc" } });
+    expect({ failure: err.failure, rpcCode: err.rpcCode, status: err.status, details: err.details }).toEqual({
+      failure: "rpc",
+      rpcCode: -32005,
+      status: 502,
+      details: { service: "solanaRpc" },
+    });
   });
 
   test("an HTTP error status, malformed JSON, an unexpected shape", async () => {
     rpc.failNext("getBlockHeight", { status: 429, body: "Too many requests" });
     let err = await failure(client().getBlockHeight());
-    expect([err.message, err.failure, err.details]).toEqual(["solanaRpc returned HTTP 429 to getBlockHeight", "status", { service: "solanaRpc", statusCode: 429 }]);
+    expect([err.message, err.failure, err.details]).toEqual([
+      "solanaRpc returned HTTP 429 to getBlockHeight",
+      "status",
+      { service: "solanaRpc", statusCode: 429 },
+    ]);
     fake.inject("solana.rpc", { raw: "{not json" });
     err = await failure(client().getBlockHeight());
     expect([err.message, err.failure]).toEqual(["solanaRpc returned malformed JSON to getBlockHeight", "malformed"]);

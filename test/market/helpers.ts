@@ -18,7 +18,11 @@ export interface MarketHarness {
   stop(): Promise<void>;
 }
 
-export function marketHarness(fake: FakeMarket, env: Record<string, string> = {}, opts: MarketOptions = {}): MarketHarness {
+export function marketHarness(
+  fake: FakeMarket,
+  env: Record<string, string> = {},
+  opts: MarketOptions = {},
+): MarketHarness {
   const config = loadConfig({ ...offlineEnv, DATABASE_PATH: ":memory:", ...fake.env(), ...env });
   const clock = new ManualClock();
   const events = new EventBus(() => clock.now());
@@ -27,7 +31,11 @@ export function marketHarness(fake: FakeMarket, env: Record<string, string> = {}
   const logs: string[] = [];
   const logger = createLogger({ level: "debug", write: (l) => logs.push(l) });
   const base = fake.serviceOptions().market;
-  const market = createMarket(config, { clock, logger, events }, { ...base, ...opts, solPrice: { ...base.solPrice, ...opts.solPrice } });
+  const market = createMarket(
+    config,
+    { clock, logger, events },
+    { ...base, ...opts, solPrice: { ...base.solPrice, ...opts.solPrice } },
+  );
   return { market, clock, events, published, logs, stop: () => market.stop() };
 }
 

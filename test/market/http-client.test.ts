@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { ErrorCode, ExternalServiceError, toErrorBody } from "../../src/errors.ts";
-import { HttpClient, ProviderError, type HttpClientOptions } from "../../src/market/http-client.ts";
+import { HttpClient, type HttpClientOptions, type ProviderError } from "../../src/market/http-client.ts";
 import { RateLimiter } from "../../src/market/rate-limiter.ts";
-import { startFakeMarket, type FakeMarket } from "../fakes/market.ts";
+import { type FakeMarket, startFakeMarket } from "../fakes/market.ts";
 import { VirtualTimer } from "../fakes/virtual-timer.ts";
 import { rejection } from "./helpers.ts";
 
@@ -21,13 +21,18 @@ beforeEach(() => {
   timer = new VirtualTimer();
 });
 
-const client = (o: Partial<HttpClientOptions> = {}) => new HttpClient({ service: "swapAggregator", baseUrl: fake.url, timeoutMs: 2_000, timer, ...o });
+const client = (o: Partial<HttpClientOptions> = {}) =>
+  new HttpClient({ service: "swapAggregator", baseUrl: fake.url, timeoutMs: 2_000, timer, ...o });
 const price = (c: HttpClient) => c.getJson("/price/v3", { ids: "So11111111111111111111111111111111111111112" });
 const body502 = (err: unknown) => toErrorBody(err, { development: false });
 
 describe("retries", () => {
   test("429 with Retry-After, then success: waits what the provider asked", async () => {
-    fake.inject("jupiter.price", { status: 429, body: { error: "Rate limit exceeded" }, headers: { "retry-after": "2" } });
+    fake.inject("jupiter.price", {
+      status: 429,
+      body: { error: "Rate limit exceeded" },
+      headers: { "retry-after": "2" },
+    });
     const body = (await price(client())) as Record<string, { usdPrice: number }>;
     expect(body.So11111111111111111111111111111111111111112?.usdPrice).toBe(150);
     expect(fake.requestsTo("jupiter.price")).toHaveLength(2);
@@ -48,21 +53,35 @@ describe("retries", () => {
   });
 
   test("500 twice, then success: exponential back-off without a hint", async () => {
-    fake.inject("jupiter.price", { status: 500, body: { error: "boom" } }, { status: 502, raw: "<html>Bad gateway</html>" });
+    fake.inject(
+      "jupiter.price",
+      { status: 500, body: { error: "boom" } },
+      { status: 502, raw: "<html>Bad gateway</html>" },
+    );
     await price(client());
     expect(fake.requestsTo("jupiter.price")).toHaveLength(3);
     expect(timer.sleeps).toEqual([250, 500]);
   });
 
   test("at most two retries: the third 5xx is a 502 naming the source", async () => {
-    fake.inject("jupiter.price", { status: 503, body: { error: "down" } }, { status: 503, body: { error: "down" } }, { status: 503, body: { error: "still down" } });
+    fake.inject(
+      "jupiter.price",
+      { status: 503, body: { error: "down" } },
+      { status: 503, body: { error: "down" } },
+      { status: 503, body: { error: "still down" } },
+    );
     const err = await rejection(price(client()));
     expect(fake.requestsTo("jupiter.price")).toHaveLength(3);
     expect(err).toBeInstanceOf(ExternalServiceError);
     expect(err.message).toBe("swapAggregator returned HTTP 503: still down");
     expect(body502(err)).toEqual({
       status: 502,
-      body: { success: false, error: "swapAggregator returned HTTP 503: still down", code: ErrorCode.EXTERNAL_SERVICE_ERROR, details: { service: "swapAggregator", statusCode: 503 } },
+      body: {
+        success: false,
+        error: "swapAggregator returned HTTP 503: still down",
+        code: ErrorCode.EXTERNAL_SERVICE_ERROR,
+        details: { service: "swapAggregator", statusCode: 503 },
+      },
     });
   });
 
@@ -75,7 +94,10 @@ describe("retries", () => {
   });
 
   test("4xx other than 429 is not retried; the provider's text and code are kept", async () => {
-    fake.inject("jupiter.price", { status: 400, body: { error: "Could not find any route", errorCode: "COULD_NOT_FIND_ANY_ROUTE" } });
+    fake.inject("jupiter.price", {
+      status: 400,
+      body: { error: "Could not find any route", errorCode: "COULD_NOT_FIND_ANY_ROUTE" },
+    });
     const err = (await rejection(price(client()))) as ProviderError;
     expect(fake.requestsTo("jupiter.price")).toHaveLength(1);
     expect(err.message).toBe("swapAggregator returned HTTP 400: Could not find any route");
@@ -114,7 +136,12 @@ describe("bad answers", () => {
     expect(err.failure).toBe("malformed");
     expect(body502(err)).toEqual({
       status: 502,
-      body: { success: false, error: "swapAggregator returned malformed JSON", code: "EXTERNAL_SERVICE_ERROR", details: { service: "swapAggregator", statusCode: 200 } },
+      body: {
+        success: false,
+        error: "swapAggregator returned malformed JSON",
+        code: "EXTERNAL_SERVICE_ERROR",
+        details: { service: "swapAggregator", statusCode: 200 },
+      },
     });
   });
 

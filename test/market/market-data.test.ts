@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, expect, test } from "bun:test";
 import { SOL_MINT } from "../../src/money.ts";
-import { startFakeMarket, type FakeMarket } from "../fakes/market.ts";
+import { type FakeMarket, startFakeMarket } from "../fakes/market.ts";
 import { marketHarness, rejection } from "./helpers.ts";
 
 // DexScreener tokens v1 (PRODUCT.md §5, marketData): batches of at most 30, the most liquid
@@ -19,7 +19,16 @@ beforeEach(() => {
   fake.clearInjected();
   fake.requests.length = 0;
   fake.setSolPrice("150", { push: false });
-  fake.setToken(BONK, { symbol: "BONK", name: "Bonk", priceUsd: "0.0042", decimals: 5, liquidityUsd: 2_500_000, marketCapUsd: 310_000_000, fdvUsd: 330_000_000, pairs: undefined });
+  fake.setToken(BONK, {
+    symbol: "BONK",
+    name: "Bonk",
+    priceUsd: "0.0042",
+    decimals: 5,
+    liquidityUsd: 2_500_000,
+    marketCapUsd: 310_000_000,
+    fdvUsd: 330_000_000,
+    pairs: undefined,
+  });
 });
 
 const pair = (o: Record<string, unknown>) => ({
@@ -63,7 +72,12 @@ test("the most liquid Solana pair where the token is the base wins", async () =>
       pair({ pairAddress: "Small", liquidity: { usd: 1_000 } }),
       pair({ pairAddress: "Deep", dexId: "orca", priceUsd: "0.016", liquidity: { usd: 50_000 } }),
       // MEME on the quote side of a deeper pool: its prices are the other token's.
-      pair({ pairAddress: "QuoteSide", baseToken: { address: USDC, symbol: "USDC" }, quoteToken: { address: MEME, symbol: "MEME" }, liquidity: { usd: 9_000_000 } }),
+      pair({
+        pairAddress: "QuoteSide",
+        baseToken: { address: USDC, symbol: "USDC" },
+        quoteToken: { address: MEME, symbol: "MEME" },
+        liquidity: { usd: 9_000_000 },
+      }),
     ],
   });
   const h = marketHarness(fake);
@@ -76,7 +90,18 @@ test("the most liquid Solana pair where the token is the base wins", async () =>
 
 test("null-safe: nulls, missing objects and wrong types read as unknown; fdv stands in for market cap", async () => {
   fake.setToken(MEME, {
-    pairs: [{ chainId: "solana", baseToken: { address: MEME }, priceUsd: null, priceNative: 12, liquidity: null, fdv: "7000", marketCap: null, volume: "lots" }],
+    pairs: [
+      {
+        chainId: "solana",
+        baseToken: { address: MEME },
+        priceUsd: null,
+        priceNative: 12,
+        liquidity: null,
+        fdv: "7000",
+        marketCap: null,
+        volume: "lots",
+      },
+    ],
   });
   const h = marketHarness(fake);
   expect((await h.market.marketData.getTokens([MEME])).get(MEME)).toEqual({
@@ -96,10 +121,25 @@ test("null-safe: nulls, missing objects and wrong types read as unknown; fdv sta
 });
 
 test("a token only on the quote side: symbol and pool liquidity, no price or market cap", async () => {
-  fake.setToken(MEME, { pairs: [pair({ baseToken: { address: USDC, symbol: "USDC" }, quoteToken: { address: MEME, symbol: "MEME", name: "Meme" }, liquidity: { usd: 8_000 } })] });
+  fake.setToken(MEME, {
+    pairs: [
+      pair({
+        baseToken: { address: USDC, symbol: "USDC" },
+        quoteToken: { address: MEME, symbol: "MEME", name: "Meme" },
+        liquidity: { usd: 8_000 },
+      }),
+    ],
+  });
   const h = marketHarness(fake);
   const m = (await h.market.marketData.getTokens([MEME])).get(MEME)!;
-  expect(m).toMatchObject({ symbol: "MEME", priceUsd: null, priceNative: null, marketCapUsd: null, liquidityUsd: 8_000, quoteSymbol: "USDC" });
+  expect(m).toMatchObject({
+    symbol: "MEME",
+    priceUsd: null,
+    priceNative: null,
+    marketCapUsd: null,
+    liquidityUsd: 8_000,
+    quoteSymbol: "USDC",
+  });
 });
 
 test("unknown tokens are absent", async () => {

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, expect, test } from "bun:test";
 import { Keypair, VersionedTransaction } from "@solana/web3.js";
-import { ProviderError } from "../../src/market/http-client.ts";
+import type { ProviderError } from "../../src/market/http-client.ts";
 import { SOL_MINT } from "../../src/money.ts";
-import { startFakeMarket, type FakeMarket } from "../fakes/market.ts";
+import { type FakeMarket, startFakeMarket } from "../fakes/market.ts";
 import { VirtualTimer } from "../fakes/virtual-timer.ts";
 import { marketHarness, rejection } from "./helpers.ts";
 
@@ -30,7 +30,12 @@ beforeEach(() => {
 
 test("a buy quote: atomic amounts, impact as a fraction, route labels, request parameters", async () => {
   const h = marketHarness(fake);
-  const q = await h.market.quotes.quote({ inputMint: SOL_MINT, outputMint: BONK, amount: "1000000000", slippageBps: 300 });
+  const q = await h.market.quotes.quote({
+    inputMint: SOL_MINT,
+    outputMint: BONK,
+    amount: "1000000000",
+    slippageBps: 300,
+  });
   // 1 SOL × $150 / $0.0042 = 35 714.285714… BONK = 35 714 285 714 atomic units (6 decimals).
   expect(q).toMatchObject({
     inputMint: SOL_MINT,
@@ -45,7 +50,12 @@ test("a buy quote: atomic amounts, impact as a fraction, route labels, request p
     contextSlot: 300_000_000,
   });
   const r = fake.requestsTo("jupiter.quote")[0]!;
-  expect(Object.fromEntries(r.query)).toEqual({ inputMint: SOL_MINT, outputMint: BONK, amount: "1000000000", slippageBps: "300" });
+  expect(Object.fromEntries(r.query)).toEqual({
+    inputMint: SOL_MINT,
+    outputMint: BONK,
+    amount: "1000000000",
+    slippageBps: "300",
+  });
   expect(r.headers["x-api-key"]).toBe("fake-jupiter-key");
 });
 
@@ -53,7 +63,12 @@ test("configured impact and multi-hop labels (deduplicated, in route order)", as
   fake.quote.priceImpactPct = "0.0215";
   fake.quote.routeLabels = ["Orca", "Meteora DLMM", "Orca"];
   const h = marketHarness(fake);
-  const q = await h.market.quotes.quote({ inputMint: BONK, outputMint: SOL_MINT, amount: "35714285714", slippageBps: 100 });
+  const q = await h.market.quotes.quote({
+    inputMint: BONK,
+    outputMint: SOL_MINT,
+    amount: "35714285714",
+    slippageBps: 100,
+  });
   expect(q.priceImpactPct).toBe("0.0215");
   expect(q.routeLabels).toEqual(["Orca", "Meteora DLMM"]);
   // 35 714.285714 BONK × $0.0042 / $150 = 0.999999999992 SOL, less 2.15 % impact.
@@ -62,7 +77,12 @@ test("configured impact and multi-hop labels (deduplicated, in route order)", as
 
 test("the swap transaction request sends the quote back unchanged", async () => {
   const h = marketHarness(fake);
-  const q = await h.market.quotes.quote({ inputMint: SOL_MINT, outputMint: BONK, amount: "250000000", slippageBps: 300 });
+  const q = await h.market.quotes.quote({
+    inputMint: SOL_MINT,
+    outputMint: BONK,
+    amount: "250000000",
+    slippageBps: 300,
+  });
   const swap = await h.market.quotes.swapTransaction(q, user, 12_345);
   const sent = fake.requestsTo("jupiter.swap")[0]!;
   expect(sent.body).toEqual({
@@ -103,7 +123,9 @@ test("a modified quote is refused by the aggregator (400), named swapAggregator"
 test("no route: a 502 carrying the aggregator's code", async () => {
   fake.quote.noRoute.add(BONK);
   const h = marketHarness(fake);
-  const err = (await rejection(h.market.quotes.quote({ inputMint: SOL_MINT, outputMint: BONK, amount: "1000", slippageBps: 50 }))) as ProviderError;
+  const err = (await rejection(
+    h.market.quotes.quote({ inputMint: SOL_MINT, outputMint: BONK, amount: "1000", slippageBps: 50 }),
+  )) as ProviderError;
   expect(err.message).toBe("swapAggregator returned HTTP 400: Could not find any route");
   expect(err.providerCode).toBe("COULD_NOT_FIND_ANY_ROUTE");
   expect(fake.requestsTo("jupiter.quote")).toHaveLength(1);
@@ -111,14 +133,23 @@ test("no route: a 502 carrying the aggregator's code", async () => {
 
 test("an unknown token is not tradable", async () => {
   const h = marketHarness(fake);
-  const err = (await rejection(h.market.quotes.quote({ inputMint: SOL_MINT, outputMint: "Nope111111111111111111111111111111111111111", amount: "1000", slippageBps: 50 }))) as ProviderError;
+  const err = (await rejection(
+    h.market.quotes.quote({
+      inputMint: SOL_MINT,
+      outputMint: "Nope111111111111111111111111111111111111111",
+      amount: "1000",
+      slippageBps: 50,
+    }),
+  )) as ProviderError;
   expect(err.providerCode).toBe("TOKEN_NOT_TRADABLE");
 });
 
 test("bad amounts never reach the aggregator", async () => {
   const h = marketHarness(fake);
   for (const amount of ["0", "1.5", "-3", ""]) {
-    const err = await rejection(h.market.quotes.quote({ inputMint: SOL_MINT, outputMint: BONK, amount, slippageBps: 50 }));
+    const err = await rejection(
+      h.market.quotes.quote({ inputMint: SOL_MINT, outputMint: BONK, amount, slippageBps: 50 }),
+    );
     expect(err.message).toBe("Quote amount must be a positive whole number of atomic units");
   }
   expect(fake.requestsTo("jupiter.quote")).toHaveLength(0);
@@ -126,11 +157,21 @@ test("bad amounts never reach the aggregator", async () => {
 
 test("malformed and incomplete quote answers are 502s", async () => {
   const h = marketHarness(fake);
-  fake.inject("jupiter.quote", { status: 200, raw: "{\"inputMint\":" }, { status: 200, body: { inputMint: SOL_MINT, outAmount: 12 } });
-  const a = await rejection(h.market.quotes.quote({ inputMint: SOL_MINT, outputMint: BONK, amount: "1000", slippageBps: 50 }));
+  fake.inject(
+    "jupiter.quote",
+    { status: 200, raw: '{"inputMint":' },
+    { status: 200, body: { inputMint: SOL_MINT, outAmount: 12 } },
+  );
+  const a = await rejection(
+    h.market.quotes.quote({ inputMint: SOL_MINT, outputMint: BONK, amount: "1000", slippageBps: 50 }),
+  );
   expect(a.message).toBe("swapAggregator returned malformed JSON");
-  const b = await rejection(h.market.quotes.quote({ inputMint: SOL_MINT, outputMint: BONK, amount: "1000", slippageBps: 50 }));
-  expect(b.message).toBe("swapAggregator returned an unexpected response: quote without inputMint, outputMint, inAmount and outAmount");
+  const b = await rejection(
+    h.market.quotes.quote({ inputMint: SOL_MINT, outputMint: BONK, amount: "1000", slippageBps: 50 }),
+  );
+  expect(b.message).toBe(
+    "swapAggregator returned an unexpected response: quote without inputMint, outputMint, inAmount and outAmount",
+  );
 });
 
 test("keyless Jupiter: ONE limiter paces price, quote, swap and the SOL feed together (one every 2 s)", async () => {

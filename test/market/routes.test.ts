@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { type FakeMarket, startFakeMarket } from "../fakes/market.ts";
 import { assertAuthMatrix } from "../helpers/auth-matrix.ts";
 import { createTestContext, createUser, json, login, type TestContext } from "../helpers/context.ts";
-import { startFakeMarket, type FakeMarket } from "../fakes/market.ts";
 import { until } from "./helpers.ts";
 
 // GET /api/v1/price-feeds/sol-usd and GET /api/v1/data-sources/status through the real app
@@ -56,7 +56,12 @@ describe("GET /price-feeds/sol-usd", () => {
     fake.setSolPrice("187.4123", { push: false });
     const res = await ctx.request("GET", "/api/v1/price-feeds/sol-usd", { token });
     expect(res.status).toBe(200);
-    expect(await json(res)).toEqual({ price: "187.41230000", lastUpdated: new Date(ctx.clock.now()).toISOString(), isStale: false, source: "solPriceFeed" });
+    expect(await json(res)).toEqual({
+      price: "187.41230000",
+      lastUpdated: new Date(ctx.clock.now()).toISOString(),
+      isStale: false,
+      source: "solPriceFeed",
+    });
   });
 
   test("from the stream once started; stale after 60 s without updates", async () => {
@@ -83,7 +88,12 @@ describe("GET /price-feeds/sol-usd", () => {
   test("provider failure: 502 EXTERNAL_SERVICE_ERROR with {service, statusCode}", async () => {
     ctx = await withFake({ PRICE_NETWORK_API_KEY: "" });
     const { token } = await login(ctx);
-    fake.inject("jupiter.price", { status: 500, body: {} }, { status: 500, body: {} }, { status: 500, body: { error: "Internal error" } });
+    fake.inject(
+      "jupiter.price",
+      { status: 500, body: {} },
+      { status: 500, body: {} },
+      { status: 500, body: { error: "Internal error" } },
+    );
     const res = await ctx.request("GET", "/api/v1/price-feeds/sol-usd", { token });
     expect(res.status).toBe(502);
     expect(await json(res)).toEqual({
@@ -159,7 +169,8 @@ describe("GET /data-sources/status", () => {
       liquidityChecks: { configured: true },
       signalGeneration: { configured: true },
     });
-    for (const secret of ["127.0.0.1", "fake-hermes-key", "fake-jupiter-key", "fake-birdeye-key"]) expect(text).not.toContain(secret);
+    for (const secret of ["127.0.0.1", "fake-hermes-key", "fake-jupiter-key", "fake-birdeye-key"])
+      expect(text).not.toContain(secret);
     expect(fake.requests).toHaveLength(0); // reporting configuration calls nobody
   });
 
@@ -187,7 +198,12 @@ describe("GET /data-sources/status", () => {
     const limited = await ctx.request("GET", "/api/v1/data-sources/status", { token });
     expect(limited.status).toBe(429);
     expect(limited.headers.get("retry-after")).toBe("60");
-    expect(await json(limited)).toEqual({ success: false, error: "Too many requests. Please try again later.", code: "RATE_LIMITED", retryAfter: 60 });
+    expect(await json(limited)).toEqual({
+      success: false,
+      error: "Too many requests. Please try again later.",
+      code: "RATE_LIMITED",
+      retryAfter: 60,
+    });
     const other = await createUser(ctx);
     expect((await ctx.request("GET", "/api/v1/data-sources/status", { token: other.token })).status).toBe(200);
     ctx.clock.advance(60_001);

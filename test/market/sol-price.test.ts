@@ -2,8 +2,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } fr
 import { ServiceNotConfiguredError } from "../../src/errors.ts";
 import { SOL_USD_FEED_ID } from "../../src/market/hermes.ts";
 import { SOL_MINT } from "../../src/money.ts";
-import { startFakeMarket, type FakeMarket } from "../fakes/market.ts";
-import { marketHarness, rejection, until, type MarketHarness } from "./helpers.ts";
+import { type FakeMarket, startFakeMarket } from "../fakes/market.ts";
+import { type MarketHarness, marketHarness, rejection, until } from "./helpers.ts";
 
 // SOL/USD (SPEC "SOL price", PRODUCT.md §5): the Hermes SSE stream with reconnects, latest
 // polling while it is down, Jupiter as second source (and only one without a Hermes key),
@@ -37,7 +37,12 @@ describe("stream mode (priceNetwork configured)", () => {
     expect(price()).toBeNull();
     h.market.solPrice.start();
     await until(() => price() !== null && !price()!.isStale, "first price");
-    expect(price()).toEqual({ price: "150.00000000", lastUpdated: "2026-01-01T00:00:00.000Z", isStale: false, source: "priceNetwork" });
+    expect(price()).toEqual({
+      price: "150.00000000",
+      lastUpdated: "2026-01-01T00:00:00.000Z",
+      isStale: false,
+      source: "priceNetwork",
+    });
     const r = fake.requestsTo("hermes.stream")[0]!;
     expect(r.headers.authorization).toBe("Bearer fake-hermes-key");
     expect(r.headers.accept).toBe("text/event-stream");
@@ -52,14 +57,23 @@ describe("stream mode (priceNetwork configured)", () => {
     h = marketHarness(fake, {}, { solPrice: { publishIntervalMs: 1_000 } });
     h.market.solPrice.start();
     await until(() => h!.published.length === 1, "first event");
-    expect(h.published[0]).toMatchObject({ type: "price.sol", userId: null, data: { price: "150.00000000", isStale: false, source: "priceNetwork" } });
+    expect(h.published[0]).toMatchObject({
+      type: "price.sol",
+      userId: null,
+      data: { price: "150.00000000", isStale: false, source: "priceNetwork" },
+    });
     fake.setSolPrice("152");
     await until(() => price()?.price === "152.00000000", "update");
     expect(h.published).toHaveLength(1); // within the throttle interval
     h.clock.advance(1_000);
     fake.setSolPrice("153");
     await until(() => h!.published.length === 2, "second event");
-    expect(h.published[1]!.data).toEqual({ price: "153.00000000", lastUpdated: "2026-01-01T00:00:01.000Z", isStale: false, source: "priceNetwork" });
+    expect(h.published[1]!.data).toEqual({
+      price: "153.00000000",
+      lastUpdated: "2026-01-01T00:00:01.000Z",
+      isStale: false,
+      source: "priceNetwork",
+    });
     // The stream drops: staleness flips and is published at once, throttle or not.
     fake.streams.available = false;
     fake.dropStreams();
@@ -130,7 +144,9 @@ describe("stream mode (priceNetwork configured)", () => {
     h.market.solPrice.start();
     await until(() => price()?.isStale === false, "fresh");
     fake.streams.sendRaw("data: {not json\n\n");
-    fake.streams.sendRaw(`data: ${JSON.stringify({ parsed: [{ id: SOL_USD_FEED_ID, price: { price: "-5", expo: -8 } }] })}\n\n`);
+    fake.streams.sendRaw(
+      `data: ${JSON.stringify({ parsed: [{ id: SOL_USD_FEED_ID, price: { price: "-5", expo: -8 } }] })}\n\n`,
+    );
     fake.setSolPrice("155");
     await until(() => price()?.price === "155.00000000", "next good update");
     expect(h.market.solPrice.connects).toBe(1);
@@ -155,7 +171,12 @@ describe("poll mode (no PRICE_NETWORK_API_KEY)", () => {
     expect(h.market.solPrice.mode).toBe("poll");
     h.market.solPrice.start();
     await until(() => price() !== null, "first poll");
-    expect(price()).toEqual({ price: "150.00000000", lastUpdated: "2026-01-01T00:00:00.000Z", isStale: false, source: "solPriceFeed" });
+    expect(price()).toEqual({
+      price: "150.00000000",
+      lastUpdated: "2026-01-01T00:00:00.000Z",
+      isStale: false,
+      source: "solPriceFeed",
+    });
     fake.setSolPrice("148.25", { push: false });
     await until(() => price()?.price === "148.25000000", "next poll");
     expect(fake.requests.filter((r) => r.route.startsWith("hermes"))).toHaveLength(0);
@@ -165,7 +186,12 @@ describe("poll mode (no PRICE_NETWORK_API_KEY)", () => {
     h = marketHarness(fake, { PRICE_NETWORK_API_KEY: "" });
     await h.market.solPrice.refresh();
     expect(price()!.isStale).toBe(false);
-    fake.inject("jupiter.price", { status: 500, body: {} }, { status: 500, body: {} }, { status: 500, body: { error: "Internal" } });
+    fake.inject(
+      "jupiter.price",
+      { status: 500, body: {} },
+      { status: 500, body: {} },
+      { status: 500, body: { error: "Internal" } },
+    );
     const err = await rejection(h.market.solPrice.refresh());
     expect(err.message).toBe("solPriceFeed returned HTTP 500: Internal");
     expect(price()!.isStale).toBe(true);
@@ -187,6 +213,8 @@ test("nothing configured: start() connects nowhere, fetchCurrent() is a 503", as
   h.market.solPrice.start();
   const err = await rejection(h.market.solPrice.fetchCurrent());
   expect(err).toBeInstanceOf(ServiceNotConfiguredError);
-  expect(err.message).toBe("SOL price feed is not configured: set SOL_PRICE_FEED_URL, or PRICE_NETWORK_URL and PRICE_NETWORK_API_KEY");
+  expect(err.message).toBe(
+    "SOL price feed is not configured: set SOL_PRICE_FEED_URL, or PRICE_NETWORK_URL and PRICE_NETWORK_API_KEY",
+  );
   expect(fake.requests).toHaveLength(0);
 });

@@ -21,7 +21,11 @@ async function collect(chunks: string[]): Promise<SseItem[]> {
 }
 
 test("messages, comments, multi-line data, event names and ids", async () => {
-  const items = await collect([": keep-alive\n\n", "data: {\"a\":1}\n\n", "event: price\nid: 7\ndata: line1\ndata: line2\n\n"]);
+  const items = await collect([
+    ": keep-alive\n\n",
+    'data: {"a":1}\n\n',
+    "event: price\nid: 7\ndata: line1\ndata: line2\n\n",
+  ]);
   expect(items).toEqual([
     { type: "comment", text: "keep-alive" },
     { type: "message", message: { event: "message", data: '{"a":1}', id: null } },

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { loadConfig } from "../../src/config.ts";
 import { DEFAULT_LIMITS, swapAggregatorLimit } from "../../src/market/index.ts";
 import { SOL_MINT } from "../../src/money.ts";
-import { startFakeMarket, type FakeMarket } from "../fakes/market.ts";
+import { type FakeMarket, startFakeMarket } from "../fakes/market.ts";
 import { VirtualTimer } from "../fakes/virtual-timer.ts";
 import { marketHarness } from "./helpers.ts";
 
@@ -22,9 +22,13 @@ test("unset or empty: the tier's limit; set: 60 000 / N ms between requests", ()
   const cfg = (env: Record<string, string>) => loadConfig({ DATABASE_PATH: ":memory:", ...env });
   expect(swapAggregatorLimit(cfg({}))).toEqual(DEFAULT_LIMITS.jupiterKeyless);
   expect(swapAggregatorLimit(cfg({ SWAP_AGGREGATOR_API_KEY: "k" }))).toEqual(DEFAULT_LIMITS.jupiterKeyed);
-  expect(swapAggregatorLimit(cfg({ SWAP_AGGREGATOR_API_KEY: "k", SWAP_AGGREGATOR_REQUESTS_PER_MINUTE: "" }))).toEqual(DEFAULT_LIMITS.jupiterKeyed);
+  expect(swapAggregatorLimit(cfg({ SWAP_AGGREGATOR_API_KEY: "k", SWAP_AGGREGATOR_REQUESTS_PER_MINUTE: "" }))).toEqual(
+    DEFAULT_LIMITS.jupiterKeyed,
+  );
   expect(swapAggregatorLimit(cfg({ SWAP_AGGREGATOR_REQUESTS_PER_MINUTE: "600" }))).toEqual({ intervalMs: 100 });
-  expect(swapAggregatorLimit(cfg({ SWAP_AGGREGATOR_API_KEY: "k", SWAP_AGGREGATOR_REQUESTS_PER_MINUTE: "6000000" }))).toEqual({ intervalMs: 0.01 });
+  expect(
+    swapAggregatorLimit(cfg({ SWAP_AGGREGATOR_API_KEY: "k", SWAP_AGGREGATOR_REQUESTS_PER_MINUTE: "6000000" })),
+  ).toEqual({ intervalMs: 0.01 });
 });
 
 test("invalid values name the variable", () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, expect, test } from "bun:test";
 import { ServiceNotConfiguredError } from "../../src/errors.ts";
 import { SOL_MINT } from "../../src/money.ts";
-import { startFakeMarket, type FakeMarket } from "../fakes/market.ts";
+import { type FakeMarket, startFakeMarket } from "../fakes/market.ts";
 import { marketHarness, rejection } from "./helpers.ts";
 
 // Token prices through Jupiter Price v3 (PRODUCT.md §5, swapAggregator): batches of at most 50,
@@ -26,7 +26,13 @@ beforeEach(() => {
 test("prices and decimals of known mints; the key header goes along", async () => {
   const h = marketHarness(fake, {}, { tokenPriceCacheTtlMs: 5_000 });
   const prices = await h.market.tokenPrices.getPrices([BONK, WIF, SOL_MINT]);
-  expect(prices.get(BONK)).toEqual({ mint: BONK, usd: "0.0000231", decimals: 5, priceChange24h: 1.29, liquidityUsd: 12_000_000 });
+  expect(prices.get(BONK)).toEqual({
+    mint: BONK,
+    usd: "0.0000231",
+    decimals: 5,
+    priceChange24h: 1.29,
+    liquidityUsd: 12_000_000,
+  });
   expect(prices.get(WIF)?.usd).toBe("1.87");
   expect(prices.get(SOL_MINT)?.usd).toBe("150");
   const reqs = fake.requestsTo("jupiter.price");
@@ -39,7 +45,12 @@ test("mints the API cannot price are absent, never zero", async () => {
   fake.setToken("NoPrice111111111111111111111111111111111111", { priceUsd: null });
   fake.setToken("ZeroPrice11111111111111111111111111111111111", { priceUsd: "0" });
   const h = marketHarness(fake);
-  const prices = await h.market.tokenPrices.getPrices([BONK, UNKNOWN, "NoPrice111111111111111111111111111111111111", "ZeroPrice11111111111111111111111111111111111"]);
+  const prices = await h.market.tokenPrices.getPrices([
+    BONK,
+    UNKNOWN,
+    "NoPrice111111111111111111111111111111111111",
+    "ZeroPrice11111111111111111111111111111111111",
+  ]);
   expect([...prices.keys()]).toEqual([BONK]);
   expect(prices.has(UNKNOWN)).toBe(false);
 });
@@ -69,7 +80,10 @@ test("a short cache: hits and misses are reused until the TTL passes; duplicates
 
 test("concurrent callers share one request", async () => {
   const h = marketHarness(fake, {}, { tokenPriceCacheTtlMs: 5_000 });
-  const [a, b] = await Promise.all([h.market.tokenPrices.getPrices([BONK, WIF]), h.market.tokenPrices.getPrices([WIF, BONK])]);
+  const [a, b] = await Promise.all([
+    h.market.tokenPrices.getPrices([BONK, WIF]),
+    h.market.tokenPrices.getPrices([WIF, BONK]),
+  ]);
   expect(a.get(WIF)?.usd).toBe("1.87");
   expect(b.get(BONK)?.usd).toBe("0.0000231");
   expect(fake.requestsTo("jupiter.price")).toHaveLength(1);
@@ -77,7 +91,12 @@ test("concurrent callers share one request", async () => {
 
 test("failures are not cached and surface as a 502 naming swapAggregator", async () => {
   const h = marketHarness(fake, {}, { tokenPriceCacheTtlMs: 5_000 });
-  fake.inject("jupiter.price", { status: 500, body: {} }, { status: 500, body: {} }, { status: 500, body: { error: "Internal" } });
+  fake.inject(
+    "jupiter.price",
+    { status: 500, body: {} },
+    { status: 500, body: {} },
+    { status: 500, body: { error: "Internal" } },
+  );
   const err = await rejection(h.market.tokenPrices.getPrices([BONK]));
   expect(err.status).toBe(502);
   expect(err.message).toBe("swapAggregator returned HTTP 500: Internal");
@@ -98,7 +117,12 @@ test("decimals: from the price answer, then remembered; SOL is 9 without asking"
   expect(await h.market.decimals.getDecimals([SOL_MINT])).toEqual(new Map([[SOL_MINT, 9]]));
   expect(fake.requestsTo("jupiter.price")).toHaveLength(0);
   const d = await h.market.decimals.getDecimals([BONK, WIF, UNKNOWN]);
-  expect(d).toEqual(new Map([[BONK, 5], [WIF, 6]]));
+  expect(d).toEqual(
+    new Map([
+      [BONK, 5],
+      [WIF, 6],
+    ]),
+  );
   await h.market.decimals.getDecimals([BONK, WIF]);
   expect(fake.requestsTo("jupiter.price")).toHaveLength(1);
 });

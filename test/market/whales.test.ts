@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, expect, test } from "bun:test";
 import { ServiceNotConfiguredError, toErrorBody } from "../../src/errors.ts";
 import { SOL_MINT } from "../../src/money.ts";
-import { FakeMarket, startFakeMarket } from "../fakes/market.ts";
+import { type FakeMarket, startFakeMarket } from "../fakes/market.ts";
 import { marketHarness, rejection } from "./helpers.ts";
 
 // Birdeye txs-by-volume (PRODUCT.md §5, signalGeneration): only with a key; otherwise the whale
@@ -20,8 +20,22 @@ beforeEach(() => {
   fake.setSolPrice("150", { push: false });
   fake.setToken(BONK, { symbol: "BONK", decimals: 5 });
   fake.setWhaleTrades(BONK, [
-    { txHash: "tx-old", blockUnixTime: 1_767_225_000, volumeUsd: 25_000, tokenAmount: 5_000_000, priceUsd: 0.005, owner: "WhaleA" },
-    { txHash: "tx-new", blockUnixTime: 1_767_225_600, volumeUsd: 60_000, tokenAmount: 12_000_000, owner: "WhaleB", source: "orca" },
+    {
+      txHash: "tx-old",
+      blockUnixTime: 1_767_225_000,
+      volumeUsd: 25_000,
+      tokenAmount: 5_000_000,
+      priceUsd: 0.005,
+      owner: "WhaleA",
+    },
+    {
+      txHash: "tx-new",
+      blockUnixTime: 1_767_225_600,
+      volumeUsd: 60_000,
+      tokenAmount: 12_000_000,
+      owner: "WhaleB",
+      source: "orca",
+    },
     { txHash: "tx-small", blockUnixTime: 1_767_225_300, volumeUsd: 900, tokenAmount: 200_000 },
     { txHash: "tx-sell", blockUnixTime: 1_767_225_400, volumeUsd: 80_000, side: "sell" },
   ]);
@@ -33,8 +47,28 @@ test("latest whale buys of a token, newest first, with Birdeye's headers and par
   h.market.whales.assertConfigured();
   const trades = await h.market.whales.getTrades(BONK, { minVolumeUsd: 10_000, limit: 20 });
   expect(trades).toEqual([
-    { txHash: "tx-new", blockTime: "2026-01-01T00:00:00.000Z", tokenAddress: BONK, side: "buy", volumeUsd: 60_000, owner: "WhaleB", source: "orca", tokenAmount: 12_000_000, priceUsd: 0.005 },
-    { txHash: "tx-old", blockTime: "2025-12-31T23:50:00.000Z", tokenAddress: BONK, side: "buy", volumeUsd: 25_000, owner: "WhaleA", source: "raydium", tokenAmount: 5_000_000, priceUsd: 0.005 },
+    {
+      txHash: "tx-new",
+      blockTime: "2026-01-01T00:00:00.000Z",
+      tokenAddress: BONK,
+      side: "buy",
+      volumeUsd: 60_000,
+      owner: "WhaleB",
+      source: "orca",
+      tokenAmount: 12_000_000,
+      priceUsd: 0.005,
+    },
+    {
+      txHash: "tx-old",
+      blockTime: "2025-12-31T23:50:00.000Z",
+      tokenAddress: BONK,
+      side: "buy",
+      volumeUsd: 25_000,
+      owner: "WhaleA",
+      source: "raydium",
+      tokenAmount: 5_000_000,
+      priceUsd: 0.005,
+    },
   ]);
   const r = fake.requestsTo("birdeye.txs")[0]!;
   expect(r.headers["x-api-key"]).toBe("fake-birdeye-key");
@@ -63,7 +97,11 @@ test("without WHALE_DATA_API_KEY: 503 SERVICE_NOT_CONFIGURED naming the variable
   expect(thrown).toBeInstanceOf(ServiceNotConfiguredError);
   expect(toErrorBody(thrown, { development: false })).toEqual({
     status: 503,
-    body: { success: false, error: "Whale trade data is not configured: set WHALE_DATA_API_KEY", code: "SERVICE_NOT_CONFIGURED" },
+    body: {
+      success: false,
+      error: "Whale trade data is not configured: set WHALE_DATA_API_KEY",
+      code: "SERVICE_NOT_CONFIGURED",
+    },
   });
   const err = await rejection(h.market.whales.getTrades(BONK));
   expect(err.message).toBe("Whale trade data is not configured: set WHALE_DATA_API_KEY");
@@ -96,7 +134,13 @@ test("{success:false} with 200 and items without hash or time are handled", asyn
   fake.inject("birdeye.txs", { status: 200, body: { success: false, message: "Compute units exhausted" } });
   const err = await rejection(h.market.whales.getTrades(BONK));
   expect(err.message).toBe("signalGeneration refused the request: Compute units exhausted");
-  fake.inject("birdeye.txs", { status: 200, body: { success: true, data: { items: [{ tx_hash: null }, { block_unix_time: 5 }, { tx_hash: "ok", block_unix_time: 1 }] } } });
+  fake.inject("birdeye.txs", {
+    status: 200,
+    body: {
+      success: true,
+      data: { items: [{ tx_hash: null }, { block_unix_time: 5 }, { tx_hash: "ok", block_unix_time: 1 }] },
+    },
+  });
   const trades = await h.market.whales.getTrades(BONK);
   expect(trades.map((t) => t.txHash)).toEqual(["ok"]);
   expect(trades[0]).toMatchObject({ volumeUsd: null, owner: null, tokenAmount: null, priceUsd: null });

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { agents, positions } from "../../src/db/schema/index.ts";
 import { createApiKey, createTestContext, json, login, type TestContext } from "../helpers/context.ts";
-import { parseExposition, sampleValue, type Family } from "./exposition.ts";
+import { type Family, parseExposition, sampleValue } from "./exposition.ts";
 
 // GET /metrics (SPEC; PRODUCT.md §6): process CPU and memory, http_requests_total{method,status}
 // plus the route pattern, a duration histogram, and the trading metrics; valid for promtool.
@@ -52,15 +52,27 @@ describe("exposition", () => {
     await ctx.request("GET", "/api/v1/health");
     await ctx.request("GET", "/api/v1/nowhere");
     ctx.services.metrics.trades.inc({ mode: "live", side: "sell", outcome: "failed" });
-    ctx.services.metrics.setSources({ solPrice: () => ({ priceUsd: 150.25, updatedAt: ctx.clock.now(), stale: false }) });
+    ctx.services.metrics.setSources({
+      solPrice: () => ({ priceUsd: 150.25, updatedAt: ctx.clock.now(), stale: false }),
+    });
     const { text } = await scrape(ctx);
     const promtool = Bun.which("promtool");
     if (!promtool) {
-      console.warn("NOTICE: promtool not installed (Debian package `prometheus`); skipping the promtool assertion, the parser checks still ran.");
+      console.warn(
+        "NOTICE: promtool not installed (Debian package `prometheus`); skipping the promtool assertion, the parser checks still ran.",
+      );
       return;
     }
-    const proc = Bun.spawn([promtool, "check", "metrics"], { stdin: new TextEncoder().encode(text), stdout: "pipe", stderr: "pipe" });
-    const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+    const proc = Bun.spawn([promtool, "check", "metrics"], {
+      stdin: new TextEncoder().encode(text),
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [out, err, code] = await Promise.all([
+      new Response(proc.stdout).text(),
+      new Response(proc.stderr).text(),
+      proc.exited,
+    ]);
     expect(out + err).toBe("");
     expect(code).toBe(0);
   });
@@ -94,7 +106,14 @@ describe("http_requests_total and http_request_duration_seconds", () => {
     expect((await ctx.request("GET", "/api/v1/api-keys/not-a-uuid", { token })).status).toBe(400); // validator
     expect((await ctx.request("GET", `/api/v1/no-such-thing/${id}`)).status).toBe(404); // no route
     expect((await ctx.request("DELETE", "/api/v1/health")).status).toBe(404); // path exists, method does not
-    expect((await ctx.request("POST", "/api/v1/auth/login", { rawBody: "{", headers: { "content-type": "application/json" } })).status).toBe(400);
+    expect(
+      (
+        await ctx.request("POST", "/api/v1/auth/login", {
+          rawBody: "{",
+          headers: { "content-type": "application/json" },
+        })
+      ).status,
+    ).toBe(400);
 
     const { text, families } = await scrape(ctx);
     expect(text).not.toContain(id);
@@ -121,7 +140,9 @@ describe("http_requests_total and http_request_duration_seconds", () => {
     expect(sampleValue(families, "http_request_duration_seconds_count", labels)).toBe(3);
     expect(sampleValue(families, "http_request_duration_seconds_sum", labels)).toBeGreaterThan(0);
     expect(sampleValue(families, "http_request_duration_seconds_bucket", { ...labels, le: "+Inf" })).toBe(3);
-    const buckets = hist.samples.filter((s) => s.name === "http_request_duration_seconds_bucket" && s.labels.route === labels.route);
+    const buckets = hist.samples.filter(
+      (s) => s.name === "http_request_duration_seconds_bucket" && s.labels.route === labels.route,
+    );
     expect(buckets.length).toBeGreaterThan(5);
     // Cumulative buckets never decrease.
     for (let i = 1; i < buckets.length; i++) expect(buckets[i]!.value).toBeGreaterThanOrEqual(buckets[i - 1]!.value);
@@ -147,7 +168,9 @@ describe("trading metrics", () => {
     m.trades.inc({ mode: "live", side: "sell", outcome: "failed" });
     ({ families } = await scrape(ctx));
     expect(sampleValue(families, "trading_signals_received_total")).toBe(2);
-    expect(sampleValue(families, "trading_trades_total", { mode: "simulation", side: "buy", outcome: "success" })).toBe(2);
+    expect(sampleValue(families, "trading_trades_total", { mode: "simulation", side: "buy", outcome: "success" })).toBe(
+      2,
+    );
     expect(sampleValue(families, "trading_trades_total", { mode: "live", side: "sell", outcome: "failed" })).toBe(1);
     expect(sampleValue(families, "trading_trades_total", { mode: "live", side: "buy", outcome: "success" })).toBe(0);
   });
@@ -156,8 +179,13 @@ describe("trading metrics", () => {
     const ctx = await context();
     const { token } = await login(ctx);
     const key = (await createApiKey(ctx, token, ["signals"])).key;
-    const signal = { tokenAddress: "DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263", signalType: "buy", signalStrength: 4 };
-    const post = (body: unknown, headers: Record<string, string> = {}) => ctx.request("POST", "/api/v1/trading-signals", { apiKey: key, body, headers });
+    const signal = {
+      tokenAddress: "DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263",
+      signalType: "buy",
+      signalStrength: 4,
+    };
+    const post = (body: unknown, headers: Record<string, string> = {}) =>
+      ctx.request("POST", "/api/v1/trading-signals", { apiKey: key, body, headers });
     expect((await post(signal, { "idempotency-key": "k1" })).status).toBe(201);
     expect((await post(signal, { "idempotency-key": "k1" })).status).toBe(201); // replay
     expect((await post({ ...signal, signalStrength: 9 })).status).toBe(400);
@@ -177,7 +205,10 @@ describe("trading metrics", () => {
     const { user } = await login(ctx);
     const now = new Date(ctx.clock.now()).toISOString();
     const agentId = crypto.randomUUID();
-    ctx.database.db.insert(agents).values({ id: agentId, userId: user.id, name: "a", createdAt: now, updatedAt: now }).run();
+    ctx.database.db
+      .insert(agents)
+      .values({ id: agentId, userId: user.id, name: "a", createdAt: now, updatedAt: now })
+      .run();
     const position = (token: string, mode: string, status: "open" | "closed") => ({
       id: crypto.randomUUID(),
       agentId,
@@ -201,7 +232,12 @@ describe("trading metrics", () => {
     });
     ctx.database.db
       .insert(positions)
-      .values([position("T1", "simulation", "open"), position("T2", "simulation", "open"), position("T3", "live", "open"), position("T4", "simulation", "closed")])
+      .values([
+        position("T1", "simulation", "open"),
+        position("T2", "simulation", "open"),
+        position("T3", "live", "open"),
+        position("T4", "simulation", "closed"),
+      ])
       .run();
     ({ families } = await scrape(ctx));
     expect(sampleValue(families, "trading_open_positions", { mode: "simulation" })).toBe(2);
@@ -247,5 +283,9 @@ test("the status endpoint answers JSON errors as before once metrics are on (no 
   const ctx = await context();
   const res = await ctx.request("GET", "/api/v1/auth/me");
   expect(res.status).toBe(401);
-  expect(await json(res)).toEqual({ success: false, error: "Authorization header required", code: "AUTHENTICATION_ERROR" });
+  expect(await json(res)).toEqual({
+    success: false,
+    error: "Authorization header required",
+    code: "AUTHENTICATION_ERROR",
+  });
 });

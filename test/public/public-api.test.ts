@@ -21,7 +21,8 @@ beforeEach(async () => {
 });
 afterEach(() => t.close());
 
-const get = (ctx: TestContext, path: string, k = key) => ctx.request("GET", path, { headers: { authorization: `Bearer ${k}` } });
+const get = (ctx: TestContext, path: string, k = key) =>
+  ctx.request("GET", path, { headers: { authorization: `Bearer ${k}` } });
 const pub = (path: string, k = key) => get(t.ctx, path, k);
 
 async function expectError(res: Response, status: number, body: Record<string, unknown>) {
@@ -58,7 +59,7 @@ describe("auth", () => {
     for (const [path, foreignPath] of paths) {
       await assertAuthMatrix(t.ctx, { method: "GET", path, foreignPath, apiKeyOnly: true, token: t.token });
       // The spec's form: the key as a Bearer value.
-      const bad = await pub(path, "svc_" + "y".repeat(32));
+      const bad = await pub(path, `svc_${"y".repeat(32)}`);
       await expectError(bad, 401, { error: "Invalid API key", code: "AUTHENTICATION_ERROR" });
       // A JWT is not an API key.
       await expectError(await pub(path, t.token), 401, { error: "API key required", code: "AUTHENTICATION_ERROR" });
@@ -109,13 +110,25 @@ describe("platform", () => {
     const keys = await json(await t.ctx.request("GET", "/api/v1/api-keys", { token: t.token }));
     const mine = keys.find((k: { prefix: string }) => k.prefix === key.slice(0, 8));
     expect(body).toEqual({
-      apiKey: { id: mine.id, name: mine.name, prefix: key.slice(0, 8), scopes: ["history"], requestCount: 3, lastUsedAt: "2026-01-01T00:00:00.000Z", createdAt: mine.createdAt },
+      apiKey: {
+        id: mine.id,
+        name: mine.name,
+        prefix: key.slice(0, 8),
+        scopes: ["history"],
+        requestCount: 3,
+        lastUsedAt: "2026-01-01T00:00:00.000Z",
+        createdAt: mine.createdAt,
+      },
       user: { apiKeys: 2, requestCount: 4, agents: 1 },
     });
     // Another user's keys and agents are not counted.
     const bob = await createUser(t.ctx);
     const bobKey = (await createApiKey(t.ctx, bob.token, ["signals"])).key;
-    expect((await json(await pub("/v1/platform/usage", bobKey))).user).toEqual({ apiKeys: 1, requestCount: 1, agents: 0 });
+    expect((await json(await pub("/v1/platform/usage", bobKey))).user).toEqual({
+      apiKeys: 1,
+      requestCount: 1,
+      agents: 0,
+    });
   });
 });
 
@@ -132,21 +145,30 @@ describe("agents", () => {
     }
     expect(main.map((x: { id: string }) => x.id)).toEqual([b.id, a.id]);
     expect((await json(await pub("/v1/agents?limit=1&offset=1"))).map((x: { id: string }) => x.id)).toEqual([a.id]);
-    await expectError(await pub("/v1/agents?limit=1001"), 400, { error: "limit must be at most 1000", code: "VALIDATION_ERROR", details: ["limit: limit must be at most 1000"] });
+    await expectError(await pub("/v1/agents?limit=1001"), 400, {
+      error: "limit must be at most 1000",
+      code: "VALIDATION_ERROR",
+      details: ["limit: limit must be at most 1000"],
+    });
   });
 
   test("one agent; bad id 400, unknown 404", async () => {
     const a = await t.createAgent();
     const res = await pub(`/v1/agents/${a.id}`);
     expect(res.status).toBe(200);
-    expect(await json(res)).toEqual(await json(await t.ctx.request("GET", `/api/v1/agents/${a.id}`, { token: t.token })));
+    expect(await json(res)).toEqual(
+      await json(await t.ctx.request("GET", `/api/v1/agents/${a.id}`, { token: t.token })),
+    );
     for (const suffix of ["", "/wallet", "/live-trades", "/signals", "/signals/1"]) {
       await expectError(await pub(`/v1/agents/${NOT_A_UUID}${suffix}`), 400, {
         error: "Invalid agent ID format",
         code: "VALIDATION_ERROR",
         details: ["agentId: Invalid agent ID format"],
       });
-      await expectError(await pub(`/v1/agents/${MISSING}${suffix}`), 404, { error: "Agent not found", code: "NOT_FOUND" });
+      await expectError(await pub(`/v1/agents/${MISSING}${suffix}`), 404, {
+        error: "Agent not found",
+        code: "NOT_FOUND",
+      });
     }
   });
 });
@@ -166,8 +188,22 @@ describe("wallet", () => {
       walletAddress: a.walletAddress,
       solPriceUsd: "100.00000000",
       holdings: [
-        { tokenAddress: SOL_MINT, tokenSymbol: "SOL", balance: "9.499895", priceUsd: "100.00000000", valueUsd: "949.9895", lastUpdated: expect.any(String) },
-        { tokenAddress: MINT, tokenSymbol: "BONK", balance: "5000", priceUsd: "0.01", valueUsd: "50", lastUpdated: expect.any(String) },
+        {
+          tokenAddress: SOL_MINT,
+          tokenSymbol: "SOL",
+          balance: "9.499895",
+          priceUsd: "100.00000000",
+          valueUsd: "949.9895",
+          lastUpdated: expect.any(String),
+        },
+        {
+          tokenAddress: MINT,
+          tokenSymbol: "BONK",
+          balance: "5000",
+          priceUsd: "0.01",
+          valueUsd: "50",
+          lastUpdated: expect.any(String),
+        },
       ],
       totalValueUsd: "999.9895",
       unpricedTokens: [],
@@ -181,7 +217,14 @@ describe("wallet", () => {
     t.fake.setToken(MINT2, { symbol: "WIF", priceUsd: null, decimals: 6 });
     const body = await json(await pub(`/v1/agents/${a.id}/wallet`));
     const sol = new Big(t.solBalance(a.id));
-    expect(body.holdings[1]).toEqual({ tokenAddress: MINT2, tokenSymbol: "WIF", balance: t.tokenBalance(a.id, MINT2), priceUsd: null, valueUsd: null, lastUpdated: expect.any(String) });
+    expect(body.holdings[1]).toEqual({
+      tokenAddress: MINT2,
+      tokenSymbol: "WIF",
+      balance: t.tokenBalance(a.id, MINT2),
+      priceUsd: null,
+      valueUsd: null,
+      lastUpdated: expect.any(String),
+    });
     expect(body.totalValueUsd).toBe(sol.times(100).toFixed());
     expect(body.unpricedTokens).toEqual([MINT2]);
   });
@@ -234,8 +277,18 @@ describe("live trades", () => {
     insertTx(await foreignAgent(), "live", "2026-01-01T00:02:00.000Z");
     const body = await json(await pub(`/v1/agents/${a.id}/live-trades`));
     expect(body.map((x: { id: string }) => x.id)).toEqual([recent, old]);
-    expect(body[0]).toMatchObject({ agentId: a.id, transactionType: "SELL", tradingMode: "live", transactionHash: "sig", status: "confirmed", inputAmount: "0.5", outputAmount: "5000" });
-    expect((await json(await pub(`/v1/agents/${a.id}/live-trades?limit=1&offset=1`))).map((x: { id: string }) => x.id)).toEqual([old]);
+    expect(body[0]).toMatchObject({
+      agentId: a.id,
+      transactionType: "SELL",
+      tradingMode: "live",
+      transactionHash: "sig",
+      status: "confirmed",
+      inputAmount: "0.5",
+      outputAmount: "5000",
+    });
+    expect(
+      (await json(await pub(`/v1/agents/${a.id}/live-trades?limit=1&offset=1`))).map((x: { id: string }) => x.id),
+    ).toEqual([old]);
   });
 
   test("a simulation agent's trades are not live trades", async () => {
@@ -251,7 +304,11 @@ describe("SOL price", () => {
   test("the latest SOL/USD price", async () => {
     const res = await pub("/v1/prices/sol");
     expect(res.status).toBe(200);
-    expect(await json(res)).toMatchObject({ price: "100.00000000", isStale: false, lastUpdated: "2026-01-01T00:00:00.000Z" });
+    expect(await json(res)).toMatchObject({
+      price: "100.00000000",
+      isStale: false,
+      lastUpdated: "2026-01-01T00:00:00.000Z",
+    });
   });
 });
 
@@ -279,7 +336,9 @@ describe("agent signals", () => {
       source: null,
       evaluation: { eligible: true, outcome: "traded", reason: null, evaluatedAt: "2026-01-01T00:00:00.000Z" },
     });
-    expect((await json(await pub(`/v1/agents/${trader.id}/signals?limit=1`))).map((s: { id: number }) => s.id)).toEqual([second.id]);
+    expect((await json(await pub(`/v1/agents/${trader.id}/signals?limit=1`))).map((s: { id: number }) => s.id)).toEqual(
+      [second.id],
+    );
 
     // The idle agent (automation off) was evaluated and refused both: none are listed.
     expect(t.count("signal_evaluations", "agent_id = ? AND eligible = 0", idle.id)).toBe(2);
@@ -293,8 +352,14 @@ describe("agent signals", () => {
     await t.settle();
     const one = await json(await pub(`/v1/agents/${trader.id}/signals/${s.id}`));
     expect(one).toMatchObject({ id: s.id, tokenAddress: MINT, evaluation: { eligible: true, outcome: "traded" } });
-    await expectError(await pub(`/v1/agents/${idle.id}/signals/${s.id}`), 404, { error: "Signal not found", code: "NOT_FOUND" });
-    await expectError(await pub(`/v1/agents/${trader.id}/signals/999999`), 404, { error: "Signal not found", code: "NOT_FOUND" });
+    await expectError(await pub(`/v1/agents/${idle.id}/signals/${s.id}`), 404, {
+      error: "Signal not found",
+      code: "NOT_FOUND",
+    });
+    await expectError(await pub(`/v1/agents/${trader.id}/signals/999999`), 404, {
+      error: "Signal not found",
+      code: "NOT_FOUND",
+    });
     for (const bad of ["abc", "0", "-1", "1.5"]) {
       await expectError(await pub(`/v1/agents/${trader.id}/signals/${bad}`), 400, {
         error: "Invalid signal ID format",
@@ -313,27 +378,67 @@ describe("agent signals", () => {
     expect(entry.id).toBe(s.id);
     const failed = t.ctx.logs.map((l) => JSON.parse(l)).find((l) => l.msg === "trade failed");
     expect(failed.reason).toContain("swapAggregator");
-    expect(entry.evaluation).toEqual({ eligible: true, outcome: "failed", reason: failed.reason, evaluatedAt: "2026-01-01T00:00:00.000Z" });
+    expect(entry.evaluation).toEqual({
+      eligible: true,
+      outcome: "failed",
+      reason: failed.reason,
+      evaluatedAt: "2026-01-01T00:00:00.000Z",
+    });
     expect(t.count("positions", "agent_id = ?", a.id)).toBe(0);
   });
 });
 
 describe("whale trades", () => {
-  const trade = (txHash: string, blockUnixTime: number, volumeUsd: number) => ({ txHash, blockUnixTime, volumeUsd, tokenAmount: volumeUsd * 100, priceUsd: 0.01 });
+  const trade = (txHash: string, blockUnixTime: number, volumeUsd: number) => ({
+    txHash,
+    blockUnixTime,
+    volumeUsd,
+    tokenAmount: volumeUsd * 100,
+    priceUsd: 0.01,
+  });
 
   test("per token: the provider's whale buys, newest first", async () => {
-    t.fake.setWhaleTrades(MINT, [trade("tx1", 1_767_225_000, 25_000), trade("tx2", 1_767_225_600, 12_000), trade("small", 1_767_225_700, 500)]);
+    t.fake.setWhaleTrades(MINT, [
+      trade("tx1", 1_767_225_000, 25_000),
+      trade("tx2", 1_767_225_600, 12_000),
+      trade("small", 1_767_225_700, 500),
+    ]);
     const res = await pub(`/v1/whale-trades/${MINT}`);
     expect(res.status).toBe(200);
     expect(await json(res)).toEqual({
       tokenAddress: MINT,
       trades: [
-        { txHash: "tx2", blockTime: "2026-01-01T00:00:00.000Z", tokenAddress: MINT, side: "buy", volumeUsd: 12_000, owner: "Whale1111111111111111111111111111111111111", source: "raydium", tokenAmount: 1_200_000, priceUsd: 0.01 },
-        { txHash: "tx1", blockTime: "2025-12-31T23:50:00.000Z", tokenAddress: MINT, side: "buy", volumeUsd: 25_000, owner: "Whale1111111111111111111111111111111111111", source: "raydium", tokenAmount: 2_500_000, priceUsd: 0.01 },
+        {
+          txHash: "tx2",
+          blockTime: "2026-01-01T00:00:00.000Z",
+          tokenAddress: MINT,
+          side: "buy",
+          volumeUsd: 12_000,
+          owner: "Whale1111111111111111111111111111111111111",
+          source: "raydium",
+          tokenAmount: 1_200_000,
+          priceUsd: 0.01,
+        },
+        {
+          txHash: "tx1",
+          blockTime: "2025-12-31T23:50:00.000Z",
+          tokenAddress: MINT,
+          side: "buy",
+          volumeUsd: 25_000,
+          owner: "Whale1111111111111111111111111111111111111",
+          source: "raydium",
+          tokenAmount: 2_500_000,
+          priceUsd: 0.01,
+        },
       ],
     });
     const [req] = t.fake.requestsTo("birdeye.txs");
-    expect(Object.fromEntries(req!.query)).toMatchObject({ token_address: MINT, min_volume: "10000", limit: "50", tx_type: "buy" });
+    expect(Object.fromEntries(req!.query)).toMatchObject({
+      token_address: MINT,
+      min_volume: "10000",
+      limit: "50",
+      tx_type: "buy",
+    });
     // minVolumeUsd and limit reach the provider.
     const small = await json(await pub(`/v1/whale-trades/${MINT}?minVolumeUsd=100&limit=1`));
     expect(small.trades.map((x: { txHash: string }) => x.txHash)).toEqual(["small"]);
@@ -350,15 +455,24 @@ describe("whale trades", () => {
   });
 
   test("per token: bad address 400, provider failure 502", async () => {
-    for (const bad of ["short", "0OIl" + "1".repeat(40), "x".repeat(45)]) {
+    for (const bad of ["short", `0OIl${"1".repeat(40)}`, "x".repeat(45)]) {
       await expectError(await pub(`/v1/whale-trades/${bad}`), 400, {
         error: "Invalid token address format",
         code: "VALIDATION_ERROR",
         details: ["tokenAddress: Invalid token address format"],
       });
     }
-    await expectError(await pub(`/v1/whale-trades/${MINT}?limit=101`), 400, { error: "limit must be at most 100", code: "VALIDATION_ERROR", details: ["limit: limit must be at most 100"] });
-    t.fake.inject("birdeye.txs", { status: 500, body: { success: false, message: "boom" } }, { status: 500, body: { success: false, message: "boom" } }, { status: 500, body: { success: false, message: "boom" } });
+    await expectError(await pub(`/v1/whale-trades/${MINT}?limit=101`), 400, {
+      error: "limit must be at most 100",
+      code: "VALIDATION_ERROR",
+      details: ["limit: limit must be at most 100"],
+    });
+    t.fake.inject(
+      "birdeye.txs",
+      { status: 500, body: { success: false, message: "boom" } },
+      { status: 500, body: { success: false, message: "boom" } },
+      { status: 500, body: { success: false, message: "boom" } },
+    );
     const res = await pub(`/v1/whale-trades/${MINT}`);
     expect(res.status).toBe(502);
     expect((await json(res)).code).toBe("EXTERNAL_SERVICE_ERROR");
@@ -380,14 +494,18 @@ describe("whale trades", () => {
       ["wif-new", MINT2],
       ["bonk-old", MINT],
     ]);
-    expect((await json(await pub("/v1/whale-trades/latest?limit=1"))).trades.map((x: { txHash: string }) => x.txHash)).toEqual(["wif-new"]);
+    expect(
+      (await json(await pub("/v1/whale-trades/latest?limit=1"))).trades.map((x: { txHash: string }) => x.txHash),
+    ).toEqual(["wif-new"]);
 
     // A day later the signal-only token drops out; the open position stays watched.
     t.ctx.clock.advance(24 * 3600_000 + 1);
     expect((await json(await pub("/v1/whale-trades/latest"))).tokens).toEqual([MINT]);
     // Another user watches nothing of Alice's.
     const bob = await createUser(t.ctx);
-    expect(await json(await pub("/v1/whale-trades/latest", (await createApiKey(t.ctx, bob.token, ["signals"])).key))).toEqual({ tokens: [], trades: [] });
+    expect(
+      await json(await pub("/v1/whale-trades/latest", (await createApiKey(t.ctx, bob.token, ["signals"])).key)),
+    ).toEqual({ tokens: [], trades: [] });
   });
 });
 
@@ -401,8 +519,15 @@ describe("without market sources", () => {
   afterAll(() => ctx.close());
 
   test("whale trades answer 503 SERVICE_NOT_CONFIGURED naming the variable, before validating", async () => {
-    for (const path of ["/v1/whale-trades/latest", `/v1/whale-trades/${MINT}`, "/v1/whale-trades/not-an-address?limit=0"]) {
-      await expectError(await get(ctx, path, offlineKey), 503, { error: "Whale trade data is not configured: set WHALE_DATA_API_KEY", code: "SERVICE_NOT_CONFIGURED" });
+    for (const path of [
+      "/v1/whale-trades/latest",
+      `/v1/whale-trades/${MINT}`,
+      "/v1/whale-trades/not-an-address?limit=0",
+    ]) {
+      await expectError(await get(ctx, path, offlineKey), 503, {
+        error: "Whale trade data is not configured: set WHALE_DATA_API_KEY",
+        code: "SERVICE_NOT_CONFIGURED",
+      });
     }
     // Authentication still comes first.
     expect((await ctx.request("GET", "/v1/whale-trades/latest")).status).toBe(401);
@@ -419,7 +544,16 @@ describe("without market sources", () => {
     const agent = await json(await ctx.request("POST", "/api/v1/agents", { token, body: { name: "offline" } }));
     const body = await json(await get(ctx, `/v1/agents/${agent.id}/wallet`, offlineKey));
     expect(body).toMatchObject({ solPriceUsd: null, totalValueUsd: null, unpricedTokens: [SOL_MINT] });
-    expect(body.holdings).toEqual([{ tokenAddress: SOL_MINT, tokenSymbol: "SOL", balance: "10", priceUsd: null, valueUsd: null, lastUpdated: "2026-01-01T00:00:00.000Z" }]);
+    expect(body.holdings).toEqual([
+      {
+        tokenAddress: SOL_MINT,
+        tokenSymbol: "SOL",
+        balance: "10",
+        priceUsd: null,
+        valueUsd: null,
+        lastUpdated: "2026-01-01T00:00:00.000Z",
+      },
+    ]);
   });
 });
 
@@ -430,7 +564,13 @@ describe("the public app (PUBLIC_PORT)", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("x-request-id")).toBeTruthy();
     expect(res.headers.get("x-content-type-options")).toBe("nosniff");
-    for (const path of ["/api/v1/health/live", "/api/v1/agents", "/metrics", "/api/v1/openapi.json", "/api/v1/events"]) {
+    for (const path of [
+      "/api/v1/health/live",
+      "/api/v1/agents",
+      "/metrics",
+      "/api/v1/openapi.json",
+      "/api/v1/events",
+    ]) {
       const r = await app.request(path, { headers: { authorization: `Bearer ${t.token}` } });
       expect(r.status, path).toBe(404);
       expect(await json(r)).toEqual({ success: false, error: `Route not found: GET ${path}`, code: "NOT_FOUND" });

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config.ts";
 import { createLogger } from "../../src/logger.ts";
-import { serve, type ServerHandle } from "../../src/server.ts";
+import { type ServerHandle, serve } from "../../src/server.ts";
 import { ADMIN_EMAIL, ADMIN_PASSWORD, offlineEnv } from "../helpers/context.ts";
 
 // PRODUCT.md §1: with PUBLIC_PORT the public API is served alone on its own listener (real
@@ -23,9 +23,21 @@ function freePort(): number {
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "trading-agent-public-port-"));
-  const config = loadConfig({ ...offlineEnv, HOST: "127.0.0.1", PORT: "0", PUBLIC_PORT: String(freePort()), DATABASE_PATH: join(dir, "trading.db") });
-  handle = await serve(config, { services: { logger: createLogger({ level: "silent" }), passwordCost: { memoryCost: 1024, timeCost: 1 } } });
-  const login = await fetch(`${handle.url}/api/v1/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: ADMIN_EMAIL, password: ADMIN_PASSWORD }) });
+  const config = loadConfig({
+    ...offlineEnv,
+    HOST: "127.0.0.1",
+    PORT: "0",
+    PUBLIC_PORT: String(freePort()),
+    DATABASE_PATH: join(dir, "trading.db"),
+  });
+  handle = await serve(config, {
+    services: { logger: createLogger({ level: "silent" }), passwordCost: { memoryCost: 1024, timeCost: 1 } },
+  });
+  const login = await fetch(`${handle.url}/api/v1/auth/login`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ email: ADMIN_EMAIL, password: ADMIN_PASSWORD }),
+  });
   const { accessToken } = (await login.json()) as { accessToken: string };
   const created = await fetch(`${handle.url}/api/v1/api-keys`, {
     method: "POST",

@@ -22,7 +22,10 @@ beforeEach(async () => {
 afterEach(() => ctx.close());
 
 async function post(tokenAddress = MINT, apiKey = key): Promise<number> {
-  const res = await ctx.request("POST", "/api/v1/trading-signals", { apiKey, body: { tokenAddress, signalType: "buy", signalStrength: 3 } });
+  const res = await ctx.request("POST", "/api/v1/trading-signals", {
+    apiKey,
+    body: { tokenAddress, signalType: "buy", signalStrength: 3 },
+  });
   expect(res.status).toBe(201);
   return (await json(res)).id as number;
 }
@@ -52,7 +55,10 @@ describe("SignalService.iterate (CSV export pages)", () => {
     expect(expected.length).toBe(7);
     expect(ids(ctx.services.signals.list(userId, { limit: 100, offset: 0 }))).toEqual(expected);
     for (const pageSize of [1, 2, 3, 4, 6, 7, 8, 1000]) {
-      expect({ pageSize, ids: ids(ctx.services.signals.iterate(userId, {}, pageSize)) }).toEqual({ pageSize, ids: expected });
+      expect({ pageSize, ids: ids(ctx.services.signals.iterate(userId, {}, pageSize)) }).toEqual({
+        pageSize,
+        ids: expected,
+      });
     }
   });
 

@@ -6,7 +6,14 @@ let ctx: TestContext;
 let token: string;
 let key: string;
 const MINT = "DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263";
-const base = { tokenAddress: MINT, symbol: "BONK", signalType: "buy", signalStrength: 4, activationReason: "breakout", source: "bot" };
+const base = {
+  tokenAddress: MINT,
+  symbol: "BONK",
+  signalType: "buy",
+  signalStrength: 4,
+  activationReason: "breakout",
+  source: "bot",
+};
 
 beforeEach(async () => {
   ctx = await createTestContext();
@@ -15,14 +22,25 @@ beforeEach(async () => {
 });
 afterEach(() => ctx.close());
 
-const post = (body: unknown, headers?: Record<string, string>, apiKey = key) => ctx.request("POST", "/api/v1/trading-signals", { apiKey, body, headers });
+const post = (body: unknown, headers?: Record<string, string>, apiKey = key) =>
+  ctx.request("POST", "/api/v1/trading-signals", { apiKey, body, headers });
 
 describe("POST /trading-signals", () => {
   test("201 with the signal, every field", async () => {
     const res = await post(base);
     expect(res.status).toBe(201);
     const s = await json(res);
-    expect(Object.keys(s).sort()).toEqual(["activationReason", "createdAt", "id", "signalStrength", "signalType", "source", "symbol", "tokenAddress", "updatedAt"]);
+    expect(Object.keys(s).sort()).toEqual([
+      "activationReason",
+      "createdAt",
+      "id",
+      "signalStrength",
+      "signalType",
+      "source",
+      "symbol",
+      "tokenAddress",
+      "updatedAt",
+    ]);
     expect(s).toMatchObject(base);
     expect(Number.isInteger(s.id)).toBe(true);
     expect(s.createdAt).toBe(new Date(ctx.clock.now()).toISOString());
@@ -56,10 +74,17 @@ describe("POST /trading-signals", () => {
 
   test("limits at the boundary pass: 255, 50, 50, 100 characters; strength 1 and 5", async () => {
     for (const body of [
-      { ...base, tokenAddress: "x".repeat(255), symbol: "y".repeat(50), signalType: "z".repeat(50), source: "s".repeat(100) },
+      {
+        ...base,
+        tokenAddress: "x".repeat(255),
+        symbol: "y".repeat(50),
+        signalType: "z".repeat(50),
+        source: "s".repeat(100),
+      },
       { ...base, signalStrength: 1 },
       { ...base, signalStrength: 5 },
-    ]) expect((await post(body)).status).toBe(201);
+    ])
+      expect((await post(body)).status).toBe(201);
   });
 
   test("a JWT is not accepted: 401 API key required", async () => {
@@ -77,7 +102,12 @@ describe("POST /trading-signals", () => {
     const limited = await post(base);
     expect(limited.status).toBe(429);
     const body = await json(limited);
-    expect(body).toEqual({ success: false, error: "Too many requests. Please try again later.", code: "RATE_LIMITED", retryAfter: 60 });
+    expect(body).toEqual({
+      success: false,
+      error: "Too many requests. Please try again later.",
+      code: "RATE_LIMITED",
+      retryAfter: 60,
+    });
     expect(limited.headers.get("retry-after")).toBe("60");
     const other = (await createApiKey(ctx, token, ["signals"])).key;
     expect((await post(base, undefined, other)).status).toBe(201);
@@ -150,7 +180,8 @@ describe("GET, PUT, DELETE", () => {
     const otherKey = (await createApiKey(ctx, other.token, ["signals"])).key;
     await post({ ...base, tokenAddress: "MintA" }, undefined, otherKey);
 
-    const get = async (q: string) => (await json(await ctx.request("GET", `/api/v1/trading-signals${q}`, { token }))).map((s: any) => s.id);
+    const get = async (q: string) =>
+      (await json(await ctx.request("GET", `/api/v1/trading-signals${q}`, { token }))).map((s: any) => s.id);
     expect(await get("")).toEqual([s3.id, s2.id, s1.id]);
     expect(await get("?tokenAddress=MintA")).toEqual([s3.id, s1.id]);
     expect(await get("?signalType=sell")).toEqual([s3.id, s2.id]);
@@ -179,13 +210,18 @@ describe("GET, PUT, DELETE", () => {
     const one = await ctx.request("GET", `/api/v1/trading-signals/${s1.id}`, { token });
     expect(await json(one)).toEqual(s1);
     ctx.clock.advance(1000);
-    const put = await ctx.request("PUT", `/api/v1/trading-signals/${s1.id}`, { token, body: { symbol: "NEW", activationReason: "edited" } });
+    const put = await ctx.request("PUT", `/api/v1/trading-signals/${s1.id}`, {
+      token,
+      body: { symbol: "NEW", activationReason: "edited" },
+    });
     expect(put.status).toBe(200);
     const updated = await json(put);
     expect(updated).toMatchObject({ symbol: "NEW", activationReason: "edited", tokenAddress: "MintA" });
     expect(updated.updatedAt).not.toBe(s1.updatedAt);
     expect((await ctx.request("PUT", `/api/v1/trading-signals/${s1.id}`, { token, body: {} })).status).toBe(400);
-    expect((await ctx.request("PUT", `/api/v1/trading-signals/${s1.id}`, { token, body: { signalStrength: 9 } })).status).toBe(400);
+    expect(
+      (await ctx.request("PUT", `/api/v1/trading-signals/${s1.id}`, { token, body: { signalStrength: 9 } })).status,
+    ).toBe(400);
 
     const bad = await ctx.request("GET", "/api/v1/trading-signals/abc", { token });
     expect(bad.status).toBe(400);
@@ -193,7 +229,10 @@ describe("GET, PUT, DELETE", () => {
 
     const other = await createUser(ctx);
     expect((await ctx.request("GET", `/api/v1/trading-signals/${s1.id}`, { token: other.token })).status).toBe(404);
-    expect((await ctx.request("PUT", `/api/v1/trading-signals/${s1.id}`, { token: other.token, body: { symbol: "x" } })).status).toBe(404);
+    expect(
+      (await ctx.request("PUT", `/api/v1/trading-signals/${s1.id}`, { token: other.token, body: { symbol: "x" } }))
+        .status,
+    ).toBe(404);
     expect((await ctx.request("DELETE", `/api/v1/trading-signals/${s1.id}`, { token: other.token })).status).toBe(404);
 
     const del = await ctx.request("DELETE", `/api/v1/trading-signals/${s1.id}`, { token });
@@ -214,7 +253,7 @@ describe("GET, PUT, DELETE", () => {
   });
 
   test("CSV export: the columns, quoting, formula protection, filters, only the caller's rows", async () => {
-    await post({ ...base, symbol: "=HYPERLINK(\"x\")", activationReason: 'said "hi", then\nleft', source: "@bot" });
+    await post({ ...base, symbol: '=HYPERLINK("x")', activationReason: 'said "hi", then\nleft', source: "@bot" });
     await post({ ...base, tokenAddress: "Other", symbol: "-minus" });
     const res = await ctx.request("GET", `/api/v1/trading-signals/export?tokenAddress=${MINT}`, { token });
     expect(res.status).toBe(200);
@@ -236,12 +275,35 @@ describe("GET, PUT, DELETE", () => {
     const other = await createUser(ctx);
     const otherKey = (await createApiKey(ctx, other.token, ["signals"])).key;
     const theirs = await json(await post(base, undefined, otherKey));
-    await assertAuthMatrix(ctx, { method: "POST", path: "/api/v1/trading-signals", body: base, apiKeyOnly: true, token });
+    await assertAuthMatrix(ctx, {
+      method: "POST",
+      path: "/api/v1/trading-signals",
+      body: base,
+      apiKeyOnly: true,
+      token,
+    });
     await assertAuthMatrix(ctx, { method: "GET", path: "/api/v1/trading-signals", scope: "signals", token });
     await assertAuthMatrix(ctx, { method: "GET", path: "/api/v1/trading-signals/export", scope: "signals", token });
-    await assertAuthMatrix(ctx, { method: "GET", path: `/api/v1/trading-signals/${s1.id}`, scope: "signals", foreignPath: `/api/v1/trading-signals/${theirs.id}`, token });
-    await assertAuthMatrix(ctx, { method: "PUT", path: `/api/v1/trading-signals/${s1.id}`, body: { symbol: "x" }, foreignPath: `/api/v1/trading-signals/${theirs.id}`, token });
-    await assertAuthMatrix(ctx, { method: "DELETE", path: `/api/v1/trading-signals/${crypto.randomUUID().length}`, foreignPath: `/api/v1/trading-signals/${theirs.id}`, token });
+    await assertAuthMatrix(ctx, {
+      method: "GET",
+      path: `/api/v1/trading-signals/${s1.id}`,
+      scope: "signals",
+      foreignPath: `/api/v1/trading-signals/${theirs.id}`,
+      token,
+    });
+    await assertAuthMatrix(ctx, {
+      method: "PUT",
+      path: `/api/v1/trading-signals/${s1.id}`,
+      body: { symbol: "x" },
+      foreignPath: `/api/v1/trading-signals/${theirs.id}`,
+      token,
+    });
+    await assertAuthMatrix(ctx, {
+      method: "DELETE",
+      path: `/api/v1/trading-signals/${crypto.randomUUID().length}`,
+      foreignPath: `/api/v1/trading-signals/${theirs.id}`,
+      token,
+    });
     await assertAuthMatrix(ctx, { method: "DELETE", path: "/api/v1/trading-signals/all", token });
   });
 });

@@ -22,7 +22,13 @@ const evaluation = (signalId: number, agentId: string) =>
 const refusals = (signalId: number) =>
   t.ctx.logs
     .map((l) => JSON.parse(l))
-    .filter((l) => l.msg === "agent not eligible for signal" && l.signalId === signalId) as Array<{ agentId: string; rule: string; reason: string; level: string; tokenAddress: string }>;
+    .filter((l) => l.msg === "agent not eligible for signal" && l.signalId === signalId) as Array<{
+    agentId: string;
+    rule: string;
+    reason: string;
+    level: string;
+    tokenAddress: string;
+  }>;
 
 /** Asserts the agent was refused by exactly `rule`: evaluation row, log line, nothing traded for this signal. */
 function expectRefused(signalId: number, agentId: string, rule: string) {
@@ -43,20 +49,27 @@ function expectRefused(signalId: number, agentId: string, rule: string) {
 function expectTraded(signalId: number, agentId: string) {
   expect(evaluation(signalId, agentId)).toEqual({ eligible: 1, reason: null, outcome: "traded" });
   expect(t.count("positions", "agent_id = ? AND signal_id = ? AND status = 'open'", agentId, signalId)).toBe(1);
-  expect(t.count("agent_transactions", "agent_id = ? AND signal_id = ? AND transaction_type = 'BUY'", agentId, signalId)).toBe(1);
+  expect(
+    t.count("agent_transactions", "agent_id = ? AND signal_id = ? AND transaction_type = 'BUY'", agentId, signalId),
+  ).toBe(1);
 }
 
 describe("eligibility end to end: one signal, one failing rule per agent", () => {
   test("only the control agent trades; every other agent is refused by its one rule", async () => {
     const liveKey = Keypair.generate();
-    t = await startTrading({ services: { liveWallets: LiveWalletRegistry.fromEnv({ WALLET_1: bs58.encode(liveKey.secretKey) }) } });
+    t = await startTrading({
+      services: { liveWallets: LiveWalletRegistry.fromEnv({ WALLET_1: bs58.encode(liveKey.secretKey) }) },
+    });
 
     // Agents that need history first: an open position on MINT, and a trade 60 s ago (on MINT2).
     const openPosition = await t.createAgent({ name: "open-position" });
     const first = await t.postSignal();
     await t.settle();
     expectTraded(first.id, openPosition.id);
-    const tradeInterval = await t.createAgent({ name: "trade-interval", config: { timing: { minTimeBetweenTradesSeconds: 3600 } } });
+    const tradeInterval = await t.createAgent({
+      name: "trade-interval",
+      config: { timing: { minTimeBetweenTradesSeconds: 3600 } },
+    });
     await t.postSignal({ tokenAddress: MINT2, symbol: "WIF" });
     await t.settle();
     expect(t.count("positions", "agent_id = ? AND token_address = ?", tradeInterval.id, MINT2)).toBe(1);
@@ -83,14 +96,24 @@ describe("eligibility end to end: one signal, one failing rule per agent", () =>
       max_market_cap: await t.createAgent({ name: "max-cap", config: { filters: { maxMarketCap: 2_999_999 } } }),
       min_liquidity: await t.createAgent({ name: "min-liq", config: { filters: { minLiquidity: 250_001 } } }),
       minimum_balance: await t.createAgent({ name: "min-balance", config: { minimumAgentBalance: 10.000001 } }),
-      trade_size: await t.createAgent({ name: "trade-size", config: { positionSizing: { type: "fixed", fixedAmountSol: 10.000001 } } }),
+      trade_size: await t.createAgent({
+        name: "trade-size",
+        config: { positionSizing: { type: "fixed", fixedAmountSol: 10.000001 } },
+      }),
     };
     // The control passes every filter, bounds inclusive: cap exactly 3,000,000, liquidity exactly
     // 250,000, balance exactly the minimum of 10, strength exactly 4, MINT allowed.
     const control = await t.createAgent({
       name: "control",
       config: {
-        filters: { minSignalStrength: 4, allowedTokens: [MINT], blockedTokens: [MINT2], minMarketCap: 3_000_000, maxMarketCap: 3_000_000, minLiquidity: 250_000 },
+        filters: {
+          minSignalStrength: 4,
+          allowedTokens: [MINT],
+          blockedTokens: [MINT2],
+          minMarketCap: 3_000_000,
+          maxMarketCap: 3_000_000,
+          minLiquidity: 250_000,
+        },
         minimumAgentBalance: 10,
         timing: { minTimeBetweenTradesSeconds: 3600 },
       },
@@ -118,7 +141,9 @@ describe("eligibility end to end: one signal, one failing rule per agent", () =>
     expect(reason("signal_strength")).toBe("signal_strength: Signal strength 4 is below the minimum 5");
     expect(reason("allowed_tokens")).toBe(`allowed_tokens: Token ${MINT} is not in allowedTokens`);
     expect(reason("blocked_tokens")).toBe(`blocked_tokens: Token ${MINT} is in blockedTokens`);
-    expect(reason("trade_interval")).toBe("trade_interval: Only 60s since the last trade; minTimeBetweenTradesSeconds is 3600");
+    expect(reason("trade_interval")).toBe(
+      "trade_interval: Only 60s since the last trade; minTimeBetweenTradesSeconds is 3600",
+    );
     expect(reason("min_market_cap")).toBe("min_market_cap: Market cap 3000000 is below minMarketCap 3000001");
     expect(reason("max_market_cap")).toBe("max_market_cap: Market cap 3000000 is above maxMarketCap 2999999");
     expect(reason("min_liquidity")).toBe("min_liquidity: Liquidity 250000 is below minLiquidity 250001");
@@ -146,14 +171,19 @@ describe("eligibility end to end: one signal, one failing rule per agent", () =>
     const signal = await t.postSignal();
     await t.settle();
     expectRefused(signal.id, live.id, "live_trading");
-    expect(evaluation(signal.id, live.id)!.reason).toBe("live_trading: Live trading is disabled on this service (LIVE_TRADING_ENABLED is false)");
+    expect(evaluation(signal.id, live.id)!.reason).toBe(
+      "live_trading: Live trading is disabled on this service (LIVE_TRADING_ENABLED is false)",
+    );
   });
 
   test("the automation flag is the one of the agent's CURRENT mode", async () => {
     t = await startTrading();
     const agent = await t.createAgent({ automated: false });
     // Only the live flag on: a simulation agent is still refused.
-    const up = await t.ctx.request("PUT", `/api/v1/agents/${agent.id}`, { token: t.token, body: { automatedTradingLive: true } });
+    const up = await t.ctx.request("PUT", `/api/v1/agents/${agent.id}`, {
+      token: t.token,
+      body: { automatedTradingLive: true },
+    });
     expect(up.status).toBe(200);
     const signal = await t.postSignal();
     await t.settle();
@@ -168,7 +198,12 @@ describe("eligibility end to end: one signal, one failing rule per agent", () =>
       const noFilter = await t.createAgent({ name: "no-filter" });
       if (variant === "market data provider failing") {
         // The client tries three times (two retries) before giving up.
-        t.fake.inject("dexscreener.tokens", { status: 500, body: { error: "down" } }, { status: 500, body: { error: "down" } }, { status: 500, body: { error: "down" } });
+        t.fake.inject(
+          "dexscreener.tokens",
+          { status: 500, body: { error: "down" } },
+          { status: 500, body: { error: "down" } },
+          { status: 500, body: { error: "down" } },
+        );
       } else {
         t.fake.setToken(MINT, { listed: false }); // Jupiter still prices and quotes it
       }
@@ -176,7 +211,9 @@ describe("eligibility end to end: one signal, one failing rule per agent", () =>
       await t.settle();
       expectRefused(signal.id, capFilter.id, "market_data");
       expectRefused(signal.id, liqFilter.id, "market_data");
-      expect(evaluation(signal.id, capFilter.id)!.reason).toBe(`market_data: Market data unavailable for token ${MINT}; market filters are set`);
+      expect(evaluation(signal.id, capFilter.id)!.reason).toBe(
+        `market_data: Market data unavailable for token ${MINT}; market filters are set`,
+      );
       // Without a market filter, missing market data does not matter.
       expectTraded(signal.id, noFilter.id);
     });
@@ -190,7 +227,9 @@ describe("eligibility end to end: one signal, one failing rule per agent", () =>
     const signal = await t.postSignal();
     await t.settle();
     expectRefused(signal.id, capFilter.id, "market_data");
-    expect(evaluation(signal.id, capFilter.id)!.reason).toBe(`market_data: Market cap unavailable for token ${MINT}; a market cap filter is set`);
+    expect(evaluation(signal.id, capFilter.id)!.reason).toBe(
+      `market_data: Market cap unavailable for token ${MINT}; a market cap filter is set`,
+    );
     // Liquidity is known (250,000 ≥ 1): that agent trades.
     expectTraded(signal.id, liqFilter.id);
   });

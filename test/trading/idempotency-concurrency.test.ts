@@ -17,10 +17,14 @@ const tick = () => t.ctx.services.trading.monitor.tick();
 const setStatus = (signalId: number, status: string) =>
   t.ctx.database.sqlite.query("UPDATE trading_signals SET processing_status = ? WHERE id = ?").run(status, signalId);
 const statusOf = (signalId: number) =>
-  t.ctx.database.sqlite.query<{ s: string }, [number]>("SELECT processing_status AS s FROM trading_signals WHERE id = ?").get(signalId)!.s;
+  t.ctx.database.sqlite
+    .query<{ s: string }, [number]>("SELECT processing_status AS s FROM trading_signals WHERE id = ?")
+    .get(signalId)!.s;
 const outcomes = (signalId: number) =>
   t.ctx.database.sqlite
-    .query<{ agent_id: string; outcome: string }, [number]>("SELECT agent_id, outcome FROM signal_evaluations WHERE signal_id = ? ORDER BY agent_id")
+    .query<{ agent_id: string; outcome: string }, [number]>(
+      "SELECT agent_id, outcome FROM signal_evaluations WHERE signal_id = ? ORDER BY agent_id",
+    )
     .all(signalId);
 
 /** Waits (yielding to the event loop, never sleeping) until `cond` holds. */
@@ -53,7 +57,10 @@ function expectOneTrade(agentId: string, signalId: number) {
 
 async function createAgentNamed(name: "a" | "b" | "c") {
   const pct = PERCENT_BY_NAME[name] as number;
-  const agent = await t.createAgent({ name, ...(pct !== 5 ? { config: { positionSizing: { percentage: pct } } } : {}) });
+  const agent = await t.createAgent({
+    name,
+    ...(pct !== 5 ? { config: { positionSizing: { percentage: pct } } } : {}),
+  });
   percentOf.set(agent.id, pct);
   return agent;
 }
@@ -124,10 +131,13 @@ describe("processing the same signal again", () => {
     try {
       await ctx2.services.start();
       await ctx2.services.signalQueue.idle();
-      const n = (sql: string, ...p: Array<string | number>) => ctx2.database.sqlite.query<{ n: number }, Array<string | number>>(sql).get(...p)!.n;
+      const n = (sql: string, ...p: Array<string | number>) =>
+        ctx2.database.sqlite.query<{ n: number }, Array<string | number>>(sql).get(...p)!.n;
       expect(n("SELECT count(*) AS n FROM positions WHERE agent_id = ?", a.id)).toBe(1);
       expect(n("SELECT count(*) AS n FROM agent_transactions WHERE agent_id = ?", a.id)).toBe(1);
-      expect(n("SELECT count(*) AS n FROM trading_signals WHERE id = ? AND processing_status = 'processed'", signal.id)).toBe(1);
+      expect(
+        n("SELECT count(*) AS n FROM trading_signals WHERE id = ? AND processing_status = 'processed'", signal.id),
+      ).toBe(1);
     } finally {
       await ctx2.close();
     }
@@ -141,7 +151,14 @@ describe("processing the same signal again", () => {
     await t.settle();
     const db = t.ctx.database.sqlite;
     db.transaction(() => {
-      for (const table of ["trade_idempotency", "positions", "agent_transactions", "balance_snapshots", "signal_evaluations"]) db.query(`DELETE FROM ${table}`).run();
+      for (const table of [
+        "trade_idempotency",
+        "positions",
+        "agent_transactions",
+        "balance_snapshots",
+        "signal_evaluations",
+      ])
+        db.query(`DELETE FROM ${table}`).run();
       db.query("DELETE FROM agent_balances WHERE token_address = ?").run(MINT);
       db.query("UPDATE agent_balances SET balance = '10'").run();
     })();
@@ -182,7 +199,13 @@ describe("20 concurrent identical posts with one Idempotency-Key", () => {
     const agents = [await createAgentNamed("a"), await createAgentNamed("b"), await createAgentNamed("c")];
     const body = { tokenAddress: MINT, symbol: "BONK", signalType: "buy", signalStrength: 4 };
     const responses = await Promise.all(
-      Array.from({ length: 20 }, () => t.ctx.request("POST", "/api/v1/trading-signals", { apiKey: t.apiKey, body, headers: { "idempotency-key": "burst-1" } })),
+      Array.from({ length: 20 }, () =>
+        t.ctx.request("POST", "/api/v1/trading-signals", {
+          apiKey: t.apiKey,
+          body,
+          headers: { "idempotency-key": "burst-1" },
+        }),
+      ),
     );
     expect(responses.map((r) => r.status)).toEqual(Array(20).fill(201));
     const bodies = await Promise.all(responses.map((r) => json(r)));
@@ -215,7 +238,9 @@ describe("a close racing a stop-loss", () => {
   function expectOneSale(agentId: string, positionId: string, closeReason: string) {
     expect(t.count("agent_transactions", "agent_id = ? AND transaction_type = 'SELL'", agentId)).toBe(1);
     expect(t.count("historical_swaps", "position_id = ?", positionId)).toBe(1);
-    const swap = t.ctx.database.sqlite.query<{ close_reason: string }, [string]>("SELECT close_reason FROM historical_swaps WHERE position_id = ?").get(positionId)!;
+    const swap = t.ctx.database.sqlite
+      .query<{ close_reason: string }, [string]>("SELECT close_reason FROM historical_swaps WHERE position_id = ?")
+      .get(positionId)!;
     expect(swap.close_reason).toBe(closeReason);
     // 5000 tokens sold once for 0.35 SOL: 9.499895 + 0.349895.
     expect(t.solBalance(agentId)).toBe("9.84979");
@@ -225,12 +250,18 @@ describe("a close racing a stop-loss", () => {
 
   test("started together: exactly one SELL and one historical swap; the loser gets 404 or does nothing", async () => {
     const { agent, pos } = await setup();
-    const [res, report] = await Promise.all([t.ctx.request("POST", `/api/v1/agent-positions/${agent.id}/${pos.id}/close`, { token: t.token }), tick()]);
+    const [res, report] = await Promise.all([
+      t.ctx.request("POST", `/api/v1/agent-positions/${agent.id}/${pos.id}/close`, { token: t.token }),
+      tick(),
+    ]);
     if (res.status === 200) {
       expect(report).toMatchObject({ actions: 1, closed: 0 });
       expectOneSale(agent.id, pos.id, "manual");
     } else {
-      expect({ status: res.status, body: await json(res) }).toMatchObject({ status: 404, body: { error: "Position not found" } });
+      expect({ status: res.status, body: await json(res) }).toMatchObject({
+        status: 404,
+        body: { error: "Position not found" },
+      });
       expect(report).toMatchObject({ actions: 1, closed: 1 });
       expectOneSale(agent.id, pos.id, "stop_loss");
     }
@@ -251,8 +282,14 @@ describe("a close racing a stop-loss", () => {
     const { agent, pos } = await setup();
     const ticking = tick();
     await until(() => t.fake.requestsTo("jupiter.quote").length === 2, "the stop-loss quote");
-    const res = await t.ctx.request("POST", `/api/v1/agent-positions/${agent.id}/${pos.id}/close`, { token: t.token, body: { reason: "manual" } });
-    expect({ status: res.status, body: await json(res) }).toMatchObject({ status: 404, body: { error: "Position not found" } });
+    const res = await t.ctx.request("POST", `/api/v1/agent-positions/${agent.id}/${pos.id}/close`, {
+      token: t.token,
+      body: { reason: "manual" },
+    });
+    expect({ status: res.status, body: await json(res) }).toMatchObject({
+      status: 404,
+      body: { error: "Position not found" },
+    });
     expect(await ticking).toMatchObject({ actions: 1, closed: 1 });
     expectOneSale(agent.id, pos.id, "stop_loss");
   });

@@ -24,7 +24,8 @@ const tick = () => t.ctx.services.trading.monitor.tick();
 const price = (usd: string) => t.fake.setToken(MINT, { priceUsd: usd });
 const closeLong = (agentId: string, positionId: string, body?: unknown, token = t.token) =>
   t.ctx.request("POST", `/api/v1/agent-positions/${agentId}/${positionId}/close`, { token, body });
-const closeShort = (positionId: string, body?: unknown, token = t.token) => t.ctx.request("POST", `/api/v1/agent-positions/${positionId}/close`, { token, body });
+const closeShort = (positionId: string, body?: unknown, token = t.token) =>
+  t.ctx.request("POST", `/api/v1/agent-positions/${positionId}/close`, { token, body });
 
 async function expectError(res: Response, status: number, error: string) {
   const body = await json(res);
@@ -44,12 +45,16 @@ async function openOne(config?: Record<string, unknown>) {
   return { agent, signal, pos };
 }
 
-const txs = async (agentId: string, query = "") => json(await t.ctx.request("GET", `/api/v1/agent-transactions?agentId=${agentId}${query}`, { token: t.token }));
-const swaps = async (agentId: string) => json(await t.ctx.request("GET", `/api/v1/agent-historical-swaps?agentId=${agentId}`, { token: t.token }));
+const txs = async (agentId: string, query = "") =>
+  json(await t.ctx.request("GET", `/api/v1/agent-transactions?agentId=${agentId}${query}`, { token: t.token }));
+const swaps = async (agentId: string) =>
+  json(await t.ctx.request("GET", `/api/v1/agent-historical-swaps?agentId=${agentId}`, { token: t.token }));
 
 describe("close after take-profit sales", () => {
   test("the returned P/L includes the realized take-profit profit; SELL, historical swap and balances agree", async () => {
-    const { agent, signal, pos } = await openOne({ takeProfit: { enabled: true, percentage: 50, sellPercentage: 50, maxLevels: 3 } });
+    const { agent, signal, pos } = await openOne({
+      takeProfit: { enabled: true, percentage: 50, sellPercentage: 50, maxLevels: 3 },
+    });
     expect(t.solBalance(agent.id)).toBe("9.499895");
 
     // Level 1 at 0.0001 × 1.5 = 0.00015 SOL ($0.015): half of 5000 tokens sold for 0.375 SOL.
@@ -58,7 +63,13 @@ describe("close after take-profit sales", () => {
     const report = await tick();
     expect(report).toMatchObject({ positions: 1, priced: 1, actions: 1, closed: 0, failed: 0 });
     const [afterTp] = await t.positions(agent.id);
-    expect(afterTp.takeProfit).toEqual({ remainingAmount: 2500, levelsHit: 1, realizedProfitSol: 0.1248425, moonBagActivated: false, moonBagAmount: null });
+    expect(afterTp.takeProfit).toEqual({
+      remainingAmount: 2500,
+      levelsHit: 1,
+      realizedProfitSol: 0.1248425,
+      moonBagActivated: false,
+      moonBagAmount: null,
+    });
     expect(t.solBalance(agent.id)).toBe("9.87479");
     expect(t.tokenBalance(agent.id)).toBe("2500");
 
@@ -68,7 +79,15 @@ describe("close after take-profit sales", () => {
     const res = await closeLong(agent.id, pos.id, {});
     expect(res.status).toBe(200);
     const body = await json(res);
-    expect(Object.keys(body).sort()).toEqual(["changePercent", "historicalSwapId", "profitLossSol", "profitLossUsd", "success", "transactionHash", "transactionId"]);
+    expect(Object.keys(body).sort()).toEqual([
+      "changePercent",
+      "historicalSwapId",
+      "profitLossSol",
+      "profitLossUsd",
+      "success",
+      "transactionHash",
+      "transactionId",
+    ]);
     expect(body).toEqual({
       success: true,
       transactionId: expect.stringMatching(UUID),
@@ -81,7 +100,9 @@ describe("close after take-profit sales", () => {
     expect(body.changePercent).toBeCloseTo(34.92966477, 7);
 
     // The SELL of what remained.
-    const sell = await json(await t.ctx.request("GET", `/api/v1/agent-transactions/${body.transactionId}`, { token: t.token }));
+    const sell = await json(
+      await t.ctx.request("GET", `/api/v1/agent-transactions/${body.transactionId}`, { token: t.token }),
+    );
     expect(sell).toMatchObject({
       agentId: agent.id,
       walletAddress: pos.walletAddress,
@@ -99,10 +120,16 @@ describe("close after take-profit sales", () => {
     });
     // One BUY, the take-profit SELL, the closing SELL.
     const all = await txs(agent.id);
-    expect(all.map((x: any) => `${x.transactionType}:${x.isTakeProfit}`).sort()).toEqual(["BUY:false", "SELL:false", "SELL:true"]);
+    expect(all.map((x: any) => `${x.transactionType}:${x.isTakeProfit}`).sort()).toEqual([
+      "BUY:false",
+      "SELL:false",
+      "SELL:true",
+    ]);
 
     // The historical swap.
-    const swap = await json(await t.ctx.request("GET", `/api/v1/agent-historical-swaps/${body.historicalSwapId}`, { token: t.token }));
+    const swap = await json(
+      await t.ctx.request("GET", `/api/v1/agent-historical-swaps/${body.historicalSwapId}`, { token: t.token }),
+    );
     expect(swap).toMatchObject({
       id: body.historicalSwapId,
       agentId: agent.id,
@@ -126,7 +153,11 @@ describe("close after take-profit sales", () => {
     expect(t.solBalance(agent.id)).toBe("10.174685");
     expect(t.tokenBalance(agent.id)).toBe("0");
     expect(await t.positions(agent.id)).toEqual([]);
-    const row = t.ctx.database.sqlite.query<{ status: string; close_reason: string; remaining_amount: string }, [string]>("SELECT status, close_reason, remaining_amount FROM positions WHERE id = ?").get(pos.id);
+    const row = t.ctx.database.sqlite
+      .query<{ status: string; close_reason: string; remaining_amount: string }, [string]>(
+        "SELECT status, close_reason, remaining_amount FROM positions WHERE id = ?",
+      )
+      .get(pos.id);
     expect(row).toEqual({ status: "closed", close_reason: "manual", remaining_amount: "0" });
 
     // Already closed: 404, both forms, nothing more sold.
@@ -137,22 +168,40 @@ describe("close after take-profit sales", () => {
   });
 
   test("after the moon bag: only the moon bag is sold, and the P/L sums every sale", async () => {
-    const { agent, pos } = await openOne({ takeProfit: { enabled: true, percentage: 100, sellPercentage: 50, maxLevels: 1 } });
+    const { agent, pos } = await openOne({
+      takeProfit: { enabled: true, percentage: 100, sellPercentage: 50, maxLevels: 1 },
+    });
     // Level 1 at 0.0002 SOL ($0.02): 2500 tokens for 0.5 SOL; the other 2500 become the moon bag.
     price("0.02");
     await tick();
     const [bag] = await t.positions(agent.id);
     // Realized: 0.5 − 0.000105 − 0.2500525 = 0.2498425.
-    expect(bag.takeProfit).toEqual({ remainingAmount: 2500, levelsHit: 1, realizedProfitSol: 0.2498425, moonBagActivated: true, moonBagAmount: 2500 });
+    expect(bag.takeProfit).toEqual({
+      remainingAmount: 2500,
+      levelsHit: 1,
+      realizedProfitSol: 0.2498425,
+      moonBagActivated: true,
+      moonBagAmount: 2500,
+    });
     // Closed by the short form at $0.01: 2500 tokens for 0.25 SOL. P/L = (0.499895 + 0.249895) − 0.500105.
     price("0.01");
     const res = await closeShort(pos.id);
     expect(res.status).toBe(200);
     const body = await json(res);
-    expect(body).toMatchObject({ success: true, profitLossSol: 0.249685, profitLossUsd: 24.9685, changePercent: pct("0.249685", "0.500105") });
+    expect(body).toMatchObject({
+      success: true,
+      profitLossSol: 0.249685,
+      profitLossUsd: 24.9685,
+      changePercent: pct("0.249685", "0.500105"),
+    });
     expect(t.solBalance(agent.id)).toBe("10.249685");
     const [swap] = await swaps(agent.id);
-    expect(swap).toMatchObject({ closeReason: "manual", profitLossSol: "0.249685", salePrice: "0.0001", saleTransactionId: body.transactionId });
+    expect(swap).toMatchObject({
+      closeReason: "manual",
+      profitLossSol: "0.249685",
+      salePrice: "0.0001",
+      saleTransactionId: body.transactionId,
+    });
   });
 });
 
@@ -163,21 +212,42 @@ describe("close requests", () => {
     const res = await closeShort(pos.id, { reason: "stop_loss" });
     expect(res.status).toBe(200);
     const body = await json(res);
-    expect(body).toMatchObject({ success: true, profitLossSol: 0.49979, profitLossUsd: 49.979, changePercent: pct("0.49979", "0.500105") });
+    expect(body).toMatchObject({
+      success: true,
+      profitLossSol: 0.49979,
+      profitLossUsd: 49.979,
+      changePercent: pct("0.49979", "0.500105"),
+    });
     const [swap] = await swaps(agent.id);
-    expect(swap).toMatchObject({ id: body.historicalSwapId, closeReason: "stop_loss", profitLossSol: "0.49979", salePrice: "0.0002" });
+    expect(swap).toMatchObject({
+      id: body.historicalSwapId,
+      closeReason: "stop_loss",
+      profitLossSol: "0.49979",
+      salePrice: "0.0002",
+    });
     expect(t.solBalance(agent.id)).toBe("10.49979");
   });
 
   test("a manual close bypasses stop-loss and DCA: one SELL at the current price, no DCA buy", async () => {
-    const { agent, pos } = await openOne({ dca: { enabled: true, maxOrders: 3, priceDropTriggerPercentage: 10, amountPercentage: 50 }, stopLoss: { enabled: true, percentage: 25 } });
+    const { agent, pos } = await openOne({
+      dca: { enabled: true, maxOrders: 3, priceDropTriggerPercentage: 10, amountPercentage: 50 },
+      stopLoss: { enabled: true, percentage: 25 },
+    });
     // $0.005 is below the stop price (0.000075 SOL) and every DCA trigger; no tick runs before the close.
     price("0.005");
     const res = await closeLong(agent.id, pos.id, { reason: "manual" });
     expect(res.status).toBe(200);
     // 5000 tokens for 0.25 SOL: P/L 0.249895 − 0.500105 = −0.25021.
-    expect(await json(res)).toMatchObject({ success: true, profitLossSol: -0.25021, profitLossUsd: -25.021, changePercent: pct("-0.25021", "0.500105") });
-    expect((await txs(agent.id)).map((x: any) => `${x.transactionType}:${x.isDca}`).sort()).toEqual(["BUY:false", "SELL:false"]);
+    expect(await json(res)).toMatchObject({
+      success: true,
+      profitLossSol: -0.25021,
+      profitLossUsd: -25.021,
+      changePercent: pct("-0.25021", "0.500105"),
+    });
+    expect((await txs(agent.id)).map((x: any) => `${x.transactionType}:${x.isDca}`).sort()).toEqual([
+      "BUY:false",
+      "SELL:false",
+    ]);
     const [swap] = await swaps(agent.id);
     expect(swap.closeReason).toBe("manual");
     // The monitor finds nothing left to do.
@@ -209,10 +279,15 @@ describe("close requests", () => {
 
   test("400 Insufficient token balance when the wallet holds less than the position says; nothing changes", async () => {
     const { agent, pos } = await openOne();
-    const balances = await json(await t.ctx.request("GET", `/api/v1/agent-balances?agentId=${agent.id}`, { token: t.token }));
+    const balances = await json(
+      await t.ctx.request("GET", `/api/v1/agent-balances?agentId=${agent.id}`, { token: t.token }),
+    );
     const tokenRow = balances.find((b: any) => b.tokenAddress === MINT);
     expect(tokenRow.balance).toBe("5000");
-    const put = await t.ctx.request("PUT", `/api/v1/agent-balances/${tokenRow.id}`, { token: t.token, body: { balance: "4999.999999" } });
+    const put = await t.ctx.request("PUT", `/api/v1/agent-balances/${tokenRow.id}`, {
+      token: t.token,
+      body: { balance: "4999.999999" },
+    });
     expect(put.status).toBe(200);
 
     const res = await closeLong(agent.id, pos.id);
@@ -238,8 +313,16 @@ describe("close requests", () => {
     await expectError(await closeLong("abc", pos.id), 400, "Invalid agent ID format");
     await expectError(await closeLong(agent.id, "abc"), 400, "Invalid position ID format");
     await expectError(await closeShort("not-a-uuid"), 400, "Invalid position ID format");
-    await expectError(await closeShort(pos.id, { reason: "take_profit" }), 400, "Reason must be either 'manual' or 'stop_loss'");
-    await expectError(await closeLong(agent.id, pos.id, { reason: "signal" }), 400, "Reason must be either 'manual' or 'stop_loss'");
+    await expectError(
+      await closeShort(pos.id, { reason: "take_profit" }),
+      400,
+      "Reason must be either 'manual' or 'stop_loss'",
+    );
+    await expectError(
+      await closeLong(agent.id, pos.id, { reason: "signal" }),
+      400,
+      "Reason must be either 'manual' or 'stop_loss'",
+    );
     expect(t.count("agent_transactions", "transaction_type = 'SELL'")).toBe(0);
   });
 
@@ -264,12 +347,31 @@ describe("auth", () => {
     const theirAgent = await t.createAgent({ token: other.token, name: "theirs" });
     const base = "/api/v1/agent-positions";
     await assertAuthMatrix(t.ctx, { method: "GET", path: base, scope: "positions", token: t.token });
-    await assertAuthMatrix(t.ctx, { method: "GET", path: `${base}/${agent.id}`, scope: "positions", token: t.token, foreignPath: `${base}/${theirAgent.id}` });
-    await assertAuthMatrix(t.ctx, { method: "POST", path: `${base}/${agent.id}/${pos.id}/close`, body: {}, token: t.token, foreignPath: `${base}/${theirAgent.id}/${pos.id}/close` });
+    await assertAuthMatrix(t.ctx, {
+      method: "GET",
+      path: `${base}/${agent.id}`,
+      scope: "positions",
+      token: t.token,
+      foreignPath: `${base}/${theirAgent.id}`,
+    });
+    await assertAuthMatrix(t.ctx, {
+      method: "POST",
+      path: `${base}/${agent.id}/${pos.id}/close`,
+      body: {},
+      token: t.token,
+      foreignPath: `${base}/${theirAgent.id}/${pos.id}/close`,
+    });
     await assertAuthMatrix(t.ctx, { method: "POST", path: `${base}/${pos.id}/close`, body: {}, token: t.token });
     // None of that sold anything; a positions key reads the list.
     expect(t.count("agent_transactions", "transaction_type = 'SELL'")).toBe(0);
-    const key = (await json(await t.ctx.request("POST", "/api/v1/api-keys", { token: t.token, body: { name: "pos", scopes: ["positions"] } }))).key;
+    const key = (
+      await json(
+        await t.ctx.request("POST", "/api/v1/api-keys", {
+          token: t.token,
+          body: { name: "pos", scopes: ["positions"] },
+        }),
+      )
+    ).key;
     const list = await json(await t.ctx.request("GET", base, { apiKey: key }));
     expect(list.map((p: any) => p.id)).toEqual([pos.id]);
     // Another user's list does not show it.

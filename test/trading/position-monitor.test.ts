@@ -42,10 +42,24 @@ const positions = (agentId: string) => get(`/agent-positions/${agentId}`);
 const txs = (agentId: string, query = "") => get(`/agent-transactions?agentId=${agentId}${query}`);
 const swaps = (agentId: string) => get(`/agent-historical-swaps?agentId=${agentId}`);
 const bal = (agentId: string, mint = SOL_MINT) =>
-  ctx.database.sqlite.query<{ b: string }, [string, string]>("SELECT balance AS b FROM agent_balances WHERE agent_id = ? AND token_address = ?").get(agentId, mint)?.b ?? "0";
+  ctx.database.sqlite
+    .query<{ b: string }, [string, string]>(
+      "SELECT balance AS b FROM agent_balances WHERE agent_id = ? AND token_address = ?",
+    )
+    .get(agentId, mint)?.b ?? "0";
 const row = (id: string) =>
   ctx.database.sqlite
-    .query<{ status: string; close_reason: string | null; peak_price_sol: string; levels_hit: number; remaining_amount: string; realized_profit_sol: string }, [string]>(
+    .query<
+      {
+        status: string;
+        close_reason: string | null;
+        peak_price_sol: string;
+        levels_hit: number;
+        remaining_amount: string;
+        realized_profit_sol: string;
+      },
+      [string]
+    >(
       "SELECT status, close_reason, peak_price_sol, levels_hit, remaining_amount, realized_profit_sol FROM positions WHERE id = ?",
     )
     .get(id)!;
@@ -80,13 +94,25 @@ describe("trailing stop-loss", () => {
     expect(row(pos.id)).toMatchObject({ status: "closed", close_reason: "stop_loss", remaining_amount: "0" });
     // 5000 tokens for 0.75 SOL: P/L 0.749895 − 0.500105 = 0.24979.
     const [swap] = await swaps(agent.id);
-    expect(swap).toMatchObject({ closeReason: "stop_loss", profitLossSol: "0.24979", profitLossUsd: "24.979", salePrice: "0.00015", purchasePrice: "0.0001", amount: "5000" });
+    expect(swap).toMatchObject({
+      closeReason: "stop_loss",
+      profitLossSol: "0.24979",
+      profitLossUsd: "24.979",
+      salePrice: "0.00015",
+      purchasePrice: "0.0001",
+      amount: "5000",
+    });
     expect(bal(agent.id)).toBe("10.24979");
     expect(bal(agent.id, MINT)).toBe("0");
     expect(await positions(agent.id)).toEqual([]);
     const sells = await txs(agent.id, "&transactionType=SELL");
     expect(sells.length).toBe(1);
-    expect(sells[0]).toMatchObject({ inputAmount: "5000", outputAmount: "0.75", isTakeProfit: false, id: swap.saleTransactionId });
+    expect(sells[0]).toMatchObject({
+      inputAmount: "5000",
+      outputAmount: "0.75",
+      isTakeProfit: false,
+      id: swap.saleTransactionId,
+    });
     const line = ctx.logs.map((l) => JSON.parse(l)).find((l) => l.msg === "rule triggered" && l.rule === "stop_loss");
     expect(line).toMatchObject({ positionId: pos.id, agentId: agent.id });
   });
@@ -131,7 +157,9 @@ describe("prices the monitor cannot get", () => {
 
 describe("take-profit levels, then the moon bag", () => {
   test("levels sell one per tick; progress shows in GET positions and survives a restart; the moon bag is left to stop-loss", async () => {
-    const { agent, pos } = await openOne({ takeProfit: { enabled: true, percentage: 50, sellPercentage: 50, maxLevels: 3 } });
+    const { agent } = await openOne({
+      takeProfit: { enabled: true, percentage: 50, sellPercentage: 50, maxLevels: 3 },
+    });
     // $0.03 = 0.0003 SOL is past all three levels (0.00015, 0.0002, 0.00025): one level per tick.
     price("0.03");
     const expected = [
@@ -144,7 +172,13 @@ describe("take-profit levels, then the moon bag", () => {
       expect(await tick()).toMatchObject({ actions: 1, closed: 0, failed: 0 });
       const [p] = await positions(agent.id);
       const last = i === expected.length - 1;
-      expect(p.takeProfit).toEqual({ remainingAmount: e.remaining, levelsHit: i + 1, realizedProfitSol: e.realized, moonBagActivated: last, moonBagAmount: last ? 625 : null });
+      expect(p.takeProfit).toEqual({
+        remainingAmount: e.remaining,
+        levelsHit: i + 1,
+        realizedProfitSol: e.realized,
+        moonBagActivated: last,
+        moonBagAmount: last ? 625 : null,
+      });
       expect(p.purchase.amount).toBe(5000);
       expect(bal(agent.id, MINT)).toBe(String(e.remaining));
     }
@@ -162,7 +196,13 @@ describe("take-profit levels, then the moon bag", () => {
 
     await restart();
     const [p] = await positions(agent.id);
-    expect(p.takeProfit).toEqual({ remainingAmount: 625, levelsHit: 3, realizedProfitSol: 0.874593125, moonBagActivated: true, moonBagAmount: 625 });
+    expect(p.takeProfit).toEqual({
+      remainingAmount: 625,
+      levelsHit: 3,
+      realizedProfitSol: 0.874593125,
+      moonBagActivated: true,
+      moonBagAmount: 625,
+    });
     expect(p.stopLoss.peakPrice).toBe(0.0003);
     expect(await tick()).toMatchObject({ actions: 0 });
 
@@ -171,13 +211,20 @@ describe("take-profit levels, then the moon bag", () => {
     expect(await tick()).toMatchObject({ actions: 1, closed: 1 });
     const [swap] = await swaps(agent.id);
     // P/L: every net proceed minus the cost = (0.749895 + 0.374895 + 0.187395 + 0.14052) − 0.500105.
-    expect(swap).toMatchObject({ closeReason: "stop_loss", profitLossSol: "0.9526", profitLossUsd: "95.26", amount: "5000" });
+    expect(swap).toMatchObject({
+      closeReason: "stop_loss",
+      profitLossSol: "0.9526",
+      profitLossUsd: "95.26",
+      amount: "5000",
+    });
     expect(bal(agent.id)).toBe("10.9526");
     expect(bal(agent.id, MINT)).toBe("0");
   });
 
   test("a level exactly at its price fires; just below does not", async () => {
-    const { agent } = await openOne({ takeProfit: { enabled: true, percentage: 50, sellPercentage: 50, maxLevels: 3 } });
+    const { agent } = await openOne({
+      takeProfit: { enabled: true, percentage: 50, sellPercentage: 50, maxLevels: 3 },
+    });
     price("0.0149999");
     expect(await tick()).toMatchObject({ actions: 0 });
     price("0.015");
@@ -188,14 +235,25 @@ describe("take-profit levels, then the moon bag", () => {
   });
 
   test("sellPercentage 100 sells everything at the first level and closes with closeReason take_profit", async () => {
-    const { agent, pos } = await openOne({ takeProfit: { enabled: true, percentage: 50, sellPercentage: 100, maxLevels: 3 } });
+    const { agent, pos } = await openOne({
+      takeProfit: { enabled: true, percentage: 50, sellPercentage: 100, maxLevels: 3 },
+    });
     price("0.015");
     expect(await tick()).toMatchObject({ actions: 1, closed: 1 });
-    expect(row(pos.id)).toMatchObject({ status: "closed", close_reason: "take_profit", remaining_amount: "0", levels_hit: 1 });
+    expect(row(pos.id)).toMatchObject({
+      status: "closed",
+      close_reason: "take_profit",
+      remaining_amount: "0",
+      levels_hit: 1,
+    });
     const sells = await txs(agent.id, "&isTakeProfit=true");
     expect(sells.map((x: any) => [x.inputAmount, x.outputAmount])).toEqual([["5000", "0.75"]]);
     const [swap] = await swaps(agent.id);
-    expect(swap).toMatchObject({ closeReason: "take_profit", profitLossSol: "0.24979", saleTransactionId: sells[0].id });
+    expect(swap).toMatchObject({
+      closeReason: "take_profit",
+      profitLossSol: "0.24979",
+      saleTransactionId: sells[0].id,
+    });
     expect(t.count("historical_swaps", "position_id = ?", pos.id)).toBe(1);
     expect(bal(agent.id)).toBe("10.24979");
   });
@@ -239,7 +297,9 @@ describe("DCA", () => {
 
     // DCA buys carry the position's opening signal.
     const dcas = await txs(agent.id, "&isDca=true");
-    expect(dcas.map((x: any) => [x.transactionType, x.isDca, x.inputAmount, x.outputAmount, x.fees, x.signalId]).sort()).toEqual([
+    expect(
+      dcas.map((x: any) => [x.transactionType, x.isDca, x.inputAmount, x.outputAmount, x.fees, x.signalId]).sort(),
+    ).toEqual([
       ["BUY", true, "0.25", "2777.777777", "0.000105", signal.id],
       ["BUY", true, "0.25", "3246.753246", "0.000105", signal.id],
     ]);
@@ -259,7 +319,9 @@ describe("DCA", () => {
       dca: { enabled: true, maxOrders: 2, priceDropTriggerPercentage: 10, amountPercentage: 1000 },
     });
     // Order 1 would cost 5 SOL + fees; leave 1 SOL in the wallet.
-    ctx.database.sqlite.query("UPDATE agent_balances SET balance = '1' WHERE agent_id = ? AND token_address = ?").run(agent.id, SOL_MINT);
+    ctx.database.sqlite
+      .query("UPDATE agent_balances SET balance = '1' WHERE agent_id = ? AND token_address = ?")
+      .run(agent.id, SOL_MINT);
     price("0.009");
     const quotes = t.fake.requestsTo("jupiter.quote").length;
     expect(await tick()).toMatchObject({ actions: 1, failed: 1 });
@@ -285,13 +347,21 @@ describe("stale trade", () => {
     token = (await login(ctx)).token; // a day later the first access token has expired
     const [swap] = await swaps(agent.id);
     // Sold at the entry price: P/L is the two swaps' fees, −0.00021.
-    expect(swap).toMatchObject({ closeReason: "stale_trade", profitLossSol: "-0.00021", profitLossUsd: "-0.021", salePrice: "0.0001" });
+    expect(swap).toMatchObject({
+      closeReason: "stale_trade",
+      profitLossSol: "-0.00021",
+      profitLossUsd: "-0.021",
+      salePrice: "0.0001",
+    });
     expect(new Date(swap.saleTime).getTime() - new Date(swap.purchaseTime).getTime()).toBe(86_400_001);
     expect(bal(agent.id)).toBe("9.99979");
   });
 
   test("stale-trade comes before take-profit in a tick", async () => {
-    const { pos } = await openOne({ filters: { maxPositionAgeDays: 0.5 }, takeProfit: { enabled: true, percentage: 50, sellPercentage: 50, maxLevels: 3 } });
+    const { pos } = await openOne({
+      filters: { maxPositionAgeDays: 0.5 },
+      takeProfit: { enabled: true, percentage: 50, sellPercentage: 50, maxLevels: 3 },
+    });
     ctx.clock.advance(43_200_001);
     price("0.02");
     await tick();
@@ -320,9 +390,17 @@ describe("exit signals", () => {
       // 5000 tokens for 0.6 SOL: 0.599895 − 0.500105 = 0.09979.
       expect(swap).toMatchObject({ closeReason: "signal", profitLossSol: "0.09979", signalId: String(buy.id) });
       const sells = await txs(holder.id, "&transactionType=SELL");
-      expect(sells.map((x: any) => [x.signalId, x.outputAmount, x.id])).toEqual([[exit.id, "0.6", swap.saleTransactionId]]);
-      expect(t.count("trade_idempotency", "agent_id = ? AND signal_id = ? AND action = 'SELL'", holder.id, exit.id)).toBe(1);
-      const ev = ctx.database.sqlite.query<{ outcome: string }, [number, string]>("SELECT outcome FROM signal_evaluations WHERE signal_id = ? AND agent_id = ?").get(exit.id, holder.id);
+      expect(sells.map((x: any) => [x.signalId, x.outputAmount, x.id])).toEqual([
+        [exit.id, "0.6", swap.saleTransactionId],
+      ]);
+      expect(
+        t.count("trade_idempotency", "agent_id = ? AND signal_id = ? AND action = 'SELL'", holder.id, exit.id),
+      ).toBe(1);
+      const ev = ctx.database.sqlite
+        .query<{ outcome: string }, [number, string]>(
+          "SELECT outcome FROM signal_evaluations WHERE signal_id = ? AND agent_id = ?",
+        )
+        .get(exit.id, holder.id);
       expect(ev?.outcome).toBe("closed");
       expect(t.count("positions", "agent_id = ? AND status = 'open'", other.id)).toBe(1);
       expect(t.count("positions", "agent_id = ?", bystander.id)).toBe(0);

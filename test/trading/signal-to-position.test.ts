@@ -30,13 +30,21 @@ describe("signal → position", () => {
       purchase: { priceNative: 0.0001, priceUsd: 0.01, amount: 5000 },
       current: { priceNative: 0.0001, priceUsd: 0.01, valueNative: 0.5, valueUsd: 50 },
       stopLoss: { percentage: 25, peakPrice: 0.0001 },
-      takeProfit: { remainingAmount: 5000, levelsHit: 0, realizedProfitSol: 0, moonBagActivated: false, moonBagAmount: null },
+      takeProfit: {
+        remainingAmount: 5000,
+        levelsHit: 0,
+        realizedProfitSol: 0,
+        moonBagActivated: false,
+        moonBagAmount: null,
+      },
     });
     // P/L at the entry price is minus the fees.
     expect(pos.profitLoss.native).toBeCloseTo(-0.000105, 9);
     expect(pos.profitLoss.priceChangePercent).toBe(0);
 
-    const txs = await json(await t.ctx.request("GET", `/api/v1/agent-transactions?agentId=${agent.id}`, { token: t.token }));
+    const txs = await json(
+      await t.ctx.request("GET", `/api/v1/agent-transactions?agentId=${agent.id}`, { token: t.token }),
+    );
     expect(txs.length).toBe(1);
     expect(txs[0]).toMatchObject({
       transactionType: "BUY",
@@ -53,9 +61,13 @@ describe("signal → position", () => {
       isTakeProfit: false,
     });
     expect(pos.purchase.transaction.id).toBe(txs[0].id);
-    expect(t.count("trade_idempotency", "agent_id = ? AND signal_id = ? AND action = 'BUY'", agent.id, signal.id)).toBe(1);
+    expect(t.count("trade_idempotency", "agent_id = ? AND signal_id = ? AND action = 'BUY'", agent.id, signal.id)).toBe(
+      1,
+    );
     expect(t.count("balance_snapshots", "agent_id = ? AND reason = 'trade'", agent.id)).toBe(1);
-    const status = t.ctx.database.sqlite.query<{ s: string }, [number]>("SELECT processing_status AS s FROM trading_signals WHERE id = ?").get(signal.id)!.s;
+    const status = t.ctx.database.sqlite
+      .query<{ s: string }, [number]>("SELECT processing_status AS s FROM trading_signals WHERE id = ?")
+      .get(signal.id)!.s;
     expect(status).toBe("processed");
   });
 
@@ -76,7 +88,11 @@ describe("signal → position", () => {
     const s2 = await t.postSignal({ signalStrength: 5 });
     await t.settle();
     expect(t.count("positions", "agent_id = ?", agent.id)).toBe(1);
-    const ev = t.ctx.database.sqlite.query<{ reason: string }, [number, string]>("SELECT reason FROM signal_evaluations WHERE signal_id = ? AND agent_id = ?").get(s2.id, agent.id);
+    const ev = t.ctx.database.sqlite
+      .query<{ reason: string }, [number, string]>(
+        "SELECT reason FROM signal_evaluations WHERE signal_id = ? AND agent_id = ?",
+      )
+      .get(s2.id, agent.id);
     expect(ev?.reason).toStartWith("open_position");
     // Another token is fine.
     await t.postSignal({ tokenAddress: MINT2, symbol: "WIF" });
@@ -86,7 +102,12 @@ describe("signal → position", () => {
 
   test("a failed trade leaves everything unchanged and is logged", async () => {
     const agent = await t.createAgent();
-    t.fake.inject("jupiter.quote", { status: 500, body: { error: "boom" } }, { status: 500, body: { error: "boom" } }, { status: 500, body: { error: "boom" } });
+    t.fake.inject(
+      "jupiter.quote",
+      { status: 500, body: { error: "boom" } },
+      { status: 500, body: { error: "boom" } },
+      { status: 500, body: { error: "boom" } },
+    );
     const signal = await t.postSignal();
     await t.settle();
     expect(t.solBalance(agent.id)).toBe("10");
@@ -97,7 +118,11 @@ describe("signal → position", () => {
     const line = t.ctx.logs.map((l) => JSON.parse(l)).find((l) => l.msg === "trade failed");
     expect(line).toMatchObject({ agentId: agent.id, signalId: signal.id, tokenAddress: MINT, side: "buy" });
     expect(line.reason).toContain("swapAggregator");
-    const ev = t.ctx.database.sqlite.query<{ outcome: string; reason: string }, [number, string]>("SELECT outcome, reason FROM signal_evaluations WHERE signal_id = ? AND agent_id = ?").get(signal.id, agent.id);
+    const ev = t.ctx.database.sqlite
+      .query<{ outcome: string; reason: string }, [number, string]>(
+        "SELECT outcome, reason FROM signal_evaluations WHERE signal_id = ? AND agent_id = ?",
+      )
+      .get(signal.id, agent.id);
     expect(ev).toEqual({ outcome: "failed", reason: line.reason });
     // The next signal trades normally.
     await t.postSignal({ signalStrength: 5 });
@@ -115,7 +140,11 @@ describe("signal → position", () => {
     expect(t.count("positions", "agent_id = ?", loose.id)).toBe(1);
     const failed = t.ctx.logs.map((l) => JSON.parse(l)).filter((l) => l.msg === "trade failed");
     expect(failed.length).toBe(1);
-    expect(failed[0]).toMatchObject({ agentId: strict.id, reason: "Slippage exceeds maximum allowed", details: { requested: 500, maximum: 100 } });
+    expect(failed[0]).toMatchObject({
+      agentId: strict.id,
+      reason: "Slippage exceeds maximum allowed",
+      details: { requested: 500, maximum: 100 },
+    });
     expect(t.solBalance(strict.id)).toBe("10");
   });
 
@@ -140,7 +169,12 @@ describe("signal → position", () => {
     const a = await t.createAgent({ name: "a" });
     const b = await t.createAgent({ name: "b" });
     // Three 500s exhaust the first request's retries; the second agent's quote succeeds.
-    t.fake.inject("jupiter.quote", { status: 500, body: { error: "x" } }, { status: 500, body: { error: "x" } }, { status: 500, body: { error: "x" } });
+    t.fake.inject(
+      "jupiter.quote",
+      { status: 500, body: { error: "x" } },
+      { status: 500, body: { error: "x" } },
+      { status: 500, body: { error: "x" } },
+    );
     await t.postSignal();
     await t.settle();
     // Whichever agent went first failed; the other asked again and traded.

@@ -36,7 +36,9 @@ const drain = () => {
 describe("trading events", () => {
   test("open, peak, take-profit sale, close: each published once with the owner's userId", async () => {
     seen = 0;
-    const agent = await t.createAgent({ config: { takeProfit: { enabled: true, percentage: 50, sellPercentage: 50, maxLevels: 3 } } });
+    const agent = await t.createAgent({
+      config: { takeProfit: { enabled: true, percentage: 50, sellPercentage: 50, maxLevels: 3 } },
+    });
     drain();
     const signal = await t.postSignal();
     await t.settle();
@@ -45,16 +47,39 @@ describe("trading events", () => {
     const me = t.userId;
 
     expect(drain()).toEqual([
-      { type: "signal.created", userId: me, data: { signal: expect.objectContaining({ id: signal.id, tokenAddress: MINT }) } },
+      {
+        type: "signal.created",
+        userId: me,
+        data: { signal: expect.objectContaining({ id: signal.id, tokenAddress: MINT }) },
+      },
       {
         type: "trade.executed",
         userId: me,
-        data: { agentId: agent.id, signalId: signal.id, tokenAddress: MINT, side: "buy", mode: "simulation", transactionId: buyTx.id, positionId: pos.id, amountSol: "0.500105", tokens: "5000", hash: buyTx.hash },
+        data: {
+          agentId: agent.id,
+          signalId: signal.id,
+          tokenAddress: MINT,
+          side: "buy",
+          mode: "simulation",
+          transactionId: buyTx.id,
+          positionId: pos.id,
+          amountSol: "0.500105",
+          tokens: "5000",
+          hash: buyTx.hash,
+        },
       },
       {
         type: "position.opened",
         userId: me,
-        data: { positionId: pos.id, agentId: agent.id, tokenAddress: MINT, tokenSymbol: "BONK", amount: "5000", entryPriceSol: "0.0001", signalId: signal.id },
+        data: {
+          positionId: pos.id,
+          agentId: agent.id,
+          tokenAddress: MINT,
+          tokenSymbol: "BONK",
+          amount: "5000",
+          entryPriceSol: "0.0001",
+          signalId: signal.id,
+        },
       },
     ]);
 
@@ -63,12 +88,34 @@ describe("trading events", () => {
     await tick();
     const tickEvents = drain();
     expect(tickEvents.map((e) => e.type)).toEqual(["position.updated", "trade.executed", "position.updated"]);
-    expect(tickEvents[0]).toEqual({ type: "position.updated", userId: me, data: { positionId: pos.id, agentId: agent.id, change: "peak", peakPriceSol: "0.00015" } });
-    expect(tickEvents[1]).toMatchObject({ userId: me, data: { agentId: agent.id, positionId: pos.id, side: "sell", isTakeProfit: true, tokens: "2500", proceedsSol: "0.375", takeProfitLevel: 1 } });
+    expect(tickEvents[0]).toEqual({
+      type: "position.updated",
+      userId: me,
+      data: { positionId: pos.id, agentId: agent.id, change: "peak", peakPriceSol: "0.00015" },
+    });
+    expect(tickEvents[1]).toMatchObject({
+      userId: me,
+      data: {
+        agentId: agent.id,
+        positionId: pos.id,
+        side: "sell",
+        isTakeProfit: true,
+        tokens: "2500",
+        proceedsSol: "0.375",
+        takeProfitLevel: 1,
+      },
+    });
     expect(tickEvents[2]).toEqual({
       type: "position.updated",
       userId: me,
-      data: { positionId: pos.id, agentId: agent.id, change: "take_profit", levelsHit: 1, remainingAmount: "2500", realizedProfitSol: "0.1248425" },
+      data: {
+        positionId: pos.id,
+        agentId: agent.id,
+        change: "take_profit",
+        levelsHit: 1,
+        remainingAmount: "2500",
+        realizedProfitSol: "0.1248425",
+      },
     });
 
     // The close at $0.012: P/L 0.174685 SOL.
@@ -78,11 +125,30 @@ describe("trading events", () => {
     expect(res.status).toBe(200);
     const closeEvents = drain();
     expect(closeEvents.map((e) => e.type)).toEqual(["trade.executed", "position.closed"]);
-    expect(closeEvents[0]).toMatchObject({ userId: me, data: { side: "sell", isTakeProfit: false, tokens: "2500", proceedsSol: "0.3", transactionId: closed.transactionId, hash: closed.transactionHash, reason: "manual" } });
+    expect(closeEvents[0]).toMatchObject({
+      userId: me,
+      data: {
+        side: "sell",
+        isTakeProfit: false,
+        tokens: "2500",
+        proceedsSol: "0.3",
+        transactionId: closed.transactionId,
+        hash: closed.transactionHash,
+        reason: "manual",
+      },
+    });
     expect(closeEvents[1]).toEqual({
       type: "position.closed",
       userId: me,
-      data: { positionId: pos.id, agentId: agent.id, tokenAddress: MINT, reason: "manual", historicalSwapId: closed.historicalSwapId, profitLossSol: 0.174685, profitLossUsd: 17.4685 },
+      data: {
+        positionId: pos.id,
+        agentId: agent.id,
+        tokenAddress: MINT,
+        reason: "manual",
+        historicalSwapId: closed.historicalSwapId,
+        profitLossSol: 0.174685,
+        profitLossUsd: 17.4685,
+      },
     });
   });
 
@@ -95,14 +161,25 @@ describe("trading events", () => {
     const failed = of("trade.failed");
     expect(failed.length).toBe(1);
     expect(failed[0]!.userId).toBe(t.userId);
-    expect(failed[0]!.data).toMatchObject({ agentId: agent.id, signalId: signal.id, tokenAddress: MINT2, side: "buy", mode: "simulation" });
+    expect(failed[0]!.data).toMatchObject({
+      agentId: agent.id,
+      signalId: signal.id,
+      tokenAddress: MINT2,
+      side: "buy",
+      mode: "simulation",
+    });
     expect(String(failed[0]!.data.reason)).toContain("swapAggregator");
     expect(of("trade.executed").length).toBe(0);
     expect(of("position.opened").length).toBe(0);
   });
 
   test("a failed close publishes trade.failed; a DCA buy publishes trade.executed (isDca) and position.updated (dca)", async () => {
-    const agent = await t.createAgent({ config: { stopLoss: { enabled: false, percentage: 25 }, dca: { enabled: true, maxOrders: 1, priceDropTriggerPercentage: 10, amountPercentage: 50 } } });
+    const agent = await t.createAgent({
+      config: {
+        stopLoss: { enabled: false, percentage: 25 },
+        dca: { enabled: true, maxOrders: 1, priceDropTriggerPercentage: 10, amountPercentage: 50 },
+      },
+    });
     await t.postSignal();
     await t.settle();
     const [pos] = await t.positions(agent.id);
@@ -111,8 +188,22 @@ describe("trading events", () => {
     await tick();
     const dca = drain();
     expect(dca.map((e) => e.type)).toEqual(["trade.executed", "position.updated"]);
-    expect(dca[0]).toMatchObject({ userId: t.userId, data: { agentId: agent.id, positionId: pos.id, side: "buy", isDca: true, dcaOrder: 1, amountSol: "0.250105", tokens: "3125" } });
-    expect(dca[1]).toMatchObject({ userId: t.userId, data: { positionId: pos.id, change: "dca", dcaOrders: 1, remainingAmount: "8125" } });
+    expect(dca[0]).toMatchObject({
+      userId: t.userId,
+      data: {
+        agentId: agent.id,
+        positionId: pos.id,
+        side: "buy",
+        isDca: true,
+        dcaOrder: 1,
+        amountSol: "0.250105",
+        tokens: "3125",
+      },
+    });
+    expect(dca[1]).toMatchObject({
+      userId: t.userId,
+      data: { positionId: pos.id, change: "dca", dcaOrders: 1, remainingAmount: "8125" },
+    });
 
     const fail = { status: 500, body: { error: "boom" } };
     t.fake.inject("jupiter.quote", fail, fail, fail);
@@ -120,7 +211,10 @@ describe("trading events", () => {
     expect(res.status).toBe(502);
     const failed = drain();
     expect(failed.map((e) => e.type)).toEqual(["trade.failed"]);
-    expect(failed[0]).toMatchObject({ userId: t.userId, data: { agentId: agent.id, positionId: pos.id, side: "sell", reason: expect.stringContaining("swapAggregator") } });
+    expect(failed[0]).toMatchObject({
+      userId: t.userId,
+      data: { agentId: agent.id, positionId: pos.id, side: "sell", reason: expect.stringContaining("swapAggregator") },
+    });
   });
 
   test("another user's trades carry their userId, never mine", async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
+import { createPublicKey, verify } from "node:crypto";
 import { Keypair, PublicKey, TransactionMessage, VersionedTransaction } from "@solana/web3.js";
 import bs58 from "bs58";
-import { createPublicKey, verify } from "node:crypto";
 import { runCli } from "../../src/cli.ts";
 import { ConfigError } from "../../src/config.ts";
 import { LiveWalletRegistry } from "../../src/wallets/live-wallet-registry.ts";
@@ -26,7 +26,12 @@ function problemsOf(env: Record<string, string>): string[] {
 
 describe("LiveWalletRegistry.fromEnv", () => {
   test("parses base58 and JSON-array secrets in WALLET_N order", () => {
-    const r = LiveWalletRegistry.fromEnv({ WALLET_2: jsonOf(k2), WALLET_1: base58Of(k1), OTHER: "x", WALLET_X: "ignored" });
+    const r = LiveWalletRegistry.fromEnv({
+      WALLET_2: jsonOf(k2),
+      WALLET_1: base58Of(k1),
+      OTHER: "x",
+      WALLET_X: "ignored",
+    });
     expect(r.addresses()).toEqual([k1.publicKey.toBase58(), k2.publicKey.toBase58()]);
     expect(r.size).toBe(2);
     expect(r.has(k1.publicKey.toBase58())).toBe(true);
@@ -64,7 +69,9 @@ describe("LiveWalletRegistry.fromEnv", () => {
   test("a JSON array with an out-of-range byte is refused", () => {
     const bytes = Array.from(k1.secretKey);
     bytes[3] = 256;
-    expect(problemsOf({ WALLET_9: JSON.stringify(bytes) })).toEqual(["WALLET_9: must be a JSON array of exactly 64 integers between 0 and 255"]);
+    expect(problemsOf({ WALLET_9: JSON.stringify(bytes) })).toEqual([
+      "WALLET_9: must be a JSON array of exactly 64 integers between 0 and 255",
+    ]);
   });
 
   test("serialising or inspecting the registry shows public keys only", () => {
@@ -72,7 +79,9 @@ describe("LiveWalletRegistry.fromEnv", () => {
     const shown = JSON.stringify(r) + Bun.inspect(r) + JSON.stringify({ nested: r });
     expect(shown).toContain(k1.publicKey.toBase58());
     expect(shown.includes(base58Of(k1))).toBe(false);
-    expect(shown.includes(String(k1.secretKey[0]) + "," + String(k1.secretKey[1]) + "," + String(k1.secretKey[2]))).toBe(false);
+    expect(shown.includes(`${String(k1.secretKey[0])},${String(k1.secretKey[1])},${String(k1.secretKey[2])}`)).toBe(
+      false,
+    );
     expect(Object.keys(r)).toEqual([]);
   });
 
@@ -86,10 +95,15 @@ describe("LiveWalletRegistry.fromEnv", () => {
     const tx = new VersionedTransaction(message);
     r.signTransaction(k1.publicKey.toBase58(), tx);
     const signature = tx.signatures[0] as Uint8Array;
-    const publicKey = createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x: Buffer.from(k1.publicKey.toBytes()).toString("base64url") }, format: "jwk" });
+    const publicKey = createPublicKey({
+      key: { kty: "OKP", crv: "Ed25519", x: Buffer.from(k1.publicKey.toBytes()).toString("base64url") },
+      format: "jwk",
+    });
     expect(verify(null, tx.message.serialize(), publicKey, signature)).toBe(true);
     const stranger = new PublicKey(Keypair.generate().publicKey.toBytes()).toBase58();
-    expect(() => r.signTransaction(stranger, tx)).toThrow(`Live wallet ${stranger} is not loaded from environment variables`);
+    expect(() => r.signTransaction(stranger, tx)).toThrow(
+      `Live wallet ${stranger} is not loaded from environment variables`,
+    );
   });
 });
 

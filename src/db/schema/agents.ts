@@ -9,7 +9,9 @@ export const agents = sqliteTable(
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
-    tradingMode: text("trading_mode", { enum: ["simulation", "live"] }).notNull().default("simulation"),
+    tradingMode: text("trading_mode", { enum: ["simulation", "live"] })
+      .notNull()
+      .default("simulation"),
     automatedTradingSimulation: integer("automated_trading_simulation", { mode: "boolean" }).notNull().default(false),
     automatedTradingLive: integer("automated_trading_live", { mode: "boolean" }).notNull().default(false),
     createdAt: text("created_at").notNull(),

@@ -1,3 +1,3 @@
-export * from "./users.ts";
 export * from "./agents.ts";
 export * from "./trading.ts";
+export * from "./users.ts";

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { agents } from "./agents.ts";
-import { apiKeys, users } from "./users.ts";
+import { users } from "./users.ts";
 
 export const tradingSignals = sqliteTable(
   "trading_signals",
@@ -57,7 +57,10 @@ export const signalEvaluations = sqliteTable(
     outcome: text("outcome"), // traded | failed | skipped | closed
     createdAt: text("created_at").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.signalId, t.agentId] }), index("signal_evaluations_agent_idx").on(t.agentId, t.signalId)],
+  (t) => [
+    primaryKey({ columns: [t.signalId, t.agentId] }),
+    index("signal_evaluations_agent_idx").on(t.agentId, t.signalId),
+  ],
 );
 
 /**
@@ -137,7 +140,9 @@ export const positions = sqliteTable(
     tokenSymbol: text("token_symbol").notNull(),
     tokenDecimals: integer("token_decimals").notNull().default(6),
     signalId: integer("signal_id"),
-    status: text("status", { enum: ["open", "closed"] }).notNull().default("open"),
+    status: text("status", { enum: ["open", "closed"] })
+      .notNull()
+      .default("open"),
     /** Average entry price in SOL per token (grows with DCA). */
     entryPriceSol: text("entry_price_sol").notNull(),
     entryPriceUsd: text("entry_price_usd").notNull(),
@@ -165,9 +170,7 @@ export const positions = sqliteTable(
     updatedAt: text("updated_at").notNull(),
   },
   (t) => [
-    uniqueIndex("positions_one_open_per_token_uq")
-      .on(t.agentId, t.tokenAddress)
-      .where(sql`status = 'open'`),
+    uniqueIndex("positions_one_open_per_token_uq").on(t.agentId, t.tokenAddress).where(sql`status = 'open'`),
     index("positions_status_idx").on(t.status),
     // "This agent's open positions" (the snapshot after every trade, position lists, wallet
     // checks): without it SQLite picks positions_status_idx and walks every open position of every
@@ -240,5 +243,8 @@ export const liveTrades = sqliteTable(
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
   },
-  (t) => [index("live_trades_status_idx").on(t.status), index("live_trades_agent_token_idx").on(t.agentId, t.tokenAddress)],
+  (t) => [
+    index("live_trades_status_idx").on(t.status),
+    index("live_trades_agent_token_idx").on(t.agentId, t.tokenAddress),
+  ],
 );

@@ -67,4 +67,3 @@ export const keyValue = sqliteTable("key_value", {
   value: text("value").notNull(),
   updatedAt: text("updated_at").notNull().default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`),
 });
-

@@ -1,9 +1,9 @@
 import type { Context, MiddlewareHandler } from "hono";
+import type { AccountService } from "../../auth/accounts.ts";
 import type { ApiKeyService } from "../../auth/api-keys.ts";
 import type { AccessTokenBlacklist } from "../../auth/blacklist.ts";
 import type { Scope } from "../../auth/scopes.ts";
 import type { TokenSigner } from "../../auth/tokens.ts";
-import type { AccountService } from "../../auth/accounts.ts";
 import { AuthenticationError } from "../../errors.ts";
 import type { AppEnv } from "../app-env.ts";
 
@@ -26,7 +26,7 @@ const bearer = (c: Context): string | undefined => {
   return m ? (m[1] as string).trim() : "";
 };
 
-const looksLikeApiKey = (v: string | undefined) => v !== undefined && v.startsWith("svc_");
+const looksLikeApiKey = (v: string | undefined) => v?.startsWith("svc_");
 
 export function createAuthMiddleware(deps: AuthDeps) {
   const verifyJwt = async (c: Context<AppEnv>, token: string | undefined) => {
@@ -35,7 +35,7 @@ export function createAuthMiddleware(deps: AuthDeps) {
     const claims = await deps.signer.verify(token, "access");
     if (deps.blacklist.isRevoked(claims.jti)) throw new AuthenticationError("Token has been revoked");
     const user = deps.accounts.findUser(claims.userId);
-    if (!user || !user.isActive) throw new AuthenticationError("Invalid token");
+    if (!user?.isActive) throw new AuthenticationError("Invalid token");
     c.set("auth", { userId: claims.userId, kind: "jwt", jti: claims.jti, exp: claims.exp });
   };
 
@@ -50,23 +50,29 @@ export function createAuthMiddleware(deps: AuthDeps) {
    * header is sent: only for GET /events, because a browser's EventSource cannot set headers
    * (docs/decisions.md "Public API and live events").
    */
-  const requireJwt = (opts: { queryToken?: string } = {}): MiddlewareHandler<AppEnv> => async (c, next) => {
-    const fromHeader = bearer(c);
-    const fromQuery = fromHeader === undefined && opts.queryToken ? c.req.query(opts.queryToken) : undefined;
-    await verifyJwt(c, fromHeader ?? fromQuery);
-    await next();
-  };
+  const requireJwt =
+    (opts: { queryToken?: string } = {}): MiddlewareHandler<AppEnv> =>
+    async (c, next) => {
+      const fromHeader = bearer(c);
+      const fromQuery = fromHeader === undefined && opts.queryToken ? c.req.query(opts.queryToken) : undefined;
+      await verifyJwt(c, fromHeader ?? fromQuery);
+      await next();
+    };
 
-  const requireApiKey = (scope: Scope | null): MiddlewareHandler<AppEnv> => async (c, next) => {
-    verifyKey(c, scope);
-    await next();
-  };
+  const requireApiKey =
+    (scope: Scope | null): MiddlewareHandler<AppEnv> =>
+    async (c, next) => {
+      verifyKey(c, scope);
+      await next();
+    };
 
-  const requireJwtOrApiKey = (scope: Scope): MiddlewareHandler<AppEnv> => async (c, next) => {
-    if (c.req.header("x-api-key") !== undefined || looksLikeApiKey(bearer(c))) verifyKey(c, scope);
-    else await verifyJwt(c, bearer(c));
-    await next();
-  };
+  const requireJwtOrApiKey =
+    (scope: Scope): MiddlewareHandler<AppEnv> =>
+    async (c, next) => {
+      if (c.req.header("x-api-key") !== undefined || looksLikeApiKey(bearer(c))) verifyKey(c, scope);
+      else await verifyJwt(c, bearer(c));
+      await next();
+    };
 
   /**
    * The common split of a resource router (PRODUCT.md §2): its GETs accept a JWT or an API key

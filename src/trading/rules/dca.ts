@@ -8,7 +8,7 @@
 // - The rule does not check the balance: the buy goes through the normal execution path, which
 //   refuses (and logs) a buy the wallet cannot pay.
 
-import { Big } from "../../money.ts";
+import type { Big } from "../../money.ts";
 import { big, HUNDRED, roundLamports } from "./decimal-input.ts";
 import type { DcaSettings, DecimalInput } from "./types.ts";
 
@@ -28,7 +28,9 @@ export type DcaDecision =
 
 /** average entry × (1 − order × drop/100). */
 export function dcaTriggerPrice(entryPriceSol: DecimalInput, dropPercentage: DecimalInput, order: number): Big {
-  return big(entryPriceSol).times(HUNDRED.minus(big(dropPercentage).times(order))).div(HUNDRED);
+  return big(entryPriceSol)
+    .times(HUNDRED.minus(big(dropPercentage).times(order)))
+    .div(HUNDRED);
 }
 
 /** amountPercentage % of the original SOL cost, rounded down to lamports. */

@@ -77,9 +77,10 @@ export interface MarketAndBalanceInput {
   tradeSizeSol: DecimalInput;
 }
 
-export type EligibilityInput = PreMarketEligibilityInput & Omit<MarketAndBalanceInput, "config" | "tokenAddress"> & {
-  config: EligibilityConfig;
-};
+export type EligibilityInput = PreMarketEligibilityInput &
+  Omit<MarketAndBalanceInput, "config" | "tokenAddress"> & {
+    config: EligibilityConfig;
+  };
 
 const ELIGIBLE: EligibilityResult = { eligible: true };
 const refuse = (rule: EligibilityRule, reason: string): EligibilityResult => ({ eligible: false, rule, reason });
@@ -132,7 +133,9 @@ export function checkBeforeMarketData(input: PreMarketEligibilityInput): Eligibi
 }
 
 /** A market filter is set (a set filter, even 0, needs market data: PRODUCT.md §4). */
-export function needsMarketData(filters: Pick<FilterSettings, "minMarketCap" | "maxMarketCap" | "minLiquidity">): boolean {
+export function needsMarketData(
+  filters: Pick<FilterSettings, "minMarketCap" | "maxMarketCap" | "minLiquidity">,
+): boolean {
   return filters.minMarketCap !== null || filters.maxMarketCap !== null || filters.minLiquidity !== null;
 }
 

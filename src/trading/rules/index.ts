@@ -1,16 +1,16 @@
 // The pure trading rules (PRODUCT.md §4): data in, decision out; no I/O, no clock reads.
 // Amounts are Big (src/money.ts) or decimal strings; times are epoch ms passed in.
 
-export type * from "./types.ts";
+export * from "./dca.ts";
 export { big as toBig, roundLamports, roundTokens } from "./decimal-input.ts";
 export * from "./eligibility.ts";
 export * from "./exit-signal.ts";
+export * from "./fees.ts";
+export * from "./pnl.ts";
+export * from "./position-action.ts";
 export * from "./position-sizing.ts";
 export * from "./slippage.ts";
-export * from "./fees.ts";
+export * from "./stale-trade.ts";
 export * from "./stop-loss.ts";
 export * from "./take-profit.ts";
-export * from "./dca.ts";
-export * from "./stale-trade.ts";
-export * from "./position-action.ts";
-export * from "./pnl.ts";
+export type * from "./types.ts";

@@ -5,9 +5,9 @@
 // levelsHit, lower average entry) and may fire the next rule. The new peak is returned whether or
 // not an action fires; persist it when `peakChanged`.
 
-import { decStr, type Big } from "../../money.ts";
+import { type Big, decStr } from "../../money.ts";
+import { type DcaPositionState, evaluateDca } from "./dca.ts";
 import { big } from "./decimal-input.ts";
-import { evaluateDca, type DcaPositionState } from "./dca.ts";
 import { evaluateStale } from "./stale-trade.ts";
 import { evaluateStopLoss } from "./stop-loss.ts";
 import { evaluateTakeProfit, type TakeProfitPositionState } from "./take-profit.ts";

@@ -2,7 +2,7 @@
 // the price is higher, then the position closes (closeReason `stop_loss`) when
 // price ≤ peak × (1 − stopLoss.percentage/100). A price exactly at the stop price triggers.
 
-import { Big } from "../../money.ts";
+import type { Big } from "../../money.ts";
 import { big, HUNDRED } from "./decimal-input.ts";
 import type { DecimalInput, StopLossSettings } from "./types.ts";
 
@@ -15,7 +15,9 @@ export function nextPeak(peakPriceSol: DecimalInput, priceSol: DecimalInput): Bi
 
 /** peak × (1 − percentage/100). */
 export function stopLossPrice(peakPriceSol: DecimalInput, percentage: DecimalInput): Big {
-  return big(peakPriceSol).times(HUNDRED.minus(big(percentage))).div(HUNDRED);
+  return big(peakPriceSol)
+    .times(HUNDRED.minus(big(percentage)))
+    .div(HUNDRED);
 }
 
 export type StopLossDecision =

@@ -46,7 +46,9 @@ export type TakeProfitDecision =
 
 /** entry × (1 + level × percentage/100). */
 export function takeProfitLevelPrice(entryPriceSol: DecimalInput, percentage: DecimalInput, level: number): Big {
-  return big(entryPriceSol).times(HUNDRED.plus(big(percentage).times(level))).div(HUNDRED);
+  return big(entryPriceSol)
+    .times(HUNDRED.plus(big(percentage).times(level)))
+    .div(HUNDRED);
 }
 
 export function evaluateTakeProfit(

@@ -2,10 +2,10 @@ import { describe, expect, test } from "bun:test";
 import { Big } from "../../../src/money.ts";
 import {
   applyDcaFill,
-  dcaTriggerPrice,
-  evaluateDca,
   type DcaPositionState,
   type DcaSettings,
+  dcaTriggerPrice,
+  evaluateDca,
 } from "../../../src/trading/rules/index.ts";
 
 const dca = (over: Partial<DcaSettings> = {}): DcaSettings => ({
@@ -36,36 +36,62 @@ describe("dcaTriggerPrice", () => {
 });
 
 describe("evaluateDca", () => {
-  test.each<[string, DcaSettings, DcaPositionState, string, null | { order: number; amount: string; trigger: string }]>([
-    ["above the first trigger", dca(), pos(), "0.00090001", null],
-    ["exactly at the first trigger", dca(), pos(), "0.0009", { order: 1, amount: "0.25", trigger: "0.0009" }],
-    ["below the first trigger", dca(), pos(), "0.0005", { order: 1, amount: "0.25", trigger: "0.0009" }],
+  test.each<[string, DcaSettings, DcaPositionState, string, null | { order: number; amount: string; trigger: string }]>(
     [
-      "order 2 is measured from the current average entry",
-      dca(),
-      pos({ dcaOrders: 1, entryPriceSol: "0.00095" }),
-      "0.00076",
-      { order: 2, amount: "0.25", trigger: "0.00076" },
+      ["above the first trigger", dca(), pos(), "0.00090001", null],
+      ["exactly at the first trigger", dca(), pos(), "0.0009", { order: 1, amount: "0.25", trigger: "0.0009" }],
+      ["below the first trigger", dca(), pos(), "0.0005", { order: 1, amount: "0.25", trigger: "0.0009" }],
+      [
+        "order 2 is measured from the current average entry",
+        dca(),
+        pos({ dcaOrders: 1, entryPriceSol: "0.00095" }),
+        "0.00076",
+        { order: 2, amount: "0.25", trigger: "0.00076" },
+      ],
+      [
+        "order 2 not reached at order 1's trigger",
+        dca(),
+        pos({ dcaOrders: 1, entryPriceSol: "0.00095" }),
+        "0.0008",
+        null,
+      ],
+      [
+        "the last order (k = maxOrders)",
+        dca(),
+        pos({ dcaOrders: 2 }),
+        "0.0007",
+        { order: 3, amount: "0.25", trigger: "0.0007" },
+      ],
+      ["no order beyond maxOrders", dca(), pos({ dcaOrders: 3 }), "0.00000001", null],
+      [
+        "the amount is a share of the ORIGINAL cost, in lamports",
+        dca({ amountPercentage: 33 }),
+        pos({ originalCostSol: "0.1234567891" }),
+        "0.0001",
+        {
+          order: 1,
+          amount: "0.040740740",
+          trigger: "0.0009",
+        },
+      ],
+      ["disabled", dca({ enabled: false }), pos(), "0", null],
+      ["no DCA on a moon bag", dca(), pos({ moonBagActivated: true }), "0.0001", null],
+      [
+        "a trigger at or below zero never fires",
+        dca({ priceDropTriggerPercentage: 50, maxOrders: 3 }),
+        pos({ dcaOrders: 1 }),
+        "0",
+        null,
+      ],
+      [
+        "an amount that rounds to 0 lamports does not fire",
+        dca({ amountPercentage: 1 }),
+        pos({ originalCostSol: "0.00000001" }),
+        "0.0001",
+        null,
+      ],
     ],
-    ["order 2 not reached at order 1's trigger", dca(), pos({ dcaOrders: 1, entryPriceSol: "0.00095" }), "0.0008", null],
-    [
-      "the last order (k = maxOrders)",
-      dca(),
-      pos({ dcaOrders: 2 }),
-      "0.0007",
-      { order: 3, amount: "0.25", trigger: "0.0007" },
-    ],
-    ["no order beyond maxOrders", dca(), pos({ dcaOrders: 3 }), "0.00000001", null],
-    ["the amount is a share of the ORIGINAL cost, in lamports", dca({ amountPercentage: 33 }), pos({ originalCostSol: "0.1234567891" }), "0.0001", {
-      order: 1,
-      amount: "0.040740740",
-      trigger: "0.0009",
-    }],
-    ["disabled", dca({ enabled: false }), pos(), "0", null],
-    ["no DCA on a moon bag", dca(), pos({ moonBagActivated: true }), "0.0001", null],
-    ["a trigger at or below zero never fires", dca({ priceDropTriggerPercentage: 50, maxOrders: 3 }), pos({ dcaOrders: 1 }), "0", null],
-    ["an amount that rounds to 0 lamports does not fire", dca({ amountPercentage: 1 }), pos({ originalCostSol: "0.00000001" }), "0.0001", null],
-  ])("%s", (_name, settings, position, price, expected) => {
+  )("%s", (_name, settings, position, price, expected) => {
     const d = evaluateDca(settings, position, price);
     if (expected === null) {
       expect(d).toEqual({ triggered: false });

@@ -3,11 +3,11 @@ import {
   checkBeforeMarketData,
   checkMarketAndBalance,
   ELIGIBILITY_RULES,
+  type EligibilityInput,
+  type EligibilityRule,
   evaluateEligibility,
   evaluateEligibilityAsync,
   needsMarketData,
-  type EligibilityInput,
-  type EligibilityRule,
   type TokenMarketData,
 } from "../../../src/trading/rules/index.ts";
 
@@ -45,7 +45,11 @@ function base(): EligibilityInput {
 
 type Tweak = (i: EligibilityInput) => void;
 const failing: [EligibilityRule, string, Tweak][] = [
-  ["automation", "Automated trading is disabled for simulation mode", (i) => (i.agent.automatedTradingSimulation = false)],
+  [
+    "automation",
+    "Automated trading is disabled for simulation mode",
+    (i) => (i.agent.automatedTradingSimulation = false),
+  ],
   [
     "automation",
     "Automated trading is disabled for live mode",
@@ -64,32 +68,20 @@ const failing: [EligibilityRule, string, Tweak][] = [
   ],
   ["wallet", "Agent has no simulation wallet", (i) => (i.hasWallet = false)],
   ["signal_strength", "Signal strength 2 is below the minimum 3", (i) => (i.signal.signalStrength = 2)],
-  [
-    "allowed_tokens",
-    `Token ${TOKEN} is not in allowedTokens`,
-    (i) => (i.config.filters.allowedTokens = ["Other111"]),
-  ],
+  ["allowed_tokens", `Token ${TOKEN} is not in allowedTokens`, (i) => (i.config.filters.allowedTokens = ["Other111"])],
   [
     "allowed_tokens",
     `Token ${TOKEN} is not in allowedTokens`,
     (i) => (i.config.filters.allowedTokens = [TOKEN.toLowerCase()]),
   ],
   ["blocked_tokens", `Token ${TOKEN} is in blockedTokens`, (i) => (i.config.filters.blockedTokens = [TOKEN])],
-  [
-    "open_position",
-    `Agent already holds an open position on token ${TOKEN}`,
-    (i) => (i.hasOpenPositionOnToken = true),
-  ],
+  ["open_position", `Agent already holds an open position on token ${TOKEN}`, (i) => (i.hasOpenPositionOnToken = true)],
   [
     "trade_interval",
     "Only 59.999s since the last trade; minTimeBetweenTradesSeconds is 60",
     (i) => (i.lastTradeAtMs = NOW - 59_999),
   ],
-  [
-    "market_data",
-    `Market data unavailable for token ${TOKEN}; market filters are set`,
-    (i) => (i.marketData = null),
-  ],
+  ["market_data", `Market data unavailable for token ${TOKEN}; market filters are set`, (i) => (i.marketData = null)],
   [
     "market_data",
     `Market cap unavailable for token ${TOKEN}; a market cap filter is set`,
@@ -143,41 +135,59 @@ describe("evaluateEligibility", () => {
   });
 
   const passing: [string, Tweak][] = [
-    ["live agent with live automation and live trading enabled", (i) => {
-      i.agent = { tradingMode: "live", automatedTradingSimulation: false, automatedTradingLive: true };
-      i.liveTradingEnabled = true;
-    }],
+    [
+      "live agent with live automation and live trading enabled",
+      (i) => {
+        i.agent = { tradingMode: "live", automatedTradingSimulation: false, automatedTradingLive: true };
+        i.liveTradingEnabled = true;
+      },
+    ],
     ["simulation agent ignores LIVE_TRADING_ENABLED and the live flag", (i) => (i.liveTradingEnabled = false)],
     ["strength exactly at the minimum", (i) => (i.signal.signalStrength = 3)],
     ["token in a non-empty allowedTokens", (i) => (i.config.filters.allowedTokens = ["Other111", TOKEN])],
     ["interval exactly elapsed", (i) => (i.lastTradeAtMs = NOW - 60_000)],
     ["never traded", (i) => (i.lastTradeAtMs = null)],
-    ["no interval configured", (i) => {
-      i.config.timing.minTimeBetweenTradesSeconds = 0;
-      i.lastTradeAtMs = NOW;
-    }],
+    [
+      "no interval configured",
+      (i) => {
+        i.config.timing.minTimeBetweenTradesSeconds = 0;
+        i.lastTradeAtMs = NOW;
+      },
+    ],
     ["market cap exactly at minMarketCap", (i) => (i.marketData = { marketCap: 100_000, liquidity: 60_000 })],
     ["market cap exactly at maxMarketCap", (i) => (i.marketData = { marketCap: "10000000", liquidity: 60_000 })],
     ["liquidity exactly at minLiquidity", (i) => (i.marketData = { marketCap: "1000000", liquidity: "50000" })],
-    ["no market filter and no market data", (i) => {
-      i.config.filters.minMarketCap = null;
-      i.config.filters.maxMarketCap = null;
-      i.config.filters.minLiquidity = null;
-      i.marketData = null;
-    }],
-    ["only minLiquidity set: a missing market cap does not matter", (i) => {
-      i.config.filters.minMarketCap = null;
-      i.config.filters.maxMarketCap = null;
-      i.marketData = { marketCap: null, liquidity: "50000" };
-    }],
-    ["balance exactly at minimumAgentBalance", (i) => {
-      i.solBalance = "0.5";
-      i.tradeSizeSol = "0.025";
-    }],
-    ["balance exactly the trade size", (i) => {
-      i.solBalance = "0.75";
-      i.tradeSizeSol = "0.75";
-    }],
+    [
+      "no market filter and no market data",
+      (i) => {
+        i.config.filters.minMarketCap = null;
+        i.config.filters.maxMarketCap = null;
+        i.config.filters.minLiquidity = null;
+        i.marketData = null;
+      },
+    ],
+    [
+      "only minLiquidity set: a missing market cap does not matter",
+      (i) => {
+        i.config.filters.minMarketCap = null;
+        i.config.filters.maxMarketCap = null;
+        i.marketData = { marketCap: null, liquidity: "50000" };
+      },
+    ],
+    [
+      "balance exactly at minimumAgentBalance",
+      (i) => {
+        i.solBalance = "0.5";
+        i.tradeSizeSol = "0.025";
+      },
+    ],
+    [
+      "balance exactly the trade size",
+      (i) => {
+        i.solBalance = "0.75";
+        i.tradeSizeSol = "0.75";
+      },
+    ],
   ];
   test.each(passing)("eligible: %s", (_name, tweak) => {
     const input = base();
@@ -289,7 +299,11 @@ describe("split and lazy forms", () => {
     [
       "null",
       () => null,
-      { eligible: false, rule: "market_data", reason: `Market data unavailable for token ${TOKEN}; market filters are set` },
+      {
+        eligible: false,
+        rule: "market_data",
+        reason: `Market data unavailable for token ${TOKEN}; market filters are set`,
+      },
     ],
     [
       "a throwing loader",

@@ -5,11 +5,11 @@ import { Big } from "../../../src/money.ts";
 import {
   checkSlippage,
   isExitSignal,
+  type PositionSizingSettings,
   positionSizeSol,
   resolveSlippageBps,
   SIMULATION_NETWORK_FEE_SOL,
   simulationSwapFeeSol,
-  type PositionSizingSettings,
 } from "../../../src/trading/rules/index.ts";
 
 describe("isExitSignal", () => {
@@ -31,7 +31,11 @@ describe("isExitSignal", () => {
 });
 
 describe("positionSizeSol", () => {
-  const pct = (percentage: number | string): PositionSizingSettings => ({ type: "percentage", percentage, fixedAmountSol: null });
+  const pct = (percentage: number | string): PositionSizingSettings => ({
+    type: "percentage",
+    percentage,
+    fixedAmountSol: null,
+  });
   const fixed = (fixedAmountSol: number | string | null): PositionSizingSettings => ({
     type: "fixed",
     percentage: 5,
@@ -55,16 +59,12 @@ describe("positionSizeSol", () => {
 
   test("property: a percentage size never exceeds the balance and is whole lamports", () => {
     fc.assert(
-      fc.property(
-        fc.bigInt({ min: 0n, max: 10n ** 15n }),
-        fc.integer({ min: 1, max: 10000 }),
-        (lamports, centiPct) => {
-          const balance = new Big(lamports.toString()).div(1e9);
-          const size = positionSizeSol(pct(new Big(centiPct).div(100).toFixed()), balance);
-          expect(size.lte(balance)).toBe(true);
-          expect(size.times(1e9).mod(1).eq(0)).toBe(true);
-        },
-      ),
+      fc.property(fc.bigInt({ min: 0n, max: 10n ** 15n }), fc.integer({ min: 1, max: 10000 }), (lamports, centiPct) => {
+        const balance = new Big(lamports.toString()).div(1e9);
+        const size = positionSizeSol(pct(new Big(centiPct).div(100).toFixed()), balance);
+        expect(size.lte(balance)).toBe(true);
+        expect(size.times(1e9).mod(1).eq(0)).toBe(true);
+      }),
     );
   });
 });
@@ -75,10 +75,7 @@ describe("slippage", () => {
     [300, { ok: true, bps: 300 }],
     [1000, { ok: true, bps: 1000 }], // exactly the maximum is allowed
     [0, { ok: true, bps: 0 }],
-    [
-      1001,
-      { ok: false, message: "Slippage exceeds maximum allowed", details: { requested: 1001, maximum: 1000 } },
-    ],
+    [1001, { ok: false, message: "Slippage exceeds maximum allowed", details: { requested: 1001, maximum: 1000 } }],
   ])("checkSlippage(%p)", (bps, expected) => {
     expect(checkSlippage(bps, settings)).toEqual(expected as never);
   });

@@ -29,13 +29,26 @@ describe("takeProfitSalePnl", () => {
     ["1", "1000", "500", "0.75", "0.000105", "0.749895", "0.5", "0.249895"],
     ["1", "1000", "500", "0.4", "0", "0.4", "0.5", "-0.1"],
     ["1.000105", "1000", "1000", "2", "0.000105", "1.999895", "1.000105", "0.99979"],
-  ])("cost %s, bought %s, sold %s for %s − fees %s", (costSol, purchaseAmount, tokensSold, proceedsSol, feesSol, net, basis, realized) => {
-    const r = takeProfitSalePnl({ costSol, purchaseAmount, tokensSold, proceedsSol, feesSol });
-    expect([r.netProceedsSol.toFixed(), r.costBasisSol.toFixed(), r.realizedProfitSol.toFixed()]).toEqual([net, basis, realized]);
-  });
+  ])(
+    "cost %s, bought %s, sold %s for %s − fees %s",
+    (costSol, purchaseAmount, tokensSold, proceedsSol, feesSol, net, basis, realized) => {
+      const r = takeProfitSalePnl({ costSol, purchaseAmount, tokensSold, proceedsSol, feesSol });
+      expect([r.netProceedsSol.toFixed(), r.costBasisSol.toFixed(), r.realizedProfitSol.toFixed()]).toEqual([
+        net,
+        basis,
+        realized,
+      ]);
+    },
+  );
 });
 
-const held = { costSol: "1", purchaseAmount: "1000", remainingAmount: "1000", entryPriceSol: "0.001", realizedProfitSol: "0" };
+const held = {
+  costSol: "1",
+  purchaseAmount: "1000",
+  remainingAmount: "1000",
+  entryPriceSol: "0.001",
+  realizedProfitSol: "0",
+};
 
 describe("positionPnl", () => {
   test.each([
@@ -73,7 +86,13 @@ describe("positionPnl", () => {
     },
     {
       name: "after a take-profit sale: realized plus unrealized",
-      input: { ...held, remainingAmount: "500", realizedProfitSol: "0.25", currentPriceSol: "0.0008", solUsdPrice: "200" },
+      input: {
+        ...held,
+        remainingAmount: "500",
+        realizedProfitSol: "0.25",
+        currentPriceSol: "0.0008",
+        solUsdPrice: "200",
+      },
       out: {
         currentPriceNative: "0.0008",
         currentPriceUsd: "0.16",
@@ -112,7 +131,14 @@ describe("closePnl", () => {
     },
     {
       name: "close after take-profit includes the realized profit",
-      input: { ...held, remainingAmount: "250", realizedProfitSol: "0.5", proceedsSol: "0.2", feesSol: "0", solUsdPrice: "150" },
+      input: {
+        ...held,
+        remainingAmount: "250",
+        realizedProfitSol: "0.5",
+        proceedsSol: "0.2",
+        feesSol: "0",
+        solUsdPrice: "150",
+      },
       out: {
         netProceedsSol: "0.2",
         openCostSol: "0.25",
@@ -125,7 +151,14 @@ describe("closePnl", () => {
     },
     {
       name: "nothing remained (take_profit close): P/L is the realized profit",
-      input: { ...held, remainingAmount: "0", realizedProfitSol: "0.7", proceedsSol: "0", feesSol: "0", solUsdPrice: "100" },
+      input: {
+        ...held,
+        remainingAmount: "0",
+        realizedProfitSol: "0.7",
+        proceedsSol: "0",
+        feesSol: "0",
+        solUsdPrice: "100",
+      },
       out: {
         netProceedsSol: "0",
         openCostSol: "0",
@@ -138,7 +171,16 @@ describe("closePnl", () => {
     },
     {
       name: "loss",
-      input: { ...held, costSol: "2", purchaseAmount: "10", remainingAmount: "10", entryPriceSol: "0.2", proceedsSol: "1.5", feesSol: "0", solUsdPrice: "100" },
+      input: {
+        ...held,
+        costSol: "2",
+        purchaseAmount: "10",
+        remainingAmount: "10",
+        entryPriceSol: "0.2",
+        proceedsSol: "1.5",
+        feesSol: "0",
+        solUsdPrice: "100",
+      },
       out: {
         netProceedsSol: "1.5",
         openCostSol: "2",
@@ -186,7 +228,13 @@ describe("closePnl", () => {
             );
             if (!d.triggered) continue;
             const proceedsSol = new Big(proceedsLamports.toString()).div(1e9);
-            const sale = takeProfitSalePnl({ costSol, purchaseAmount, tokensSold: d.sellAmount, proceedsSol, feesSol: fee });
+            const sale = takeProfitSalePnl({
+              costSol,
+              purchaseAmount,
+              tokensSold: d.sellAmount,
+              proceedsSol,
+              feesSol: fee,
+            });
             realized = realized.plus(sale.realizedProfitSol);
             allNet = allNet.plus(sale.netProceedsSol);
             remaining = d.remainingAfter;

@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import {
   decidePositionAction,
-  MS_PER_DAY,
   type MonitoredPosition,
+  MS_PER_DAY,
   type PositionRulesConfig,
 } from "../../../src/trading/rules/index.ts";
 
@@ -40,14 +40,68 @@ describe("decidePositionAction: one action per tick, in rule order", () => {
     ["stale beats take-profit", config(), position(), "2", old, "close:stale_trade", "2", true],
     ["exactly at the age limit is not stale", config(), position(), "1", OPENED + 7 * MS_PER_DAY, "none", "1", false],
     ["no age limit", config({ filters: { maxPositionAgeDays: null } }), position(), "1", old, "none", "1", false],
-    ["stop-loss beats DCA (price below both triggers)", config(), position(), "0.75", fresh, "close:stop_loss", "1", false],
+    [
+      "stop-loss beats DCA (price below both triggers)",
+      config(),
+      position(),
+      "0.75",
+      fresh,
+      "close:stop_loss",
+      "1",
+      false,
+    ],
     ["DCA when above the stop price", config(), position(), "0.9", fresh, "dca", "1", false],
-    ["DCA with stop-loss disabled", config({ stopLoss: { enabled: false, percentage: 25 } }), position(), "0.5", fresh, "dca", "1", false],
-    ["stop-loss after a new peak", config(), position({ peakPriceSol: "2" }), "1.5", fresh, "close:stop_loss", "2", false],
+    [
+      "DCA with stop-loss disabled",
+      config({ stopLoss: { enabled: false, percentage: 25 } }),
+      position(),
+      "0.5",
+      fresh,
+      "dca",
+      "1",
+      false,
+    ],
+    [
+      "stop-loss after a new peak",
+      config(),
+      position({ peakPriceSol: "2" }),
+      "1.5",
+      fresh,
+      "close:stop_loss",
+      "2",
+      false,
+    ],
     ["take-profit exactly at level 1", config(), position(), "1.5", fresh, "take_profit", "1.5", true],
-    ["moon bag: no take-profit, no DCA", config(), position({ levelsHit: 3, moonBagActivated: true, peakPriceSol: "5" }), "4", fresh, "none", "5", false],
-    ["moon bag: stop-loss still applies", config(), position({ levelsHit: 3, moonBagActivated: true, peakPriceSol: "5" }), "3.75", fresh, "close:stop_loss", "5", false],
-    ["moon bag: stale still applies", config(), position({ levelsHit: 3, moonBagActivated: true, peakPriceSol: "5" }), "4", old, "close:stale_trade", "5", false],
+    [
+      "moon bag: no take-profit, no DCA",
+      config(),
+      position({ levelsHit: 3, moonBagActivated: true, peakPriceSol: "5" }),
+      "4",
+      fresh,
+      "none",
+      "5",
+      false,
+    ],
+    [
+      "moon bag: stop-loss still applies",
+      config(),
+      position({ levelsHit: 3, moonBagActivated: true, peakPriceSol: "5" }),
+      "3.75",
+      fresh,
+      "close:stop_loss",
+      "5",
+      false,
+    ],
+    [
+      "moon bag: stale still applies",
+      config(),
+      position({ levelsHit: 3, moonBagActivated: true, peakPriceSol: "5" }),
+      "4",
+      old,
+      "close:stale_trade",
+      "5",
+      false,
+    ],
   ])("%s", (_name, cfg, pos, price, now, expected, peak, changed) => {
     const d = decidePositionAction({ config: cfg, position: pos, priceSol: price, nowMs: now });
     const kind = d.action.kind === "close" ? `close:${d.action.reason}` : d.action.kind;
@@ -85,11 +139,20 @@ describe("decidePositionAction: one action per tick, in rule order", () => {
     const d = decidePositionAction({ config: config(), position: position(), priceSol: "0.9", nowMs: fresh });
     expect(d.action.kind).toBe("dca");
     if (d.action.kind !== "dca") return;
-    expect([d.action.order, d.action.amountSol.toFixed(), d.action.triggerPriceSol.toFixed()]).toEqual([1, "0.5", "0.9"]);
+    expect([d.action.order, d.action.amountSol.toFixed(), d.action.triggerPriceSol.toFixed()]).toEqual([
+      1,
+      "0.5",
+      "0.9",
+    ]);
   });
 
   test("close actions say why, for the log", () => {
-    const stop = decidePositionAction({ config: config(), position: position({ peakPriceSol: "2" }), priceSol: "1.5", nowMs: fresh });
+    const stop = decidePositionAction({
+      config: config(),
+      position: position({ peakPriceSol: "2" }),
+      priceSol: "1.5",
+      nowMs: fresh,
+    });
     expect(stop.action).toEqual({
       kind: "close",
       reason: "stop_loss",

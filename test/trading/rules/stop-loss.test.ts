@@ -17,7 +17,9 @@ describe("nextPeak", () => {
 });
 
 describe("evaluateStopLoss", () => {
-  test.each<[string, { enabled: boolean; percentage: number | string }, string, string, boolean, string | null, string]>([
+  test.each<
+    [string, { enabled: boolean; percentage: number | string }, string, string, boolean, string | null, string]
+  >([
     // name, settings, persisted peak, price, triggered, stop price, new peak
     ["above the stop price", on(25), "2", "1.5000001", false, "1.5", "2"],
     ["exactly at the stop price triggers", on(25), "2", "1.5", true, "1.5", "2"],
@@ -28,7 +30,15 @@ describe("evaluateStopLoss", () => {
     ["fractional percentage", on("12.5"), "8", "7", true, "7", "8"],
     ["100% stops only at zero", on(100), "1", "0.000000001", false, "0", "1"],
     ["100% at zero", on(100), "1", "0", true, "0", "1"],
-    ["disabled never triggers but still raises the peak", { enabled: false, percentage: 25 }, "1", "5", false, null, "5"],
+    [
+      "disabled never triggers but still raises the peak",
+      { enabled: false, percentage: 25 },
+      "1",
+      "5",
+      false,
+      null,
+      "5",
+    ],
     ["disabled never triggers", { enabled: false, percentage: 25 }, "2", "0.1", false, null, "2"],
   ])("%s", (_name, settings, peak, price, triggered, stop, newPeak) => {
     const d = evaluateStopLoss(settings, peak, price);

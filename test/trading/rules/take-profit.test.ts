@@ -3,9 +3,9 @@ import fc from "fast-check";
 import { Big } from "../../../src/money.ts";
 import {
   evaluateTakeProfit,
-  takeProfitLevelPrice,
   type TakeProfitPositionState,
   type TakeProfitSettings,
+  takeProfitLevelPrice,
 } from "../../../src/trading/rules/index.ts";
 
 const tp = (over: Partial<TakeProfitSettings> = {}): TakeProfitSettings => ({
@@ -36,9 +36,14 @@ describe("takeProfitLevelPrice", () => {
   });
 });
 
-type Expected =
-  | null
-  | { level: number; sell: string; after: string; moonBag: boolean; moonBagAmount: string | null; closes: boolean };
+type Expected = null | {
+  level: number;
+  sell: string;
+  after: string;
+  moonBag: boolean;
+  moonBagAmount: string | null;
+  closes: boolean;
+};
 
 describe("evaluateTakeProfit", () => {
   test.each<[string, TakeProfitSettings, TakeProfitPositionState, string, Expected]>([
@@ -65,7 +70,13 @@ describe("evaluateTakeProfit", () => {
       "0.0025",
       { level: 3, sell: "125", after: "125", moonBag: true, moonBagAmount: "125", closes: false },
     ],
-    ["no level after the moon bag", tp(), pos({ levelsHit: 3, remainingAmount: "125", moonBagActivated: true }), "1", null],
+    [
+      "no level after the moon bag",
+      tp(),
+      pos({ levelsHit: 3, remainingAmount: "125", moonBagActivated: true }),
+      "1",
+      null,
+    ],
     ["no level beyond maxLevels", tp(), pos({ levelsHit: 3, remainingAmount: "125" }), "1", null],
     [
       "one level per tick: a jump past three levels sells only level 1",
@@ -141,7 +152,12 @@ describe("evaluateTakeProfit", () => {
       const d = evaluateTakeProfit(tp(), state, "1");
       if (!d.triggered) break;
       sales.push(d.sellAmount.toFixed());
-      state = { ...state, levelsHit: d.levelsHit, remainingAmount: d.remainingAfter, moonBagActivated: d.moonBagActivated };
+      state = {
+        ...state,
+        levelsHit: d.levelsHit,
+        remainingAmount: d.remainingAfter,
+        moonBagActivated: d.moonBagActivated,
+      };
     }
     expect(sales).toEqual(["500", "250", "125"]);
     expect(state).toMatchObject({ levelsHit: 3, moonBagActivated: true });

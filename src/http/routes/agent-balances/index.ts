@@ -2,7 +2,14 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { Services } from "../../../services.ts";
 import { createRouter } from "../../router.ts";
 import { bearerSecurity, errorResponses, jsonContent, jwtOrKeySecurity, SuccessSchema } from "../../schemas.ts";
-import { BalanceIdParam, BalanceListItemSchema, BalanceListQuery, BalanceSchema, CreateBalanceBody, UpdateBalanceBody } from "./schema.ts";
+import {
+  BalanceIdParam,
+  BalanceListItemSchema,
+  BalanceListQuery,
+  BalanceSchema,
+  CreateBalanceBody,
+  UpdateBalanceBody,
+} from "./schema.ts";
 
 // /api/v1/agent-balances (SPEC "Agent balance endpoints"): GETs take a JWT or a `balances` key;
 // writes are JWT only (PRODUCT.md §2).
@@ -16,14 +23,23 @@ const list = createRoute({
   method: "get",
   path: "/",
   request: { query: BalanceListQuery },
-  responses: { 200: { description: "The agent's balances, SOL first, each with priceSol", ...jsonContent(z.array(BalanceListItemSchema)) }, ...errorResponses(400, 401, 403, 404) },
+  responses: {
+    200: {
+      description: "The agent's balances, SOL first, each with priceSol",
+      ...jsonContent(z.array(BalanceListItemSchema)),
+    },
+    ...errorResponses(400, 401, 403, 404),
+  },
 });
 const getOne = createRoute({
   ...read,
   method: "get",
   path: "/{id}",
   request: { params: BalanceIdParam },
-  responses: { 200: { description: "One balance (without priceSol)", ...jsonContent(BalanceSchema) }, ...errorResponses(400, 401, 403, 404) },
+  responses: {
+    200: { description: "One balance (without priceSol)", ...jsonContent(BalanceSchema) },
+    ...errorResponses(400, 401, 403, 404),
+  },
 });
 const create = createRoute({
   ...write,

@@ -1,5 +1,12 @@
 import { z } from "@hono/zod-openapi";
-import { agentIdBody, agentIdQuery, decimalString, objectBody, optionalQueryText, requiredText } from "../../ledger-fields.ts";
+import {
+  agentIdBody,
+  agentIdQuery,
+  decimalString,
+  objectBody,
+  optionalQueryText,
+  requiredText,
+} from "../../ledger-fields.ts";
 import { pagination, uuidParam } from "../../schemas.ts";
 
 // SPEC "Agent balance", "Agent balance endpoints".
@@ -18,7 +25,10 @@ const base = {
 
 export const BalanceSchema = z.object(base).openapi("AgentBalance");
 export const BalanceListItemSchema = z
-  .object({ ...base, priceSol: z.number().nullable().openapi({ description: "Current price in SOL; 1 for SOL; null when unknown" }) })
+  .object({
+    ...base,
+    priceSol: z.number().nullable().openapi({ description: "Current price in SOL; 1 for SOL; null when unknown" }),
+  })
   .openapi("AgentBalanceWithPrice");
 
 export const BalanceListQuery = z.object({
@@ -56,5 +66,7 @@ export const UpdateBalanceBody = z
     },
     { error: objectBody },
   )
-  .refine((b) => b.balance !== undefined || b.tokenSymbol !== undefined, { error: "At least one field must be provided: balance or tokenSymbol" })
+  .refine((b) => b.balance !== undefined || b.tokenSymbol !== undefined, {
+    error: "At least one field must be provided: balance or tokenSymbol",
+  })
   .openapi("UpdateAgentBalanceRequest", { example: { balance: "99.5" } });

@@ -3,7 +3,15 @@ import type { Services } from "../../../services.ts";
 import { csvResponse } from "../../csv.ts";
 import { createRouter } from "../../router.ts";
 import { bearerSecurity, errorResponses, jsonContent, jwtOrKeySecurity, SuccessSchema } from "../../schemas.ts";
-import { CreateSwapBody, SWAP_CSV_COLUMNS, SwapExportQuery, SwapIdParam, SwapListQuery, SwapSchema, UpdateSwapBody } from "./schema.ts";
+import {
+  CreateSwapBody,
+  SWAP_CSV_COLUMNS,
+  SwapExportQuery,
+  SwapIdParam,
+  SwapListQuery,
+  SwapSchema,
+  UpdateSwapBody,
+} from "./schema.ts";
 
 // /api/v1/agent-historical-swaps (SPEC "Historical swap endpoints"): GETs (export included) take
 // a JWT or a `history` key; writes are JWT only (PRODUCT.md §2).
@@ -17,7 +25,10 @@ const list = createRoute({
   method: "get",
   path: "/",
   request: { query: SwapListQuery },
-  responses: { 200: { description: "Swaps, most recent sale first", ...jsonContent(z.array(SwapSchema)) }, ...errorResponses(400, 401, 403, 404) },
+  responses: {
+    200: { description: "Swaps, most recent sale first", ...jsonContent(z.array(SwapSchema)) },
+    ...errorResponses(400, 401, 403, 404),
+  },
 });
 const exportCsv = createRoute({
   ...read,
@@ -25,7 +36,10 @@ const exportCsv = createRoute({
   path: "/export",
   request: { query: SwapExportQuery },
   responses: {
-    200: { description: `CSV with columns ${SWAP_CSV_COLUMNS.join(", ")}`, content: { "text/csv": { schema: z.string() } } },
+    200: {
+      description: `CSV with columns ${SWAP_CSV_COLUMNS.join(", ")}`,
+      content: { "text/csv": { schema: z.string() } },
+    },
     ...errorResponses(400, 401, 403, 404),
   },
 });
@@ -72,7 +86,9 @@ export function agentHistoricalSwapRoutes(s: Services) {
     })
     .openapi(getOne, (c) => c.json(s.historicalSwaps.get(user(c), c.req.valid("param").id), 200))
     .openapi(create, (c) => c.json(s.historicalSwaps.create(user(c), c.req.valid("json")), 201))
-    .openapi(update, (c) => c.json(s.historicalSwaps.update(user(c), c.req.valid("param").id, c.req.valid("json")), 200))
+    .openapi(update, (c) =>
+      c.json(s.historicalSwaps.update(user(c), c.req.valid("param").id, c.req.valid("json")), 200),
+    )
     .openapi(remove, (c) => {
       s.historicalSwaps.delete(user(c), c.req.valid("param").id);
       return c.json({ success: true }, 200);

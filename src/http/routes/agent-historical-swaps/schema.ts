@@ -99,10 +99,13 @@ const optionalId = (field: string) =>
     .optional();
 const SIGNAL_ID_MESSAGE = "signalId must be a signal id (whole number)";
 const signalId = z
-  .union([
-    z.string({ error: SIGNAL_ID_MESSAGE }).regex(/^\d+$/, { error: SIGNAL_ID_MESSAGE }),
-    z.number({ error: SIGNAL_ID_MESSAGE }).int({ error: SIGNAL_ID_MESSAGE }).positive({ error: SIGNAL_ID_MESSAGE }),
-  ], { error: SIGNAL_ID_MESSAGE })
+  .union(
+    [
+      z.string({ error: SIGNAL_ID_MESSAGE }).regex(/^\d+$/, { error: SIGNAL_ID_MESSAGE }),
+      z.number({ error: SIGNAL_ID_MESSAGE }).int({ error: SIGNAL_ID_MESSAGE }).positive({ error: SIGNAL_ID_MESSAGE }),
+    ],
+    { error: SIGNAL_ID_MESSAGE },
+  )
   .transform((v) => String(v))
   .nullable()
   .optional();

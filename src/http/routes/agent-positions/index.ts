@@ -12,7 +12,11 @@ const tags = ["agent-positions"];
 
 const AgentParam = uuidParam("agentId", "Invalid agent ID format");
 const ListQuery = z.object({
-  walletAddress: z.string().max(255).optional().openapi({ param: { name: "walletAddress", in: "query" } }),
+  walletAddress: z
+    .string()
+    .max(255)
+    .optional()
+    .openapi({ param: { name: "walletAddress", in: "query" } }),
 });
 const CloseParams = z.object({
   agentId: AgentParam.shape.agentId,
@@ -41,7 +45,10 @@ const listAll = createRoute({
   tags,
   security: jwtOrKeySecurity,
   request: { query: ListQuery },
-  responses: { 200: { description: "Open positions of all the user's agents", ...jsonContent(z.array(PositionSchema)) }, ...errorResponses(400, 401, 403) },
+  responses: {
+    200: { description: "Open positions of all the user's agents", ...jsonContent(z.array(PositionSchema)) },
+    ...errorResponses(400, 401, 403),
+  },
 });
 const listAgent = createRoute({
   method: "get",
@@ -49,7 +56,10 @@ const listAgent = createRoute({
   tags,
   security: jwtOrKeySecurity,
   request: { params: AgentParam, query: ListQuery },
-  responses: { 200: { description: "Open positions of the agent with market data", ...jsonContent(z.array(PositionSchema)) }, ...errorResponses(400, 401, 403, 404) },
+  responses: {
+    200: { description: "Open positions of the agent with market data", ...jsonContent(z.array(PositionSchema)) },
+    ...errorResponses(400, 401, 403, 404),
+  },
 });
 const close = createRoute({
   method: "post",
@@ -57,15 +67,24 @@ const close = createRoute({
   tags,
   security: bearerSecurity,
   request: { params: CloseParams, body: { ...jsonContent(CloseBody), required: false } },
-  responses: { 200: { description: "Closed: the remaining tokens were sold", ...jsonContent(CloseResponse) }, ...errorResponses(400, 401, 404, 409, 502) },
+  responses: {
+    200: { description: "Closed: the remaining tokens were sold", ...jsonContent(CloseResponse) },
+    ...errorResponses(400, 401, 404, 409, 502),
+  },
 });
 const closeShort = createRoute({
   method: "post",
   path: "/{id}/close",
   tags,
   security: bearerSecurity,
-  request: { params: uuidParam("id", "Invalid position ID format"), body: { ...jsonContent(CloseBody), required: false } },
-  responses: { 200: { description: "Closed: the remaining tokens were sold", ...jsonContent(CloseResponse) }, ...errorResponses(400, 401, 404, 409, 502) },
+  request: {
+    params: uuidParam("id", "Invalid position ID format"),
+    body: { ...jsonContent(CloseBody), required: false },
+  },
+  responses: {
+    200: { description: "Closed: the remaining tokens were sold", ...jsonContent(CloseResponse) },
+    ...errorResponses(400, 401, 404, 409, 502),
+  },
 });
 
 export function agentPositionRoutes(s: Services) {
@@ -74,11 +93,20 @@ export function agentPositionRoutes(s: Services) {
   return router
     .openapi(listAll, async (c) => {
       const userId = c.get("auth").userId;
-      return c.json(await s.openPositions.listOpen({ agentIds: s.agents.agentIdsOf(userId), walletAddress: c.req.valid("query").walletAddress }), 200);
+      return c.json(
+        await s.openPositions.listOpen({
+          agentIds: s.agents.agentIdsOf(userId),
+          walletAddress: c.req.valid("query").walletAddress,
+        }),
+        200,
+      );
     })
     .openapi(listAgent, async (c) => {
       const agent = requireOwnedAgent(s.database, c.get("auth").userId, c.req.valid("param").agentId);
-      return c.json(await s.openPositions.listOpen({ agentIds: [agent.id], walletAddress: c.req.valid("query").walletAddress }), 200);
+      return c.json(
+        await s.openPositions.listOpen({ agentIds: [agent.id], walletAddress: c.req.valid("query").walletAddress }),
+        200,
+      );
     })
     .openapi(close, async (c) => {
       const { agentId, positionId } = c.req.valid("param");
@@ -91,6 +119,9 @@ export function agentPositionRoutes(s: Services) {
     })
     .openapi(closeShort, async (c) => {
       const reason = c.req.valid("json")?.reason ?? "manual";
-      return c.json(await s.trading.engine.closePosition(c.req.valid("param").id, reason, { userId: c.get("auth").userId }), 200);
+      return c.json(
+        await s.trading.engine.closePosition(c.req.valid("param").id, reason, { userId: c.get("auth").userId }),
+        200,
+      );
     });
 }

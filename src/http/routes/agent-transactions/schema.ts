@@ -56,7 +56,9 @@ export const TransactionSchema = z
 export const TransactionListQuery = z.object({
   agentId: agentIdQuery,
   walletAddress: optionalQueryText("walletAddress"),
-  transactionType: transactionType.optional().openapi({ param: { name: "transactionType", in: "query" }, example: "BUY" }),
+  transactionType: transactionType
+    .optional()
+    .openapi({ param: { name: "transactionType", in: "query" }, example: "BUY" }),
   startTime: queryDate("startTime"),
   endTime: queryDate("endTime"),
   signalId: queryInteger("signalId"),
@@ -85,7 +87,9 @@ const optionalFields = {
     .optional(),
   fees: decimalString("fees", "0.000105").nullable().optional(),
   routes: z
-    .array(z.string({ error: "routes must be an array of strings" }).max(255), { error: "routes must be an array of strings" })
+    .array(z.string({ error: "routes must be an array of strings" }).max(255), {
+      error: "routes must be an array of strings",
+    })
     .max(50, { error: "routes must hold at most 50 entries" })
     .optional(),
   inputSymbol: optionalText("inputSymbol", 50),

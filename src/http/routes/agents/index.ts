@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { computePerformance } from "../../../agents/performance.ts";
 import { requireOwnedAgent } from "../../../agents/ownership.ts";
+import { computePerformance } from "../../../agents/performance.ts";
 import { formatConfigIssues, INVALID_CONFIG_MESSAGE } from "../../../agents/trading-config.ts";
 import { ValidationError } from "../../../errors.ts";
 import { listBalanceHistory } from "../../../ledgers/balance-snapshots.ts";
@@ -35,14 +35,23 @@ const create = createRoute({
   method: "post",
   path: "/",
   request: { body: { ...jsonContent(CreateAgentBody), required: true } },
-  responses: { 201: { description: "Created, with a simulation wallet holding SIMULATION_INITIAL_SOL", ...jsonContent(AgentSchema) }, ...errorResponses(400, 401) },
+  responses: {
+    201: {
+      description: "Created, with a simulation wallet holding SIMULATION_INITIAL_SOL",
+      ...jsonContent(AgentSchema),
+    },
+    ...errorResponses(400, 401),
+  },
 });
 const list = createRoute({
   ...read,
   method: "get",
   path: "/",
   request: { query: AgentListQuery },
-  responses: { 200: { description: "The user's agents, newest first", ...jsonContent(z.array(AgentSchema)) }, ...errorResponses(400, 401, 403) },
+  responses: {
+    200: { description: "The user's agents, newest first", ...jsonContent(z.array(AgentSchema)) },
+    ...errorResponses(400, 401, 403),
+  },
 });
 const getOne = createRoute({
   ...read,
@@ -63,14 +72,23 @@ const remove = createRoute({
   method: "delete",
   path: "/{id}",
   request: { params: AgentIdParam },
-  responses: { 200: { description: "Deleted with its positions, balance history and configuration", ...jsonContent(DeleteAgentResponse) }, ...errorResponses(400, 401, 404) },
+  responses: {
+    200: {
+      description: "Deleted with its positions, balance history and configuration",
+      ...jsonContent(DeleteAgentResponse),
+    },
+    ...errorResponses(400, 401, 404),
+  },
 });
 const getConfig = createRoute({
   ...read,
   method: "get",
   path: "/{id}/config",
   request: { params: AgentIdParam },
-  responses: { 200: { description: "The complete configuration, defaults merged in", ...jsonContent(ConfigResponse) }, ...errorResponses(400, 401, 403, 404) },
+  responses: {
+    200: { description: "The complete configuration, defaults merged in", ...jsonContent(ConfigResponse) },
+    ...errorResponses(400, 401, 403, 404),
+  },
 });
 const putConfig = createRoute({
   ...write,
@@ -78,7 +96,10 @@ const putConfig = createRoute({
   path: "/{id}/config",
   request: { params: AgentIdParam, body: { ...jsonContent(ConfigUpdateBody), required: true } },
   responses: {
-    200: { description: "The complete merged configuration ({config: null} resets to defaults)", ...jsonContent(ConfigResponse) },
+    200: {
+      description: "The complete merged configuration ({config: null} resets to defaults)",
+      ...jsonContent(ConfigResponse),
+    },
     ...errorResponses(400, 401, 404),
   },
 });
@@ -87,14 +108,20 @@ const positions = createRoute({
   method: "get",
   path: "/{id}/positions",
   request: { params: AgentIdParam },
-  responses: { 200: { description: "Open positions of the agent", ...jsonContent(z.array(PositionSchema)) }, ...errorResponses(400, 401, 403, 404) },
+  responses: {
+    200: { description: "Open positions of the agent", ...jsonContent(z.array(PositionSchema)) },
+    ...errorResponses(400, 401, 403, 404),
+  },
 });
 const performance = createRoute({
   ...read,
   method: "get",
   path: "/{id}/performance",
   request: { params: AgentIdParam, query: DateRangeQuery },
-  responses: { 200: { description: "Trade statistics and P/L (PRODUCT.md §3)", ...jsonContent(PerformanceSchema) }, ...errorResponses(400, 401, 403, 404) },
+  responses: {
+    200: { description: "Trade statistics and P/L (PRODUCT.md §3)", ...jsonContent(PerformanceSchema) },
+    ...errorResponses(400, 401, 403, 404),
+  },
 });
 const balanceHistory = createRoute({
   ...read,
@@ -102,7 +129,10 @@ const balanceHistory = createRoute({
   path: "/{id}/balance-history",
   request: { params: AgentIdParam, query: BalanceHistoryQuery },
   responses: {
-    200: { description: "Balance snapshots, oldest first (the most recent `limit` in the range)", ...jsonContent(z.array(BalanceSnapshotSchema)) },
+    200: {
+      description: "Balance snapshots, oldest first (the most recent `limit` in the range)",
+      ...jsonContent(z.array(BalanceSnapshotSchema)),
+    },
     ...errorResponses(400, 401, 403, 404),
   },
 });
@@ -124,12 +154,14 @@ export function agentRoutes(s: Services) {
     .openapi(getConfig, (c) => c.json({ config: s.agents.getConfig(user(c), c.req.valid("param").id) }, 200))
     .openapi(
       putConfig,
-      (c) => c.json({ config: s.agents.updateConfig(user(c), c.req.valid("param").id, c.req.valid("json").config) }, 200),
+      (c) =>
+        c.json({ config: s.agents.updateConfig(user(c), c.req.valid("param").id, c.req.valid("json").config) }, 200),
       // SPEC: a configuration failure is 400 "Invalid trading configuration" with details as strings.
       (result) => {
         if (result.success) return undefined;
         const issues = result.error.issues;
-        if (issues.every((i) => i.path[0] === "id")) throw new ValidationError(issues[0]?.message ?? "Invalid agent ID format");
+        if (issues.every((i) => i.path[0] === "id"))
+          throw new ValidationError(issues[0]?.message ?? "Invalid agent ID format");
         throw new ValidationError(INVALID_CONFIG_MESSAGE, formatConfigIssues(issues, "config"));
       },
     )

@@ -7,7 +7,8 @@ import { isoDate, pagination, uuidParam } from "../../schemas.ts";
 
 export const TRADING_MODE_MESSAGE = "Trading mode must be either 'simulation' or 'live'";
 const tradingMode = z.enum(["simulation", "live"], { error: TRADING_MODE_MESSAGE });
-const bodyObject = (iss: { code: string }) => (iss.code === "invalid_type" ? "Request body must be a JSON object" : undefined);
+const bodyObject = (iss: { code: string }) =>
+  iss.code === "invalid_type" ? "Request body must be a JSON object" : undefined;
 
 export const AgentIdParam = uuidParam("id", "Invalid agent ID format");
 
@@ -61,15 +62,31 @@ export const UpdateAgentBody = z
 
 export const AgentListQuery = z.object(pagination(50, 1000));
 
-export const DeleteAgentResponse = z.object({ success: z.boolean(), message: z.string() }).openapi("DeleteAgentResponse");
+export const DeleteAgentResponse = z
+  .object({ success: z.boolean(), message: z.string() })
+  .openapi("DeleteAgentResponse");
 
 const nullableNumber = z.number().nullable();
 export const TradingConfigView = z
   .object({
-    positionSizing: z.object({ type: z.enum(["percentage", "fixed"]), percentage: z.number(), fixedAmountSol: nullableNumber }),
+    positionSizing: z.object({
+      type: z.enum(["percentage", "fixed"]),
+      percentage: z.number(),
+      fixedAmountSol: nullableNumber,
+    }),
     stopLoss: z.object({ enabled: z.boolean(), percentage: z.number() }),
-    takeProfit: z.object({ enabled: z.boolean(), percentage: z.number(), sellPercentage: z.number(), maxLevels: z.number().int() }),
-    dca: z.object({ enabled: z.boolean(), maxOrders: z.number().int(), priceDropTriggerPercentage: z.number(), amountPercentage: z.number() }),
+    takeProfit: z.object({
+      enabled: z.boolean(),
+      percentage: z.number(),
+      sellPercentage: z.number(),
+      maxLevels: z.number().int(),
+    }),
+    dca: z.object({
+      enabled: z.boolean(),
+      maxOrders: z.number().int(),
+      priceDropTriggerPercentage: z.number(),
+      amountPercentage: z.number(),
+    }),
     filters: z.object({
       minMarketCap: nullableNumber,
       maxMarketCap: nullableNumber,
@@ -89,7 +106,9 @@ export const ConfigResponse = z.object({ config: TradingConfigView }).openapi("A
 
 export const ConfigUpdateBody = z
   .object({ config: TradingConfigPatchSchema.nullable() })
-  .openapi("AgentConfigUpdateRequest", { example: { config: { stopLoss: { percentage: 15 }, takeProfit: { enabled: true } } } });
+  .openapi("AgentConfigUpdateRequest", {
+    example: { config: { stopLoss: { percentage: 15 }, takeProfit: { enabled: true } } },
+  });
 
 export const PositionSchema = z
   .object({
@@ -120,8 +139,12 @@ export const PositionSchema = z
   .openapi("Position");
 
 export const DateRangeQuery = z.object({
-  startDate: isoDate("startDate").optional().openapi({ param: { name: "startDate", in: "query" }, example: "2026-01-01T00:00:00.000Z" }),
-  endDate: isoDate("endDate").optional().openapi({ param: { name: "endDate", in: "query" }, example: "2026-02-01T00:00:00.000Z" }),
+  startDate: isoDate("startDate")
+    .optional()
+    .openapi({ param: { name: "startDate", in: "query" }, example: "2026-01-01T00:00:00.000Z" }),
+  endDate: isoDate("endDate")
+    .optional()
+    .openapi({ param: { name: "endDate", in: "query" }, example: "2026-02-01T00:00:00.000Z" }),
 });
 
 export const BalanceHistoryQuery = DateRangeQuery.extend({ limit: pagination(100, 1000).limit });

@@ -11,13 +11,19 @@ const create = createRoute({
   method: "post",
   path: "/",
   request: { body: { ...jsonContent(CreateApiKeyBody), required: true } },
-  responses: { 201: { description: "Created; the raw key appears only here", ...jsonContent(CreatedApiKey) }, ...errorResponses(400, 401, 409) },
+  responses: {
+    201: { description: "Created; the raw key appears only here", ...jsonContent(CreatedApiKey) },
+    ...errorResponses(400, 401, 409),
+  },
 });
 const list = createRoute({
   ...common,
   method: "get",
   path: "/",
-  responses: { 200: { description: "The user's keys", ...jsonContent(z.array(ApiKeyListItem)) }, ...errorResponses(401) },
+  responses: {
+    200: { description: "The user's keys", ...jsonContent(z.array(ApiKeyListItem)) },
+    ...errorResponses(401),
+  },
 });
 const getOne = createRoute({
   ...common,

@@ -4,15 +4,25 @@ import { clientAddress } from "../../client-address.ts";
 import { rateLimit } from "../../rate-limit.ts";
 import { createRouter } from "../../router.ts";
 import { bearerSecurity, errorResponses, jsonContent, SuccessMessageSchema } from "../../schemas.ts";
-import { LoginBody, LoginResponse, LogoutBody, RefreshBody, RegisterBody, TokenPairSchema, UserSchema } from "./schema.ts";
-
+import {
+  LoginBody,
+  LoginResponse,
+  LogoutBody,
+  RefreshBody,
+  RegisterBody,
+  TokenPairSchema,
+  UserSchema,
+} from "./schema.ts";
 
 const login = createRoute({
   method: "post",
   path: "/login",
   tags: ["auth"],
   request: { body: { ...jsonContent(LoginBody), required: true } },
-  responses: { 200: { description: "Logged in", ...jsonContent(LoginResponse) }, ...errorResponses(400, 401, 423, 429) },
+  responses: {
+    200: { description: "Logged in", ...jsonContent(LoginResponse) },
+    ...errorResponses(400, 401, 423, 429),
+  },
 });
 
 const register = createRoute({
@@ -20,7 +30,10 @@ const register = createRoute({
   path: "/register",
   tags: ["auth"],
   request: { body: { ...jsonContent(RegisterBody), required: true } },
-  responses: { 201: { description: "Registered and logged in", ...jsonContent(LoginResponse) }, ...errorResponses(400, 403, 409, 429) },
+  responses: {
+    201: { description: "Registered and logged in", ...jsonContent(LoginResponse) },
+    ...errorResponses(400, 403, 409, 429),
+  },
 });
 
 const refresh = createRoute({

@@ -18,16 +18,16 @@ export const RegisterBody = z
   .openapi("RegisterRequest", { example: { email: "new.user@example.com", password: "S3cure!pass" } });
 
 export const RefreshBody = z
-  .object({ refreshToken: z.string({ error: "Refresh token is required" }).min(1, { error: "Refresh token is required" }) })
+  .object({
+    refreshToken: z.string({ error: "Refresh token is required" }).min(1, { error: "Refresh token is required" }),
+  })
   .openapi("RefreshRequest", { example: { refreshToken: "<refresh token>" } });
 
 export const LogoutBody = z
   .object({ refreshToken: z.string().min(1).optional() })
   .openapi("LogoutRequest", { example: { refreshToken: "<refresh token>" } });
 
-export const UserSchema = z
-  .object({ id: z.string().uuid(), email: z.string(), createdAt: z.string() })
-  .openapi("User");
+export const UserSchema = z.object({ id: z.string().uuid(), email: z.string(), createdAt: z.string() }).openapi("User");
 
 export const TokenPairSchema = z.object({ accessToken: z.string(), refreshToken: z.string() }).openapi("TokenPair");
 export const LoginResponse = TokenPairSchema.extend({ user: UserSchema }).openapi("LoginResponse");

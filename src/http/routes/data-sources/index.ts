@@ -15,7 +15,10 @@ const status = createRoute({
   tags: ["data-sources"],
   security: bearerSecurity,
   responses: {
-    200: { description: "Which data sources are configured", content: { "application/json": { schema: DataSourceStatusSchema } } },
+    200: {
+      description: "Which data sources are configured",
+      content: { "application/json": { schema: DataSourceStatusSchema } },
+    },
     ...errorResponses(401, 429),
   },
 });
@@ -23,6 +26,9 @@ const status = createRoute({
 export function dataSourceRoutes(s: Services) {
   const router = createRouter();
   router.use("*", s.auth.requireJwt());
-  router.use("*", rateLimit<AppEnv>(s.limiters.dataSources, (c) => `data-sources:${c.get("auth").userId}`));
+  router.use(
+    "*",
+    rateLimit<AppEnv>(s.limiters.dataSources, (c) => `data-sources:${c.get("auth").userId}`),
+  );
   return router.openapi(status, (c) => c.json(s.market.status(), 200));
 }

@@ -19,7 +19,14 @@ const stream = createRoute({
   responses: {
     200: {
       description: "text/event-stream that stays open",
-      content: { "text/event-stream": { schema: z.string().openapi({ example: 'id: 7\nevent: position.opened\ndata: {"id":7,"type":"position.opened","time":"2026-01-01T00:00:00.000Z","data":{}}\n\n' }) } },
+      content: {
+        "text/event-stream": {
+          schema: z.string().openapi({
+            example:
+              'id: 7\nevent: position.opened\ndata: {"id":7,"type":"position.opened","time":"2026-01-01T00:00:00.000Z","data":{}}\n\n',
+          }),
+        },
+      },
     },
     ...errorResponses(400, 401),
   },

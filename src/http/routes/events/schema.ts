@@ -15,7 +15,8 @@ export const EventStreamQuery = z.object({
     .optional()
     .openapi({
       param: { name: "access_token", in: "query" },
-      description: "Access token, for clients that cannot send an Authorization header (EventSource); the header wins when both are sent",
+      description:
+        "Access token, for clients that cannot send an Authorization header (EventSource); the header wins when both are sent",
     }),
   lastEventId: eventId.optional().openapi({
     param: { name: "lastEventId", in: "query" },

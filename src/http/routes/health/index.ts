@@ -8,14 +8,16 @@ import { HealthSchema, LiveSchema, ReadySchema } from "./schema.ts";
 // SPEC "Price, data-source, health endpoints" and the Health rows of its state table: a
 // non-database dependency unhealthy → degraded (200); the database unhealthy → unhealthy (503).
 
-
 const health = createRoute({
   method: "get",
   path: "/",
   tags: ["health"],
   summary: "Health of the service and its dependencies",
   responses: {
-    200: { description: "Healthy, or degraded (a dependency other than the database is unhealthy)", ...jsonContent(HealthSchema) },
+    200: {
+      description: "Healthy, or degraded (a dependency other than the database is unhealthy)",
+      ...jsonContent(HealthSchema),
+    },
     503: { description: "Unhealthy: the database is unavailable", ...jsonContent(HealthSchema) },
   },
 });
@@ -47,15 +49,18 @@ export function healthRoutes(s: Services) {
         status: report.status,
         timestamp: isoNow(s.clock),
         uptime: Math.max(0, Math.floor((s.clock.now() - s.startedAt) / 1000)),
-        services: report.services as typeof report.services & Record<"database" | "cache" | "queue", (typeof report.services)[string]>,
+        services: report.services as typeof report.services &
+          Record<"database" | "cache" | "queue", (typeof report.services)[string]>,
       };
       return c.json(body, report.status === "unhealthy" ? 503 : 200);
     })
     .openapi(ready, async (c) => {
       const [database, cache] = await Promise.all([s.health.check("database"), s.health.check("cache")]);
       const timestamp = isoNow(s.clock);
-      if (database?.status !== "healthy") return c.json({ ready: false, message: "Database unavailable", timestamp }, 503);
-      if (cache && cache.status !== "healthy") return c.json({ ready: true, degraded: true as const, message: "Cache unavailable", timestamp }, 200);
+      if (database?.status !== "healthy")
+        return c.json({ ready: false, message: "Database unavailable", timestamp }, 503);
+      if (cache && cache.status !== "healthy")
+        return c.json({ ready: true, degraded: true as const, message: "Cache unavailable", timestamp }, 200);
       return c.json({ ready: true, timestamp }, 200);
     })
     .openapi(live, (c) => c.json({ live: true as const, timestamp: isoNow(s.clock) }, 200));

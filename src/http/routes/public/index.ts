@@ -59,7 +59,10 @@ const agentsRoute = (path: string, summary: string) =>
     path,
     summary,
     request: { query: AgentListQuery },
-    responses: { 200: { description: "The user's agents, newest first", ...jsonContent(z.array(PublicAgentSchema)) }, ...errorResponses(400, 401) },
+    responses: {
+      200: { description: "The user's agents, newest first", ...jsonContent(z.array(PublicAgentSchema)) },
+      ...errorResponses(400, 401),
+    },
   });
 // SPEC writes the path with a trailing slash; both spellings answer.
 const agents = agentsRoute("/agents", "All agents of the key's user");
@@ -78,7 +81,13 @@ const wallet = createRoute({
   path: "/agents/{agentId}/wallet",
   summary: "Wallet balances and total USD value",
   request: { params: AgentIdParam },
-  responses: { 200: { description: "The wallet of the agent's trading mode, valued at market prices", ...jsonContent(AgentWalletSchema) }, ...errorResponses(400, 401, 404) },
+  responses: {
+    200: {
+      description: "The wallet of the agent's trading mode, valued at market prices",
+      ...jsonContent(AgentWalletSchema),
+    },
+    ...errorResponses(400, 401, 404),
+  },
 });
 const liveTrades = createRoute({
   ...common,
@@ -86,7 +95,10 @@ const liveTrades = createRoute({
   path: "/agents/{agentId}/live-trades",
   summary: "Live trades",
   request: { params: AgentIdParam, query: LongListQuery },
-  responses: { 200: { description: "The agent's live-mode transactions, newest first", ...jsonContent(z.array(LiveTradeSchema)) }, ...errorResponses(400, 401, 404) },
+  responses: {
+    200: { description: "The agent's live-mode transactions, newest first", ...jsonContent(z.array(LiveTradeSchema)) },
+    ...errorResponses(400, 401, 404),
+  },
 });
 const solPrice = createRoute({
   ...common,
@@ -101,7 +113,10 @@ const agentSignals = createRoute({
   path: "/agents/{agentId}/signals",
   summary: "Latest signals the agent acted on or was eligible for",
   request: { params: AgentIdParam, query: LongListQuery },
-  responses: { 200: { description: "Newest first, each with the agent's evaluation", ...jsonContent(z.array(AgentSignalSchema)) }, ...errorResponses(400, 401, 404) },
+  responses: {
+    200: { description: "Newest first, each with the agent's evaluation", ...jsonContent(z.array(AgentSignalSchema)) },
+    ...errorResponses(400, 401, 404),
+  },
 });
 const agentSignal = createRoute({
   ...common,
@@ -109,7 +124,10 @@ const agentSignal = createRoute({
   path: "/agents/{agentId}/signals/{signalId}",
   summary: "One signal of the agent",
   request: { params: AgentSignalParams },
-  responses: { 200: { description: "The signal with the agent's evaluation", ...jsonContent(AgentSignalSchema) }, ...errorResponses(400, 401, 404) },
+  responses: {
+    200: { description: "The signal with the agent's evaluation", ...jsonContent(AgentSignalSchema) },
+    ...errorResponses(400, 401, 404),
+  },
 });
 const whalesLatest = createRoute({
   ...common,
@@ -117,7 +135,10 @@ const whalesLatest = createRoute({
   path: "/whale-trades/latest",
   summary: "Latest whale trades of the tokens the user holds or was signalled",
   request: { query: WhaleQuerySchema },
-  responses: { 200: { description: "Whale buys, newest first", ...jsonContent(LatestWhaleTradesSchema) }, ...errorResponses(400, 401, 502, 503) },
+  responses: {
+    200: { description: "Whale buys, newest first", ...jsonContent(LatestWhaleTradesSchema) },
+    ...errorResponses(400, 401, 502, 503),
+  },
 });
 const whalesToken = createRoute({
   ...common,
@@ -125,7 +146,10 @@ const whalesToken = createRoute({
   path: "/whale-trades/{tokenAddress}",
   summary: "Latest whale trades of one token",
   request: { params: TokenAddressParam, query: WhaleQuerySchema },
-  responses: { 200: { description: "Whale buys, newest first", ...jsonContent(TokenWhaleTradesSchema) }, ...errorResponses(400, 401, 502, 503) },
+  responses: {
+    200: { description: "Whale buys, newest first", ...jsonContent(TokenWhaleTradesSchema) },
+    ...errorResponses(400, 401, 502, 503),
+  },
 });
 
 export function publicRoutes(s: Services) {
@@ -138,7 +162,8 @@ export function publicRoutes(s: Services) {
     await next();
   });
   const user = (c: { get(k: "auth"): { userId: string } }) => c.get("auth").userId;
-  const ownedAgent = (c: { get(k: "auth"): { userId: string } }, agentId: string) => requireOwnedAgent(s.database, user(c), agentId);
+  const ownedAgent = (c: { get(k: "auth"): { userId: string } }, agentId: string) =>
+    requireOwnedAgent(s.database, user(c), agentId);
 
   return router
     .openapi(health, async (c) => {

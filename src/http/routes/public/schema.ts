@@ -1,9 +1,9 @@
 import { z } from "@hono/zod-openapi";
-import { AgentSchema } from "../agents/schema.ts";
+import { pagination, uuidParam } from "../../schemas.ts";
 import { TransactionSchema } from "../agent-transactions/schema.ts";
+import { AgentSchema } from "../agents/schema.ts";
 import { SolPriceSchema } from "../price-feeds/schema.ts";
 import { SignalSchema } from "../trading-signals/schema.ts";
-import { pagination, uuidParam } from "../../schemas.ts";
 
 // The public API's requests and payloads (SPEC "Public API": "Response payloads: not shown"; the
 // design is in docs/decisions.md "Public API and live events").
@@ -45,7 +45,11 @@ export const WhaleQuerySchema = z.object({
     .number({ error: "minVolumeUsd must be a number" })
     .min(0, { error: "minVolumeUsd must be at least 0" })
     .default(10_000)
-    .openapi({ param: { name: "minVolumeUsd", in: "query" }, example: 10000, description: "Smallest trade counted, in USD" }),
+    .openapi({
+      param: { name: "minVolumeUsd", in: "query" },
+      example: 10000,
+      description: "Smallest trade counted, in USD",
+    }),
 });
 
 const healthStatus = z.enum(["healthy", "degraded", "unhealthy"]);
@@ -55,7 +59,9 @@ export const PlatformHealthSchema = z
     timestamp: z.string(),
     version: z.string(),
     uptime: z.number().int().openapi({ description: "Whole seconds since the service started" }),
-    services: z.record(z.string(), healthStatus).openapi({ description: "Status of each dependency (database, cache, queue, priceFeed...)" }),
+    services: z
+      .record(z.string(), healthStatus)
+      .openapi({ description: "Status of each dependency (database, cache, queue, priceFeed...)" }),
   })
   .openapi("PublicPlatformHealth", {
     example: {
@@ -74,7 +80,10 @@ export const UsageSchema = z
       name: z.string(),
       prefix: z.string(),
       scopes: z.array(z.string()),
-      requestCount: z.number().int().openapi({ description: "Requests this key authenticated (either API, this one included)" }),
+      requestCount: z
+        .number()
+        .int()
+        .openapi({ description: "Requests this key authenticated (either API, this one included)" }),
       lastUsedAt: z.string().nullable().openapi({ description: "Updated at most once a minute" }),
       createdAt: z.string(),
     }),
@@ -103,8 +112,13 @@ export const AgentWalletSchema = z
     walletType: z.enum(["simulation", "live"]).openapi({ description: "The agent's trading mode" }),
     walletAddress: z.string().nullable().openapi({ description: "null when no wallet of that mode is assigned" }),
     solPriceUsd: z.string().nullable(),
-    holdings: z.array(WalletHoldingSchema).openapi({ description: "SOL first, then tokens held (zero token balances left out)" }),
-    totalValueUsd: z.string().nullable().openapi({ description: "Sum of the priced holdings; null when nothing held could be priced" }),
+    holdings: z
+      .array(WalletHoldingSchema)
+      .openapi({ description: "SOL first, then tokens held (zero token balances left out)" }),
+    totalValueUsd: z
+      .string()
+      .nullable()
+      .openapi({ description: "Sum of the priced holdings; null when nothing held could be priced" }),
     unpricedTokens: z.array(z.string()).openapi({ description: "Mints held whose price is unknown: not in the total" }),
   })
   .openapi("PublicAgentWallet");
@@ -138,7 +152,9 @@ export const TokenWhaleTradesSchema = z
 
 export const LatestWhaleTradesSchema = z
   .object({
-    tokens: z.array(z.string()).openapi({ description: "Tokens watched: the user's open positions first, then their signals of the last 24 h (at most 5)" }),
+    tokens: z.array(z.string()).openapi({
+      description: "Tokens watched: the user's open positions first, then their signals of the last 24 h (at most 5)",
+    }),
     trades: z.array(WhaleTradeSchema).openapi({ description: "Newest first, across those tokens" }),
   })
   .openapi("PublicLatestWhaleTrades");

@@ -1,11 +1,18 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
-import type { AppEnv } from "../../app-env.ts";
 import type { Services } from "../../../services.ts";
+import type { AppEnv } from "../../app-env.ts";
 import { csvResponse } from "../../csv.ts";
 import { rateLimit } from "../../rate-limit.ts";
 import { createRouter } from "../../router.ts";
-import { apiKeySecurity, bearerSecurity, errorResponses, jsonContent, jwtOrKeySecurity, SuccessSchema } from "../../schemas.ts";
+import {
+  apiKeySecurity,
+  bearerSecurity,
+  errorResponses,
+  jsonContent,
+  jwtOrKeySecurity,
+  SuccessSchema,
+} from "../../schemas.ts";
 import {
   CreateSignalBody,
   IdempotencyHeader,
@@ -24,7 +31,10 @@ const create = createRoute({
   tags,
   security: apiKeySecurity,
   request: { headers: IdempotencyHeader, body: { ...jsonContent(CreateSignalBody), required: true } },
-  responses: { 201: { description: "Created (or replayed for a repeated Idempotency-Key)", ...jsonContent(SignalSchema) }, ...errorResponses(400, 401, 403, 409, 429) },
+  responses: {
+    201: { description: "Created (or replayed for a repeated Idempotency-Key)", ...jsonContent(SignalSchema) },
+    ...errorResponses(400, 401, 403, 409, 429),
+  },
 });
 const list = createRoute({
   method: "get",
@@ -32,7 +42,10 @@ const list = createRoute({
   tags,
   security: jwtOrKeySecurity,
   request: { query: SignalListQuery },
-  responses: { 200: { description: "Signals, newest first", ...jsonContent(z.array(SignalSchema)) }, ...errorResponses(400, 401, 403) },
+  responses: {
+    200: { description: "Signals, newest first", ...jsonContent(z.array(SignalSchema)) },
+    ...errorResponses(400, 401, 403),
+  },
 });
 const exportCsv = createRoute({
   method: "get",
@@ -40,14 +53,26 @@ const exportCsv = createRoute({
   tags,
   security: jwtOrKeySecurity,
   request: { query: SignalExportQuery },
-  responses: { 200: { description: "CSV: id, createdAt, tokenAddress, symbol, signalType, signalStrength, activationReason, source", content: { "text/csv": { schema: z.string() } } }, ...errorResponses(400, 401, 403) },
+  responses: {
+    200: {
+      description: "CSV: id, createdAt, tokenAddress, symbol, signalType, signalStrength, activationReason, source",
+      content: { "text/csv": { schema: z.string() } },
+    },
+    ...errorResponses(400, 401, 403),
+  },
 });
 const deleteAll = createRoute({
   method: "delete",
   path: "/all",
   tags,
   security: bearerSecurity,
-  responses: { 200: { description: "Deleted every signal of the user", ...jsonContent(z.object({ success: z.boolean(), deleted: z.number().int() })) }, ...errorResponses(401) },
+  responses: {
+    200: {
+      description: "Deleted every signal of the user",
+      ...jsonContent(z.object({ success: z.boolean(), deleted: z.number().int() })),
+    },
+    ...errorResponses(401),
+  },
 });
 const getOne = createRoute({
   method: "get",
@@ -55,7 +80,10 @@ const getOne = createRoute({
   tags,
   security: jwtOrKeySecurity,
   request: { params: SignalIdParam },
-  responses: { 200: { description: "One signal", ...jsonContent(SignalSchema) }, ...errorResponses(400, 401, 403, 404) },
+  responses: {
+    200: { description: "One signal", ...jsonContent(SignalSchema) },
+    ...errorResponses(400, 401, 403, 404),
+  },
 });
 const update = createRoute({
   method: "put",
@@ -63,7 +91,10 @@ const update = createRoute({
   tags,
   security: bearerSecurity,
   request: { params: SignalIdParam, body: { ...jsonContent(UpdateSignalBody), required: true } },
-  responses: { 200: { description: "Updated signal (not processed again)", ...jsonContent(SignalSchema) }, ...errorResponses(400, 401, 404) },
+  responses: {
+    200: { description: "Updated signal (not processed again)", ...jsonContent(SignalSchema) },
+    ...errorResponses(400, 401, 404),
+  },
 });
 const remove = createRoute({
   method: "delete",
@@ -74,7 +105,16 @@ const remove = createRoute({
   responses: { 200: { description: "Deleted", ...jsonContent(SuccessSchema) }, ...errorResponses(400, 401, 404) },
 });
 
-export const SIGNAL_CSV_COLUMNS = ["id", "createdAt", "tokenAddress", "symbol", "signalType", "signalStrength", "activationReason", "source"] as const;
+export const SIGNAL_CSV_COLUMNS = [
+  "id",
+  "createdAt",
+  "tokenAddress",
+  "symbol",
+  "signalType",
+  "signalStrength",
+  "activationReason",
+  "source",
+] as const;
 
 export function tradingSignalRoutes(s: Services) {
   const router = createRouter();
@@ -109,7 +149,9 @@ export function tradingSignalRoutes(s: Services) {
     })
     .openapi(deleteAll, (c) => c.json({ success: true, deleted: s.signals.deleteAll(c.get("auth").userId) }, 200))
     .openapi(getOne, (c) => c.json(s.signals.get(c.get("auth").userId, c.req.valid("param").id), 200))
-    .openapi(update, (c) => c.json(s.signals.update(c.get("auth").userId, c.req.valid("param").id, c.req.valid("json")), 200))
+    .openapi(update, (c) =>
+      c.json(s.signals.update(c.get("auth").userId, c.req.valid("param").id, c.req.valid("json")), 200),
+    )
     .openapi(remove, (c) => {
       s.signals.delete(c.get("auth").userId, c.req.valid("param").id);
       return c.json({ success: true }, 200);

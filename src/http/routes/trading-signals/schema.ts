@@ -13,7 +13,10 @@ const fields = {
     .trim()
     .min(1, { error: "Token address is required" })
     .max(255, { error: "Token address must be at most 255 characters" }),
-  symbol: z.string({ error: "Symbol must be a string" }).max(50, { error: "Symbol must be at most 50 characters" }).nullish(),
+  symbol: z
+    .string({ error: "Symbol must be a string" })
+    .max(50, { error: "Symbol must be at most 50 characters" })
+    .nullish(),
   signalType: z
     .string({ error: "Signal type is required" })
     .trim()
@@ -21,7 +24,10 @@ const fields = {
     .max(50, { error: "Signal type must be at most 50 characters" }),
   signalStrength: strength,
   activationReason: z.string({ error: "Activation reason must be a string" }).max(10_000).nullish(),
-  source: z.string({ error: "Source must be a string" }).max(100, { error: "Source must be at most 100 characters" }).nullish(),
+  source: z
+    .string({ error: "Source must be a string" })
+    .max(100, { error: "Source must be at most 100 characters" })
+    .nullish(),
 };
 
 export const CreateSignalBody = z.object(fields).openapi("CreateSignalRequest", {

@@ -28,35 +28,56 @@ const list = createRoute({
   method: "get",
   path: "/",
   request: { query: WalletListQuery },
-  responses: { 200: { description: "Wallets of the user's agents, newest assignment first", ...jsonContent(z.array(UserWalletSchema)) }, ...errorResponses(400, 401, 429) },
+  responses: {
+    200: {
+      description: "Wallets of the user's agents, newest assignment first",
+      ...jsonContent(z.array(UserWalletSchema)),
+    },
+    ...errorResponses(400, 401, 429),
+  },
 });
 const forAgent = createRoute({
   ...common,
   method: "get",
   path: "/agent/{agentId}",
   request: { params: AgentIdPathParam },
-  responses: { 200: { description: "The agent's wallets and the live wallets loaded from the environment", ...jsonContent(AgentWalletsResponse) }, ...errorResponses(400, 401, 404, 429) },
+  responses: {
+    200: {
+      description: "The agent's wallets and the live wallets loaded from the environment",
+      ...jsonContent(AgentWalletsResponse),
+    },
+    ...errorResponses(400, 401, 404, 429),
+  },
 });
 const assign = createRoute({
   ...common,
   method: "post",
   path: "/assign",
   request: { body: { ...jsonContent(AssignWalletBody), required: true } },
-  responses: { 201: { description: "Assigned (replacing the agent's wallet of that type)", ...jsonContent(AssignWalletResponse) }, ...errorResponses(400, 401, 404, 409, 429) },
+  responses: {
+    201: { description: "Assigned (replacing the agent's wallet of that type)", ...jsonContent(AssignWalletResponse) },
+    ...errorResponses(400, 401, 404, 409, 429),
+  },
 });
 const resetIndex = createRoute({
   ...common,
   method: "post",
   path: "/reset",
   request: { body: { ...jsonContent(ResetWalletBody), required: true } },
-  responses: { 200: { description: "Reset (simulation wallets only)", ...jsonContent(ResetWalletResponse) }, ...errorResponses(400, 401, 404, 429) },
+  responses: {
+    200: { description: "Reset (simulation wallets only)", ...jsonContent(ResetWalletResponse) },
+    ...errorResponses(400, 401, 404, 429),
+  },
 });
 const reset = createRoute({
   ...common,
   method: "post",
   path: "/{walletAddress}/reset",
   request: { params: WalletAddressParam },
-  responses: { 200: { description: "Reset (simulation wallets only)", ...jsonContent(ResetWalletResponse) }, ...errorResponses(400, 401, 404, 429) },
+  responses: {
+    200: { description: "Reset (simulation wallets only)", ...jsonContent(ResetWalletResponse) },
+    ...errorResponses(400, 401, 404, 429),
+  },
 });
 const checkDeposits = createRoute({
   ...common,
@@ -64,13 +85,19 @@ const checkDeposits = createRoute({
   path: "/{walletAddress}/check-deposits",
   request: { params: WalletAddressParam },
   // Live wallets: 409 while a live trade of the wallet awaits confirmation, 502 when the Solana RPC fails.
-  responses: { 200: { description: "Deposits found and the SOL balance after them", ...jsonContent(CheckDepositsResponse) }, ...errorResponses(400, 401, 404, 409, 429, 502, 503) },
+  responses: {
+    200: { description: "Deposits found and the SOL balance after them", ...jsonContent(CheckDepositsResponse) },
+    ...errorResponses(400, 401, 404, 409, 429, 502, 503),
+  },
 });
 
 export function walletRoutes(s: Services) {
   const router = createRouter();
   router.use("*", s.auth.requireJwt());
-  router.use("*", rateLimit<AppEnv>(s.limiters.wallets, (c) => `wallets:${c.get("auth").userId}`));
+  router.use(
+    "*",
+    rateLimit<AppEnv>(s.limiters.wallets, (c) => `wallets:${c.get("auth").userId}`),
+  );
   const user = (c: { get(k: "auth"): { userId: string } }) => c.get("auth").userId;
 
   // /reset and /assign are registered before /{walletAddress}/... (no overlap, but kept explicit).

@@ -30,13 +30,17 @@ export const AgentWalletSchema = z
   })
   .openapi("AgentWallet");
 
-export const AvailableWalletSchema = z.object({ walletAddress: z.string(), isAssigned: z.boolean() }).openapi("AvailableWallet");
+export const AvailableWalletSchema = z
+  .object({ walletAddress: z.string(), isAssigned: z.boolean() })
+  .openapi("AvailableWallet");
 
 export const AgentWalletsResponse = z
   .object({ agentWallets: z.array(AgentWalletSchema), availableWallets: z.array(AvailableWalletSchema) })
   .openapi("AgentWalletsResponse");
 
-export const UserWalletSchema = AgentWalletSchema.extend({ agentId: z.string(), agentName: z.string() }).openapi("UserWallet");
+export const UserWalletSchema = AgentWalletSchema.extend({ agentId: z.string(), agentName: z.string() }).openapi(
+  "UserWallet",
+);
 
 export const WalletListQuery = z.object(pagination(50, 1000));
 
@@ -50,7 +54,11 @@ export const AssignWalletBody = z
     { error: (iss) => (iss.code === "invalid_type" ? "Request body must be a JSON object" : undefined) },
   )
   .openapi("AssignWalletRequest", {
-    example: { agentId: "0b5e2a4c-7a1d-4d8e-9a51-2f6a3c1d9e10", walletAddress: "7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU", walletType: "live" },
+    example: {
+      agentId: "0b5e2a4c-7a1d-4d8e-9a51-2f6a3c1d9e10",
+      walletAddress: "7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU",
+      walletType: "live",
+    },
   });
 
 export const AssignWalletResponse = z
@@ -58,10 +66,15 @@ export const AssignWalletResponse = z
   .openapi("AssignWalletResponse");
 
 export const ResetWalletBody = z
-  .object({ walletAddress }, { error: (iss) => (iss.code === "invalid_type" ? "Request body must be a JSON object" : undefined) })
+  .object(
+    { walletAddress },
+    { error: (iss) => (iss.code === "invalid_type" ? "Request body must be a JSON object" : undefined) },
+  )
   .openapi("ResetWalletRequest", { example: { walletAddress: "sim_4Nd1mYf5Kq8Vb2Xc7Rz9Lp3Ws6Ht1Ug" } });
 
-export const ResetWalletResponse = z.object({ success: z.boolean(), message: z.string() }).openapi("ResetWalletResponse");
+export const ResetWalletResponse = z
+  .object({ success: z.boolean(), message: z.string() })
+  .openapi("ResetWalletResponse");
 
 export const CheckDepositsResponse = z
   .object({ success: z.boolean(), depositsFound: z.number().int(), newBalance: z.string() })
