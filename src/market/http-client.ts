@@ -1,7 +1,7 @@
+import { type Clock, systemClock } from "../clock.ts";
 import { ExternalServiceError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import type { RateLimiter } from "./rate-limiter.ts";
-import { realTimer, type Timer } from "./timer.ts";
 
 // The one HTTP client every market adapter uses (PRODUCT.md §5): a timeout per attempt, at most
 // two retries on 429/5xx (and on a refused or reset connection) honouring Retry-After or
@@ -54,7 +54,7 @@ export interface HttpClientOptions {
   /** Per attempt, covering the response body too (HTTP_TIMEOUT_MS). */
   timeoutMs: number;
   limiter?: RateLimiter | null;
-  timer?: Timer;
+  timer?: Clock;
   retry?: Partial<RetryPolicy>;
   fetch?: FetchLike;
   logger?: Logger;
@@ -68,7 +68,7 @@ export class HttpClient {
   readonly timeoutMs: number;
   private readonly headers: Record<string, string>;
   private readonly limiter: RateLimiter | null;
-  private readonly timer: Timer;
+  private readonly timer: Clock;
   private readonly retry: RetryPolicy;
   private readonly fetchFn: FetchLike;
   private readonly logger: Logger | undefined;
@@ -79,7 +79,7 @@ export class HttpClient {
     this.timeoutMs = opts.timeoutMs;
     this.headers = { ...opts.headers };
     this.limiter = opts.limiter ?? null;
-    this.timer = opts.timer ?? realTimer;
+    this.timer = opts.timer ?? systemClock;
     this.retry = { ...DEFAULT_RETRY, ...opts.retry };
     this.fetchFn = opts.fetch ?? ((input, init) => fetch(input, init));
     this.logger = opts.logger;

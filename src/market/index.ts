@@ -1,4 +1,4 @@
-import type { Clock } from "../clock.ts";
+import { type Clock, systemClock } from "../clock.ts";
 import type { Config } from "../config.ts";
 import type { EventBus } from "../events/bus.ts";
 import type { Logger } from "../logger.ts";
@@ -19,7 +19,6 @@ import {
 import { type RateLimit, RateLimiter } from "./rate-limiter.ts";
 import { type SolPriceOptions, SolPriceService } from "./sol-price.ts";
 import { dataSourceStatus } from "./status.ts";
-import { realTimer, type Timer } from "./timer.ts";
 import type { Market } from "./types.ts";
 
 // Builds Services.market from configuration (PRODUCT.md §5): one adapter per configured source,
@@ -56,7 +55,7 @@ export function swapAggregatorLimit(
 
 export interface MarketOptions {
   /** Sleeps of the retry back-off and the rate limiters (tests: a virtual timer). */
-  timer?: Timer;
+  timer?: Clock;
   fetch?: FetchLike;
   /** Override a provider's pacing (tests and the benchmark raise them; UNLIMITED disables). */
   limits?: Partial<Record<LimitedProvider, RateLimit>>;
@@ -79,7 +78,7 @@ export interface MarketServices extends Market {
 }
 
 export function createMarket(config: Config, deps: MarketDeps, opts: MarketOptions = {}): MarketServices {
-  const timer = opts.timer ?? realTimer;
+  const timer = opts.timer ?? systemClock;
   const logger = deps.logger.child({ component: "market" });
   const limiter = (limit: RateLimit) => new RateLimiter(limit, timer);
   const client = (service: string, baseUrl: string, headers: Record<string, string>, rl: RateLimiter) =>

@@ -1,4 +1,4 @@
-import type { Timer } from "./timer.ts";
+import type { Clock } from "../clock.ts";
 
 // Client-side pacing under each provider's published limit (PRODUCT.md §5). One limiter per
 // provider account: every adapter that talks to the same provider with the same key shares it
@@ -24,7 +24,7 @@ export class RateLimiter {
 
   constructor(
     readonly limit: RateLimit,
-    private readonly timer: Timer,
+    private readonly timer: Clock,
   ) {}
 
   private get burst(): number {

@@ -1,4 +1,4 @@
-import type { Clock } from "../clock.ts";
+import { type Clock, systemClock } from "../clock.ts";
 import { ServiceNotConfiguredError } from "../errors.ts";
 import type { EventBus } from "../events/bus.ts";
 import type { CheckResult } from "../health/registry.ts";
@@ -9,7 +9,6 @@ import type { HermesClient } from "./hermes.ts";
 import { priceFromUpdate } from "./hermes.ts";
 import { unexpectedResponse } from "./http-client.ts";
 import { readSse } from "./sse.ts";
-import { realTimer, type Timer } from "./timer.ts";
 import type { SolPrice, SolPriceSource, TokenPrice } from "./types.ts";
 
 // SOL/USD (SPEC "SOL price", PRODUCT.md §5). Three modes, from configuration:
@@ -38,7 +37,7 @@ export interface SolPriceOptions {
   idleCheckMs: number;
   publishIntervalMs: number;
   /** Waits between polls and reconnects; tests may shorten them with tiny intervals instead. */
-  sleep: Timer["sleep"];
+  sleep: Clock["sleep"];
 }
 
 export const DEFAULT_SOL_PRICE_OPTIONS: SolPriceOptions = {
@@ -49,7 +48,7 @@ export const DEFAULT_SOL_PRICE_OPTIONS: SolPriceOptions = {
   idleTimeoutMs: 30_000,
   idleCheckMs: 1_000,
   publishIntervalMs: 1_000,
-  sleep: realTimer.sleep,
+  sleep: systemClock.sleep,
 };
 
 /** What the SOL feed needs from Jupiter Price v3. */

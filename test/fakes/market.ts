@@ -1,3 +1,4 @@
+import { ManualClock } from "../../src/clock.ts";
 import type { MarketOptions } from "../../src/market/index.ts";
 import { UNLIMITED } from "../../src/market/rate-limiter.ts";
 import { SOL_MINT } from "../../src/money.ts";
@@ -5,7 +6,6 @@ import { birdeyeRoutes } from "./birdeye.ts";
 import { dexScreenerRoutes } from "./dexscreener.ts";
 import { HermesStreams, hermesRoutes } from "./hermes.ts";
 import { jupiterRoutes } from "./jupiter.ts";
-import { VirtualTimer } from "./virtual-timer.ts";
 
 // ONE fake market on 127.0.0.1 (a Bun.serve on port 0) speaking the wire formats of every
 // provider of PRODUCT.md §5, with state tests control: prices, decimals, pairs, quote behaviour,
@@ -201,7 +201,7 @@ export class FakeMarket {
     return {
       market: {
         limits: { jupiter: UNLIMITED, priceNetwork: UNLIMITED, marketData: UNLIMITED, whaleData: UNLIMITED },
-        timer: new VirtualTimer(),
+        timer: new ManualClock(),
         tokenPriceCacheTtlMs: 0,
         marketDataCacheTtlMs: 0,
         solPrice: {

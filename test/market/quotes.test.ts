@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, beforeEach, expect, test } from "bun:test";
 import { Keypair, VersionedTransaction } from "@solana/web3.js";
+import { ManualClock } from "../../src/clock.ts";
 import type { ProviderError } from "../../src/market/http-client.ts";
 import { SOL_MINT } from "../../src/money.ts";
 import { type FakeMarket, startFakeMarket } from "../fakes/market.ts";
-import { VirtualTimer } from "../fakes/virtual-timer.ts";
 import { marketHarness, rejection } from "./helpers.ts";
 
 // Jupiter Swap v1 (PRODUCT.md §5): quotes in atomic units with priceImpactPct as a fraction and
@@ -175,7 +175,7 @@ test("malformed and incomplete quote answers are 502s", async () => {
 });
 
 test("keyless Jupiter: ONE limiter paces price, quote, swap and the SOL feed together (one every 2 s)", async () => {
-  const timer = new VirtualTimer();
+  const timer = new ManualClock();
   const h = marketHarness(fake, { SWAP_AGGREGATOR_API_KEY: "", PRICE_NETWORK_API_KEY: "" }, { timer, limits: {} });
   const q = await h.market.quotes.quote({ inputMint: SOL_MINT, outputMint: BONK, amount: "1000000", slippageBps: 50 });
   await h.market.tokenPrices.getPrices([BONK]);
@@ -186,7 +186,7 @@ test("keyless Jupiter: ONE limiter paces price, quote, swap and the SOL feed tog
 });
 
 test("with a key the shared Jupiter limit is one per second", async () => {
-  const timer = new VirtualTimer();
+  const timer = new ManualClock();
   const h = marketHarness(fake, {}, { timer, limits: {} });
   await h.market.quotes.quote({ inputMint: SOL_MINT, outputMint: BONK, amount: "1000000", slippageBps: 50 });
   await h.market.tokenPrices.getPrices([BONK]);

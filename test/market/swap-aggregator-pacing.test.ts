@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { ManualClock } from "../../src/clock.ts";
 import { loadConfig } from "../../src/config.ts";
 import { DEFAULT_LIMITS, swapAggregatorLimit } from "../../src/market/index.ts";
 import { SOL_MINT } from "../../src/money.ts";
 import { type FakeMarket, startFakeMarket } from "../fakes/market.ts";
-import { VirtualTimer } from "../fakes/virtual-timer.ts";
 import { marketHarness } from "./helpers.ts";
 
 // SWAP_AGGREGATOR_REQUESTS_PER_MINUTE (README configuration): replaces the tier's published
@@ -42,7 +42,7 @@ test("invalid values name the variable", () => {
 });
 
 test("the configured pace applies to quotes and prices together", async () => {
-  const timer = new VirtualTimer();
+  const timer = new ManualClock();
   // limits: {} drops the fake's "no pacing" so the configuration decides.
   const h = marketHarness(fake, { SWAP_AGGREGATOR_REQUESTS_PER_MINUTE: "120" }, { timer, limits: {} });
   try {
