@@ -1,0 +1,186 @@
+// The human side of the OpenAPI document: one summary and one operationId per operation, in one
+// table, so the reference page reads as a list of verbs and client generators get stable names.
+// The routes keep their schemas (request and response types stay generated from the validating
+// zod schemas); test/http/openapi.test.ts fails when a served operation has no entry here.
+
+export interface OperationDoc {
+  operationId: string;
+  summary: string;
+}
+
+type Key = `${"GET" | "POST" | "PUT" | "PATCH" | "DELETE"} ${string}`;
+
+export const OPERATIONS: Record<Key, OperationDoc> = {
+  "POST /api/v1/auth/login": { operationId: "login", summary: "Log in with email and password" },
+  "POST /api/v1/auth/register": { operationId: "register", summary: "Create an account (when registration is open)" },
+  "POST /api/v1/auth/refresh": { operationId: "refreshTokens", summary: "Exchange a refresh token for new tokens" },
+  "GET /api/v1/auth/me": { operationId: "getCurrentUser", summary: "The logged-in user" },
+  "POST /api/v1/auth/logout": { operationId: "logout", summary: "Revoke the access token (and a refresh token)" },
+
+  "POST /api/v1/api-keys": { operationId: "createApiKey", summary: "Create an API key (shown once)" },
+  "GET /api/v1/api-keys": { operationId: "listApiKeys", summary: "List API keys" },
+  "GET /api/v1/api-keys/{id}": { operationId: "getApiKey", summary: "Get one API key" },
+  "DELETE /api/v1/api-keys/{id}": { operationId: "deleteApiKey", summary: "Delete an API key" },
+
+  "GET /api/v1/health": { operationId: "getHealth", summary: "Health of the service and its dependencies" },
+  "GET /api/v1/health/ready": { operationId: "getReadiness", summary: "Readiness: can the service answer requests" },
+  "GET /api/v1/health/live": { operationId: "getLiveness", summary: "Liveness: the process is up" },
+  "GET /metrics": { operationId: "getMetrics", summary: "Prometheus metrics" },
+  "GET /api/v1/price-feeds/sol-usd": { operationId: "getSolUsdPrice", summary: "Current SOL/USD price" },
+  "GET /api/v1/data-sources/status": { operationId: "getDataSourceStatus", summary: "Outside data sources" },
+
+  "POST /api/v1/trading-signals": { operationId: "createTradingSignal", summary: "Post a trading signal (API key)" },
+  "GET /api/v1/trading-signals": { operationId: "listTradingSignals", summary: "List trading signals" },
+  "GET /api/v1/trading-signals/export": { operationId: "exportTradingSignals", summary: "Export signals as CSV" },
+  "DELETE /api/v1/trading-signals/all": { operationId: "deleteAllTradingSignals", summary: "Delete all signals" },
+  "GET /api/v1/trading-signals/{id}": {
+    operationId: "getTradingSignal",
+    summary: "Get one signal with each agent's decision",
+  },
+  "PUT /api/v1/trading-signals/{id}": { operationId: "updateTradingSignal", summary: "Update a signal" },
+  "DELETE /api/v1/trading-signals/{id}": { operationId: "deleteTradingSignal", summary: "Delete a signal" },
+
+  "GET /api/v1/agent-positions": { operationId: "listAllOpenPositions", summary: "Open positions of every agent" },
+  "GET /api/v1/agent-positions/{agentId}": {
+    operationId: "listAgentOpenPositions",
+    summary: "Open positions of one agent",
+  },
+  "POST /api/v1/agent-positions/{agentId}/{positionId}/close": {
+    operationId: "closeAgentPosition",
+    summary: "Close a position of an agent",
+  },
+  "POST /api/v1/agent-positions/{id}/close": { operationId: "closePosition", summary: "Close a position by its id" },
+
+  "POST /api/v1/agents": { operationId: "createAgent", summary: "Create an agent" },
+  "GET /api/v1/agents": { operationId: "listAgents", summary: "List agents" },
+  "GET /api/v1/agents/{id}": { operationId: "getAgent", summary: "Get one agent" },
+  "PUT /api/v1/agents/{id}": { operationId: "updateAgent", summary: "Update an agent (name, mode, switches)" },
+  "DELETE /api/v1/agents/{id}": { operationId: "deleteAgent", summary: "Delete an agent" },
+  "GET /api/v1/agents/{id}/config": { operationId: "getAgentConfig", summary: "An agent's trading configuration" },
+  "PUT /api/v1/agents/{id}/config": {
+    operationId: "updateAgentConfig",
+    summary: "Change (or reset) an agent's trading configuration",
+  },
+  "GET /api/v1/agents/{id}/positions": { operationId: "listAgentPositions", summary: "An agent's positions" },
+  "GET /api/v1/agents/{id}/performance": { operationId: "getAgentPerformance", summary: "An agent's performance" },
+  "GET /api/v1/agents/{id}/balance-history": {
+    operationId: "getAgentBalanceHistory",
+    summary: "An agent's balance snapshots",
+  },
+
+  "GET /api/v1/wallets": { operationId: "listWallets", summary: "Wallets of every agent and free live wallets" },
+  "GET /api/v1/wallets/agent/{agentId}": { operationId: "getAgentWallets", summary: "Wallets of one agent" },
+  "POST /api/v1/wallets/assign": { operationId: "assignWallet", summary: "Assign a wallet to an agent" },
+  "POST /api/v1/wallets/reset": { operationId: "resetSimulationWallets", summary: "Reset simulation wallets" },
+  "POST /api/v1/wallets/{walletAddress}/reset": {
+    operationId: "resetSimulationWallet",
+    summary: "Reset one simulation wallet",
+  },
+  "POST /api/v1/wallets/{walletAddress}/check-deposits": {
+    operationId: "checkWalletDeposits",
+    summary: "Read a live wallet's balances from the chain",
+  },
+
+  "GET /api/v1/agent-balances": { operationId: "listAgentBalances", summary: "List agent balances" },
+  "POST /api/v1/agent-balances": { operationId: "createAgentBalance", summary: "Record an agent balance" },
+  "GET /api/v1/agent-balances/{id}": { operationId: "getAgentBalance", summary: "Get one agent balance" },
+  "PUT /api/v1/agent-balances/{id}": { operationId: "updateAgentBalance", summary: "Update an agent balance" },
+  "DELETE /api/v1/agent-balances/{id}": { operationId: "deleteAgentBalance", summary: "Delete an agent balance" },
+  "GET /api/v1/agent-transactions": { operationId: "listAgentTransactions", summary: "List agent transactions" },
+  "POST /api/v1/agent-transactions": { operationId: "createAgentTransaction", summary: "Record a transaction" },
+  "GET /api/v1/agent-transactions/{id}": { operationId: "getAgentTransaction", summary: "Get one transaction" },
+  "PUT /api/v1/agent-transactions/{id}": { operationId: "updateAgentTransaction", summary: "Update a transaction" },
+  "DELETE /api/v1/agent-transactions/{id}": {
+    operationId: "deleteAgentTransaction",
+    summary: "Delete a transaction",
+  },
+  "GET /api/v1/agent-historical-swaps": { operationId: "listHistoricalSwaps", summary: "List historical swaps" },
+  "POST /api/v1/agent-historical-swaps": { operationId: "createHistoricalSwap", summary: "Record a historical swap" },
+  "GET /api/v1/agent-historical-swaps/export": {
+    operationId: "exportHistoricalSwaps",
+    summary: "Export historical swaps as CSV",
+  },
+  "GET /api/v1/agent-historical-swaps/{id}": { operationId: "getHistoricalSwap", summary: "Get one historical swap" },
+  "PUT /api/v1/agent-historical-swaps/{id}": {
+    operationId: "updateHistoricalSwap",
+    summary: "Update a historical swap",
+  },
+  "DELETE /api/v1/agent-historical-swaps/{id}": {
+    operationId: "deleteHistoricalSwap",
+    summary: "Delete a historical swap",
+  },
+
+  "GET /api/v1/events": { operationId: "streamEvents", summary: "Live events of the caller (Server-Sent Events)" },
+
+  "GET /v1/platform/health": { operationId: "publicHealth", summary: "Health check" },
+  "GET /v1/platform/usage": { operationId: "publicUsage", summary: "Requests counted for the calling key" },
+  "GET /v1/agents": { operationId: "publicListAgents", summary: "All agents of the key's user" },
+  "GET /v1/agents/{agentId}": { operationId: "publicGetAgent", summary: "One agent" },
+  "GET /v1/agents/{agentId}/wallet": { operationId: "publicAgentWallet", summary: "Wallet balances and USD value" },
+  "GET /v1/agents/{agentId}/live-trades": { operationId: "publicAgentLiveTrades", summary: "Live trades" },
+  "GET /v1/prices/sol": { operationId: "publicSolPrice", summary: "Latest SOL price" },
+  "GET /v1/agents/{agentId}/signals": {
+    operationId: "publicAgentSignals",
+    summary: "Latest signals the agent acted on or was eligible for",
+  },
+  "GET /v1/agents/{agentId}/signals/{signalId}": { operationId: "publicAgentSignal", summary: "One signal" },
+  "GET /v1/whale-trades/latest": { operationId: "publicLatestWhaleTrades", summary: "Latest whale trades" },
+  "GET /v1/whale-trades/{tokenAddress}": {
+    operationId: "publicTokenWhaleTrades",
+    summary: "Latest whale trades of one token",
+  },
+};
+
+export const TAGS: Array<{ name: string; description: string }> = [
+  { name: "auth", description: "Accounts, logins and tokens" },
+  { name: "api-keys", description: "Scoped API keys for signal bots and read access" },
+  { name: "agents", description: "Trading agents and their configuration" },
+  { name: "trading-signals", description: "Signals posted by bots, and what each agent did with them" },
+  { name: "agent-positions", description: "Open positions and closing them" },
+  { name: "wallets", description: "Simulation and live wallets" },
+  { name: "agent-balances", description: "Balance ledger" },
+  { name: "agent-transactions", description: "Transaction ledger" },
+  { name: "agent-historical-swaps", description: "Closed trades with their P/L" },
+  { name: "price-feeds", description: "SOL/USD" },
+  { name: "data-sources", description: "Outside data sources" },
+  { name: "events", description: "Live event stream" },
+  { name: "health", description: "Health, readiness and metrics" },
+  { name: "public", description: "Read-only public API (any API key)" },
+];
+
+type Operation = { summary?: string; operationId?: string; security?: unknown; tags?: string[] };
+type Document = {
+  paths?: Record<string, Record<string, Operation>>;
+  tags?: unknown;
+  servers?: unknown;
+  info?: Record<string, unknown>;
+};
+
+/**
+ * Finishes the generated document: summaries and operationIds from the table, `security: []`
+ * on operations that take no credential (so a reader does not take them for protected ones),
+ * one path per resource (a trailing-slash alias is served but not documented), tags and servers.
+ */
+export function finishOpenApiDocument<T extends Document>(doc: T): T {
+  const paths: Record<string, Record<string, Operation>> = {};
+  for (const [path, ops] of Object.entries(doc.paths ?? {})) {
+    if (path.length > 1 && path.endsWith("/")) continue;
+    const out: Record<string, Operation> = {};
+    for (const [method, op] of Object.entries(ops)) {
+      const entry = OPERATIONS[`${method.toUpperCase()} ${path}` as Key];
+      out[method] = {
+        ...op,
+        ...(entry ? { operationId: entry.operationId, summary: op.summary ?? entry.summary } : {}),
+        security: op.security ?? [],
+      };
+    }
+    paths[path] = out;
+  }
+  return {
+    ...doc,
+    info: { ...doc.info, license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" } },
+    servers: [{ url: "/", description: "This service" }],
+    tags: TAGS,
+    paths,
+  };
+}
