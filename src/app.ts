@@ -11,7 +11,7 @@ import {
   toErrorBody,
   ValidationError,
 } from "./errors.ts";
-import type { AppEnv } from "./http/app-env.ts";
+import type { AppDeps, AppEnv } from "./http/app-env.ts";
 import { httpMetrics } from "./http/middleware/metrics.ts";
 import { requestId } from "./http/middleware/request-id.ts";
 import { securityHeaders } from "./http/middleware/security-headers.ts";
@@ -30,12 +30,14 @@ import { priceFeedRoutes } from "./http/routes/price-feeds/index.ts";
 import { publicRoutes } from "./http/routes/public/index.ts";
 import { tradingSignalRoutes } from "./http/routes/trading-signals/index.ts";
 import { walletRoutes } from "./http/routes/wallets/index.ts";
-import type { Services } from "./services.ts";
 
 export const MAX_BODY_BYTES = 64 * 1024; // PRODUCT.md §6
 
-/** Builds the HTTP app from its dependencies. No side effects: no listener, no timers. */
-export function createApp(s: Services): OpenAPIHono<AppEnv> {
+/**
+ * Builds the HTTP app from its dependencies (createAppDeps(services), src/http/deps.ts). No side
+ * effects: no listener, no timers.
+ */
+export function createApp(s: AppDeps): OpenAPIHono<AppEnv> {
   const app = createBaseApp(s);
   mountRoutes(app, s);
   return app;
@@ -45,14 +47,14 @@ export function createApp(s: Services): OpenAPIHono<AppEnv> {
  * The public API alone (PRODUCT.md §1, PUBLIC_PORT): the same middleware and error handling, and
  * only the /v1 routes; every other path is 404.
  */
-export function createPublicApp(s: Services): OpenAPIHono<AppEnv> {
+export function createPublicApp(s: AppDeps): OpenAPIHono<AppEnv> {
   const app = createBaseApp(s);
   app.route("/v1", publicRoutes(s));
   return app;
 }
 
 /** Middleware, error mapping and 404 shared by both apps. */
-function createBaseApp(s: Services): OpenAPIHono<AppEnv> {
+function createBaseApp(s: AppDeps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
   const development = s.config.NODE_ENV === "development";
 
@@ -127,7 +129,7 @@ function fromHonoException(err: HTTPException): AppError | Response {
   }
 }
 
-function mountRoutes(app: OpenAPIHono<AppEnv>, s: Services): void {
+function mountRoutes(app: OpenAPIHono<AppEnv>, s: AppDeps): void {
   app.route("/api/v1/auth", authRoutes(s));
   app.route("/api/v1/api-keys", apiKeyRoutes(s));
   app.route("/api/v1/health", healthRoutes(s));

@@ -3,10 +3,11 @@ import { createApp, createPublicApp } from "./app.ts";
 import { type Config, ConfigError } from "./config.ts";
 import { type DatabaseHandle, openDatabase } from "./db/client.ts";
 import { AppError } from "./errors.ts";
+import { createAppDeps } from "./http/deps.ts";
 import { createServices, type ServiceOptions, type Services } from "./services.ts";
 import { VERSION } from "./version.ts";
 
-// `trading-agent serve`: config → database + migrations → services → admin account → app →
+// `trading-agent serve`: config → database + migrations → services → admin account → HTTP deps → apps →
 // Bun.serve → background workers. The handle's stop() is the graceful shutdown of PRODUCT.md §6,
 // shared by the CLI's signal handlers and the tests.
 
@@ -88,7 +89,8 @@ export async function serve(config: Config, opts: ServeOptions = {}): Promise<Se
       throw err;
     }
 
-    const app = createApp(services);
+    const deps = createAppDeps(services);
+    const app = createApp(deps);
     const inflight = new InflightCounter();
     const main = Bun.serve({
       hostname: config.HOST,
@@ -100,7 +102,7 @@ export async function serve(config: Config, opts: ServeOptions = {}): Promise<Se
     if (config.PUBLIC_PORT !== undefined) {
       // PRODUCT.md §1: PUBLIC_PORT additionally serves the public API (/v1/...) alone: an app
       // with only those routes, so /api/v1/*, /metrics and the OpenAPI document are 404 there.
-      const publicApp = createPublicApp(services);
+      const publicApp = createPublicApp(deps);
       publicServer = Bun.serve({
         hostname: config.HOST,
         port: config.PUBLIC_PORT,

@@ -10,10 +10,8 @@ import { type Clock, systemClock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import type { DatabaseHandle } from "./db/client.ts";
 import { EventBus } from "./events/bus.ts";
-import { cacheCheck, databaseCheck, queueCheck } from "./health/core-checks.ts";
+import { CacheStores, cacheCheck, databaseCheck, queueCheck } from "./health/core-checks.ts";
 import { HealthRegistry } from "./health/registry.ts";
-import { type AuthMiddleware, createAuthMiddleware } from "./http/middleware/auth.ts";
-import { SlidingWindowLimiter } from "./http/rate-limit.ts";
 import { AgentBalanceService } from "./ledgers/agent-balances.ts";
 import { AgentTransactionService } from "./ledgers/agent-transactions.ts";
 import { HistoricalSwapService } from "./ledgers/historical-swaps.ts";
@@ -42,8 +40,10 @@ import { TradingEngine } from "./trading/trading-engine.ts";
 import { LiveWalletRegistry } from "./wallets/live-wallet-registry.ts";
 import { type LiveDepositChecker, WalletService } from "./wallets/wallet-service.ts";
 
-// The dependency container: built once in main.ts (and by the test helper) and handed to
-// createApp and the background workers. Each capability adds its services here.
+// The dependency container: built once by serve() (and by the test helper) and handed to the
+// background workers and, through createAppDeps (src/http/deps.ts), to the HTTP app. It knows
+// nothing of HTTP: the auth middleware and the rate limiters are built by the HTTP layer from it,
+// so the dependency runs one way, http → services (test/structure/imports.test.ts holds it).
 
 export interface Services {
   config: Config;
@@ -56,19 +56,15 @@ export interface Services {
   blacklist: AccessTokenBlacklist;
   accounts: AccountService;
   apiKeys: ApiKeyService;
-  auth: AuthMiddleware;
   events: EventBus;
   signals: SignalService;
+  /** The signal pipeline: POST /trading-signals → intake → queue → trading.processor. */
   signalQueue: SignalQueue;
   signalIntake: SignalIntake;
-  limiters: {
-    login: SlidingWindowLimiter;
-    signals: SlidingWindowLimiter;
-    dataSources: SlidingWindowLimiter;
-    wallets: SlidingWindowLimiter;
-  };
   /** Dependency checks behind GET /health: `health.register(name, check)`; see src/health/registry.ts. */
   health: HealthRegistry;
+  /** In-memory stores the /health "cache" check counts; the HTTP layer adds its rate-limit windows. */
+  caches: CacheStores;
   /** Prometheus metrics behind GET /metrics: `metrics.trades.inc({mode, side, outcome})`; see src/metrics/metrics.ts. */
   metrics: Metrics;
   /**
@@ -136,6 +132,7 @@ export interface ServiceOptions {
 }
 
 export function createServices(config: Config, database: DatabaseHandle, opts: ServiceOptions = {}): Services {
+  // 1. Foundations: clock, logger (with every secret it must scrub), lifecycle hooks.
   const clock = opts.clock ?? systemClock;
   const jwtSecret = resolveJwtSecret(config.JWT_SECRET, database.path);
   const secretStrings = [Buffer.from(jwtSecret).toString("hex"), ...(config.JWT_SECRET ? [config.JWT_SECRET] : [])];
@@ -146,59 +143,25 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
       // WALLET_N secrets (every text form) are scrubbed from every line as a last defence.
       secrets: () => [...secretStrings, ...(opts.secrets?.() ?? []), ...(opts.liveWallets?.redactionStrings() ?? [])],
     });
+  const lifecycle = new Lifecycle(logger);
+
+  // 2. Accounts and credentials (src/auth). The HTTP auth middleware is built from these in src/http/deps.ts.
   const passwords = createPasswordHasher(opts.passwordCost);
   const signer = new TokenSigner(jwtSecret, clock);
   const blacklist = new AccessTokenBlacklist(database.sqlite, clock);
   const accounts = new AccountService(database, passwords, signer, blacklist, clock, logger);
   const apiKeys = new ApiKeyService(database, clock);
-  const minute = 60_000;
-  const timers: Array<ReturnType<typeof setInterval>> = [];
-  timers.push(setInterval(() => blacklist.sweep(), 5 * minute));
-  for (const t of timers) t.unref?.();
-  const lifecycle = new Lifecycle(logger);
+
+  // 3. Events, market connections (PRODUCT.md §5: nothing connects until serve() runs the start
+  //    hooks), metrics.
   const events = new EventBus(() => clock.now());
-  const signals = new SignalService(database, clock);
-  // The trading engine replaces this handler when it is wired (issue: trading engine).
-  const signalHandler = { run: async (id: number) => signals.markStatus(id, "processed") };
-  const signalQueue = new SignalQueue((id) => signalHandler.run(id), logger);
-  const signalIntake = new SignalIntake(events, signalQueue, logger);
-  lifecycle.onStart(() => signalIntake.recover(signals, config.SIGNAL_MAX_AGE_SECONDS), "signal recovery");
-  lifecycle.onShutdown(() => signalQueue.stop(), "signal queue");
-  // Registered first, so it runs last (hooks run in reverse): workers drain before the timers go.
-  // Workers register theirs with lifecycle.onShutdown(...) here, or s.onShutdown(...) later.
-  lifecycle.onShutdown(() => {
-    for (const t of timers) clearInterval(t);
-  }, "timers");
-  const limiters = {
-    login: new SlidingWindowLimiter(config.LOGIN_RATE_LIMIT_PER_MINUTE, minute, clock),
-    signals: new SlidingWindowLimiter(config.SIGNAL_RATE_LIMIT_PER_MINUTE, minute, clock),
-    dataSources: new SlidingWindowLimiter(config.DATA_SOURCES_RATE_LIMIT_PER_MINUTE, minute, clock),
-    wallets: new SlidingWindowLimiter(config.WALLETS_RATE_LIMIT_PER_MINUTE, minute, clock),
-  };
-  // GET /health (SPEC; PRODUCT.md §6): the database is the one critical component (→ 503); the
-  // SOL price stream adds "priceFeed", and any later check only degrades.
-  const health = new HealthRegistry((name, err) => logger.warn("health check failed", { check: name, error: err }));
-  health.register("database", databaseCheck(database.sqlite), { critical: true });
-  health.register(
-    "cache",
-    cacheCheck(() => [
-      { name: "blacklist", size: () => blacklist.size },
-      ...Object.entries(limiters).map(([name, l]) => ({ name: `rateLimit.${name}`, size: () => l.size })),
-    ]),
-  );
-  health.register("queue", queueCheck(signalQueue));
-  // Market connections (PRODUCT.md §5): nothing connects until serve() runs the start hooks.
   const market = createMarket(config, { clock, logger, events }, opts.market);
-  lifecycle.onStart(() => market.solPrice.start(), "SOL price feed");
-  lifecycle.onShutdown(() => market.stop(), "SOL price feed");
-  if (market.solPrice.configured) health.register("priceFeed", () => market.solPrice.health());
   const metrics = createMetrics(clock, {
     openPositions: openPositionsFromDatabase(database.sqlite),
     solPrice: () => market.solPrice.snapshot(),
   });
-  // PRODUCT.md §6 "signals received": every signal accepted by POST /trading-signals (not replays).
-  signalIntake.onAccepted(() => metrics.signalsReceived.inc());
-  // Agents, wallets and ledgers (issue 3).
+
+  // 4. Agents, wallets and ledgers (issue 3).
   const agents = new AgentService(database, clock, logger, initialSolText(config.SIMULATION_INITIAL_SOL));
   const liveWallets = opts.liveWallets ?? LiveWalletRegistry.empty();
   // Live trading (issue 6): RPC, swap journal, executor, settlement, reconciler, deposit checks.
@@ -217,7 +180,9 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
   );
   const tokenPriceLookup =
     opts.tokenPriceLookup ?? new MarketTokenPriceLookup(market, new StoredPositionPriceLookup(database));
-  // The trading engine (issue 5): one execution path for every trade, behind per-mode executors.
+
+  // 5. The trading engine (issue 5): one execution path for every trade, behind per-mode executors.
+  const signals = new SignalService(database, clock);
   const positionStore = new PositionStore(database.sqlite);
   const locks = new PositionLocks();
   const executors: Partial<Record<"simulation" | "live", TradeExecutor>> = {
@@ -249,7 +214,6 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
     marketData: market.marketData,
     liveTradingEnabled: config.LIVE_TRADING_ENABLED,
   });
-  signalHandler.run = (id) => processor.process(id);
   const monitor = new PositionMonitor({
     sqlite: database.sqlite,
     clock,
@@ -262,13 +226,47 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
     intervalSeconds: config.MONITOR_INTERVAL_SECONDS,
     live: live ?? undefined,
   });
-  lifecycle.onStart(() => monitor.start(), "position monitor");
-  lifecycle.onShutdown(() => monitor.stop(), "position monitor");
   const openPositions =
     opts.openPositions ??
     (market.tokenPrices.configured
       ? new MarketPricedPositions(positionStore, market.tokenPrices, market.solPrice, logger)
       : new StoredOpenPositions(database));
+
+  // 6. The signal pipeline: POST /trading-signals → intake → queue → processor. Each stage is given
+  //    the next one when it is built, so it is built from its end: the processor (above), the
+  //    queue that feeds it, the intake that fills the queue. Nothing is re-bound later.
+  const signalQueue = new SignalQueue((id) => processor.process(id), logger);
+  const signalIntake = new SignalIntake(events, signalQueue, logger);
+  // PRODUCT.md §6 "signals received": every signal accepted by POST /trading-signals (not replays).
+  signalIntake.onAccepted(() => metrics.signalsReceived.inc());
+
+  // 7. GET /health (SPEC; PRODUCT.md §6): the database is the one critical component (→ 503); the
+  //    SOL price stream adds "priceFeed", and any later check only degrades.
+  const health = new HealthRegistry((name, err) => logger.warn("health check failed", { check: name, error: err }));
+  const caches = new CacheStores();
+  caches.add({ name: "blacklist", size: () => blacklist.size });
+  health.register("database", databaseCheck(database.sqlite), { critical: true });
+  health.register(
+    "cache",
+    cacheCheck(() => caches.list()),
+  );
+  health.register("queue", queueCheck(signalQueue));
+  if (market.solPrice.configured) health.register("priceFeed", () => market.solPrice.health());
+
+  // 8. Background workers. serve() runs the start hooks in this order once it listens; shutdown
+  //    runs in reverse (what started last stops first), so the timers go after the workers drain.
+  const minute = 60_000;
+  const timers = [setInterval(() => blacklist.sweep(), 5 * minute)];
+  for (const t of timers) t.unref?.();
+  lifecycle.onStart(() => signalIntake.recover(signals, config.SIGNAL_MAX_AGE_SECONDS), "signal recovery");
+  lifecycle.onShutdown(() => signalQueue.stop(), "signal queue");
+  lifecycle.onShutdown(() => {
+    for (const t of timers) clearInterval(t);
+  }, "timers");
+  lifecycle.onStart(() => market.solPrice.start(), "SOL price feed");
+  lifecycle.onShutdown(() => market.stop(), "SOL price feed");
+  lifecycle.onStart(() => monitor.start(), "position monitor");
+  lifecycle.onShutdown(() => monitor.stop(), "position monitor");
 
   return {
     config,
@@ -281,13 +279,12 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
     blacklist,
     accounts,
     apiKeys,
-    auth: createAuthMiddleware({ signer, blacklist, apiKeys, accounts }),
     events,
     signals,
     signalQueue,
     signalIntake,
-    limiters,
     health,
+    caches,
     metrics,
     market,
     agents,

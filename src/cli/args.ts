@@ -1,5 +1,9 @@
-// A small argv parser for the CLI: `--name value`, `--name=value`, boolean flags, positionals.
-// Unknown options are usage errors (exit 2) instead of being silently ignored.
+import { parseArgs as splitArgs } from "node:util";
+
+// The CLI's argv: node:util's parseArgs splits it (`--name value`, `--name=value`, `-h`, `--`,
+// positionals); its tokens are then checked here, because the usage errors are ours: named after
+// the option, exit 2, pointing at the command's --help. Unknown options are usage errors instead of
+// being silently ignored, and an option given twice is refused rather than the last one winning.
 
 export class UsageError extends Error {
   constructor(
@@ -25,37 +29,33 @@ export interface ParsedArgs {
 }
 
 export function parseArgs(argv: readonly string[], specs: readonly OptionSpec[], command?: string): ParsedArgs {
+  const { tokens } = splitArgs({
+    args: [...argv],
+    options: Object.fromEntries(
+      specs.map((s) => [s.name, { type: s.value ? "string" : "boolean", ...(s.alias ? { short: s.alias } : {}) }]),
+    ),
+    // Not strict: its errors would be Node's wording; every check it would make is made below.
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
   const positionals: string[] = [];
   const options = new Map<string, string | true>();
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === "--") {
-      positionals.push(...argv.slice(i + 1));
-      break;
-    }
-    if (!arg.startsWith("-") || arg === "-") {
-      positionals.push(arg);
-      continue;
-    }
-    const eq = arg.indexOf("=");
-    const flag = eq >= 0 ? arg.slice(0, eq) : arg;
-    const spec = specs.find((s) => `--${s.name}` === flag || (s.alias !== undefined && `-${s.alias}` === flag));
-    if (!spec) throw new UsageError(`unknown option ${flag}`, command);
+  for (const t of tokens) {
+    if (t.kind === "positional") positionals.push(t.value);
+    if (t.kind !== "option") continue;
+    const spec = specs.find((s) => s.name === t.name);
+    if (!spec) throw new UsageError(`unknown option ${t.rawName}`, command);
     if (!spec.value) {
-      if (eq >= 0) throw new UsageError(`option --${spec.name} takes no value`, command);
+      if (t.value !== undefined) throw new UsageError(`option --${spec.name} takes no value`, command);
       options.set(spec.name, true);
       continue;
     }
-    let value: string | undefined;
-    if (eq >= 0) value = arg.slice(eq + 1);
-    else {
-      value = argv[i + 1];
-      if (value === undefined || (value.startsWith("--") && value.length > 2))
-        throw new UsageError(`option --${spec.name} needs a value`, command);
-      i++;
-    }
+    // `--name --other` is a forgotten value, not the value "--other" (`--name=--other` still is).
+    if (t.value === undefined || (!t.inlineValue && t.value.startsWith("--") && t.value.length > 2))
+      throw new UsageError(`option --${spec.name} needs a value`, command);
     if (options.has(spec.name)) throw new UsageError(`option --${spec.name} given twice`, command);
-    options.set(spec.name, value);
+    options.set(spec.name, t.value);
   }
   return { positionals, options };
 }

@@ -5,6 +5,12 @@ import type { EventBus, ServiceEvent } from "./bus.ts";
 // EventBus.publish, right after the trade's SQLite transaction committed, and enqueues the frame
 // at once: nothing batches or delays it (bench/events-latency.ts measures it). Decisions in
 // docs/decisions.md "Public API and live events".
+//
+// Not Hono's streamSSE: its writeSSE is async (a bus listener runs synchronously inside publish and
+// must enqueue then and there), orders a frame event/data/id where ours is id/event/data, adds
+// Connection and Transfer-Encoding headers, and its TransformStream has no byte bound, so the
+// slow-client drop below (maxQueuedBytes, then reconnect with Last-Event-ID) would be rebuilt on
+// top of it. A ReadableStream with a byte-counting highWaterMark does all of that in one place.
 
 /** Frame of one event; `data` is single-line JSON (JSON.stringify escapes newlines). */
 export function formatEvent(e: ServiceEvent): string {

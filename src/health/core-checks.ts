@@ -21,6 +21,23 @@ export interface CacheStore {
 }
 
 /**
+ * The stores the cache check counts. Each part of the service adds its own (the token blacklist in
+ * services.ts, the rate-limit windows where the HTTP layer builds them); a name added again
+ * replaces the earlier store, as HealthRegistry.register does.
+ */
+export class CacheStores {
+  private readonly stores = new Map<string, CacheStore>();
+
+  add(store: CacheStore): void {
+    this.stores.set(store.name, store);
+  }
+
+  list(): readonly CacheStore[] {
+    return [...this.stores.values()];
+  }
+}
+
+/**
  * The cache is the process's own memory: it is healthy whenever its stores answer. It reports
  * how many entries they hold, which is what grows if a sweep stops working.
  */

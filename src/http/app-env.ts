@@ -1,4 +1,7 @@
 import type { Scope } from "../auth/scopes.ts";
+import type { Services } from "../services.ts";
+import type { AuthMiddleware } from "./middleware/auth.ts";
+import type { SlidingWindowLimiter } from "./rate-limit.ts";
 
 /** Who is calling: set by the auth middleware, read by handlers through `c.get("auth")`. */
 export interface AuthContext {
@@ -18,3 +21,21 @@ export interface AppEnv {
     auth: AuthContext;
   };
 }
+
+/** The rate limiters of the HTTP layer: one sliding window per limited route group. */
+export interface HttpLimiters {
+  login: SlidingWindowLimiter;
+  signals: SlidingWindowLimiter;
+  dataSources: SlidingWindowLimiter;
+  wallets: SlidingWindowLimiter;
+}
+
+/**
+ * What the route modules and createApp are given: the service container plus the pieces that only
+ * HTTP needs (credential middleware, rate limiters), built from it by createAppDeps
+ * (src/http/deps.ts). The container is imported as a type only and never imports http/ itself.
+ */
+export type AppDeps = Services & {
+  auth: AuthMiddleware;
+  limiters: HttpLimiters;
+};

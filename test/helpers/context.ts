@@ -5,8 +5,10 @@ import { createApp } from "../../src/app.ts";
 import { ManualClock } from "../../src/clock.ts";
 import { type Config, loadConfig } from "../../src/config.ts";
 import { type DatabaseHandle, openDatabase } from "../../src/db/client.ts";
+import type { AppDeps } from "../../src/http/app-env.ts";
+import { createAppDeps } from "../../src/http/deps.ts";
 import { createLogger, type Logger } from "../../src/logger.ts";
-import { createServices, type ServiceOptions, type Services } from "../../src/services.ts";
+import { createServices, type ServiceOptions } from "../../src/services.ts";
 
 // A real service over a real SQLite file in a temp dir, with a manual clock and captured logs.
 // Every external source is disabled unless the test points it at a fake (test/fakes/).
@@ -32,7 +34,8 @@ export interface TestContext {
   dir: string;
   config: Config;
   database: DatabaseHandle;
-  services: Services;
+  /** The service container plus the HTTP layer's auth middleware and rate limiters. */
+  services: AppDeps;
   app: ReturnType<typeof createApp>;
   clock: ManualClock;
   logs: string[];
@@ -71,12 +74,14 @@ export async function createTestContext(opts: ContextOptions = {}): Promise<Test
     ...(opts.services?.liveWallets?.redactionStrings() ?? []),
   ];
   const logger: Logger = createLogger({ level: config.LOG_LEVEL, write: (l) => logs.push(l), secrets });
-  const services = createServices(config, database, {
-    clock,
-    logger,
-    passwordCost: { memoryCost: 1024, timeCost: 1 },
-    ...opts.services,
-  });
+  const services = createAppDeps(
+    createServices(config, database, {
+      clock,
+      logger,
+      passwordCost: { memoryCost: 1024, timeCost: 1 },
+      ...opts.services,
+    }),
+  );
   await services.accounts.ensureAdmin(config.ADMIN_EMAIL, config.ADMIN_PASSWORD);
   const app = createApp(services);
   let closed = false;

@@ -59,3 +59,12 @@ test("multi-byte characters split across chunks", async () => {
   for await (const item of readSse(stream)) out.push(item);
   expect(out).toEqual([{ type: "message", message: { event: "message", data: "价格", id: null } }]);
 });
+
+test("an id carries over to later events (the last event ID), retry is ignored, a BOM is dropped", async () => {
+  const items = await collect(["\uFEFFid: 41\ndata: a\n\n", "retry: 10\ndata: b\n\n", "id: 42\nevent: p\ndata: c\n\n"]);
+  expect(items).toEqual([
+    { type: "message", message: { event: "message", data: "a", id: "41" } },
+    { type: "message", message: { event: "message", data: "b", id: "41" } },
+    { type: "message", message: { event: "p", data: "c", id: "42" } },
+  ]);
+});

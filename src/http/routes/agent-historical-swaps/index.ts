@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import type { Services } from "../../../services.ts";
+import type { AppDeps } from "../../app-env.ts";
 import { csvResponse } from "../../csv.ts";
 import { createRouter } from "../../router.ts";
 import { bearerSecurity, errorResponses, jsonContent, jwtOrKeySecurity, SuccessSchema } from "../../schemas.ts";
@@ -72,7 +72,7 @@ const remove = createRoute({
   responses: { 200: { description: "Deleted", ...jsonContent(SuccessSchema) }, ...errorResponses(400, 401, 404) },
 });
 
-export function agentHistoricalSwapRoutes(s: Services) {
+export function agentHistoricalSwapRoutes(s: AppDeps) {
   const router = createRouter();
   router.use("*", s.auth.readWithKeyWriteWithJwt("history"));
   const user = (c: { get(k: "auth"): { userId: string } }) => c.get("auth").userId;

@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { requireOwnedAgent } from "../../../agents/ownership.ts";
-import type { Services } from "../../../services.ts";
+import type { AppDeps } from "../../app-env.ts";
 import { createRouter } from "../../router.ts";
 import { bearerSecurity, errorResponses, jsonContent, jwtOrKeySecurity, uuidParam } from "../../schemas.ts";
 import { PositionSchema } from "../agents/schema.ts";
@@ -87,7 +87,7 @@ const closeShort = createRoute({
   },
 });
 
-export function agentPositionRoutes(s: Services) {
+export function agentPositionRoutes(s: AppDeps) {
   const router = createRouter();
   router.use("*", s.auth.readWithKeyWriteWithJwt("positions"));
   return router

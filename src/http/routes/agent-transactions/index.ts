@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import type { Services } from "../../../services.ts";
+import type { AppDeps } from "../../app-env.ts";
 import { createRouter } from "../../router.ts";
 import { bearerSecurity, errorResponses, jsonContent, jwtOrKeySecurity, SuccessSchema } from "../../schemas.ts";
 import {
@@ -65,7 +65,7 @@ const remove = createRoute({
   responses: { 200: { description: "Deleted", ...jsonContent(SuccessSchema) }, ...errorResponses(400, 401, 404) },
 });
 
-export function agentTransactionRoutes(s: Services) {
+export function agentTransactionRoutes(s: AppDeps) {
   const router = createRouter();
   router.use("*", s.auth.readWithKeyWriteWithJwt("transactions"));
   const user = (c: { get(k: "auth"): { userId: string } }) => c.get("auth").userId;

@@ -4,7 +4,7 @@ import { computePerformance } from "../../../agents/performance.ts";
 import { formatConfigIssues, INVALID_CONFIG_MESSAGE } from "../../../agents/trading-config.ts";
 import { ValidationError } from "../../../errors.ts";
 import { listBalanceHistory } from "../../../ledgers/balance-snapshots.ts";
-import type { Services } from "../../../services.ts";
+import type { AppDeps } from "../../app-env.ts";
 import { createRouter } from "../../router.ts";
 import { bearerSecurity, errorResponses, jsonContent, jwtOrKeySecurity } from "../../schemas.ts";
 import {
@@ -137,7 +137,7 @@ const balanceHistory = createRoute({
   },
 });
 
-export function agentRoutes(s: Services) {
+export function agentRoutes(s: AppDeps) {
   const router = createRouter();
   router.use("*", s.auth.readWithKeyWriteWithJwt("agents"));
   const user = (c: { get(k: "auth"): { userId: string } }) => c.get("auth").userId;

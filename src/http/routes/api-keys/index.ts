@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import type { Services } from "../../../services.ts";
+import type { AppDeps } from "../../app-env.ts";
 import { createRouter } from "../../router.ts";
 import { bearerSecurity, errorResponses, jsonContent, SuccessSchema } from "../../schemas.ts";
 import { ApiKeyIdParam, ApiKeyListItem, ApiKeyView, CreateApiKeyBody, CreatedApiKey } from "./schema.ts";
@@ -40,7 +40,7 @@ const remove = createRoute({
   responses: { 200: { description: "Deleted", ...jsonContent(SuccessSchema) }, ...errorResponses(400, 401, 404) },
 });
 
-export function apiKeyRoutes(s: Services) {
+export function apiKeyRoutes(s: AppDeps) {
   const router = createRouter();
   router.use("*", s.auth.requireJwt());
   return router

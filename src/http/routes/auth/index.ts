@@ -1,5 +1,5 @@
 import { createRoute } from "@hono/zod-openapi";
-import type { Services } from "../../../services.ts";
+import type { AppDeps } from "../../app-env.ts";
 import { clientAddress } from "../../client-address.ts";
 import { rateLimit } from "../../rate-limit.ts";
 import { createRouter } from "../../router.ts";
@@ -61,7 +61,7 @@ const logout = createRoute({
   responses: { 200: { description: "Logged out", ...jsonContent(SuccessMessageSchema) }, ...errorResponses(400, 401) },
 });
 
-export function authRoutes(s: Services) {
+export function authRoutes(s: AppDeps) {
   const router = createRouter();
   const perAddress = rateLimit(s.limiters.login, (c) => `login:${clientAddress(c, s.config.TRUST_PROXY)}`);
 

@@ -1,6 +1,5 @@
 import { createRoute } from "@hono/zod-openapi";
-import type { Services } from "../../../services.ts";
-import type { AppEnv } from "../../app-env.ts";
+import type { AppDeps, AppEnv } from "../../app-env.ts";
 import { rateLimit } from "../../rate-limit.ts";
 import { createRouter } from "../../router.ts";
 import { bearerSecurity, errorResponses } from "../../schemas.ts";
@@ -23,7 +22,7 @@ const status = createRoute({
   },
 });
 
-export function dataSourceRoutes(s: Services) {
+export function dataSourceRoutes(s: AppDeps) {
   const router = createRouter();
   router.use("*", s.auth.requireJwt());
   router.use(

@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { EventStreamHub } from "../../../events/event-stream.ts";
-import type { Services } from "../../../services.ts";
+import type { AppDeps } from "../../app-env.ts";
 import { createRouter } from "../../router.ts";
 import { bearerSecurity, errorResponses } from "../../schemas.ts";
 import { EVENT_STREAM_DESCRIPTION, EventStreamHeaders, EventStreamQuery } from "./schema.ts";
@@ -32,7 +32,7 @@ const stream = createRoute({
   },
 });
 
-export function eventRoutes(s: Services) {
+export function eventRoutes(s: AppDeps) {
   const hub = new EventStreamHub(s.events, { heartbeatMs: s.config.EVENTS_HEARTBEAT_SECONDS * 1000 });
   // Open streams never end by themselves: shutdown ends them so the listener can close.
   s.onShutdown(() => hub.closeAll(), "event streams");

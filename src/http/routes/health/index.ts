@@ -1,6 +1,6 @@
 import { createRoute } from "@hono/zod-openapi";
 import { isoNow } from "../../../clock.ts";
-import type { Services } from "../../../services.ts";
+import type { AppDeps } from "../../app-env.ts";
 import { createRouter } from "../../router.ts";
 import { jsonContent } from "../../schemas.ts";
 import { HealthSchema, LiveSchema, ReadySchema } from "./schema.ts";
@@ -41,7 +41,7 @@ const live = createRoute({
   responses: { 200: { description: "The process is up", ...jsonContent(LiveSchema) } },
 });
 
-export function healthRoutes(s: Services) {
+export function healthRoutes(s: AppDeps) {
   return createRouter()
     .openapi(health, async (c) => {
       const report = await s.health.report();

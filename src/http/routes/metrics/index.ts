@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import type { Services } from "../../../services.ts";
+import type { AppDeps } from "../../app-env.ts";
 import { createRouter } from "../../router.ts";
 
 // GET /metrics (SPEC "Price, data-source, health endpoints"; PRODUCT.md §6): the Prometheus text
@@ -18,7 +18,7 @@ const metrics = createRoute({
   },
 });
 
-export function metricsRoutes(s: Services) {
+export function metricsRoutes(s: AppDeps) {
   return createRouter().openapi(metrics, async (c) => {
     const text = await s.metrics.exposition();
     return c.text(text, 200, { "Content-Type": s.metrics.contentType });

@@ -1,5 +1,5 @@
 import { createRoute } from "@hono/zod-openapi";
-import type { Services } from "../../../services.ts";
+import type { AppDeps } from "../../app-env.ts";
 import { createRouter } from "../../router.ts";
 import { bearerSecurity, errorResponses } from "../../schemas.ts";
 import { SolPriceSchema } from "./schema.ts";
@@ -19,7 +19,7 @@ const solUsd = createRoute({
   },
 });
 
-export function priceFeedRoutes(s: Services) {
+export function priceFeedRoutes(s: AppDeps) {
   const router = createRouter();
   router.use("*", s.auth.requireJwt());
   return router.openapi(solUsd, async (c) => c.json(await s.market.solPrice.fetchCurrent(), 200));

@@ -6,8 +6,8 @@ import { valueAgentWallet } from "../../../public-api/agent-wallet.ts";
 import { listLiveTrades } from "../../../public-api/live-trades.ts";
 import { apiUsage } from "../../../public-api/usage.ts";
 import { RECENT_SIGNALS_MS, WhaleFeed, watchedTokens } from "../../../public-api/whale-feed.ts";
-import type { Services } from "../../../services.ts";
 import { VERSION } from "../../../version.ts";
+import type { AppDeps } from "../../app-env.ts";
 import { createRouter } from "../../router.ts";
 import { apiKeySecurity, errorResponses, jsonContent } from "../../schemas.ts";
 import {
@@ -152,7 +152,7 @@ const whalesToken = createRoute({
   },
 });
 
-export function publicRoutes(s: Services) {
+export function publicRoutes(s: AppDeps) {
   const whales = new WhaleFeed(s.market.whales, s.clock);
   const router = createRouter();
   router.use("*", s.auth.requireApiKey(null));

@@ -1,7 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
-import type { Services } from "../../../services.ts";
-import type { AppEnv } from "../../app-env.ts";
+import type { AppDeps, AppEnv } from "../../app-env.ts";
 import { csvResponse } from "../../csv.ts";
 import { rateLimit } from "../../rate-limit.ts";
 import { createRouter } from "../../router.ts";
@@ -116,7 +115,7 @@ export const SIGNAL_CSV_COLUMNS = [
   "source",
 ] as const;
 
-export function tradingSignalRoutes(s: Services) {
+export function tradingSignalRoutes(s: AppDeps) {
   const router = createRouter();
   const { requireApiKey, readWithKeyWriteWithJwt } = s.auth;
   const perKey = rateLimit<AppEnv>(s.limiters.signals, (c) => `signals:${c.get("auth").apiKeyId}`);

@@ -1,6 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import type { Services } from "../../../services.ts";
-import type { AppEnv } from "../../app-env.ts";
+import type { AppDeps, AppEnv } from "../../app-env.ts";
 import { rateLimit } from "../../rate-limit.ts";
 import { createRouter } from "../../router.ts";
 import { bearerSecurity, errorResponses, jsonContent } from "../../schemas.ts";
@@ -91,7 +90,7 @@ const checkDeposits = createRoute({
   },
 });
 
-export function walletRoutes(s: Services) {
+export function walletRoutes(s: AppDeps) {
   const router = createRouter();
   router.use("*", s.auth.requireJwt());
   router.use(

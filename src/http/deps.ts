@@ -1,0 +1,25 @@
+import type { Services } from "../services.ts";
+import type { AppDeps, HttpLimiters } from "./app-env.ts";
+import { createAuthMiddleware } from "./middleware/auth.ts";
+import { SlidingWindowLimiter } from "./rate-limit.ts";
+
+const MINUTE_MS = 60_000;
+
+/**
+ * The HTTP layer's own dependencies, built from the service container once per process (serve()
+ * and the test helper) and shared by the main and the public app: the credential middleware and
+ * the per-minute rate limiters, whose windows the /health "cache" check counts.
+ */
+export function createAppDeps(s: Services): AppDeps {
+  const { config, clock } = s;
+  const limiters: HttpLimiters = {
+    login: new SlidingWindowLimiter(config.LOGIN_RATE_LIMIT_PER_MINUTE, MINUTE_MS, clock),
+    signals: new SlidingWindowLimiter(config.SIGNAL_RATE_LIMIT_PER_MINUTE, MINUTE_MS, clock),
+    dataSources: new SlidingWindowLimiter(config.DATA_SOURCES_RATE_LIMIT_PER_MINUTE, MINUTE_MS, clock),
+    wallets: new SlidingWindowLimiter(config.WALLETS_RATE_LIMIT_PER_MINUTE, MINUTE_MS, clock),
+  };
+  for (const [name, limiter] of Object.entries(limiters)) {
+    s.caches.add({ name: `rateLimit.${name}`, size: () => limiter.size });
+  }
+  return { ...s, auth: createAuthMiddleware(s), limiters };
+}
