@@ -23,6 +23,7 @@ import { agentRoutes } from "./http/routes/agents/index.ts";
 import { apiKeyRoutes } from "./http/routes/api-keys/index.ts";
 import { authRoutes } from "./http/routes/auth/index.ts";
 import { dataSourceRoutes } from "./http/routes/data-sources/index.ts";
+import { mountApiDocs } from "./http/routes/docs/index.ts";
 import { eventRoutes } from "./http/routes/events/index.ts";
 import { healthRoutes } from "./http/routes/health/index.ts";
 import { metricsRoutes } from "./http/routes/metrics/index.ts";
@@ -161,8 +162,5 @@ function mountRoutes(app: OpenAPIHono<AppEnv>, s: AppDeps): void {
     scheme: "bearer",
     description: "svc_ API key as Bearer",
   });
-  app.doc31("/api/v1/openapi.json", {
-    openapi: "3.1.0",
-    info: { title: "Trading Agent Service", version: "1.0.0", description: "Main API (/api/v1) and public API (/v1)" },
-  });
+  mountApiDocs(app);
 }

@@ -149,12 +149,7 @@ export const TAGS: Array<{ name: string; description: string }> = [
 ];
 
 type Operation = { summary?: string; operationId?: string; security?: unknown; tags?: string[] };
-type Document = {
-  paths?: Record<string, Record<string, Operation>>;
-  tags?: unknown;
-  servers?: unknown;
-  info?: Record<string, unknown>;
-};
+type Document = { paths?: object; info?: object };
 
 /**
  * Finishes the generated document: summaries and operationIds from the table, `security: []`
@@ -162,8 +157,9 @@ type Document = {
  * one path per resource (a trailing-slash alias is served but not documented), tags and servers.
  */
 export function finishOpenApiDocument<T extends Document>(doc: T): T {
+  const source = (doc.paths ?? {}) as Record<string, Record<string, Operation>>;
   const paths: Record<string, Record<string, Operation>> = {};
-  for (const [path, ops] of Object.entries(doc.paths ?? {})) {
+  for (const [path, ops] of Object.entries(source)) {
     if (path.length > 1 && path.endsWith("/")) continue;
     const out: Record<string, Operation> = {};
     for (const [method, op] of Object.entries(ops)) {

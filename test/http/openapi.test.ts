@@ -47,13 +47,17 @@ function toOpenApiPath(honoPath: string): string {
   return out;
 }
 
-/** Handler routes of the app (middleware entries are method ALL), without the document itself. */
+/**
+ * Handler routes of the app (middleware entries are method ALL), without the document and its
+ * reference page; a trailing-slash alias counts as the path it aliases.
+ */
 function appOperations(): Array<{ method: string; path: string }> {
   const seen = new Set<string>();
   const out: Array<{ method: string; path: string }> = [];
   for (const r of ctx.app.routes) {
-    if (r.method === "ALL" || r.path === DOC_PATH) continue;
-    const op = { method: r.method.toLowerCase(), path: toOpenApiPath(r.path) };
+    if (r.method === "ALL" || r.path === DOC_PATH || r.path.startsWith("/api/v1/docs")) continue;
+    const path = toOpenApiPath(r.path);
+    const op = { method: r.method.toLowerCase(), path: path.length > 1 ? path.replace(/\/$/, "") : path };
     const key = `${op.method} ${op.path}`;
     if (!seen.has(key)) {
       seen.add(key);
