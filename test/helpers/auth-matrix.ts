@@ -3,8 +3,9 @@ import type { Scope } from "../../src/auth/scopes.ts";
 import { createApiKey, json, type TestContext } from "./context.ts";
 
 // The shared auth matrix (issue: Foundation): for one route, assert that no credential and a bad
-// credential give 401, a key without the route's scope gives 403 (where keys apply), a key on a
-// JWT-only route is refused, and another user's resource answers 404.
+// credential give 401, a key without the route's scope gives 403 (where keys apply), a key on
+// /auth/* or /api-keys/* is refused, a full_access key works everywhere else, and another user's
+// resource answers 404.
 
 export interface AuthMatrixRoute {
   method: string;
@@ -20,6 +21,8 @@ export interface AuthMatrixRoute {
   /** Token of the caller who owns `path` (for the foreign check and key creation). */
   token: string;
 }
+
+const jwtOnly = (path: string) => /^\/api\/v1\/(auth|api-keys)(\/|$)/.test(path);
 
 export async function assertAuthMatrix(ctx: TestContext, r: AuthMatrixRoute): Promise<void> {
   const label = `${r.method} ${r.path}`;
@@ -53,11 +56,20 @@ export async function assertAuthMatrix(ctx: TestContext, r: AuthMatrixRoute): Pr
     const right = await createApiKey(ctx, r.token, [r.scope]);
     const ok = await send(r.path, { apiKey: right.key });
     expect(ok.status, `${label} with a ${r.scope} key`).not.toBeOneOf([401, 403]);
-  } else if (!r.apiKeyOnly) {
-    // JWT-only routes never accept a key, even full_access (PRODUCT.md §2).
+  } else if (!r.apiKeyOnly && jwtOnly(r.path)) {
+    // /auth/* and /api-keys/* never accept a key, even full_access (PRODUCT.md §2).
     const full = await createApiKey(ctx, r.token, ["full_access"]);
     const res = await send(r.path, { headers: { authorization: `Bearer ${full.key}` } });
     expect(res.status, `${label} with an API key on a JWT-only route`).toBe(401);
+  } else if (!r.apiKeyOnly) {
+    // Elsewhere a full_access key grants what a JWT grants (PRODUCT.md §2); narrower keys do not.
+    const narrow = await createApiKey(ctx, r.token, ["history"]);
+    const refused = await send(r.path, { apiKey: narrow.key });
+    expect(refused.status, `${label} with a key lacking full_access`).toBe(403);
+    expect((await json(refused)).error, label).toBe("API key missing required scope: full_access");
+    const full = await createApiKey(ctx, r.token, ["full_access"]);
+    const ok = await send(r.path, { headers: { authorization: `Bearer ${full.key}` } });
+    expect(ok.status, `${label} with a full_access key`).not.toBeOneOf([401, 403]);
   }
 
   // 4. Another user's resource.

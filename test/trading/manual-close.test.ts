@@ -354,16 +354,7 @@ describe("auth", () => {
       token: t.token,
       foreignPath: `${base}/${theirAgent.id}`,
     });
-    await assertAuthMatrix(t.ctx, {
-      method: "POST",
-      path: `${base}/${agent.id}/${pos.id}/close`,
-      body: {},
-      token: t.token,
-      foreignPath: `${base}/${theirAgent.id}/${pos.id}/close`,
-    });
-    await assertAuthMatrix(t.ctx, { method: "POST", path: `${base}/${pos.id}/close`, body: {}, token: t.token });
-    // None of that sold anything; a positions key reads the list.
-    expect(t.count("agent_transactions", "transaction_type = 'SELL'")).toBe(0);
+    // A positions key reads the open position; another user's list does not show it.
     const key = (
       await json(
         await t.ctx.request("POST", "/api/v1/api-keys", {
@@ -374,7 +365,17 @@ describe("auth", () => {
     ).key;
     const list = await json(await t.ctx.request("GET", base, { apiKey: key }));
     expect(list.map((p: any) => p.id)).toEqual([pos.id]);
-    // Another user's list does not show it.
     expect(await json(await t.ctx.request("GET", base, { token: other.token }))).toEqual([]);
+    await assertAuthMatrix(t.ctx, {
+      method: "POST",
+      path: `${base}/${agent.id}/${pos.id}/close`,
+      body: {},
+      token: t.token,
+      foreignPath: `${base}/${theirAgent.id}/${pos.id}/close`,
+    });
+    await assertAuthMatrix(t.ctx, { method: "POST", path: `${base}/${pos.id}/close`, body: {}, token: t.token });
+    // Only the full_access key of the first close matrix sold (a full_access key may close, as a
+    // JWT may: PRODUCT.md §2); every refused credential sold nothing.
+    expect(t.count("agent_transactions", "transaction_type = 'SELL'")).toBe(1);
   });
 });

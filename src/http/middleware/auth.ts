@@ -8,7 +8,8 @@ import { AuthenticationError } from "../../errors.ts";
 import type { AppEnv } from "../app-env.ts";
 
 // Credential checks, reusable by every route (SPEC "Authentication", PRODUCT.md §2):
-//   requireJwt()                  JWT only (auth, api-keys, and routes without a key scope)
+//   requireJwt()                  JWT only: /auth/* and /api-keys/* (no key reaches them)
+//   requireUser()                 a JWT or a full_access key: what a JWT grants elsewhere
 //   requireApiKey(scope)          API key only (POST /trading-signals; public API with null)
 //   requireJwtOrApiKey(scope)     either: the GET routes of the scope table
 
@@ -59,6 +60,22 @@ export function createAuthMiddleware(deps: AuthDeps) {
       await next();
     };
 
+  /**
+   * PRODUCT.md §2: a `full_access` key grants what a JWT grants except /auth/* and /api-keys/*,
+   * so every other route that needs no narrower scope takes a JWT or a full_access key.
+   */
+  const requireUser =
+    (opts: { queryToken?: string } = {}): MiddlewareHandler<AppEnv> =>
+    async (c, next) => {
+      if (c.req.header("x-api-key") !== undefined || looksLikeApiKey(bearer(c))) verifyKey(c, "full_access");
+      else {
+        const fromHeader = bearer(c);
+        const fromQuery = fromHeader === undefined && opts.queryToken ? c.req.query(opts.queryToken) : undefined;
+        await verifyJwt(c, fromHeader ?? fromQuery);
+      }
+      await next();
+    };
+
   const requireApiKey =
     (scope: Scope | null): MiddlewareHandler<AppEnv> =>
     async (c, next) => {
@@ -76,15 +93,15 @@ export function createAuthMiddleware(deps: AuthDeps) {
 
   /**
    * The common split of a resource router (PRODUCT.md §2): its GETs accept a JWT or an API key
-   * with `scope`; every other method takes a JWT only.
+   * with `scope`; every other method takes a JWT or a full_access key.
    */
-  const readWithKeyWriteWithJwt = (scope: Scope): MiddlewareHandler<AppEnv> => {
+  const readWithScopeWriteWithUser = (scope: Scope): MiddlewareHandler<AppEnv> => {
     const read = requireJwtOrApiKey(scope);
-    const write = requireJwt();
+    const write = requireUser();
     return (c, next) => (c.req.method === "GET" ? read(c, next) : write(c, next));
   };
 
-  return { requireJwt, requireApiKey, requireJwtOrApiKey, readWithKeyWriteWithJwt };
+  return { requireJwt, requireUser, requireApiKey, requireJwtOrApiKey, readWithScopeWriteWithUser };
 }
 
 export type AuthMiddleware = ReturnType<typeof createAuthMiddleware>;

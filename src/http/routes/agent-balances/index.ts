@@ -65,7 +65,7 @@ const remove = createRoute({
 
 export function agentBalanceRoutes(s: AppDeps) {
   const router = createRouter();
-  router.use("*", s.auth.readWithKeyWriteWithJwt("balances"));
+  router.use("*", s.auth.readWithScopeWriteWithUser("balances"));
   const user = (c: { get(k: "auth"): { userId: string } }) => c.get("auth").userId;
 
   return router

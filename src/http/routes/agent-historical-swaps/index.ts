@@ -74,7 +74,7 @@ const remove = createRoute({
 
 export function agentHistoricalSwapRoutes(s: AppDeps) {
   const router = createRouter();
-  router.use("*", s.auth.readWithKeyWriteWithJwt("history"));
+  router.use("*", s.auth.readWithScopeWriteWithUser("history"));
   const user = (c: { get(k: "auth"): { userId: string } }) => c.get("auth").userId;
 
   // /export is registered before /{id} so it is never read as an id.

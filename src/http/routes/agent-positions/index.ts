@@ -89,7 +89,7 @@ const closeShort = createRoute({
 
 export function agentPositionRoutes(s: AppDeps) {
   const router = createRouter();
-  router.use("*", s.auth.readWithKeyWriteWithJwt("positions"));
+  router.use("*", s.auth.readWithScopeWriteWithUser("positions"));
   return router
     .openapi(listAll, async (c) => {
       const userId = c.get("auth").userId;

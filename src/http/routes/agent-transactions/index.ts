@@ -67,7 +67,7 @@ const remove = createRoute({
 
 export function agentTransactionRoutes(s: AppDeps) {
   const router = createRouter();
-  router.use("*", s.auth.readWithKeyWriteWithJwt("transactions"));
+  router.use("*", s.auth.readWithScopeWriteWithUser("transactions"));
   const user = (c: { get(k: "auth"): { userId: string } }) => c.get("auth").userId;
 
   return router

@@ -139,7 +139,7 @@ const balanceHistory = createRoute({
 
 export function agentRoutes(s: AppDeps) {
   const router = createRouter();
-  router.use("*", s.auth.readWithKeyWriteWithJwt("agents"));
+  router.use("*", s.auth.readWithScopeWriteWithUser("agents"));
   const user = (c: { get(k: "auth"): { userId: string } }) => c.get("auth").userId;
 
   return router

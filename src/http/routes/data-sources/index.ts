@@ -24,7 +24,7 @@ const status = createRoute({
 
 export function dataSourceRoutes(s: AppDeps) {
   const router = createRouter();
-  router.use("*", s.auth.requireJwt());
+  router.use("*", s.auth.requireUser());
   router.use(
     "*",
     rateLimit<AppEnv>(s.limiters.dataSources, (c) => `data-sources:${c.get("auth").userId}`),

@@ -37,7 +37,7 @@ export function eventRoutes(s: AppDeps) {
   // Open streams never end by themselves: shutdown ends them so the listener can close.
   s.onShutdown(() => hub.closeAll(), "event streams");
   const router = createRouter();
-  router.use("*", s.auth.requireJwt({ queryToken: "access_token" }));
+  router.use("*", s.auth.requireUser({ queryToken: "access_token" }));
   return router.openapi(stream, (c) => {
     const auth = c.get("auth");
     const lastEventId = c.req.valid("header")["last-event-id"] ?? c.req.valid("query").lastEventId ?? null;

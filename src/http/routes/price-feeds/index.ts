@@ -21,6 +21,6 @@ const solUsd = createRoute({
 
 export function priceFeedRoutes(s: AppDeps) {
   const router = createRouter();
-  router.use("*", s.auth.requireJwt());
+  router.use("*", s.auth.requireUser());
   return router.openapi(solUsd, async (c) => c.json(await s.market.solPrice.fetchCurrent(), 200));
 }

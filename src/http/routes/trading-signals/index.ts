@@ -117,11 +117,11 @@ export const SIGNAL_CSV_COLUMNS = [
 
 export function tradingSignalRoutes(s: AppDeps) {
   const router = createRouter();
-  const { requireApiKey, readWithKeyWriteWithJwt } = s.auth;
+  const { requireApiKey, readWithScopeWriteWithUser } = s.auth;
   const perKey = rateLimit<AppEnv>(s.limiters.signals, (c) => `signals:${c.get("auth").apiKeyId}`);
 
   const postAuth = requireApiKey("signals");
-  const otherAuth = readWithKeyWriteWithJwt("signals");
+  const otherAuth = readWithScopeWriteWithUser("signals");
   // POST takes only an API key (then the per-key limit); GETs take a JWT or a signals key;
   // PUT/DELETE a JWT (PRODUCT.md §2).
   router.use(

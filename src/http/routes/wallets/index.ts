@@ -92,7 +92,7 @@ const checkDeposits = createRoute({
 
 export function walletRoutes(s: AppDeps) {
   const router = createRouter();
-  router.use("*", s.auth.requireJwt());
+  router.use("*", s.auth.requireUser());
   router.use(
     "*",
     rateLimit<AppEnv>(s.limiters.wallets, (c) => `wallets:${c.get("auth").userId}`),
