@@ -252,6 +252,12 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
   );
   health.register("queue", queueCheck(signalQueue));
   if (market.solPrice.configured) health.register("priceFeed", () => market.solPrice.health());
+  // Issue 13: the swap aggregator and the SOL price sources degrade /health while unreachable
+  // (read from the last observation; the prober, never the request path, asks the sources).
+  const status = market.status();
+  for (const source of ["swapAggregator", "solPriceFeed", "priceNetwork"] as const) {
+    if (status[source].configured) health.register(source, market.reachability.healthCheck(source));
+  }
 
   // 8. Background workers. serve() runs the start hooks in this order once it listens; shutdown
   //    runs in reverse (what started last stops first), so the timers go after the workers drain.
@@ -264,6 +270,7 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
     for (const t of timers) clearInterval(t);
   }, "timers");
   lifecycle.onStart(() => market.solPrice.start(), "SOL price feed");
+  lifecycle.onStart(() => market.prober.start(), "reachability probes");
   lifecycle.onShutdown(() => market.stop(), "SOL price feed");
   lifecycle.onStart(() => monitor.start(), "position monitor");
   lifecycle.onShutdown(() => monitor.stop(), "position monitor");

@@ -2,6 +2,7 @@ import { type Clock, systemClock } from "../clock.ts";
 import { ExternalServiceError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import type { RateLimiter } from "./rate-limiter.ts";
+import type { Reachability } from "./reachability.ts";
 
 // The one HTTP client every market adapter uses (PRODUCT.md §5): a timeout per attempt, at most
 // two retries on 429/5xx (and on a refused or reset connection) honouring Retry-After or
@@ -58,6 +59,8 @@ export interface HttpClientOptions {
   retry?: Partial<RetryPolicy>;
   fetch?: FetchLike;
   logger?: Logger;
+  /** Hears whether each call reached the provider (issue 13: reachability per source). */
+  reachability?: Reachability;
 }
 
 const MAX_PROVIDER_TEXT = 200;
@@ -72,6 +75,7 @@ export class HttpClient {
   private readonly retry: RetryPolicy;
   private readonly fetchFn: FetchLike;
   private readonly logger: Logger | undefined;
+  private readonly reachability: Reachability | undefined;
 
   constructor(opts: HttpClientOptions) {
     this.service = opts.service;
@@ -83,6 +87,7 @@ export class HttpClient {
     this.retry = { ...DEFAULT_RETRY, ...opts.retry };
     this.fetchFn = opts.fetch ?? ((input, init) => fetch(input, init));
     this.logger = opts.logger;
+    this.reachability = opts.reachability;
   }
 
   /** GET a JSON document. */
@@ -100,7 +105,11 @@ export class HttpClient {
    * timeout covers only the response headers. A non-2xx status is a ProviderError. The caller
    * owns the body and aborts `signal` to close it.
    */
-  async openStream(path: string, query: Query | undefined, signal: AbortSignal): Promise<Response> {
+  openStream(path: string, query: Query | undefined, signal: AbortSignal): Promise<Response> {
+    return this.observed(this.connectStream(path, query, signal), signal);
+  }
+
+  private async connectStream(path: string, query: Query | undefined, signal: AbortSignal): Promise<Response> {
     await this.limiter?.acquire(signal);
     const url = this.url(path, query);
     const ctl = new AbortController();
@@ -135,7 +144,33 @@ export class HttpClient {
     return res;
   }
 
-  private async requestJson(
+  private requestJson(
+    method: "GET" | "POST",
+    path: string,
+    o: { query?: Query; body?: unknown; signal?: AbortSignal },
+  ): Promise<unknown> {
+    return this.observed(this.requestWithRetries(method, path, o), o.signal);
+  }
+
+  /** Tells the reachability tracker whether the provider answered at all. */
+  private async observed<T>(call: Promise<T>, signal?: AbortSignal): Promise<T> {
+    try {
+      const result = await call;
+      this.reachability?.success(this.service);
+      return result;
+    } catch (err) {
+      if (this.reachability && !signal?.aborted) {
+        const unreachable =
+          err instanceof ProviderError &&
+          (err.failure === "network" || err.failure === "timeout" || (err.statusCode ?? 0) >= 500);
+        if (unreachable) this.reachability.failure(this.service, err.message);
+        else this.reachability.success(this.service);
+      }
+      throw err;
+    }
+  }
+
+  private async requestWithRetries(
     method: "GET" | "POST",
     path: string,
     o: { query?: Query; body?: unknown; signal?: AbortSignal },

@@ -2,6 +2,7 @@ import { type Clock, systemClock } from "../clock.ts";
 import type { Config } from "../config.ts";
 import type { EventBus } from "../events/bus.ts";
 import type { Logger } from "../logger.ts";
+import { SOL_MINT } from "../money.ts";
 import { BirdeyeWhaleClient } from "./birdeye.ts";
 import { DexScreenerClient } from "./dexscreener.ts";
 import { HermesClient } from "./hermes.ts";
@@ -17,6 +18,7 @@ import {
   WHALE_DATA_URL_NOT_CONFIGURED,
 } from "./not-configured.ts";
 import { type RateLimit, RateLimiter } from "./rate-limiter.ts";
+import { type Probes, Reachability, ReachabilityProber } from "./reachability.ts";
 import { type SolPriceOptions, SolPriceService } from "./sol-price.ts";
 import { dataSourceStatus } from "./status.ts";
 import type { Market } from "./types.ts";
@@ -75,12 +77,16 @@ export interface MarketDeps {
 
 export interface MarketServices extends Market {
   solPrice: SolPriceService;
+  /** Whether each source answers (observed on every call, probed once a minute when idle). */
+  reachability: Reachability;
+  prober: ReachabilityProber;
 }
 
 export function createMarket(config: Config, deps: MarketDeps, opts: MarketOptions = {}): MarketServices {
   const timer = opts.timer ?? systemClock;
   const logger = deps.logger.child({ component: "market" });
   const limiter = (limit: RateLimit) => new RateLimiter(limit, timer);
+  const reachability = new Reachability(deps.clock);
   const client = (service: string, baseUrl: string, headers: Record<string, string>, rl: RateLimiter) =>
     new HttpClient({
       service,
@@ -92,6 +98,7 @@ export function createMarket(config: Config, deps: MarketDeps, opts: MarketOptio
       retry: opts.retry,
       fetch: opts.fetch,
       logger,
+      reachability,
     });
 
   // Jupiter: the swap aggregator (quotes, swaps, token prices) and the SOL price feed share one
@@ -160,14 +167,29 @@ export function createMarket(config: Config, deps: MarketDeps, opts: MarketOptio
     opts.solPrice,
   );
 
+  // One cheap question per source, asked only when a source was not heard from for a minute.
+  // Birdeye is left out: its calls cost the user's API credits; its use is the observation.
+  const probes: Probes = {
+    ...(swapHttp ? { swapAggregator: () => swapHttp.getJson("/price/v3", { ids: SOL_MINT }) } : {}),
+    ...(solFeedHttp ? { solPriceFeed: () => solFeedHttp.getJson("/price/v3", { ids: SOL_MINT }) } : {}),
+    ...(hermes ? { priceNetwork: () => hermes.latest() } : {}),
+    ...(marketData.configured ? { marketData: () => marketData.getTokens([SOL_MINT]) } : {}),
+  };
+
+  const prober = new ReachabilityProber(reachability, probes, deps.clock);
   return {
     solPrice,
+    reachability,
+    prober,
     tokenPrices: tokenPrices ?? unconfiguredTokenPrices,
     decimals: tokenPrices ?? unconfiguredTokenPrices,
     quotes: swapHttp ? new JupiterSwapClient(swapHttp) : unconfiguredQuotes,
     marketData,
     whales,
-    status: () => dataSourceStatus(config),
-    stop: () => solPrice.stop(),
+    status: () => dataSourceStatus(config, reachability),
+    stop: () => {
+      prober.stop();
+      return solPrice.stop();
+    },
   };
 }

@@ -13,8 +13,11 @@ export type DataSourceName =
   | "liquidityChecks"
   | "signalGeneration";
 
-/** SPEC "Data-source status": `configured` booleans only, never a URL or a key. */
-export type DataSourceStatus = Record<DataSourceName, { configured: boolean }>;
+/**
+ * SPEC "Data-source status": `configured` booleans only, never a URL or a key; issue 13 adds
+ * `reachable` (null when never tried or not configured).
+ */
+export type DataSourceStatus = Record<DataSourceName, { configured: boolean; reachable: boolean | null }>;
 
 // ---------------------------------------------------------------------------------------------
 // SOL/USD

@@ -147,12 +147,12 @@ describe("GET /data-sources/status", () => {
     const res = await ctx.request("GET", "/api/v1/data-sources/status", { token });
     expect(res.status).toBe(200);
     expect(await json(res)).toEqual({
-      priceNetwork: { configured: false },
-      solPriceFeed: { configured: false },
-      swapAggregator: { configured: false },
-      marketData: { configured: false },
-      liquidityChecks: { configured: false },
-      signalGeneration: { configured: false },
+      priceNetwork: { configured: false, reachable: null },
+      solPriceFeed: { configured: false, reachable: null },
+      swapAggregator: { configured: false, reachable: null },
+      marketData: { configured: false, reachable: null },
+      liquidityChecks: { configured: false, reachable: null },
+      signalGeneration: { configured: false, reachable: null },
     });
   });
 
@@ -162,12 +162,12 @@ describe("GET /data-sources/status", () => {
     const res = await ctx.request("GET", "/api/v1/data-sources/status", { token });
     const text = await res.text();
     expect(JSON.parse(text)).toEqual({
-      priceNetwork: { configured: true },
-      solPriceFeed: { configured: true },
-      swapAggregator: { configured: true },
-      marketData: { configured: true },
-      liquidityChecks: { configured: true },
-      signalGeneration: { configured: true },
+      priceNetwork: { configured: true, reachable: null },
+      solPriceFeed: { configured: true, reachable: null },
+      swapAggregator: { configured: true, reachable: null },
+      marketData: { configured: true, reachable: null },
+      liquidityChecks: { configured: true, reachable: null },
+      signalGeneration: { configured: true, reachable: null },
     });
     for (const secret of ["127.0.0.1", "fake-hermes-key", "fake-jupiter-key", "fake-birdeye-key"])
       expect(text).not.toContain(secret);
@@ -179,12 +179,12 @@ describe("GET /data-sources/status", () => {
     const { token } = await login(ctx);
     const res = await ctx.request("GET", "/api/v1/data-sources/status", { token });
     expect(await json(res)).toEqual({
-      priceNetwork: { configured: false },
-      solPriceFeed: { configured: true },
-      swapAggregator: { configured: true },
-      marketData: { configured: true },
-      liquidityChecks: { configured: false },
-      signalGeneration: { configured: false },
+      priceNetwork: { configured: false, reachable: null },
+      solPriceFeed: { configured: true, reachable: null },
+      swapAggregator: { configured: true, reachable: null },
+      marketData: { configured: true, reachable: null },
+      liquidityChecks: { configured: false, reachable: null },
+      signalGeneration: { configured: false, reachable: null },
     });
   });
 

@@ -87,7 +87,16 @@ describe("platform", () => {
       timestamp: "2026-01-01T00:01:30.000Z",
       version: expect.stringMatching(/^\d+\.\d+\.\d+/),
       uptime: 90,
-      services: { database: "healthy", cache: "healthy", queue: "healthy", priceFeed: body.services.priceFeed },
+      services: {
+        database: "healthy",
+        cache: "healthy",
+        queue: "healthy",
+        priceFeed: body.services.priceFeed,
+        // Reachability of the configured swap aggregator and SOL price sources: never tried yet.
+        swapAggregator: "healthy",
+        solPriceFeed: "healthy",
+        priceNetwork: "healthy",
+      },
     });
   });
 

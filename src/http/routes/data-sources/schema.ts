@@ -1,7 +1,11 @@
 import { z } from "@hono/zod-openapi";
 
-// SPEC "Data-source status": six keys, each {configured: boolean}; nothing else ever leaves.
-const Configured = z.object({ configured: z.boolean() });
+// SPEC "Data-source status": six keys, each {configured: boolean}, plus `reachable` (issue 13:
+// null until the source was tried, or when it is not configured); nothing else ever leaves.
+const Configured = z.object({
+  configured: z.boolean(),
+  reachable: z.boolean().nullable().openapi({ description: "Did the source answer its last call; null: never tried" }),
+});
 
 export const DataSourceStatusSchema = z
   .object({
@@ -14,11 +18,11 @@ export const DataSourceStatusSchema = z
   })
   .openapi("DataSourceStatus", {
     example: {
-      priceNetwork: { configured: false },
-      solPriceFeed: { configured: true },
-      swapAggregator: { configured: true },
-      marketData: { configured: true },
-      liquidityChecks: { configured: true },
-      signalGeneration: { configured: false },
+      priceNetwork: { configured: false, reachable: null },
+      solPriceFeed: { configured: true, reachable: true },
+      swapAggregator: { configured: true, reachable: true },
+      marketData: { configured: true, reachable: true },
+      liquidityChecks: { configured: true, reachable: true },
+      signalGeneration: { configured: false, reachable: null },
     },
   });
