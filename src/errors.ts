@@ -85,8 +85,26 @@ export class TradingError extends AppError {
     super(ErrorCode.TRADING_ERROR, message, details);
   }
 }
+// The trading loop's error taxonomy (issue 12; freqtrade's TemporaryError / OperationalException):
+// - TemporaryError: the world said no for now (a provider is down, a quote moved, a swap failed
+//   or is still unconfirmed). Nothing changed; the monitor's next tick retries.
+// - OperationalError: the service itself is in a state it cannot trade from safely (a settlement
+//   handed a fill it cannot record, a position gone under a confirmed trade). The position
+//   monitor stops its loop and logs an error; a human looks.
+// Any other error of a trade is logged as a failed trade and retried next tick, like a temporary one.
+
+/** Retry next tick: nothing changed. */
+export class TemporaryError extends AppError {}
+
+/** Stop: the service cannot go on trading safely; the message says what is wrong. */
+export class OperationalError extends AppError {
+  constructor(message: string, details?: ErrorDetails) {
+    super(ErrorCode.INTERNAL_ERROR, message, details);
+  }
+}
+
 /** A provider (price feed, swap aggregator, RPC...) failed; the message names it. */
-export class ExternalServiceError extends AppError {
+export class ExternalServiceError extends TemporaryError {
   constructor(
     readonly service: string,
     message: string,
@@ -98,6 +116,17 @@ export class ExternalServiceError extends AppError {
     });
   }
 }
+/** A live sale or close whose outcome is not known yet (502: the chain has not answered). */
+export class LiveTradePendingError extends TemporaryError {
+  constructor(readonly signature: string) {
+    super(
+      ErrorCode.EXTERNAL_SERVICE_ERROR,
+      "The swap transaction was sent but is not confirmed yet; it will be reconciled from the chain",
+      { service: "solanaRpc", signature, status: "pending" },
+    );
+  }
+}
+
 export class AccountLockedError extends AppError {
   constructor(lockedUntil: Date) {
     super(ErrorCode.ACCOUNT_LOCKED, "Account is locked due to too many failed login attempts", undefined, {

@@ -1,5 +1,5 @@
 import { AgentService, initialSolText } from "./agents/agent-service.ts";
-import { type OpenPositionSource, StoredOpenPositions } from "./agents/open-positions.ts";
+import type { OpenPositionSource } from "./agents/open-positions.ts";
 import { AccountService } from "./auth/accounts.ts";
 import { ApiKeyService } from "./auth/api-keys.ts";
 import { AccessTokenBlacklist } from "./auth/blacklist.ts";
@@ -9,6 +9,7 @@ import { TokenSigner } from "./auth/tokens.ts";
 import { type Clock, systemClock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import type { DatabaseHandle } from "./db/client.ts";
+import { PositionRepository } from "./db/repositories/positions.ts";
 import { EventBus } from "./events/bus.ts";
 import { CacheStores, cacheCheck, databaseCheck, queueCheck } from "./health/core-checks.ts";
 import { HealthRegistry } from "./health/registry.ts";
@@ -32,8 +33,7 @@ import type { TradeExecutor } from "./trading/executor.ts";
 import { createLiveTrading, type LiveTrading, type LiveTradingOptions } from "./trading/live-trading.ts";
 import { PositionLocks } from "./trading/position-locks.ts";
 import { PositionMonitor } from "./trading/position-monitor.ts";
-import { PositionStore } from "./trading/position-store.ts";
-import { MarketPricedPositions } from "./trading/position-view.ts";
+import { MarketPricedPositions, StoredOpenPositions } from "./trading/position-view.ts";
 import { SignalProcessor } from "./trading/signal-processor.ts";
 import { SimulationExecutor } from "./trading/simulation-executor.ts";
 import { TradingEngine } from "./trading/trading-engine.ts";
@@ -85,7 +85,7 @@ export interface Services {
   openPositions: OpenPositionSource;
   /** The trading engine (src/trading): execution path, signal processing, position monitor. */
   trading: {
-    positions: PositionStore;
+    positions: PositionRepository;
     locks: PositionLocks;
     engine: TradingEngine;
     processor: SignalProcessor;
@@ -183,7 +183,7 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
 
   // 5. The trading engine (issue 5): one execution path for every trade, behind per-mode executors.
   const signals = new SignalService(database, clock);
-  const positionStore = new PositionStore(database.sqlite);
+  const positionStore = new PositionRepository(database.sqlite);
   const locks = new PositionLocks();
   const executors: Partial<Record<"simulation" | "live", TradeExecutor>> = {
     ...(market.quotes.configured
@@ -230,7 +230,7 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
     opts.openPositions ??
     (market.tokenPrices.configured
       ? new MarketPricedPositions(positionStore, market.tokenPrices, market.solPrice, logger)
-      : new StoredOpenPositions(database));
+      : new StoredOpenPositions(positionStore));
 
   // 6. The signal pipeline: POST /trading-signals → intake → queue → processor. Each stage is given
   //    the next one when it is built, so it is built from its end: the processor (above), the

@@ -1,14 +1,140 @@
 // In-process event bus (issue: trading engine; PRODUCT.md §6 event list). Every signal, trade,
 // failure and position change is published here; the SSE stream and metrics subscribe.
+//
+// The event map (issue 12): one payload shape per event name, so a publisher cannot send a field
+// the stream's readers do not expect. The shapes are written out here rather than imported from
+// signals/, market/ and trading/ (which all publish): the bus depends on nothing.
 
-export type EventType =
-  | "signal.created"
-  | "trade.executed"
-  | "trade.failed"
-  | "position.opened"
-  | "position.updated"
-  | "position.closed"
-  | "price.sol";
+type Mode = "simulation" | "live";
+
+/** A signal as POST /trading-signals answered it. */
+export interface SignalCreatedEvent {
+  signal: {
+    id: number;
+    createdAt: string;
+    updatedAt: string;
+    tokenAddress: string;
+    symbol: string | null;
+    signalType: string;
+    activationReason: string | null;
+    signalStrength: number;
+    source: string | null;
+  };
+}
+
+interface TradeBase {
+  agentId: string;
+  tokenAddress: string;
+  mode: Mode;
+  transactionId: string;
+  /** Swap signature (live) or simulation id; absent on a simulated DCA buy. */
+  hash?: string;
+}
+
+/** A signal buy, a DCA buy or a sale that settled. */
+export type TradeExecutedEvent =
+  | (TradeBase & {
+      side: "buy";
+      signalId: number;
+      positionId: string | null;
+      amountSol: string;
+      tokens: string;
+    })
+  | (TradeBase & {
+      side: "buy";
+      positionId: string;
+      dcaOrder: number;
+      isDca: true;
+      amountSol: string;
+      tokens: string;
+    })
+  | (TradeBase & {
+      side: "sell";
+      positionId: string;
+      /** A close's reason, or the take-profit level reached. */
+      reason?: string;
+      takeProfitLevel?: number;
+      isTakeProfit: boolean;
+      tokens: string;
+      proceedsSol: string;
+    });
+
+/** A trade that did not happen (nothing changed), or a pending live swap that failed. */
+export interface TradeFailedEvent {
+  agentId: string;
+  tokenAddress: string;
+  side: "buy" | "sell";
+  mode: Mode;
+  reason: string;
+  signalId?: number;
+  positionId?: string;
+  dcaOrder?: number;
+  takeProfitLevel?: number;
+  signature?: string;
+  transactionId?: string | null;
+}
+
+export interface PositionOpenedEvent {
+  positionId: string;
+  agentId: string;
+  tokenAddress: string;
+  tokenSymbol: string;
+  amount: string;
+  entryPriceSol: string;
+  signalId: number;
+}
+
+export type PositionUpdatedEvent =
+  | { positionId: string; agentId: string; change: "peak"; peakPriceSol: string }
+  | {
+      positionId: string;
+      agentId: string;
+      change: "dca";
+      dcaOrders: number;
+      entryPriceSol: string;
+      remainingAmount: string;
+    }
+  | {
+      positionId: string;
+      agentId: string;
+      change: "take_profit";
+      levelsHit: number;
+      remainingAmount: string;
+      realizedProfitSol: string;
+    };
+
+export interface PositionClosedEvent {
+  positionId: string;
+  agentId: string;
+  tokenAddress: string;
+  reason: string;
+  historicalSwapId: string;
+  profitLossSol: number;
+  profitLossUsd: number;
+}
+
+/** The SOL price as GET /v1/prices/sol answers it. */
+export interface SolPriceEvent {
+  price: string;
+  lastUpdated: string;
+  isStale: boolean;
+  source: "priceNetwork" | "solPriceFeed";
+}
+
+export interface EventPayloads {
+  "signal.created": SignalCreatedEvent;
+  "trade.executed": TradeExecutedEvent;
+  "trade.failed": TradeFailedEvent;
+  "position.opened": PositionOpenedEvent;
+  "position.updated": PositionUpdatedEvent;
+  "position.closed": PositionClosedEvent;
+  "price.sol": SolPriceEvent;
+}
+
+export type EventType = keyof EventPayloads;
+
+/** Any map of payloads by event name (tests of the transport publish their own markers). */
+export type EventMap = { [K in EventType]: object };
 
 export interface ServiceEvent {
   /** Monotonic per process; the SSE `id:` and Last-Event-ID resume point. */
@@ -17,12 +143,13 @@ export interface ServiceEvent {
   /** Owner of the event; null for global events (price.sol) that every user may see. */
   userId: string | null;
   time: string;
+  /** The payload as the stream serializes it (its shape is EventPayloads[type]). */
   data: Record<string, unknown>;
 }
 
 export type Listener = (e: ServiceEvent) => void;
 
-export class EventBus {
+export class EventBus<M extends EventMap = EventPayloads> {
   private seq = 0;
   private readonly listeners = new Set<Listener>();
   /** Recent events for Last-Event-ID replay; bounded. */
@@ -33,8 +160,14 @@ export class EventBus {
     private readonly keep = 1000,
   ) {}
 
-  publish(type: EventType, userId: string | null, data: Record<string, unknown>): ServiceEvent {
-    const e: ServiceEvent = { id: ++this.seq, type, userId, time: new Date(this.now()).toISOString(), data };
+  publish<K extends EventType>(type: K, userId: string | null, data: M[K]): ServiceEvent {
+    const e: ServiceEvent = {
+      id: ++this.seq,
+      type,
+      userId,
+      time: new Date(this.now()).toISOString(),
+      data: data as Record<string, unknown>,
+    };
     this.recent.push(e);
     if (this.recent.length > this.keep) this.recent.splice(0, this.recent.length - this.keep);
     for (const l of this.listeners) {

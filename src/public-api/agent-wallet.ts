@@ -1,5 +1,6 @@
-import type { Database } from "bun:sqlite";
 import type { AgentRow } from "../agents/ownership.ts";
+import type { DatabaseHandle } from "../db/client.ts";
+import { WalletHoldingsRepository } from "../db/repositories/wallet-holdings.ts";
 import type { Logger } from "../logger.ts";
 import type { SolPriceSource, TokenPriceProvider } from "../market/types.ts";
 import { Big, decStr, SOL_MINT } from "../money.ts";
@@ -40,46 +41,31 @@ export interface WalletPriceSources {
   tokenPrices: TokenPriceProvider;
 }
 
-interface BalanceRow {
-  token_address: string;
-  token_symbol: string;
-  balance: string;
-  last_updated: string;
-}
-
 export async function valueAgentWallet(
-  h: { sqlite: Database },
+  h: Pick<DatabaseHandle, "sqlite">,
   market: WalletPriceSources,
   logger: Logger,
   agent: AgentRow,
 ): Promise<AgentWalletValue> {
   const walletType = agent.trading_mode;
-  const walletAddress =
-    h.sqlite
-      .query<{ a: string }, [string, string]>(
-        "SELECT wallet_address AS a FROM agent_wallets WHERE agent_id = ? AND wallet_type = ?",
-      )
-      .get(agent.id, walletType)?.a ?? null;
+  const wallets = new WalletHoldingsRepository(h.sqlite);
+  const walletAddress = wallets.walletOf(agent.id, walletType);
   const rows = walletAddress
-    ? h.sqlite
-        .query<BalanceRow, [string, string]>(
-          `SELECT token_address, token_symbol, balance, last_updated FROM agent_balances WHERE agent_id = ? AND wallet_address = ?
-            ORDER BY (token_address = '${SOL_MINT}') DESC, created_at ASC, rowid ASC`,
-        )
-        .all(agent.id, walletAddress)
+    ? wallets
+        .holdings(agent.id, walletAddress)
         // A token sold off leaves a zero row behind; SOL is always shown.
-        .filter((r) => r.token_address === SOL_MINT || !new Big(r.balance).eq(0))
+        .filter((r) => r.tokenAddress === SOL_MINT || !new Big(r.balance).eq(0))
     : [];
 
-  const solPriceUsd = rows.some((r) => r.token_address === SOL_MINT) ? await solUsd(market, logger, agent.id) : null;
-  const mints = rows.map((r) => r.token_address).filter((m) => m !== SOL_MINT);
+  const solPriceUsd = rows.some((r) => r.tokenAddress === SOL_MINT) ? await solUsd(market, logger, agent.id) : null;
+  const mints = rows.map((r) => r.tokenAddress).filter((m) => m !== SOL_MINT);
   const tokenUsd = mints.length > 0 ? await tokenPricesUsd(market, logger, agent.id, mints) : new Map<string, string>();
 
   let total = new Big(0);
   let priced = 0;
   const unpricedTokens: string[] = [];
   const holdings = rows.map((r): WalletHolding => {
-    const priceUsd = r.token_address === SOL_MINT ? solPriceUsd : (tokenUsd.get(r.token_address) ?? null);
+    const priceUsd = r.tokenAddress === SOL_MINT ? solPriceUsd : (tokenUsd.get(r.tokenAddress) ?? null);
     const held = !new Big(r.balance).eq(0);
     let valueUsd: string | null = null;
     if (priceUsd !== null) {
@@ -88,15 +74,15 @@ export async function valueAgentWallet(
       total = total.plus(v);
       priced++;
     } else if (held) {
-      unpricedTokens.push(r.token_address);
+      unpricedTokens.push(r.tokenAddress);
     }
     return {
-      tokenAddress: r.token_address,
-      tokenSymbol: r.token_symbol,
+      tokenAddress: r.tokenAddress,
+      tokenSymbol: r.tokenSymbol,
       balance: r.balance,
       priceUsd,
       valueUsd,
-      lastUpdated: r.last_updated,
+      lastUpdated: r.lastUpdated,
     };
   });
   const totalValueUsd = priced === 0 && unpricedTokens.length > 0 ? null : decStr(total, USD_DP);

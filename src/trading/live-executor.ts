@@ -1,5 +1,6 @@
 import { VersionedTransaction } from "@solana/web3.js";
 import bs58 from "bs58";
+import type { Clock } from "../clock.ts";
 import { ConflictError, TradingError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import { unexpectedResponse } from "../market/http-client.ts";
@@ -59,8 +60,6 @@ export interface ConfirmationOptions {
   pollIntervalMs?: number;
   /** Polls before the outcome counts as unknown (default 30: about a minute, a blockhash's life). */
   maxPolls?: number;
-  /** The wait itself; tests pass one that returns at once. */
-  sleep?: (ms: number) => Promise<void>;
 }
 
 export interface LiveExecutorDeps {
@@ -69,6 +68,8 @@ export interface LiveExecutorDeps {
   wallets: LiveWalletRegistry;
   journal: LiveTradeJournal;
   logger: Logger;
+  /** Waits between confirmation polls (tests: a ManualClock, whose sleep returns at once). */
+  clock: Pick<Clock, "sleep">;
   /** LIVE_PRIORITY_FEE: "auto" (aggregator's choice, capped) or a lamport amount. */
   priorityFee: PriorityFee;
   /** LIVE_SIMULATE_BEFORE_SEND. */
@@ -88,13 +89,11 @@ export class LiveExecutor implements TradeExecutor {
   private readonly log: Logger;
   private readonly pollIntervalMs: number;
   private readonly maxPolls: number;
-  private readonly sleep: (ms: number) => Promise<void>;
 
   constructor(private readonly d: LiveExecutorDeps) {
     this.log = d.logger.child({ component: "live" });
     this.pollIntervalMs = d.confirmation?.pollIntervalMs ?? 2_000;
     this.maxPolls = Math.max(1, d.confirmation?.maxPolls ?? 30);
-    this.sleep = d.confirmation?.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
   }
 
   async swap(req: SwapRequest): Promise<LiveSwapFill> {
@@ -261,7 +260,7 @@ export class LiveExecutor implements TradeExecutor {
   /** Polls the signature until confirmed, failed, expired, or the polls run out (unknown). */
   private async confirm(signature: string, lastValidBlockHeight: number): Promise<Confirmation> {
     for (let i = 0; i < this.maxPolls; i++) {
-      if (i > 0) await this.sleep(this.pollIntervalMs);
+      if (i > 0) await this.d.clock.sleep(this.pollIntervalMs);
       const first = await this.status(signature, false);
       if (first === "error") continue;
       if (first) {

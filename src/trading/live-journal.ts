@@ -1,5 +1,6 @@
-import type { Database } from "bun:sqlite";
-import type { Clock } from "../clock.ts";
+import { type Clock, isoNow } from "../clock.ts";
+import type { DatabaseHandle } from "../db/client.ts";
+import { type LiveTradeRecord, LiveTradeRepository, type NewLiveTrade } from "../db/repositories/live-trades.ts";
 import type { CloseReason } from "./rules/types.ts";
 
 // The live swap journal (table live_trades; PRODUCT.md §5: "a trade whose outcome is unknown
@@ -33,33 +34,16 @@ export type LiveIntent =
     }
   | { kind: "close"; positionId: string; reason: CloseReason; signalId?: number };
 
-export interface LiveTradeRow {
-  signature: string;
-  agentId: string;
-  walletAddress: string;
-  tokenAddress: string;
-  side: "BUY" | "SELL";
-  inputAtomic: string;
-  expectedOutputAtomic: string;
-  tokenDecimals: number;
-  lastValidBlockHeight: number;
+/** A journal row with its intent parsed. */
+export type LiveTrade = Omit<LiveTradeRecord, "intent" | "status"> & {
   status: LiveTradeStatus;
   intent: LiveIntent | null;
-  transactionId: string | null;
-  error: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
+};
 
-type Raw = Omit<LiveTradeRow, "intent"> & { intent: string | null };
-
-const SELECT = `SELECT signature, agent_id AS agentId, wallet_address AS walletAddress, token_address AS tokenAddress, side,
-  input_atomic AS inputAtomic, expected_output_atomic AS expectedOutputAtomic, token_decimals AS tokenDecimals,
-  last_valid_block_height AS lastValidBlockHeight, status, intent, transaction_id AS transactionId, error,
-  created_at AS createdAt, updated_at AS updatedAt FROM live_trades`;
-
-const parse = (r: Raw | null): LiveTradeRow | null =>
-  r ? { ...r, intent: r.intent ? (JSON.parse(r.intent) as LiveIntent) : null } : null;
+const parse = (r: LiveTradeRecord | null): LiveTrade | null =>
+  r
+    ? { ...r, status: r.status as LiveTradeStatus, intent: r.intent ? (JSON.parse(r.intent) as LiveIntent) : null }
+    : null;
 
 export class LiveTradeJournal {
   /**
@@ -68,55 +52,23 @@ export class LiveTradeJournal {
    * releases.
    */
   readonly inFlight = new Set<string>();
+  private readonly rows: LiveTradeRepository;
 
   constructor(
-    private readonly sqlite: Database,
+    db: Pick<DatabaseHandle, "sqlite">,
     private readonly clock: Clock,
-  ) {}
-
-  private now(): string {
-    return new Date(this.clock.now()).toISOString();
+  ) {
+    this.rows = new LiveTradeRepository(db.sqlite);
   }
 
   /** Written BEFORE sendTransaction: from here on the swap is never forgotten. */
-  writeAhead(
-    r: Pick<
-      LiveTradeRow,
-      | "signature"
-      | "agentId"
-      | "walletAddress"
-      | "tokenAddress"
-      | "side"
-      | "inputAtomic"
-      | "expectedOutputAtomic"
-      | "tokenDecimals"
-      | "lastValidBlockHeight"
-    >,
-  ): void {
-    const now = this.now();
-    this.sqlite
-      .query(
-        `INSERT INTO live_trades (signature, agent_id, wallet_address, token_address, side, input_atomic, expected_output_atomic, token_decimals,
-           last_valid_block_height, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'sending', ?, ?)`,
-      )
-      .run(
-        r.signature,
-        r.agentId,
-        r.walletAddress,
-        r.tokenAddress,
-        r.side,
-        r.inputAtomic,
-        r.expectedOutputAtomic,
-        r.tokenDecimals,
-        r.lastValidBlockHeight,
-        now,
-        now,
-      );
+  writeAhead(r: NewLiveTrade): void {
+    this.rows.insertSending(r, isoNow(this.clock));
   }
 
   /** The RPC refused the transaction: it never left the machine, so nothing is kept. */
   discard(signature: string): void {
-    this.sqlite.query("DELETE FROM live_trades WHERE signature = ?").run(signature);
+    this.rows.delete(signature);
   }
 
   /** Final state. Synchronous: callable inside the settling SQLite transaction. */
@@ -125,53 +77,30 @@ export class LiveTradeJournal {
     status: "confirmed" | "failed" | "expired",
     opts: { error?: string; transactionId?: string } = {},
   ): void {
-    this.sqlite
-      .query(
-        "UPDATE live_trades SET status = ?, error = COALESCE(?, error), transaction_id = COALESCE(?, transaction_id), updated_at = ? WHERE signature = ?",
-      )
-      .run(status, opts.error ?? null, opts.transactionId ?? null, this.now(), signature);
+    this.rows.resolve(signature, status, opts.error ?? null, opts.transactionId ?? null, isoNow(this.clock));
   }
 
   /** Outcome unknown: handed to the reconciler with what it was for and the pending transaction row. */
   markPending(signature: string, intent: LiveIntent, transactionId: string): void {
-    this.sqlite
-      .query(
-        "UPDATE live_trades SET status = 'pending', intent = ?, transaction_id = ?, updated_at = ? WHERE signature = ?",
-      )
-      .run(JSON.stringify(intent), transactionId, this.now(), signature);
+    this.rows.markPending(signature, JSON.stringify(intent), transactionId, isoNow(this.clock));
   }
 
-  get(signature: string): LiveTradeRow | null {
-    return parse(this.sqlite.query<Raw, [string]>(`${SELECT} WHERE signature = ?`).get(signature));
+  get(signature: string): LiveTrade | null {
+    return parse(this.rows.get(signature));
   }
 
   /** Rows whose outcome is not recorded yet, oldest first (in-flight ones included). */
-  unresolved(): LiveTradeRow[] {
-    return this.sqlite
-      .query<Raw, []>(`${SELECT} WHERE status IN ('sending', 'pending') ORDER BY created_at, rowid`)
-      .all()
-      .map((r) => parse(r) as LiveTradeRow);
+  unresolved(): LiveTrade[] {
+    return this.rows.unresolved().map((r) => parse(r) as LiveTrade);
   }
 
   /** True while a swap of this token by this agent is in doubt (the executor refuses another). */
   hasUnresolved(agentId: string, tokenAddress: string): boolean {
-    return (
-      this.sqlite
-        .query<{ n: number }, [string, string]>(
-          "SELECT count(*) AS n FROM live_trades WHERE agent_id = ? AND token_address = ? AND status IN ('sending', 'pending')",
-        )
-        .get(agentId, tokenAddress)!.n > 0
-    );
+    return this.rows.hasUnresolved(agentId, tokenAddress);
   }
 
   /** True while any swap of the wallet is in doubt (deposit checks wait for it). */
   hasUnresolvedForWallet(walletAddress: string): boolean {
-    return (
-      this.sqlite
-        .query<{ n: number }, [string]>(
-          "SELECT count(*) AS n FROM live_trades WHERE wallet_address = ? AND status IN ('sending', 'pending')",
-        )
-        .get(walletAddress)!.n > 0
-    );
+    return this.rows.hasUnresolvedForWallet(walletAddress);
   }
 }

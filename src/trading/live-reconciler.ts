@@ -1,8 +1,8 @@
 import type { Logger } from "../logger.ts";
 import type { SignatureStatus, SolanaRpcClient } from "../market/solana-rpc.ts";
 import type { Big } from "../money.ts";
-import type { LiveTradeJournal, LiveTradeRow } from "./live-journal.ts";
-import type { LiveSettlement } from "./live-settlement.ts";
+import type { LiveTrade, LiveTradeJournal } from "./live-journal.ts";
+import type { LiveSettlement } from "./settlement/live.ts";
 
 // Resolving live swaps whose outcome was unknown (issue: live trading; PRODUCT.md §5): run at the
 // start of every position monitor tick. For each journal row no executor is working on (pending
@@ -91,7 +91,7 @@ export class LiveReconciler {
   }
 
   private async resolveOne(
-    row: LiveTradeRow,
+    row: LiveTrade,
     st: SignatureStatus | null,
     height: number,
   ): Promise<"settled" | "failed" | "stillPending"> {

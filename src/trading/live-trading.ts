@@ -1,6 +1,7 @@
 import type { Clock } from "../clock.ts";
 import type { Config } from "../config.ts";
 import type { DatabaseHandle } from "../db/client.ts";
+import { TradingAgentRepository } from "../db/repositories/trading-agents.ts";
 import type { EventBus } from "../events/bus.ts";
 import type { Logger } from "../logger.ts";
 import type { FetchLike } from "../market/http-client.ts";
@@ -13,8 +14,9 @@ import type { LiveWalletRegistry } from "../wallets/live-wallet-registry.ts";
 import { type ConfirmationOptions, LiveExecutor } from "./live-executor.ts";
 import { LiveTradeJournal } from "./live-journal.ts";
 import { LiveReconciler, type ReconcileReport } from "./live-reconciler.ts";
-import { LiveSettlement } from "./live-settlement.ts";
-import { PositionStore } from "./position-store.ts";
+import { TradeBook } from "./settlement/bookkeeping.ts";
+import { LiveSettlement } from "./settlement/live.ts";
+import { TradeReporter } from "./settlement/post-commit.ts";
 
 // Live trading wired together (issue: live trading): the JSON-RPC client, the swap journal, the
 // executor (when the swap aggregator is configured too), the settlement the engine hands live
@@ -27,7 +29,7 @@ import { PositionStore } from "./position-store.ts";
 // needs neither: it is the operator's own decision.
 
 export interface LiveTradingOptions {
-  /** Confirmation polling (tests: a sleep that returns at once). */
+  /** Confirmation polling: how often and how many times (the wait itself is the Clock's). */
   confirmation?: ConfirmationOptions;
   /** RPC request timeout; default HTTP_TIMEOUT_MS. */
   timeoutMs?: number;
@@ -54,13 +56,14 @@ export class LiveTrading {
   readonly settlement: LiveSettlement;
   readonly reconciler: LiveReconciler;
   readonly deposits: LiveDepositService;
+  private readonly agents: TradingAgentRepository;
 
   constructor(
     private readonly config: Pick<
       Config,
       "SOLANA_RPC_URL" | "HTTP_TIMEOUT_MS" | "LIVE_PRIORITY_FEE" | "LIVE_SIMULATE_BEFORE_SEND" | "LIVE_TRADING_ENABLED"
     >,
-    private readonly d: LiveTradingDeps,
+    readonly d: LiveTradingDeps,
     opts: LiveTradingOptions = {},
   ) {
     const sqlite = d.database.sqlite;
@@ -70,7 +73,8 @@ export class LiveTrading {
       fetch: opts.fetch,
       logger: d.logger,
     });
-    this.journal = new LiveTradeJournal(sqlite, d.clock);
+    this.journal = new LiveTradeJournal(d.database, d.clock);
+    this.agents = new TradingAgentRepository(sqlite);
     const priorityFee: PriorityFee = config.LIVE_PRIORITY_FEE === "auto" ? "auto" : Number(config.LIVE_PRIORITY_FEE);
     this.executor = d.market.quotes.configured
       ? new LiveExecutor({
@@ -79,18 +83,17 @@ export class LiveTrading {
           wallets: d.wallets,
           journal: this.journal,
           logger: d.logger,
+          clock: d.clock,
           priorityFee,
           simulateBeforeSend: config.LIVE_SIMULATE_BEFORE_SEND,
           confirmation: opts.confirmation,
         })
       : null;
     this.settlement = new LiveSettlement({
-      sqlite,
+      book: new TradeBook(d.database),
       clock: d.clock,
       logger: d.logger,
-      events: d.events,
-      metrics: d.metrics,
-      positions: new PositionStore(sqlite),
+      reporter: new TradeReporter({ logger: d.logger, metrics: d.metrics, events: d.events }),
       journal: this.journal,
     });
     this.reconciler = new LiveReconciler({
@@ -126,10 +129,7 @@ export class LiveTrading {
   /** LIVE_TRADING_ENABLED and the agent's automatedTradingLive: both needed for automatic live trades. */
   automaticAllowed(agentId: string): boolean {
     if (!this.config.LIVE_TRADING_ENABLED) return false;
-    const r = this.d.database.sqlite
-      .query<{ flag: number }, [string]>("SELECT automated_trading_live AS flag FROM agents WHERE id = ?")
-      .get(agentId);
-    return Boolean(r?.flag);
+    return this.agents.automatedTradingLive(agentId);
   }
 }
 

@@ -1,20 +1,23 @@
-import type { Database } from "bun:sqlite";
 import { resolveStoredConfig, type TradingConfig } from "../agents/trading-config.ts";
-import type { Clock } from "../clock.ts";
+import { type Clock, isoNow } from "../clock.ts";
+import { type DatabaseHandle, inTransaction } from "../db/client.ts";
+import type { PositionRecord, PositionRepository, PriceUpdate } from "../db/repositories/positions.ts";
+import { TradingAgentRepository } from "../db/repositories/trading-agents.ts";
+import { OperationalError } from "../errors.ts";
 import type { EventBus } from "../events/bus.ts";
 import type { Logger } from "../logger.ts";
 import type { TokenPriceProvider } from "../market/types.ts";
 import { Big, decStr } from "../money.ts";
 import type { PositionLocks } from "./position-locks.ts";
-import type { PositionRecord, PositionStore } from "./position-store.ts";
 import { decidePositionAction, type PositionAction } from "./rules/position-action.ts";
-import { TradeSkipped, type TradingEngine } from "./trading-engine.ts";
+import type { TradingEngine } from "./trading-engine.ts";
 
 // The position monitor (PRODUCT.md §4): one tick prices every token with an open position in
 // batches, persists current and peak prices, then applies per position, in order, stale-trade,
 // trailing stop-loss, take-profit and DCA through the same execution path as any trade. The loop
 // runs a tick, then waits what is left of the interval, so ticks never overlap (freqtrade's
-// worker). Tests call tick() directly.
+// worker). Tests call tick() directly. Errors (src/errors.ts): a temporary one (prices
+// unavailable, a failed trade) waits for the next tick; an OperationalError stops the loop.
 
 export interface TickReport {
   positions: number;
@@ -26,11 +29,11 @@ export interface TickReport {
 }
 
 export interface PositionMonitorDeps {
-  sqlite: Database;
+  sqlite: DatabaseHandle["sqlite"];
   clock: Clock;
   logger: Logger;
   events: EventBus;
-  positions: PositionStore;
+  positions: PositionRepository;
   locks: PositionLocks;
   engine: TradingEngine;
   tokenPrices: TokenPriceProvider;
@@ -62,9 +65,11 @@ export class PositionMonitor {
   private lastHourlySnapshot = 0;
   lastTick: TickReport | null = null;
   lastTickAt = 0;
+  private readonly agents: TradingAgentRepository;
 
   constructor(private readonly d: PositionMonitorDeps) {
     this.log = d.logger.child({ component: "monitor" });
+    this.agents = new TradingAgentRepository(d.sqlite);
   }
 
   private decide(p: PositionRecord, config: TradingConfig, priceSol: Big) {
@@ -115,9 +120,9 @@ export class PositionMonitor {
         return report;
       }
 
-      const now = new Date(this.d.clock.now()).toISOString();
+      const now = isoNow(this.d.clock);
       const planned: Planned[] = [];
-      const updates: Array<[string, string, string, string]> = [];
+      const updates: PriceUpdate[] = [];
       const peaks: Array<{ p: PositionRecord; peak: string }> = [];
       // Prices in SOL once per token, not per position (10,000 positions share 500 tokens).
       const perToken = new Map<string, { priceSol: Big; sol: string; usd: string } | null>();
@@ -143,18 +148,13 @@ export class PositionMonitor {
         const config = resolveStoredConfig(p.configOverrides);
         const decision = this.decide(p, config, priceSol);
         const peak = decStr(decision.peakPriceSol);
-        updates.push([tp.sol, tp.usd, peak, p.id]);
+        updates.push({ id: p.id, lastPriceSol: tp.sol, lastPriceUsd: tp.usd, peakPriceSol: peak });
         if (decision.peakChanged) peaks.push({ p, peak });
         if (decision.action.kind !== "none" && !this.liveHeld(p))
           planned.push({ position: p, config, priceSol, action: decision.action });
       }
       // Current and peak prices of every position in one transaction: a restart loses nothing.
-      const upd = this.d.sqlite.query<unknown, [string, string, string, string, string]>(
-        "UPDATE positions SET last_price_sol = ?, last_price_usd = ?, peak_price_sol = ?, updated_at = ? WHERE id = ? AND status = 'open'",
-      );
-      this.d.sqlite.transaction(() => {
-        for (const [ps, pu, peak, id] of updates) upd.run(ps, pu, peak, now, id);
-      })();
+      this.d.positions.recordPrices(updates, now);
       for (const { p, peak } of peaks) {
         this.d.events.publish("position.updated", p.userId, {
           positionId: p.id,
@@ -208,16 +208,17 @@ export class PositionMonitor {
               rule: action.reason,
               detail: action.detail,
             });
-            await this.d.engine.sell(fresh, { kind: "close", reason: action.reason });
-            return "closed";
-          case "take_profit":
+            return (await this.d.engine.sell(fresh, { kind: "close", reason: action.reason })).status === "sold"
+              ? "closed"
+              : "skipped";
+          case "take_profit": {
             this.log.info("rule triggered", {
               positionId: id,
               agentId: fresh.agentId,
               rule: "take_profit",
               level: action.level,
             });
-            await this.d.engine.sell(fresh, {
+            const sold = await this.d.engine.sell(fresh, {
               kind: "take_profit",
               amount: action.sellAmount,
               levelsHit: action.levelsHit,
@@ -225,7 +226,9 @@ export class PositionMonitor {
               moonBagAmount: action.moonBagAmount,
               closesPosition: action.closesPosition,
             });
+            if (sold.status === "skipped") return "skipped";
             return action.closesPosition ? "closed" : "done";
+          }
           case "dca":
             this.log.info("rule triggered", {
               positionId: id,
@@ -236,8 +239,8 @@ export class PositionMonitor {
             return (await this.d.engine.dcaBuy(fresh, action.order, action.amountSol)) ? "done" : "failed";
         }
       } catch (err) {
-        if (err instanceof TradeSkipped) return "skipped";
-        // The engine logged the failed trade; the next tick tries again.
+        if (err instanceof OperationalError) throw err;
+        // Temporary: the engine logged the failed trade; the next tick tries again.
         return "failed";
       }
     });
@@ -248,23 +251,17 @@ export class PositionMonitor {
     const now = this.d.clock.now();
     if (now - this.lastHourlySnapshot < 3600_000) return;
     this.lastHourlySnapshot = now;
-    const iso = new Date(now).toISOString();
+    const iso = isoNow(this.d.clock);
     let solUsd: Big | null = null;
     try {
       solUsd = await this.d.engine.solUsd();
     } catch {
       // value in SOL only this hour
     }
-    const wallets = this.d.sqlite
-      .query<{ agentId: string; walletAddress: string }, [string]>(
-        `SELECT w.agent_id AS agentId, w.wallet_address AS walletAddress FROM agent_wallets w
-           JOIN agents a ON a.id = w.agent_id AND a.trading_mode = w.wallet_type
-          WHERE NOT EXISTS (SELECT 1 FROM balance_snapshots s WHERE s.agent_id = w.agent_id AND s.created_at > ?)`,
-      )
-      .all(new Date(now - 3600_000).toISOString());
-    this.d.sqlite.transaction(() => {
+    const wallets = this.agents.walletsWithoutSnapshotSince(new Date(now - 3600_000).toISOString());
+    inTransaction({ sqlite: this.d.sqlite }, () => {
       for (const w of wallets) this.d.engine.snapshot(w.agentId, w.walletAddress, solUsd, iso, "hourly");
-    })();
+    });
   }
 
   /** Runs a tick, then waits what is left of the interval; never two ticks at once. */
@@ -274,9 +271,14 @@ export class PositionMonitor {
     const loop = async () => {
       if (this.stopped) return;
       const began = Date.now();
-      this.running = this.tick().catch((err) =>
-        this.log.error("monitor tick failed", { reason: err instanceof Error ? err.message : String(err) }),
-      );
+      this.running = this.tick().catch((err) => {
+        this.log.error("monitor tick failed", { reason: err instanceof Error ? err.message : String(err) });
+        // Operational: trading on would repeat the fault; the loop stops until a restart.
+        if (err instanceof OperationalError) {
+          this.log.error("position monitor stopped: operational error", { reason: err.message });
+          this.stopped = true;
+        }
+      });
       await this.running;
       this.running = null;
       if (this.stopped) return;

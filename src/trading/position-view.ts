@@ -1,24 +1,33 @@
-import type { OpenPositionQuery, OpenPositionSource, PositionView } from "../agents/open-positions.ts";
+import type { OpenPositionQuery, OpenPositionSource, PositionView, PricedPosition } from "../agents/open-positions.ts";
 import { resolveStoredConfig } from "../agents/trading-config.ts";
+import type { PositionRecord, PositionRepository } from "../db/repositories/positions.ts";
 import type { Logger } from "../logger.ts";
 import type { SolPriceSource, TokenPriceProvider } from "../market/types.ts";
 import { Big, decNum } from "../money.ts";
-import type { PositionRecord, PositionStore } from "./position-store.ts";
 import { positionPnl } from "./rules/pnl.ts";
 
-// Open positions with market data (SPEC "Position (open)"): current prices from the token-price
-// source (USD) and SOL/USD; P/L is realized take-profit profit plus unrealized. When the market
-// cannot be reached the list still answers, from the prices the monitor stored last.
+// Open positions as SPEC "Position (open)" shows them, with their P/L from the ONE P/L function
+// (rules/pnl.ts positionPnl: realized take-profit profit plus the remaining tokens' value minus
+// the fee-inclusive cost they carry). Two sources of the current price, one shape:
+//   - MarketPricedPositions: token prices from the token-price source (USD) and SOL/USD; when the
+//     market cannot be reached it answers from the prices the monitor stored last;
+//   - StoredOpenPositions (no token-price source configured): the last stored prices (entry
+//     price when none), never the network.
 
+/** Open positions priced at market; stored prices when the market cannot be reached. */
 export class MarketPricedPositions implements OpenPositionSource {
   constructor(
-    private readonly positions: PositionStore,
+    private readonly positions: PositionRepository,
     private readonly tokenPrices: TokenPriceProvider,
     private readonly solPrice: SolPriceSource,
     private readonly logger: Logger,
   ) {}
 
   async listOpen(q: OpenPositionQuery): Promise<PositionView[]> {
+    return (await this.listPriced(q)).map((p) => p.view);
+  }
+
+  async listPriced(q: OpenPositionQuery): Promise<PricedPosition[]> {
     const rows = this.positions.openForAgents(q.agentIds, q.walletAddress);
     if (rows.length === 0) return [];
     let prices = new Map<string, { usd: string }>();
@@ -35,18 +44,36 @@ export class MarketPricedPositions implements OpenPositionSource {
         reason: err instanceof Error ? err.message : String(err),
       });
     }
-    return rows.map((r) => shapePosition(r, prices.get(r.tokenAddress)?.usd ?? null, solUsd));
+    return rows.map((r) => pricePosition(r, prices.get(r.tokenAddress)?.usd ?? null, solUsd));
   }
 }
 
-export function shapePosition(r: PositionRecord, tokenUsd: string | null, solUsd: Big | null): PositionView {
-  // USD per SOL: live when known, otherwise implied by the last stored USD and SOL prices.
+/** Open positions priced at the last prices the monitor stored (no network). */
+export class StoredOpenPositions implements OpenPositionSource {
+  constructor(private readonly positions: PositionRepository) {}
+
+  async listOpen(q: OpenPositionQuery): Promise<PositionView[]> {
+    return (await this.listPriced(q)).map((p) => p.view);
+  }
+
+  async listPriced(q: OpenPositionQuery): Promise<PricedPosition[]> {
+    return this.positions.openForAgents(q.agentIds, q.walletAddress).map((r) => pricePosition(r, null, null));
+  }
+}
+
+/**
+ * A position at a token price in USD and a SOL/USD price; either may be unknown (null): the SOL
+ * price is then the one implied by the last stored USD and SOL prices, and the token price the
+ * last stored one (the entry price until the monitor priced it).
+ */
+export function pricePosition(r: PositionRecord, tokenUsd: string | null, solUsd: Big | null): PricedPosition {
   const impliedSolUsd =
     r.lastPriceSol && r.lastPriceUsd && new Big(r.lastPriceSol).gt(0)
       ? new Big(r.lastPriceUsd).div(r.lastPriceSol)
       : new Big(r.entryPriceUsd).div(r.entryPriceSol);
   const sol = solUsd ?? impliedSolUsd;
-  const priceSol = tokenUsd && sol.gt(0) ? new Big(tokenUsd).div(sol) : new Big(r.lastPriceSol ?? r.entryPriceSol);
+  const live = Boolean(tokenUsd) && sol.gt(0);
+  const priceSol = live ? new Big(tokenUsd as string).div(sol) : new Big(r.lastPriceSol ?? r.entryPriceSol);
   const pnl = positionPnl({
     costSol: r.costSol,
     purchaseAmount: r.purchaseAmount,
@@ -55,9 +82,11 @@ export function shapePosition(r: PositionRecord, tokenUsd: string | null, solUsd
     realizedProfitSol: r.realizedProfitSol,
     currentPriceSol: priceSol,
     solUsdPrice: sol,
+    // Stored prices with no live SOL price: the stored USD price as it is (the SOL/USD was implied from it).
+    ...(!live && solUsd === null ? { currentPriceUsd: r.lastPriceUsd ?? r.entryPriceUsd } : {}),
   });
   const config = resolveStoredConfig(r.configOverrides);
-  return {
+  const view: PositionView = {
     id: r.id,
     agentId: r.agentId,
     walletAddress: r.walletAddress,
@@ -92,4 +121,5 @@ export function shapePosition(r: PositionRecord, tokenUsd: string | null, solUsd
     createdAt: r.createdAt,
     updatedAt: r.updatedAt,
   };
+  return { view, unrealizedSol: pnl.unrealizedSol, unrealizedUsd: pnl.unrealizedSol.times(sol) };
 }

@@ -1,12 +1,15 @@
-import type { Database } from "bun:sqlite";
 import { resolveStoredConfig } from "../agents/trading-config.ts";
-import type { Clock } from "../clock.ts";
+import { type Clock, isoNow } from "../clock.ts";
+import type { DatabaseHandle } from "../db/client.ts";
+import type { PositionRepository } from "../db/repositories/positions.ts";
+import { SettlementRepository } from "../db/repositories/settlement.ts";
+import { SignalEvaluationRepository } from "../db/repositories/signal-evaluations.ts";
+import { TradingAgentRepository, type TradingCandidate } from "../db/repositories/trading-agents.ts";
 import { readBalance } from "../ledgers/balance-ledger.ts";
 import type { Logger } from "../logger.ts";
 import type { MarketDataProvider, Quote, TokenMarketData } from "../market/types.ts";
 import { SOL_MINT } from "../money.ts";
 import type { SignalRow, SignalService } from "../signals/signal-service.ts";
-import type { PositionStore } from "./position-store.ts";
 import {
   checkBeforeMarketData,
   checkMarketAndBalance,
@@ -15,31 +18,19 @@ import {
 } from "./rules/eligibility.ts";
 import { isExitSignal } from "./rules/exit-signal.ts";
 import { positionSizeSol } from "./rules/position-sizing.ts";
-import type { TradingMode } from "./rules/types.ts";
-import { TradeSkipped, type TradingEngine } from "./trading-engine.ts";
+import type { TradingEngine } from "./trading-engine.ts";
 
 // What a signal does (SPEC "Events" item 1, PRODUCT.md §4): every agent of the signal's owner —
 // and only theirs — is evaluated in order; each refusal is logged with its rule; eligible agents
 // trade. An exit signal (sell / exit / close) closes the positions its owner's agents hold in the
 // token. The outcome per agent is kept in signal_evaluations (the public API's agent signals).
 
-interface AgentCandidate {
-  id: string;
-  userId: string;
-  name: string;
-  tradingMode: TradingMode;
-  automatedTradingSimulation: number;
-  automatedTradingLive: number;
-  overrides: string | null;
-  walletAddress: string | null;
-}
-
 export interface SignalProcessorDeps {
-  sqlite: Database;
+  sqlite: DatabaseHandle["sqlite"];
   clock: Clock;
   logger: Logger;
   signals: SignalService;
-  positions: PositionStore;
+  positions: PositionRepository;
   engine: TradingEngine;
   marketData: MarketDataProvider;
   liveTradingEnabled: boolean;
@@ -48,31 +39,25 @@ export interface SignalProcessorDeps {
 export class SignalProcessor {
   private readonly log: Logger;
 
+  private readonly agents: TradingAgentRepository;
+  private readonly evaluations: SignalEvaluationRepository;
+  private readonly trades: SettlementRepository;
+
   constructor(private readonly d: SignalProcessorDeps) {
     this.log = d.logger.child({ component: "signals" });
-  }
-
-  private candidates(userId: string): AgentCandidate[] {
-    return this.d.sqlite
-      .query<AgentCandidate, [string]>(
-        `SELECT a.id, a.user_id AS userId, a.name, a.trading_mode AS tradingMode,
-                a.automated_trading_simulation AS automatedTradingSimulation, a.automated_trading_live AS automatedTradingLive,
-                c.overrides, w.wallet_address AS walletAddress
-           FROM agents a
-           LEFT JOIN agent_configs c ON c.agent_id = a.id
-           LEFT JOIN agent_wallets w ON w.agent_id = a.id AND w.wallet_type = a.trading_mode
-          WHERE a.user_id = ?
-          ORDER BY a.created_at, a.id`,
-      )
-      .all(userId);
+    this.agents = new TradingAgentRepository(d.sqlite);
+    this.evaluations = new SignalEvaluationRepository(d.sqlite);
+    this.trades = new SettlementRepository(d.sqlite);
   }
 
   private record(signalId: number, agentId: string, eligible: boolean, reason: string | null, outcome: string): void {
-    this.d.sqlite
-      .query(
-        "INSERT OR REPLACE INTO signal_evaluations (signal_id, agent_id, eligible, reason, outcome, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-      )
-      .run(signalId, agentId, eligible ? 1 : 0, reason, outcome, new Date(this.d.clock.now()).toISOString());
+    this.evaluations.record({ signalId, agentId, eligible, reason, outcome, createdAt: isoNow(this.d.clock) });
+  }
+
+  /** Time of the agent's last trade (any side), for timing.minTimeBetweenTradesSeconds. */
+  private lastTradeAt(agentId: string): number | null {
+    const t = this.trades.lastTradeAt(agentId);
+    return t ? Date.parse(t) : null;
   }
 
   /** Runs in flight, by signal id: a second caller joins the first run instead of starting another. */
@@ -94,13 +79,13 @@ export class SignalProcessor {
     if (!signal) return; // deleted before its turn
     if (signal.processingStatus === "processed" || signal.processingStatus === "expired") return;
     this.d.signals.markStatus(signal.id, "processing");
-    const agents = this.candidates(signal.userId);
+    const agents = this.agents.candidates(signal.userId);
     if (isExitSignal(signal.signalType)) await this.processExit(signal, agents);
     else await this.processEntry(signal, agents);
     this.d.signals.markStatus(signal.id, "processed");
   }
 
-  private async processExit(signal: SignalRow, agents: AgentCandidate[]): Promise<void> {
+  private async processExit(signal: SignalRow, agents: TradingCandidate[]): Promise<void> {
     for (const a of agents) {
       if (this.d.engine.alreadyTraded(a.id, signal.id, "SELL")) {
         this.record(signal.id, a.id, true, null, "closed");
@@ -129,14 +114,13 @@ export class SignalProcessor {
         this.record(signal.id, a.id, true, null, "closed");
       } catch (err) {
         const reason = err instanceof Error ? err.message : String(err);
-        if (!(err instanceof TradeSkipped))
-          this.log.warn("exit signal close failed", { signalId: signal.id, agentId: a.id, positionId: p.id, reason });
+        this.log.warn("exit signal close failed", { signalId: signal.id, agentId: a.id, positionId: p.id, reason });
         this.record(signal.id, a.id, true, reason, "failed");
       }
     }
   }
 
-  private async processEntry(signal: SignalRow, agents: AgentCandidate[]): Promise<void> {
+  private async processEntry(signal: SignalRow, agents: TradingCandidate[]): Promise<void> {
     // Market data is fetched at most once per signal, and only if some agent's filter needs it.
     let market: Promise<TokenMarketData | null> | null = null;
     const marketData = () =>
@@ -175,15 +159,15 @@ export class SignalProcessor {
       const pre = checkBeforeMarketData({
         agent: {
           tradingMode: a.tradingMode,
-          automatedTradingSimulation: Boolean(a.automatedTradingSimulation),
-          automatedTradingLive: Boolean(a.automatedTradingLive),
+          automatedTradingSimulation: a.automatedTradingSimulation,
+          automatedTradingLive: a.automatedTradingLive,
         },
         config,
         signal: { tokenAddress: signal.tokenAddress, signalStrength: signal.signalStrength },
         liveTradingEnabled: this.d.liveTradingEnabled,
         hasWallet: a.walletAddress !== null,
         hasOpenPositionOnToken: this.d.positions.hasOpen(a.id, signal.tokenAddress),
-        lastTradeAtMs: config.timing.minTimeBetweenTradesSeconds > 0 ? this.d.positions.lastTradeAt(a.id) : null,
+        lastTradeAtMs: config.timing.minTimeBetweenTradesSeconds > 0 ? this.lastTradeAt(a.id) : null,
         nowMs: now,
       });
       if (!pre.eligible) {

@@ -76,7 +76,9 @@ describe("GET /agents/:id/positions", () => {
           transaction: { id: purchaseTx, hash: "sim-hash", time: "2026-01-01T00:00:00.000Z" },
         },
         current: { priceNative: 0.0015, priceUsd: 0.2, valueNative: 1.5, valueUsd: 200 },
-        profitLoss: { native: 0.5, usd: 50, percent: 50, priceChangePercent: 50 },
+        // One P/L (rules/pnl.ts positionPnl, issue 12): 0.5 SOL at the SOL/USD price implied by the
+        // stored prices (0.2 / 0.0015 = 133.33…), as every position view shows it.
+        profitLoss: { native: 0.5, usd: 66.6666666666666, percent: 50, priceChangePercent: 50 },
         stopLoss: { percentage: 10, peakPrice: 0.001 },
         takeProfit: {
           remainingAmount: 1000,
@@ -171,7 +173,8 @@ describe("GET /agents/:id/performance", () => {
       },
       openPositions: 1,
       unrealizedProfitLossSol: "0.5",
-      unrealizedProfitLossUsd: "50",
+      // The position endpoints' P/L (see "GET /agents/:id/positions" above): 0.5 SOL × 133.33… USD.
+      unrealizedProfitLossUsd: "66.666666666666666666",
     });
 
     const ranged = await json(

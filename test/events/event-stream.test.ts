@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { EventBus, type ServiceEvent } from "../../src/events/bus.ts";
+import { EventBus, type EventType, type ServiceEvent } from "../../src/events/bus.ts";
 import { EventStreamHub, formatEvent, visibleTo } from "../../src/events/event-stream.ts";
 import { SseClient } from "./sse-client.ts";
 
@@ -10,9 +10,15 @@ const ALICE = "alice";
 const BOB = "bob";
 const TIME = "2026-01-01T00:00:00.000Z";
 
+/** The transport carries any payload: these tests publish markers, not the service's event shapes. */
+type Markers = Record<EventType, Record<string, unknown>>;
+
 function setup(opts: { keep?: number; heartbeatMs?: number; maxQueuedBytes?: number } = {}) {
-  const bus = new EventBus(() => Date.parse(TIME), opts.keep ?? 1000);
-  const hub = new EventStreamHub(bus, { heartbeatMs: opts.heartbeatMs ?? 60_000, maxQueuedBytes: opts.maxQueuedBytes });
+  const bus = new EventBus<Markers>(() => Date.parse(TIME), opts.keep ?? 1000);
+  const hub = new EventStreamHub(bus as unknown as EventBus, {
+    heartbeatMs: opts.heartbeatMs ?? 60_000,
+    maxQueuedBytes: opts.maxQueuedBytes,
+  });
   const open = (req: Parameters<EventStreamHub["open"]>[0]) => {
     const stream = hub.open(req);
     return new SseClient(new Response(stream), stream.getReader());

@@ -150,7 +150,12 @@ describe("GET /api/v1/events", () => {
     expect(frame.event).toBe("signal.created");
     expect(payload(frame).data.signal.id).toBe(bobSignal.id);
     // ... and Alice does not see Bob's signal: her next event is one of her own.
-    const marker = t.ctx.services.events.publish("position.updated", t.userId, { marker: true });
+    const marker = t.ctx.services.events.publish("position.updated", t.userId, {
+      positionId: "marker",
+      agentId: "marker",
+      change: "peak",
+      peakPriceSol: "0",
+    });
     const next = await alice.until(ownEvent);
     expect(next.frame.id).toBe(String(marker.id));
   });
@@ -186,7 +191,12 @@ describe("GET /api/v1/events", () => {
     const bob = await createUser(t.ctx);
     const a = await connect({ token: t.token });
     const b = await connect({ token: bob.token });
-    t.ctx.services.events.publish("price.sol", null, { price: "101.00000000" });
+    t.ctx.services.events.publish("price.sol", null, {
+      price: "101.00000000",
+      lastUpdated: new Date(0).toISOString(),
+      isStale: false,
+      source: "priceNetwork",
+    });
     for (const c of [a, b]) {
       const { frame } = await c.until((f) => f.event !== undefined);
       expect([frame.event, payload(frame).data.price]).toEqual(["price.sol", "101.00000000"]);

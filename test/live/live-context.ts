@@ -9,7 +9,7 @@ import { createApiKey, createTestContext, json, login, type TestContext } from "
 
 // A real service wired to the fake market AND the fake Solana RPC, with live wallets generated
 // per test (WALLET_1 as base58, WALLET_2 as a JSON array), both switches on by default, and
-// confirmation polling that does not wait. Every response body is kept (the secret scan reads
+// confirmation polling that does not wait (the ManualClock's sleep). Every response body is kept (the secret scan reads
 // them). Numbers used throughout: SOL $100, BONK $0.01 with 6 decimals, the wallet holds 2 SOL
 // on chain, so 5 % = 0.1 SOL buys 1000 BONK; each swap costs 5000 lamports of signature fee plus
 // the fake aggregator's 50 000-lamport priority fee (LIVE_PRIORITY_FEE=auto): 0.000055 SOL.
@@ -85,7 +85,7 @@ export async function startLive(opts: LiveOptions = {}): Promise<LiveContext> {
     services: {
       ...fake.serviceOptions(),
       liveWallets: registry,
-      live: { confirmation: { sleep: async () => {}, maxPolls: opts.maxPolls ?? 3, pollIntervalMs: 1 } },
+      live: { confirmation: { maxPolls: opts.maxPolls ?? 3, pollIntervalMs: 1 } },
     },
   });
   const session = await login(ctx);

@@ -8,7 +8,11 @@
 //   equals (all net proceeds − costSol) exactly. A DCA buy after a take-profit sale re-averages
 //   the cost over all tokens bought; profit already realized is not restated.
 // - Unrealized value is the market value of the remaining tokens (no sell fee deducted yet).
-// - USD figures are the SOL figures at the SOL/USD price passed in.
+// - USD figures are the SOL figures at the SOL/USD price passed in (the current value may use the
+//   token's own stored USD price instead, which the SOL/USD price was implied from).
+// - This is THE P/L of an open position: every view (GET /agent-positions/:agentId,
+//   GET /agents/:id/positions, the agent performance's unrealized P/L) shows positionPnl
+//   (issue 12; src/trading/position-view.ts).
 // - Percentages are P/L versus costSol (profitLoss.percent, changePercent) and price versus the
 //   average entry price (priceChangePercent). Division by a zero cost or price gives 0.
 
@@ -67,6 +71,11 @@ export interface PositionPnlInput extends PositionCostBasis {
   currentPriceSol: DecimalInput;
   /** USD per SOL. */
   solUsdPrice: DecimalInput;
+  /**
+   * The token's USD price when it is known as such (the price the monitor stored); otherwise
+   * currentPriceSol × solUsdPrice. Only the `current` USD figures use it.
+   */
+  currentPriceUsd?: DecimalInput;
 }
 
 /** The `current` and `profitLoss` blocks of an open Position. */
@@ -95,11 +104,13 @@ export function positionPnl(input: PositionPnlInput): PositionPnl {
   const open = openCostSol(input);
   const unrealizedSol = valueNative.minus(open);
   const profitLossNative = big(input.realizedProfitSol).plus(unrealizedSol);
+  const priceUsd = input.currentPriceUsd === undefined ? price.times(solUsd) : big(input.currentPriceUsd);
   return {
     currentPriceNative: price,
-    currentPriceUsd: price.times(solUsd),
+    currentPriceUsd: priceUsd,
     valueNative,
-    valueUsd: valueNative.times(solUsd),
+    valueUsd:
+      input.currentPriceUsd === undefined ? valueNative.times(solUsd) : big(input.remainingAmount).times(priceUsd),
     openCostSol: open,
     unrealizedSol,
     profitLossNative,

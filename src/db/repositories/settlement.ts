@@ -1,0 +1,168 @@
+import type { Database } from "bun:sqlite";
+import type { agentTransactions, historicalSwaps } from "../schema/trading.ts";
+
+// The rows a settled trade writes beside its position (src/db/repositories/positions.ts): the
+// agent_transactions record of the swap (confirmed, or pending while a live swap is in doubt) and,
+// when a position closes, its historical swap. Also the reads of those rows the trading rules
+// need (time of the last trade) and the performance summary (closed trades in a range).
+
+type TransactionColumns = typeof agentTransactions.$inferSelect;
+type HistoricalSwapColumns = typeof historicalSwaps.$inferSelect;
+
+/** A trade's agent_transactions row; created_at and updated_at are its transactionTime. */
+export type TradeTransaction = Omit<TransactionColumns, "createdAt" | "updatedAt">;
+
+/** What confirming a pending live trade rewrites (its route, slippage and impact stay as sent). */
+export type ConfirmedFields = Pick<
+  TransactionColumns,
+  | "transactionValueUsd"
+  | "fees"
+  | "inputAmount"
+  | "inputPrice"
+  | "outputAmount"
+  | "outputPrice"
+  | "status"
+  | "positionId"
+>;
+
+/** A closed position's historical swap; created_at and updated_at are its saleTime. */
+export type NewHistoricalSwap = Omit<HistoricalSwapColumns, "createdAt" | "updatedAt">;
+
+export type ClosedTrade = Pick<
+  HistoricalSwapColumns,
+  | "id"
+  | "tokenAddress"
+  | "tokenSymbol"
+  | "profitLossSol"
+  | "profitLossUsd"
+  | "changePercent"
+  | "closeReason"
+  | "saleTime"
+>;
+
+export class SettlementRepository {
+  constructor(private readonly sqlite: Database) {}
+
+  insertTransaction(t: TradeTransaction): void {
+    this.sqlite
+      .query(
+        `INSERT INTO agent_transactions (id, agent_id, wallet_address, transaction_type, transaction_value_usd, transaction_time,
+           destination_address, signal_id, fees, routes, input_mint, input_symbol, input_amount, input_price, output_mint,
+           output_symbol, output_amount, output_price, slippage, price_impact, is_dca, is_take_profit, trading_mode,
+           transaction_hash, status, position_id, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        t.id,
+        t.agentId,
+        t.walletAddress,
+        t.transactionType,
+        t.transactionValueUsd,
+        t.transactionTime,
+        t.destinationAddress,
+        t.signalId,
+        t.fees,
+        JSON.stringify(t.routes),
+        t.inputMint,
+        t.inputSymbol,
+        t.inputAmount,
+        t.inputPrice,
+        t.outputMint,
+        t.outputSymbol,
+        t.outputAmount,
+        t.outputPrice,
+        t.slippage,
+        t.priceImpact,
+        t.isDca ? 1 : 0,
+        t.isTakeProfit ? 1 : 0,
+        t.tradingMode,
+        t.transactionHash,
+        t.status,
+        t.positionId,
+        t.transactionTime,
+        t.transactionTime,
+      );
+  }
+
+  /** The pending row of a live trade becomes the confirmed one, with the chain's amounts. */
+  confirmPending(id: string, f: ConfirmedFields, now: string): void {
+    this.sqlite
+      .query(
+        `UPDATE agent_transactions SET transaction_value_usd = ?, fees = ?, input_amount = ?, input_price = ?, output_amount = ?,
+           output_price = ?, status = ?, position_id = ?, updated_at = ? WHERE id = ?`,
+      )
+      .run(
+        f.transactionValueUsd,
+        f.fees,
+        f.inputAmount,
+        f.inputPrice,
+        f.outputAmount,
+        f.outputPrice,
+        f.status,
+        f.positionId,
+        now,
+        id,
+      );
+  }
+
+  /** A pending live trade the chain refused or never included. */
+  markFailed(id: string, now: string): void {
+    this.sqlite.query("UPDATE agent_transactions SET status = 'failed', updated_at = ? WHERE id = ?").run(now, id);
+  }
+
+  /** Time of the agent's last trade (any side, failed ones left out), for timing.minTimeBetweenTradesSeconds. */
+  lastTradeAt(agentId: string): string | null {
+    return (
+      this.sqlite
+        .query<{ t: string | null }, [string]>(
+          "SELECT max(transaction_time) AS t FROM agent_transactions WHERE agent_id = ? AND status != 'failed'",
+        )
+        .get(agentId)?.t ?? null
+    );
+  }
+
+  insertHistoricalSwap(s: NewHistoricalSwap): void {
+    this.sqlite
+      .query(
+        `INSERT INTO historical_swaps (id, agent_id, wallet_address, token_address, token_symbol, amount, purchase_price, sale_price,
+           change_percent, profit_loss_usd, profit_loss_sol, purchase_time, sale_time, purchase_transaction_id, sale_transaction_id,
+           signal_id, close_reason, position_id, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        s.id,
+        s.agentId,
+        s.walletAddress,
+        s.tokenAddress,
+        s.tokenSymbol,
+        s.amount,
+        s.purchasePrice,
+        s.salePrice,
+        s.changePercent,
+        s.profitLossUsd,
+        s.profitLossSol,
+        s.purchaseTime,
+        s.saleTime,
+        s.purchaseTransactionId,
+        s.saleTransactionId,
+        s.signalId,
+        s.closeReason,
+        s.positionId,
+        s.saleTime,
+        s.saleTime,
+      );
+  }
+
+  /** Closed trades of an agent with a sale time inside [start, end], oldest first. */
+  closedTrades(agentId: string, start: string, end: string): ClosedTrade[] {
+    return this.sqlite
+      .query<ClosedTrade, [string, string, string]>(
+        `SELECT id, token_address AS tokenAddress, token_symbol AS tokenSymbol, profit_loss_sol AS profitLossSol,
+                profit_loss_usd AS profitLossUsd, change_percent AS changePercent, close_reason AS closeReason,
+                sale_time AS saleTime
+           FROM historical_swaps WHERE agent_id = ? AND sale_time >= ? AND sale_time <= ?
+          ORDER BY sale_time ASC, rowid ASC`,
+      )
+      .all(agentId, start, end);
+  }
+}

@@ -1,0 +1,264 @@
+import { type Clock, isoNow } from "../../clock.ts";
+import { inTransaction } from "../../db/client.ts";
+import type { PositionRecord } from "../../db/repositories/positions.ts";
+import { credit, debit } from "../../ledgers/balance-ledger.ts";
+import type { Logger } from "../../logger.ts";
+import { Big, SOL_MINT } from "../../money.ts";
+import type { SwapFill } from "../executor.ts";
+import type { DcaFillResult } from "../rules/dca.ts";
+import { buyAmounts, buySides, saleAmounts, sellSides } from "./amounts.ts";
+import type { TradeBook } from "./bookkeeping.ts";
+import type {
+  CloseResult,
+  DcaSettled,
+  OpenSettled,
+  OpenTrade,
+  SaleRequest,
+  SaleSettled,
+  Settlement,
+  SettleOutcome,
+} from "./types.ts";
+
+// Simulation settlement (issue: trading engine): the fill is the aggregator's quote, and the
+// agent's ledger moves by it — debit of the SOL spent (size plus fees), credit of the tokens, and
+// back on a sale — in ONE synchronous transaction with the transaction record, the position, the
+// trade key and the balance snapshot. The debit is the authority: short of SOL, it throws and
+// nothing is written. Another run that got there first (trade key taken, position changed) is a
+// skipped outcome; it is checked before the first write, so nothing is written either.
+
+export class SimulationSettlement implements Settlement {
+  constructor(
+    private readonly book: TradeBook,
+    private readonly clock: Clock,
+    readonly logger: Logger,
+  ) {}
+
+  open(t: OpenTrade, fill: SwapFill, solUsd: Big): SettleOutcome<OpenSettled> {
+    const { solSwapped, tokens, cost } = buyAmounts(fill, t.decimals);
+    const entrySol = solSwapped.div(tokens);
+    const entryUsd = entrySol.times(solUsd);
+    const now = isoNow(this.clock);
+    const positionId = crypto.randomUUID();
+    const txId = crypto.randomUUID();
+    const h = this.book.db;
+    const taken = inTransaction(h, () => {
+      // Another settle already recorded this (agent, signal, action): nothing is written.
+      if (!this.book.keys.insert(t.agentId, t.signalId, "BUY", txId, now)) return true;
+      debit(h, { agentId: t.agentId, walletAddress: t.walletAddress, tokenAddress: SOL_MINT }, cost, { now });
+      credit(h, { agentId: t.agentId, walletAddress: t.walletAddress, tokenAddress: t.tokenAddress }, tokens, {
+        now,
+        tokenSymbol: t.symbol,
+        decimals: t.decimals,
+      });
+      this.book.insertTransaction({
+        ...buySides({
+          tokenMint: t.tokenAddress,
+          tokenSymbol: t.symbol,
+          sol: solSwapped,
+          tokens,
+          tokenPriceUsd: entryUsd,
+          solUsd,
+          valueUsd: cost.times(solUsd),
+        }),
+        id: txId,
+        agentId: t.agentId,
+        walletAddress: t.walletAddress,
+        now,
+        signalId: t.signalId,
+        fill,
+        isDca: false,
+        isTakeProfit: false,
+        mode: t.mode,
+        status: fill.status,
+        positionId,
+      });
+      this.book.openPosition({
+        id: positionId,
+        agentId: t.agentId,
+        walletAddress: t.walletAddress,
+        mode: t.mode,
+        tokenAddress: t.tokenAddress,
+        tokenSymbol: t.symbol,
+        tokenDecimals: t.decimals,
+        signalId: t.signalId,
+        entryPriceSol: entrySol,
+        entryPriceUsd: entryUsd,
+        tokens,
+        cost,
+        solUsd,
+        transactionId: txId,
+        transactionHash: fill.txHash,
+        now,
+      });
+      this.book.snapshot(t.agentId, t.walletAddress, solUsd, now);
+      return false;
+    });
+    if (taken) return { status: "skipped", reason: `signal ${t.signalId} already traded (BUY) by agent ${t.agentId}` };
+    return {
+      status: "settled",
+      trade: {
+        kind: "open",
+        mode: t.mode,
+        userId: t.userId,
+        agentId: t.agentId,
+        tokenAddress: t.tokenAddress,
+        signalId: t.signalId,
+        transactionId: txId,
+        hash: fill.txHash,
+        positionId,
+        symbol: t.symbol,
+        cost,
+        tokens,
+        entrySol,
+      },
+    };
+  }
+
+  dca(p: PositionRecord, order: number, fill: SwapFill, solUsd: Big): SettleOutcome<DcaSettled> {
+    const { solSwapped, tokens, cost } = buyAmounts(fill, p.tokenDecimals);
+    const now = isoNow(this.clock);
+    const txId = crypto.randomUUID();
+    const h = this.book.db;
+    const next: DcaFillResult | null = inTransaction(h, () => {
+      const fresh = this.book.positions.byId(p.id);
+      if (fresh?.status !== "open" || fresh.dcaOrders !== p.dcaOrders) return null;
+      debit(h, { agentId: p.agentId, walletAddress: p.walletAddress, tokenAddress: SOL_MINT }, cost, { now });
+      credit(h, { agentId: p.agentId, walletAddress: p.walletAddress, tokenAddress: p.tokenAddress }, tokens, {
+        now,
+        tokenSymbol: p.tokenSymbol,
+        decimals: p.tokenDecimals,
+      });
+      this.book.insertTransaction({
+        ...buySides({
+          tokenMint: p.tokenAddress,
+          tokenSymbol: p.tokenSymbol,
+          sol: solSwapped,
+          tokens,
+          tokenPriceUsd: solSwapped.div(tokens).times(solUsd),
+          solUsd,
+          valueUsd: cost.times(solUsd),
+        }),
+        id: txId,
+        agentId: p.agentId,
+        walletAddress: p.walletAddress,
+        now,
+        signalId: p.signalId,
+        fill,
+        isDca: true,
+        isTakeProfit: false,
+        mode: p.tradingMode,
+        status: fill.status,
+        positionId: p.id,
+      });
+      const averaged = this.book.applyDca(p, { solSwapped, feesSol: fill.feesSol, tokens }, solUsd, now);
+      this.book.snapshot(p.agentId, p.walletAddress, solUsd, now);
+      return averaged;
+    });
+    if (!next) return { status: "skipped", reason: "position changed" };
+    return {
+      status: "settled",
+      trade: {
+        kind: "dca",
+        mode: p.tradingMode,
+        userId: p.userId,
+        agentId: p.agentId,
+        tokenAddress: p.tokenAddress,
+        positionId: p.id,
+        order,
+        transactionId: txId,
+        hash: null,
+        cost,
+        tokens,
+        next,
+      },
+    };
+  }
+
+  sell(p: PositionRecord, sale: SaleRequest, fill: SwapFill, solUsd: Big): SettleOutcome<SaleSettled> {
+    const { sold, proceeds, salePriceSol } = saleAmounts(p, fill);
+    const net = proceeds.minus(fill.feesSol);
+    const now = isoNow(this.clock);
+    const txId = crypto.randomUUID();
+    const swapId = crypto.randomUUID();
+    const remainingAfter = new Big(p.remainingAmount).minus(sold);
+    const exitSignal = sale.kind === "close" ? sale.signalId : undefined;
+    const h = this.book.db;
+    const booked = inTransaction(h, (): { realizedProfitSol: Big; closed: CloseResult | null } | string => {
+      const fresh = this.book.positions.byId(p.id);
+      if (fresh?.status !== "open" || fresh.remainingAmount !== p.remainingAmount) return "position changed";
+      if (exitSignal !== undefined && !this.book.keys.insert(p.agentId, exitSignal, "SELL", txId, now))
+        return `signal ${exitSignal} already traded (SELL) by agent ${p.agentId}`;
+      const key = { agentId: p.agentId, walletAddress: p.walletAddress, tokenAddress: p.tokenAddress };
+      const solKey = { agentId: p.agentId, walletAddress: p.walletAddress, tokenAddress: SOL_MINT };
+      if (sold.gt(0)) {
+        debit(h, key, sold, { now });
+        if (net.gte(0)) credit(h, solKey, net, { now });
+        else debit(h, solKey, net.abs(), { now });
+        this.book.insertTransaction({
+          ...sellSides({
+            tokenMint: p.tokenAddress,
+            tokenSymbol: p.tokenSymbol,
+            sol: proceeds,
+            tokens: sold,
+            tokenPriceUsd: salePriceSol.times(solUsd),
+            solUsd,
+            valueUsd: proceeds.times(solUsd),
+          }),
+          id: txId,
+          agentId: p.agentId,
+          walletAddress: p.walletAddress,
+          now,
+          signalId: exitSignal ?? p.signalId,
+          fill,
+          isDca: false,
+          isTakeProfit: sale.kind === "take_profit",
+          mode: p.tradingMode,
+          status: fill.status,
+          positionId: p.id,
+        });
+      }
+      const r = this.book.recordSale(
+        p,
+        sale,
+        {
+          sold,
+          proceeds,
+          feesSol: fill.feesSol,
+          salePriceSol,
+          remainingAfter,
+          saleTransactionId: sold.gt(0) ? txId : null,
+          historicalSwapId: swapId,
+          transactionHash: fill.txHash,
+        },
+        solUsd,
+        now,
+      );
+      this.book.snapshot(p.agentId, p.walletAddress, solUsd, now);
+      return r;
+    });
+    if (typeof booked === "string") return { status: "skipped", reason: booked };
+    return {
+      status: "settled",
+      trade: {
+        kind: "sale",
+        mode: p.tradingMode,
+        userId: p.userId,
+        agentId: p.agentId,
+        tokenAddress: p.tokenAddress,
+        positionId: p.id,
+        transactionId: txId,
+        hash: fill.txHash,
+        sale,
+        sold,
+        proceeds,
+        traded: sold.gt(0),
+        positionWasOpen: true,
+        closing: sale.kind === "close" || sale.closesPosition,
+        closed: booked.closed,
+        levelsHitBefore: p.levelsHit,
+        remainingAfter,
+        realizedAfter: booked.realizedProfitSol,
+      },
+    };
+  }
+}
