@@ -1,7 +1,7 @@
 import type { Clock } from "../clock.ts";
 import type { DatabaseHandle } from "../db/client.ts";
 import { ledgerRepository } from "../db/repositories/ledgers.ts";
-import { listTransactions, type TransactionRecord } from "../db/repositories/transactions.ts";
+import { listTransactions, type TransactionFilter, type TransactionRecord } from "../db/repositories/transactions.ts";
 import { agentTransactions } from "../db/schema/index.ts";
 import type { Logger } from "../logger.ts";
 import { LedgerCrud } from "./ledger-crud.ts";
@@ -12,35 +12,8 @@ import { LedgerCrud } from "./ledger-crud.ts";
 
 type Row = TransactionRecord;
 
-export interface TransactionView {
-  id: string;
-  agentId: string;
-  walletAddress: string;
-  transactionType: "BUY" | "SELL";
-  transactionValueUsd: string;
-  transactionTime: string;
-  destinationAddress: string | null;
-  signalId: number | null;
-  fees: string | null;
-  routes: string[];
-  inputMint: string;
-  inputSymbol: string | null;
-  inputAmount: string;
-  inputPrice: string | null;
-  outputMint: string;
-  outputSymbol: string | null;
-  outputAmount: string;
-  outputPrice: string | null;
-  slippage: string | null;
-  priceImpact: string | null;
-  isDca: boolean;
-  isTakeProfit: boolean;
-  tradingMode: string;
-  transactionHash: string | null;
-  status: string;
-  createdAt: string;
-  updatedAt: string;
-}
+/** The record as the API shows it (SPEC "Agent transaction"); positionId stays internal. */
+export type TransactionView = Omit<Row, "positionId" | "routes"> & { routes: string[] };
 
 export const toTransactionView = (r: Row): TransactionView => ({
   id: r.id,
@@ -73,29 +46,10 @@ export const toTransactionView = (r: Row): TransactionView => ({
 });
 
 /** Fields a caller may set; agentId only on creation (a record never moves between agents). */
-export interface TransactionFields {
-  walletAddress: string;
-  transactionType: "BUY" | "SELL";
-  transactionValueUsd: string;
-  transactionTime: string;
-  destinationAddress: string | null;
-  signalId: number | null;
-  fees: string | null;
-  routes: string[];
-  inputMint: string;
-  inputSymbol: string | null;
-  inputAmount: string;
-  inputPrice: string | null;
-  outputMint: string;
-  outputSymbol: string | null;
-  outputAmount: string;
-  outputPrice: string | null;
-  slippage: string | null;
-  priceImpact: string | null;
-  isDca: boolean;
-  isTakeProfit: boolean;
-  transactionHash: string | null;
-}
+export type TransactionFields = Omit<
+  TransactionView,
+  "id" | "agentId" | "tradingMode" | "status" | "createdAt" | "updatedAt"
+>;
 
 export type TransactionCreate = { agentId: string } & Pick<
   TransactionFields,
@@ -109,18 +63,7 @@ export type TransactionCreate = { agentId: string } & Pick<
 > &
   Partial<TransactionFields>;
 
-export interface TransactionQuery {
-  agentId: string;
-  walletAddress?: string;
-  transactionType?: "BUY" | "SELL";
-  startTime?: string;
-  endTime?: string;
-  signalId?: number;
-  isDca?: boolean;
-  isTakeProfit?: boolean;
-  limit: number;
-  offset: number;
-}
+export type TransactionQuery = Omit<TransactionFilter, "tradingMode">;
 
 export class AgentTransactionService {
   private readonly crud: LedgerCrud<Row, typeof agentTransactions.$inferInsert, TransactionView>;

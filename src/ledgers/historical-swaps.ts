@@ -17,27 +17,8 @@ type Row = SwapRecord;
 export const CLOSE_REASONS = ["manual", "stop_loss", "stale_trade", "take_profit", "signal"] as const;
 export type CloseReason = (typeof CLOSE_REASONS)[number];
 
-export interface SwapView {
-  id: string;
-  agentId: string;
-  walletAddress: string;
-  tokenAddress: string;
-  tokenSymbol: string;
-  amount: string;
-  purchasePrice: string;
-  salePrice: string;
-  changePercent: string;
-  profitLossUsd: string;
-  profitLossSol: string;
-  purchaseTime: string;
-  saleTime: string;
-  purchaseTransactionId: string | null;
-  saleTransactionId: string | null;
-  signalId: string | null;
-  closeReason: string;
-  createdAt: string;
-  updatedAt: string;
-}
+/** The record as the API shows it (SPEC "Historical swap"); positionId stays internal. */
+export type SwapView = Omit<Row, "positionId">;
 
 export const toSwapView = (r: Row): SwapView => ({
   id: r.id,
@@ -61,23 +42,9 @@ export const toSwapView = (r: Row): SwapView => ({
   updatedAt: r.updatedAt,
 });
 
-export interface SwapFields {
-  walletAddress: string;
-  tokenAddress: string;
-  tokenSymbol: string;
-  amount: string;
-  purchasePrice: string;
-  salePrice: string;
-  changePercent: string;
-  profitLossUsd: string;
-  profitLossSol: string;
-  purchaseTime: string;
-  saleTime: string;
-  purchaseTransactionId: string | null;
-  saleTransactionId: string | null;
-  signalId: string | null;
+export type SwapFields = Omit<SwapView, "id" | "agentId" | "closeReason" | "createdAt" | "updatedAt"> & {
   closeReason: CloseReason;
-}
+};
 
 /** changePercent and profitLossSol are derived from the prices and amount when not sent. */
 export type SwapCreate = { agentId: string } & Omit<
@@ -88,20 +55,7 @@ export type SwapCreate = { agentId: string } & Omit<
     Pick<SwapFields, "changePercent" | "profitLossSol" | "purchaseTransactionId" | "saleTransactionId" | "signalId">
   >;
 
-export interface SwapQuery extends SwapFilter {
-  agentId: string;
-  walletAddress?: string;
-  tokenAddress?: string;
-  tokenSymbol?: string;
-  startPurchaseTime?: string;
-  endPurchaseTime?: string;
-  startSaleTime?: string;
-  endSaleTime?: string;
-  signalId?: number;
-  minProfitLossUsd?: number;
-  maxProfitLossUsd?: number;
-  closeReason?: CloseReason;
-}
+export type SwapQuery = SwapFilter & { closeReason?: CloseReason };
 
 export const EXPORT_PAGE_SIZE = 500;
 
