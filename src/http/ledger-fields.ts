@@ -81,3 +81,10 @@ export const queryNumber = (name: string) =>
 
 export const objectBody = (iss: { code: string }) =>
   iss.code === "invalid_type" ? "Request body must be a JSON object" : undefined;
+
+/** The fields every ledger record starts with in a response. */
+export const ledgerRecordFields = {
+  id: z.string().uuid(),
+  agentId: z.string().uuid(),
+  walletAddress: z.string(),
+};

@@ -1,6 +1,6 @@
 import type { AgentService } from "../agents/agent-service.ts";
 import { requireOwnedAgent } from "../agents/ownership.ts";
-import type { Clock } from "../clock.ts";
+import { type Clock, isoNow } from "../clock.ts";
 import { type DatabaseHandle, inTransaction } from "../db/client.ts";
 import { ConflictError, NotFoundError, ServiceNotConfiguredError, ValidationError } from "../errors.ts";
 import { readBalance, setBalance } from "../ledgers/balance-ledger.ts";
@@ -73,10 +73,6 @@ export class WalletService {
 
   private get sqlite() {
     return this.database.sqlite;
-  }
-
-  private nowIso(): string {
-    return new Date(this.clock.now()).toISOString();
   }
 
   private view(r: WalletRow): AgentWalletView {
@@ -163,7 +159,7 @@ export class WalletService {
         .get(walletAddress);
       if (holder && holder.agent_id !== agentId) throw new ConflictError("Wallet is already assigned to another agent");
       if (holder) return false; // already this agent's wallet of this type
-      const now = this.nowIso();
+      const now = isoNow(this.clock);
       const current = this.sqlite
         .query<WalletRow, [string, string]>("SELECT * FROM agent_wallets WHERE agent_id = ? AND wallet_type = ?")
         .get(agentId, walletType);
@@ -225,7 +221,7 @@ export class WalletService {
   reset(userId: string, walletAddress: string): void {
     const wallet = this.ownedWallet(userId, walletAddress);
     if (wallet.wallet_type !== "simulation") throw new ValidationError("Live wallets cannot be reset");
-    const now = this.nowIso();
+    const now = isoNow(this.clock);
     const removed = inTransaction(this.database, () => {
       const positions = this.sqlite
         .query("DELETE FROM positions WHERE agent_id = ? AND wallet_address = ? AND status = 'open'")
