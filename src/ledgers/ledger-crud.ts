@@ -1,6 +1,6 @@
-import { requireOwnedAgent } from "../agents/ownership.ts";
 import { type Clock, isoNow } from "../clock.ts";
 import type { DatabaseHandle } from "../db/client.ts";
+import { requireOwnedAgent } from "../db/repositories/agents.ts";
 import type { LedgerRepository } from "../db/repositories/ledgers.ts";
 import { ConflictError, NotFoundError, ValidationError } from "../errors.ts";
 import type { Logger } from "../logger.ts";

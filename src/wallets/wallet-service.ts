@@ -1,7 +1,6 @@
-import type { AgentService } from "../agents/agent-service.ts";
-import { requireOwnedAgent } from "../agents/ownership.ts";
 import { type Clock, isoNow } from "../clock.ts";
 import { type DatabaseHandle, inTransaction } from "../db/client.ts";
+import { requireOwnedAgent } from "../db/repositories/agents.ts";
 import { ConflictError, NotFoundError, ServiceNotConfiguredError, ValidationError } from "../errors.ts";
 import { readBalance, setBalance } from "../ledgers/balance-ledger.ts";
 import { recordBalanceSnapshot } from "../ledgers/balance-snapshots.ts";
@@ -55,6 +54,17 @@ interface WalletRow {
   updated_at: string;
 }
 
+/**
+ * What wallet assignment and reset need from the agents' side (AgentService implements it): the
+ * initial simulation SOL and the seeding of a fresh simulation wallet. An interface, so wallets/
+ * does not import agents/ (agents → wallets → ledgers; docs/decisions.md "Data layer").
+ */
+export interface SimulationWalletSeeder {
+  readonly initialSol: string;
+  seedSimulationWallet(agentId: string, walletAddress: string, now: string): void;
+  seedInitialSol(agentId: string, walletAddress: string, now: string, reason: "initial" | "reset"): void;
+}
+
 /** PRODUCT.md §5: a disabled source answers 503 naming the variable to set. */
 export const LIVE_DEPOSITS_NOT_CONFIGURED = "Deposit checks for live wallets need the Solana RPC: set SOLANA_RPC_URL";
 
@@ -67,7 +77,7 @@ export class WalletService {
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly registry: LiveWalletRegistry,
-    private readonly agents: AgentService,
+    private readonly agents: SimulationWalletSeeder,
     private readonly depositChecker?: LiveDepositChecker,
   ) {}
 
