@@ -1,8 +1,7 @@
 import type { Clock } from "../clock.ts";
 import type { DatabaseHandle } from "../db/client.ts";
 import { type BalanceRecord, listBalances } from "../db/repositories/balances.ts";
-import { ledgerRepository } from "../db/repositories/ledgers.ts";
-import { agentBalances } from "../db/schema/index.ts";
+import { type BalanceInsert, balanceLedger } from "../db/repositories/ledgers.ts";
 import type { Logger } from "../logger.ts";
 import { Big, SOL_MINT } from "../money.ts";
 import { canonicalAmount } from "./balance-ledger.ts";
@@ -38,7 +37,7 @@ const view = (r: BalanceRecord): BalanceView => ({
 });
 
 export class AgentBalanceService {
-  private readonly crud: LedgerCrud<BalanceRecord, typeof agentBalances.$inferInsert, BalanceView>;
+  private readonly crud: LedgerCrud<BalanceRecord, BalanceInsert, BalanceView>;
 
   constructor(
     private readonly database: DatabaseHandle,
@@ -48,7 +47,7 @@ export class AgentBalanceService {
   ) {
     this.crud = new LedgerCrud(
       {
-        repo: ledgerRepository(database.db, agentBalances),
+        repo: balanceLedger(database.db),
         notFound: "Balance not found",
         log: {
           created: "agent balance created",

@@ -1,8 +1,7 @@
 import type { Clock } from "../clock.ts";
 import type { DatabaseHandle } from "../db/client.ts";
-import { ledgerRepository } from "../db/repositories/ledgers.ts";
+import { type TransactionInsert, transactionLedger } from "../db/repositories/ledgers.ts";
 import { listTransactions, type TransactionFilter, type TransactionRecord } from "../db/repositories/transactions.ts";
-import { agentTransactions } from "../db/schema/index.ts";
 import type { Logger } from "../logger.ts";
 import { LedgerCrud } from "./ledger-crud.ts";
 
@@ -66,7 +65,7 @@ export type TransactionCreate = { agentId: string } & Pick<
 export type TransactionQuery = Omit<TransactionFilter, "tradingMode">;
 
 export class AgentTransactionService {
-  private readonly crud: LedgerCrud<Row, typeof agentTransactions.$inferInsert, TransactionView>;
+  private readonly crud: LedgerCrud<Row, TransactionInsert, TransactionView>;
 
   constructor(
     private readonly database: DatabaseHandle,
@@ -75,7 +74,7 @@ export class AgentTransactionService {
   ) {
     this.crud = new LedgerCrud(
       {
-        repo: ledgerRepository(database.db, agentTransactions),
+        repo: transactionLedger(database.db),
         notFound: "Transaction not found",
         log: {
           created: "agent transaction recorded",

@@ -1,8 +1,7 @@
 import type { Clock } from "../clock.ts";
 import type { DatabaseHandle } from "../db/client.ts";
 import { iterateSwaps, listSwaps, type SwapFilter, type SwapRecord } from "../db/repositories/historical-swaps.ts";
-import { ledgerRepository } from "../db/repositories/ledgers.ts";
-import { historicalSwaps } from "../db/schema/index.ts";
+import { type SwapInsert, swapLedger } from "../db/repositories/ledgers.ts";
 import { ValidationError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import { Big, decStr } from "../money.ts";
@@ -67,7 +66,7 @@ export const derivedProfitLossSol = (purchasePrice: string, salePrice: string, a
   decStr(new Big(salePrice).minus(purchasePrice).times(amount));
 
 export class HistoricalSwapService {
-  private readonly crud: LedgerCrud<Row, typeof historicalSwaps.$inferInsert, SwapView>;
+  private readonly crud: LedgerCrud<Row, SwapInsert, SwapView>;
 
   constructor(
     private readonly database: DatabaseHandle,
@@ -76,7 +75,7 @@ export class HistoricalSwapService {
   ) {
     this.crud = new LedgerCrud(
       {
-        repo: ledgerRepository(database.db, historicalSwaps),
+        repo: swapLedger(database.db),
         notFound: "Historical swap not found",
         log: {
           created: "historical swap recorded",

@@ -1,6 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import type { Db } from "../client.ts";
-import { type agentBalances, agents, type agentTransactions, type historicalSwaps } from "../schema/index.ts";
+import { agentBalances, agents, agentTransactions, historicalSwaps } from "../schema/index.ts";
 
 // The part of the three per-agent ledgers (agent_balances, agent_transactions, historical_swaps)
 // that is the same for each: a row reached through its agent's owner, inserted, patched, deleted.
@@ -46,3 +46,11 @@ export function ledgerRepository<T extends LedgerTable>(
     },
   };
 }
+
+export type BalanceInsert = typeof agentBalances.$inferInsert;
+export type TransactionInsert = typeof agentTransactions.$inferInsert;
+export type SwapInsert = typeof historicalSwaps.$inferInsert;
+
+export const balanceLedger = (db: Db) => ledgerRepository(db, agentBalances);
+export const transactionLedger = (db: Db) => ledgerRepository(db, agentTransactions);
+export const swapLedger = (db: Db) => ledgerRepository(db, historicalSwaps);
