@@ -1,4 +1,4 @@
-import type { Clock } from "../clock.ts";
+import { type Clock, isoNow } from "../clock.ts";
 import type { DatabaseHandle } from "../db/client.ts";
 import { inTransaction } from "../db/client.ts";
 import { ValidationError } from "../errors.ts";
@@ -56,16 +56,12 @@ export class AgentService {
     return this.database.sqlite;
   }
 
-  private nowIso(): string {
-    return new Date(this.clock.now()).toISOString();
-  }
-
   /**
    * Creates the agent and, in the same transaction, its simulation wallet holding
    * SIMULATION_INITIAL_SOL as a SOL balance row, plus the first balance-history snapshot.
    */
   create(userId: string, input: { name: string; tradingMode?: TradingMode }): AgentView {
-    const now = this.nowIso();
+    const now = isoNow(this.clock);
     const id = crypto.randomUUID();
     const walletAddress = generateSimulationAddress();
     inTransaction(this.database, () => {
@@ -221,7 +217,7 @@ export class AgentService {
             `INSERT INTO agent_configs (agent_id, overrides, updated_at) VALUES (?, ?, ?)
              ON CONFLICT(agent_id) DO UPDATE SET overrides = excluded.overrides, updated_at = excluded.updated_at`,
           )
-          .run(agentId, JSON.stringify(result.overrides), this.nowIso());
+          .run(agentId, JSON.stringify(result.overrides), isoNow(this.clock));
       }
       return result.config;
     });

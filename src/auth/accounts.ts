@@ -1,5 +1,5 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
-import type { Clock } from "../clock.ts";
+import { type Clock, isoNow } from "../clock.ts";
 import type { DatabaseHandle } from "../db/client.ts";
 import { refreshTokens, users } from "../db/schema/index.ts";
 import {
@@ -58,10 +58,6 @@ export class AccountService {
     return this.database.db;
   }
 
-  private nowIso(): string {
-    return new Date(this.clock.now()).toISOString();
-  }
-
   // Every JWT request looks its user up: prepared once (a drizzle query rebuilt per call cost
   // more than the rest of an authenticated read; bench/ "Performance").
   private findUserStmt?: ReturnType<AccountService["prepareFindUser"]>;
@@ -115,7 +111,7 @@ export class AccountService {
         .set({
           failedLoginAttempts: lock ? 0 : failed,
           lockedUntil: lockedUntil ? lockedUntil.toISOString() : null,
-          updatedAt: this.nowIso(),
+          updatedAt: isoNow(this.clock),
         })
         .where(eq(users.id, user.id))
         .run();
@@ -129,7 +125,7 @@ export class AccountService {
     if (failed !== 0 || user.lockedUntil) {
       this.db
         .update(users)
-        .set({ failedLoginAttempts: 0, lockedUntil: null, updatedAt: this.nowIso() })
+        .set({ failedLoginAttempts: 0, lockedUntil: null, updatedAt: isoNow(this.clock) })
         .where(eq(users.id, user.id))
         .run();
     }
@@ -157,7 +153,7 @@ export class AccountService {
         tokenHash: sha256Hex(refresh.token),
         rememberMe,
         expiresAt: new Date(refresh.exp * 1000).toISOString(),
-        createdAt: this.nowIso(),
+        createdAt: isoNow(this.clock),
       })
       .run();
     return { accessToken: access.token, refreshToken: refresh.token, refreshJti: refresh.jti };
@@ -189,7 +185,7 @@ export class AccountService {
     // Compare-and-set: of two concurrent refreshes with the same token only one wins.
     const res = this.db
       .update(refreshTokens)
-      .set({ revokedAt: this.nowIso(), replacedBy: pair.refreshJti })
+      .set({ revokedAt: isoNow(this.clock), replacedBy: pair.refreshJti })
       .where(and(eq(refreshTokens.jti, row.jti), isNull(refreshTokens.revokedAt)))
       .returning({ jti: refreshTokens.jti })
       .all();
@@ -203,7 +199,7 @@ export class AccountService {
   private revokeFamily(familyId: string): void {
     this.db
       .update(refreshTokens)
-      .set({ revokedAt: this.nowIso() })
+      .set({ revokedAt: isoNow(this.clock) })
       .where(and(eq(refreshTokens.familyId, familyId), isNull(refreshTokens.revokedAt)))
       .run();
   }
@@ -223,7 +219,7 @@ export class AccountService {
       if (claims.userId !== userId) throw new AuthenticationError("Invalid token");
       this.db
         .update(refreshTokens)
-        .set({ revokedAt: this.nowIso() })
+        .set({ revokedAt: isoNow(this.clock) })
         .where(and(eq(refreshTokens.jti, claims.jti), isNull(refreshTokens.revokedAt)))
         .run();
     }
@@ -235,7 +231,7 @@ export class AccountService {
     const violation = passwordRuleViolation(password);
     if (violation) throw new ValidationError(violation);
     const email = normalizeEmail(emailInput);
-    const now = this.nowIso();
+    const now = isoNow(this.clock);
     const id = crypto.randomUUID();
     const passwordHash = await this.passwords.hash(password);
     try {
@@ -267,7 +263,7 @@ export class AccountService {
       return "skipped";
     }
     const email = normalizeEmail(emailInput);
-    const now = this.nowIso();
+    const now = isoNow(this.clock);
     const admin = this.db.select().from(users).where(eq(users.isAdmin, true)).limit(1).get();
     if (!admin) {
       const existing = this.db.select().from(users).where(eq(users.email, email)).get();

@@ -1,6 +1,6 @@
 import { randomInt } from "node:crypto";
 import { and, desc, eq, sql } from "drizzle-orm";
-import type { Clock } from "../clock.ts";
+import { type Clock, isoNow } from "../clock.ts";
 import type { DatabaseHandle } from "../db/client.ts";
 import { apiKeys, users } from "../db/schema/index.ts";
 import { AuthenticationError, AuthorizationError, ConflictError, NotFoundError } from "../errors.ts";
@@ -57,7 +57,7 @@ export class ApiKeyService {
       keyHash: sha256Hex(key),
       prefix: key.slice(0, 8),
       scopes: [...new Set(scopes)],
-      createdAt: new Date(this.clock.now()).toISOString(),
+      createdAt: isoNow(this.clock),
     };
     try {
       this.db.insert(apiKeys).values(row).run();

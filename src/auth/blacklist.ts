@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite";
-import type { Clock } from "../clock.ts";
+import { type Clock, isoNow } from "../clock.ts";
 
 /**
  * Revoked access tokens: a Map for the per-request check, written through to SQLite so a restart
@@ -12,7 +12,7 @@ export class AccessTokenBlacklist {
     private readonly sqlite: Database,
     private readonly clock: Clock,
   ) {
-    const now = new Date(clock.now()).toISOString();
+    const now = isoNow(clock);
     this.sqlite.query("DELETE FROM revoked_access_tokens WHERE expires_at <= ?").run(now);
     for (const row of this.sqlite
       .query<{ jti: string; expires_at: string }, []>("SELECT jti, expires_at FROM revoked_access_tokens")

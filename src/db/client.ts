@@ -14,6 +14,9 @@ export interface DatabaseHandle {
   close(): void;
 }
 
+/** What a repository needs of the handle: the raw connection (hot paths, transactions). */
+export type SqliteHandle = Pick<DatabaseHandle, "sqlite">;
+
 export interface OpenOptions {
   sync?: "normal" | "full";
   migrate?: boolean;
@@ -53,4 +56,9 @@ export function openDatabase(path: string, opts: OpenOptions = {}): DatabaseHand
  */
 export function inTransaction<T>(handle: { sqlite: Database }, fn: () => T extends Promise<unknown> ? never : T): T {
   return handle.sqlite.transaction(fn as () => T).immediate();
+}
+
+/** Joins the caller's transaction when one is open, else runs `fn` in its own immediate one. */
+export function inOrJoinTransaction<T>(handle: SqliteHandle, fn: () => T): T {
+  return handle.sqlite.inTransaction ? fn() : handle.sqlite.transaction(fn).immediate();
 }

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { isoDate } from "./schemas.ts";
+import { isoDateTime } from "./schemas.ts";
 
 // Field schemas shared by the per-agent ledger routes (agent balances, transactions, historical
 // swaps): money and amounts are decimal strings at the API edge (SPEC "Resources"), never JSON
@@ -34,11 +34,7 @@ export const requiredText = (field: string, max = 255) =>
     .max(max, { error: `${field} must be at most ${max} characters` });
 
 /** An ISO 8601 timestamp in a body; stored normalized (toISOString) so it sorts as text. */
-export const timestamp = (field: string) =>
-  z
-    .string({ error: `${field} must be an ISO 8601 date` })
-    .pipe(isoDate(field))
-    .openapi({ example: "2026-01-15T12:00:00.000Z" });
+export const timestamp = (field: string) => isoDateTime(field).openapi({ example: "2026-01-15T12:00:00.000Z" });
 
 export const agentIdBody = z.string({ error: "Agent ID is required" }).uuid({ error: "Invalid agent ID format" });
 
@@ -59,7 +55,7 @@ export const optionalQueryText = (name: string) =>
     .openapi({ param: { name, in: "query" } });
 
 export const queryDate = (name: string) =>
-  isoDate(name)
+  isoDateTime(name)
     .optional()
     .openapi({ param: { name, in: "query" }, example: "2026-01-01T00:00:00.000Z" });
 
@@ -85,3 +81,10 @@ export const queryNumber = (name: string) =>
 
 export const objectBody = (iss: { code: string }) =>
   iss.code === "invalid_type" ? "Request body must be a JSON object" : undefined;
+
+/** The fields every ledger record starts with in a response. */
+export const ledgerRecordFields = {
+  id: z.string().uuid(),
+  agentId: z.string().uuid(),
+  walletAddress: z.string(),
+};

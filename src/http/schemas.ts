@@ -69,10 +69,32 @@ export const queryBoolean = z
   .enum(["true", "false", "1", "0"], { error: "must be true or false" })
   .transform((v) => v === "true" || v === "1");
 
-export const isoDate = (field: string) =>
+// ISO 8601 as the API accepts it (docs/decisions.md "Data layer"): a calendar date
+// (2026-01-31, read as midnight UTC) or a date-time with a T, minutes, optional seconds and
+// fraction, and a zone (Z or ±HH:MM) so no value depends on the server's time zone.
+const ISO_DATE_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):(\d{2})))?$/;
+
+/**
+ * True when `v` matches ISO_DATE_TIME and names a real instant: `new Date()` alone would take
+ * "-1", " 5" or header-injection text, and roll 2026-02-30 over to March 2.
+ */
+export function isStrictIsoDateTime(v: string): boolean {
+  const m = ISO_DATE_TIME.exec(v);
+  if (!m) return false;
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth) return false;
+  const upTo = (text: string | undefined, max: number) => text === undefined || Number(text) <= max;
+  return upTo(m[4], 23) && upTo(m[5], 59) && upTo(m[6], 59) && upTo(m[7], 23) && upTo(m[8], 59);
+}
+
+/** Every date in a query or body: strict ISO 8601, normalized to toISOString so it sorts as text. */
+export const isoDateTime = (field: string) =>
   z
-    .string()
-    .refine((v) => !Number.isNaN(Date.parse(v)), { error: `${field} must be an ISO 8601 date` })
+    .string({ error: `${field} must be an ISO 8601 date` })
+    .refine(isStrictIsoDateTime, { error: `${field} must be an ISO 8601 date` })
+    .openapi({ format: "date-time" })
     .transform((v) => new Date(v).toISOString());
 
 export const SuccessSchema = z.object({ success: z.boolean() });

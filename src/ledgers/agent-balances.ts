@@ -1,11 +1,11 @@
-import type { Database } from "bun:sqlite";
-import { requireOwnedAgent } from "../agents/ownership.ts";
 import type { Clock } from "../clock.ts";
 import type { DatabaseHandle } from "../db/client.ts";
-import { ConflictError, NotFoundError, ValidationError } from "../errors.ts";
+import { type BalanceRecord, listBalances } from "../db/repositories/balances.ts";
+import { type BalanceInsert, balanceLedger } from "../db/repositories/ledgers.ts";
 import type { Logger } from "../logger.ts";
 import { Big, SOL_MINT } from "../money.ts";
 import { canonicalAmount } from "./balance-ledger.ts";
+import { LedgerCrud } from "./ledger-crud.ts";
 import type { TokenPriceLookup } from "./token-price-lookup.ts";
 
 // Agent balances (SPEC "Agent balance", "Agent balance endpoints"). The HTTP CRUD here edits the
@@ -26,50 +26,44 @@ export interface BalanceListItem extends BalanceView {
   priceSol: number | null;
 }
 
-interface BalanceRow {
-  id: string;
-  agent_id: string;
-  wallet_address: string;
-  token_address: string;
-  token_symbol: string;
-  balance: string;
-  last_updated: string;
-}
-
-const view = (r: BalanceRow): BalanceView => ({
+const view = (r: BalanceRecord): BalanceView => ({
   id: r.id,
-  agentId: r.agent_id,
-  walletAddress: r.wallet_address,
-  tokenAddress: r.token_address,
-  tokenSymbol: r.token_symbol,
+  agentId: r.agentId,
+  walletAddress: r.walletAddress,
+  tokenAddress: r.tokenAddress,
+  tokenSymbol: r.tokenSymbol,
   balance: r.balance,
-  lastUpdated: r.last_updated,
+  lastUpdated: r.lastUpdated,
 });
 
 export class AgentBalanceService {
+  private readonly crud: LedgerCrud<BalanceRecord, BalanceInsert, BalanceView>;
+
   constructor(
     private readonly database: DatabaseHandle,
-    private readonly clock: Clock,
+    clock: Clock,
     private readonly logger: Logger,
     private readonly prices: TokenPriceLookup,
-  ) {}
-
-  private get sqlite(): Database {
-    return this.database.sqlite;
-  }
-
-  private nowIso(): string {
-    return new Date(this.clock.now()).toISOString();
-  }
-
-  private owned(userId: string, id: string): BalanceRow {
-    const row = this.sqlite
-      .query<BalanceRow, [string, string]>(
-        "SELECT b.* FROM agent_balances b JOIN agents a ON a.id = b.agent_id WHERE b.id = ? AND a.user_id = ?",
-      )
-      .get(id, userId);
-    if (!row) throw new NotFoundError("Balance not found");
-    return row;
+  ) {
+    this.crud = new LedgerCrud(
+      {
+        repo: balanceLedger(database.db),
+        notFound: "Balance not found",
+        log: {
+          created: "agent balance created",
+          updated: "agent balance updated",
+          deleted: "agent balance deleted",
+          idField: "balanceId",
+        },
+        view,
+        stamp: (now) => ({ lastUpdated: now }),
+        emptyUpdate: "At least one field must be provided: balance or tokenSymbol",
+        conflict: "A balance for this agent, wallet and token already exists",
+      },
+      database,
+      clock,
+      logger,
+    );
   }
 
   /** GET /agent-balances: the agent's balances (SOL first), each with priceSol. */
@@ -77,14 +71,9 @@ export class AgentBalanceService {
     userId: string,
     q: { agentId: string; walletAddress?: string; limit: number; offset: number },
   ): Promise<BalanceListItem[]> {
-    requireOwnedAgent(this.database, userId, q.agentId);
-    const rows = this.sqlite
-      .query<BalanceRow, [string, string | null, string | null, number, number]>(
-        `SELECT * FROM agent_balances WHERE agent_id = ? AND (? IS NULL OR wallet_address = ?)
-          ORDER BY (token_address = '${SOL_MINT}') DESC, created_at ASC, rowid ASC LIMIT ? OFFSET ?`,
-      )
-      .all(q.agentId, q.walletAddress ?? null, q.walletAddress ?? null, q.limit, q.offset);
-    const mints = [...new Set(rows.map((r) => r.token_address).filter((m) => m !== SOL_MINT))];
+    this.crud.requireAgent(userId, q.agentId);
+    const rows = listBalances(this.database, q);
+    const mints = [...new Set(rows.map((r) => r.tokenAddress).filter((m) => m !== SOL_MINT))];
     let prices = new Map<string, number>();
     if (mints.length > 0) {
       try {
@@ -99,70 +88,36 @@ export class AgentBalanceService {
     }
     return rows.map((r) => ({
       ...view(r),
-      priceSol: r.token_address === SOL_MINT ? 1 : (prices.get(r.token_address) ?? null),
+      priceSol: r.tokenAddress === SOL_MINT ? 1 : (prices.get(r.tokenAddress) ?? null),
     }));
   }
 
   get(userId: string, id: string): BalanceView {
-    return view(this.owned(userId, id));
+    return this.crud.get(userId, id);
   }
 
   create(
     userId: string,
     input: { agentId: string; walletAddress: string; tokenAddress: string; tokenSymbol: string; balance: string },
   ): BalanceView {
-    requireOwnedAgent(this.database, userId, input.agentId);
-    const now = this.nowIso();
-    const id = crypto.randomUUID();
-    try {
-      this.sqlite
-        .query(
-          `INSERT INTO agent_balances (id, agent_id, wallet_address, token_address, token_symbol, balance, decimals, last_updated, created_at)
-           VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?)`,
-        )
-        .run(
-          id,
-          input.agentId,
-          input.walletAddress,
-          input.tokenAddress,
-          input.tokenSymbol,
-          canonicalAmount(new Big(input.balance)),
-          now,
-          now,
-        );
-    } catch (err) {
-      if (String(err).includes("UNIQUE"))
-        throw new ConflictError("A balance for this agent, wallet and token already exists");
-      throw err;
-    }
-    this.logger.info("agent balance created", {
-      agentId: input.agentId,
-      balanceId: id,
-      tokenAddress: input.tokenAddress,
-    });
-    return this.get(userId, id);
+    const now = this.crud.now();
+    const row = {
+      ...input,
+      id: crypto.randomUUID(),
+      balance: canonicalAmount(new Big(input.balance)),
+      decimals: null,
+      lastUpdated: now,
+      createdAt: now,
+    };
+    return this.crud.create(userId, row, { tokenAddress: input.tokenAddress });
   }
 
   update(userId: string, id: string, patch: { balance?: string; tokenSymbol?: string }): BalanceView {
-    if (patch.balance === undefined && patch.tokenSymbol === undefined) {
-      throw new ValidationError("At least one field must be provided: balance or tokenSymbol");
-    }
-    const row = this.owned(userId, id);
-    this.sqlite
-      .query("UPDATE agent_balances SET balance = ?, token_symbol = ?, last_updated = ? WHERE id = ?")
-      .run(
-        patch.balance === undefined ? row.balance : canonicalAmount(new Big(patch.balance)),
-        patch.tokenSymbol ?? row.token_symbol,
-        this.nowIso(),
-        id,
-      );
-    this.logger.info("agent balance updated", { agentId: row.agent_id, balanceId: id });
-    return this.get(userId, id);
+    const balance = patch.balance === undefined ? undefined : canonicalAmount(new Big(patch.balance));
+    return this.crud.update(userId, id, { balance, tokenSymbol: patch.tokenSymbol });
   }
 
   delete(userId: string, id: string): void {
-    const row = this.owned(userId, id);
-    this.sqlite.query("DELETE FROM agent_balances WHERE id = ?").run(id);
-    this.logger.info("agent balance deleted", { agentId: row.agent_id, balanceId: id });
+    this.crud.delete(userId, id);
   }
 }

@@ -1,4 +1,5 @@
-import type { Database } from "bun:sqlite";
+import { inOrJoinTransaction, type SqliteHandle } from "../db/client.ts";
+import { findBalance, insertBalance, setBalanceText } from "../db/repositories/balances.ts";
 import { TradingError } from "../errors.ts";
 import { Big, SOL_MINT } from "../money.ts";
 
@@ -39,7 +40,7 @@ export class InsufficientBalanceError extends TradingError {
   }
 }
 
-type Handle = { sqlite: Database };
+type Handle = SqliteHandle;
 
 /** Canonical decimal text for storage: "-0" and trailing zeros never appear. */
 export function canonicalAmount(v: Big): string {
@@ -53,29 +54,15 @@ function toAmount(v: string | number | Big): Big {
   return b;
 }
 
-const selectRow = (h: Handle) =>
-  h.sqlite.query<{ id: string; balance: string }, [string, string, string]>(
-    "SELECT id, balance FROM agent_balances WHERE agent_id = ? AND wallet_address = ? AND token_address = ?",
-  );
-const updateRow = (h: Handle) =>
-  h.sqlite.query<unknown, [string, string, string]>(
-    "UPDATE agent_balances SET balance = ?, last_updated = ? WHERE id = ?",
-  );
-const insertRow = (h: Handle) =>
-  h.sqlite.query<unknown, [string, string, string, string, string, string, number | null, string, string]>(
-    `INSERT INTO agent_balances (id, agent_id, wallet_address, token_address, token_symbol, balance, decimals, last_updated, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  );
-
 function atomically<T>(h: Handle, fn: () => T): T {
   // Inside the caller's transaction already: join it. Otherwise one immediate transaction, so the
   // read-modify-write below cannot interleave with another writer.
-  return h.sqlite.inTransaction ? fn() : h.sqlite.transaction(fn).immediate();
+  return inOrJoinTransaction(h, fn);
 }
 
 /** The current balance (0 when the agent's wallet has no row for the token). */
 export function readBalance(h: Handle, key: BalanceKey): Big {
-  const row = selectRow(h).get(key.agentId, key.walletAddress, key.tokenAddress);
+  const row = findBalance(h, key);
   return new Big(row?.balance ?? "0");
 }
 
@@ -83,24 +70,21 @@ export function readBalance(h: Handle, key: BalanceKey): Big {
 export function credit(h: Handle, key: BalanceKey, amount: string | number | Big, opts: CreditOptions): Big {
   const add = toAmount(amount);
   return atomically(h, () => {
-    const row = selectRow(h).get(key.agentId, key.walletAddress, key.tokenAddress);
+    const row = findBalance(h, key);
     if (row) {
       const next = new Big(row.balance).plus(add);
-      updateRow(h).run(canonicalAmount(next), opts.now, row.id);
+      setBalanceText(h, row.id, canonicalAmount(next), opts.now);
       return next;
     }
     const symbol = opts.tokenSymbol ?? (key.tokenAddress === SOL_MINT ? "SOL" : "");
-    insertRow(h).run(
-      crypto.randomUUID(),
-      key.agentId,
-      key.walletAddress,
-      key.tokenAddress,
-      symbol,
-      canonicalAmount(add),
-      opts.decimals ?? null,
-      opts.now,
-      opts.now,
-    );
+    insertBalance(h, {
+      id: crypto.randomUUID(),
+      ...key,
+      tokenSymbol: symbol,
+      balance: canonicalAmount(add),
+      decimals: opts.decimals ?? null,
+      now: opts.now,
+    });
     return add;
   });
 }
@@ -109,13 +93,13 @@ export function credit(h: Handle, key: BalanceKey, amount: string | number | Big
 export function debit(h: Handle, key: BalanceKey, amount: string | number | Big, opts: { now: string }): Big {
   const take = toAmount(amount);
   return atomically(h, () => {
-    const row = selectRow(h).get(key.agentId, key.walletAddress, key.tokenAddress);
+    const row = findBalance(h, key);
     const available = new Big(row?.balance ?? "0");
     if (available.lt(take)) throw new InsufficientBalanceError(key.tokenAddress, take, available);
     // Taking nothing from a token never held is a no-op, not a refusal.
     if (!row) return available;
     const next = available.minus(take);
-    updateRow(h).run(canonicalAmount(next), opts.now, row.id);
+    setBalanceText(h, row.id, canonicalAmount(next), opts.now);
     return next;
   });
 }
@@ -124,9 +108,9 @@ export function debit(h: Handle, key: BalanceKey, amount: string | number | Big,
 export function setBalance(h: Handle, key: BalanceKey, amount: string | number | Big, opts: CreditOptions): Big {
   const value = toAmount(amount);
   return atomically(h, () => {
-    const row = selectRow(h).get(key.agentId, key.walletAddress, key.tokenAddress);
+    const row = findBalance(h, key);
     if (row) {
-      updateRow(h).run(canonicalAmount(value), opts.now, row.id);
+      setBalanceText(h, row.id, canonicalAmount(value), opts.now);
       return value;
     }
     return credit(h, key, value, opts);

@@ -1,4 +1,5 @@
-import type { Database } from "bun:sqlite";
+import type { SqliteHandle } from "../db/client.ts";
+import { insertSnapshot, snapshotsBetween } from "../db/repositories/balance-snapshots.ts";
 
 // Balance history (PRODUCT.md §3): snapshots of an agent's SOL balance and total value, one after
 // every trade and one per hour. The trading engine writes "trade" and "hourly" snapshots with
@@ -28,24 +29,19 @@ export interface BalanceSnapshotView {
   reason: string;
 }
 
-type Handle = { sqlite: Database };
+type Handle = SqliteHandle;
 
 export function recordBalanceSnapshot(h: Handle, s: SnapshotInput): void {
-  h.sqlite
-    .query(
-      `INSERT INTO balance_snapshots (id, agent_id, wallet_address, sol_balance, total_value_sol, total_value_usd, reason, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    )
-    .run(
-      crypto.randomUUID(),
-      s.agentId,
-      s.walletAddress,
-      s.solBalance,
-      s.totalValueSol,
-      s.totalValueUsd,
-      s.reason,
-      s.now,
-    );
+  insertSnapshot(h, {
+    id: crypto.randomUUID(),
+    agentId: s.agentId,
+    walletAddress: s.walletAddress,
+    solBalance: s.solBalance,
+    totalValueSol: s.totalValueSol,
+    totalValueUsd: s.totalValueUsd,
+    reason: s.reason,
+    createdAt: s.now,
+  });
 }
 
 export interface HistoryQuery {
@@ -59,33 +55,7 @@ export interface HistoryQuery {
  * match, the most recent `limit` are returned.
  */
 export function listBalanceHistory(h: Handle, agentId: string, q: HistoryQuery): BalanceSnapshotView[] {
-  const rows = h.sqlite
-    .query<
-      {
-        created_at: string;
-        wallet_address: string;
-        sol_balance: string;
-        total_value_sol: string;
-        total_value_usd: string | null;
-        reason: string;
-      },
-      [string, string, string, number]
-    >(
-      `SELECT * FROM (
-         SELECT rowid AS seq, created_at, wallet_address, sol_balance, total_value_sol, total_value_usd, reason
-           FROM balance_snapshots
-          WHERE agent_id = ? AND created_at >= ? AND created_at <= ?
-          ORDER BY created_at DESC, rowid DESC
-          LIMIT ?)
-       ORDER BY created_at ASC, seq ASC`,
-    )
-    .all(agentId, q.startDate ?? "", q.endDate ?? "9999", q.limit);
-  return rows.map((r) => ({
-    timestamp: r.created_at,
-    walletAddress: r.wallet_address,
-    solBalance: r.sol_balance,
-    totalValueSol: r.total_value_sol,
-    totalValueUsd: r.total_value_usd,
-    reason: r.reason,
-  }));
+  return snapshotsBetween(h, agentId, { from: q.startDate ?? "", to: q.endDate ?? "9999", limit: q.limit }).map(
+    ({ createdAt, ...r }) => ({ timestamp: createdAt, ...r }),
+  );
 }

@@ -1,4 +1,5 @@
-import type { Database } from "bun:sqlite";
+import type { SqliteHandle } from "../db/client.ts";
+import { lastOpenPositionPriceSol } from "../db/repositories/position-prices.ts";
 import { Big, SOL_MINT } from "../money.ts";
 
 // Where GET /agent-balances gets `priceSol` (SPEC "Agent balance": current price in SOL, list
@@ -14,18 +15,13 @@ export interface TokenPriceLookup {
 
 /** Last price seen by the position monitor on any open position of the token. */
 export class StoredPositionPriceLookup implements TokenPriceLookup {
-  constructor(private readonly h: { sqlite: Database }) {}
+  constructor(private readonly h: SqliteHandle) {}
 
   async pricesInSol(mints: readonly string[]): Promise<Map<string, number>> {
     const out = new Map<string, number>();
-    const q = this.h.sqlite.query<{ p: string | null }, [string]>(
-      `SELECT last_price_sol AS p FROM positions
-        WHERE token_address = ? AND status = 'open' AND last_price_sol IS NOT NULL
-        ORDER BY updated_at DESC LIMIT 1`,
-    );
     for (const mint of new Set(mints)) {
       if (mint === SOL_MINT) continue;
-      const p = q.get(mint)?.p;
+      const p = lastOpenPositionPriceSol(this.h, mint);
       if (p !== null && p !== undefined) out.set(mint, Number(p));
     }
     return out;

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { Clock } from "../clock.ts";
+import { type Clock, isoNow } from "../clock.ts";
 import type { DatabaseHandle } from "../db/client.ts";
 import { ConflictError, NotFoundError, ValidationError } from "../errors.ts";
 
@@ -97,7 +97,7 @@ export class SignalService {
     input: SignalInput,
     idempotencyKey?: string,
   ): { signal: Signal; replayed: boolean } {
-    const now = new Date(this.clock.now()).toISOString();
+    const now = isoNow(this.clock);
     return this.sqlite.transaction(() => {
       const hash = idempotencyKey ? bodyHash(input) : "";
       if (idempotencyKey) {
@@ -243,7 +243,7 @@ export class SignalService {
       activationReason: patch.activationReason !== undefined ? patch.activationReason : row.activationReason,
       source: patch.source !== undefined ? patch.source : row.source,
     };
-    const now = new Date(this.clock.now()).toISOString();
+    const now = isoNow(this.clock);
     const updated = this.sqlite
       .query<SignalRow, Array<string | number | null>>(
         `UPDATE trading_signals SET token_address = ?, symbol = ?, signal_type = ?, signal_strength = ?,
@@ -273,7 +273,7 @@ export class SignalService {
   }
 
   markStatus(id: number, status: SignalRow["processingStatus"]): void {
-    const now = new Date(this.clock.now()).toISOString();
+    const now = isoNow(this.clock);
     this.sqlite
       .query(
         "UPDATE trading_signals SET processing_status = ?, processed_at = CASE WHEN ? IN ('processed','expired') THEN ? ELSE processed_at END WHERE id = ?",

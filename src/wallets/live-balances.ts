@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite";
-import type { Clock } from "../clock.ts";
+import { type Clock, isoNow } from "../clock.ts";
 import { inTransaction } from "../db/client.ts";
 import { ConflictError } from "../errors.ts";
 import { readBalance, setBalance } from "../ledgers/balance-ledger.ts";
@@ -139,7 +139,7 @@ export class LiveDepositService implements LiveDepositChecker {
     // A swap in flight moves balances the ledger has not recorded yet: not a deposit.
     if (this.d.hasUnresolvedTrade(walletAddress)) throw new ConflictError(DEPOSIT_CHECK_PENDING_MESSAGE);
     const chain = await this.d.rpc.getBalances(walletAddress);
-    const now = new Date(this.d.clock.now()).toISOString();
+    const now = isoNow(this.d.clock);
     const h = { sqlite: this.d.sqlite };
     const sol = fromAtomic(chain.lamports, SOL_DECIMALS);
     const solUsd = this.d.solUsd();

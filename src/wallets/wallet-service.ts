@@ -1,7 +1,6 @@
-import type { AgentService } from "../agents/agent-service.ts";
-import { requireOwnedAgent } from "../agents/ownership.ts";
-import type { Clock } from "../clock.ts";
+import { type Clock, isoNow } from "../clock.ts";
 import { type DatabaseHandle, inTransaction } from "../db/client.ts";
+import { requireOwnedAgent } from "../db/repositories/agents.ts";
 import { ConflictError, NotFoundError, ServiceNotConfiguredError, ValidationError } from "../errors.ts";
 import { readBalance, setBalance } from "../ledgers/balance-ledger.ts";
 import { recordBalanceSnapshot } from "../ledgers/balance-snapshots.ts";
@@ -55,6 +54,17 @@ interface WalletRow {
   updated_at: string;
 }
 
+/**
+ * What wallet assignment and reset need from the agents' side (AgentService implements it): the
+ * initial simulation SOL and the seeding of a fresh simulation wallet. An interface, so wallets/
+ * does not import agents/ (agents → wallets → ledgers; docs/decisions.md "Data layer").
+ */
+export interface SimulationWalletSeeder {
+  readonly initialSol: string;
+  seedSimulationWallet(agentId: string, walletAddress: string, now: string): void;
+  seedInitialSol(agentId: string, walletAddress: string, now: string, reason: "initial" | "reset"): void;
+}
+
 /** PRODUCT.md §5: a disabled source answers 503 naming the variable to set. */
 export const LIVE_DEPOSITS_NOT_CONFIGURED = "Deposit checks for live wallets need the Solana RPC: set SOLANA_RPC_URL";
 
@@ -67,16 +77,12 @@ export class WalletService {
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly registry: LiveWalletRegistry,
-    private readonly agents: AgentService,
+    private readonly agents: SimulationWalletSeeder,
     private readonly depositChecker?: LiveDepositChecker,
   ) {}
 
   private get sqlite() {
     return this.database.sqlite;
-  }
-
-  private nowIso(): string {
-    return new Date(this.clock.now()).toISOString();
   }
 
   private view(r: WalletRow): AgentWalletView {
@@ -163,7 +169,7 @@ export class WalletService {
         .get(walletAddress);
       if (holder && holder.agent_id !== agentId) throw new ConflictError("Wallet is already assigned to another agent");
       if (holder) return false; // already this agent's wallet of this type
-      const now = this.nowIso();
+      const now = isoNow(this.clock);
       const current = this.sqlite
         .query<WalletRow, [string, string]>("SELECT * FROM agent_wallets WHERE agent_id = ? AND wallet_type = ?")
         .get(agentId, walletType);
@@ -225,7 +231,7 @@ export class WalletService {
   reset(userId: string, walletAddress: string): void {
     const wallet = this.ownedWallet(userId, walletAddress);
     if (wallet.wallet_type !== "simulation") throw new ValidationError("Live wallets cannot be reset");
-    const now = this.nowIso();
+    const now = isoNow(this.clock);
     const removed = inTransaction(this.database, () => {
       const positions = this.sqlite
         .query("DELETE FROM positions WHERE agent_id = ? AND wallet_address = ? AND status = 'open'")

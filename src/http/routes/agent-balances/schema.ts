@@ -3,6 +3,7 @@ import {
   agentIdBody,
   agentIdQuery,
   decimalString,
+  ledgerRecordFields,
   objectBody,
   optionalQueryText,
   requiredText,
@@ -14,9 +15,7 @@ import { pagination, uuidParam } from "../../schemas.ts";
 export const BalanceIdParam = uuidParam("id", "Invalid balance ID format");
 
 const base = {
-  id: z.string().uuid(),
-  agentId: z.string().uuid(),
-  walletAddress: z.string(),
+  ...ledgerRecordFields,
   tokenAddress: z.string(),
   tokenSymbol: z.string(),
   balance: z.string().openapi({ example: "10.5" }),

@@ -4,6 +4,7 @@ import {
   agentIdBody,
   agentIdQuery,
   decimalString,
+  ledgerRecordFields,
   objectBody,
   optionalQueryText,
   queryDate,
@@ -24,9 +25,7 @@ export const SwapIdParam = uuidParam("id", "Invalid historical swap ID format");
 
 export const SwapSchema = z
   .object({
-    id: z.string().uuid(),
-    agentId: z.string().uuid(),
-    walletAddress: z.string(),
+    ...ledgerRecordFields,
     tokenAddress: z.string(),
     tokenSymbol: z.string(),
     amount: z.string(),

@@ -3,6 +3,7 @@ import {
   agentIdBody,
   agentIdQuery,
   decimalString,
+  ledgerRecordFields,
   objectBody,
   optionalQueryText,
   queryDate,
@@ -23,9 +24,7 @@ export const TransactionIdParam = uuidParam("id", "Invalid transaction ID format
 
 export const TransactionSchema = z
   .object({
-    id: z.string().uuid(),
-    agentId: z.string().uuid(),
-    walletAddress: z.string(),
+    ...ledgerRecordFields,
     transactionType,
     transactionValueUsd: z.string(),
     transactionTime: z.string(),

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { NO_UPDATE_FIELDS_MESSAGE } from "../../../agents/agent-service.ts";
 import { DEFAULT_TRADING_CONFIG, TradingConfigPatchSchema } from "../../../agents/trading-config.ts";
-import { isoDate, pagination, uuidParam } from "../../schemas.ts";
+import { isoDateTime, pagination, uuidParam } from "../../schemas.ts";
 
 // SPEC "Agent", "Agent endpoints", "Agent trading configuration"; PRODUCT.md §3.
 
@@ -139,10 +139,10 @@ export const PositionSchema = z
   .openapi("Position");
 
 export const DateRangeQuery = z.object({
-  startDate: isoDate("startDate")
+  startDate: isoDateTime("startDate")
     .optional()
     .openapi({ param: { name: "startDate", in: "query" }, example: "2026-01-01T00:00:00.000Z" }),
-  endDate: isoDate("endDate")
+  endDate: isoDateTime("endDate")
     .optional()
     .openapi({ param: { name: "endDate", in: "query" }, example: "2026-02-01T00:00:00.000Z" }),
 });

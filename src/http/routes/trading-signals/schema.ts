@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { isoDate, pagination } from "../../schemas.ts";
+import { isoDateTime, pagination } from "../../schemas.ts";
 
 const strength = z
   .number({ error: "Signal strength must be between 1 and 5" })
@@ -79,8 +79,8 @@ export const SignalIdParam = z.object({
 const filterFields = {
   tokenAddress: z.string().max(255).optional(),
   signalType: z.string().max(50).optional(),
-  startDate: isoDate("startDate").optional(),
-  endDate: isoDate("endDate").optional(),
+  startDate: isoDateTime("startDate").optional(),
+  endDate: isoDateTime("endDate").optional(),
 };
 export const SignalListQuery = z.object({ ...filterFields, ...pagination(100, 1000) });
 export const SignalExportQuery = z.object(filterFields);
