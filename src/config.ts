@@ -117,6 +117,8 @@ export const configSchema = z.object({
   WHALE_DATA_URL: sourceUrl("https://public-api.birdeye.so"),
   WHALE_DATA_API_KEY: optionalSecret,
   SOLANA_RPC_URL: sourceUrl("https://api.mainnet-beta.solana.com"),
+  /** PRODUCT.md §7: a built-in synthetic market in place of every outside source (src/market/demo). */
+  DEMO_MARKET: bool(false),
 });
 
 export type Config = z.output<typeof configSchema>;
@@ -133,12 +135,33 @@ export class ConfigError extends Error {
  */
 export function loadConfig(env: Record<string, string | undefined>): Config {
   const result = configSchema.safeParse(env);
-  if (result.success) return result.data;
+  if (result.success) {
+    const conflicts = demoMarketConflicts(result.data, env);
+    if (conflicts.length > 0) throw new ConfigError(conflicts);
+    return result.data;
+  }
   const problems = result.error.issues.map((issue) => {
     const name = issue.path.join(".") || "environment";
     return `${name}: ${issue.message}`;
   });
   throw new ConfigError(problems);
+}
+
+/**
+ * PRODUCT.md §7: live trading refuses to start on the demo market (its prices are made up, and it
+ * has no chain to send to). Either switch is a conflict, named with both variables.
+ */
+function demoMarketConflicts(config: Config, env: Record<string, string | undefined>): string[] {
+  if (!config.DEMO_MARKET) return [];
+  const out: string[] = [];
+  if (config.LIVE_TRADING_ENABLED)
+    out.push("DEMO_MARKET: live trading cannot run on the demo market; unset LIVE_TRADING_ENABLED or DEMO_MARKET");
+  const wallets = walletVariables(env).map((w) => w.name);
+  if (wallets.length > 0)
+    out.push(
+      `DEMO_MARKET: live wallets (${wallets.join(", ")}) cannot be used with the demo market; remove them or unset DEMO_MARKET`,
+    );
+  return out;
 }
 
 /** Live wallet secrets from WALLET_1, WALLET_2, ... in numeric order (parsed in wallets/). */
