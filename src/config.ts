@@ -78,8 +78,17 @@ export const configSchema = z.object({
   SIGNAL_RATE_LIMIT_PER_MINUTE: int(120, 1, 1000000),
   DATA_SOURCES_RATE_LIMIT_PER_MINUTE: int(30, 1, 100000),
   WALLETS_RATE_LIMIT_PER_MINUTE: int(5, 1, 100000),
-  /** Comment frames on idle GET /events streams, so proxies and clients keep the connection. */
-  EVENTS_HEARTBEAT_SECONDS: decimal(15, 0.01, 3600),
+  /**
+   * Comment frames on idle GET /events streams, so proxies and clients keep the connection: well
+   * under HTTP_IDLE_TIMEOUT_SECONDS and the usual proxy read timeouts (nginx: 60 s).
+   */
+  EVENTS_HEARTBEAT_SECONDS: decimal(10, 0.01, 3600),
+  /**
+   * Bun.serve idleTimeout: a connection with nothing sent or received for this long is closed.
+   * Always set explicitly: left unset, Bun uses 10 s and prints a plain-text warning into the log.
+   * The event stream is exempt (its heartbeat keeps it alive; issue 13).
+   */
+  HTTP_IDLE_TIMEOUT_SECONDS: int(30, 1, 255),
 
   SIMULATION_INITIAL_SOL: decimal(10, 0, 1_000_000_000),
   SIMULATION_PRIORITY_FEE_SOL: decimal(0.0001, 0, 1),
