@@ -78,8 +78,17 @@ export const configSchema = z.object({
   SIGNAL_RATE_LIMIT_PER_MINUTE: int(120, 1, 1000000),
   DATA_SOURCES_RATE_LIMIT_PER_MINUTE: int(30, 1, 100000),
   WALLETS_RATE_LIMIT_PER_MINUTE: int(5, 1, 100000),
-  /** Comment frames on idle GET /events streams, so proxies and clients keep the connection. */
-  EVENTS_HEARTBEAT_SECONDS: decimal(15, 0.01, 3600),
+  /**
+   * Comment frames on idle GET /events streams, so proxies and clients keep the connection: well
+   * under HTTP_IDLE_TIMEOUT_SECONDS and the usual proxy read timeouts (nginx: 60 s).
+   */
+  EVENTS_HEARTBEAT_SECONDS: decimal(10, 0.01, 3600),
+  /**
+   * Bun.serve idleTimeout: a connection with nothing sent or received for this long is closed.
+   * Always set explicitly: left unset, Bun uses 10 s and prints a plain-text warning into the log.
+   * The event stream is exempt (its heartbeat keeps it alive; issue 13).
+   */
+  HTTP_IDLE_TIMEOUT_SECONDS: int(30, 1, 255),
 
   SIMULATION_INITIAL_SOL: decimal(10, 0, 1_000_000_000),
   SIMULATION_PRIORITY_FEE_SOL: decimal(0.0001, 0, 1),
@@ -117,6 +126,8 @@ export const configSchema = z.object({
   WHALE_DATA_URL: sourceUrl("https://public-api.birdeye.so"),
   WHALE_DATA_API_KEY: optionalSecret,
   SOLANA_RPC_URL: sourceUrl("https://api.mainnet-beta.solana.com"),
+  /** PRODUCT.md §7: a built-in synthetic market in place of every outside source (src/market/demo). */
+  DEMO_MARKET: bool(false),
 });
 
 export type Config = z.output<typeof configSchema>;
@@ -133,12 +144,33 @@ export class ConfigError extends Error {
  */
 export function loadConfig(env: Record<string, string | undefined>): Config {
   const result = configSchema.safeParse(env);
-  if (result.success) return result.data;
+  if (result.success) {
+    const conflicts = demoMarketConflicts(result.data, env);
+    if (conflicts.length > 0) throw new ConfigError(conflicts);
+    return result.data;
+  }
   const problems = result.error.issues.map((issue) => {
     const name = issue.path.join(".") || "environment";
     return `${name}: ${issue.message}`;
   });
   throw new ConfigError(problems);
+}
+
+/**
+ * PRODUCT.md §7: live trading refuses to start on the demo market (its prices are made up, and it
+ * has no chain to send to). Either switch is a conflict, named with both variables.
+ */
+function demoMarketConflicts(config: Config, env: Record<string, string | undefined>): string[] {
+  if (!config.DEMO_MARKET) return [];
+  const out: string[] = [];
+  if (config.LIVE_TRADING_ENABLED)
+    out.push("DEMO_MARKET: live trading cannot run on the demo market; unset LIVE_TRADING_ENABLED or DEMO_MARKET");
+  const wallets = walletVariables(env).map((w) => w.name);
+  if (wallets.length > 0)
+    out.push(
+      `DEMO_MARKET: live wallets (${wallets.join(", ")}) cannot be used with the demo market; remove them or unset DEMO_MARKET`,
+    );
+  return out;
 }
 
 /** Live wallet secrets from WALLET_1, WALLET_2, ... in numeric order (parsed in wallets/). */

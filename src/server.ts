@@ -95,6 +95,9 @@ export async function serve(config: Config, opts: ServeOptions = {}): Promise<Se
     const main = Bun.serve({
       hostname: config.HOST,
       port: config.PORT,
+      // Explicit, always: Bun's default (10 s) is below the event-stream heartbeat it used to have,
+      // and when left unset Bun prints a plain-text warning into the JSON log (issue 13).
+      idleTimeout: config.HTTP_IDLE_TIMEOUT_SECONDS,
       fetch: (req, srv) => inflight.track(app.fetch(req, { server: srv })),
     });
     servers.push(main);
@@ -106,6 +109,7 @@ export async function serve(config: Config, opts: ServeOptions = {}): Promise<Se
       publicServer = Bun.serve({
         hostname: config.HOST,
         port: config.PUBLIC_PORT,
+        idleTimeout: config.HTTP_IDLE_TIMEOUT_SECONDS,
         fetch: (req, srv) => inflight.track(publicApp.fetch(req, { server: srv })),
       });
       servers.push(publicServer);

@@ -118,7 +118,7 @@ export interface SolPriceEvent {
   price: string;
   lastUpdated: string;
   isStale: boolean;
-  source: "priceNetwork" | "solPriceFeed";
+  source: "priceNetwork" | "solPriceFeed" | "demo";
 }
 
 export interface EventPayloads {

@@ -19,6 +19,13 @@ export function formatEvent(e: ServiceEvent): string {
 
 export const HEARTBEAT_FRAME = ": keep-alive\n\n";
 
+/**
+ * Last frame of a stream whose access token expired. No `id:`, so the client's Last-Event-ID stays
+ * that of the last real event: reconnecting with a fresh token and it loses nothing (README).
+ */
+export const TOKEN_EXPIRED_FRAME =
+  'event: token.expired\ndata: {"message":"Access token expired: reconnect with a fresh token and Last-Event-ID (or ?lastEventId=)"}\n\n';
+
 /** What EventSource waits before reconnecting (sent once, in the first frame). */
 export const RETRY_MS = 3_000;
 
@@ -129,7 +136,15 @@ export class EventStreamHub {
           heartbeat = setInterval(() => write(HEARTBEAT_FRAME), this.opts.heartbeatMs);
           heartbeat.unref?.();
           if (req.closeAfterMs !== undefined) {
-            expiry = setTimeout(() => finish(), Math.max(0, req.closeAfterMs));
+            expiry = setTimeout(
+              () => {
+                // Say why before closing: EventSource's automatic reconnect would reuse the expired
+                // token and get 401; the client reconnects with a fresh one and its last event id.
+                write(TOKEN_EXPIRED_FRAME);
+                finish();
+              },
+              Math.max(0, req.closeAfterMs),
+            );
             expiry.unref?.();
           }
           streams.add(finish);

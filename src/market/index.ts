@@ -4,6 +4,7 @@ import type { EventBus } from "../events/bus.ts";
 import type { Logger } from "../logger.ts";
 import { SOL_MINT } from "../money.ts";
 import { BirdeyeWhaleClient } from "./birdeye.ts";
+import { createDemoMarket } from "./demo/index.ts";
 import { DexScreenerClient } from "./dexscreener.ts";
 import { HermesClient } from "./hermes.ts";
 import { type FetchLike, HttpClient, type RetryPolicy } from "./http-client.ts";
@@ -83,6 +84,8 @@ export interface MarketServices extends Market {
 }
 
 export function createMarket(config: Config, deps: MarketDeps, opts: MarketOptions = {}): MarketServices {
+  // DEMO_MARKET=true: the built-in synthetic market instead of every outside source (PRODUCT.md §7).
+  if (config.DEMO_MARKET) return createDemoMarket(config, deps, opts);
   const timer = opts.timer ?? systemClock;
   const logger = deps.logger.child({ component: "market" });
   const limiter = (limit: RateLimit) => new RateLimiter(limit, timer);

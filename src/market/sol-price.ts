@@ -61,6 +61,8 @@ export interface SolPriceDeps {
   hermes: HermesClient | null;
   /** Set when solPriceFeed is configured. */
   jupiter: SolFeedPrices | null;
+  /** The `source` reported for values from `jupiter` (default "solPriceFeed"; the demo market: "demo"). */
+  feedSource?: "solPriceFeed" | "demo";
   clock: Clock;
   logger: Logger;
   events?: EventBus | null;
@@ -222,7 +224,7 @@ export class SolPriceService implements SolPriceSource {
         const prices = await this.deps.jupiter.fetchPrices([SOL_MINT], signal);
         const sol = prices.get(SOL_MINT);
         if (!sol) throw unexpectedResponse("solPriceFeed", "no price for SOL");
-        this.update(new Big(sol.usd), "solPriceFeed");
+        this.update(new Big(sol.usd), this.deps.feedSource ?? "solPriceFeed");
         this.setPollFailed(false);
         return;
       } catch (err) {

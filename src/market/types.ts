@@ -30,8 +30,8 @@ export interface SolPrice {
   lastUpdated: string;
   /** More than 60 s without an update, or the price connection down (SPEC "Limits"). */
   isStale: boolean;
-  /** Where the value came from: "priceNetwork" (stream or latest) or "solPriceFeed". */
-  source: "priceNetwork" | "solPriceFeed";
+  /** Where the value came from: "priceNetwork" (stream or latest), "solPriceFeed", or "demo" (DEMO_MARKET). */
+  source: "priceNetwork" | "solPriceFeed" | "demo";
 }
 
 export interface SolPriceSource {

@@ -6,6 +6,10 @@ let ctx: TestContext;
 let token: string;
 let key: string;
 const MINT = "DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263";
+// Real mint addresses (tokenAddress must be a base58 32-byte Solana address): USDC, WIF, JUP.
+const MINT_A = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
+const MINT_B = "EKpQGSJtjMFqKZ9KQanSqYXRcF8fBopzLHYxdM65zcjm";
+const OTHER = "JUPyiwrYJFskUPiHa7hkeR8VUtAeFoSYbKedZNsDvCN";
 const base = {
   tokenAddress: MINT,
   symbol: "BONK",
@@ -60,6 +64,13 @@ describe("POST /trading-signals", () => {
     [{ ...base, signalStrength: undefined }, "Signal strength must be between 1 and 5"],
     [{ ...base, tokenAddress: undefined }, "Token address is required"],
     [{ ...base, tokenAddress: "x".repeat(256) }, "Token address must be at most 255 characters"],
+    [{ ...base, tokenAddress: "BONK" }, "Token address must be a base58 Solana address (32 bytes)"],
+    [
+      { ...base, tokenAddress: "0x6982508145454Ce325dDbE47a25d4ec3d2311933" },
+      "Token address must be a base58 Solana address (32 bytes)",
+    ],
+    [{ ...base, tokenAddress: `${MINT}0` }, "Token address must be a base58 Solana address (32 bytes)"],
+    [{ ...base, tokenAddress: "1".repeat(44) }, "Token address must be a base58 Solana address (32 bytes)"],
     [{ ...base, symbol: "x".repeat(51) }, "Symbol must be at most 50 characters"],
     [{ ...base, signalType: undefined }, "Signal type is required"],
     [{ ...base, signalType: "x".repeat(51) }, "Signal type must be at most 50 characters"],
@@ -72,11 +83,10 @@ describe("POST /trading-signals", () => {
     expect(b.code).toBe("VALIDATION_ERROR");
   });
 
-  test("limits at the boundary pass: 255, 50, 50, 100 characters; strength 1 and 5", async () => {
+  test("limits at the boundary pass: 50, 50, 100 characters; strength 1 and 5", async () => {
     for (const body of [
       {
         ...base,
-        tokenAddress: "x".repeat(255),
         symbol: "y".repeat(50),
         signalType: "z".repeat(50),
         source: "s".repeat(100),
@@ -164,9 +174,9 @@ describe("GET, PUT, DELETE", () => {
   async function seed() {
     const made = [];
     for (const [i, body] of [
-      { ...base, tokenAddress: "MintA", signalType: "buy" },
-      { ...base, tokenAddress: "MintB", signalType: "sell" },
-      { ...base, tokenAddress: "MintA", signalType: "sell" },
+      { ...base, tokenAddress: MINT_A, signalType: "buy" },
+      { ...base, tokenAddress: MINT_B, signalType: "sell" },
+      { ...base, tokenAddress: MINT_A, signalType: "sell" },
     ].entries()) {
       if (i > 0) ctx.clock.advance(60_000);
       made.push(await json(await post(body)));
@@ -178,12 +188,12 @@ describe("GET, PUT, DELETE", () => {
     const [s1, s2, s3] = await seed();
     const other = await createUser(ctx);
     const otherKey = (await createApiKey(ctx, other.token, ["signals"])).key;
-    await post({ ...base, tokenAddress: "MintA" }, undefined, otherKey);
+    await post({ ...base, tokenAddress: MINT_A }, undefined, otherKey);
 
     const get = async (q: string) =>
       (await json(await ctx.request("GET", `/api/v1/trading-signals${q}`, { token }))).map((s: any) => s.id);
     expect(await get("")).toEqual([s3.id, s2.id, s1.id]);
-    expect(await get("?tokenAddress=MintA")).toEqual([s3.id, s1.id]);
+    expect(await get(`?tokenAddress=${MINT_A}`)).toEqual([s3.id, s1.id]);
     expect(await get("?signalType=sell")).toEqual([s3.id, s2.id]);
     expect(await get(`?startDate=${s2.createdAt}`)).toEqual([s3.id, s2.id]);
     expect(await get(`?endDate=${s2.createdAt}`)).toEqual([s2.id, s1.id]);
@@ -216,7 +226,7 @@ describe("GET, PUT, DELETE", () => {
     });
     expect(put.status).toBe(200);
     const updated = await json(put);
-    expect(updated).toMatchObject({ symbol: "NEW", activationReason: "edited", tokenAddress: "MintA" });
+    expect(updated).toMatchObject({ symbol: "NEW", activationReason: "edited", tokenAddress: MINT_A });
     expect(updated.updatedAt).not.toBe(s1.updatedAt);
     expect((await ctx.request("PUT", `/api/v1/trading-signals/${s1.id}`, { token, body: {} })).status).toBe(400);
     expect(
@@ -254,7 +264,7 @@ describe("GET, PUT, DELETE", () => {
 
   test("CSV export: the columns, quoting, formula protection, filters, only the caller's rows", async () => {
     await post({ ...base, symbol: '=HYPERLINK("x")', activationReason: 'said "hi", then\nleft', source: "@bot" });
-    await post({ ...base, tokenAddress: "Other", symbol: "-minus" });
+    await post({ ...base, tokenAddress: OTHER, symbol: "-minus" });
     const res = await ctx.request("GET", `/api/v1/trading-signals/export?tokenAddress=${MINT}`, { token });
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toContain("text/csv");
@@ -264,7 +274,7 @@ describe("GET, PUT, DELETE", () => {
     expect(text).toContain(`"'=HYPERLINK(""x"")"`);
     expect(text).toContain(`"said ""hi"", then\nleft"`);
     expect(text).toContain(",'@bot");
-    expect(text.includes("Other")).toBe(false);
+    expect(text.includes(OTHER)).toBe(false);
     expect(lines.filter(Boolean).length).toBe(2);
     const all = await (await ctx.request("GET", "/api/v1/trading-signals/export", { token })).text();
     expect(all).toContain("'-minus");

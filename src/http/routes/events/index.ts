@@ -39,6 +39,12 @@ export function eventRoutes(s: AppDeps) {
   const router = createRouter();
   router.use("*", s.auth.requireUser({ queryToken: "access_token" }));
   return router.openapi(stream, (c) => {
+    // The stream is idle by design between events: exempt it from the listener's idle timeout
+    // (Bun.serve's server.timeout); heartbeats still reveal a dead peer (issue 13).
+    (c.env as { server?: { timeout?(req: Request, seconds: number): void } } | undefined)?.server?.timeout?.(
+      c.req.raw,
+      0,
+    );
     const auth = c.get("auth");
     const lastEventId = c.req.valid("header")["last-event-id"] ?? c.req.valid("query").lastEventId ?? null;
     const body = hub.open({

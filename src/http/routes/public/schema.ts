@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { pagination, uuidParam } from "../../schemas.ts";
+import { isSolanaAddress } from "../../solana-address.ts";
 import { TransactionSchema } from "../agent-transactions/schema.ts";
 import { AgentSchema } from "../agents/schema.ts";
 import { SolPriceSchema } from "../price-feeds/schema.ts";
@@ -21,11 +22,11 @@ export const AgentSignalParams = z.object({
     .openapi({ param: { name: "signalId", in: "path" }, example: "42" }),
 });
 
-/** A Solana address: base58, 32 to 44 characters. */
+/** A Solana address: base58 decoding to 32 bytes (src/http/solana-address.ts). */
 export const TokenAddressParam = z.object({
   tokenAddress: z
     .string()
-    .regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/, { error: "Invalid token address format" })
+    .refine(isSolanaAddress, { error: "Invalid token address format" })
     .openapi({ param: { name: "tokenAddress", in: "path" }, example: "DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263" }),
 });
 

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { isoDateTime, pagination } from "../../schemas.ts";
+import { isSolanaAddress, SOLANA_ADDRESS_MESSAGE } from "../../solana-address.ts";
 
 const strength = z
   .number({ error: "Signal strength must be between 1 and 5" })
@@ -11,8 +12,9 @@ const fields = {
   tokenAddress: z
     .string({ error: "Token address is required" })
     .trim()
-    .min(1, { error: "Token address is required" })
-    .max(255, { error: "Token address must be at most 255 characters" }),
+    .min(1, { error: "Token address is required", abort: true })
+    .max(255, { error: "Token address must be at most 255 characters", abort: true })
+    .refine(isSolanaAddress, { error: SOLANA_ADDRESS_MESSAGE }),
   symbol: z
     .string({ error: "Symbol must be a string" })
     .max(50, { error: "Symbol must be at most 50 characters" })
