@@ -210,6 +210,12 @@ t(
     expect(cells.join(" ")).toMatch(/\d SOL/); // the P/L column
     await page.getByRole("row").filter({ hasText: "BUY" }).first().waitFor();
     await shoot("agent-history");
+    // The export is a button (the route needs the Authorization header): a real CSV download.
+    const downloading = page.waitForEvent("download");
+    await page.getByRole("button", { name: "Export swaps CSV" }).click();
+    const csv = await Bun.file((await (await downloading).path()) as string).text();
+    expect(csv.split(/\r?\n/)[0]).toStartWith("id,tokenAddress,tokenSymbol");
+    expect(csv).toContain("BONK");
   },
   STEP_MS,
 );
