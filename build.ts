@@ -14,6 +14,7 @@ import { mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { embeddedMigrationProblems } from "./scripts/check-embedded-migrations.ts";
+import { bundleDashboard } from "./src/dashboard/bundle-ui.ts";
 
 const root = import.meta.dir;
 const TARGET_PATTERN = /^bun-(linux|darwin|windows)-(x64|arm64|aarch64)(-baseline|-modern)?(-musl|-glibc)?$/;
@@ -67,6 +68,19 @@ const commit = (() => {
 
 mkdirSync(outdir, { recursive: true });
 
+// The web dashboard's files travel inside the binary as one defined string (src/dashboard/assets.ts).
+const dashboard = await bundleDashboard().catch((err) => {
+  console.error(`dashboard: ${describe(err)}`);
+  process.exit(1);
+});
+const dashboardJs = dashboard.files
+  .filter((f) => f.path.endsWith(".js"))
+  .map((f) => f.body)
+  .join("");
+console.log(
+  `dashboard: ${(Bun.gzipSync(new TextEncoder().encode(dashboardJs)).length / 1024).toFixed(1)} KiB of gzipped JavaScript`,
+);
+
 /** Which target names describe this machine (those binaries can be smoke-run here). */
 const hostArch = process.arch === "arm64" ? ["arm64", "aarch64"] : [process.arch];
 const runsHere = (t: string) => {
@@ -88,7 +102,10 @@ async function compile(outfile: string, target?: string): Promise<void> {
     minify: true,
     // Embedded in the executable, so stack traces name src/ files and lines.
     sourcemap: "linked",
-    define: { "process.env.TRADING_AGENT_BUILD_COMMIT": JSON.stringify(commit) },
+    define: {
+      "process.env.TRADING_AGENT_BUILD_COMMIT": JSON.stringify(commit),
+      "process.env.TRADING_AGENT_DASHBOARD_BUNDLE": JSON.stringify(JSON.stringify(dashboard)),
+    },
   });
   if (!result.success) throw new AggregateError(result.logs, "Bundle failed");
   // The sourcemap is inside the binary; the loose .map beside it is not needed to run.

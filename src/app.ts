@@ -2,6 +2,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
 import { HTTPException } from "hono/http-exception";
+import { dashboardRoutes } from "./dashboard/serve.ts";
 import {
   AppError,
   AuthenticationError,
@@ -146,6 +147,7 @@ function mountRoutes(app: OpenAPIHono<AppEnv>, s: AppDeps): void {
   app.route("/api/v1/agent-historical-swaps", agentHistoricalSwapRoutes(s));
   app.route("/api/v1/events", eventRoutes(s));
   app.route("/v1", publicRoutes(s));
+  app.route("/", dashboardRoutes()); // the web dashboard (issue 14): main port only
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
     type: "http",

@@ -110,6 +110,9 @@ export const OPERATIONS: Record<Key, OperationDoc> = {
     summary: "Delete a historical swap",
   },
 
+  "GET /": { operationId: "getDashboard", summary: "The web dashboard (HTML page)" },
+  "GET /dashboard/{file}": { operationId: "getDashboardAsset", summary: "A script or stylesheet of the dashboard" },
+
   "GET /api/v1/events": { operationId: "streamEvents", summary: "Live events of the caller (Server-Sent Events)" },
 
   "GET /v1/platform/health": { operationId: "publicHealth", summary: "Health check" },
@@ -146,6 +149,7 @@ export const TAGS: Array<{ name: string; description: string }> = [
   { name: "events", description: "Live event stream" },
   { name: "health", description: "Health, readiness and metrics" },
   { name: "public", description: "Read-only public API (any API key)" },
+  { name: "dashboard", description: "The web dashboard served by the binary" },
 ];
 
 type Operation = { summary?: string; operationId?: string; security?: unknown; tags?: string[] };

@@ -114,6 +114,15 @@ test("start, log in, create an agent, SIGTERM (exit 0), start again and find the
     });
     expect(found.status).toBe(200);
     expect(((await found.json()) as { id: string; name: string }).name).toBe("binary-e2e");
+    // The dashboard is inside the binary (issue 14): the page and its script, from an empty directory.
+    const page = await fetch(`${second.url}/`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-security-policy")).toContain("script-src 'self'");
+    const script = /src="(\/dashboard\/app-[0-9a-f]+\.js)"/.exec(await page.text())?.[1];
+    expect(script).toBeDefined();
+    const js = await fetch(`${second.url}${script}`);
+    expect(js.status).toBe(200);
+    expect((await js.text()).length).toBeGreaterThan(10_000);
     // The access token of the first run still works: the generated JWT secret was kept too.
     expect(
       (await fetch(`${second.url}/api/v1/auth/me`, { headers: { authorization: `Bearer ${token}` } })).status,

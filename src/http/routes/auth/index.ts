@@ -1,13 +1,16 @@
 import { createRoute } from "@hono/zod-openapi";
+import { ValidationError } from "../../../errors.ts";
 import type { AppDeps } from "../../app-env.ts";
 import { clientAddress } from "../../client-address.ts";
 import { rateLimit } from "../../rate-limit.ts";
 import { createRouter } from "../../router.ts";
 import { bearerSecurity, errorResponses, jsonContent, SuccessMessageSchema } from "../../schemas.ts";
+import { clearRefreshCookie, refreshTokenFromCookie, setRefreshCookie, wantsRefreshCookie } from "./refresh-cookie.ts";
 import {
   LoginBody,
   LoginResponse,
   LogoutBody,
+  REFRESH_REQUIRED,
   RefreshBody,
   RegisterBody,
   TokenPairSchema,
@@ -63,6 +66,7 @@ const logout = createRoute({
 
 export function authRoutes(s: AppDeps) {
   const router = createRouter();
+  const trustProxy = s.config.TRUST_PROXY;
   const perAddress = rateLimit(s.limiters.login, (c) => `login:${clientAddress(c, s.config.TRUST_PROXY)}`);
 
   router.use("/login", perAddress);
@@ -73,21 +77,32 @@ export function authRoutes(s: AppDeps) {
   return router
     .openapi(login, async (c) => {
       const { email, password, rememberMe } = c.req.valid("json");
-      return c.json(await s.accounts.login(email, password, rememberMe ?? false), 200);
+      const result = await s.accounts.login(email, password, rememberMe ?? false);
+      if (!wantsRefreshCookie(c)) return c.json(result, 200);
+      // Dashboard login: the refresh token goes into the HttpOnly cookie, never into the body.
+      const { refreshToken, ...rest } = result;
+      setRefreshCookie(c, refreshToken, trustProxy);
+      return c.json(rest, 200);
     })
     .openapi(register, async (c) => {
       const { email, password } = c.req.valid("json");
       return c.json(await s.accounts.register(email, password, s.config.ALLOW_REGISTRATION), 201);
     })
     .openapi(refresh, async (c) => {
-      const { refreshToken } = c.req.valid("json");
-      return c.json(await s.accounts.refresh(refreshToken), 200);
+      const token = c.req.valid("json").refreshToken ?? refreshTokenFromCookie(c);
+      if (!token) throw new ValidationError(REFRESH_REQUIRED);
+      const pair = await s.accounts.refresh(token);
+      if (!wantsRefreshCookie(c)) return c.json(pair, 200);
+      setRefreshCookie(c, pair.refreshToken, trustProxy);
+      return c.json({ accessToken: pair.accessToken }, 200);
     })
     .openapi(me, (c) => c.json(s.accounts.me(c.get("auth").userId), 200))
     .openapi(logout, async (c) => {
       const auth = c.get("auth");
       const body = c.req.valid("json");
-      await s.accounts.logout(auth.userId, auth.jti as string, auth.exp as number, body?.refreshToken);
+      const refreshToken = body?.refreshToken ?? refreshTokenFromCookie(c);
+      if (wantsRefreshCookie(c)) clearRefreshCookie(c, trustProxy);
+      await s.accounts.logout(auth.userId, auth.jti as string, auth.exp as number, refreshToken);
       return c.json({ success: true, message: "Logged out successfully" }, 200);
     });
 }

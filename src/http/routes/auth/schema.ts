@@ -17,9 +17,12 @@ export const RegisterBody = z
   })
   .openapi("RegisterRequest", { example: { email: "new.user@example.com", password: "S3cure!pass" } });
 
+export const REFRESH_REQUIRED = "Refresh token is required";
+
+/** refreshToken may instead come from the dashboard's cookie (refresh-cookie.ts). */
 export const RefreshBody = z
   .object({
-    refreshToken: z.string({ error: "Refresh token is required" }).min(1, { error: "Refresh token is required" }),
+    refreshToken: z.string({ error: REFRESH_REQUIRED }).min(1, { error: REFRESH_REQUIRED }).optional(),
   })
   .openapi("RefreshRequest", { example: { refreshToken: "<refresh token>" } });
 
@@ -29,5 +32,12 @@ export const LogoutBody = z
 
 export const UserSchema = z.object({ id: z.string().uuid(), email: z.string(), createdAt: z.string() }).openapi("User");
 
-export const TokenPairSchema = z.object({ accessToken: z.string(), refreshToken: z.string() }).openapi("TokenPair");
+export const TokenPairSchema = z
+  .object({
+    accessToken: z.string(),
+    refreshToken: z.string().optional().openapi({
+      description: "Absent when the request sent `X-Refresh-Cookie: 1`: the token is then in an HttpOnly cookie",
+    }),
+  })
+  .openapi("TokenPair");
 export const LoginResponse = TokenPairSchema.extend({ user: UserSchema }).openapi("LoginResponse");

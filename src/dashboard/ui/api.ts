@@ -1,0 +1,154 @@
+import { signal } from "@preact/signals";
+
+// The dashboard's only door to the service: same-origin fetches to /api/v1. The access token
+// lives in memory only; the refresh token sits in an HttpOnly cookie (server: refresh-cookie.ts)
+// that page scripts cannot read, so a reload resumes the session with one POST /auth/refresh.
+
+export interface User {
+  id: string;
+  email: string;
+  createdAt: string;
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly details?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+export const session = signal<{ accessToken: string; user: User } | null>(null);
+/** False until the first attempt to resume a session from the cookie has finished. */
+export const sessionChecked = signal(false);
+
+const COOKIE_MODE = { "X-Refresh-Cookie": "1" };
+let refreshing: Promise<string | null> | null = null;
+
+async function postRefresh(): Promise<string | null> {
+  const res = await fetch("/api/v1/auth/refresh", {
+    method: "POST",
+    headers: { "Content-Type": "application/json", ...COOKIE_MODE },
+    body: "{}",
+    credentials: "same-origin",
+  });
+  if (!res.ok) return null;
+  return ((await res.json()) as { accessToken: string }).accessToken;
+}
+
+/**
+ * A fresh access token from the cookie; null when the session is gone. Tabs refresh one at a
+ * time (Web Locks): refresh tokens rotate, and two tabs presenting the same one would look like
+ * theft and end the session.
+ */
+export function refreshAccess(): Promise<string | null> {
+  if (!refreshing) {
+    const locks = (navigator as Navigator & { locks?: LockManager }).locks;
+    const run: Promise<string | null> = locks
+      ? (locks.request("trading-agent-refresh", () => postRefresh()) as unknown as Promise<string | null>)
+      : postRefresh();
+    refreshing = run
+      .then((token) => {
+        if (token && session.value) session.value = { ...session.value, accessToken: token };
+        if (!token) session.value = null;
+        return token;
+      })
+      .catch(() => null)
+      .finally(() => {
+        refreshing = null;
+      });
+  }
+  return refreshing;
+}
+
+/** On page load: resume the session from the cookie when there is one. */
+export async function resumeSession(): Promise<void> {
+  try {
+    const token = await postRefresh();
+    if (token) {
+      const me = await fetch("/api/v1/auth/me", { headers: { Authorization: `Bearer ${token}` } });
+      if (me.ok) session.value = { accessToken: token, user: (await me.json()) as User };
+    }
+  } finally {
+    sessionChecked.value = true;
+  }
+}
+
+export async function login(email: string, password: string, rememberMe: boolean): Promise<void> {
+  const res = await fetch("/api/v1/auth/login", {
+    method: "POST",
+    headers: { "Content-Type": "application/json", ...COOKIE_MODE },
+    body: JSON.stringify({ email, password, rememberMe }),
+    credentials: "same-origin",
+  });
+  const body = (await res.json().catch(() => ({}))) as { accessToken?: string; user?: User; error?: string };
+  if (!res.ok || !body.accessToken || !body.user) throw new ApiError(res.status, body.error ?? "Login failed");
+  session.value = { accessToken: body.accessToken, user: body.user };
+}
+
+export async function logout(): Promise<void> {
+  const token = session.value?.accessToken;
+  session.value = null;
+  if (!token) return;
+  await fetch("/api/v1/auth/logout", {
+    method: "POST",
+    headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json", ...COOKIE_MODE },
+    body: "{}",
+    credentials: "same-origin",
+  }).catch(() => {});
+}
+
+async function send(method: string, path: string, body: unknown, token: string | undefined): Promise<Response> {
+  const headers: Record<string, string> = {};
+  if (token) headers.Authorization = `Bearer ${token}`;
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  return fetch(`/api/v1${path}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+    credentials: "omit",
+  });
+}
+
+/** Raw response with the access token, refreshed once on a 401. */
+export async function authorized(method: string, path: string, body?: unknown): Promise<Response> {
+  let res = await send(method, path, body, session.value?.accessToken);
+  if (res.status === 401 && session.value) {
+    const token = await refreshAccess();
+    if (token) res = await send(method, path, body, token);
+  }
+  return res;
+}
+
+/** JSON call; a non-2xx answer becomes an ApiError with the spec's `error` and `details`. */
+export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const res = await authorized(method, path, body);
+  const data = (await res.json().catch(() => null)) as { error?: string; details?: unknown } | null;
+  if (!res.ok) throw new ApiError(res.status, data?.error ?? `Request failed (${res.status})`, data?.details);
+  return data as T;
+}
+
+export const get = <T>(path: string) => api<T>("GET", path);
+
+/** Saves a CSV export (the export routes need the Authorization header, so a plain link cannot). */
+export async function download(path: string, filename: string): Promise<void> {
+  const res = await authorized("GET", path);
+  if (!res.ok) throw new ApiError(res.status, `Export failed (${res.status})`);
+  const url = URL.createObjectURL(await res.blob());
+  const a = document.createElement("a");
+  a.href = url;
+  a.download = filename;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+export const query = (params: Record<string, string | number | boolean | undefined | null>): string => {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && v !== "") q.set(k, String(v));
+  const s = q.toString();
+  return s ? `?${s}` : "";
+};

@@ -1,0 +1,105 @@
+import type { ComponentChildren } from "preact";
+import { useEffect, useState } from "preact/hooks";
+import { ApiError } from "./api.ts";
+
+// Small building blocks. Every input has a visible label and every action is a button with text,
+// so keyboards, screen readers and browser tests find them by role and name.
+
+export function ErrorNote({ error }: { error: unknown }) {
+  if (!error) return null;
+  const message = error instanceof Error ? error.message : String(error);
+  const details = error instanceof ApiError && Array.isArray(error.details) ? (error.details as unknown[]) : [];
+  return (
+    <div class="error" role="alert">
+      {message}
+      {details.length > 0 && (
+        <ul>
+          {details.map((d) => (
+            <li key={String(d)}>{typeof d === "string" ? d : JSON.stringify(d)}</li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+export function Section(props: { title: string; children: ComponentChildren; actions?: ComponentChildren }) {
+  return (
+    <section class="card" aria-label={props.title}>
+      <header class="card-head">
+        <h2>{props.title}</h2>
+        {props.actions && <div class="row">{props.actions}</div>}
+      </header>
+      {props.children}
+    </section>
+  );
+}
+
+/**
+ * A button that asks before acting: the first press shows "Confirm …" and "Cancel" in place;
+ * only the confirmation runs the action.
+ */
+export function ConfirmButton(props: {
+  label: string;
+  confirmLabel: string;
+  question: string;
+  onConfirm: () => Promise<unknown>;
+  danger?: boolean;
+}) {
+  const [asking, setAsking] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  if (!asking) {
+    return (
+      <button type="button" class={props.danger ? "danger" : ""} onClick={() => setAsking(true)}>
+        {props.label}
+      </button>
+    );
+  }
+  return (
+    <fieldset class="confirm" aria-label={props.question}>
+      <span>{props.question}</span>
+      <button
+        type="button"
+        class="danger"
+        disabled={busy}
+        onClick={async () => {
+          setBusy(true);
+          setError(null);
+          try {
+            await props.onConfirm();
+            setAsking(false);
+          } catch (err) {
+            setError(err);
+          } finally {
+            setBusy(false);
+          }
+        }}
+      >
+        {props.confirmLabel}
+      </button>
+      <button type="button" onClick={() => setAsking(false)}>
+        Cancel
+      </button>
+      <ErrorNote error={error} />
+    </fieldset>
+  );
+}
+
+/** Loads data on mount and when `deps` change; `reload` fetches again. */
+export function useLoad<T>(load: () => Promise<T>, deps: unknown[]) {
+  const [state, setState] = useState<{ data?: T; error?: unknown; loading: boolean }>({ loading: true });
+  const [tick, setTick] = useState(0);
+  useEffect(() => {
+    let live = true;
+    setState((s) => ({ ...s, loading: true }));
+    load().then(
+      (data) => live && setState({ data, loading: false }),
+      (error) => live && setState({ error, loading: false }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [...deps, tick]);
+  return { ...state, reload: () => setTick((t) => t + 1) };
+}

@@ -1,0 +1,96 @@
+import { signal } from "@preact/signals";
+import { refreshAccess, session } from "./api.ts";
+
+// One EventSource for the whole page: GET /api/v1/events with the access token in the query
+// (EventSource cannot send headers). The server ends the stream when that token expires; the
+// browser's own reconnect then gets 401 and gives up, so on a closed stream we fetch a fresh
+// token and reopen from the last event id (?lastEventId=): nothing is lost in between.
+
+export type EventType =
+  | "signal.created"
+  | "trade.executed"
+  | "trade.failed"
+  | "position.opened"
+  | "position.updated"
+  | "position.closed"
+  | "price.sol";
+
+export interface ServiceEvent {
+  id: number;
+  type: EventType;
+  time: string;
+  data: Record<string, unknown>;
+}
+
+const TYPES: EventType[] = [
+  "signal.created",
+  "trade.executed",
+  "trade.failed",
+  "position.opened",
+  "position.updated",
+  "position.closed",
+  "price.sol",
+];
+
+export const streamState = signal<"off" | "connecting" | "open" | "reconnecting">("off");
+/** The latest events (newest first), for the overview's feed. */
+export const recentEvents = signal<ServiceEvent[]>([]);
+
+const listeners = new Set<(e: ServiceEvent) => void>();
+let source: EventSource | null = null;
+let lastId: string | null = null;
+let retry: ReturnType<typeof setTimeout> | undefined;
+
+export function onEvent(fn: (e: ServiceEvent) => void): () => void {
+  listeners.add(fn);
+  return () => listeners.delete(fn);
+}
+
+function dispatch(raw: MessageEvent<string>): void {
+  if (raw.lastEventId) lastId = raw.lastEventId;
+  let e: ServiceEvent;
+  try {
+    e = JSON.parse(raw.data) as ServiceEvent;
+  } catch {
+    return;
+  }
+  if (e.type !== "price.sol") recentEvents.value = [e, ...recentEvents.value].slice(0, 50);
+  for (const fn of listeners) fn(e);
+}
+
+export function startStream(): void {
+  if (source || !session.value) return;
+  clearTimeout(retry);
+  const params = new URLSearchParams({ access_token: session.value.accessToken });
+  if (lastId) params.set("lastEventId", lastId);
+  streamState.value = streamState.value === "off" ? "connecting" : "reconnecting";
+  const es = new EventSource(`/api/v1/events?${params}`);
+  source = es;
+  es.onopen = () => {
+    streamState.value = "open";
+  };
+  for (const t of TYPES) es.addEventListener(t, dispatch as EventListener);
+  es.onerror = () => {
+    if (es.readyState !== EventSource.CLOSED) {
+      streamState.value = "reconnecting";
+      return;
+    }
+    es.close();
+    source = null;
+    streamState.value = "reconnecting";
+    retry = setTimeout(async () => {
+      if (!session.value) return;
+      await refreshAccess();
+      startStream();
+    }, 2_000);
+  };
+}
+
+export function stopStream(): void {
+  clearTimeout(retry);
+  source?.close();
+  source = null;
+  lastId = null;
+  streamState.value = "off";
+  recentEvents.value = [];
+}

@@ -1,0 +1,77 @@
+import "uplot/dist/uPlot.min.css";
+import "./style.css";
+import "./parts.css";
+import { render } from "preact";
+import { useEffect } from "preact/hooks";
+import { logout, resumeSession, session, sessionChecked } from "./api.ts";
+import { startStream, stopStream, streamState } from "./live.ts";
+import { AgentPage } from "./pages/agent.tsx";
+import { ApiKeysPage } from "./pages/api-keys.tsx";
+import { LoginPage } from "./pages/login.tsx";
+import { OverviewPage } from "./pages/overview.tsx";
+import { SignalDetailPage, SignalsPage } from "./pages/signals.tsx";
+import { href, route } from "./router.ts";
+
+// The dashboard (issue 14): one page, hash routes, Preact with signals. Pages fetch from
+// /api/v1 with the access token; live changes arrive on the event stream (live.ts).
+
+function Nav() {
+  const [top] = route.value;
+  const link = (to: string, label: string, active: boolean) => (
+    <a href={to} aria-current={active ? "page" : undefined}>
+      {label}
+    </a>
+  );
+  return (
+    <header class="topbar">
+      <nav aria-label="Main">
+        {link(href(), "Overview", !top || top === "agents")}
+        {link(href("signals"), "Signals", top === "signals")}
+        {link(href("api-keys"), "API keys", top === "api-keys")}
+      </nav>
+      <div class="row">
+        <span class={`stream ${streamState.value}`} title="Live event stream">
+          {streamState.value === "open" ? "Live" : streamState.value === "off" ? "Offline" : "Reconnecting…"}
+        </span>
+        <span class="muted hide-narrow">{session.value?.user.email}</span>
+        <button type="button" onClick={() => void logout()}>
+          Log out
+        </button>
+      </div>
+    </header>
+  );
+}
+
+function Page() {
+  const [top, id, tab] = route.value;
+  if (top === "agents" && id) return <AgentPage id={id} tab={tab ?? "positions"} />;
+  if (top === "signals" && id) return <SignalDetailPage id={id} />;
+  if (top === "signals") return <SignalsPage />;
+  if (top === "api-keys") return <ApiKeysPage />;
+  return <OverviewPage />;
+}
+
+function App() {
+  const loggedIn = session.value !== null;
+  useEffect(() => {
+    if (loggedIn) startStream();
+    else stopStream();
+  }, [loggedIn]);
+  if (!sessionChecked.value) return <p class="muted center">Loading…</p>;
+  if (!loggedIn) return <LoginPage />;
+  return (
+    <>
+      <Nav />
+      <main>
+        <Page />
+      </main>
+    </>
+  );
+}
+
+const root = document.getElementById("app");
+if (root) {
+  root.textContent = "";
+  render(<App />, root);
+  void resumeSession();
+}

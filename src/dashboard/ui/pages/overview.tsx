@@ -1,0 +1,258 @@
+import { useEffect, useState } from "preact/hooks";
+import { api, get } from "../api.ts";
+import { ErrorNote, Section, useLoad } from "../components.tsx";
+import { fmtNum, fmtSol, fmtTime, fmtUsd, plClass, short } from "../format.ts";
+import { onEvent, recentEvents } from "../live.ts";
+import { href, navigate } from "../router.ts";
+import { type Agent, type Balance, type Performance, SOL_MINT, type SolPrice } from "../types.ts";
+
+// Overview (issue 14 page 2): every agent with its switches and figures, the SOL price, the
+// data sources and a live feed of signals and trades.
+
+interface AgentRow {
+  agent: Agent;
+  performance: Performance | null;
+  solBalance: string | null;
+}
+
+async function loadAgents(): Promise<AgentRow[]> {
+  const agents = await get<Agent[]>("/agents");
+  return Promise.all(
+    agents.map(async (agent) => {
+      const [performance, balances] = await Promise.all([
+        get<Performance>(`/agents/${agent.id}/performance`).catch(() => null),
+        get<Balance[]>(`/agent-balances?agentId=${agent.id}`).catch(() => [] as Balance[]),
+      ]);
+      // The SOL of the wallet the agent trades with now (simulation wallets start with sim_).
+      const sim = agent.tradingMode === "simulation";
+      const sol = balances.find((b) => b.tokenAddress === SOL_MINT && b.walletAddress.startsWith("sim_") === sim);
+      return { agent, performance, solBalance: sol?.balance ?? null };
+    }),
+  );
+}
+
+function CreateAgent({ onCreated }: { onCreated: (a: Agent) => void }) {
+  const [name, setName] = useState("");
+  const [mode, setMode] = useState("simulation");
+  const [error, setError] = useState<unknown>(null);
+  return (
+    <form
+      class="row wrap"
+      onSubmit={async (e) => {
+        e.preventDefault();
+        setError(null);
+        try {
+          const agent = await api<Agent>("POST", "/agents", { name, tradingMode: mode });
+          setName("");
+          onCreated(agent);
+        } catch (err) {
+          setError(err);
+        }
+      }}
+    >
+      <label>
+        Agent name
+        <input value={name} maxLength={255} onInput={(e) => setName(e.currentTarget.value)} />
+      </label>
+      <label>
+        Trading mode
+        <select value={mode} onChange={(e) => setMode(e.currentTarget.value)}>
+          <option value="simulation">simulation</option>
+          <option value="live">live</option>
+        </select>
+      </label>
+      <button type="submit" class="primary">
+        Create agent
+      </button>
+      <ErrorNote error={error} />
+    </form>
+  );
+}
+
+export function AutomationSwitch(props: { agent: Agent; mode: "simulation" | "live"; onChange: (a: Agent) => void }) {
+  const field = props.mode === "simulation" ? "automatedTradingSimulation" : "automatedTradingLive";
+  const [error, setError] = useState<unknown>(null);
+  return (
+    <label class="check">
+      <input
+        type="checkbox"
+        role="switch"
+        aria-checked={props.agent[field]}
+        checked={props.agent[field]}
+        onChange={async (e) => {
+          const checked = e.currentTarget.checked;
+          setError(null);
+          try {
+            props.onChange(await api<Agent>("PUT", `/agents/${props.agent.id}`, { [field]: checked }));
+          } catch (err) {
+            setError(err);
+          }
+        }}
+      />
+      {props.mode === "simulation" ? "Simulation automation" : "Live automation"}
+      <ErrorNote error={error} />
+    </label>
+  );
+}
+
+function AgentCard({ row, onChange }: { row: AgentRow; onChange: (a: Agent) => void }) {
+  const { agent, performance: p } = row;
+  return (
+    <article class="agent card" aria-label={`Agent ${agent.name}`}>
+      <header class="card-head">
+        <h3>
+          <a href={href("agents", agent.id)}>{agent.name}</a>
+        </h3>
+        <span class={`badge ${agent.tradingMode}`}>{agent.tradingMode}</span>
+      </header>
+      <div class="row wrap">
+        <AutomationSwitch agent={agent} mode="simulation" onChange={onChange} />
+        <AutomationSwitch agent={agent} mode="live" onChange={onChange} />
+      </div>
+      <dl class="figures">
+        <dt>SOL balance</dt>
+        <dd>{row.solBalance === null ? "–" : fmtSol(row.solBalance)}</dd>
+        <dt>Open positions</dt>
+        <dd>{p?.openPositions ?? "–"}</dd>
+        <dt>Realized P/L</dt>
+        <dd class={plClass(p?.realizedProfitLossSol)}>{p ? fmtSol(p.realizedProfitLossSol) : "–"}</dd>
+        <dt>Unrealized P/L</dt>
+        <dd class={plClass(p?.unrealizedProfitLossSol)}>{p ? fmtSol(p.unrealizedProfitLossSol) : "–"}</dd>
+      </dl>
+    </article>
+  );
+}
+
+function SolPriceCard() {
+  const { data, error, reload } = useLoad(() => get<SolPrice>("/price-feeds/sol-usd"), []);
+  const [live, setLive] = useState<SolPrice | null>(null);
+  useEffect(() => onEvent((e) => e.type === "price.sol" && setLive(e.data as unknown as SolPrice)), []);
+  const price = live ?? data;
+  return (
+    <Section
+      title="SOL price"
+      actions={
+        <button type="button" onClick={reload}>
+          Refresh price
+        </button>
+      }
+    >
+      {price ? (
+        <p class="big">
+          {fmtUsd(price.price)} {price.isStale && <span class="badge warn">stale</span>}
+          <span class="muted small">
+            {" "}
+            {price.source} · {fmtTime(price.lastUpdated)}
+          </span>
+        </p>
+      ) : (
+        <ErrorNote error={error} />
+      )}
+    </Section>
+  );
+}
+
+function DataSourcesCard() {
+  const { data, error } = useLoad(
+    () => get<Record<string, { configured: boolean; reachable?: boolean | null }>>("/data-sources/status"),
+    [],
+  );
+  return (
+    <Section title="Data sources">
+      <ErrorNote error={error} />
+      <ul class="plain">
+        {Object.entries(data ?? {}).map(([name, s]) => (
+          <li key={name} class="row">
+            <span>{name}</span>
+            <span class={`badge ${s.configured ? "ok" : ""}`}>{s.configured ? "configured" : "not configured"}</span>
+            {s.reachable !== undefined && (
+              <span class={`badge ${s.reachable === true ? "ok" : s.reachable === false ? "warn" : ""}`}>
+                {s.reachable === null ? "not tried" : s.reachable ? "reachable" : "unreachable"}
+              </span>
+            )}
+          </li>
+        ))}
+      </ul>
+    </Section>
+  );
+}
+
+function describeEvent(e: { type: string; data: Record<string, unknown> }): string {
+  const d = e.data;
+  const sig = d.signal as Record<string, unknown> | undefined;
+  switch (e.type) {
+    case "signal.created":
+      return `Signal #${sig?.id} ${sig?.signalType} ${sig?.symbol ?? sig?.tokenAddress} (strength ${sig?.signalStrength})`;
+    case "trade.executed":
+      return `${String(d.side).toUpperCase()} ${d.tokenSymbol ?? short(String(d.tokenAddress ?? ""))} ${d.amountSol ? `${fmtNum(d.amountSol)} SOL` : d.proceedsSol ? `→ ${fmtNum(d.proceedsSol)} SOL` : ""} (${d.mode})`;
+    case "trade.failed":
+      return `${String(d.side).toUpperCase()} failed: ${d.reason}`;
+    case "position.opened":
+      return `Position opened: ${d.tokenSymbol ?? d.tokenAddress}`;
+    case "position.closed":
+      return `Position closed (${d.reason}): P/L ${fmtSol(d.profitLossSol)}`;
+    default:
+      return `${e.type}`;
+  }
+}
+
+function LiveFeed() {
+  const events = recentEvents.value.filter((e) => e.type !== "position.updated");
+  return (
+    <Section title="Live feed">
+      {events.length === 0 ? (
+        <p class="muted">Signals and trades appear here as they happen.</p>
+      ) : (
+        <ol class="plain feed" aria-live="polite">
+          {events.map((e) => (
+            <li key={e.id}>
+              <time class="muted small">{new Date(e.time).toLocaleTimeString()}</time> {describeEvent(e)}
+            </li>
+          ))}
+        </ol>
+      )}
+    </Section>
+  );
+}
+
+export function OverviewPage() {
+  const { data, error, reload } = useLoad(loadAgents, []);
+  const [rows, setRows] = useState<AgentRow[]>([]);
+  useEffect(() => setRows(data ?? []), [data]);
+  // Figures change with trades: reload (at most every 2 s) when a trade or position event arrives.
+  useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const off = onEvent((e) => {
+      if (e.type.startsWith("position.") || e.type.startsWith("trade.")) {
+        timer ??= setTimeout(() => {
+          timer = undefined;
+          reload();
+        }, 2_000);
+      }
+    });
+    return () => {
+      off();
+      clearTimeout(timer);
+    };
+  }, []);
+  const replace = (a: Agent) => setRows((rs) => rs.map((r) => (r.agent.id === a.id ? { ...r, agent: a } : r)));
+  return (
+    <div class="grid">
+      <Section title="Agents">
+        <CreateAgent onCreated={(a) => navigate("agents", a.id)} />
+        <ErrorNote error={error} />
+        {rows.length === 0 && !error && <p class="muted">No agents yet.</p>}
+        <div class="cards">
+          {rows.map((r) => (
+            <AgentCard key={r.agent.id} row={r} onChange={replace} />
+          ))}
+        </div>
+      </Section>
+      <div class="stack">
+        <SolPriceCard />
+        <DataSourcesCard />
+        <LiveFeed />
+      </div>
+    </div>
+  );
+}

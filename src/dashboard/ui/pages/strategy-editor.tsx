@@ -1,0 +1,234 @@
+import { useEffect, useState } from "preact/hooks";
+import { ApiError, api, get } from "../api.ts";
+import { ConfirmButton, ErrorNote, Section } from "../components.tsx";
+import {
+  CONFIG_FIELDS,
+  CONFIG_GROUPS,
+  type ConfigField,
+  getPath,
+  guessField,
+  leafPaths,
+  messagesByField,
+  setPath,
+} from "../config-fields.ts";
+
+// The strategy editor: one labelled input per configuration field with its default, unit and
+// range; Save sends the whole form as {config}; the API's validation messages (`details`) are
+// shown next to the field they name. "Reset to defaults" sends {config: null}.
+
+type Config = Record<string, unknown>;
+/** Form values as typed (strings for numbers and lists, booleans for switches). */
+type Draft = Record<string, string | boolean>;
+
+function toDraft(config: Config, fields: ConfigField[]): Draft {
+  const d: Draft = {};
+  for (const f of fields) {
+    const v = getPath(config, f.path);
+    if (f.kind === "boolean") d[f.path] = v === true;
+    else if (f.kind === "tokenList") d[f.path] = Array.isArray(v) ? v.join("\n") : "";
+    else d[f.path] = v === null || v === undefined ? "" : String(v);
+  }
+  return d;
+}
+
+/** Numbers that do not parse are sent as typed, so the API's own message explains them. */
+function fromDraft(draft: Draft, fields: ConfigField[]): Config {
+  const out: Config = {};
+  for (const f of fields) {
+    const raw = draft[f.path];
+    let value: unknown = raw;
+    if (f.kind === "tokenList") {
+      value = String(raw)
+        .split(/[\s,]+/)
+        .filter(Boolean);
+    } else if (f.kind === "number" || f.kind === "integer" || f.kind === "nullableNumber") {
+      const text = String(raw).trim();
+      value =
+        text === "" ? (f.kind === "nullableNumber" ? null : text) : Number.isFinite(Number(text)) ? Number(text) : text;
+    }
+    setPath(out, f.path, value);
+  }
+  return out;
+}
+
+const fieldsFor = (config: Config): ConfigField[] => {
+  const known = new Set(CONFIG_FIELDS.map((f) => f.path));
+  const extra = leafPaths(config)
+    .filter((p) => !known.has(p))
+    .map((p) => guessField(p, getPath(config, p)));
+  return [...CONFIG_FIELDS, ...extra];
+};
+
+const showDefault = (v: unknown) =>
+  v === null ? "none" : Array.isArray(v) ? (v.length ? v.join(", ") : "none") : String(v);
+const inputId = (path: string) => `cfg-${path.replace(/\./g, "-")}`;
+
+function FieldInput(props: {
+  field: ConfigField;
+  value: string | boolean;
+  errors?: string[];
+  onChange: (v: string | boolean) => void;
+}) {
+  const { field: f, value, errors } = props;
+  const id = inputId(f.path);
+  const hint = [f.default !== undefined ? `Default ${showDefault(f.default)}` : "", f.unit ?? "", f.range ?? ""]
+    .filter(Boolean)
+    .join(" · ");
+  const describedBy = `${id}-hint${errors ? ` ${id}-error` : ""}`;
+  const common = { id, "aria-describedby": describedBy, "aria-invalid": errors ? true : undefined };
+  let input: preact.JSX.Element;
+  if (f.kind === "boolean") {
+    input = (
+      <input
+        type="checkbox"
+        {...common}
+        checked={value === true}
+        onChange={(e) => props.onChange(e.currentTarget.checked)}
+      />
+    );
+  } else if (f.kind === "choice") {
+    input = (
+      <select {...common} value={String(value)} onChange={(e) => props.onChange(e.currentTarget.value)}>
+        {(f.choices ?? []).map((c) => (
+          <option key={c} value={c}>
+            {c}
+          </option>
+        ))}
+      </select>
+    );
+  } else if (f.kind === "tokenList") {
+    input = (
+      <textarea {...common} rows={3} value={String(value)} onInput={(e) => props.onChange(e.currentTarget.value)} />
+    );
+  } else {
+    input = (
+      <input
+        {...common}
+        type="text"
+        inputMode="decimal"
+        value={String(value)}
+        placeholder={f.kind === "nullableNumber" ? "none" : undefined}
+        onInput={(e) => props.onChange(e.currentTarget.value)}
+      />
+    );
+  }
+  return (
+    <div class={`field ${f.kind === "boolean" ? "inline" : ""} ${errors ? "invalid" : ""}`}>
+      <label for={id}>{f.label}</label>
+      {input}
+      <small id={`${id}-hint`} class="muted">
+        {hint}
+      </small>
+      {errors && (
+        <small id={`${id}-error`} class="field-error" role="alert">
+          {errors.join("; ")}
+        </small>
+      )}
+    </div>
+  );
+}
+
+export function StrategyEditor({ agentId }: { agentId: string }) {
+  const [fields, setFields] = useState<ConfigField[]>([]);
+  const [draft, setDraft] = useState<Draft | null>(null);
+  const [errors, setErrors] = useState<Map<string, string[]>>(new Map());
+  const [error, setError] = useState<unknown>(null);
+  const [saved, setSaved] = useState("");
+
+  const adopt = (config: Config) => {
+    const fs = fieldsFor(config);
+    setFields(fs);
+    setDraft(toDraft(config, fs));
+    setErrors(new Map());
+  };
+
+  useEffect(() => {
+    get<{ config: Config }>(`/agents/${agentId}/config`).then((r) => adopt(r.config), setError);
+  }, [agentId]);
+
+  const save = async (e: Event) => {
+    e.preventDefault();
+    if (!draft) return;
+    setError(null);
+    setSaved("");
+    try {
+      const r = await api<{ config: Config }>("PUT", `/agents/${agentId}/config`, { config: fromDraft(draft, fields) });
+      adopt(r.config);
+      setSaved("Strategy saved.");
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 400 && Array.isArray(err.details)) {
+        const byField = messagesByField(
+          err.details,
+          fields.map((f) => f.path),
+        );
+        setErrors(byField);
+        setError(new ApiError(400, err.message, byField.get("")));
+      } else setError(err);
+    }
+  };
+
+  if (!draft) return <ErrorNote error={error} />;
+  return (
+    <Section
+      title="Strategy"
+      actions={
+        <ConfirmButton
+          label="Reset to defaults"
+          confirmLabel="Confirm reset"
+          question="Replace the whole strategy with the defaults?"
+          onConfirm={async () => {
+            const r = await api<{ config: Config }>("PUT", `/agents/${agentId}/config`, { config: null });
+            adopt(r.config);
+            setSaved("Strategy reset to defaults.");
+          }}
+        />
+      }
+    >
+      <form onSubmit={save} aria-label="Strategy">
+        {CONFIG_GROUPS.map(([group, title]) => {
+          const inGroup = fields.filter((f) => (group ? f.path.startsWith(`${group}.`) : !f.path.includes(".")));
+          if (inGroup.length === 0) return null;
+          return (
+            <fieldset key={group}>
+              <legend>{title}</legend>
+              {inGroup.map((f) => (
+                <FieldInput
+                  key={f.path}
+                  field={f}
+                  value={draft[f.path] ?? ""}
+                  errors={errors.get(f.path)}
+                  onChange={(v) => setDraft({ ...draft, [f.path]: v })}
+                />
+              ))}
+            </fieldset>
+          );
+        })}
+        {fields.some((f) => !CONFIG_GROUPS.some(([g]) => (g ? f.path.startsWith(`${g}.`) : !f.path.includes(".")))) && (
+          <fieldset>
+            <legend>Other</legend>
+            {fields
+              .filter((f) => !CONFIG_GROUPS.some(([g]) => (g ? f.path.startsWith(`${g}.`) : !f.path.includes("."))))
+              .map((f) => (
+                <FieldInput
+                  key={f.path}
+                  field={f}
+                  value={draft[f.path] ?? ""}
+                  errors={errors.get(f.path)}
+                  onChange={(v) => setDraft({ ...draft, [f.path]: v })}
+                />
+              ))}
+          </fieldset>
+        )}
+        <ErrorNote error={error} />
+        {saved && (
+          <p class="notice" role="status">
+            {saved}
+          </p>
+        )}
+        <button type="submit" class="primary">
+          Save strategy
+        </button>
+      </form>
+    </Section>
+  );
+}
