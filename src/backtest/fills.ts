@@ -1,5 +1,10 @@
 import { Big, fromAtomic, SOL_DECIMALS, toAtomic } from "../money.ts";
-import { checkSlippage, resolveSlippageBps, type SlippageSettings, simulationSwapFeeSol } from "../trading/rules/index.ts";
+import {
+  checkSlippage,
+  resolveSlippageBps,
+  type SlippageSettings,
+  simulationSwapFeeSol,
+} from "../trading/rules/index.ts";
 
 // Simulated fills at a bar's price: what the simulation executor does with a quote
 // (src/trading/simulation-executor.ts), the quote being the bar's price with no price impact

@@ -1,11 +1,5 @@
 import type { TradingConfig } from "../agents/trading-config.ts";
-import {
-  dcaTriggerPrice,
-  MS_PER_DAY,
-  stopLossPrice,
-  takeProfitLevelPrice,
-  toBig,
-} from "../trading/rules/index.ts";
+import { dcaTriggerPrice, MS_PER_DAY, stopLossPrice, takeProfitLevelPrice, toBig } from "../trading/rules/index.ts";
 import type { TokenPath } from "./types.ts";
 
 // Skipping the minutes where no rule can fire, so a week of 1-minute bars costs a float compare
@@ -80,7 +74,8 @@ export function scan(path: TokenPath, from: number, peak: number, screen: Screen
   let stopAt = stopOn ? runPeak * screen.stopFactor * (1 + MARGIN) : Number.NEGATIVE_INFINITY;
   for (let i = from; i < n; i++) {
     const p = closeNums[i]!;
-    if (p <= stopAt || p >= tpAt || p <= dcaAt || times[i]! >= screen.staleAtMs) return { index: i, peakIndex, endOfData: false };
+    if (p <= stopAt || p >= tpAt || p <= dcaAt || times[i]! >= screen.staleAtMs)
+      return { index: i, peakIndex, endOfData: false };
     if (p > runPeak) {
       runPeak = p;
       peakIndex = i;

@@ -15,7 +15,14 @@ import { isRefused, simulateBuy, simulateSell } from "./fills.ts";
 import { MinHeap } from "./heap.ts";
 import { summarize } from "./metrics.ts";
 import { type ScanState, scan, screenFor, stopFactorOf } from "./position-scan.ts";
-import type { BacktestCloseReason, BacktestTrade, ReplayInput, ReplayResult, ReplaySignal, TokenPath } from "./types.ts";
+import type {
+  BacktestCloseReason,
+  BacktestTrade,
+  ReplayInput,
+  ReplayResult,
+  ReplaySignal,
+  TokenPath,
+} from "./types.ts";
 
 // One variant replayed in virtual time (issue 17): a simulation agent with `initialSol` receives
 // the signals in order and its positions are ticked on every 1-minute bar, through the same rule
@@ -113,7 +120,12 @@ export function replayVariant(input: ReplayInput, aligned = alignSignals(input.s
     heap.push(p);
   };
 
-  const finish = (p: OpenPosition, time: number, reason: BacktestCloseReason, sale: { price: string | null; pnl: Big; change: Big }) => {
+  const finish = (
+    p: OpenPosition,
+    time: number,
+    reason: BacktestCloseReason,
+    sale: { price: string | null; pnl: Big; change: Big },
+  ) => {
     open.delete(p.tokenAddress);
     if (open.size === 0) exposure.openMs += time - exposure.openSince;
     trades.push({
