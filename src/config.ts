@@ -117,6 +117,10 @@ export const configSchema = z.object({
   WHALE_DATA_URL: sourceUrl("https://public-api.birdeye.so"),
   WHALE_DATA_API_KEY: optionalSecret,
   SOLANA_RPC_URL: sourceUrl("https://api.mainnet-beta.solana.com"),
+  /** Strategy lab (issue 17): days of 1-minute price bars recorded after each signal. */
+  PRICE_HISTORY_DAYS: int(7, 1, 365),
+  /** GeckoTerminal public API for importing older price history (keyless, 30 requests/min); empty: off. */
+  HISTORY_DATA_URL: sourceUrl("https://api.geckoterminal.com/api/v2"),
 });
 
 export type Config = z.output<typeof configSchema>;

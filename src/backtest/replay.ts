@@ -45,6 +45,8 @@ interface OpenPosition extends ScanState {
   costSol: string;
   realizedProfitSol: string;
   openingSolAmount: string;
+  /** remainingAmount as a float, for the equity curve only. */
+  remainingNum: number;
 }
 
 interface SignalEvent {
@@ -102,15 +104,16 @@ export function replayVariant(input: ReplayInput, aligned = alignSignals(input.s
   const equity: Array<{ time: number; valueSol: Big }> = [{ time: aligned.events[0]?.time ?? 0, valueSol: balance }];
   const exposure = { openSince: 0, openMs: 0 };
 
+  // The curve is for display: open positions are marked in floats (the balance stays exact).
   const markEquity = (time: number) => {
-    let value = balance;
+    let marked = 0;
     for (const p of open.values()) {
       // The position's last bar at or before `time`.
       const after = barAtOrAfter(p.path, time + 1);
       const idx = after < 0 ? p.path.times.length - 1 : Math.max(0, after - 1);
-      value = value.plus(new Big(p.remainingAmount).times(p.path.closes[idx]!));
+      marked += p.remainingNum * p.path.closeNums[idx]!;
     }
-    equity.push({ time, valueSol: value });
+    equity.push({ time, valueSol: marked > 0 ? balance.plus(marked.toFixed(9)) : balance });
   };
 
   const schedule = (p: OpenPosition) => {
@@ -200,6 +203,7 @@ export function replayVariant(input: ReplayInput, aligned = alignSignals(input.s
       const realized = new Big(p.realizedProfitSol).plus(sale.realizedProfitSol);
       p.realizedProfitSol = decStr(realized);
       p.remainingAmount = decStr(action.remainingAfter);
+      p.remainingNum = Number(p.remainingAmount);
       p.levelsHit = action.levelsHit;
       p.moonBagActivated = action.moonBagActivated;
       if (action.closesPosition) {
@@ -241,6 +245,7 @@ export function replayVariant(input: ReplayInput, aligned = alignSignals(input.s
       p.entryPriceSol = decStr(next.entryPriceSol);
       p.purchaseAmount = decStr(next.purchaseAmount);
       p.remainingAmount = decStr(next.remainingAmount);
+      p.remainingNum = Number(p.remainingAmount);
       p.costSol = decStr(next.costSol);
       p.dcaOrders = next.dcaOrders;
       markEquity(time);
@@ -351,6 +356,7 @@ export function replayVariant(input: ReplayInput, aligned = alignSignals(input.s
       costSol: decStr(fill.cost),
       realizedProfitSol: "0",
       openingSolAmount: decStr(fill.solSwapped),
+      remainingNum: Number(fill.tokens),
     };
     open.set(signal.tokenAddress, p);
     markEquity(time);

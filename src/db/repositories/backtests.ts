@@ -50,12 +50,12 @@ export class BacktestRepository {
   /** The oldest queued backtest, claimed (status running) in the same statement. */
   claimNext(now: string): BacktestRow | null {
     return this.sqlite
-      .query<BacktestRow, [string, string]>(
+      .query<BacktestRow, [string]>(
         `UPDATE backtests SET status = 'running', started_at = ?1, updated_at = ?1, progress = 0
           WHERE id = (SELECT id FROM backtests WHERE status = 'queued' ORDER BY created_at, id LIMIT 1)
           RETURNING ${COLUMNS}`,
       )
-      .get(now, now);
+      .get(now);
   }
 
   /** A run interrupted by a stop or crash goes back to the queue (its partial results are discarded). */
