@@ -43,9 +43,8 @@ export function createStrategyLab(
   const signals = new StrategyLabSignalRepository(sqlite);
   const repo = new BacktestRepository(sqlite);
   const horizonMs = config.PRICE_HISTORY_DAYS * 86_400_000;
-  let worker: BacktestWorker | null = null;
   const backtests = new BacktestService(repo, signals, deps.clock);
-  worker = new BacktestWorker({
+  const worker = new BacktestWorker({
     repo,
     service: backtests,
     bars,
