@@ -1,6 +1,7 @@
 import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { backtestBench } from "./backtest.ts";
 import { fanOut } from "./fan-out.ts";
 import { footprint } from "./footprint.ts";
 import { authenticatedRead, signalIngest } from "./http-throughput.ts";
@@ -16,13 +17,13 @@ import { readScale } from "./read-scale.ts";
 // the same run, reported as a ratio (README "Performance"). Prints a Markdown table and writes
 // bench/results.json.
 //
-//   bun bench/run.ts [--quick] [--only read,ingest,fanout,monitor,scale,footprint,events] [--keep] [--update-readme]
+//   bun bench/run.ts [--quick] [--only read,ingest,fanout,monitor,scale,footprint,events,backtest] [--keep] [--update-readme]
 //
 // --quick: shorter load runs and smaller tables (a harness check, not figures to publish).
 // --keep: leave the temp directory (databases, service log) for inspection.
 // --update-readme: replace the table between the bench markers of README.md "Performance".
 
-const ALL = ["read", "ingest", "fanout", "monitor", "scale", "footprint", "events"] as const;
+const ALL = ["read", "ingest", "fanout", "monitor", "scale", "footprint", "events", "backtest"] as const;
 type Name = (typeof ALL)[number];
 
 const argv = process.argv.slice(2);
@@ -102,6 +103,7 @@ try {
   if (selected.has("events")) await step("SSE event latency", () => eventsLatency(o, null));
   if (selected.has("monitor")) await step("4. monitor tick", () => monitorTick(o));
   if (selected.has("footprint")) await step("6. footprint", () => footprint(o));
+  if (selected.has("backtest")) await step("7. backtest", () => backtestBench(o));
 } finally {
   if (sut) await sut.stop().catch(() => {});
   if (!keep) rmSync(dir, { recursive: true, force: true });

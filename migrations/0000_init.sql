@@ -1,58 +1,3 @@
-CREATE TABLE `api_keys` (
-	`id` text PRIMARY KEY NOT NULL,
-	`user_id` text NOT NULL,
-	`name` text NOT NULL,
-	`key_hash` text NOT NULL,
-	`prefix` text NOT NULL,
-	`scopes` text NOT NULL,
-	`last_used_at` text,
-	`request_count` integer DEFAULT 0 NOT NULL,
-	`created_at` text NOT NULL,
-	FOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE cascade
-);
---> statement-breakpoint
-CREATE UNIQUE INDEX `api_keys_key_hash_unique` ON `api_keys` (`key_hash`);--> statement-breakpoint
-CREATE UNIQUE INDEX `api_keys_user_name_uq` ON `api_keys` (`user_id`,`name`);--> statement-breakpoint
-CREATE TABLE `key_value` (
-	`key` text PRIMARY KEY NOT NULL,
-	`value` text NOT NULL,
-	`updated_at` text DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')) NOT NULL
-);
---> statement-breakpoint
-CREATE TABLE `refresh_tokens` (
-	`jti` text PRIMARY KEY NOT NULL,
-	`user_id` text NOT NULL,
-	`family_id` text NOT NULL,
-	`token_hash` text NOT NULL,
-	`remember_me` integer DEFAULT false NOT NULL,
-	`expires_at` text NOT NULL,
-	`revoked_at` text,
-	`replaced_by` text,
-	`created_at` text NOT NULL,
-	FOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE cascade
-);
---> statement-breakpoint
-CREATE INDEX `refresh_tokens_family_idx` ON `refresh_tokens` (`family_id`);--> statement-breakpoint
-CREATE INDEX `refresh_tokens_user_idx` ON `refresh_tokens` (`user_id`);--> statement-breakpoint
-CREATE TABLE `revoked_access_tokens` (
-	`jti` text PRIMARY KEY NOT NULL,
-	`expires_at` text NOT NULL
-);
---> statement-breakpoint
-CREATE INDEX `revoked_access_tokens_exp_idx` ON `revoked_access_tokens` (`expires_at`);--> statement-breakpoint
-CREATE TABLE `users` (
-	`id` text PRIMARY KEY NOT NULL,
-	`email` text NOT NULL,
-	`password_hash` text NOT NULL,
-	`is_admin` integer DEFAULT false NOT NULL,
-	`is_active` integer DEFAULT true NOT NULL,
-	`failed_login_attempts` integer DEFAULT 0 NOT NULL,
-	`locked_until` text,
-	`created_at` text NOT NULL,
-	`updated_at` text NOT NULL
-);
---> statement-breakpoint
-CREATE UNIQUE INDEX `users_email_unique` ON `users` (`email`);--> statement-breakpoint
 CREATE TABLE `agent_balances` (
 	`id` text PRIMARY KEY NOT NULL,
 	`agent_id` text NOT NULL,
@@ -112,6 +57,66 @@ CREATE TABLE `balance_snapshots` (
 );
 --> statement-breakpoint
 CREATE INDEX `balance_snapshots_agent_idx` ON `balance_snapshots` (`agent_id`,`created_at`);--> statement-breakpoint
+CREATE TABLE `backtest_trades` (
+	`backtest_id` text NOT NULL,
+	`variant` integer NOT NULL,
+	`seq` integer NOT NULL,
+	`signal_id` integer NOT NULL,
+	`token_address` text NOT NULL,
+	`opened_at` text NOT NULL,
+	`closed_at` text NOT NULL,
+	`entry_price_sol` text NOT NULL,
+	`exit_price_sol` text,
+	`amount` text NOT NULL,
+	`cost_sol` text NOT NULL,
+	`profit_loss_sol` text NOT NULL,
+	`change_percent` text NOT NULL,
+	`close_reason` text NOT NULL,
+	`take_profit_levels` integer NOT NULL,
+	`dca_orders` integer NOT NULL,
+	PRIMARY KEY(`backtest_id`, `variant`, `seq`),
+	FOREIGN KEY (`backtest_id`) REFERENCES `backtests`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE TABLE `backtest_variants` (
+	`backtest_id` text NOT NULL,
+	`position` integer NOT NULL,
+	`name` text NOT NULL,
+	`summary` text NOT NULL,
+	`equity` text NOT NULL,
+	PRIMARY KEY(`backtest_id`, `position`),
+	FOREIGN KEY (`backtest_id`) REFERENCES `backtests`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE TABLE `backtests` (
+	`id` text PRIMARY KEY NOT NULL,
+	`user_id` text NOT NULL,
+	`name` text NOT NULL,
+	`status` text NOT NULL,
+	`progress` real DEFAULT 0 NOT NULL,
+	`request` text NOT NULL,
+	`error` text,
+	`created_at` text NOT NULL,
+	`updated_at` text NOT NULL,
+	`started_at` text,
+	`finished_at` text,
+	FOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE INDEX `backtests_user_created_idx` ON `backtests` (`user_id`,`created_at`);--> statement-breakpoint
+CREATE INDEX `backtests_status_idx` ON `backtests` (`status`);--> statement-breakpoint
+CREATE TABLE `price_bars` (
+	`token_address` text NOT NULL,
+	`time` integer NOT NULL,
+	`open` text NOT NULL,
+	`high` text NOT NULL,
+	`low` text NOT NULL,
+	`close` text NOT NULL,
+	`source` text NOT NULL,
+	PRIMARY KEY(`token_address`, `time`)
+);
+--> statement-breakpoint
+CREATE INDEX `price_bars_time_idx` ON `price_bars` (`time`);--> statement-breakpoint
 CREATE TABLE `agent_transactions` (
 	`id` text PRIMARY KEY NOT NULL,
 	`agent_id` text NOT NULL,
@@ -282,4 +287,59 @@ CREATE TABLE `trading_signals` (
 );
 --> statement-breakpoint
 CREATE INDEX `trading_signals_user_created_idx` ON `trading_signals` (`user_id`,`created_at`);--> statement-breakpoint
-CREATE INDEX `trading_signals_status_idx` ON `trading_signals` (`processing_status`);
+CREATE INDEX `trading_signals_status_idx` ON `trading_signals` (`processing_status`);--> statement-breakpoint
+CREATE TABLE `api_keys` (
+	`id` text PRIMARY KEY NOT NULL,
+	`user_id` text NOT NULL,
+	`name` text NOT NULL,
+	`key_hash` text NOT NULL,
+	`prefix` text NOT NULL,
+	`scopes` text NOT NULL,
+	`last_used_at` text,
+	`request_count` integer DEFAULT 0 NOT NULL,
+	`created_at` text NOT NULL,
+	FOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `api_keys_key_hash_unique` ON `api_keys` (`key_hash`);--> statement-breakpoint
+CREATE UNIQUE INDEX `api_keys_user_name_uq` ON `api_keys` (`user_id`,`name`);--> statement-breakpoint
+CREATE TABLE `key_value` (
+	`key` text PRIMARY KEY NOT NULL,
+	`value` text NOT NULL,
+	`updated_at` text DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')) NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE `refresh_tokens` (
+	`jti` text PRIMARY KEY NOT NULL,
+	`user_id` text NOT NULL,
+	`family_id` text NOT NULL,
+	`token_hash` text NOT NULL,
+	`remember_me` integer DEFAULT false NOT NULL,
+	`expires_at` text NOT NULL,
+	`revoked_at` text,
+	`replaced_by` text,
+	`created_at` text NOT NULL,
+	FOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE INDEX `refresh_tokens_family_idx` ON `refresh_tokens` (`family_id`);--> statement-breakpoint
+CREATE INDEX `refresh_tokens_user_idx` ON `refresh_tokens` (`user_id`);--> statement-breakpoint
+CREATE TABLE `revoked_access_tokens` (
+	`jti` text PRIMARY KEY NOT NULL,
+	`expires_at` text NOT NULL
+);
+--> statement-breakpoint
+CREATE INDEX `revoked_access_tokens_exp_idx` ON `revoked_access_tokens` (`expires_at`);--> statement-breakpoint
+CREATE TABLE `users` (
+	`id` text PRIMARY KEY NOT NULL,
+	`email` text NOT NULL,
+	`password_hash` text NOT NULL,
+	`is_admin` integer DEFAULT false NOT NULL,
+	`is_active` integer DEFAULT true NOT NULL,
+	`failed_login_attempts` integer DEFAULT 0 NOT NULL,
+	`locked_until` text,
+	`created_at` text NOT NULL,
+	`updated_at` text NOT NULL
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `users_email_unique` ON `users` (`email`);

@@ -23,6 +23,7 @@ import { agentTransactionRoutes } from "./http/routes/agent-transactions/index.t
 import { agentRoutes } from "./http/routes/agents/index.ts";
 import { apiKeyRoutes } from "./http/routes/api-keys/index.ts";
 import { authRoutes } from "./http/routes/auth/index.ts";
+import { backtestRoutes } from "./http/routes/backtests/index.ts";
 import { dataSourceRoutes } from "./http/routes/data-sources/index.ts";
 import { mountApiDocs } from "./http/routes/docs/index.ts";
 import { eventRoutes } from "./http/routes/events/index.ts";
@@ -30,6 +31,7 @@ import { healthRoutes } from "./http/routes/health/index.ts";
 import { metricsRoutes } from "./http/routes/metrics/index.ts";
 import { priceFeedRoutes } from "./http/routes/price-feeds/index.ts";
 import { publicRoutes } from "./http/routes/public/index.ts";
+import { tokenRoutes } from "./http/routes/tokens/index.ts";
 import { tradingSignalRoutes } from "./http/routes/trading-signals/index.ts";
 import { walletRoutes } from "./http/routes/wallets/index.ts";
 
@@ -146,6 +148,8 @@ function mountRoutes(app: OpenAPIHono<AppEnv>, s: AppDeps): void {
   app.route("/api/v1/agent-transactions", agentTransactionRoutes(s));
   app.route("/api/v1/agent-historical-swaps", agentHistoricalSwapRoutes(s));
   app.route("/api/v1/events", eventRoutes(s));
+  app.route("/api/v1/backtests", backtestRoutes(s));
+  app.route("/api/v1/tokens", tokenRoutes(s));
   app.route("/v1", publicRoutes(s));
   app.route("/", dashboardRoutes()); // the web dashboard (issue 14): main port only
 

@@ -128,6 +128,10 @@ export const configSchema = z.object({
   SOLANA_RPC_URL: sourceUrl("https://api.mainnet-beta.solana.com"),
   /** PRODUCT.md §7: a built-in synthetic market in place of every outside source (src/market/demo). */
   DEMO_MARKET: bool(false),
+  /** Strategy lab (issue 17): days of 1-minute price bars recorded after each signal. */
+  PRICE_HISTORY_DAYS: int(7, 1, 365),
+  /** GeckoTerminal public API for importing older price history (keyless, 30 requests/min); empty: off. */
+  HISTORY_DATA_URL: sourceUrl("https://api.geckoterminal.com/api/v2"),
 });
 
 export type Config = z.output<typeof configSchema>;

@@ -29,6 +29,7 @@ import { createMetrics, type Metrics } from "./metrics/metrics.ts";
 import { SignalIntake } from "./signals/signal-intake.ts";
 import { SignalQueue } from "./signals/signal-queue.ts";
 import { SignalService } from "./signals/signal-service.ts";
+import { createStrategyLab, type StrategyLab, type StrategyLabOptions } from "./strategy-lab.ts";
 import type { TradeExecutor } from "./trading/executor.ts";
 import { createLiveTrading, type LiveTrading, type LiveTradingOptions } from "./trading/live-trading.ts";
 import { PositionLocks } from "./trading/position-locks.ts";
@@ -95,6 +96,8 @@ export interface Services {
   };
   /** priceSol of GET /agent-balances. */
   tokenPriceLookup: TokenPriceLookup;
+  /** Price history, history import and backtests (src/strategy-lab.ts, issue 17). */
+  strategyLab: StrategyLab;
   /**
    * Registers a background worker's start (monitor loop, signal recovery, price stream). serve()
    * runs these once it listens; tests never do, they drive ticks directly. See src/lifecycle.ts.
@@ -129,6 +132,7 @@ export interface ServiceOptions {
   executors?: Partial<Record<"simulation" | "live", TradeExecutor>>;
   /** Live trading tuning (confirmation polling, RPC timeout): tests. */
   live?: LiveTradingOptions;
+  strategyLab?: StrategyLabOptions;
 }
 
 export function createServices(config: Config, database: DatabaseHandle, opts: ServiceOptions = {}): Services {
@@ -226,6 +230,7 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
     intervalSeconds: config.MONITOR_INTERVAL_SECONDS,
     live: live ?? undefined,
   });
+  const strategyLab = createStrategyLab(config, { database, clock, logger, market }, opts.strategyLab);
   const openPositions =
     opts.openPositions ??
     (market.tokenPrices.configured
@@ -274,6 +279,10 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
   lifecycle.onShutdown(() => market.stop(), "SOL price feed");
   lifecycle.onStart(() => monitor.start(), "position monitor");
   lifecycle.onShutdown(() => monitor.stop(), "position monitor");
+  lifecycle.onStart(() => strategyLab.recorder.start(), "price history recorder");
+  lifecycle.onShutdown(() => strategyLab.recorder.stop(), "price history recorder");
+  lifecycle.onStart(() => strategyLab.worker.start(), "backtest worker");
+  lifecycle.onShutdown(() => strategyLab.worker.stop(), "backtest worker");
 
   return {
     config,
@@ -303,6 +312,7 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
     openPositions,
     trading: { positions: positionStore, locks, engine, processor, monitor, live },
     tokenPriceLookup,
+    strategyLab,
     onStart: (fn, label) => lifecycle.onStart(fn, label),
     onShutdown: (fn, label) => lifecycle.onShutdown(fn, label),
     start: () => lifecycle.start(),

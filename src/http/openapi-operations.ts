@@ -110,6 +110,19 @@ export const OPERATIONS: Record<Key, OperationDoc> = {
     summary: "Delete a historical swap",
   },
 
+  "POST /api/v1/backtests": { operationId: "createBacktest", summary: "Start a backtest of strategy variants" },
+  "GET /api/v1/backtests": { operationId: "listBacktests", summary: "List backtests" },
+  "GET /api/v1/backtests/{id}": { operationId: "getBacktest", summary: "A backtest's status and results" },
+  "DELETE /api/v1/backtests/{id}": { operationId: "deleteBacktest", summary: "Delete a backtest" },
+  "GET /api/v1/backtests/{id}/trades": {
+    operationId: "listBacktestTrades",
+    summary: "A backtest's trades (JSON or CSV)",
+  },
+  "GET /api/v1/tokens/{address}/prices": {
+    operationId: "getTokenPriceBars",
+    summary: "Recorded price bars of a token",
+  },
+
   "GET /": { operationId: "getDashboard", summary: "The web dashboard (HTML page)" },
   "GET /dashboard/{file}": { operationId: "getDashboardAsset", summary: "A script or stylesheet of the dashboard" },
 
@@ -149,6 +162,8 @@ export const TAGS: Array<{ name: string; description: string }> = [
   { name: "events", description: "Live event stream" },
   { name: "health", description: "Health, readiness and metrics" },
   { name: "public", description: "Read-only public API (any API key)" },
+  { name: "backtests", description: "Strategy lab: replay signals through the exit rules" },
+  { name: "tokens", description: "Recorded token price history" },
   { name: "dashboard", description: "The web dashboard served by the binary" },
 ];
 

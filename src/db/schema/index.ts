@@ -1,3 +1,4 @@
 export * from "./agents.ts";
+export * from "./strategy-lab.ts";
 export * from "./trading.ts";
 export * from "./users.ts";

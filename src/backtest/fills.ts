@@ -1,0 +1,68 @@
+import { Big, fromAtomic, SOL_DECIMALS, toAtomic } from "../money.ts";
+import {
+  checkSlippage,
+  resolveSlippageBps,
+  type SlippageSettings,
+  simulationSwapFeeSol,
+} from "../trading/rules/index.ts";
+
+// Simulated fills at a bar's price: what the simulation executor does with a quote
+// (src/trading/simulation-executor.ts), the quote being the bar's price with no price impact
+// (history has no order book). Slippage is checked by the rule, fees are the rule's simulation
+// fees; amounts are whole atomic units rounded down, as the aggregator's quotes are.
+
+export interface BuyFill {
+  solSwapped: Big;
+  tokens: Big;
+  feesSol: Big;
+  /** solSwapped + fees: what the balance pays. */
+  cost: Big;
+}
+
+export interface SellFill {
+  proceeds: Big;
+  feesSol: Big;
+}
+
+export type Refused = { refused: string };
+
+function slippageRefusal(slippage: SlippageSettings): Refused | null {
+  const check = checkSlippage(resolveSlippageBps(null, slippage), slippage);
+  return check.ok ? null : { refused: check.message };
+}
+
+export function simulateBuy(
+  sizeSol: Big,
+  priceSol: string,
+  decimals: number,
+  slippage: SlippageSettings,
+  priorityFeeSol: number,
+): BuyFill | Refused {
+  const lamports = toAtomic(sizeSol, SOL_DECIMALS);
+  if (lamports <= 0n) return { refused: "Trade size rounds to zero" };
+  const slip = slippageRefusal(slippage);
+  if (slip) return slip;
+  const solSwapped = fromAtomic(lamports, SOL_DECIMALS);
+  const tokensAtomic = toAtomic(solSwapped.div(priceSol), decimals);
+  if (tokensAtomic <= 0n) return { refused: "The quote returned no output amount" };
+  const feesSol = simulationSwapFeeSol(priorityFeeSol);
+  return { solSwapped, tokens: fromAtomic(tokensAtomic, decimals), feesSol, cost: solSwapped.plus(feesSol) };
+}
+
+export function simulateSell(
+  tokens: Big,
+  priceSol: string,
+  decimals: number,
+  slippage: SlippageSettings,
+  priorityFeeSol: number,
+): SellFill | Refused {
+  const slip = slippageRefusal(slippage);
+  if (slip) return slip;
+  const sold = fromAtomic(toAtomic(tokens, decimals), decimals);
+  const lamports = toAtomic(sold.times(priceSol), SOL_DECIMALS);
+  if (lamports <= 0n) return { refused: "The quote returned no output amount" };
+  return { proceeds: fromAtomic(lamports, SOL_DECIMALS), feesSol: simulationSwapFeeSol(priorityFeeSol) };
+}
+
+export const isRefused = (f: object): f is Refused => "refused" in f;
+export { Big };
