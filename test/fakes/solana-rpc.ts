@@ -22,7 +22,7 @@ import { type FakeMarket, type FakeRoute, jsonError } from "./market.ts";
 // nextSimulationError, and `calls` (every request: method and params).
 
 export const TOKEN_PROGRAM = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA";
-export const TOKEN_2022_PROGRAM = "TokenzQdBNbLqP5VEhdkAS6EHFLZC1sp5BMnNydeJVdCq";
+export const TOKEN_2022_PROGRAM = "TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb";
 const SIGNATURE_FEE = 5_000n;
 
 export type Landing =

@@ -1,0 +1,124 @@
+import { type RawAccount, type RpcCaller, rawAccountOf } from "../../market/mint-info.ts";
+import type { SignatureStatus } from "../../market/solana-rpc.ts";
+
+// The few chain reads the inspector and the send loop need, as small interfaces (tests hand in
+// the litesvm-backed RPC; nothing here knows about HTTP), and their JSON-RPC implementation over
+// SolanaRpcClient.call (https://solana.com/docs/rpc/http).
+
+export interface AccountsRead {
+  /** The context slot the node answered at. */
+  slot: number;
+  accounts: Array<RawAccount | null>;
+}
+
+export interface SimulationRead {
+  err: unknown;
+  logs: string[];
+  /** The requested accounts after the simulated transaction (null when it failed). */
+  accounts: Array<RawAccount | null> | null;
+}
+
+export interface InspectorChain {
+  getAccounts(addresses: readonly string[], minContextSlot?: number): Promise<AccountsRead>;
+  /** Simulates an unsigned transaction (sigVerify off, blockhash replaced) returning `addresses`. */
+  simulate(base64Tx: string, addresses: readonly string[], minContextSlot: number): Promise<SimulationRead>;
+}
+
+/** Block height with the slot it was read at. */
+export interface HeightRead {
+  slot: number;
+  blockHeight: number;
+}
+
+export interface StatusRead {
+  /** The context slot of the getSignatureStatuses answer. */
+  contextSlot: number;
+  status: SignatureStatus | null;
+}
+
+export interface SendChain {
+  /** Submits signed bytes once (maxRetries 0: this service rebroadcasts itself). */
+  sendRaw(base64Tx: string): Promise<string>;
+  /** Finalized block height and its slot (getEpochInfo): what expiry is measured against. */
+  readHeight(): Promise<HeightRead>;
+  /** The signature's status, searching the whole history, with the answer's context slot. */
+  readStatus(signature: string): Promise<StatusRead>;
+}
+
+export function rpcInspectorChain(rpc: RpcCaller): InspectorChain {
+  return {
+    async getAccounts(addresses, minContextSlot) {
+      const r = await rpc.call<{ context?: { slot?: unknown }; value?: unknown }>("getMultipleAccounts", [
+        addresses,
+        { encoding: "base64", commitment: "confirmed", ...(minContextSlot !== undefined ? { minContextSlot } : {}) },
+      ]);
+      if (!Array.isArray(r?.value) || typeof r.context?.slot !== "number")
+        throw new Error("getMultipleAccounts answered without context and value");
+      return { slot: r.context.slot, accounts: r.value.map(rawAccountOf) };
+    },
+    async simulate(base64Tx, addresses, minContextSlot) {
+      const r = await rpc.call<{ value?: { err?: unknown; logs?: unknown; accounts?: unknown } }>(
+        "simulateTransaction",
+        [
+          base64Tx,
+          {
+            encoding: "base64",
+            commitment: "confirmed",
+            sigVerify: false,
+            replaceRecentBlockhash: true,
+            minContextSlot,
+            accounts: { encoding: "base64", addresses },
+          },
+        ],
+      );
+      const v = r?.value;
+      if (!v || typeof v !== "object") throw new Error("simulateTransaction answered without value");
+      return {
+        err: v.err ?? null,
+        logs: Array.isArray(v.logs) ? v.logs.map(String) : [],
+        accounts: Array.isArray(v.accounts) ? v.accounts.map(rawAccountOf) : null,
+      };
+    },
+  };
+}
+
+export function rpcSendChain(rpc: RpcCaller): SendChain {
+  return {
+    async sendRaw(base64Tx) {
+      const r = await rpc.call<unknown>("sendTransaction", [
+        base64Tx,
+        { encoding: "base64", skipPreflight: true, maxRetries: 0 },
+      ]);
+      if (typeof r !== "string") throw new Error("sendTransaction answered without a signature");
+      return r;
+    },
+    async readHeight() {
+      const r = await rpc.call<{ absoluteSlot?: unknown; blockHeight?: unknown }>("getEpochInfo", [
+        { commitment: "finalized" },
+      ]);
+      if (typeof r?.absoluteSlot !== "number" || typeof r.blockHeight !== "number")
+        throw new Error("getEpochInfo answered without absoluteSlot and blockHeight");
+      return { slot: r.absoluteSlot, blockHeight: r.blockHeight };
+    },
+    async readStatus(signature) {
+      const r = await rpc.call<{ context?: { slot?: unknown }; value?: unknown }>("getSignatureStatuses", [
+        [signature],
+        { searchTransactionHistory: true },
+      ]);
+      if (typeof r?.context?.slot !== "number" || !Array.isArray(r.value) || r.value.length !== 1)
+        throw new Error("getSignatureStatuses answered without context and one value");
+      const s = r.value[0] as Record<string, unknown> | null;
+      if (!s) return { contextSlot: r.context.slot, status: null };
+      const cs = s.confirmationStatus;
+      return {
+        contextSlot: r.context.slot,
+        status: {
+          slot: typeof s.slot === "number" ? s.slot : 0,
+          confirmations: typeof s.confirmations === "number" ? s.confirmations : null,
+          err: s.err ?? null,
+          confirmationStatus: cs === "processed" || cs === "confirmed" || cs === "finalized" ? cs : null,
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,441 @@
+import {
+  AuthorityType,
+  createApproveCheckedInstruction,
+  createAssociatedTokenAccountIdempotentInstruction,
+  createCloseAccountInstruction,
+  createInitializeMint2Instruction,
+  createInitializeTransferFeeConfigInstruction,
+  createMintToInstruction,
+  createSetAuthorityInstruction,
+  createSyncNativeInstruction,
+  createTransferCheckedInstruction,
+  ExtensionType,
+  getAssociatedTokenAddressSync,
+  getMintLen,
+  NATIVE_MINT,
+  TOKEN_2022_PROGRAM_ID,
+  TOKEN_PROGRAM_ID,
+} from "@solana/spl-token";
+import {
+  AddressLookupTableAccount,
+  ComputeBudgetProgram,
+  TransactionInstruction as Ix,
+  Keypair,
+  PublicKey,
+  SystemProgram,
+  type TransactionInstruction,
+  TransactionMessage,
+  VersionedTransaction,
+} from "@solana/web3.js";
+import type { LiteSvmRpc } from "./litesvm-rpc.ts";
+
+// A fake Jupiter (Swap API v1 /swap/v1/quote and /swap/v1/swap, Price API v3 /price/v3) on
+// 127.0.0.1 whose swap transactions are REAL: they execute on the litesvm chain of LiteSvmRpc and
+// move real lamports and tokens. Each pool is a fixed-price market for one mint owned by a pool
+// keypair: its token account (and its wSOL account) approve the user's wallet as delegate when
+// /swap is asked, so the swap needs only the wallet's signature, like an aggregator's.
+//
+//   buy:  SOL wallet → pool, createAssociatedTokenAccountIdempotent(wallet, mint),
+//         transferChecked(pool token account → wallet ATA, authority: wallet as delegate)
+//   sell: createAssociatedTokenAccountIdempotent(wallet, wSOL), transferChecked(wallet ATA → pool),
+//         transferChecked(pool wSOL → wallet wSOL, authority: wallet as delegate), closeAccount(wSOL)
+//
+// Pool accounts sit in an address lookup table, so the transaction is a v0 message that needs
+// its lookup table resolved. `mode` "hostile" adds a SOL transfer from the wallet to a third
+// address; "foreign-program" adds a Memo program instruction (a program no allow-list knows).
+// A Token-2022 mint can carry a transfer fee: quotes are net of it (what the wallet receives).
+
+export const MEMO_PROGRAM = new PublicKey("MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr");
+const ALT_PROGRAM = new PublicKey("AddressLookupTab1e1111111111111111111111111");
+const SOL = NATIVE_MINT.toBase58();
+const COMPUTE_UNIT_LIMIT = 200_000;
+
+export interface PoolOptions {
+  decimals?: number;
+  /** Lamports per whole token. */
+  lamportsPerToken: bigint;
+  token2022?: boolean;
+  transferFeeBps?: number;
+  maxTransferFee?: bigint;
+  freezeAuthority?: boolean;
+  /** Keep the mint authority (else revoked after minting the pool's supply). */
+  keepMintAuthority?: boolean;
+  /** Price API v3 leaves the mint out (a brand-new token). */
+  unpriced?: boolean;
+}
+
+export interface Pool {
+  mint: PublicKey;
+  decimals: number;
+  programId: PublicKey;
+  owner: Keypair;
+  tokenAccount: PublicKey;
+  wsolAccount: PublicKey;
+  lookupTable: PublicKey;
+  opts: PoolOptions;
+}
+
+export type SwapMode = "honest" | "hostile" | "foreign-program";
+
+export class ChainAggregator {
+  readonly pools = new Map<string, Pool>();
+  mode: SwapMode = "honest";
+  /** The third address a hostile swap pays, and how much. */
+  readonly thief = Keypair.generate().publicKey;
+  hostileLamports = 50_000_000n;
+  solUsd = 150;
+  private readonly quotes = new Map<string, Record<string, unknown>>();
+  readonly swapRequests: Array<Record<string, unknown>> = [];
+  private nonce = 0;
+  private server: ReturnType<typeof Bun.serve> | null = null;
+
+  constructor(readonly chain: LiteSvmRpc) {}
+
+  get url(): string {
+    if (!this.server) throw new Error("not started");
+    return `http://127.0.0.1:${this.server.port}`;
+  }
+
+  async start(): Promise<this> {
+    this.server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (req) => this.handle(req) });
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    await this.server?.stop(true);
+    this.server = null;
+  }
+
+  /** Creates a mint (real instructions), a pool holding `supply` of it and `solLiquidity` of wSOL. */
+  addPool(opts: PoolOptions, supply = 1_000_000_000_000_000n, solLiquidity = 100_000_000_000n): Pool {
+    const owner = Keypair.generate();
+    const mintKp = Keypair.generate();
+    const decimals = opts.decimals ?? 6;
+    const programId = opts.token2022 ? TOKEN_2022_PROGRAM_ID : TOKEN_PROGRAM_ID;
+    this.chain.airdrop(owner.publicKey, solLiquidity + 10_000_000_000n);
+    const extensions = opts.transferFeeBps !== undefined ? [ExtensionType.TransferFeeConfig] : [];
+    const space = getMintLen(extensions);
+    const lamports = this.chain.svm.minimumBalanceForRentExemption(BigInt(space));
+    const tokenAccount = getAssociatedTokenAddressSync(mintKp.publicKey, owner.publicKey, false, programId);
+    const wsolAccount = getAssociatedTokenAddressSync(NATIVE_MINT, owner.publicKey, false, TOKEN_PROGRAM_ID);
+    const ixs: TransactionInstruction[] = [
+      SystemProgram.createAccount({
+        fromPubkey: owner.publicKey,
+        newAccountPubkey: mintKp.publicKey,
+        space,
+        lamports: Number(lamports),
+        programId,
+      }),
+    ];
+    if (opts.transferFeeBps !== undefined)
+      ixs.push(
+        createInitializeTransferFeeConfigInstruction(
+          mintKp.publicKey,
+          owner.publicKey,
+          owner.publicKey,
+          opts.transferFeeBps,
+          opts.maxTransferFee ?? 1_000_000_000_000n,
+          programId,
+        ),
+      );
+    ixs.push(
+      createInitializeMint2Instruction(
+        mintKp.publicKey,
+        decimals,
+        owner.publicKey,
+        opts.freezeAuthority ? owner.publicKey : null,
+        programId,
+      ),
+      createAssociatedTokenAccountIdempotentInstruction(
+        owner.publicKey,
+        tokenAccount,
+        owner.publicKey,
+        mintKp.publicKey,
+        programId,
+      ),
+      createMintToInstruction(mintKp.publicKey, tokenAccount, owner.publicKey, supply, [], programId),
+    );
+    this.run(owner, ixs, [mintKp]);
+    const revoke = opts.keepMintAuthority
+      ? []
+      : [
+          createSetAuthorityInstruction(
+            mintKp.publicKey,
+            owner.publicKey,
+            AuthorityType.MintTokens,
+            null,
+            [],
+            programId,
+          ),
+        ];
+    this.run(owner, [
+      ...revoke,
+      createAssociatedTokenAccountIdempotentInstruction(owner.publicKey, wsolAccount, owner.publicKey, NATIVE_MINT),
+      SystemProgram.transfer({ fromPubkey: owner.publicKey, toPubkey: wsolAccount, lamports: solLiquidity }),
+      createSyncNativeInstruction(wsolAccount),
+    ]);
+    const lookupTable = Keypair.generate().publicKey;
+    this.writeLookupTable(lookupTable, [
+      owner.publicKey,
+      tokenAccount,
+      wsolAccount,
+      mintKp.publicKey,
+      NATIVE_MINT,
+      programId,
+    ]);
+    const pool = { mint: mintKp.publicKey, decimals, programId, owner, tokenAccount, wsolAccount, lookupTable, opts };
+    this.pools.set(pool.mint.toBase58(), pool);
+    return pool;
+  }
+
+  /** Signs with the pool owner and executes on the chain at once (liquidity-provider set-up). */
+  private run(payer: Keypair, ixs: TransactionInstruction[], extra: Keypair[] = []): void {
+    // A unique compute-unit limit keeps two identical set-up transactions from sharing a signature.
+    const unique = ComputeBudgetProgram.setComputeUnitLimit({ units: 400_000 + this.nonce++ });
+    const msg = new TransactionMessage({
+      payerKey: payer.publicKey,
+      recentBlockhash: this.chain.latestBlockhash().blockhash,
+      instructions: [unique, ...ixs],
+    }).compileToV0Message();
+    const tx = new VersionedTransaction(msg);
+    tx.sign([payer, ...extra]);
+    this.chain.execute(tx);
+  }
+
+  /** An active address lookup table (its on-chain layout: 56-byte meta, then the addresses). */
+  private writeLookupTable(address: PublicKey, addresses: PublicKey[]): void {
+    const data = Buffer.alloc(56 + 32 * addresses.length);
+    data.writeUInt32LE(1, 0); // ProgramState::LookupTable
+    data.writeBigUInt64LE(0xffffffffffffffffn, 4); // deactivation slot: active
+    data.writeBigUInt64LE(0n, 12); // last extended slot (long before now, so every entry is usable)
+    data.writeUInt8(0, 20);
+    data.writeUInt8(0, 21); // no authority: frozen
+    addresses.forEach((a, i) => {
+      data.set(a.toBytes(), 56 + 32 * i);
+    });
+    this.chain.svm.setAccount(address, {
+      lamports: Number(this.chain.svm.minimumBalanceForRentExemption(BigInt(data.length))),
+      data,
+      owner: ALT_PROGRAM,
+      executable: false,
+    });
+  }
+
+  // ---- HTTP ------------------------------------------------------------------------------------
+
+  private async handle(req: Request): Promise<Response> {
+    const url = new URL(req.url);
+    if (req.method === "GET" && url.pathname === "/price/v3") return this.price(url);
+    if (req.method === "GET" && url.pathname === "/swap/v1/quote") return this.quote(url);
+    if (req.method === "POST" && url.pathname === "/swap/v1/swap") return this.swap(await req.json().catch(() => null));
+    return Response.json({ error: "Not found" }, { status: 404 });
+  }
+
+  private price(url: URL): Response {
+    const ids = (url.searchParams.get("ids") ?? "").split(",").filter(Boolean);
+    if (ids.length === 0 || ids.length > 50) return Response.json({ error: "ids: 1 to 50 mints" }, { status: 400 });
+    const out: Record<string, unknown> = {};
+    for (const id of ids) {
+      if (id === SOL) {
+        out[id] = { usdPrice: this.solUsd, blockId: this.chain.slot, decimals: 9, priceChange24h: 0 };
+        continue;
+      }
+      const p = this.pools.get(id);
+      if (!p || p.opts.unpriced) continue;
+      const usdPrice = (Number(p.opts.lamportsPerToken) / 1e9) * this.solUsd;
+      out[id] = { usdPrice, blockId: this.chain.slot, decimals: p.decimals, priceChange24h: 0 };
+    }
+    return Response.json(out);
+  }
+
+  private quote(url: URL): Response {
+    const q = url.searchParams;
+    const inputMint = q.get("inputMint") ?? "";
+    const outputMint = q.get("outputMint") ?? "";
+    const amountText = q.get("amount") ?? "";
+    const slippageBps = Number(q.get("slippageBps") ?? "50");
+    if (!/^[1-9]\d*$/.test(amountText) || !Number.isInteger(slippageBps))
+      return Response.json({ error: "Invalid request", errorCode: "INVALID_REQUEST" }, { status: 400 });
+    if ((q.get("swapMode") ?? "ExactIn") !== "ExactIn")
+      return Response.json(
+        { error: "ExactOut is not offered by this fake", errorCode: "INVALID_REQUEST" },
+        { status: 400 },
+      );
+    const buy = inputMint === SOL;
+    const pool = this.pools.get(buy ? outputMint : inputMint);
+    if (!pool || (buy ? false : outputMint !== SOL))
+      return Response.json({ error: "The token is not tradable", errorCode: "TOKEN_NOT_TRADABLE" }, { status: 400 });
+    const amount = BigInt(amountText);
+    const unit = 10n ** BigInt(pool.decimals);
+    let outAmount: bigint;
+    let poolMoves: bigint; // gross tokens (buy) or lamports (sell) leaving the pool
+    if (buy) {
+      poolMoves = (amount * unit) / pool.opts.lamportsPerToken;
+      outAmount = poolMoves - this.transferFee(pool, poolMoves);
+    } else {
+      const received = amount - this.transferFee(pool, amount);
+      poolMoves = (received * pool.opts.lamportsPerToken) / unit;
+      outAmount = poolMoves;
+    }
+    if (outAmount <= 0n)
+      return Response.json({ error: "No routes found", errorCode: "COULD_NOT_FIND_ANY_ROUTE" }, { status: 400 });
+    const threshold = (outAmount * BigInt(10_000 - slippageBps)) / 10_000n;
+    const quote = {
+      inputMint,
+      inAmount: amount.toString(),
+      outputMint,
+      outAmount: outAmount.toString(),
+      otherAmountThreshold: threshold.toString(),
+      swapMode: "ExactIn",
+      slippageBps,
+      platformFee: null,
+      priceImpactPct: "0",
+      routePlan: [
+        {
+          swapInfo: {
+            ammKey: pool.tokenAccount.toBase58(),
+            label: "LiteSVM Pool",
+            inputMint,
+            outputMint,
+            inAmount: amount.toString(),
+            outAmount: outAmount.toString(),
+            feeAmount: "0",
+            feeMint: inputMint,
+          },
+          percent: 100,
+        },
+      ],
+      contextSlot: this.chain.slot,
+      timeTaken: 0.001,
+    };
+    this.quotes.set(JSON.stringify(quote), { ...quote, poolMoves: poolMoves.toString() });
+    return Response.json(quote);
+  }
+
+  /** Token-2022 transfer fee on `amount` (ceil(amount × bps / 10000), capped), 0 without one. */
+  transferFee(pool: Pool, amount: bigint): bigint {
+    const bps = pool.opts.transferFeeBps;
+    if (bps === undefined || bps === 0) return 0n;
+    const fee = (amount * BigInt(bps) + 9_999n) / 10_000n;
+    const max = pool.opts.maxTransferFee ?? 1_000_000_000_000n;
+    return fee > max ? max : fee;
+  }
+
+  private swap(body: unknown): Response {
+    const b = (body ?? {}) as Record<string, unknown>;
+    this.swapRequests.push(b);
+    const stored = this.quotes.get(JSON.stringify(b.quoteResponse));
+    if (!stored) return Response.json({ error: "Invalid quoteResponse", errorCode: "INVALID_QUOTE" }, { status: 400 });
+    let wallet: PublicKey;
+    try {
+      wallet = new PublicKey(String(b.userPublicKey));
+    } catch {
+      return Response.json({ error: "Invalid userPublicKey", errorCode: "INVALID_REQUEST" }, { status: 400 });
+    }
+    const buy = stored.inputMint === SOL;
+    const pool = this.pools.get(String(buy ? stored.outputMint : stored.inputMint))!;
+    const amount = BigInt(String(stored.inAmount));
+    const poolMoves = BigInt(String(stored.poolMoves));
+    const fee = priorityFeeOf(b.prioritizationFeeLamports);
+    const microLamports = (fee * 1_000_000n) / BigInt(COMPUTE_UNIT_LIMIT);
+    // The pool lets the wallet take exactly this swap's amount (the single-signer trick).
+    this.run(pool.owner, [
+      buy
+        ? createApproveCheckedInstruction(
+            pool.tokenAccount,
+            pool.mint,
+            wallet,
+            pool.owner.publicKey,
+            poolMoves,
+            pool.decimals,
+            [],
+            pool.programId,
+          )
+        : createApproveCheckedInstruction(pool.wsolAccount, NATIVE_MINT, wallet, pool.owner.publicKey, poolMoves, 9),
+    ]);
+    const ixs: TransactionInstruction[] = [
+      ComputeBudgetProgram.setComputeUnitLimit({ units: COMPUTE_UNIT_LIMIT }),
+      ComputeBudgetProgram.setComputeUnitPrice({ microLamports }),
+    ];
+    if (buy) {
+      const ata = getAssociatedTokenAddressSync(pool.mint, wallet, false, pool.programId);
+      ixs.push(
+        SystemProgram.transfer({ fromPubkey: wallet, toPubkey: pool.owner.publicKey, lamports: amount }),
+        createAssociatedTokenAccountIdempotentInstruction(wallet, ata, wallet, pool.mint, pool.programId),
+        createTransferCheckedInstruction(
+          pool.tokenAccount,
+          pool.mint,
+          ata,
+          wallet,
+          poolMoves,
+          pool.decimals,
+          [],
+          pool.programId,
+        ),
+      );
+    } else {
+      const ata = getAssociatedTokenAddressSync(pool.mint, wallet, false, pool.programId);
+      const wsol = getAssociatedTokenAddressSync(NATIVE_MINT, wallet);
+      ixs.push(
+        createAssociatedTokenAccountIdempotentInstruction(wallet, wsol, wallet, NATIVE_MINT),
+        createTransferCheckedInstruction(
+          ata,
+          pool.mint,
+          pool.tokenAccount,
+          wallet,
+          amount,
+          pool.decimals,
+          [],
+          pool.programId,
+        ),
+        createTransferCheckedInstruction(pool.wsolAccount, NATIVE_MINT, wsol, wallet, poolMoves, 9),
+        createCloseAccountInstruction(wsol, wallet, wallet),
+      );
+    }
+    if (this.mode === "hostile")
+      ixs.push(SystemProgram.transfer({ fromPubkey: wallet, toPubkey: this.thief, lamports: this.hostileLamports }));
+    if (this.mode === "foreign-program")
+      ixs.push(
+        new Ix({
+          programId: MEMO_PROGRAM,
+          keys: [{ pubkey: wallet, isSigner: true, isWritable: false }],
+          data: Buffer.from("route"),
+        }),
+      );
+    const table = this.chain.svm.getAccount(pool.lookupTable)!;
+    const alt = new AddressLookupTableAccount({
+      key: pool.lookupTable,
+      state: AddressLookupTableAccount.deserialize(Buffer.from(table.data)),
+    });
+    const { blockhash, lastValidBlockHeight } = this.chain.latestBlockhash();
+    const message = new TransactionMessage({
+      payerKey: wallet,
+      recentBlockhash: blockhash,
+      instructions: ixs,
+    }).compileToV0Message([alt]);
+    return Response.json({
+      swapTransaction: Buffer.from(new VersionedTransaction(message).serialize()).toString("base64"),
+      lastValidBlockHeight,
+      prioritizationFeeLamports: Number(fee),
+      computeUnitLimit: COMPUTE_UNIT_LIMIT,
+      prioritizationType: {
+        computeBudget: { microLamports: Number(microLamports), estimatedMicroLamports: Number(microLamports) },
+      },
+      dynamicSlippageReport: null,
+      simulationError: null,
+    });
+  }
+}
+
+/** Swap API v1 `prioritizationFeeLamports`: a number, {priorityLevelWithMaxLamports}, or "auto". */
+function priorityFeeOf(v: unknown): bigint {
+  if (typeof v === "number" && Number.isInteger(v) && v >= 0) return BigInt(v);
+  const max = (v as { priorityLevelWithMaxLamports?: { maxLamports?: unknown } } | null)?.priorityLevelWithMaxLamports
+    ?.maxLamports;
+  if (typeof max === "number") return BigInt(max);
+  return 50_000n;
+}
+
+export async function startChainAggregator(chain: LiteSvmRpc): Promise<ChainAggregator> {
+  return new ChainAggregator(chain).start();
+}
