@@ -18,3 +18,15 @@ test("README carries the two newcomer commands", () => {
   expect(readme).toContain("npm start");
   expect(readme).toContain("npm test");
 });
+
+test("README's strategy example is a valid configuration and says what it sets", async () => {
+  const { applyConfigUpdate } = await import("../src/agents/trading-config.ts");
+  const block = /-d '(\{"config": \{[\s\S]*?\}\})'/.exec(readme);
+  expect(block).not.toBeNull();
+  const body = JSON.parse(block![1]!) as { config: Record<string, unknown> };
+  const result = applyConfigUpdate(null, body.config);
+  if (!result.ok) throw new Error(result.details.join("; "));
+  expect(result.config.positionSizing).toEqual({ type: "fixed", percentage: 5, fixedAmountSol: 0.25 });
+  expect(result.config.stopLoss.percentage).toBe(20);
+  expect(result.config.filters.minLiquidity).toBe(50000);
+});
