@@ -1,0 +1,54 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
+import { type Browser, chromium } from "playwright-core";
+import { createTestContext, type TestContext } from "../helpers/context.ts";
+
+// Issue 13 item 8: the API reference page at /api/v1/docs renders in a real browser from what the
+// binary serves alone: every request the page makes stays on the service's origin, and the CSP
+// (no inline script) blocks nothing the page needs.
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const hasChromium = existsSync(CHROMIUM);
+if (!hasChromium && process.env.CI === "true") throw new Error(`${CHROMIUM} not found: apt-get install chromium`);
+
+let ctx: TestContext;
+let server: ReturnType<typeof Bun.serve>;
+let browser: Browser;
+beforeAll(async () => {
+  if (!hasChromium) return;
+  ctx = await createTestContext();
+  server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (req) => ctx.app.fetch(req) });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-dev-shm-usage"] });
+}, 60_000);
+afterAll(async () => {
+  await browser?.close().catch(() => {});
+  server?.stop(true);
+  await ctx?.close();
+});
+
+test.skipIf(!hasChromium)(
+  "the reference page lists the operations with no request leaving the host",
+  async () => {
+    const origin = `http://127.0.0.1:${server.port}`;
+    const page = await browser.newPage();
+    const requested: string[] = [];
+    const problems: string[] = [];
+    page.on("request", (r) => requested.push(r.url()));
+    page.on("console", (m) => {
+      if (m.type() === "error") problems.push(m.text());
+    });
+    page.on("pageerror", (e) => problems.push(e.message));
+    page.on("response", (r) => {
+      if (r.status() >= 400) problems.push(`${r.status()} ${r.url()}`);
+    });
+    const res = await page.goto(`${origin}/api/v1/docs`);
+    expect(res?.headers()["content-security-policy"]).toContain("script-src 'self'");
+    await page.getByText("Log in with email and password").first().waitFor({ timeout: 15_000 });
+    await page.getByText("Post a trading signal (API key)").first().waitFor();
+    const foreign = requested.filter((u) => !u.startsWith(origin) && !u.startsWith("data:"));
+    expect(foreign).toEqual([]);
+    expect(requested).toContain(`${origin}/api/v1/openapi.json`);
+    expect(problems).toEqual([]);
+  },
+  30_000,
+);
