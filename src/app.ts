@@ -26,10 +26,12 @@ import { dataSourceRoutes } from "./http/routes/data-sources/index.ts";
 import { eventRoutes } from "./http/routes/events/index.ts";
 import { healthRoutes } from "./http/routes/health/index.ts";
 import { metricsRoutes } from "./http/routes/metrics/index.ts";
+import { notificationRoutes } from "./http/routes/notifications/index.ts";
 import { priceFeedRoutes } from "./http/routes/price-feeds/index.ts";
 import { publicRoutes } from "./http/routes/public/index.ts";
 import { tradingSignalRoutes } from "./http/routes/trading-signals/index.ts";
 import { walletRoutes } from "./http/routes/wallets/index.ts";
+import { webhookRoutes } from "./http/routes/webhooks/index.ts";
 import type { Services } from "./services.ts";
 
 export const MAX_BODY_BYTES = 64 * 1024; // PRODUCT.md §6
@@ -142,6 +144,8 @@ function mountRoutes(app: OpenAPIHono<AppEnv>, s: Services): void {
   app.route("/api/v1/agent-transactions", agentTransactionRoutes(s));
   app.route("/api/v1/agent-historical-swaps", agentHistoricalSwapRoutes(s));
   app.route("/api/v1/events", eventRoutes(s));
+  app.route("/api/v1/webhooks", webhookRoutes(s));
+  app.route("/api/v1/notifications", notificationRoutes(s));
   app.route("/v1", publicRoutes(s));
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {

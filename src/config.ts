@@ -117,6 +117,14 @@ export const configSchema = z.object({
   WHALE_DATA_URL: sourceUrl("https://public-api.birdeye.so"),
   WHALE_DATA_API_KEY: optionalSecret,
   SOLANA_RPC_URL: sourceUrl("https://api.mainnet-beta.solana.com"),
+
+  /** Notifications (issue 18; PRODUCT.md §7): webhook URLs on loopback/private networks, the Telegram bot. */
+  WEBHOOK_ALLOW_PRIVATE_URLS: bool(false),
+  WEBHOOK_MAX_IN_FLIGHT: int(8, 1, 1000),
+  TELEGRAM_BOT_TOKEN: optionalSecret,
+  TELEGRAM_API_URL: sourceUrl("https://api.telegram.org").refine((v) => v !== "", {
+    error: "must be an http(s) URL",
+  }),
 });
 
 export type Config = z.output<typeof configSchema>;

@@ -27,6 +27,7 @@ import { createLogger, type Logger } from "./logger.ts";
 import { createMarket, type MarketOptions, type MarketServices } from "./market/index.ts";
 import { openPositionsFromDatabase } from "./metrics/database-sources.ts";
 import { createMetrics, type Metrics } from "./metrics/metrics.ts";
+import { createNotifications, type NotificationOptions, type Notifications } from "./notifications/index.ts";
 import { SignalIntake } from "./signals/signal-intake.ts";
 import { SignalQueue } from "./signals/signal-queue.ts";
 import { SignalService } from "./signals/signal-service.ts";
@@ -99,6 +100,8 @@ export interface Services {
   };
   /** priceSol of GET /agent-balances. */
   tokenPriceLookup: TokenPriceLookup;
+  /** Webhooks, notification preferences and the Telegram bot (src/notifications, issue 18). */
+  notifications: Notifications;
   /**
    * Registers a background worker's start (monitor loop, signal recovery, price stream). serve()
    * runs these once it listens; tests never do, they drive ticks directly. See src/lifecycle.ts.
@@ -133,6 +136,8 @@ export interface ServiceOptions {
   executors?: Partial<Record<"simulation" | "live", TradeExecutor>>;
   /** Live trading tuning (confirmation polling, RPC timeout): tests. */
   live?: LiveTradingOptions;
+  /** Webhook DNS resolution and sender: tests. */
+  notifications?: NotificationOptions;
 }
 
 export function createServices(config: Config, database: DatabaseHandle, opts: ServiceOptions = {}): Services {
@@ -144,7 +149,12 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
     createLogger({
       level: config.LOG_LEVEL,
       // WALLET_N secrets (every text form) are scrubbed from every line as a last defence.
-      secrets: () => [...secretStrings, ...(opts.secrets?.() ?? []), ...(opts.liveWallets?.redactionStrings() ?? [])],
+      secrets: () => [
+        ...secretStrings,
+        ...(config.TELEGRAM_BOT_TOKEN ? [config.TELEGRAM_BOT_TOKEN] : []),
+        ...(opts.secrets?.() ?? []),
+        ...(opts.liveWallets?.redactionStrings() ?? []),
+      ],
     });
   const passwords = createPasswordHasher(opts.passwordCost);
   const signer = new TokenSigner(jwtSecret, clock);
@@ -269,6 +279,23 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
     (market.tokenPrices.configured
       ? new MarketPricedPositions(positionStore, market.tokenPrices, market.solPrice, logger)
       : new StoredOpenPositions(database));
+  const notifications = createNotifications(
+    {
+      config,
+      database,
+      clock,
+      logger,
+      events,
+      sealingSecret: jwtSecret,
+      agents,
+      openPositions,
+      positions: positionStore,
+      engine,
+    },
+    opts.notifications,
+  );
+  lifecycle.onStart(() => notifications.start(), "notifications");
+  lifecycle.onShutdown(() => notifications.stop(), "notifications");
 
   return {
     config,
@@ -299,6 +326,7 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
     openPositions,
     trading: { positions: positionStore, locks, engine, processor, monitor, live },
     tokenPriceLookup,
+    notifications,
     onStart: (fn, label) => lifecycle.onStart(fn, label),
     onShutdown: (fn, label) => lifecycle.onShutdown(fn, label),
     start: () => lifecycle.start(),

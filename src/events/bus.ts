@@ -8,7 +8,9 @@ export type EventType =
   | "position.opened"
   | "position.updated"
   | "position.closed"
-  | "price.sol";
+  | "price.sol"
+  /** A webhook endpoint failing for 24 h was disabled (src/notifications/webhooks). */
+  | "webhook.disabled";
 
 export interface ServiceEvent {
   /** Monotonic per process; the SSE `id:` and Last-Event-ID resume point. */
