@@ -26,7 +26,13 @@ const description = z.string().max(500, { error: "description must be at most 50
 
 export const CreateWebhookBody = z
   .strictObject({ url, events, description: description.optional() })
-  .openapi("CreateWebhookRequest");
+  .openapi("CreateWebhookRequest", {
+    example: {
+      url: "https://example.com/hooks/trading",
+      events: ["position.opened", "position.closed", "trade.failed"],
+      description: "My trading journal",
+    },
+  });
 
 export const UpdateWebhookBody = z
   .strictObject({
