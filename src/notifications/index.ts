@@ -134,7 +134,6 @@ function createTelegram(d: NotificationDeps, token: string, prefs: NotificationP
   const bot = new TelegramBot({
     token,
     apiRoot: d.config.TELEGRAM_API_URL,
-    clock: d.clock,
     logger: d.logger,
     links,
     actions,

@@ -48,3 +48,17 @@ test("after start(): a queued event is delivered and a command answered without 
   await Bun.sleep(50);
   expect(tg.requests.length).toBe(calls);
 });
+
+test("start() and stop() with a ManualClock: the loops wait on real timers, so they neither spin nor hang", async () => {
+  const tg = await startFakeTelegram();
+  const ctx = await createTestContext({ env: tg.env() });
+  cleanups.push(
+    () => tg.close(),
+    () => ctx.close(),
+  );
+  await ctx.services.start();
+  await Bun.sleep(20);
+  const polls = tg.requests.filter((r) => r.method === "getUpdates").length;
+  expect(polls).toBeLessThanOrEqual(1); // one long poll held open, not a loop of them
+  await ctx.services.stop();
+});

@@ -1,6 +1,6 @@
 import { Bot, type Context, InlineKeyboard } from "grammy";
 import type { Update } from "grammy/types";
-import type { Clock } from "../../clock.ts";
+import { abortableDelay } from "../../clock.ts";
 import type { Logger } from "../../logger.ts";
 import type { LinkCodes } from "./link-codes.ts";
 import {
@@ -38,7 +38,6 @@ export interface TelegramActions {
 export interface TelegramBotDeps {
   token: string;
   apiRoot: string;
-  clock: Clock;
   logger: Logger;
   links: LinkCodes;
   actions: TelegramActions;
@@ -224,7 +223,7 @@ export class TelegramBot {
   private running: AbortController | null = null;
   private loopDone: Promise<void> | null = null;
 
-  /** serve(): long polling until stop(); a failed round waits 5 s (the injected clock) and retries. */
+  /** serve(): long polling until stop(); a failed round waits 5 s (a real timer: a ManualClock would spin) and retries. */
   start(): void {
     if (this.running) return;
     const ctl = new AbortController();
@@ -236,7 +235,7 @@ export class TelegramBot {
         } catch (err) {
           if (ctl.signal.aborted) break;
           this.log.warn("telegram polling failed", { error: err instanceof Error ? err.message : String(err) });
-          await this.d.clock.sleep(5_000, ctl.signal);
+          await abortableDelay(5_000, ctl.signal);
         }
       }
     })();

@@ -1,4 +1,4 @@
-import type { Clock } from "../../clock.ts";
+import { abortableDelay, type Clock } from "../../clock.ts";
 import type { TelegramRepository } from "../../db/repositories/telegram.ts";
 import type { EventBus, ServiceEvent } from "../../events/bus.ts";
 import type { Logger } from "../../logger.ts";
@@ -92,7 +92,7 @@ export class TelegramNotifier {
 
   private loop: AbortController | null = null;
 
-  /** serve(): checks for due summaries every 10 minutes (the injected clock). */
+  /** serve(): checks for due summaries every 10 minutes (a real timer; the date comes from the clock). */
   start(): void {
     if (this.loop) return;
     const ctl = new AbortController();
@@ -100,7 +100,7 @@ export class TelegramNotifier {
     void (async () => {
       while (!ctl.signal.aborted) {
         await this.summaryTick().catch((err) => this.log.warn("daily summary failed", { error: String(err) }));
-        await this.d.clock.sleep(10 * 60_000, ctl.signal);
+        await abortableDelay(10 * 60_000, ctl.signal);
       }
     })();
   }

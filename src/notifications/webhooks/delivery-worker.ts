@@ -1,4 +1,4 @@
-import { type Clock, isoNow } from "../../clock.ts";
+import { abortableDelay, type Clock, isoNow } from "../../clock.ts";
 import type { DueDelivery, WebhookRepository } from "../../db/repositories/webhooks.ts";
 import type { EventBus, ServiceEvent } from "../../events/bus.ts";
 import type { Logger } from "../../logger.ts";
@@ -174,8 +174,10 @@ export class WebhookDeliveryWorker {
     this.loopDone = (async () => {
       while (!loop.stop.signal.aborted) {
         this.tick().catch((err) => this.log.error("webhook tick failed", { error: String(err) }));
+        // The cadence is a real timer, like the position monitor's: a ManualClock's sleep returns
+        // at once and would spin. Due times and back-off come from the injected clock.
         if (!loop.wake.signal.aborted)
-          await this.d.clock.sleep(1_000, AbortSignal.any([loop.stop.signal, loop.wake.signal]));
+          await abortableDelay(1_000, AbortSignal.any([loop.stop.signal, loop.wake.signal]));
         loop.wake = new AbortController();
       }
     })();
