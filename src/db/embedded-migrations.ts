@@ -2,6 +2,4 @@
 // Each migration's SQL is imported as text so the compiled binary carries it.
 import m0 from "../../migrations/0000_init.sql" with { type: "text" };
 
-export const embeddedMigrations: ReadonlyArray<{ tag: string; sql: string }> = [
-  { tag: "0000_init", sql: m0 },
-];
+export const embeddedMigrations: ReadonlyArray<{ tag: string; sql: string }> = [{ tag: "0000_init", sql: m0 }];

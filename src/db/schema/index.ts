@@ -1,4 +1,4 @@
 export * from "./agents.ts";
+export * from "./notifications.ts";
 export * from "./trading.ts";
 export * from "./users.ts";
-export * from "./notifications.ts";
