@@ -117,6 +117,78 @@ CREATE TABLE `price_bars` (
 );
 --> statement-breakpoint
 CREATE INDEX `price_bars_time_idx` ON `price_bars` (`time`);--> statement-breakpoint
+CREATE TABLE `notification_preferences` (
+	`user_id` text PRIMARY KEY NOT NULL,
+	`events` text NOT NULL,
+	`quiet_hours` text,
+	`updated_at` text NOT NULL,
+	FOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE TABLE `telegram_link_codes` (
+	`code_hash` text PRIMARY KEY NOT NULL,
+	`user_id` text NOT NULL,
+	`expires_at` text NOT NULL,
+	`created_at` text NOT NULL,
+	FOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `telegram_link_codes_user_uq` ON `telegram_link_codes` (`user_id`);--> statement-breakpoint
+CREATE TABLE `telegram_links` (
+	`chat_id` text PRIMARY KEY NOT NULL,
+	`user_id` text NOT NULL,
+	`linked_at` text NOT NULL,
+	`last_summary_on` text,
+	FOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE INDEX `telegram_links_user_idx` ON `telegram_links` (`user_id`);--> statement-breakpoint
+CREATE TABLE `webhook_attempts` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`delivery_id` text NOT NULL,
+	`webhook_id` text NOT NULL,
+	`attempt` integer NOT NULL,
+	`status_code` integer,
+	`error` text,
+	`duration_ms` integer NOT NULL,
+	`at` text NOT NULL,
+	FOREIGN KEY (`delivery_id`) REFERENCES `webhook_deliveries`(`id`) ON UPDATE no action ON DELETE cascade,
+	FOREIGN KEY (`webhook_id`) REFERENCES `webhooks`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE INDEX `webhook_attempts_webhook_idx` ON `webhook_attempts` (`webhook_id`,`id`);--> statement-breakpoint
+CREATE TABLE `webhook_deliveries` (
+	`id` text PRIMARY KEY NOT NULL,
+	`webhook_id` text NOT NULL,
+	`event_type` text NOT NULL,
+	`payload` text NOT NULL,
+	`status` text NOT NULL,
+	`attempts` integer DEFAULT 0 NOT NULL,
+	`next_attempt_at` integer NOT NULL,
+	`created_at` text NOT NULL,
+	`finished_at` text,
+	FOREIGN KEY (`webhook_id`) REFERENCES `webhooks`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE INDEX `webhook_deliveries_due_idx` ON `webhook_deliveries` (`status`,`next_attempt_at`);--> statement-breakpoint
+CREATE INDEX `webhook_deliveries_webhook_idx` ON `webhook_deliveries` (`webhook_id`,`created_at`);--> statement-breakpoint
+CREATE TABLE `webhooks` (
+	`id` text PRIMARY KEY NOT NULL,
+	`user_id` text NOT NULL,
+	`url` text NOT NULL,
+	`description` text DEFAULT '' NOT NULL,
+	`events` text NOT NULL,
+	`enabled` integer DEFAULT true NOT NULL,
+	`sealed_secret` text NOT NULL,
+	`failing_since` text,
+	`disabled_at` text,
+	`disabled_reason` text,
+	`created_at` text NOT NULL,
+	`updated_at` text NOT NULL,
+	FOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE INDEX `webhooks_user_idx` ON `webhooks` (`user_id`,`created_at`);--> statement-breakpoint
 CREATE TABLE `agent_transactions` (
 	`id` text PRIMARY KEY NOT NULL,
 	`agent_id` text NOT NULL,

@@ -29,11 +29,13 @@ import { mountApiDocs } from "./http/routes/docs/index.ts";
 import { eventRoutes } from "./http/routes/events/index.ts";
 import { healthRoutes } from "./http/routes/health/index.ts";
 import { metricsRoutes } from "./http/routes/metrics/index.ts";
+import { notificationRoutes } from "./http/routes/notifications/index.ts";
 import { priceFeedRoutes } from "./http/routes/price-feeds/index.ts";
 import { publicRoutes } from "./http/routes/public/index.ts";
 import { tokenRoutes } from "./http/routes/tokens/index.ts";
 import { tradingSignalRoutes } from "./http/routes/trading-signals/index.ts";
 import { walletRoutes } from "./http/routes/wallets/index.ts";
+import { webhookRoutes } from "./http/routes/webhooks/index.ts";
 
 export const MAX_BODY_BYTES = 64 * 1024; // PRODUCT.md §6
 
@@ -150,6 +152,8 @@ function mountRoutes(app: OpenAPIHono<AppEnv>, s: AppDeps): void {
   app.route("/api/v1/events", eventRoutes(s));
   app.route("/api/v1/backtests", backtestRoutes(s));
   app.route("/api/v1/tokens", tokenRoutes(s));
+  app.route("/api/v1/webhooks", webhookRoutes(s));
+  app.route("/api/v1/notifications", notificationRoutes(s));
   app.route("/v1", publicRoutes(s));
   app.route("/", dashboardRoutes()); // the web dashboard (issue 14): main port only
 

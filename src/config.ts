@@ -132,6 +132,14 @@ export const configSchema = z.object({
   PRICE_HISTORY_DAYS: int(7, 1, 365),
   /** GeckoTerminal public API for importing older price history (keyless, 30 requests/min); empty: off. */
   HISTORY_DATA_URL: sourceUrl("https://api.geckoterminal.com/api/v2"),
+
+  /** Notifications (issue 18; PRODUCT.md §7): webhook URLs on loopback/private networks, the Telegram bot. */
+  WEBHOOK_ALLOW_PRIVATE_URLS: bool(false),
+  WEBHOOK_MAX_IN_FLIGHT: int(8, 1, 1000),
+  TELEGRAM_BOT_TOKEN: optionalSecret,
+  TELEGRAM_API_URL: sourceUrl("https://api.telegram.org").refine((v) => v !== "", {
+    error: "must be an http(s) URL",
+  }),
 });
 
 export type Config = z.output<typeof configSchema>;

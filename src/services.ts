@@ -26,6 +26,7 @@ import { createLogger, type Logger } from "./logger.ts";
 import { createMarket, type MarketOptions, type MarketServices } from "./market/index.ts";
 import { openPositionsFromDatabase } from "./metrics/database-sources.ts";
 import { createMetrics, type Metrics } from "./metrics/metrics.ts";
+import { createNotifications, type NotificationOptions, type Notifications } from "./notifications/index.ts";
 import { SignalIntake } from "./signals/signal-intake.ts";
 import { SignalQueue } from "./signals/signal-queue.ts";
 import { SignalService } from "./signals/signal-service.ts";
@@ -98,6 +99,8 @@ export interface Services {
   tokenPriceLookup: TokenPriceLookup;
   /** Price history, history import and backtests (src/strategy-lab.ts, issue 17). */
   strategyLab: StrategyLab;
+  /** Webhooks, notification preferences and the Telegram bot (src/notifications, issue 18). */
+  notifications: Notifications;
   /**
    * Registers a background worker's start (monitor loop, signal recovery, price stream). serve()
    * runs these once it listens; tests never do, they drive ticks directly. See src/lifecycle.ts.
@@ -133,6 +136,8 @@ export interface ServiceOptions {
   /** Live trading tuning (confirmation polling, RPC timeout): tests. */
   live?: LiveTradingOptions;
   strategyLab?: StrategyLabOptions;
+  /** Webhook DNS resolution and sender: tests. */
+  notifications?: NotificationOptions;
 }
 
 export function createServices(config: Config, database: DatabaseHandle, opts: ServiceOptions = {}): Services {
@@ -145,7 +150,12 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
     createLogger({
       level: config.LOG_LEVEL,
       // WALLET_N secrets (every text form) are scrubbed from every line as a last defence.
-      secrets: () => [...secretStrings, ...(opts.secrets?.() ?? []), ...(opts.liveWallets?.redactionStrings() ?? [])],
+      secrets: () => [
+        ...secretStrings,
+        ...(config.TELEGRAM_BOT_TOKEN ? [config.TELEGRAM_BOT_TOKEN] : []),
+        ...(opts.secrets?.() ?? []),
+        ...(opts.liveWallets?.redactionStrings() ?? []),
+      ],
     });
   const lifecycle = new Lifecycle(logger);
 
@@ -236,6 +246,21 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
     (market.tokenPrices.configured
       ? new MarketPricedPositions(positionStore, market.tokenPrices, market.solPrice, logger)
       : new StoredOpenPositions(positionStore));
+  const notifications = createNotifications(
+    {
+      config,
+      database,
+      clock,
+      logger,
+      events,
+      sealingSecret: jwtSecret,
+      agents,
+      openPositions,
+      positions: positionStore,
+      engine,
+    },
+    opts.notifications,
+  );
 
   // 6. The signal pipeline: POST /trading-signals → intake → queue → processor. Each stage is given
   //    the next one when it is built, so it is built from its end: the processor (above), the
@@ -283,6 +308,8 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
   lifecycle.onShutdown(() => strategyLab.recorder.stop(), "price history recorder");
   lifecycle.onStart(() => strategyLab.worker.start(), "backtest worker");
   lifecycle.onShutdown(() => strategyLab.worker.stop(), "backtest worker");
+  lifecycle.onStart(() => notifications.start(), "notifications");
+  lifecycle.onShutdown(() => notifications.stop(), "notifications");
 
   return {
     config,
@@ -313,6 +340,7 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
     trading: { positions: positionStore, locks, engine, processor, monitor, live },
     tokenPriceLookup,
     strategyLab,
+    notifications,
     onStart: (fn, label) => lifecycle.onStart(fn, label),
     onShutdown: (fn, label) => lifecycle.onShutdown(fn, label),
     start: () => lifecycle.start(),

@@ -121,6 +121,13 @@ export interface SolPriceEvent {
   source: "priceNetwork" | "solPriceFeed" | "demo";
 }
 
+/** A webhook endpoint failing for 24 h was disabled (src/notifications/webhooks). */
+export interface WebhookDisabledEvent {
+  webhookId: string;
+  disabledAt: string;
+  reason: string;
+}
+
 export interface EventPayloads {
   "signal.created": SignalCreatedEvent;
   "trade.executed": TradeExecutedEvent;
@@ -129,6 +136,7 @@ export interface EventPayloads {
   "position.updated": PositionUpdatedEvent;
   "position.closed": PositionClosedEvent;
   "price.sol": SolPriceEvent;
+  "webhook.disabled": WebhookDisabledEvent;
 }
 
 export type EventType = keyof EventPayloads;

@@ -123,6 +123,35 @@ export const OPERATIONS: Record<Key, OperationDoc> = {
     summary: "Recorded price bars of a token",
   },
 
+  "POST /api/v1/webhooks": { operationId: "createWebhook", summary: "Create a webhook (secret shown once)" },
+  "GET /api/v1/webhooks": { operationId: "listWebhooks", summary: "List webhooks" },
+  "GET /api/v1/webhooks/{id}": { operationId: "getWebhook", summary: "Get one webhook" },
+  "PATCH /api/v1/webhooks/{id}": { operationId: "updateWebhook", summary: "Change a webhook (url, events, enabled)" },
+  "DELETE /api/v1/webhooks/{id}": { operationId: "deleteWebhook", summary: "Delete a webhook" },
+  "POST /api/v1/webhooks/{id}/test": { operationId: "testWebhook", summary: "Send a test message to a webhook" },
+  "POST /api/v1/webhooks/{id}/rotate-secret": {
+    operationId: "rotateWebhookSecret",
+    summary: "Replace a webhook's signing secret (shown once)",
+  },
+  "GET /api/v1/webhooks/{id}/deliveries": { operationId: "listWebhookDeliveries", summary: "A webhook's deliveries" },
+  "GET /api/v1/notifications/preferences": {
+    operationId: "getNotificationPreferences",
+    summary: "Which events notify you, and quiet hours",
+  },
+  "PUT /api/v1/notifications/preferences": {
+    operationId: "updateNotificationPreferences",
+    summary: "Change notification preferences",
+  },
+  "GET /api/v1/notifications/telegram": { operationId: "getTelegramStatus", summary: "The bot and your linked chats" },
+  "POST /api/v1/notifications/telegram/link": {
+    operationId: "createTelegramLinkCode",
+    summary: "A one-time code to link a Telegram chat",
+  },
+  "DELETE /api/v1/notifications/telegram/chats/{chatId}": {
+    operationId: "unlinkTelegramChat",
+    summary: "Unlink a Telegram chat",
+  },
+
   "GET /": { operationId: "getDashboard", summary: "The web dashboard (HTML page)" },
   "GET /dashboard/{file}": { operationId: "getDashboardAsset", summary: "A script or stylesheet of the dashboard" },
 
@@ -164,6 +193,8 @@ export const TAGS: Array<{ name: string; description: string }> = [
   { name: "public", description: "Read-only public API (any API key)" },
   { name: "backtests", description: "Strategy lab: replay signals through the exit rules" },
   { name: "tokens", description: "Recorded token price history" },
+  { name: "webhooks", description: "Signed webhooks for your own systems" },
+  { name: "notifications", description: "Notification preferences and the Telegram bot" },
   { name: "dashboard", description: "The web dashboard served by the binary" },
 ];
 

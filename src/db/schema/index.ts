@@ -1,4 +1,5 @@
 export * from "./agents.ts";
+export * from "./notifications.ts";
 export * from "./strategy-lab.ts";
 export * from "./trading.ts";
 export * from "./users.ts";

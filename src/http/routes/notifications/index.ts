@@ -1,0 +1,81 @@
+import { createRoute } from "@hono/zod-openapi";
+import { NotFoundError, ServiceNotConfiguredError } from "../../../errors.ts";
+import type { AppDeps } from "../../app-env.ts";
+import { createRouter } from "../../router.ts";
+import { bearerSecurity, errorResponses, jsonContent, SuccessSchema } from "../../schemas.ts";
+import {
+  ChatIdParam,
+  LinkCodeSchema,
+  PreferencesSchema,
+  TelegramStatusSchema,
+  UpdatePreferencesBody,
+} from "./schema.ts";
+
+// /api/v1/notifications (issue 18): the user's notification preferences and their Telegram
+// chats. JWT only.
+
+const common = { tags: ["notifications"], security: bearerSecurity };
+
+const getPrefs = createRoute({
+  ...common,
+  method: "get",
+  path: "/preferences",
+  responses: { 200: { description: "Preferences", ...jsonContent(PreferencesSchema) }, ...errorResponses(401) },
+});
+const putPrefs = createRoute({
+  ...common,
+  method: "put",
+  path: "/preferences",
+  request: { body: { ...jsonContent(UpdatePreferencesBody), required: true } },
+  responses: { 200: { description: "Updated", ...jsonContent(PreferencesSchema) }, ...errorResponses(400, 401) },
+});
+const telegramStatus = createRoute({
+  ...common,
+  method: "get",
+  path: "/telegram",
+  responses: {
+    200: { description: "Whether the bot is configured, and the linked chats", ...jsonContent(TelegramStatusSchema) },
+    ...errorResponses(401),
+  },
+});
+const link = createRoute({
+  ...common,
+  method: "post",
+  path: "/telegram/link",
+  responses: {
+    201: { description: "A one-time code: send /start CODE to the bot", ...jsonContent(LinkCodeSchema) },
+    ...errorResponses(401, 503),
+  },
+});
+const unlink = createRoute({
+  ...common,
+  method: "delete",
+  path: "/telegram/chats/{chatId}",
+  request: { params: ChatIdParam },
+  responses: { 200: { description: "Unlinked", ...jsonContent(SuccessSchema) }, ...errorResponses(400, 401, 404) },
+});
+
+export function notificationRoutes(s: AppDeps) {
+  const router = createRouter();
+  router.use("*", s.auth.requireUser());
+  const n = s.notifications;
+  const telegramOrFail = () => {
+    if (!n.telegram) throw new ServiceNotConfiguredError("Telegram is not configured: set TELEGRAM_BOT_TOKEN");
+    return n.telegram;
+  };
+  return router
+    .openapi(getPrefs, (c) => c.json(n.preferences.get(c.get("auth").userId), 200))
+    .openapi(putPrefs, (c) => c.json(n.preferences.update(c.get("auth").userId, c.req.valid("json")), 200))
+    .openapi(telegramStatus, (c) =>
+      c.json({ configured: n.telegram !== null, chats: n.telegram?.links.links(c.get("auth").userId) ?? [] }, 200),
+    )
+    .openapi(link, (c) => {
+      const { code, expiresAt } = telegramOrFail().links.create(c.get("auth").userId);
+      return c.json({ code, expiresAt, instructions: `Send /start ${code} to the bot before ${expiresAt}` }, 201);
+    })
+    .openapi(unlink, (c) => {
+      const userId = c.get("auth").userId;
+      if (!n.telegram?.links.unlink(userId, c.req.valid("param").chatId)) throw new NotFoundError("Chat not linked");
+      return c.json({ success: true }, 200);
+    });
+}

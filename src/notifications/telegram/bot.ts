@@ -1,0 +1,253 @@
+import { Bot, type Context, InlineKeyboard } from "grammy";
+import type { Update } from "grammy/types";
+import { abortableDelay } from "../../clock.ts";
+import type { Logger } from "../../logger.ts";
+import type { LinkCodes } from "./link-codes.ts";
+import {
+  type AgentLine,
+  HELP_TEXT,
+  NOT_LINKED_TEXT,
+  type PositionLine,
+  positionsMessage,
+  statusMessage,
+} from "./messages.ts";
+
+// The Telegram bot (issue 18), on grammY. Only linked chats get data: every command except
+// /start and /help answers an unlinked chat with how to link, nothing more. /close asks for
+// confirmation with inline buttons and then closes through the same engine path as the API
+// (closeReason manual). Updates come by long polling (no public URL needed); `pollOnce()` is one
+// getUpdates round, which tests drive against the fake Bot API.
+
+export interface AgentSummary {
+  id: string;
+  name: string;
+  tradingMode: string;
+  automatedTradingSimulation: boolean;
+  automatedTradingLive: boolean;
+}
+
+/** What the bot may do for a linked user; wired to the agents service and the trading engine. */
+export interface TelegramActions {
+  agents(userId: string): AgentSummary[];
+  /** off: both automation flags; on: the flag of the agent's current mode. */
+  setAutomation(userId: string, agentId: string, on: boolean): void;
+  openPositions(userId: string): Promise<PositionLine[]>;
+  closePosition(userId: string, positionId: string): Promise<{ profitLossSol: number; profitLossUsd: number }>;
+}
+
+export interface TelegramBotDeps {
+  token: string;
+  apiRoot: string;
+  logger: Logger;
+  links: LinkCodes;
+  actions: TelegramActions;
+}
+
+// Callback data (at most 64 bytes): a prefix and the position id.
+const CLOSE_ASK = "ca:";
+const CLOSE_DO = "cd:";
+const CANCEL = "cx";
+
+export class TelegramBot {
+  readonly bot: Bot;
+  private offset = 0;
+  private readonly log: Logger;
+
+  constructor(private readonly d: TelegramBotDeps) {
+    this.log = d.logger.child({ component: "telegram" });
+    this.bot = new Bot(d.token, { client: { apiRoot: d.apiRoot } });
+    this.register();
+  }
+
+  private userOf(ctx: Context): string | null {
+    const chatId = ctx.chat?.id;
+    return chatId === undefined ? null : this.d.links.userOfChat(String(chatId));
+  }
+
+  /** Wraps a handler that needs a linked chat; an unlinked one gets only the linking hint. */
+  private linked(fn: (ctx: Context, userId: string) => Promise<unknown>) {
+    return async (ctx: Context) => {
+      const userId = this.userOf(ctx);
+      if (!userId) {
+        if (ctx.callbackQuery) await ctx.answerCallbackQuery({ text: "This chat is not linked." });
+        else await ctx.reply(NOT_LINKED_TEXT);
+        return;
+      }
+      await fn(ctx, userId);
+    };
+  }
+
+  private register(): void {
+    const b = this.bot;
+    b.command("start", async (ctx) => {
+      const code = (ctx.match ?? "").trim();
+      if (!code) {
+        await ctx.reply(this.userOf(ctx) ? `This chat is linked.\n\n${HELP_TEXT}` : NOT_LINKED_TEXT);
+        return;
+      }
+      const userId = this.d.links.redeem(code, String(ctx.chat.id));
+      if (!userId) {
+        await ctx.reply("That code is unknown or has expired. Create a new one and send /start CODE again.");
+        return;
+      }
+      this.log.info("telegram chat linked", { userId, chatId: ctx.chat.id });
+      await ctx.reply(`Linked. You will get notifications here.\n\n${HELP_TEXT}`);
+    });
+    b.command("help", (ctx) => ctx.reply(HELP_TEXT));
+    b.command(
+      "unlink",
+      this.linked(async (ctx) => {
+        this.d.links.unlinkChat(String(ctx.chat?.id));
+        await ctx.reply("Unlinked. This chat gets no more notifications.");
+      }),
+    );
+    b.command(
+      "status",
+      this.linked(async (ctx, userId) => {
+        const positions = await this.d.actions.openPositions(userId);
+        const lines: AgentLine[] = this.d.actions.agents(userId).map((a) => ({
+          name: a.name,
+          tradingMode: a.tradingMode,
+          automated: a.tradingMode === "live" ? a.automatedTradingLive : a.automatedTradingSimulation,
+          openPositions: positions.filter((p) => p.agentName === a.name).length,
+        }));
+        await ctx.reply(statusMessage(lines));
+      }),
+    );
+    b.command(
+      "positions",
+      this.linked(async (ctx, userId) => ctx.reply(positionsMessage(await this.d.actions.openPositions(userId)))),
+    );
+    b.command(
+      "close",
+      this.linked(async (ctx, userId) => {
+        const positions = await this.d.actions.openPositions(userId);
+        if (positions.length === 0) return ctx.reply("No open positions.");
+        const kb = new InlineKeyboard();
+        for (const p of positions) kb.text(`${p.tokenSymbol} (${p.agentName})`, `${CLOSE_ASK}${p.id}`).row();
+        kb.text("Cancel", CANCEL);
+        return ctx.reply("Which position should be closed?", { reply_markup: kb });
+      }),
+    );
+    b.command(
+      "pause",
+      this.linked((ctx, userId) => this.toggle(ctx, userId, false)),
+    );
+    b.command(
+      "resume",
+      this.linked((ctx, userId) => this.toggle(ctx, userId, true)),
+    );
+
+    b.callbackQuery(
+      CANCEL,
+      this.linked(async (ctx) => {
+        await ctx.answerCallbackQuery();
+        await ctx.editMessageText("Cancelled. Nothing was closed.");
+      }),
+    );
+    b.callbackQuery(
+      new RegExp(`^${CLOSE_ASK}(.+)$`),
+      this.linked(async (ctx, userId) => {
+        const id = ctx.callbackQuery?.data?.slice(CLOSE_ASK.length) ?? "";
+        const p = (await this.d.actions.openPositions(userId)).find((x) => x.id === id);
+        await ctx.answerCallbackQuery();
+        if (!p) return ctx.editMessageText("That position is no longer open.");
+        const kb = new InlineKeyboard().text("Yes, close it", `${CLOSE_DO}${p.id}`).text("Cancel", CANCEL);
+        return ctx.editMessageText(
+          `Close ${p.tokenSymbol} (${p.agentName})? All ${p.amount} tokens are sold at market; P/L now ${p.profitLossSol.toFixed(4)} SOL.`,
+          { reply_markup: kb },
+        );
+      }),
+    );
+    b.callbackQuery(
+      new RegExp(`^${CLOSE_DO}(.+)$`),
+      this.linked(async (ctx, userId) => {
+        const id = ctx.callbackQuery?.data?.slice(CLOSE_DO.length) ?? "";
+        await ctx.answerCallbackQuery({ text: "Closing…" });
+        try {
+          const r = await this.d.actions.closePosition(userId, id);
+          await ctx.editMessageText(
+            `Closed. P/L ${r.profitLossSol >= 0 ? "+" : ""}${r.profitLossSol.toFixed(4)} SOL (${r.profitLossUsd.toFixed(2)} USD).`,
+          );
+        } catch (err) {
+          await ctx.editMessageText(`Could not close: ${err instanceof Error ? err.message : String(err)}`);
+        }
+      }),
+    );
+    b.on(
+      "message",
+      this.linked((ctx) => ctx.reply(`Unknown command.\n\n${HELP_TEXT}`)),
+    );
+  }
+
+  /** /pause and /resume: the named agent (name or id), or every agent without an argument. */
+  private async toggle(ctx: Context, userId: string, on: boolean): Promise<unknown> {
+    const arg = (typeof ctx.match === "string" ? ctx.match : "").trim().toLowerCase();
+    const agents = this.d.actions.agents(userId);
+    const chosen = arg && arg !== "all" ? agents.filter((a) => a.id === arg || a.name.toLowerCase() === arg) : agents;
+    if (chosen.length === 0) return ctx.reply(arg ? `No agent named "${arg}".` : "No agents yet.");
+    for (const a of chosen) this.d.actions.setAutomation(userId, a.id, on);
+    this.log.info(on ? "automation resumed from telegram" : "automation paused from telegram", {
+      userId,
+      agents: chosen.map((a) => a.id),
+    });
+    return ctx.reply(
+      `${on ? "Resumed" : "Paused"} automated trading of ${chosen.length === agents.length && !arg ? "all agents" : chosen.map((a) => a.name).join(", ")}.`,
+    );
+  }
+
+  /** One update, through the handlers; a handler failure is logged, never thrown (the poll goes on). */
+  async handle(update: Update): Promise<void> {
+    try {
+      if (!this.bot.isInited()) await this.bot.init();
+      await this.bot.handleUpdate(update);
+    } catch (err) {
+      this.log.warn("telegram update failed", { error: err instanceof Error ? err.message : String(err) });
+    }
+  }
+
+  /** One getUpdates round (long polling for `timeoutSeconds`); returns how many updates were handled. */
+  async pollOnce(timeoutSeconds = 0, signal?: AbortSignal): Promise<number> {
+    const updates = await this.bot.api.getUpdates(
+      { offset: this.offset, timeout: timeoutSeconds, allowed_updates: ["message", "callback_query"] },
+      // grammY types its signal with the abort-controller polyfill; the runtime's is the same shape.
+      signal as Parameters<typeof this.bot.api.getUpdates>[1],
+    );
+    for (const u of updates) {
+      this.offset = u.update_id + 1;
+      await this.handle(u);
+    }
+    return updates.length;
+  }
+
+  private running: AbortController | null = null;
+  private loopDone: Promise<void> | null = null;
+
+  /** serve(): long polling until stop(); a failed round waits 5 s (a real timer: a ManualClock would spin) and retries. */
+  start(): void {
+    if (this.running) return;
+    const ctl = new AbortController();
+    this.running = ctl;
+    this.loopDone = (async () => {
+      while (!ctl.signal.aborted) {
+        try {
+          await this.pollOnce(30, ctl.signal);
+        } catch (err) {
+          if (ctl.signal.aborted) break;
+          this.log.warn("telegram polling failed", { error: err instanceof Error ? err.message : String(err) });
+          await abortableDelay(5_000, ctl.signal);
+        }
+      }
+    })();
+  }
+
+  async stop(): Promise<void> {
+    this.running?.abort();
+    await this.loopDone;
+    this.running = null;
+  }
+
+  async send(chatId: string, text: string, silent: boolean): Promise<void> {
+    await this.bot.api.sendMessage(chatId, text, { disable_notification: silent });
+  }
+}

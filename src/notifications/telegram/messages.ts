@@ -1,0 +1,148 @@
+import type { ServiceEvent } from "../../events/bus.ts";
+import type { NotificationKind } from "../preferences.ts";
+
+// Telegram message texts (issue 18), plain text (no parse_mode, so nothing needs escaping). Pure
+// functions of an event and the names the notifier looked up.
+
+export interface Names {
+  agentName: string | null;
+  tokenSymbol: string | null;
+}
+
+export interface PositionLine {
+  id: string;
+  agentName: string;
+  tokenSymbol: string;
+  tokenAddress: string;
+  amount: number;
+  entryPriceSol: number;
+  currentPriceSol: number;
+  profitLossSol: number;
+  profitLossPercent: number;
+}
+
+export interface AgentLine {
+  name: string;
+  tradingMode: string;
+  automated: boolean;
+  openPositions: number;
+}
+
+export interface DailySummary {
+  since: string;
+  until: string;
+  closedTrades: number;
+  wins: number;
+  losses: number;
+  realizedProfitLossSol: string;
+  realizedProfitLossUsd: string;
+  openPositions: number;
+  unrealizedProfitLossSol: string;
+}
+
+const shortAddress = (a: string) => (a.length > 12 ? `${a.slice(0, 4)}…${a.slice(-4)}` : a);
+const signed = (n: number | string, digits = 4) => {
+  const v = typeof n === "string" ? Number(n) : n;
+  return `${v >= 0 ? "+" : ""}${v.toFixed(digits)}`;
+};
+const str = (v: unknown) => (typeof v === "string" || typeof v === "number" ? String(v) : "");
+
+function token(e: ServiceEvent, n: Names): string {
+  const sym = n.tokenSymbol ?? (typeof e.data.tokenSymbol === "string" ? e.data.tokenSymbol : null);
+  return sym || shortAddress(str(e.data.tokenAddress));
+}
+const agent = (n: Names) => (n.agentName ? ` (${n.agentName})` : "");
+
+const CLOSE_REASONS: Record<string, string> = {
+  manual: "manual close",
+  stop_loss: "stop-loss",
+  stale_trade: "stale trade",
+  take_profit: "take-profit",
+  signal: "exit signal",
+};
+
+/** The notification kind of an event, or null when it is not one the bot tells about. */
+export function kindOf(e: ServiceEvent): NotificationKind | null {
+  switch (e.type) {
+    case "position.opened":
+      return "position.opened";
+    case "position.closed":
+      return "position.closed";
+    case "trade.failed":
+      return "trade.failed";
+    case "webhook.disabled":
+      return "webhook.disabled";
+    case "position.updated":
+      if (e.data.change === "take_profit") return "position.take_profit";
+      if (e.data.change === "dca") return "position.dca";
+      return null;
+    default:
+      return null;
+  }
+}
+
+export function eventMessage(e: ServiceEvent, n: Names): string | null {
+  switch (kindOf(e)) {
+    case "position.opened":
+      return `🟢 Opened ${token(e, n)}${agent(n)}\nBought ${str(e.data.amount)} at ${str(e.data.entryPriceSol)} SOL each`;
+    case "position.take_profit":
+      return `🎯 Take-profit level ${str(e.data.levelsHit)} on ${token(e, n)}${agent(n)}\nRemaining ${str(e.data.remainingAmount)}, realized ${signed(str(e.data.realizedProfitSol))} SOL`;
+    case "position.dca":
+      return `➕ DCA order ${str(e.data.dcaOrders)} on ${token(e, n)}${agent(n)}\nAverage entry now ${str(e.data.entryPriceSol)} SOL, holding ${str(e.data.remainingAmount)}`;
+    case "position.closed": {
+      const reason = CLOSE_REASONS[str(e.data.reason)] ?? str(e.data.reason);
+      return `🔴 Closed ${token(e, n)}${agent(n)} by ${reason}\nP/L ${signed(str(e.data.profitLossSol))} SOL (${signed(str(e.data.profitLossUsd), 2)} USD)`;
+    }
+    case "trade.failed":
+      return `⚠️ ${str(e.data.side) === "sell" ? "Sale" : "Buy"} of ${token(e, n)}${agent(n)} failed\n${str(e.data.reason)}`;
+    case "webhook.disabled":
+      return `🔕 A webhook endpoint was disabled after failing for 24 hours.\n${str(e.data.reason)}\nRe-enable it once it answers again.`;
+    default:
+      return null;
+  }
+}
+
+export function positionsMessage(positions: PositionLine[]): string {
+  if (positions.length === 0) return "No open positions.";
+  return [
+    `Open positions (${positions.length}):`,
+    ...positions.map(
+      (p, i) =>
+        `${i + 1}. ${p.tokenSymbol || shortAddress(p.tokenAddress)} (${p.agentName}): ${p.amount} at ${p.entryPriceSol} SOL, now ${p.currentPriceSol} SOL, P/L ${signed(p.profitLossSol)} SOL (${signed(p.profitLossPercent, 2)}%)`,
+    ),
+  ].join("\n");
+}
+
+export function statusMessage(agents: AgentLine[]): string {
+  if (agents.length === 0) return "No agents yet.";
+  return [
+    `Agents (${agents.length}):`,
+    ...agents.map(
+      (a) =>
+        `• ${a.name}: ${a.tradingMode}, automation ${a.automated ? "on" : "paused"}, ${a.openPositions} open position${a.openPositions === 1 ? "" : "s"}`,
+    ),
+  ].join("\n");
+}
+
+export function summaryMessage(s: DailySummary): string {
+  return [
+    `📊 Daily summary (${s.since.slice(0, 16).replace("T", " ")} – ${s.until.slice(0, 16).replace("T", " ")} UTC)`,
+    `Closed trades: ${s.closedTrades} (${s.wins} won, ${s.losses} lost)`,
+    `Realized P/L: ${signed(s.realizedProfitLossSol)} SOL (${signed(s.realizedProfitLossUsd, 2)} USD)`,
+    `Open positions: ${s.openPositions}, unrealized ${signed(s.unrealizedProfitLossSol)} SOL`,
+  ].join("\n");
+}
+
+export const HELP_TEXT = [
+  "Commands:",
+  "/status – your agents and their automation",
+  "/positions – open positions with P/L",
+  "/close – close a position (asks for confirmation)",
+  "/pause [agent] – pause automated trading of one agent, or all",
+  "/resume [agent] – resume automated trading of one agent, or all",
+  "/unlink – stop notifications to this chat",
+  "/help – this list",
+].join("\n");
+
+export const NOT_LINKED_TEXT =
+  "This chat is not linked to an account. Create a link code (dashboard, or POST /api/v1/notifications/telegram/link) and send /start CODE here.";

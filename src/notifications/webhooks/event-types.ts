@@ -1,0 +1,15 @@
+// The events a webhook endpoint can subscribe to: the user's own events of the event stream
+// (PRODUCT.md §6, without the global price.sol) and the notice that an endpoint was disabled.
+export const WEBHOOK_EVENT_TYPES = [
+  "signal.created",
+  "trade.executed",
+  "trade.failed",
+  "position.opened",
+  "position.updated",
+  "position.closed",
+  "webhook.disabled",
+] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+/** The type of the message POST /webhooks/:id/test sends. */
+export const TEST_EVENT_TYPE = "webhook.test";
