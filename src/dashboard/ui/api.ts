@@ -88,16 +88,24 @@ export async function login(email: string, password: string, rememberMe: boolean
   session.value = { accessToken: body.accessToken, user: body.user };
 }
 
+/**
+ * Logs out on the server first and only then shows the login form, so the refresh cookie is gone
+ * by the time the form appears (a reload right after cannot bring the session back).
+ */
 export async function logout(): Promise<void> {
   const token = session.value?.accessToken;
-  session.value = null;
-  if (!token) return;
-  await fetch("/api/v1/auth/logout", {
-    method: "POST",
-    headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json", ...COOKIE_MODE },
-    body: "{}",
-    credentials: "same-origin",
-  }).catch(() => {});
+  try {
+    if (token) {
+      await fetch("/api/v1/auth/logout", {
+        method: "POST",
+        headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json", ...COOKIE_MODE },
+        body: "{}",
+        credentials: "same-origin",
+      }).catch(() => {});
+    }
+  } finally {
+    session.value = null;
+  }
 }
 
 async function send(method: string, path: string, body: unknown, token: string | undefined): Promise<Response> {
