@@ -1,0 +1,91 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { DEMO_TOKENS } from "../../src/market/demo/tokens.ts";
+import { type ChildService, startChildService } from "../helpers/child-service.ts";
+import { ADMIN_EMAIL, ADMIN_PASSWORD, offlineEnv } from "../helpers/context.ts";
+
+// Issue 14 acceptance: the dashboard works with DEMO_MARKET=true too. A real service process on
+// the built-in synthetic market (every outside URL empty: nothing may leave the host), driven in
+// headless Chromium: log in, create an agent, switch automation on, a demo signal's position shows
+// on the agent page without a reload, and the overview shows the demo SOL price.
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const hasChromium = existsSync(CHROMIUM);
+if (!hasChromium && process.env.CI === "true") throw new Error(`${CHROMIUM} not found: apt-get install chromium`);
+
+let dir = "";
+let service: ChildService;
+let browser: Browser;
+let page: Page;
+const requested: string[] = [];
+
+beforeAll(async () => {
+  if (!hasChromium) return;
+  dir = mkdtempSync(join(tmpdir(), "trading-agent-demo-ui-"));
+  [service, browser] = await Promise.all([
+    startChildService(
+      { ...offlineEnv, DEMO_MARKET: "true", LOG_LEVEL: "warn", DATABASE_PATH: join(dir, "trading.db") },
+      { cwd: dir },
+    ),
+    chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-dev-shm-usage"] }),
+  ]);
+  page = await browser.newPage();
+  page.setDefaultTimeout(15_000);
+  page.on("request", (r) => requested.push(r.url()));
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close().catch(() => {});
+  await service?.stop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+test.skipIf(!hasChromium)(
+  "on the demo market: log in, an agent, a demo signal's position appears live, the overview",
+  async () => {
+    const token = DEMO_TOKENS[0]!;
+    await page.goto(`${service.url}/`);
+    await page.getByLabel("Email").fill(ADMIN_EMAIL);
+    await page.getByLabel("Password").fill(ADMIN_PASSWORD);
+    await page.getByRole("button", { name: "Log in" }).click();
+    await page.getByRole("heading", { name: "Agents" }).waitFor();
+    await page.getByLabel("Agent name").fill("Demo bot");
+    await page.getByRole("button", { name: "Create agent" }).click();
+    await page.getByRole("heading", { name: "Demo bot" }).waitFor();
+    await page.getByRole("switch", { name: "Simulation automation" }).check();
+    await page.getByRole("heading", { name: "Open positions" }).waitFor();
+
+    // A signal with a key of the same user, the way a bot would post it.
+    const login = await fetch(`${service.url}/api/v1/auth/login`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ email: ADMIN_EMAIL, password: ADMIN_PASSWORD }),
+    });
+    const { accessToken } = (await login.json()) as { accessToken: string };
+    const keyRes = await fetch(`${service.url}/api/v1/api-keys`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Authorization: `Bearer ${accessToken}` },
+      body: JSON.stringify({ name: "demo bot", scopes: ["signals"] }),
+    });
+    const { key } = (await keyRes.json()) as { key: string };
+    await page.evaluate("window.marker = 7");
+    const signal = await fetch(`${service.url}/api/v1/trading-signals`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "X-API-Key": key },
+      body: JSON.stringify({ tokenAddress: token.address, symbol: token.symbol, signalType: "buy", signalStrength: 5 }),
+    });
+    expect(signal.status).toBe(201);
+    await page.getByRole("row", { name: `Position ${token.symbol}` }).waitFor();
+    expect(await page.evaluate("window.marker")).toBe(7);
+
+    await page.getByRole("link", { name: "Overview" }).click();
+    await page.getByRole("article", { name: "Agent Demo bot" }).waitFor();
+    await page.getByText(/\bdemo · /).first().waitFor(); // the SOL price card names its source
+    const foreign = requested.filter((u) => !u.startsWith(service.url) && !u.startsWith("data:"));
+    expect(foreign).toEqual([]);
+  },
+  60_000,
+);
