@@ -83,7 +83,10 @@ test.skipIf(!hasChromium)(
 
     await page.getByRole("link", { name: "Overview" }).click();
     await page.getByRole("article", { name: "Agent Demo bot" }).waitFor();
-    await page.getByText(/\bdemo · /).first().waitFor(); // the SOL price card names its source
+    await page
+      .getByText(/\bdemo · /)
+      .first()
+      .waitFor(); // the SOL price card names its source
     const foreign = requested.filter((u) => !u.startsWith(service.url) && !u.startsWith("data:"));
     expect(foreign).toEqual([]);
   },
