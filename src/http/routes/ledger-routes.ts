@@ -2,7 +2,7 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Scope } from "../../auth/scopes.ts";
 import type { AppDeps, AppEnv } from "../app-env.ts";
 import { createRouter } from "../router.ts";
-import { bearerSecurity, errorResponses, jsonContent, jwtOrKeySecurity, SuccessSchema } from "../schemas.ts";
+import { errorResponses, jsonContent, jwtOrKeySecurity, SuccessSchema, userSecurity } from "../schemas.ts";
 
 // The five CRUD routes every per-agent ledger has (agent balances, transactions, historical
 // swaps; SPEC "... endpoints"): GETs take a JWT or a key with the ledger's scope, writes are JWT
@@ -41,7 +41,7 @@ const readMeta = { security: jwtOrKeySecurity };
 export function ledgerRoutes(spec: LedgerRoutesSpec) {
   const tags = [spec.tag];
   const read = { tags, ...readMeta };
-  const write = { tags, security: bearerSecurity };
+  const write = { tags, security: userSecurity };
   const list = createRoute({
     ...read,
     method: "get",

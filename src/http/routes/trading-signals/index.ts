@@ -6,11 +6,11 @@ import { rateLimit } from "../../rate-limit.ts";
 import { createRouter } from "../../router.ts";
 import {
   apiKeySecurity,
-  bearerSecurity,
   errorResponses,
   jsonContent,
   jwtOrKeySecurity,
   SuccessSchema,
+  userSecurity,
 } from "../../schemas.ts";
 import {
   CreateSignalBody,
@@ -64,7 +64,7 @@ const deleteAll = createRoute({
   method: "delete",
   path: "/all",
   tags,
-  security: bearerSecurity,
+  security: userSecurity,
   responses: {
     200: {
       description: "Deleted every signal of the user",
@@ -88,7 +88,7 @@ const update = createRoute({
   method: "put",
   path: "/{id}",
   tags,
-  security: bearerSecurity,
+  security: userSecurity,
   request: { params: SignalIdParam, body: { ...jsonContent(UpdateSignalBody), required: true } },
   responses: {
     200: { description: "Updated signal (not processed again)", ...jsonContent(SignalSchema) },
@@ -99,7 +99,7 @@ const remove = createRoute({
   method: "delete",
   path: "/{id}",
   tags,
-  security: bearerSecurity,
+  security: userSecurity,
   request: { params: SignalIdParam },
   responses: { 200: { description: "Deleted", ...jsonContent(SuccessSchema) }, ...errorResponses(400, 401, 404) },
 });
