@@ -3,6 +3,7 @@ import { type Clock, isoNow } from "../clock.ts";
 import type { DatabaseHandle } from "../db/client.ts";
 import { type SignalRecord, SignalRepository, type SignalStatus } from "../db/repositories/signals.ts";
 import { ConflictError, NotFoundError, ValidationError } from "../errors.ts";
+import { type SignalProcessing, signalProcessing } from "./signal-decisions.ts";
 
 // Trading signals (SPEC "Trading signal", PRODUCT.md §4): owned by the user whose API key posted
 // them and visible only to that user. Storage: src/db/repositories/signals.ts.
@@ -70,7 +71,7 @@ export class SignalService {
   private readonly rows: SignalRepository;
 
   constructor(
-    database: DatabaseHandle,
+    private readonly database: DatabaseHandle,
     private readonly clock: Clock,
   ) {
     this.rows = new SignalRepository(database.sqlite);
@@ -125,18 +126,25 @@ export class SignalService {
     return toSignal(row);
   }
 
-  /** The stored record (with its processing status), or 404. */
-  getRecord(userId: string, id: number): SignalRecord {
+  /** The signal with what each of the user's agents made of it (issue 13: signal decisions). */
+  getWithProcessing(userId: string, id: number): Signal & { processing: SignalProcessing } {
     const row = this.findRow(userId, id);
     if (!row) throw new NotFoundError("Signal not found");
-    return row;
+    return { ...toSignal(row), processing: signalProcessing(this.database, [row]).get(row.id)! };
   }
 
   list(userId: string, f: SignalFilter): Signal[] {
-    return this.listRecords(userId, f).map(toSignal);
+    return this.records(userId, f).map(toSignal);
   }
 
-  listRecords(userId: string, f: SignalFilter): SignalRecord[] {
+  /** The list with each signal's processing (`include=processing`). */
+  listWithProcessing(userId: string, f: SignalFilter): Array<Signal & { processing: SignalProcessing }> {
+    const rows = this.records(userId, f);
+    const processing = signalProcessing(this.database, rows);
+    return rows.map((r) => ({ ...toSignal(r), processing: processing.get(r.id)! }));
+  }
+
+  private records(userId: string, f: SignalFilter): SignalRecord[] {
     if (f.startDate && f.endDate && f.startDate > f.endDate)
       throw new ValidationError("startDate must not be after endDate");
     return this.rows.list(userId, f, f.limit, f.offset);
