@@ -6,7 +6,7 @@ import { errorResponses, jsonContent, jwtOrKeySecurity, userSecurity, uuidParam 
 import { PositionSchema } from "../agents/schema.ts";
 
 // /api/v1/agent-positions (SPEC "Position endpoints"): open positions with market data, and the
-// close. GETs take a JWT or a key with the `positions` scope; the close is JWT only.
+// close. GETs take a JWT or a key with the `positions` scope; the close a JWT or a full_access key.
 
 const tags = ["agent-positions"];
 
