@@ -166,6 +166,9 @@ function mountRoutes(app: OpenAPIHono<AppEnv>, s: AppDeps): void {
     type: "apiKey",
     in: "header",
     name: "X-API-Key",
+    description:
+      "svc_ API key. A read route accepts a key with its scope (agents, positions, balances, transactions, " +
+      "signals); every other route outside /auth and /api-keys takes a full_access key in place of a JWT.",
   });
   app.openAPIRegistry.registerComponent("securitySchemes", "apiKeyBearer", {
     type: "http",

@@ -1,10 +1,10 @@
 import { ApiKeyService } from "./auth/api-keys.ts";
 import { isScope, SCOPES, type Scope } from "./auth/scopes.ts";
 import { type OptionSpec, parseArgs, UsageError } from "./cli/args.ts";
-import { BackupError, backupDatabase } from "./cli/backup.ts";
 import { mergeEnvFile } from "./cli/env-file.ts";
 import { systemClock } from "./clock.ts";
 import { type Config, ConfigError, loadConfig, walletVariables } from "./config.ts";
+import { BackupError, backupDatabase } from "./db/backup.ts";
 import { openDatabase } from "./db/client.ts";
 import { applyMigrations } from "./db/migrate.ts";
 import { AppError } from "./errors.ts";
@@ -36,7 +36,7 @@ interface Command {
   summary: string;
   help: string;
   options: OptionSpec[];
-  run(args: { positionals: string[]; options: Map<string, string | true>; io: CliIo }): Promise<number>;
+  execute(args: { positionals: string[]; options: Map<string, string | true>; io: CliIo }): Promise<number>;
 }
 
 const COMMON_HELP = `Options:
@@ -58,7 +58,7 @@ finish (bounded), the database is checkpointed and closed, exit code 0.
 Exit codes: 0 stopped by SIGTERM/SIGINT, 1 runtime failure (port in use, database cannot be
 opened), 2 bad configuration (one "config error:" line per problem on stderr).`,
     options: [],
-    run: ({ io }) => runServe(io),
+    execute: ({ io }) => runServe(io),
   },
   migrate: {
     usage: "trading-agent migrate [--env-file PATH]",
@@ -68,7 +68,7 @@ and prints what it applied. \`serve\` does the same at start; this is for runnin
 
 ${EXIT_HELP}`,
     options: [],
-    run: async ({ io }) => {
+    execute: async ({ io }) => {
       const config = configFrom(io);
       const database = openDatabase(config.DATABASE_PATH, { sync: config.DB_SYNC, migrate: false });
       try {
@@ -91,7 +91,7 @@ ${EXIT_HELP}`,
 
 ${EXIT_HELP}`,
     options: [],
-    run: async ({ io }) => {
+    execute: async ({ io }) => {
       io.out(versionLine());
       return EXIT_OK;
     },
@@ -113,7 +113,7 @@ ${EXIT_HELP} Unknown user or a name already used: 1.`,
       { name: "name", value: true },
       { name: "scopes", value: true },
     ],
-    run: async ({ options, io }) => {
+    execute: async ({ options, io }) => {
       const cmd = "api-key create";
       const email = requiredOption(options, "email", cmd);
       const name = requiredOption(options, "name", cmd).trim();
@@ -159,7 +159,7 @@ it is moved into place. Restore: stop the service, replace the database file wit
 
 ${EXIT_HELP}`,
     options: [{ name: "force", value: false }],
-    run: async ({ positionals, options, io }) => {
+    execute: async ({ positionals, options, io }) => {
       if (positionals.length !== 1)
         throw new UsageError(
           positionals.length === 0 ? "backup needs a destination PATH" : "backup takes one PATH",
@@ -237,7 +237,7 @@ export async function runCli(argv: readonly string[], io: CliIo = defaultIo()): 
   let commandName: string | undefined;
   try {
     if (argv.length === 1 && argv[0] === "--version")
-      return await commands.version!.run({ positionals: [], options: new Map(), io });
+      return await commands.version!.execute({ positionals: [], options: new Map(), io });
     const { name, rest, explicit } = resolveCommand(argv);
     if (name === "help" || name.startsWith("help ")) {
       const topic = name.slice(5);
@@ -266,7 +266,7 @@ export async function runCli(argv: readonly string[], io: CliIo = defaultIo()): 
       throw new UsageError(`unexpected argument ${positionals[0]}`, name);
     const envFile = options.get("env-file");
     const env = typeof envFile === "string" ? mergeEnvFile(envFile, io.env) : io.env;
-    return await command.run({ positionals, options, io: { ...io, env } });
+    return await command.execute({ positionals, options, io: { ...io, env } });
   } catch (err) {
     return reportError(err, io, commandName);
   }

@@ -1,6 +1,8 @@
 import { type Clock, isoNow } from "../clock.ts";
 import type { DatabaseHandle } from "../db/client.ts";
 import { inTransaction } from "../db/client.ts";
+import { AgentWalletRepository } from "../db/repositories/agent-wallets.ts";
+import { AgentRepository } from "../db/repositories/agents.ts";
 import { ValidationError } from "../errors.ts";
 import { credit } from "../ledgers/balance-ledger.ts";
 import { recordBalanceSnapshot } from "../ledgers/balance-snapshots.ts";
@@ -34,26 +36,28 @@ export interface AgentUpdate {
 
 export const toAgentView = (r: AgentRow): AgentView => ({
   id: r.id,
-  userId: r.user_id,
+  userId: r.userId,
   name: r.name,
-  tradingMode: r.trading_mode,
-  automatedTradingSimulation: r.automated_trading_simulation === 1,
-  automatedTradingLive: r.automated_trading_live === 1,
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
+  tradingMode: r.tradingMode,
+  automatedTradingSimulation: r.automatedTradingSimulation,
+  automatedTradingLive: r.automatedTradingLive,
+  createdAt: r.createdAt,
+  updatedAt: r.updatedAt,
 });
 
 export class AgentService {
+  private readonly agents: AgentRepository;
+  private readonly wallets: AgentWalletRepository;
+
   constructor(
     private readonly database: DatabaseHandle,
     private readonly clock: Clock,
     private readonly logger: Logger,
     /** SIMULATION_INITIAL_SOL as exact decimal text. */
     private readonly initialSimulationSol: string,
-  ) {}
-
-  private get sqlite() {
-    return this.database.sqlite;
+  ) {
+    this.agents = new AgentRepository(database.sqlite);
+    this.wallets = new AgentWalletRepository(database.sqlite);
   }
 
   /**
@@ -65,12 +69,7 @@ export class AgentService {
     const id = crypto.randomUUID();
     const walletAddress = generateSimulationAddress();
     inTransaction(this.database, () => {
-      this.sqlite
-        .query(
-          `INSERT INTO agents (id, user_id, name, trading_mode, automated_trading_simulation, automated_trading_live, created_at, updated_at)
-           VALUES (?, ?, ?, ?, 0, 0, ?, ?)`,
-        )
-        .run(id, userId, input.name, input.tradingMode ?? "simulation", now, now);
+      this.agents.insert({ id, userId, name: input.name, tradingMode: input.tradingMode ?? "simulation" }, now);
       this.seedSimulationWallet(id, walletAddress, now);
     });
     this.logger.info("agent created", {
@@ -87,12 +86,7 @@ export class AgentService {
    * by wallet assignment. Call inside a transaction.
    */
   seedSimulationWallet(agentId: string, walletAddress: string, now: string): void {
-    this.sqlite
-      .query(
-        `INSERT INTO agent_wallets (id, agent_id, wallet_address, wallet_type, created_at, updated_at)
-         VALUES (?, ?, ?, 'simulation', ?, ?)`,
-      )
-      .run(crypto.randomUUID(), agentId, walletAddress, now, now);
+    this.wallets.insert(agentId, walletAddress, "simulation", now);
     this.seedInitialSol(agentId, walletAddress, now, "initial");
   }
 
@@ -120,12 +114,7 @@ export class AgentService {
 
   /** Newest first (SPEC); rowid breaks ties between agents created in the same millisecond. */
   list(userId: string, page: { limit: number; offset: number }): AgentView[] {
-    return this.sqlite
-      .query<AgentRow, [string, number, number]>(
-        "SELECT * FROM agents WHERE user_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?",
-      )
-      .all(userId, page.limit, page.offset)
-      .map(toAgentView);
+    return this.agents.list(userId, page.limit, page.offset).map(toAgentView);
   }
 
   get(userId: string, agentId: string): AgentView {
@@ -134,10 +123,7 @@ export class AgentService {
 
   /** Ids of all the user's agents (for lists across agents). */
   agentIdsOf(userId: string): string[] {
-    return this.sqlite
-      .query<{ id: string }, [string]>("SELECT id FROM agents WHERE user_id = ? ORDER BY created_at DESC, rowid DESC")
-      .all(userId)
-      .map((r) => r.id);
+    return this.agents.idsOf(userId);
   }
 
   update(userId: string, agentId: string, patch: AgentUpdate): AgentView {
@@ -146,23 +132,18 @@ export class AgentService {
       const row = requireOwnedAgent(this.database, userId, agentId);
       // SPEC "States and transitions": updatedAt changes on every valid update, even within the
       // same millisecond as the previous write.
-      const previous = Date.parse(row.updated_at);
+      const previous = Date.parse(row.updatedAt);
       const now = new Date(Math.max(this.clock.now(), previous + 1)).toISOString();
-      this.sqlite
-        .query(
-          `UPDATE agents SET name = ?, trading_mode = ?, automated_trading_simulation = ?, automated_trading_live = ?, updated_at = ?
-            WHERE id = ?`,
-        )
-        .run(
-          patch.name ?? row.name,
-          patch.tradingMode ?? row.trading_mode,
-          patch.automatedTradingSimulation === undefined
-            ? row.automated_trading_simulation
-            : Number(patch.automatedTradingSimulation),
-          patch.automatedTradingLive === undefined ? row.automated_trading_live : Number(patch.automatedTradingLive),
-          now,
-          agentId,
-        );
+      this.agents.update(
+        agentId,
+        {
+          name: patch.name ?? row.name,
+          tradingMode: patch.tradingMode ?? row.tradingMode,
+          automatedTradingSimulation: patch.automatedTradingSimulation ?? row.automatedTradingSimulation,
+          automatedTradingLive: patch.automatedTradingLive ?? row.automatedTradingLive,
+        },
+        now,
+      );
     });
     const view = this.get(userId, agentId);
     this.logger.info("agent updated", {
@@ -179,7 +160,7 @@ export class AgentService {
   delete(userId: string, agentId: string): void {
     inTransaction(this.database, () => {
       requireOwnedAgent(this.database, userId, agentId);
-      this.sqlite.query("DELETE FROM agents WHERE id = ?").run(agentId);
+      this.agents.delete(agentId);
     });
     this.logger.info("agent deleted", { agentId, userId });
   }
@@ -187,10 +168,7 @@ export class AgentService {
   // ---- trading configuration
 
   private overridesOf(agentId: string): Record<string, unknown> | null {
-    const row = this.sqlite
-      .query<{ overrides: string }, [string]>("SELECT overrides FROM agent_configs WHERE agent_id = ?")
-      .get(agentId);
-    return row ? (JSON.parse(row.overrides) as Record<string, unknown>) : null;
+    return this.agents.configOverrides(agentId);
   }
 
   /** The complete configuration of an agent, defaults merged in (no ownership check: engine use). */
@@ -210,14 +188,9 @@ export class AgentService {
       const result = applyConfigUpdate(this.overridesOf(agentId), patch);
       if (!result.ok) throw new ValidationError(INVALID_CONFIG_MESSAGE, result.details);
       if (patch === null) {
-        this.sqlite.query("DELETE FROM agent_configs WHERE agent_id = ?").run(agentId);
+        this.agents.clearConfigOverrides(agentId);
       } else {
-        this.sqlite
-          .query(
-            `INSERT INTO agent_configs (agent_id, overrides, updated_at) VALUES (?, ?, ?)
-             ON CONFLICT(agent_id) DO UPDATE SET overrides = excluded.overrides, updated_at = excluded.updated_at`,
-          )
-          .run(agentId, JSON.stringify(result.overrides), isoNow(this.clock));
+        this.agents.saveConfigOverrides(agentId, result.overrides, isoNow(this.clock));
       }
       return result.config;
     });

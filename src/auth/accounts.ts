@@ -1,7 +1,6 @@
-import { and, eq, isNull, sql } from "drizzle-orm";
 import { type Clock, isoNow } from "../clock.ts";
 import type { DatabaseHandle } from "../db/client.ts";
-import { refreshTokens, users } from "../db/schema/index.ts";
+import { UserRepository } from "../db/repositories/users.ts";
 import {
   AccountLockedError,
   AppError,
@@ -44,34 +43,21 @@ export class AccountService {
   // A real argon2id hash, verified against for unknown emails so that timing does not tell
   // which emails exist.
   private dummyHash: Promise<string> | null = null;
+  private readonly users: UserRepository;
 
   constructor(
-    private readonly database: DatabaseHandle,
+    database: DatabaseHandle,
     private readonly passwords: PasswordHasher,
     private readonly signer: TokenSigner,
     private readonly blacklist: AccessTokenBlacklist,
     private readonly clock: Clock,
     private readonly logger: Logger,
-  ) {}
-
-  private get db() {
-    return this.database.db;
-  }
-
-  // Every JWT request looks its user up: prepared once (a drizzle query rebuilt per call cost
-  // more than the rest of an authenticated read; bench/ "Performance").
-  private findUserStmt?: ReturnType<AccountService["prepareFindUser"]>;
-  private prepareFindUser() {
-    return this.db
-      .select()
-      .from(users)
-      .where(eq(users.id, sql.placeholder("id")))
-      .prepare();
+  ) {
+    this.users = new UserRepository(database.db);
   }
 
   findUser(id: string) {
-    this.findUserStmt ??= this.prepareFindUser();
-    return this.findUserStmt.get({ id });
+    return this.users.byId(id);
   }
 
   me(userId: string): PublicUser {
@@ -86,7 +72,7 @@ export class AccountService {
    */
   async login(emailInput: string, password: string, rememberMe: boolean): Promise<LoginResult> {
     const email = normalizeEmail(emailInput);
-    const user = this.db.select().from(users).where(eq(users.email, email)).get();
+    const user = this.users.byEmail(email);
     if (!user?.isActive) {
       this.dummyHash ??= this.passwords.hash(crypto.randomUUID());
       await this.passwords.verify(password, await this.dummyHash);
@@ -106,15 +92,11 @@ export class AccountService {
       failed += 1;
       const lock = failed >= MAX_FAILED_LOGINS;
       const lockedUntil = lock ? new Date(now + LOCK_MS) : null;
-      this.db
-        .update(users)
-        .set({
-          failedLoginAttempts: lock ? 0 : failed,
-          lockedUntil: lockedUntil ? lockedUntil.toISOString() : null,
-          updatedAt: isoNow(this.clock),
-        })
-        .where(eq(users.id, user.id))
-        .run();
+      this.users.update(user.id, {
+        failedLoginAttempts: lock ? 0 : failed,
+        lockedUntil: lockedUntil ? lockedUntil.toISOString() : null,
+        updatedAt: isoNow(this.clock),
+      });
       this.logger.warn("login failed", { userId: user.id, reason: "wrong password", failedAttempts: failed });
       if (lockedUntil) {
         this.logger.warn("account locked", { userId: user.id, lockedUntil: lockedUntil.toISOString() });
@@ -123,11 +105,7 @@ export class AccountService {
       throw new AuthenticationError("Invalid email or password");
     }
     if (failed !== 0 || user.lockedUntil) {
-      this.db
-        .update(users)
-        .set({ failedLoginAttempts: 0, lockedUntil: null, updatedAt: isoNow(this.clock) })
-        .where(eq(users.id, user.id))
-        .run();
+      this.users.update(user.id, { failedLoginAttempts: 0, lockedUntil: null, updatedAt: isoNow(this.clock) });
     }
     const { accessToken, refreshToken } = await this.issuePair(user.id, crypto.randomUUID(), rememberMe);
     this.logger.info("login succeeded", { userId: user.id });
@@ -144,18 +122,15 @@ export class AccountService {
       fam: familyId,
       rm: rememberMe,
     });
-    this.db
-      .insert(refreshTokens)
-      .values({
-        jti: refresh.jti,
-        userId,
-        familyId,
-        tokenHash: sha256Hex(refresh.token),
-        rememberMe,
-        expiresAt: new Date(refresh.exp * 1000).toISOString(),
-        createdAt: isoNow(this.clock),
-      })
-      .run();
+    this.users.insertRefreshToken({
+      jti: refresh.jti,
+      userId,
+      familyId,
+      tokenHash: sha256Hex(refresh.token),
+      rememberMe,
+      expiresAt: new Date(refresh.exp * 1000).toISOString(),
+      createdAt: isoNow(this.clock),
+    });
     return { accessToken: access.token, refreshToken: refresh.token, refreshJti: refresh.jti };
   }
 
@@ -165,7 +140,7 @@ export class AccountService {
    */
   async refresh(token: string): Promise<TokenPair> {
     const claims = await this.signer.verify(token, "refresh");
-    const row = this.db.select().from(refreshTokens).where(eq(refreshTokens.jti, claims.jti)).get();
+    const row = this.users.refreshToken(claims.jti);
     if (!row || row.tokenHash !== sha256Hex(token) || row.userId !== claims.userId) {
       throw new AuthenticationError("Invalid token");
     }
@@ -183,13 +158,7 @@ export class AccountService {
     if (!user?.isActive) throw new AuthenticationError("Invalid token");
     const pair = await this.issuePair(row.userId, row.familyId, row.rememberMe);
     // Compare-and-set: of two concurrent refreshes with the same token only one wins.
-    const res = this.db
-      .update(refreshTokens)
-      .set({ revokedAt: isoNow(this.clock), replacedBy: pair.refreshJti })
-      .where(and(eq(refreshTokens.jti, row.jti), isNull(refreshTokens.revokedAt)))
-      .returning({ jti: refreshTokens.jti })
-      .all();
-    if (res.length === 0) {
+    if (!this.users.revokeRefreshToken(row.jti, isoNow(this.clock), pair.refreshJti)) {
       this.revokeFamily(row.familyId);
       throw new AuthenticationError("Token has been revoked");
     }
@@ -197,33 +166,42 @@ export class AccountService {
   }
 
   private revokeFamily(familyId: string): void {
-    this.db
-      .update(refreshTokens)
-      .set({ revokedAt: isoNow(this.clock) })
-      .where(and(eq(refreshTokens.familyId, familyId), isNull(refreshTokens.revokedAt)))
-      .run();
+    this.users.revokeRefreshFamily(familyId, isoNow(this.clock));
   }
 
-  /** Blacklists the access token for its remaining life and revokes a supplied refresh token. */
-  async logout(userId: string, accessJti: string, accessExp: number, refreshToken?: string): Promise<void> {
+  /**
+   * Blacklists the access token for its remaining life and revokes a supplied refresh token of
+   * the same user. The access token is revoked whatever the refresh token is: a refresh token that
+   * is malformed, forged, another user's or unknown is not an error (the logout happened) but is
+   * reported as not recognised (issue 13; docs/decisions.md "Authentication").
+   */
+  async logout(
+    userId: string,
+    accessJti: string,
+    accessExp: number,
+    refreshToken?: string,
+  ): Promise<{ refreshToken: "none" | "revoked" | "not recognised" }> {
     this.blacklist.revoke(accessJti, accessExp);
-    if (refreshToken) {
-      let claims: Awaited<ReturnType<typeof this.signer.verify>>;
-      try {
-        claims = await this.signer.verify(refreshToken, "refresh");
-      } catch (err) {
-        // An already expired refresh token needs no revoking; anything else is a bad request.
-        if (err instanceof AuthenticationError && err.message === "Token expired") return;
-        throw err;
-      }
-      if (claims.userId !== userId) throw new AuthenticationError("Invalid token");
-      this.db
-        .update(refreshTokens)
-        .set({ revokedAt: isoNow(this.clock) })
-        .where(and(eq(refreshTokens.jti, claims.jti), isNull(refreshTokens.revokedAt)))
-        .run();
+    const outcome = refreshToken ? await this.revokeRefreshOf(userId, refreshToken) : "none";
+    this.logger.info("logout", { userId, refreshToken: outcome });
+    return { refreshToken: outcome };
+  }
+
+  private async revokeRefreshOf(userId: string, token: string): Promise<"revoked" | "not recognised"> {
+    let claims: Awaited<ReturnType<typeof this.signer.verify>>;
+    try {
+      claims = await this.signer.verify(token, "refresh");
+    } catch (err) {
+      // An already expired refresh token needs no revoking: it is one of ours, just spent.
+      if (err instanceof AuthenticationError) return err.message === "Token expired" ? "revoked" : "not recognised";
+      throw err;
     }
-    this.logger.info("logout", { userId });
+    const row = this.users.refreshToken(claims.jti);
+    if (!row || row.tokenHash !== sha256Hex(token) || row.userId !== userId || claims.userId !== userId) {
+      return "not recognised";
+    }
+    this.users.revokeRefreshToken(claims.jti, isoNow(this.clock));
+    return "revoked";
   }
 
   async register(emailInput: string, password: string, allowed: boolean): Promise<LoginResult> {
@@ -235,7 +213,7 @@ export class AccountService {
     const id = crypto.randomUUID();
     const passwordHash = await this.passwords.hash(password);
     try {
-      this.db.insert(users).values({ id, email, passwordHash, createdAt: now, updatedAt: now }).run();
+      this.users.insert({ id, email, passwordHash, createdAt: now, updatedAt: now });
     } catch (err) {
       if (String(err).includes("UNIQUE")) throw new ConflictError("Email already registered");
       throw err;
@@ -252,7 +230,7 @@ export class AccountService {
     emailInput: string | undefined,
     password: string | undefined,
   ): Promise<"created" | "updated" | "unchanged" | "skipped"> {
-    const anyUser = this.db.select({ id: users.id }).from(users).limit(1).get();
+    const anyUser = this.users.anyExists();
     if (!emailInput || !password) {
       if (!anyUser) {
         throw new AppError(
@@ -264,48 +242,41 @@ export class AccountService {
     }
     const email = normalizeEmail(emailInput);
     const now = isoNow(this.clock);
-    const admin = this.db.select().from(users).where(eq(users.isAdmin, true)).limit(1).get();
+    const admin = this.users.firstAdmin();
     if (!admin) {
-      const existing = this.db.select().from(users).where(eq(users.email, email)).get();
+      const existing = this.users.byEmail(email);
       if (existing) {
-        this.db
-          .update(users)
-          .set({ isAdmin: true, passwordHash: await this.passwords.hash(password), updatedAt: now })
-          .where(eq(users.id, existing.id))
-          .run();
+        this.users.update(existing.id, {
+          isAdmin: true,
+          passwordHash: await this.passwords.hash(password),
+          updatedAt: now,
+        });
         return "updated";
       }
-      this.db
-        .insert(users)
-        .values({
-          id: crypto.randomUUID(),
-          email,
-          passwordHash: await this.passwords.hash(password),
-          isAdmin: true,
-          createdAt: now,
-          updatedAt: now,
-        })
-        .run();
+      this.users.insert({
+        id: crypto.randomUUID(),
+        email,
+        passwordHash: await this.passwords.hash(password),
+        isAdmin: true,
+        createdAt: now,
+        updatedAt: now,
+      });
       return "created";
     }
     const emailChanged = admin.email !== email;
     const passwordChanged = !(await this.passwords.verify(password, admin.passwordHash));
     if (!emailChanged && !passwordChanged) return "unchanged";
     if (emailChanged) {
-      const clash = this.db.select({ id: users.id }).from(users).where(eq(users.email, email)).get();
+      const clash = this.users.byEmail(email);
       if (clash) throw new ConflictError(`ADMIN_EMAIL is already used by another account`);
     }
-    this.db
-      .update(users)
-      .set({
-        email,
-        ...(passwordChanged ? { passwordHash: await this.passwords.hash(password) } : {}),
-        failedLoginAttempts: 0,
-        lockedUntil: null,
-        updatedAt: now,
-      })
-      .where(eq(users.id, admin.id))
-      .run();
+    this.users.update(admin.id, {
+      email,
+      ...(passwordChanged ? { passwordHash: await this.passwords.hash(password) } : {}),
+      failedLoginAttempts: 0,
+      lockedUntil: null,
+      updatedAt: now,
+    });
     return "updated";
   }
 }

@@ -1,8 +1,7 @@
 import { randomInt } from "node:crypto";
-import { and, desc, eq, sql } from "drizzle-orm";
 import { type Clock, isoNow } from "../clock.ts";
 import type { DatabaseHandle } from "../db/client.ts";
-import { apiKeys, users } from "../db/schema/index.ts";
+import { ApiKeyRepository } from "../db/repositories/api-keys.ts";
 import { AuthenticationError, AuthorizationError, ConflictError, NotFoundError } from "../errors.ts";
 import { digestsEqual, sha256Hex } from "./hashing.ts";
 import { hasScope, type Scope } from "./scopes.ts";
@@ -38,14 +37,13 @@ export interface VerifiedApiKey {
 
 export class ApiKeyService {
   private readonly lastUsedWritten = new Map<string, number>();
+  private readonly keys: ApiKeyRepository;
 
   constructor(
-    private readonly database: DatabaseHandle,
+    database: DatabaseHandle,
     private readonly clock: Clock,
-  ) {}
-
-  private get db() {
-    return this.database.db;
+  ) {
+    this.keys = new ApiKeyRepository(database.db, database.sqlite);
   }
 
   create(userId: string, name: string, scopes: Scope[]): ApiKeyView & { key: string } {
@@ -60,7 +58,7 @@ export class ApiKeyService {
       createdAt: isoNow(this.clock),
     };
     try {
-      this.db.insert(apiKeys).values(row).run();
+      this.keys.insert(row);
     } catch (err) {
       if (String(err).includes("UNIQUE")) throw new ConflictError("API key name already exists");
       throw err;
@@ -77,57 +75,19 @@ export class ApiKeyService {
   }
 
   list(userId: string): ApiKeyView[] {
-    return this.db
-      .select({
-        id: apiKeys.id,
-        name: apiKeys.name,
-        prefix: apiKeys.prefix,
-        scopes: apiKeys.scopes,
-        lastUsedAt: apiKeys.lastUsedAt,
-        createdAt: apiKeys.createdAt,
-      })
-      .from(apiKeys)
-      .where(eq(apiKeys.userId, userId))
-      .orderBy(desc(apiKeys.createdAt))
-      .all();
+    return this.keys.listOf(userId);
   }
 
   get(userId: string, id: string): ApiKeyView {
-    const row = this.db
-      .select({
-        id: apiKeys.id,
-        name: apiKeys.name,
-        prefix: apiKeys.prefix,
-        scopes: apiKeys.scopes,
-        lastUsedAt: apiKeys.lastUsedAt,
-        createdAt: apiKeys.createdAt,
-      })
-      .from(apiKeys)
-      .where(and(eq(apiKeys.id, id), eq(apiKeys.userId, userId)))
-      .get();
+    const row = this.keys.ownedListing(userId, id);
     if (!row) throw new NotFoundError("API key not found");
     return row;
   }
 
   delete(userId: string, id: string): void {
-    const res = this.db
-      .delete(apiKeys)
-      .where(and(eq(apiKeys.id, id), eq(apiKeys.userId, userId)))
-      .returning({ id: apiKeys.id })
-      .all();
-    if (res.length === 0) throw new NotFoundError("API key not found");
+    if (!this.keys.deleteOwned(userId, id)) throw new NotFoundError("API key not found");
     this.lastUsedWritten.delete(id);
   }
-
-  private readonly byHash = () =>
-    this.database.sqlite.query<
-      { id: string; user_id: string; key_hash: string; scopes: string; is_active: number },
-      [string]
-    >(
-      `SELECT k.id, k.user_id, k.key_hash, k.scopes, u.is_active
-         FROM api_keys k JOIN users u ON u.id = k.user_id
-        WHERE k.key_hash = ?`,
-    );
 
   /**
    * SPEC "API keys" verification: hash, look up, compare digests in constant time, active owner,
@@ -137,14 +97,15 @@ export class ApiKeyService {
   verify(rawKey: string | undefined, required: Scope | null): VerifiedApiKey {
     if (!rawKey) throw new AuthenticationError("API key required");
     const digest = sha256Hex(rawKey);
-    const row = this.byHash().get(digest);
-    if (!row || !digestsEqual(row.key_hash, digest) || !row.is_active) throw new AuthenticationError("Invalid API key");
+    const row = this.keys.byDigest(digest);
+    if (!row || !digestsEqual(row.keyHash, digest) || !row.ownerActive)
+      throw new AuthenticationError("Invalid API key");
     const scopes = JSON.parse(row.scopes) as Scope[];
     if (required && !hasScope(scopes, required)) {
       throw new AuthorizationError(`API key missing required scope: ${required}`);
     }
     this.touch(row.id);
-    return { apiKeyId: row.id, userId: row.user_id, scopes };
+    return { apiKeyId: row.id, userId: row.userId, scopes };
   }
 
   private touch(id: string): void {
@@ -152,20 +113,14 @@ export class ApiKeyService {
     const last = this.lastUsedWritten.get(id) ?? 0;
     if (now - last >= LAST_USED_EVERY_MS) {
       this.lastUsedWritten.set(id, now);
-      this.db
-        .update(apiKeys)
-        .set({ lastUsedAt: new Date(now).toISOString(), requestCount: sql`${apiKeys.requestCount} + 1` })
-        .where(eq(apiKeys.id, id))
-        .run();
+      this.keys.countRequestAndStamp(id, new Date(now).toISOString());
     } else {
-      this.database.sqlite.query("UPDATE api_keys SET request_count = request_count + 1 WHERE id = ?").run(id);
+      this.keys.countRequest(id);
     }
   }
 
   /** For the CLI `api-key create --email`: the user id of an email, or null. */
   userIdByEmail(email: string): string | null {
-    return (
-      this.db.select({ id: users.id }).from(users).where(eq(users.email, email.trim().toLowerCase())).get()?.id ?? null
-    );
+    return this.keys.userIdByEmail(email.trim().toLowerCase());
   }
 }

@@ -1,5 +1,6 @@
-import type { Database } from "bun:sqlite";
 import { type Clock, isoNow } from "../clock.ts";
+import type { DatabaseHandle } from "../db/client.ts";
+import { RevokedAccessTokenRepository } from "../db/repositories/revoked-access-tokens.ts";
 
 /**
  * Revoked access tokens: a Map for the per-request check, written through to SQLite so a restart
@@ -7,26 +8,21 @@ import { type Clock, isoNow } from "../clock.ts";
  */
 export class AccessTokenBlacklist {
   private readonly revoked = new Map<string, number>(); // jti → exp (epoch ms)
+  private readonly stored: RevokedAccessTokenRepository;
 
   constructor(
-    private readonly sqlite: Database,
+    sqlite: DatabaseHandle["sqlite"],
     private readonly clock: Clock,
   ) {
-    const now = isoNow(clock);
-    this.sqlite.query("DELETE FROM revoked_access_tokens WHERE expires_at <= ?").run(now);
-    for (const row of this.sqlite
-      .query<{ jti: string; expires_at: string }, []>("SELECT jti, expires_at FROM revoked_access_tokens")
-      .all()) {
-      this.revoked.set(row.jti, Date.parse(row.expires_at));
-    }
+    this.stored = new RevokedAccessTokenRepository(sqlite);
+    this.stored.deleteExpired(isoNow(clock));
+    for (const row of this.stored.all()) this.revoked.set(row.jti, Date.parse(row.expiresAt));
   }
 
   revoke(jti: string, expSeconds: number): void {
     const expMs = expSeconds * 1000;
     this.revoked.set(jti, expMs);
-    this.sqlite
-      .query("INSERT OR REPLACE INTO revoked_access_tokens (jti, expires_at) VALUES (?, ?)")
-      .run(jti, new Date(expMs).toISOString());
+    this.stored.save(jti, new Date(expMs).toISOString());
   }
 
   isRevoked(jti: string): boolean {
@@ -47,7 +43,7 @@ export class AccessTokenBlacklist {
         removed++;
       }
     }
-    this.sqlite.query("DELETE FROM revoked_access_tokens WHERE expires_at <= ?").run(new Date(now).toISOString());
+    this.stored.deleteExpired(new Date(now).toISOString());
     return removed;
   }
 }

@@ -62,3 +62,8 @@ export function inTransaction<T>(handle: { sqlite: Database }, fn: () => T exten
 export function inOrJoinTransaction<T>(handle: SqliteHandle, fn: () => T): T {
   return handle.sqlite.inTransaction ? fn() : handle.sqlite.transaction(fn).immediate();
 }
+
+/** SELECT 1 on the connection (the health check); throws once the database is closed. */
+export function selectOne(h: SqliteHandle): boolean {
+  return h.sqlite.query<{ ok: number }, []>("SELECT 1 AS ok").get()?.ok === 1;
+}

@@ -1,15 +1,14 @@
-import type { Database } from "bun:sqlite";
+import { type SqliteHandle, selectOne } from "../db/client.ts";
 import { type HealthCheck, roundMs } from "./registry.ts";
 
 // The three components SPEC's /health names (PRODUCT.md §6): database (SELECT 1 latency), cache
 // (the in-memory stores), queue (signal processing; the engine registers the real one).
 
 /** SELECT 1 on the service's connection; throws (→ unhealthy) once the database is closed. */
-export function databaseCheck(sqlite: Database): HealthCheck {
+export function databaseCheck(sqlite: SqliteHandle["sqlite"]): HealthCheck {
   return () => {
     const started = performance.now();
-    const row = sqlite.query<{ ok: number }, []>("SELECT 1 AS ok").get();
-    if (row?.ok !== 1) return { status: "unhealthy", message: "SELECT 1 returned no row" };
+    if (!selectOne({ sqlite })) return { status: "unhealthy", message: "SELECT 1 returned no row" };
     return { status: "healthy", latency: roundMs(performance.now() - started) };
   };
 }

@@ -76,7 +76,7 @@ export class HealthRegistry {
   /** Runs one check; a throw, a rejection or a timeout is that component being unhealthy. */
   async check(name: string): Promise<ComponentReport | undefined> {
     const entry = this.checks.get(name);
-    return entry ? this.run(name, entry.check) : undefined;
+    return entry ? this.runCheck(name, entry.check) : undefined;
   }
 
   /** Runs every check concurrently and folds them into the overall status. */
@@ -87,7 +87,7 @@ export class HealthRegistry {
       ...[...this.checks.keys()].filter((n) => !core.includes(n)),
     ];
     const entries = names.map((n) => this.checks.get(n)!);
-    const results = await Promise.all(entries.map((e, i) => this.run(names[i]!, e.check)));
+    const results = await Promise.all(entries.map((e, i) => this.runCheck(names[i]!, e.check)));
     const services: Record<string, ComponentReport> = {};
     let status: ComponentStatus = "healthy";
     results.forEach((r, i) => {
@@ -99,7 +99,7 @@ export class HealthRegistry {
     return { status, services };
   }
 
-  private async run(name: string, check: HealthCheck): Promise<ComponentReport> {
+  private async runCheck(name: string, check: HealthCheck): Promise<ComponentReport> {
     try {
       return await measure(check, this.timeoutMs);
     } catch (err) {

@@ -104,3 +104,9 @@ type Security = Array<Record<string, string[]>>;
 export const bearerSecurity: Security = [{ bearerAuth: [] }];
 export const apiKeySecurity: Security = [{ apiKeyHeader: [] }, { apiKeyBearer: [] }];
 export const jwtOrKeySecurity: Security = [{ bearerAuth: [] }, { apiKeyHeader: [] }];
+/**
+ * A JWT or a full_access API key (requireUser, and the writes of readWithScopeWriteWithUser):
+ * what a JWT grants everywhere except /auth/* and /api-keys/*, which stay bearerSecurity
+ * (PRODUCT.md §2; src/http/middleware/auth.ts).
+ */
+export const userSecurity: Security = [{ bearerAuth: [] }, { apiKeyHeader: [] }];

@@ -1,6 +1,7 @@
 import type { AgentRow } from "../agents/ownership.ts";
 import type { DatabaseHandle } from "../db/client.ts";
-import { WalletHoldingsRepository } from "../db/repositories/wallet-holdings.ts";
+import { AgentWalletRepository } from "../db/repositories/agent-wallets.ts";
+import { walletHoldings } from "../db/repositories/balances.ts";
 import type { Logger } from "../logger.ts";
 import type { SolPriceSource, TokenPriceProvider } from "../market/types.ts";
 import { Big, decStr, SOL_MINT } from "../money.ts";
@@ -47,12 +48,10 @@ export async function valueAgentWallet(
   logger: Logger,
   agent: AgentRow,
 ): Promise<AgentWalletValue> {
-  const walletType = agent.trading_mode;
-  const wallets = new WalletHoldingsRepository(h.sqlite);
-  const walletAddress = wallets.walletOf(agent.id, walletType);
+  const walletType = agent.tradingMode;
+  const walletAddress = new AgentWalletRepository(h.sqlite).ofAgentAndType(agent.id, walletType)?.walletAddress ?? null;
   const rows = walletAddress
-    ? wallets
-        .holdings(agent.id, walletAddress)
+    ? walletHoldings(h, agent.id, walletAddress)
         // A token sold off leaves a zero row behind; SOL is always shown.
         .filter((r) => r.tokenAddress === SOL_MINT || !new Big(r.balance).eq(0))
     : [];

@@ -1,4 +1,5 @@
-import type { Database } from "bun:sqlite";
+import type { DatabaseHandle } from "../db/client.ts";
+import { ApiKeyRepository } from "../db/repositories/api-keys.ts";
 import { NotFoundError } from "../errors.ts";
 
 // GET /v1/platform/usage (SPEC "Public API"): requests are counted per key by
@@ -20,40 +21,20 @@ export interface ApiUsage {
   user: { apiKeys: number; requestCount: number; agents: number };
 }
 
-export function apiUsage(h: { sqlite: Database }, userId: string, apiKeyId: string): ApiUsage {
-  const key = h.sqlite
-    .query<
-      {
-        id: string;
-        name: string;
-        prefix: string;
-        scopes: string;
-        request_count: number;
-        last_used_at: string | null;
-        created_at: string;
-      },
-      [string, string]
-    >(
-      "SELECT id, name, prefix, scopes, request_count, last_used_at, created_at FROM api_keys WHERE id = ? AND user_id = ?",
-    )
-    .get(apiKeyId, userId);
+export function apiUsage(h: Pick<DatabaseHandle, "db" | "sqlite">, userId: string, apiKeyId: string): ApiUsage {
+  const keys = new ApiKeyRepository(h.db, h.sqlite);
+  const key = keys.owned(userId, apiKeyId);
   if (!key) throw new NotFoundError("API key not found"); // deleted between verification and here
-  const totals = h.sqlite
-    .query<{ keys: number; requests: number; agents: number }, [string, string]>(
-      `SELECT (SELECT count(*) FROM api_keys WHERE user_id = ?1) AS keys,
-              (SELECT coalesce(sum(request_count), 0) FROM api_keys WHERE user_id = ?1) AS requests,
-              (SELECT count(*) FROM agents WHERE user_id = ?2) AS agents`,
-    )
-    .get(userId, userId)!;
+  const totals = keys.ownerTotals(userId);
   return {
     apiKey: {
       id: key.id,
       name: key.name,
       prefix: key.prefix,
-      scopes: JSON.parse(key.scopes) as string[],
-      requestCount: key.request_count,
-      lastUsedAt: key.last_used_at,
-      createdAt: key.created_at,
+      scopes: key.scopes,
+      requestCount: key.requestCount,
+      lastUsedAt: key.lastUsedAt,
+      createdAt: key.createdAt,
     },
     user: { apiKeys: totals.keys, requestCount: totals.requests, agents: totals.agents },
   };

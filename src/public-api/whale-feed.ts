@@ -1,5 +1,6 @@
-import type { Database } from "bun:sqlite";
 import type { Clock } from "../clock.ts";
+import type { SqliteHandle } from "../db/client.ts";
+import { SignalRepository } from "../db/repositories/signals.ts";
 import type { WhaleTrade, WhaleTradesProvider } from "../market/types.ts";
 
 // GET /v1/whale-trades/latest and /v1/whale-trades/:tokenAddress (SPEC "Public API"; PRODUCT.md
@@ -25,24 +26,8 @@ export interface LatestWhaleTrades {
 }
 
 /** Distinct tokens of the user's open positions (newest first), then of their recent signals. */
-export function watchedTokens(
-  h: { sqlite: Database },
-  userId: string,
-  sinceIso: string,
-  max = WATCHED_TOKENS,
-): string[] {
-  const rows = h.sqlite
-    .query<{ token: string }, [string, string, number]>(
-      `SELECT token FROM (
-         SELECT p.token_address AS token, 0 AS rank, max(p.opened_at) AS at FROM positions p JOIN agents a ON a.id = p.agent_id
-          WHERE a.user_id = ?1 AND p.status = 'open' GROUP BY p.token_address
-         UNION ALL
-         SELECT s.token_address AS token, 1 AS rank, max(s.created_at) AS at FROM trading_signals s
-          WHERE s.user_id = ?1 AND s.created_at >= ?2 GROUP BY s.token_address
-       ) ORDER BY rank, at DESC LIMIT ?3 * 2`,
-    )
-    .all(userId, sinceIso, max);
-  return [...new Set(rows.map((r) => r.token))].slice(0, max);
+export function watchedTokens(h: SqliteHandle, userId: string, sinceIso: string, max = WATCHED_TOKENS): string[] {
+  return new SignalRepository(h.sqlite).watchedTokens(userId, sinceIso, max);
 }
 
 export class WhaleFeed {

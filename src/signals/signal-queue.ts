@@ -26,7 +26,7 @@ export class SignalQueue {
     if (this.stopped || this.queued.has(signalId)) return;
     this.queued.add(signalId);
     this.pending.push(signalId);
-    if (!this.running) this.current = this.run();
+    if (!this.running) this.current = this.drain();
   }
 
   get depth(): number {
@@ -37,7 +37,7 @@ export class SignalQueue {
     return this.running;
   }
 
-  private async run(): Promise<void> {
+  private async drain(): Promise<void> {
     this.running = true;
     try {
       while (!this.stopped && this.pending.length > 0) {

@@ -1,11 +1,12 @@
 import { createHash } from "node:crypto";
 import { type Clock, isoNow } from "../clock.ts";
 import type { DatabaseHandle } from "../db/client.ts";
+import { type SignalRecord, SignalRepository, type SignalStatus } from "../db/repositories/signals.ts";
 import { ConflictError, NotFoundError, ValidationError } from "../errors.ts";
+import { type SignalProcessing, signalProcessing } from "./signal-decisions.ts";
 
 // Trading signals (SPEC "Trading signal", PRODUCT.md §4): owned by the user whose API key posted
-// them and visible only to that user. Raw prepared SQL: POST /trading-signals is the hottest
-// write path of the service.
+// them and visible only to that user. Storage: src/db/repositories/signals.ts.
 
 export interface SignalInput {
   tokenAddress: string;
@@ -28,11 +29,6 @@ export interface Signal {
   source: string | null;
 }
 
-export interface SignalRow extends Signal {
-  userId: string;
-  processingStatus: "pending" | "processing" | "processed" | "expired";
-}
-
 export interface SignalFilter {
   tokenAddress?: string;
   signalType?: string;
@@ -44,11 +40,7 @@ export interface SignalFilter {
 
 const IDEMPOTENCY_TTL_MS = 24 * 3600_000;
 
-const COLUMNS = `id, user_id AS userId, token_address AS tokenAddress, symbol, signal_type AS signalType,
-  activation_reason AS activationReason, signal_strength AS signalStrength, source,
-  processing_status AS processingStatus, created_at AS createdAt, updated_at AS updatedAt`;
-
-export function toSignal(r: SignalRow): Signal {
+export function toSignal(r: SignalRecord): Signal {
   return {
     id: r.id,
     createdAt: r.createdAt,
@@ -76,13 +68,13 @@ function bodyHash(input: SignalInput): string {
 }
 
 export class SignalService {
+  private readonly rows: SignalRepository;
+
   constructor(
     private readonly database: DatabaseHandle,
     private readonly clock: Clock,
-  ) {}
-
-  private get sqlite() {
-    return this.database.sqlite;
+  ) {
+    this.rows = new SignalRepository(database.sqlite);
   }
 
   /**
@@ -98,70 +90,34 @@ export class SignalService {
     idempotencyKey?: string,
   ): { signal: Signal; replayed: boolean } {
     const now = isoNow(this.clock);
-    return this.sqlite.transaction(() => {
+    return this.rows.atomically(() => {
       const hash = idempotencyKey ? bodyHash(input) : "";
       if (idempotencyKey) {
         const cutoff = new Date(this.clock.now() - IDEMPOTENCY_TTL_MS).toISOString();
-        this.sqlite
-          .query("DELETE FROM signal_idempotency_keys WHERE api_key_id = ? AND idempotency_key = ? AND created_at < ?")
-          .run(apiKeyId, idempotencyKey, cutoff);
-        const prior = this.sqlite
-          .query<{ body_hash: string; signal_id: number }, [string, string]>(
-            "SELECT body_hash, signal_id FROM signal_idempotency_keys WHERE api_key_id = ? AND idempotency_key = ?",
-          )
-          .get(apiKeyId, idempotencyKey);
+        this.rows.forgetIdempotencyKey(apiKeyId, idempotencyKey, cutoff);
+        const prior = this.rows.idempotencyKey(apiKeyId, idempotencyKey);
         if (prior) {
-          if (prior.body_hash !== hash)
+          if (prior.bodyHash !== hash)
             throw new ConflictError("Idempotency-Key was already used with a different request body");
-          const existing = this.findRow(userId, prior.signal_id);
+          const existing = this.findRow(userId, prior.signalId);
           if (existing) return { signal: toSignal(existing), replayed: true };
           // The original signal was deleted since: treat the key as fresh.
-          this.sqlite
-            .query("DELETE FROM signal_idempotency_keys WHERE api_key_id = ? AND idempotency_key = ?")
-            .run(apiKeyId, idempotencyKey);
+          this.rows.forgetIdempotencyKey(apiKeyId, idempotencyKey);
         }
       }
-      const row = this.sqlite
-        .query<
-          SignalRow,
-          [string, string, string, string | null, string, string | null, number, string | null, string, string]
-        >(
-          `INSERT INTO trading_signals (user_id, api_key_id, token_address, symbol, signal_type, activation_reason,
-             signal_strength, source, processing_status, created_at, updated_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?) RETURNING ${COLUMNS}`,
-        )
-        .get(
-          userId,
-          apiKeyId,
-          input.tokenAddress,
-          input.symbol ?? null,
-          input.signalType,
-          input.activationReason ?? null,
-          input.signalStrength,
-          input.source ?? null,
-          now,
-          now,
-        ) as SignalRow;
-      if (idempotencyKey) {
-        this.sqlite
-          .query(
-            "INSERT INTO signal_idempotency_keys (api_key_id, idempotency_key, body_hash, signal_id, created_at) VALUES (?, ?, ?, ?, ?)",
-          )
-          .run(apiKeyId, idempotencyKey, hash, row.id, now);
-      }
+      const row = this.rows.insert(userId, apiKeyId, fields(input), now);
+      if (idempotencyKey) this.rows.saveIdempotencyKey(apiKeyId, idempotencyKey, hash, row.id, now);
       return { signal: toSignal(row), replayed: false };
-    })();
+    });
   }
 
-  findRow(userId: string, id: number): SignalRow | null {
-    return this.sqlite
-      .query<SignalRow, [number, string]>(`SELECT ${COLUMNS} FROM trading_signals WHERE id = ? AND user_id = ?`)
-      .get(id, userId);
+  findRow(userId: string, id: number): SignalRecord | null {
+    return this.rows.owned(userId, id);
   }
 
   /** For the worker: the signal whatever its owner. */
-  byId(id: number): SignalRow | null {
-    return this.sqlite.query<SignalRow, [number]>(`SELECT ${COLUMNS} FROM trading_signals WHERE id = ?`).get(id);
+  byId(id: number): SignalRecord | null {
+    return this.rows.byId(id);
   }
 
   get(userId: string, id: number): Signal {
@@ -170,66 +126,33 @@ export class SignalService {
     return toSignal(row);
   }
 
-  private where(
-    userId: string,
-    f: Omit<SignalFilter, "limit" | "offset">,
-  ): { sql: string; params: Array<string | number> } {
-    const clauses = ["user_id = ?"];
-    const params: Array<string | number> = [userId];
-    if (f.tokenAddress) {
-      clauses.push("token_address = ?");
-      params.push(f.tokenAddress);
-    }
-    if (f.signalType) {
-      clauses.push("signal_type = ?");
-      params.push(f.signalType);
-    }
-    if (f.startDate) {
-      clauses.push("created_at >= ?");
-      params.push(f.startDate);
-    }
-    if (f.endDate) {
-      clauses.push("created_at <= ?");
-      params.push(f.endDate);
-    }
-    return { sql: clauses.join(" AND "), params };
+  /** The signal with what each of the user's agents made of it (issue 13: signal decisions). */
+  getWithProcessing(userId: string, id: number): Signal & { processing: SignalProcessing } {
+    const row = this.findRow(userId, id);
+    if (!row) throw new NotFoundError("Signal not found");
+    return { ...toSignal(row), processing: signalProcessing(this.database, [row]).get(row.id)! };
   }
 
   list(userId: string, f: SignalFilter): Signal[] {
-    if (f.startDate && f.endDate && f.startDate > f.endDate)
-      throw new ValidationError("startDate must not be after endDate");
-    const w = this.where(userId, f);
-    return this.sqlite
-      .query<SignalRow, Array<string | number>>(
-        `SELECT ${COLUMNS} FROM trading_signals WHERE ${w.sql} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
-      )
-      .all(...w.params, f.limit, f.offset)
-      .map(toSignal);
+    return this.records(userId, f).map(toSignal);
   }
 
-  /**
-   * Rows for the CSV export, newest first, read lazily so a large export stays flat in memory.
-   * Pages are cut at the last row's (created_at, id) (keyset), not by OFFSET: each page seeks the
-   * (user_id, created_at) index instead of skipping every row before it, and a signal posted while
-   * the export is read cannot shift a row into the next page twice.
-   */
+  /** The list with each signal's processing (`include=processing`). */
+  listWithProcessing(userId: string, f: SignalFilter): Array<Signal & { processing: SignalProcessing }> {
+    const rows = this.records(userId, f);
+    const processing = signalProcessing(this.database, rows);
+    return rows.map((r) => ({ ...toSignal(r), processing: processing.get(r.id)! }));
+  }
+
+  private records(userId: string, f: SignalFilter): SignalRecord[] {
+    if (f.startDate && f.endDate && f.startDate > f.endDate)
+      throw new ValidationError("startDate must not be after endDate");
+    return this.rows.list(userId, f, f.limit, f.offset);
+  }
+
+  /** Rows for the CSV export, newest first, read lazily (keyset pages, see the repository). */
   *iterate(userId: string, f: Omit<SignalFilter, "limit" | "offset">, pageSize = 1000): Generator<Signal> {
-    const w = this.where(userId, f);
-    const first = this.sqlite.query<SignalRow, Array<string | number>>(
-      `SELECT ${COLUMNS} FROM trading_signals WHERE ${w.sql} ORDER BY created_at DESC, id DESC LIMIT ?`,
-    );
-    // created_at <= ? bounds the index range; the OR picks the rows after the cursor within it.
-    const next = this.sqlite.query<SignalRow, Array<string | number>>(
-      `SELECT ${COLUMNS} FROM trading_signals WHERE ${w.sql} AND created_at <= ? AND (created_at < ? OR id < ?)
-       ORDER BY created_at DESC, id DESC LIMIT ?`,
-    );
-    let page = first.all(...w.params, pageSize);
-    for (;;) {
-      for (const r of page) yield toSignal(r);
-      if (page.length < pageSize) return;
-      const last = page[page.length - 1]!;
-      page = next.all(...w.params, last.createdAt, last.createdAt, last.id, pageSize);
-    }
+    for (const r of this.rows.iterate(userId, f, pageSize)) yield toSignal(r);
   }
 
   update(userId: string, id: number, patch: Partial<SignalInput>): Signal {
@@ -243,42 +166,21 @@ export class SignalService {
       activationReason: patch.activationReason !== undefined ? patch.activationReason : row.activationReason,
       source: patch.source !== undefined ? patch.source : row.source,
     };
-    const now = isoNow(this.clock);
-    const updated = this.sqlite
-      .query<SignalRow, Array<string | number | null>>(
-        `UPDATE trading_signals SET token_address = ?, symbol = ?, signal_type = ?, signal_strength = ?,
-           activation_reason = ?, source = ?, updated_at = ? WHERE id = ? AND user_id = ? RETURNING ${COLUMNS}`,
-      )
-      .get(
-        next.tokenAddress,
-        next.symbol,
-        next.signalType,
-        next.signalStrength,
-        next.activationReason,
-        next.source,
-        now,
-        id,
-        userId,
-      );
-    return toSignal(updated as SignalRow);
+    const updated = this.rows.update(userId, id, next, isoNow(this.clock));
+    if (!updated) throw new NotFoundError("Signal not found");
+    return toSignal(updated);
   }
 
   delete(userId: string, id: number): void {
-    const res = this.sqlite.query("DELETE FROM trading_signals WHERE id = ? AND user_id = ?").run(id, userId);
-    if (res.changes === 0) throw new NotFoundError("Signal not found");
+    if (!this.rows.deleteOwned(userId, id)) throw new NotFoundError("Signal not found");
   }
 
   deleteAll(userId: string): number {
-    return this.sqlite.query("DELETE FROM trading_signals WHERE user_id = ?").run(userId).changes;
+    return this.rows.deleteAllOf(userId);
   }
 
-  markStatus(id: number, status: SignalRow["processingStatus"]): void {
-    const now = isoNow(this.clock);
-    this.sqlite
-      .query(
-        "UPDATE trading_signals SET processing_status = ?, processed_at = CASE WHEN ? IN ('processed','expired') THEN ? ELSE processed_at END WHERE id = ?",
-      )
-      .run(status, status, now, id);
+  markStatus(id: number, status: SignalStatus): void {
+    this.rows.setStatus(id, status, isoNow(this.clock));
   }
 
   /**
@@ -287,15 +189,20 @@ export class SignalService {
    */
   recoverUnfinished(maxAgeSeconds: number): { resume: number[]; expired: number[] } {
     const cutoff = new Date(this.clock.now() - maxAgeSeconds * 1000).toISOString();
-    const rows = this.sqlite
-      .query<{ id: number; created_at: string }, []>(
-        "SELECT id, created_at FROM trading_signals WHERE processing_status IN ('pending','processing') ORDER BY id",
-      )
-      .all();
     const resume: number[] = [];
     const expired: number[] = [];
-    for (const r of rows) (r.created_at >= cutoff ? resume : expired).push(r.id);
+    for (const r of this.rows.unfinished()) (r.createdAt >= cutoff ? resume : expired).push(r.id);
     for (const id of expired) this.markStatus(id, "expired");
     return { resume, expired };
   }
 }
+
+/** The stored columns of an input (absent optional fields stored as null). */
+const fields = (input: SignalInput) => ({
+  tokenAddress: input.tokenAddress,
+  symbol: input.symbol ?? null,
+  signalType: input.signalType,
+  activationReason: input.activationReason ?? null,
+  signalStrength: input.signalStrength,
+  source: input.source ?? null,
+});

@@ -4,12 +4,13 @@ import type { DatabaseHandle } from "../db/client.ts";
 import type { PositionRepository } from "../db/repositories/positions.ts";
 import { SettlementRepository } from "../db/repositories/settlement.ts";
 import { SignalEvaluationRepository } from "../db/repositories/signal-evaluations.ts";
+import type { SignalRecord as SignalRow } from "../db/repositories/signals.ts";
 import { TradingAgentRepository, type TradingCandidate } from "../db/repositories/trading-agents.ts";
 import { readBalance } from "../ledgers/balance-ledger.ts";
 import type { Logger } from "../logger.ts";
 import type { MarketDataProvider, Quote, TokenMarketData } from "../market/types.ts";
 import { SOL_MINT } from "../money.ts";
-import type { SignalRow, SignalService } from "../signals/signal-service.ts";
+import type { SignalService } from "../signals/signal-service.ts";
 import {
   checkBeforeMarketData,
   checkMarketAndBalance,

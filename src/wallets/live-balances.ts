@@ -1,6 +1,7 @@
-import type { Database } from "bun:sqlite";
 import { type Clock, isoNow } from "../clock.ts";
-import { inTransaction } from "../db/client.ts";
+import { inTransaction, type SqliteHandle } from "../db/client.ts";
+import { findBalance, recordedTokenMints } from "../db/repositories/balances.ts";
+import { PositionRepository } from "../db/repositories/positions.ts";
 import { ConflictError } from "../errors.ts";
 import { readBalance, setBalance } from "../ledgers/balance-ledger.ts";
 import { recordBalanceSnapshot } from "../ledgers/balance-snapshots.ts";
@@ -15,7 +16,7 @@ import type { LiveDepositChecker } from "./wallet-service.ts";
 // never adding: whatever happened on chain (fees, rent, a deposit, a withdrawal), the ledger ends
 // equal to it, and recording a trade that already happened on chain can never fail on arithmetic.
 
-type Handle = { sqlite: Database };
+type Handle = SqliteHandle;
 
 export interface BalanceChange {
   tokenAddress: string;
@@ -45,12 +46,7 @@ export function mirrorChainBalances(
   const apply = (tokenAddress: string, value: Big, decimals: number, symbol: string) => {
     const k = { ...key, tokenAddress };
     const before = readBalance(h, k);
-    const exists =
-      h.sqlite
-        .query<{ n: number }, [string, string, string]>(
-          "SELECT count(*) AS n FROM agent_balances WHERE agent_id = ? AND wallet_address = ? AND token_address = ?",
-        )
-        .get(key.agentId, key.walletAddress, tokenAddress)!.n > 0;
+    const exists = findBalance(h, k) !== null;
     if (!exists && value.eq(0)) return; // nothing held, nothing recorded: no empty row
     if (exists && before.eq(value)) return;
     setBalance(h, k, value, { now: opts.now, tokenSymbol: symbol, decimals });
@@ -60,12 +56,7 @@ export function mirrorChainBalances(
   let mints: string[];
   if (opts.mints) mints = [...opts.mints];
   else {
-    const recorded = h.sqlite
-      .query<{ t: string }, [string, string, string]>(
-        "SELECT token_address AS t FROM agent_balances WHERE agent_id = ? AND wallet_address = ? AND token_address <> ?",
-      )
-      .all(key.agentId, key.walletAddress, SOL_MINT)
-      .map((r) => r.t);
+    const recorded = recordedTokenMints(h, key.agentId, key.walletAddress);
     mints = [...new Set([...chain.tokens.keys(), ...recorded])].filter((m) => m !== SOL_MINT);
   }
   for (const mint of mints) {
@@ -73,43 +64,24 @@ export function mirrorChainBalances(
     const held = chain.tokens.get(mint);
     const decimals = held?.decimals ?? recordedDecimals(h, key, mint) ?? 0;
     const value = held ? fromAtomic(held.amount, held.decimals) : new Big(0);
-    apply(mint, value, decimals, opts.symbolOf?.(mint) ?? positionSymbol(h, key.agentId, mint) ?? mint.slice(0, 6));
+    const symbol = opts.symbolOf?.(mint) ?? new PositionRepository(h.sqlite).latestSymbol(key.agentId, mint);
+    apply(mint, value, decimals, symbol ?? mint.slice(0, 6));
   }
   return changes;
 }
 
 function recordedDecimals(h: Handle, key: { agentId: string; walletAddress: string }, mint: string): number | null {
-  return (
-    h.sqlite
-      .query<{ d: number | null }, [string, string, string]>(
-        "SELECT decimals AS d FROM agent_balances WHERE agent_id = ? AND wallet_address = ? AND token_address = ?",
-      )
-      .get(key.agentId, key.walletAddress, mint)?.d ?? null
-  );
-}
-
-function positionSymbol(h: Handle, agentId: string, mint: string): string | undefined {
-  return (
-    h.sqlite
-      .query<{ s: string }, [string, string]>(
-        "SELECT token_symbol AS s FROM positions WHERE agent_id = ? AND token_address = ? ORDER BY opened_at DESC LIMIT 1",
-      )
-      .get(agentId, mint)?.s ?? undefined
-  );
+  return findBalance(h, { ...key, tokenAddress: mint })?.decimals ?? null;
 }
 
 /** SOL plus open positions at their last known price (entry price until priced), as the engine's snapshots count it. */
 function walletValueSol(h: Handle, agentId: string, walletAddress: string, sol: Big): Big {
-  const rows = h.sqlite
-    .query<{ remaining: string; price: string }, [string, string]>(
-      "SELECT remaining_amount AS remaining, COALESCE(last_price_sol, entry_price_sol) AS price FROM positions WHERE agent_id = ? AND wallet_address = ? AND status = 'open'",
-    )
-    .all(agentId, walletAddress);
+  const rows = new PositionRepository(h.sqlite).openHoldings(agentId, walletAddress);
   return rows.reduce((t, r) => t.plus(new Big(r.remaining).times(r.price)), sol);
 }
 
 export interface LiveDepositDeps {
-  sqlite: Database;
+  sqlite: SqliteHandle["sqlite"];
   clock: Clock;
   logger: Logger;
   rpc: Pick<SolanaRpcClient, "getBalances">;

@@ -1,6 +1,9 @@
 import { type Clock, isoNow } from "../clock.ts";
 import { type DatabaseHandle, inTransaction } from "../db/client.ts";
+import { AgentWalletRepository, type WalletRecord } from "../db/repositories/agent-wallets.ts";
 import { requireOwnedAgent } from "../db/repositories/agents.ts";
+import { deleteWalletBalances } from "../db/repositories/balances.ts";
+import { PositionRepository } from "../db/repositories/positions.ts";
 import { ConflictError, NotFoundError, ServiceNotConfiguredError, ValidationError } from "../errors.ts";
 import { readBalance, setBalance } from "../ledgers/balance-ledger.ts";
 import { recordBalanceSnapshot } from "../ledgers/balance-snapshots.ts";
@@ -45,15 +48,6 @@ export interface LiveDepositChecker {
   }): Promise<{ depositsFound: number; newBalance: string }>;
 }
 
-interface WalletRow {
-  id: string;
-  agent_id: string;
-  wallet_address: string;
-  wallet_type: WalletType;
-  created_at: string;
-  updated_at: string;
-}
-
 /**
  * What wallet assignment and reset need from the agents' side (AgentService implements it): the
  * initial simulation SOL and the seeding of a fresh simulation wallet. An interface, so wallets/
@@ -72,6 +66,9 @@ export const LIVE_WALLET_NOT_LOADED_MESSAGE =
   "Wallet is not loaded from environment variables (WALLET_1, WALLET_2, ...); live wallets must be configured there";
 
 export class WalletService {
+  private readonly wallets: AgentWalletRepository;
+  private readonly positions: PositionRepository;
+
   constructor(
     private readonly database: DatabaseHandle,
     private readonly clock: Clock,
@@ -79,38 +76,25 @@ export class WalletService {
     private readonly registry: LiveWalletRegistry,
     private readonly agents: SimulationWalletSeeder,
     private readonly depositChecker?: LiveDepositChecker,
-  ) {}
-
-  private get sqlite() {
-    return this.database.sqlite;
+  ) {
+    this.wallets = new AgentWalletRepository(database.sqlite);
+    this.positions = new PositionRepository(database.sqlite);
   }
 
-  private view(r: WalletRow): AgentWalletView {
+  private view(r: WalletRecord): AgentWalletView {
     return {
-      walletAddress: r.wallet_address,
-      walletType: r.wallet_type,
+      walletAddress: r.walletAddress,
+      walletType: r.walletType,
       // Simulation wallets are virtual and always usable; a live one only while its WALLET_N is loaded.
-      isAvailable: r.wallet_type === "simulation" ? true : this.registry.has(r.wallet_address),
-      createdAt: r.created_at,
-      updatedAt: r.updated_at,
+      isAvailable: r.walletType === "simulation" ? true : this.registry.has(r.walletAddress),
+      createdAt: r.createdAt,
+      updatedAt: r.updatedAt,
     };
-  }
-
-  private walletsOfAgent(agentId: string): WalletRow[] {
-    return this.sqlite
-      .query<WalletRow, [string]>("SELECT * FROM agent_wallets WHERE agent_id = ? ORDER BY wallet_type DESC")
-      .all(agentId);
   }
 
   /** The agent's wallet of a type (the engine trades with the wallet of the agent's tradingMode). */
   walletOf(agentId: string, type: WalletType): string | null {
-    return (
-      this.sqlite
-        .query<{ wallet_address: string }, [string, string]>(
-          "SELECT wallet_address FROM agent_wallets WHERE agent_id = ? AND wallet_type = ?",
-        )
-        .get(agentId, type)?.wallet_address ?? null
-    );
+    return this.wallets.ofAgentAndType(agentId, type)?.walletAddress ?? null;
   }
 
   /** GET /wallets/agent/:agentId. */
@@ -119,15 +103,8 @@ export class WalletService {
     agentId: string,
   ): { agentWallets: AgentWalletView[]; availableWallets: AvailableWalletView[] } {
     requireOwnedAgent(this.database, userId, agentId);
-    const agentWallets = this.walletsOfAgent(agentId).map((r) => this.view(r));
-    const holders = new Map(
-      this.sqlite
-        .query<{ wallet_address: string; agent_id: string }, []>(
-          "SELECT wallet_address, agent_id FROM agent_wallets WHERE wallet_type = 'live'",
-        )
-        .all()
-        .map((r) => [r.wallet_address, r.agent_id]),
-    );
+    const agentWallets = this.wallets.ofAgent(agentId).map((r) => this.view(r));
+    const holders = this.wallets.liveHolders();
     // Env wallets this agent holds or could take: one held by another agent is not "available".
     const availableWallets = this.registry
       .addresses()
@@ -138,13 +115,8 @@ export class WalletService {
 
   /** GET /wallets: every wallet of the user's agents, newest assignment first. */
   listForUser(userId: string, page: { limit: number; offset: number }): UserWalletView[] {
-    const rows = this.sqlite
-      .query<WalletRow & { agent_name: string }, [string, number, number]>(
-        `SELECT w.*, a.name AS agent_name FROM agent_wallets w JOIN agents a ON a.id = w.agent_id
-          WHERE a.user_id = ? ORDER BY w.created_at DESC, w.rowid DESC LIMIT ? OFFSET ?`,
-      )
-      .all(userId, page.limit, page.offset);
-    return rows.map((r) => ({ agentId: r.agent_id, agentName: r.agent_name, ...this.view(r) }));
+    const rows = this.wallets.listForUser(userId, page.limit, page.offset);
+    return rows.map((r) => ({ agentId: r.agentId, agentName: r.agentName, ...this.view(r) }));
   }
 
   /**
@@ -164,42 +136,25 @@ export class WalletService {
     }
     const changed = inTransaction(this.database, () => {
       requireOwnedAgent(this.database, userId, agentId);
-      const holder = this.sqlite
-        .query<WalletRow, [string]>("SELECT * FROM agent_wallets WHERE wallet_address = ?")
-        .get(walletAddress);
-      if (holder && holder.agent_id !== agentId) throw new ConflictError("Wallet is already assigned to another agent");
+      const holder = this.wallets.byAddress(walletAddress);
+      if (holder && holder.agentId !== agentId) throw new ConflictError("Wallet is already assigned to another agent");
       if (holder) return false; // already this agent's wallet of this type
       const now = isoNow(this.clock);
-      const current = this.sqlite
-        .query<WalletRow, [string, string]>("SELECT * FROM agent_wallets WHERE agent_id = ? AND wallet_type = ?")
-        .get(agentId, walletType);
+      const current = this.wallets.ofAgentAndType(agentId, walletType);
       if (current) {
-        const open = this.sqlite
-          .query<{ n: number }, [string, string]>(
-            "SELECT COUNT(*) AS n FROM positions WHERE agent_id = ? AND wallet_address = ? AND status = 'open'",
-          )
-          .get(agentId, current.wallet_address);
-        if ((open?.n ?? 0) > 0) {
+        const open = this.positions.countOpenInWallet(agentId, current.walletAddress);
+        if (open > 0) {
           throw new ConflictError(`Cannot reassign the ${walletType} wallet while it has open positions`, {
-            openPositions: open?.n ?? 0,
+            openPositions: open,
           });
         }
-        this.sqlite
-          .query("DELETE FROM agent_balances WHERE agent_id = ? AND wallet_address = ?")
-          .run(agentId, current.wallet_address);
-        this.sqlite
-          .query("UPDATE agent_wallets SET wallet_address = ?, created_at = ?, updated_at = ? WHERE id = ?")
-          .run(walletAddress, now, now, current.id);
+        deleteWalletBalances(this.database, agentId, current.walletAddress);
+        this.wallets.replaceAddress(current.id, walletAddress, now);
         if (walletType === "simulation") this.agents.seedInitialSol(agentId, walletAddress, now, "initial");
       } else if (walletType === "simulation") {
         this.agents.seedSimulationWallet(agentId, walletAddress, now);
       } else {
-        this.sqlite
-          .query(
-            `INSERT INTO agent_wallets (id, agent_id, wallet_address, wallet_type, created_at, updated_at)
-             VALUES (?, ?, ?, 'live', ?, ?)`,
-          )
-          .run(crypto.randomUUID(), agentId, walletAddress, now, now);
+        this.wallets.insert(agentId, walletAddress, "live", now);
       }
       return true;
     });
@@ -214,12 +169,8 @@ export class WalletService {
   }
 
   /** The user's wallet row by address, or 404 "Wallet not found". */
-  private ownedWallet(userId: string, walletAddress: string): WalletRow {
-    const row = this.sqlite
-      .query<WalletRow, [string, string]>(
-        "SELECT w.* FROM agent_wallets w JOIN agents a ON a.id = w.agent_id WHERE w.wallet_address = ? AND a.user_id = ?",
-      )
-      .get(walletAddress, userId);
+  private ownedWallet(userId: string, walletAddress: string): WalletRecord {
+    const row = this.wallets.ownedByAddress(userId, walletAddress);
     if (!row) throw new NotFoundError("Wallet not found");
     return row;
   }
@@ -230,19 +181,15 @@ export class WalletService {
    */
   reset(userId: string, walletAddress: string): void {
     const wallet = this.ownedWallet(userId, walletAddress);
-    if (wallet.wallet_type !== "simulation") throw new ValidationError("Live wallets cannot be reset");
+    if (wallet.walletType !== "simulation") throw new ValidationError("Live wallets cannot be reset");
     const now = isoNow(this.clock);
     const removed = inTransaction(this.database, () => {
-      const positions = this.sqlite
-        .query("DELETE FROM positions WHERE agent_id = ? AND wallet_address = ? AND status = 'open'")
-        .run(wallet.agent_id, walletAddress).changes;
-      this.sqlite
-        .query("DELETE FROM agent_balances WHERE agent_id = ? AND wallet_address = ? AND token_address <> ?")
-        .run(wallet.agent_id, walletAddress, SOL_MINT);
-      const key = { agentId: wallet.agent_id, walletAddress, tokenAddress: SOL_MINT };
+      const positions = this.positions.deleteOpenInWallet(wallet.agentId, walletAddress);
+      deleteWalletBalances(this.database, wallet.agentId, walletAddress, SOL_MINT);
+      const key = { agentId: wallet.agentId, walletAddress, tokenAddress: SOL_MINT };
       setBalance(this.database, key, this.agents.initialSol, { now, tokenSymbol: "SOL", decimals: SOL_DECIMALS });
       recordBalanceSnapshot(this.database, {
-        agentId: wallet.agent_id,
+        agentId: wallet.agentId,
         walletAddress,
         solBalance: this.agents.initialSol,
         totalValueSol: this.agents.initialSol,
@@ -250,11 +197,11 @@ export class WalletService {
         reason: "reset",
         now,
       });
-      this.sqlite.query("UPDATE agent_wallets SET updated_at = ? WHERE id = ?").run(now, wallet.id);
+      this.wallets.touch(wallet.id, now);
       return positions;
     });
     this.logger.info("simulation wallet reset", {
-      agentId: wallet.agent_id,
+      agentId: wallet.agentId,
       walletAddress,
       openPositionsRemoved: removed,
     });
@@ -263,11 +210,11 @@ export class WalletService {
   /** POST /wallets/:walletAddress/check-deposits. Simulation wallets never receive deposits. */
   async checkDeposits(userId: string, walletAddress: string): Promise<{ depositsFound: number; newBalance: string }> {
     const wallet = this.ownedWallet(userId, walletAddress);
-    if (wallet.wallet_type === "live") {
+    if (wallet.walletType === "live") {
       if (!this.depositChecker) throw new ServiceNotConfiguredError(LIVE_DEPOSITS_NOT_CONFIGURED);
-      return this.depositChecker.checkDeposits({ agentId: wallet.agent_id, walletAddress });
+      return this.depositChecker.checkDeposits({ agentId: wallet.agentId, walletAddress });
     }
-    const balance = readBalance(this.database, { agentId: wallet.agent_id, walletAddress, tokenAddress: SOL_MINT });
+    const balance = readBalance(this.database, { agentId: wallet.agentId, walletAddress, tokenAddress: SOL_MINT });
     return { depositsFound: 0, newBalance: balance.eq(0) ? "0" : balance.toFixed() };
   }
 }

@@ -18,6 +18,14 @@ afterEach(() => ctx.close());
 
 const me = (token?: string, headers?: Record<string, string>) =>
   ctx.request("GET", "/api/v1/auth/me", { token, headers });
+/** A well-formed refresh JWT signed with a secret the service does not have. */
+const forgedRefresh = () =>
+  new SignJWT({ type: "refresh", fam: "f" })
+    .setProtectedHeader({ alg: "HS256" })
+    .setSubject("someone")
+    .setJti(crypto.randomUUID())
+    .setExpirationTime("1h")
+    .sign(new TextEncoder().encode("x".repeat(64)));
 const errorOf = async (res: Response) => ({ status: res.status, error: (await json(res)).error });
 
 describe("GET /auth/me", () => {
@@ -119,6 +127,27 @@ describe("POST /auth/logout", () => {
     expect((await ctx.request("POST", "/api/v1/auth/logout", { token, body: { refreshToken } })).status).toBe(200);
     const res = await ctx.request("POST", "/api/v1/auth/refresh", { body: { refreshToken } });
     expect(await errorOf(res)).toEqual({ status: 401, error: "Token has been revoked" });
+  });
+
+  // Issue 13: a refresh token that is not the user's valid one no longer turns the logout into a
+  // 401 after the access token was already revoked; the answer says what happened.
+  test.each([
+    ["malformed", async () => "not-a-jwt"],
+    ["signed with another secret", async () => forgedRefresh()],
+    ["another user's", async () => (await createUser(ctx)).refreshToken],
+    ["an access token", async () => (await login(ctx)).token],
+  ])("logout with a refresh token that is %s: 200, access token revoked, refresh token untouched", async (_n, make) => {
+    const presented = await make();
+    const { token } = await login(ctx);
+    const out = await ctx.request("POST", "/api/v1/auth/logout", { token, body: { refreshToken: presented } });
+    expect(out.status).toBe(200);
+    expect(await json(out)).toEqual({ success: true, message: "Logged out; the refresh token was not recognised" });
+    expect(await errorOf(await me(token))).toEqual({ status: 401, error: "Token has been revoked" });
+    if (_n === "another user's") {
+      // The other user's session is not touched: their refresh token still works.
+      const res = await ctx.request("POST", "/api/v1/auth/refresh", { body: { refreshToken: presented } });
+      expect(res.status).toBe(200);
+    }
   });
 
   test("logout needs a JWT", async () => {

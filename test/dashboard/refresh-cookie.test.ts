@@ -115,6 +115,22 @@ describe("refresh-token cookie", () => {
   });
 });
 
+describe("logout with a cookie that is not a valid refresh token", () => {
+  test("200: the access token is revoked, the cookie cleared, and the answer says the token was not recognised", async () => {
+    const { body } = await dashboardLogin(false);
+    const res = await ctx.request("POST", "/api/v1/auth/logout", {
+      body: {},
+      token: body.accessToken,
+      headers: { cookie: "trading_agent_refresh=garbage", ...COOKIE_MODE },
+    });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ success: true, message: "Logged out; the refresh token was not recognised" });
+    expect(cookieOf(res)).toMatch(/trading_agent_refresh=;.*Max-Age=0/);
+    const me = await ctx.request("GET", "/api/v1/auth/me", { token: body.accessToken });
+    expect(me.status).toBe(401);
+  });
+});
+
 describe("the page", () => {
   test("GET / answers the page with the CSP on the main app; the public app does not serve it", async () => {
     const res = await ctx.request("GET", "/");

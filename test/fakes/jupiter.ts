@@ -71,6 +71,8 @@ function quote(ctx: FakeHandlerContext): Response {
   const swapMode = q.get("swapMode") ?? "ExactIn";
   if (!/^\d+$/.test(amount) || amount === "0")
     return jsonError(400, { error: "amount must be a positive integer", errorCode: "INVALID_REQUEST" });
+  const failing = ctx.fake.failingQuoteAmounts.get(amount);
+  if (failing) return jsonError(failing, { error: "Internal error", errorCode: "INTERNAL" });
   if (!Number.isInteger(slippageBps) || slippageBps < 0)
     return jsonError(400, { error: "Invalid slippageBps", errorCode: "INVALID_REQUEST" });
   if (swapMode !== "ExactIn" && swapMode !== "ExactOut")

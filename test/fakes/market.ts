@@ -118,6 +118,8 @@ export class FakeMarket {
   };
   /** Per-mint overrides of the quote behaviour (keyed by the non-SOL mint of the pair). */
   readonly quoteOverrides = new Map<string, Partial<Omit<QuoteBehaviour, "noRoute">>>();
+  /** Quote amounts (atomic units, as sent) the aggregator answers with this HTTP status, every time. */
+  readonly failingQuoteAmounts = new Map<string, number>();
   /** Birdeye items per token address, in Birdeye's own field names. */
   readonly whaleItems = new Map<string, Array<Record<string, unknown>>>();
   /** Quotes served, by their JSON text: /swap accepts only these, unchanged. */

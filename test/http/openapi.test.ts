@@ -153,6 +153,20 @@ test("every operation declares its responses, and its security schemes exist", (
   expect(problems).toEqual([]);
 });
 
+// Issue 13: a full_access API key is accepted wherever a JWT is, except /auth/* and /api-keys/*
+// (PRODUCT.md §2); the document says so on every such operation (userSecurity).
+test("a JWT-only security requirement appears only under /auth and /api-keys", () => {
+  const jwtOnly: string[] = [];
+  for (const { method, path, op } of documentOperations()) {
+    const names = (op.security ?? []).flatMap((r: Json) => Object.keys(r));
+    if (!names.includes("bearerAuth") || names.includes("apiKeyHeader")) continue;
+    if (!/^\/api\/v1\/(auth|api-keys)(\/|$)/.test(path)) jwtOnly.push(`${method.toUpperCase()} ${path}`);
+  }
+  expect(jwtOnly).toEqual([]);
+  expect(doc.paths["/api/v1/auth/me"].get.security).toEqual([{ bearerAuth: [] }]);
+  expect(doc.paths["/api/v1/agents/{id}"].put.security).toEqual([{ bearerAuth: [] }, { apiKeyHeader: [] }]);
+});
+
 describe("request examples validate against the schemas that validate requests", () => {
   test("JSON request bodies: each has an example, and it passes the route's zod schema", () => {
     const problems: string[] = [];

@@ -218,7 +218,10 @@ describe("GET, PUT, DELETE", () => {
   test("GET one, PUT, DELETE; 400 for a non-integer id; 404 for another user's", async () => {
     const [s1] = await seed();
     const one = await ctx.request("GET", `/api/v1/trading-signals/${s1.id}`, { token });
-    expect(await json(one)).toEqual(s1);
+    // The detail adds processing (issue 13; test/signals/signal-decisions.test.ts): no agents here.
+    const { processing, ...detail } = await json(one);
+    expect(detail).toEqual(s1);
+    expect(processing.evaluations).toEqual([]);
     ctx.clock.advance(1000);
     const put = await ctx.request("PUT", `/api/v1/trading-signals/${s1.id}`, {
       token,

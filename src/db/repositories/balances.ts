@@ -104,3 +104,22 @@ export function recordedTokenMints(h: SqliteHandle, agentId: string, walletAddre
     .all(agentId, walletAddress, SOL_MINT)
     .map((r) => r.t);
 }
+
+/** A wallet's holdings as the public API values them. */
+export type Holding = Pick<BalanceRecord, "tokenAddress" | "tokenSymbol" | "balance" | "lastUpdated">;
+
+/** Every balance row of the wallet: SOL first, then tokens in the order they arrived. */
+export function walletHoldings(h: SqliteHandle, agentId: string, walletAddress: string): Holding[] {
+  return h.sqlite
+    .query<Holding, [string, string]>(
+      `SELECT token_address AS tokenAddress, token_symbol AS tokenSymbol, balance, last_updated AS lastUpdated
+         FROM agent_balances WHERE agent_id = ? AND wallet_address = ?
+        ORDER BY (token_address = '${SOL_MINT}') DESC, created_at ASC, rowid ASC`,
+    )
+    .all(agentId, walletAddress);
+}
+
+/** Whether the wallet has a row for the token (a zero balance row counts). */
+export function hasBalanceRow(h: SqliteHandle, k: Key): boolean {
+  return findBalance(h, k) !== null;
+}

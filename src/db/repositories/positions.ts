@@ -153,6 +153,28 @@ export class PositionRepository {
       .all(agentId, walletAddress);
   }
 
+  /** Open positions of one wallet of the agent (a wallet with any cannot be reassigned). */
+  countOpenInWallet(agentId: string, walletAddress: string): number {
+    return (
+      this.sqlite
+        .query<{ n: number }, [string, string]>(
+          "SELECT COUNT(*) AS n FROM positions WHERE agent_id = ? AND wallet_address = ? AND status = 'open'",
+        )
+        .get(agentId, walletAddress)?.n ?? 0
+    );
+  }
+
+  /** The symbol the agent's newest position in the token was opened with. */
+  latestSymbol(agentId: string, tokenAddress: string): string | undefined {
+    return (
+      this.sqlite
+        .query<{ s: string }, [string, string]>(
+          "SELECT token_symbol AS s FROM positions WHERE agent_id = ? AND token_address = ? ORDER BY opened_at DESC LIMIT 1",
+        )
+        .get(agentId, tokenAddress)?.s ?? undefined
+    );
+  }
+
   countOpenByMode(): Partial<Record<"simulation" | "live", number>> {
     const out: Partial<Record<"simulation" | "live", number>> = {};
     for (const r of this.sqlite
@@ -165,6 +187,13 @@ export class PositionRepository {
   }
 
   // --- writes (inside the caller's synchronous transaction where a trade settles) -------------
+
+  /** A simulation wallet reset removes the wallet's open positions; returns how many. */
+  deleteOpenInWallet(agentId: string, walletAddress: string): number {
+    return this.sqlite
+      .query("DELETE FROM positions WHERE agent_id = ? AND wallet_address = ? AND status = 'open'")
+      .run(agentId, walletAddress).changes;
+  }
 
   /** The position a signal buy opens: everything bought remains, priced at the entry. */
   insertOpen(o: NewOpenPosition, now: string): void {

@@ -1,9 +1,11 @@
 import type { Database } from "bun:sqlite";
 import type { tradingSignals } from "../schema/trading.ts";
+import { SignalRepository } from "./signals.ts";
 
 // Signals as the strategy lab reads them (backtest selection, source report) and the signal
 // import writes them. Imported signals are stored already `processed`, so neither the queue nor
-// the start-up recovery ever hands them to the trading engine (issue 17: they never trade).
+// the start-up recovery ever hands them to the trading engine (issue 17: they never trade). The
+// write itself is the signals repository's (one module writes trading_signals).
 
 export type LabSignal = Pick<
   typeof tradingSignals.$inferSelect,
@@ -76,27 +78,6 @@ export class StrategyLabSignalRepository {
 
   /** Inserts imported signals (status processed: never queued, never traded) in one transaction. */
   insertImported(userId: string, rows: readonly ImportedSignal[], now: string): number[] {
-    const ins = this.sqlite.query<{ id: number }, Array<string | number | null>>(
-      `INSERT INTO trading_signals (user_id, api_key_id, token_address, symbol, signal_type, activation_reason,
-         signal_strength, source, processing_status, processed_at, created_at, updated_at)
-       VALUES (?, NULL, ?, ?, ?, ?, ?, ?, 'processed', ?, ?, ?) RETURNING id`,
-    );
-    return this.sqlite.transaction(() =>
-      rows.map(
-        (r) =>
-          ins.get(
-            userId,
-            r.tokenAddress,
-            r.symbol,
-            r.signalType,
-            r.activationReason,
-            r.signalStrength,
-            r.source,
-            now,
-            r.createdAt,
-            now,
-          )!.id,
-      ),
-    )();
+    return new SignalRepository(this.sqlite).insertImported(userId, rows, now);
   }
 }

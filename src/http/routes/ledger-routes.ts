@@ -2,11 +2,11 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Scope } from "../../auth/scopes.ts";
 import type { AppDeps, AppEnv } from "../app-env.ts";
 import { createRouter } from "../router.ts";
-import { bearerSecurity, errorResponses, jsonContent, jwtOrKeySecurity, SuccessSchema } from "../schemas.ts";
+import { errorResponses, jsonContent, jwtOrKeySecurity, SuccessSchema, userSecurity } from "../schemas.ts";
 
 // The five CRUD routes every per-agent ledger has (agent balances, transactions, historical
-// swaps; SPEC "... endpoints"): GETs take a JWT or a key with the ledger's scope, writes are JWT
-// only (PRODUCT.md §2). Each ledger's module gives its schemas, texts and service.
+// swaps; SPEC "... endpoints"): GETs take a JWT or a key with the ledger's scope, writes a JWT or
+// a full_access key (PRODUCT.md §2). Each ledger's module gives its schemas, texts and service.
 
 type Schema = z.ZodType;
 
@@ -29,7 +29,8 @@ export interface LedgerRoutesSpec {
   listItem?: Schema;
   create: Schema;
   update: Schema;
-  text: { list: string; getOne: string; created: string; updated: string };
+  /** Response descriptions; created/updated default to "Created record"/"Updated record". */
+  text: { list: string; getOne: string; created?: string; updated?: string };
   /** Statuses create can answer besides 400/401/404 (balances: 409). */
   createErrors?: number[];
   /** Read routes registered after the list and before /{id}, so their path is never read as an id. */
@@ -41,7 +42,7 @@ const readMeta = { security: jwtOrKeySecurity };
 export function ledgerRoutes(spec: LedgerRoutesSpec) {
   const tags = [spec.tag];
   const read = { tags, ...readMeta };
-  const write = { tags, security: bearerSecurity };
+  const write = { tags, security: userSecurity };
   const list = createRoute({
     ...read,
     method: "get",
@@ -68,7 +69,7 @@ export function ledgerRoutes(spec: LedgerRoutesSpec) {
     path: "/",
     request: { body: { ...jsonContent(spec.create), required: true } },
     responses: {
-      201: { description: spec.text.created, ...jsonContent(spec.item) },
+      201: { description: spec.text.created ?? "Created record", ...jsonContent(spec.item) },
       ...errorResponses(400, 401, 404, ...(spec.createErrors ?? [])),
     },
   });
@@ -78,7 +79,7 @@ export function ledgerRoutes(spec: LedgerRoutesSpec) {
     path: "/{id}",
     request: { params: spec.idParam, body: { ...jsonContent(spec.update), required: true } },
     responses: {
-      200: { description: spec.text.updated, ...jsonContent(spec.item) },
+      200: { description: spec.text.updated ?? "Updated record", ...jsonContent(spec.item) },
       ...errorResponses(400, 401, 404),
     },
   });

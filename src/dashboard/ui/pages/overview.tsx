@@ -9,13 +9,13 @@ import { type Agent, type Balance, type Performance, SOL_MINT, type SolPrice } f
 // Overview (issue 14 page 2): every agent with its switches and figures, the SOL price, the
 // data sources and a live feed of signals and trades.
 
-interface AgentRow {
+interface AgentLine {
   agent: Agent;
   performance: Performance | null;
   solBalance: string | null;
 }
 
-async function loadAgents(): Promise<AgentRow[]> {
+async function loadAgents(): Promise<AgentLine[]> {
   const agents = await get<Agent[]>("/agents");
   return Promise.all(
     agents.map(async (agent) => {
@@ -95,7 +95,7 @@ export function AutomationSwitch(props: { agent: Agent; mode: "simulation" | "li
   );
 }
 
-function AgentCard({ row, onChange }: { row: AgentRow; onChange: (a: Agent) => void }) {
+function AgentCard({ row, onChange }: { row: AgentLine; onChange: (a: Agent) => void }) {
   const { agent, performance: p } = row;
   return (
     <article class="agent card" aria-label={`Agent ${agent.name}`}>
@@ -217,7 +217,7 @@ function LiveFeed() {
 
 export function OverviewPage() {
   const { data, error, reload } = useLoad(loadAgents, []);
-  const [rows, setRows] = useState<AgentRow[]>([]);
+  const [rows, setRows] = useState<AgentLine[]>([]);
   useEffect(() => setRows(data ?? []), [data]);
   // Figures change with trades: reload (at most every 2 s) when a trade or position event arrives.
   useEffect(() => {

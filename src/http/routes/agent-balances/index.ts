@@ -9,7 +9,7 @@ import {
 } from "./schema.ts";
 
 // /api/v1/agent-balances (SPEC "Agent balance endpoints"): GETs take a JWT or a `balances` key;
-// writes are JWT only (PRODUCT.md §2).
+// writes take a JWT or a full_access key (PRODUCT.md §2).
 
 export const agentBalanceRoutes = ledgerRoutes({
   tag: "agent-balances",
@@ -24,8 +24,6 @@ export const agentBalanceRoutes = ledgerRoutes({
   text: {
     list: "The agent's balances, SOL first, each with priceSol",
     getOne: "One balance (without priceSol)",
-    created: "Created",
-    updated: "Updated",
   },
   createErrors: [409],
 });

@@ -13,7 +13,7 @@ import {
 } from "./schema.ts";
 
 // /api/v1/agent-historical-swaps (SPEC "Historical swap endpoints"): GETs (export included) take
-// a JWT or a `history` key; writes are JWT only (PRODUCT.md §2).
+// a JWT or a `history` key; writes take a JWT or a full_access key (PRODUCT.md §2).
 
 export const agentHistoricalSwapRoutes = ledgerRoutes({
   tag: "agent-historical-swaps",
@@ -27,8 +27,6 @@ export const agentHistoricalSwapRoutes = ledgerRoutes({
   text: {
     list: "Swaps, most recent sale first",
     getOne: "One swap",
-    created: "Created record",
-    updated: "Updated record",
   },
   // /export is registered before /{id} so it is never read as an id.
   extraReads: (router, s, read) => {

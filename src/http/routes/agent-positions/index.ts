@@ -2,11 +2,11 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { requireOwnedAgent } from "../../../agents/ownership.ts";
 import type { AppDeps } from "../../app-env.ts";
 import { createRouter } from "../../router.ts";
-import { bearerSecurity, errorResponses, jsonContent, jwtOrKeySecurity, uuidParam } from "../../schemas.ts";
+import { errorResponses, jsonContent, jwtOrKeySecurity, userSecurity, uuidParam } from "../../schemas.ts";
 import { PositionSchema } from "../agents/schema.ts";
 
 // /api/v1/agent-positions (SPEC "Position endpoints"): open positions with market data, and the
-// close. GETs take a JWT or a key with the `positions` scope; the close is JWT only.
+// close. GETs take a JWT or a key with the `positions` scope; the close a JWT or a full_access key.
 
 const tags = ["agent-positions"];
 
@@ -65,7 +65,7 @@ const close = createRoute({
   method: "post",
   path: "/{agentId}/{positionId}/close",
   tags,
-  security: bearerSecurity,
+  security: userSecurity,
   request: { params: CloseParams, body: { ...jsonContent(CloseBody), required: false } },
   responses: {
     200: { description: "Closed: the remaining tokens were sold", ...jsonContent(CloseResponse) },
@@ -76,7 +76,7 @@ const closeShort = createRoute({
   method: "post",
   path: "/{id}/close",
   tags,
-  security: bearerSecurity,
+  security: userSecurity,
   request: {
     params: uuidParam("id", "Invalid position ID format"),
     body: { ...jsonContent(CloseBody), required: false },

@@ -8,7 +8,7 @@ import {
 } from "./schema.ts";
 
 // /api/v1/agent-transactions (SPEC "Agent transaction endpoints"): GETs take a JWT or a
-// `transactions` key; writes are JWT only (PRODUCT.md §2).
+// `transactions` key; writes take a JWT or a full_access key (PRODUCT.md §2).
 
 export const agentTransactionRoutes = ledgerRoutes({
   tag: "agent-transactions",
@@ -22,7 +22,5 @@ export const agentTransactionRoutes = ledgerRoutes({
   text: {
     list: "Transactions, newest transactionTime first",
     getOne: "One transaction",
-    created: "Created record",
-    updated: "Updated record",
   },
 });

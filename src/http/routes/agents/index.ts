@@ -6,7 +6,7 @@ import { ValidationError } from "../../../errors.ts";
 import { listBalanceHistory } from "../../../ledgers/balance-snapshots.ts";
 import type { AppDeps } from "../../app-env.ts";
 import { createRouter } from "../../router.ts";
-import { bearerSecurity, errorResponses, jsonContent, jwtOrKeySecurity } from "../../schemas.ts";
+import { errorResponses, jsonContent, jwtOrKeySecurity, userSecurity } from "../../schemas.ts";
 import {
   AgentIdParam,
   AgentListQuery,
@@ -28,7 +28,7 @@ import {
 
 const tags = ["agents"];
 const read = { tags, security: jwtOrKeySecurity };
-const write = { tags, security: bearerSecurity };
+const write = { tags, security: userSecurity };
 
 const create = createRoute({
   ...write,

@@ -17,6 +17,9 @@ import {
   UserSchema,
 } from "./schema.ts";
 
+/** Logout with a refresh token that is not the user's valid one: the access token is revoked anyway (issue 13). */
+export const LOGOUT_REFRESH_NOT_RECOGNISED = "Logged out; the refresh token was not recognised";
+
 const login = createRoute({
   method: "post",
   path: "/login",
@@ -61,7 +64,15 @@ const logout = createRoute({
   tags: ["auth"],
   security: bearerSecurity,
   request: { body: { ...jsonContent(LogoutBody), required: false } },
-  responses: { 200: { description: "Logged out", ...jsonContent(SuccessMessageSchema) }, ...errorResponses(400, 401) },
+  responses: {
+    200: {
+      description:
+        "Logged out: the access token is revoked. A refresh token that is not the user's (malformed, unknown or " +
+        `another user's) is left alone and the message says "${LOGOUT_REFRESH_NOT_RECOGNISED}".`,
+      ...jsonContent(SuccessMessageSchema),
+    },
+    ...errorResponses(400, 401),
+  },
 });
 
 export function authRoutes(s: AppDeps) {
@@ -102,7 +113,8 @@ export function authRoutes(s: AppDeps) {
       const body = c.req.valid("json");
       const refreshToken = body?.refreshToken ?? refreshTokenFromCookie(c);
       if (wantsRefreshCookie(c)) clearRefreshCookie(c, trustProxy);
-      await s.accounts.logout(auth.userId, auth.jti as string, auth.exp as number, refreshToken);
-      return c.json({ success: true, message: "Logged out successfully" }, 200);
+      const out = await s.accounts.logout(auth.userId, auth.jti as string, auth.exp as number, refreshToken);
+      const message = out.refreshToken === "not recognised" ? LOGOUT_REFRESH_NOT_RECOGNISED : "Logged out successfully";
+      return c.json({ success: true, message }, 200);
     });
 }

@@ -3,7 +3,7 @@ import { BacktestRequestSchema } from "../../../backtest/request.ts";
 import type { AppDeps } from "../../app-env.ts";
 import { csvResponse } from "../../csv.ts";
 import { createRouter } from "../../router.ts";
-import { bearerSecurity, errorResponses, jsonContent, pagination, SuccessSchema, uuidParam } from "../../schemas.ts";
+import { errorResponses, jsonContent, pagination, SuccessSchema, userSecurity, uuidParam } from "../../schemas.ts";
 
 // /api/v1/backtests (issue 17): create (202, run by the worker), read with per-variant results,
 // trades as JSON or CSV, list, delete. JWT only; another user's backtest is 404.
@@ -68,7 +68,7 @@ const create = createRoute({
   method: "post",
   path: "/",
   tags,
-  security: bearerSecurity,
+  security: userSecurity,
   request: {
     body: {
       ...jsonContent(
@@ -99,7 +99,7 @@ const list = createRoute({
   method: "get",
   path: "/",
   tags,
-  security: bearerSecurity,
+  security: userSecurity,
   request: { query: z.object(pagination(50, 500)) },
   responses: {
     200: { description: "Backtests, newest first", ...jsonContent(z.array(BacktestListItem)) },
@@ -110,7 +110,7 @@ const getOne = createRoute({
   method: "get",
   path: "/{id}",
   tags,
-  security: bearerSecurity,
+  security: userSecurity,
   request: { params: IdParam },
   responses: {
     200: { description: "Status, progress and per-variant results", ...jsonContent(BacktestSchema) },
@@ -121,7 +121,7 @@ const trades = createRoute({
   method: "get",
   path: "/{id}/trades",
   tags,
-  security: bearerSecurity,
+  security: userSecurity,
   request: { params: IdParam, query: TradesQuery },
   responses: {
     200: {
@@ -135,7 +135,7 @@ const remove = createRoute({
   method: "delete",
   path: "/{id}",
   tags,
-  security: bearerSecurity,
+  security: userSecurity,
   request: { params: IdParam },
   responses: {
     200: { description: "Deleted with its results", ...jsonContent(SuccessSchema) },

@@ -2,7 +2,7 @@ import { createRoute } from "@hono/zod-openapi";
 import type { AppDeps, AppEnv } from "../../app-env.ts";
 import { rateLimit } from "../../rate-limit.ts";
 import { createRouter } from "../../router.ts";
-import { bearerSecurity, errorResponses } from "../../schemas.ts";
+import { errorResponses, userSecurity } from "../../schemas.ts";
 import { DataSourceStatusSchema } from "./schema.ts";
 
 // GET /data-sources/status (SPEC): `configured` per source, booleans only. SPEC "Limits": 30
@@ -12,7 +12,7 @@ const status = createRoute({
   method: "get",
   path: "/status",
   tags: ["data-sources"],
-  security: bearerSecurity,
+  security: userSecurity,
   responses: {
     200: {
       description: "Which data sources are configured",

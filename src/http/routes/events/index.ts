@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { EventStreamHub } from "../../../events/event-stream.ts";
 import type { AppDeps } from "../../app-env.ts";
 import { createRouter } from "../../router.ts";
-import { bearerSecurity, errorResponses } from "../../schemas.ts";
+import { errorResponses, userSecurity } from "../../schemas.ts";
 import { EVENT_STREAM_DESCRIPTION, EventStreamHeaders, EventStreamQuery } from "./schema.ts";
 
 // GET /api/v1/events: the user's live events as Server-Sent Events (PRODUCT.md §6). JWT in the
@@ -14,7 +14,7 @@ const stream = createRoute({
   tags: ["events"],
   summary: "Live events of the caller (Server-Sent Events)",
   description: EVENT_STREAM_DESCRIPTION,
-  security: bearerSecurity,
+  security: userSecurity,
   request: { query: EventStreamQuery, headers: EventStreamHeaders },
   responses: {
     200: {

@@ -1,7 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { AppDeps } from "../../app-env.ts";
 import { createRouter } from "../../router.ts";
-import { bearerSecurity, errorResponses } from "../../schemas.ts";
+import { errorResponses, userSecurity } from "../../schemas.ts";
 import { SolPriceSchema } from "./schema.ts";
 
 // GET /price-feeds/sol-usd (SPEC "Price, data-source, health endpoints"): the latest SOL/USD
@@ -12,7 +12,7 @@ const solUsd = createRoute({
   method: "get",
   path: "/sol-usd",
   tags: ["price-feeds"],
-  security: bearerSecurity,
+  security: userSecurity,
   responses: {
     200: { description: "SOL/USD price", content: { "application/json": { schema: SolPriceSchema } } },
     ...errorResponses(401, 502, 503),

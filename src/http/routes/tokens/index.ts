@@ -3,7 +3,7 @@ import type { PriceBar } from "../../../db/repositories/price-bars.ts";
 import { ValidationError } from "../../../errors.ts";
 import type { AppDeps } from "../../app-env.ts";
 import { createRouter } from "../../router.ts";
-import { bearerSecurity, errorResponses, isoDateTime, jsonContent } from "../../schemas.ts";
+import { errorResponses, isoDateTime, jsonContent, userSecurity } from "../../schemas.ts";
 
 // GET /api/v1/tokens/:address/prices (issue 17): the recorded (or imported) price path of a
 // token as OHLC bars in SOL, 1-minute bars folded into 5-minute or 1-hour ones on request.
@@ -31,7 +31,7 @@ const prices = createRoute({
   method: "get",
   path: "/{address}/prices",
   tags: ["tokens"],
-  security: bearerSecurity,
+  security: userSecurity,
   request: { params: Params, query: Query },
   responses: {
     200: { description: "OHLC bars, SOL per token, oldest first", ...jsonContent(z.array(BarSchema)) },

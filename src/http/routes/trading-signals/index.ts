@@ -6,11 +6,11 @@ import { rateLimit } from "../../rate-limit.ts";
 import { createRouter } from "../../router.ts";
 import {
   apiKeySecurity,
-  bearerSecurity,
   errorResponses,
   jsonContent,
   jwtOrKeySecurity,
   SuccessSchema,
+  userSecurity,
 } from "../../schemas.ts";
 import {
   CreateSignalBody,
@@ -19,6 +19,7 @@ import {
   SignalIdParam,
   SignalListQuery,
   SignalSchema,
+  SignalWithProcessingSchema,
   UpdateSignalBody,
 } from "./schema.ts";
 
@@ -42,7 +43,10 @@ const list = createRoute({
   security: jwtOrKeySecurity,
   request: { query: SignalListQuery },
   responses: {
-    200: { description: "Signals, newest first", ...jsonContent(z.array(SignalSchema)) },
+    200: {
+      description: "Signals, newest first; with include=processing each carries its processing",
+      ...jsonContent(z.array(z.union([SignalWithProcessingSchema, SignalSchema]))),
+    },
     ...errorResponses(400, 401, 403),
   },
 });
@@ -64,7 +68,7 @@ const deleteAll = createRoute({
   method: "delete",
   path: "/all",
   tags,
-  security: bearerSecurity,
+  security: userSecurity,
   responses: {
     200: {
       description: "Deleted every signal of the user",
@@ -80,7 +84,10 @@ const getOne = createRoute({
   security: jwtOrKeySecurity,
   request: { params: SignalIdParam },
   responses: {
-    200: { description: "One signal", ...jsonContent(SignalSchema) },
+    200: {
+      description: "One signal, with what each of the owner's agents made of it (processing)",
+      ...jsonContent(SignalWithProcessingSchema),
+    },
     ...errorResponses(400, 401, 403, 404),
   },
 });
@@ -88,7 +95,7 @@ const update = createRoute({
   method: "put",
   path: "/{id}",
   tags,
-  security: bearerSecurity,
+  security: userSecurity,
   request: { params: SignalIdParam, body: { ...jsonContent(UpdateSignalBody), required: true } },
   responses: {
     200: { description: "Updated signal (not processed again)", ...jsonContent(SignalSchema) },
@@ -99,7 +106,7 @@ const remove = createRoute({
   method: "delete",
   path: "/{id}",
   tags,
-  security: bearerSecurity,
+  security: userSecurity,
   request: { params: SignalIdParam },
   responses: { 200: { description: "Deleted", ...jsonContent(SuccessSchema) }, ...errorResponses(400, 401, 404) },
 });
@@ -141,13 +148,18 @@ export function tradingSignalRoutes(s: AppDeps) {
       if (!replayed) s.signalIntake.accepted(auth.userId, signal);
       return c.json(signal, 201);
     })
-    .openapi(list, (c) => c.json(s.signals.list(c.get("auth").userId, c.req.valid("query")), 200))
+    .openapi(list, (c) => {
+      const { include, ...filter } = c.req.valid("query");
+      const userId = c.get("auth").userId;
+      if (include === "processing") return c.json(s.signals.listWithProcessing(userId, filter), 200);
+      return c.json(s.signals.list(userId, filter), 200);
+    })
     .openapi(exportCsv, (c) => {
       const rows = s.signals.iterate(c.get("auth").userId, c.req.valid("query"));
       return csvResponse(c, "trading-signals.csv", SIGNAL_CSV_COLUMNS, rows) as never;
     })
     .openapi(deleteAll, (c) => c.json({ success: true, deleted: s.signals.deleteAll(c.get("auth").userId) }, 200))
-    .openapi(getOne, (c) => c.json(s.signals.get(c.get("auth").userId, c.req.valid("param").id), 200))
+    .openapi(getOne, (c) => c.json(s.signals.getWithProcessing(c.get("auth").userId, c.req.valid("param").id), 200))
     .openapi(update, (c) =>
       c.json(s.signals.update(c.get("auth").userId, c.req.valid("param").id, c.req.valid("json")), 200),
     )

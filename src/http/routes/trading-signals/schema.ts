@@ -70,6 +70,67 @@ export const SignalSchema = z
   })
   .openapi("TradingSignal");
 
+export const AgentDecisionSchema = z
+  .object({
+    agentId: z.string(),
+    agentName: z.string(),
+    outcome: z.enum(["traded", "ineligible", "failed", "pending"]).openapi({
+      description:
+        "traded: a position was opened (or, for an exit signal, closed); ineligible: a rule refused the signal " +
+        "(see rule and reason); failed: eligible, but the trade did not happen (reason); pending: a live swap " +
+        "was sent and awaits confirmation",
+    }),
+    rule: z.string().nullable().openapi({ description: "The eligibility rule that refused the signal" }),
+    reason: z.string().nullable(),
+    positionId: z.string().nullable(),
+    transactionId: z.string().nullable(),
+    at: z.string(),
+  })
+  .openapi("SignalAgentDecision");
+
+export const SignalProcessingSchema = z
+  .object({
+    status: z.enum(["pending", "processing", "done", "expired"]).openapi({
+      description:
+        "pending: queued; processing: the agents are being evaluated; done: every agent was evaluated; " +
+        "expired: too old when the service restarted, never traded",
+    }),
+    evaluations: z.array(AgentDecisionSchema).openapi({
+      description: "One entry per agent of the signal's owner that evaluated it, in the order evaluated",
+    }),
+  })
+  .openapi("SignalProcessing", {
+    example: {
+      status: "done",
+      evaluations: [
+        {
+          agentId: "0b9f3c1e-8f0a-4c55-9f7e-2a1d3c4b5e6f",
+          agentName: "momentum",
+          outcome: "traded",
+          rule: null,
+          reason: null,
+          positionId: "5d2c7a9e-1b3f-4e8d-a6c0-9f8e7d6c5b4a",
+          transactionId: "8e7d6c5b-4a3f-4e2d-b1c0-0f9e8d7c6b5a",
+          at: "2026-01-15T10:30:01.250Z",
+        },
+        {
+          agentId: "1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f",
+          agentName: "blue chips only",
+          outcome: "ineligible",
+          rule: "allowed_tokens",
+          reason: "Token DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263 is not in allowedTokens",
+          positionId: null,
+          transactionId: null,
+          at: "2026-01-15T10:30:01.180Z",
+        },
+      ],
+    },
+  });
+
+export const SignalWithProcessingSchema = SignalSchema.extend({ processing: SignalProcessingSchema }).openapi(
+  "TradingSignalWithProcessing",
+);
+
 export const SignalIdParam = z.object({
   id: z
     .string()
@@ -84,7 +145,14 @@ const filterFields = {
   startDate: isoDateTime("startDate").optional(),
   endDate: isoDateTime("endDate").optional(),
 };
-export const SignalListQuery = z.object({ ...filterFields, ...pagination(100, 1000) });
+export const SignalListQuery = z.object({
+  ...filterFields,
+  ...pagination(100, 1000),
+  include: z
+    .enum(["processing"], { error: 'include must be "processing"' })
+    .optional()
+    .openapi({ description: "processing: add each signal's processing (status and each agent's decision)" }),
+});
 export const SignalExportQuery = z.object(filterFields);
 export const IdempotencyHeader = z.object({
   "idempotency-key": z.string().min(1).max(255, { error: "Idempotency-Key must be at most 255 characters" }).optional(),

@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { AppDeps, AppEnv } from "../../app-env.ts";
 import { rateLimit } from "../../rate-limit.ts";
 import { createRouter } from "../../router.ts";
-import { bearerSecurity, errorResponses, jsonContent } from "../../schemas.ts";
+import { errorResponses, jsonContent, userSecurity } from "../../schemas.ts";
 import {
   AgentIdPathParam,
   AgentWalletsResponse,
@@ -19,7 +19,7 @@ import {
 // /api/v1/wallets (SPEC "Wallet endpoints"; PRODUCT.md §3): JWT only, 5 requests per minute per
 // user on every path (SPEC "Limits": /wallets/*).
 
-const common = { tags: ["wallets"], security: bearerSecurity };
+const common = { tags: ["wallets"], security: userSecurity };
 const RESET_MESSAGE = "Simulation wallet reset to its initial state";
 
 const list = createRoute({
