@@ -17,9 +17,10 @@ import { readScale } from "./read-scale.ts";
 // the same run, reported as a ratio (README "Performance"). Prints a Markdown table and writes
 // bench/results.json.
 //
-//   bun bench/run.ts [--quick] [--only read,ingest,fanout,monitor,scale,footprint,events,backtest] [--keep] [--update-readme]
+//   bun bench/run.ts [--quick] [--only read,ingest,fanout,monitor,scale,footprint,events,backtest] [--keep] [--update-readme] [--profile DIR]
 //
 // --quick: shorter load runs and smaller tables (a harness check, not figures to publish).
+// --profile DIR: the service child writes a `bun --cpu-prof-md` profile into DIR when it stops.
 // --keep: leave the temp directory (databases, service log) for inspection.
 // --update-readme: replace the table between the bench markers of README.md "Performance".
 
@@ -30,6 +31,8 @@ const argv = process.argv.slice(2);
 const quick = argv.includes("--quick");
 const keep = argv.includes("--keep");
 const updateReadme = argv.includes("--update-readme");
+const profileArg = argv.indexOf("--profile");
+const profileDir = profileArg >= 0 ? argv[profileArg + 1] : undefined;
 const onlyArg = argv.find((a) => a.startsWith("--only"));
 const onlyValue = onlyArg?.includes("=")
   ? onlyArg.split("=")[1]
@@ -50,6 +53,7 @@ const notices: string[] = [];
 const o: BenchOptions = {
   quick,
   dir,
+  profileDir,
   log: (l) => console.log(l),
   notice: (l) => {
     notices.push(l);
