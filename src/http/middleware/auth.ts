@@ -56,9 +56,9 @@ export function createAuthMiddleware(deps: AuthDeps) {
     c.set("auth", { userId: claims.userId, kind: "jwt", jti: claims.jti, exp: claims.exp });
   };
 
-  const verifyKey = (c: Context<AppEnv>, scope: Scope | null) => {
+  const verifyKey = (c: Context<AppEnv>, scope: Scope | null, countUse = true) => {
     const raw = c.req.header("x-api-key") ?? (looksLikeApiKey(bearer(c)) ? bearer(c) : undefined);
-    const v = deps.apiKeys.verify(raw, scope);
+    const v = deps.apiKeys.verify(raw, scope, { countUse });
     c.set("auth", { userId: v.userId, kind: "apiKey", apiKeyId: v.apiKeyId, scopes: v.scopes });
   };
 
@@ -92,11 +92,23 @@ export function createAuthMiddleware(deps: AuthDeps) {
       await next();
     };
 
+  /**
+   * `useCountedBy`: a status whose handler counts the key's use itself (the signal intake counts
+   * it inside its group commit); any other answer is counted here, as verify() would have.
+   */
   const requireApiKey =
-    (scope: Scope | null): MiddlewareHandler<AppEnv> =>
+    (scope: Scope | null, opts: { useCountedBy?: number } = {}): MiddlewareHandler<AppEnv> =>
     async (c, next) => {
-      verifyKey(c, scope);
-      await next();
+      if (opts.useCountedBy === undefined) {
+        verifyKey(c, scope);
+        return next();
+      }
+      verifyKey(c, scope, false);
+      try {
+        await next();
+      } finally {
+        if (c.res.status !== opts.useCountedBy) deps.apiKeys.recordUse(c.get("auth").apiKeyId as string);
+      }
     };
 
   const requireJwtOrApiKey =
