@@ -172,7 +172,17 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
   // Live trading (issue 6): RPC, swap journal, executor, settlement, reconciler, deposit checks.
   const live = createLiveTrading(
     config,
-    { database, clock, logger, events, metrics, market, wallets: liveWallets, solUsd: () => engine.solUsd() },
+    {
+      database,
+      clock,
+      logger,
+      events,
+      metrics,
+      // Live swaps quote on the aggregator budget's priority lane (src/market/rate-limiter.ts).
+      market: { ...market, quotes: market.liveQuotes ?? market.quotes },
+      wallets: liveWallets,
+      solUsd: () => engine.solUsd(),
+    },
     opts.live,
   );
   const wallets = new WalletService(
