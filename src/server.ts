@@ -7,8 +7,8 @@ import { createAppDeps } from "./http/deps.ts";
 import { createServices, type ServiceOptions, type Services } from "./services.ts";
 import { VERSION } from "./version.ts";
 
-// `trading-agent serve`: config → database + migrations → services → admin account → HTTP deps → apps →
-// Bun.serve → background workers. The handle's stop() is the graceful shutdown of PRODUCT.md §6,
+// `trading-agent serve`: config → database + migrations → services → HTTP deps → apps → Bun.serve →
+// admin account → background workers. The handle's stop() is the graceful shutdown of PRODUCT.md §6,
 // shared by the CLI's signal handlers and the tests.
 
 /** Whole shutdown bound: requests, workers' drain, listener close. systemd's TimeoutStopSec is above it. */
@@ -81,14 +81,6 @@ export async function serve(config: Config, opts: ServeOptions = {}): Promise<Se
     const log = services.logger;
     for (const w of startupWarnings(config)) log.warn(w.msg, w.context);
 
-    try {
-      const admin = await services.accounts.ensureAdmin(config.ADMIN_EMAIL, config.ADMIN_PASSWORD);
-      log.info("admin account", { result: admin });
-    } catch (err) {
-      if (err instanceof AppError) throw new ConfigError([err.message]);
-      throw err;
-    }
-
     const deps = createAppDeps(services);
     const app = createApp(deps);
     const inflight = new InflightCounter();
@@ -113,6 +105,17 @@ export async function serve(config: Config, opts: ServeOptions = {}): Promise<Se
         fetch: (req, srv) => inflight.track(publicApp.fetch(req, { server: srv })),
       });
       servers.push(publicServer);
+    }
+
+    // After listening (docs/decisions.md "Performance (issue 16)"): checking ADMIN_PASSWORD is an
+    // argon2id verification (0.4–0.6 s here), and creating the admin a hash; /health/live answers
+    // meanwhile. A configuration problem still stops the start (the listeners are closed below).
+    try {
+      const admin = await services.accounts.ensureAdmin(config.ADMIN_EMAIL, config.ADMIN_PASSWORD);
+      log.info("admin account", { result: admin });
+    } catch (err) {
+      if (err instanceof AppError) throw new ConfigError([err.message]);
+      throw err;
     }
 
     await services.start();
