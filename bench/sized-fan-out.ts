@@ -36,9 +36,9 @@ export async function sizedFanOut(o: BenchOptions): Promise<BenchRow[]> {
   const app = createApp(createAppDeps(services));
   try {
     const user = await seedUser(services, "sized@bench.local", AGENTS, ["signals"]);
-    user.agentIds.forEach((id, i) =>
-      services.agents.updateConfig(user.userId, id, { positionSizing: { percentage: i + 1 } }),
-    );
+    user.agentIds.forEach((id, i) => {
+      services.agents.updateConfig(user.userId, id, { positionSizing: { percentage: i + 1 } });
+    });
     await services.market.solPrice.refresh();
     const runs: Array<{ ms: number; positions: number; quotes: number; requests: number }> = [];
     const count = database.sqlite.query<{ n: number }, [number]>(

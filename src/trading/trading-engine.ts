@@ -14,7 +14,7 @@ import {
 import type { EventBus } from "../events/bus.ts";
 import { InsufficientBalanceError, readBalance } from "../ledgers/balance-ledger.ts";
 import type { Logger } from "../logger.ts";
-import type { Market, Quote } from "../market/types.ts";
+import type { Market } from "../market/types.ts";
 import type { Metrics } from "../metrics/metrics.ts";
 import { Big, decNum, SOL_DECIMALS, SOL_MINT, toAtomic } from "../money.ts";
 import type { SwapFill, TradeExecutor } from "./executor.ts";
