@@ -85,7 +85,8 @@ export async function footprint(o: BenchOptions): Promise<BenchRow[]> {
         value: ready,
         baselineName: "bare Bun.serve binary",
         baselineValue: bareReady,
-        target: "",
+        target: "≤ 150 ms",
+        check: (_q, v) => v <= 150,
         details: {
           runsMs: service.map((s) => Math.round(s.readyMs)),
           bareRunsMs: bare.map((s) => Math.round(s.readyMs)),
@@ -100,7 +101,8 @@ export async function footprint(o: BenchOptions): Promise<BenchRow[]> {
         value: rss,
         baselineName: "bare Bun.serve binary",
         baselineValue: bareRss,
-        target: "",
+        target: "≤ 1.5×",
+        check: (q) => q <= 1.5,
         details: {
           runsMiB: service.map((s) => Math.round(s.idleRss / 1048576)),
           bareRunsMiB: bare.map((s) => Math.round(s.idleRss / 1048576)),

@@ -141,7 +141,7 @@ export async function signalIngest(o: BenchOptions, s: ServiceUnderTest): Promis
       baselineName: "raw SQLite, 1 INSERT + commit each",
       baselineValue: commit,
       target: "",
-      note: "each accepted signal commits 4 writes (signal row, key usage count, processing, processed)",
+      note: "concurrent signals share one commit (group commit); each writes its row, the key's use count and its processed status",
     }),
   );
   return rows;

@@ -100,8 +100,8 @@ export async function monitorTick(o: BenchOptions): Promise<BenchRow[]> {
         value: wall,
         baselineName: "raw SQLite read + update of the same rows",
         baselineValue: floor,
-        target: "≤ 200 ms",
-        check: (_q, v) => v <= 200,
+        target: "≤ 100 ms",
+        check: (_q, v) => v <= 100,
         details: {
           ticks: ticks.map((t) => ({
             wallMs: Math.round(t.wallMs * 10) / 10,

@@ -1,3 +1,5 @@
+// First: extends zod with .openapi() before any module builds a schema the app documents.
+import "@hono/zod-openapi";
 import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,24 +14,28 @@ import { readmeBlock, replaceBetweenMarkers } from "./lib/readme.ts";
 import { type BenchRow, renderTable } from "./lib/stats.ts";
 import { monitorTick } from "./monitor-tick.ts";
 import { readScale } from "./read-scale.ts";
+import { sizedFanOut } from "./sized-fan-out.ts";
 
 // `npm run bench`: every figure next to the machine's own limit for the same work, measured in
 // the same run, reported as a ratio (README "Performance"). Prints a Markdown table and writes
 // bench/results.json.
 //
-//   bun bench/run.ts [--quick] [--only read,ingest,fanout,monitor,scale,footprint,events,backtest] [--keep] [--update-readme]
+//   bun bench/run.ts [--quick] [--only read,ingest,fanout,sized,monitor,scale,footprint,events,backtest] [--keep] [--update-readme] [--profile DIR]
 //
 // --quick: shorter load runs and smaller tables (a harness check, not figures to publish).
+// --profile DIR: the service child writes a `bun --cpu-prof-md` profile into DIR when it stops.
 // --keep: leave the temp directory (databases, service log) for inspection.
 // --update-readme: replace the table between the bench markers of README.md "Performance".
 
-const ALL = ["read", "ingest", "fanout", "monitor", "scale", "footprint", "events", "backtest"] as const;
+const ALL = ["read", "ingest", "fanout", "sized", "monitor", "scale", "footprint", "events", "backtest"] as const;
 type Name = (typeof ALL)[number];
 
 const argv = process.argv.slice(2);
 const quick = argv.includes("--quick");
 const keep = argv.includes("--keep");
 const updateReadme = argv.includes("--update-readme");
+const profileArg = argv.indexOf("--profile");
+const profileDir = profileArg >= 0 ? argv[profileArg + 1] : undefined;
 const onlyArg = argv.find((a) => a.startsWith("--only"));
 const onlyValue = onlyArg?.includes("=")
   ? onlyArg.split("=")[1]
@@ -50,6 +56,7 @@ const notices: string[] = [];
 const o: BenchOptions = {
   quick,
   dir,
+  profileDir,
   log: (l) => console.log(l),
   notice: (l) => {
     notices.push(l);
@@ -100,6 +107,7 @@ try {
     sut = null;
   }
   // Runs its own in-process service (see bench/events-latency.ts), so after the child is gone.
+  if (selected.has("sized")) await step("3b. sized fan-out at 60 requests/min", () => sizedFanOut(o));
   if (selected.has("events")) await step("SSE event latency", () => eventsLatency(o, null));
   if (selected.has("monitor")) await step("4. monitor tick", () => monitorTick(o));
   if (selected.has("footprint")) await step("6. footprint", () => footprint(o));

@@ -2,13 +2,14 @@ import type { Server } from "bun";
 import { createApp, createPublicApp } from "./app.ts";
 import { type Config, ConfigError } from "./config.ts";
 import { type DatabaseHandle, openDatabase } from "./db/client.ts";
+import { adminExists } from "./db/repositories/admin-presence.ts";
 import { AppError } from "./errors.ts";
 import { createAppDeps } from "./http/deps.ts";
 import { createServices, type ServiceOptions, type Services } from "./services.ts";
 import { VERSION } from "./version.ts";
 
-// `trading-agent serve`: config → database + migrations → services → admin account → HTTP deps → apps →
-// Bun.serve → background workers. The handle's stop() is the graceful shutdown of PRODUCT.md §6,
+// `trading-agent serve`: config → database + migrations → services → (first start: admin account) →
+// HTTP deps → apps → Bun.serve → (later starts: admin account check) → background workers. The handle's stop() is the graceful shutdown of PRODUCT.md §6,
 // shared by the CLI's signal handlers and the tests.
 
 /** Whole shutdown bound: requests, workers' drain, listener close. systemd's TimeoutStopSec is above it. */
@@ -81,13 +82,19 @@ export async function serve(config: Config, opts: ServeOptions = {}): Promise<Se
     const log = services.logger;
     for (const w of startupWarnings(config)) log.warn(w.msg, w.context);
 
-    try {
-      const admin = await services.accounts.ensureAdmin(config.ADMIN_EMAIL, config.ADMIN_PASSWORD);
-      log.info("admin account", { result: admin });
-    } catch (err) {
-      if (err instanceof AppError) throw new ConfigError([err.message]);
-      throw err;
-    }
+    const svc = services;
+    const ensureAdmin = async () => {
+      try {
+        const admin = await svc.accounts.ensureAdmin(config.ADMIN_EMAIL, config.ADMIN_PASSWORD);
+        log.info("admin account", { result: admin });
+      } catch (err) {
+        if (err instanceof AppError) throw new ConfigError([err.message]);
+        throw err;
+      }
+    };
+    // The first start creates the admin before anyone can reach the login.
+    const firstStart = !adminExists(database.sqlite);
+    if (firstStart) await ensureAdmin();
 
     const deps = createAppDeps(services);
     const app = createApp(deps);
@@ -114,6 +121,11 @@ export async function serve(config: Config, opts: ServeOptions = {}): Promise<Se
       });
       servers.push(publicServer);
     }
+
+    // On later starts after listening (docs/decisions.md "Performance (issue 16)"): checking
+    // ADMIN_PASSWORD is an argon2id verification (0.4–0.6 s here); /health/live answers meanwhile.
+    // A configuration problem still stops the start (the listeners are closed below).
+    if (!firstStart) await ensureAdmin();
 
     await services.start();
     const port = main.port ?? config.PORT;

@@ -9,6 +9,7 @@ import { TokenSigner } from "./auth/tokens.ts";
 import { type Clock, systemClock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import type { DatabaseHandle } from "./db/client.ts";
+import { GroupCommit } from "./db/group-commit.ts";
 import { PositionRepository } from "./db/repositories/positions.ts";
 import { EventBus } from "./events/bus.ts";
 import { CacheStores, cacheCheck, databaseCheck, queueCheck } from "./health/core-checks.ts";
@@ -181,7 +182,17 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
   // Live trading (issue 6): RPC, swap journal, executor, settlement, reconciler, deposit checks.
   const live = createLiveTrading(
     config,
-    { database, clock, logger, events, metrics, market, wallets: liveWallets, solUsd: () => engine.solUsd() },
+    {
+      database,
+      clock,
+      logger,
+      events,
+      metrics,
+      // Live swaps quote on the aggregator budget's priority lane (src/market/rate-limiter.ts).
+      market: { ...market, quotes: market.liveQuotes ?? market.quotes },
+      wallets: liveWallets,
+      solUsd: () => engine.solUsd(),
+    },
     opts.live,
   );
   const wallets = new WalletService(
@@ -197,6 +208,8 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
 
   // 5. The trading engine (issue 5): one execution path for every trade, behind per-mode executors.
   const signals = new SignalService(database, clock);
+  // Small writes of concurrent requests and trades share one commit (src/db/group-commit.ts).
+  const groupCommit = new GroupCommit(database);
   const positionStore = new PositionRepository(database.sqlite);
   const locks = new PositionLocks();
   const executors: Partial<Record<"simulation" | "live", TradeExecutor>> = {
@@ -217,6 +230,7 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
     positions: positionStore,
     locks,
     live: live?.settlement,
+    commits: groupCommit,
   });
   const processor = new SignalProcessor({
     sqlite: database.sqlite,
@@ -227,6 +241,7 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
     engine,
     marketData: market.marketData,
     liveTradingEnabled: config.LIVE_TRADING_ENABLED,
+    commits: groupCommit,
   });
   const monitor = new PositionMonitor({
     sqlite: database.sqlite,
@@ -266,7 +281,14 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
   //    the next one when it is built, so it is built from its end: the processor (above), the
   //    queue that feeds it, the intake that fills the queue. Nothing is re-bound later.
   const signalQueue = new SignalQueue((id) => processor.process(id), logger);
-  const signalIntake = new SignalIntake(events, signalQueue, logger);
+  const signalIntake = new SignalIntake({
+    events,
+    queue: signalQueue,
+    logger,
+    signals,
+    commits: groupCommit,
+    recordKeyUse: (id) => apiKeys.recordUse(id),
+  });
   // PRODUCT.md §6 "signals received": every signal accepted by POST /trading-signals (not replays).
   signalIntake.onAccepted(() => metrics.signalsReceived.inc());
 

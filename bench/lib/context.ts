@@ -24,6 +24,8 @@ export interface BenchOptions {
   dir: string;
   log(line: string): void;
   notice(line: string): void;
+  /** `--profile DIR`: the service child runs with `bun --cpu-prof-md` and writes its profile there on exit. */
+  profileDir?: string;
 }
 
 export interface Sizes {
@@ -133,7 +135,12 @@ export async function startServiceUnderTest(o: BenchOptions): Promise<ServiceUnd
   // 2. The service as a real process.
   const logFile = join(dir, "service.log");
   const child = await spawnServer({
-    cmd: [BUN, join(ROOT, "src/main.ts"), "serve"],
+    cmd: [
+      BUN,
+      ...(o.profileDir ? ["--cpu-prof-md", `--cpu-prof-dir=${o.profileDir}`] : []),
+      join(ROOT, "src/main.ts"),
+      "serve",
+    ],
     env,
     cwd: dir,
     port,

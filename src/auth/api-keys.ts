@@ -94,7 +94,7 @@ export class ApiKeyService {
    * then scope. Also counts the request (public API usage) and stamps lastUsedAt at most once a
    * minute per key.
    */
-  verify(rawKey: string | undefined, required: Scope | null): VerifiedApiKey {
+  verify(rawKey: string | undefined, required: Scope | null, opts: { countUse?: boolean } = {}): VerifiedApiKey {
     if (!rawKey) throw new AuthenticationError("API key required");
     const digest = sha256Hex(rawKey);
     const row = this.keys.byDigest(digest);
@@ -104,11 +104,15 @@ export class ApiKeyService {
     if (required && !hasScope(scopes, required)) {
       throw new AuthorizationError(`API key missing required scope: ${required}`);
     }
-    this.touch(row.id);
+    if (opts.countUse !== false) this.recordUse(row.id);
     return { apiKeyId: row.id, userId: row.userId, scopes };
   }
 
-  private touch(id: string): void {
+  /**
+   * Counts one request of the key (and stamps lastUsedAt at most once a minute). verify() does it
+   * unless told not to: the signal intake counts inside its group commit (src/signals/signal-intake.ts).
+   */
+  recordUse(id: string): void {
     const now = this.clock.now();
     const last = this.lastUsedWritten.get(id) ?? 0;
     if (now - last >= LAST_USED_EVERY_MS) {

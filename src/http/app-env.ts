@@ -1,6 +1,7 @@
 import type { Scope } from "../auth/scopes.ts";
 import type { Services } from "../services.ts";
 import type { AuthMiddleware } from "./middleware/auth.ts";
+import type { ResponseCache } from "./middleware/response-cache.ts";
 import type { SlidingWindowLimiter } from "./rate-limit.ts";
 
 /** Who is calling: set by the auth middleware, read by handlers through `c.get("auth")`. */
@@ -38,4 +39,6 @@ export interface HttpLimiters {
 export type AppDeps = Services & {
   auth: AuthMiddleware;
   limiters: HttpLimiters;
+  /** Hot GET answers kept while the database is unchanged (src/http/middleware/response-cache.ts). */
+  responseCache: ResponseCache;
 };

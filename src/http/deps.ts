@@ -1,6 +1,8 @@
+import { changeStamp } from "../db/change-stamp.ts";
 import type { Services } from "../services.ts";
 import type { AppDeps, HttpLimiters } from "./app-env.ts";
 import { createAuthMiddleware } from "./middleware/auth.ts";
+import { ResponseCache } from "./middleware/response-cache.ts";
 import { SlidingWindowLimiter } from "./rate-limit.ts";
 
 const MINUTE_MS = 60_000;
@@ -21,5 +23,7 @@ export function createAppDeps(s: Services): AppDeps {
   for (const [name, limiter] of Object.entries(limiters)) {
     s.caches.add({ name: `rateLimit.${name}`, size: () => limiter.size });
   }
-  return { ...s, auth: createAuthMiddleware(s), limiters };
+  const responseCache = new ResponseCache({ stamp: changeStamp(s.database.sqlite) });
+  s.caches.add({ name: "responses", size: () => responseCache.size });
+  return { ...s, auth: createAuthMiddleware(s), limiters, responseCache };
 }

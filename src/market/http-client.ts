@@ -1,7 +1,7 @@
 import { type Clock, systemClock } from "../clock.ts";
 import { ExternalServiceError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
-import type { RateLimiter } from "./rate-limiter.ts";
+import type { Pacer } from "./rate-limiter.ts";
 import type { Reachability } from "./reachability.ts";
 
 // The one HTTP client every market adapter uses (PRODUCT.md §5): a timeout per attempt, at most
@@ -54,7 +54,7 @@ export interface HttpClientOptions {
   headers?: Record<string, string>;
   /** Per attempt, covering the response body too (HTTP_TIMEOUT_MS). */
   timeoutMs: number;
-  limiter?: RateLimiter | null;
+  limiter?: Pacer | null;
   timer?: Clock;
   retry?: Partial<RetryPolicy>;
   fetch?: FetchLike;
@@ -70,7 +70,7 @@ export class HttpClient {
   readonly baseUrl: string;
   readonly timeoutMs: number;
   private readonly headers: Record<string, string>;
-  private readonly limiter: RateLimiter | null;
+  private readonly limiter: Pacer | null;
   private readonly timer: Clock;
   private readonly retry: RetryPolicy;
   private readonly fetchFn: FetchLike;

@@ -18,11 +18,11 @@ import {
   WHALE_DATA_NOT_CONFIGURED,
   WHALE_DATA_URL_NOT_CONFIGURED,
 } from "./not-configured.ts";
-import { type RateLimit, RateLimiter } from "./rate-limiter.ts";
+import { LanedRateLimiter, type Pacer, type RateLimit, RateLimiter } from "./rate-limiter.ts";
 import { type Probes, Reachability, ReachabilityProber } from "./reachability.ts";
 import { type SolPriceOptions, SolPriceService } from "./sol-price.ts";
 import { dataSourceStatus } from "./status.ts";
-import type { Market } from "./types.ts";
+import type { Market, QuoteProvider } from "./types.ts";
 
 // Builds Services.market from configuration (PRODUCT.md §5): one adapter per configured source,
 // a "not configured" stand-in for each disabled one. Nothing connects here: the SOL price stream
@@ -81,6 +81,8 @@ export interface MarketServices extends Market {
   /** Whether each source answers (observed on every call, probed once a minute when idle). */
   reachability: Reachability;
   prober: ReachabilityProber;
+  /** Quotes and swaps of live trades: the aggregator budget's priority lane (absent: `quotes`). */
+  liveQuotes?: QuoteProvider;
 }
 
 export function createMarket(config: Config, deps: MarketDeps, opts: MarketOptions = {}): MarketServices {
@@ -90,7 +92,7 @@ export function createMarket(config: Config, deps: MarketDeps, opts: MarketOptio
   const logger = deps.logger.child({ component: "market" });
   const limiter = (limit: RateLimit) => new RateLimiter(limit, timer);
   const reachability = new Reachability(deps.clock);
-  const client = (service: string, baseUrl: string, headers: Record<string, string>, rl: RateLimiter) =>
+  const client = (service: string, baseUrl: string, headers: Record<string, string>, rl: Pacer) =>
     new HttpClient({
       service,
       baseUrl,
@@ -108,9 +110,15 @@ export function createMarket(config: Config, deps: MarketDeps, opts: MarketOptio
   // client-side limiter, and the key, when they point at the same host (the default).
   const swapKey = config.SWAP_AGGREGATOR_API_KEY;
   const swapHeaders: Record<string, string> = swapKey ? { "x-api-key": swapKey } : {};
-  const swapLimiter = limiter(opts.limits?.jupiter ?? swapAggregatorLimit(config));
+  // Live swaps and their quotes have the budget's priority lane; everything else (simulation
+  // quotes, prices, probes) shares the other one (LanedRateLimiter).
+  const swapLanes = new LanedRateLimiter(limiter(opts.limits?.jupiter ?? swapAggregatorLimit(config)));
+  const swapLimiter = swapLanes.lane("shared");
   const swapHttp = config.SWAP_AGGREGATOR_URL
     ? client("swapAggregator", config.SWAP_AGGREGATOR_URL, swapHeaders, swapLimiter)
+    : null;
+  const liveSwapHttp = config.SWAP_AGGREGATOR_URL
+    ? client("swapAggregator", config.SWAP_AGGREGATOR_URL, swapHeaders, swapLanes.lane("priority"))
     : null;
   const sameJupiter = config.SOL_PRICE_FEED_URL !== "" && config.SOL_PRICE_FEED_URL === config.SWAP_AGGREGATOR_URL;
   const solFeedHttp = config.SOL_PRICE_FEED_URL
@@ -187,6 +195,7 @@ export function createMarket(config: Config, deps: MarketDeps, opts: MarketOptio
     tokenPrices: tokenPrices ?? unconfiguredTokenPrices,
     decimals: tokenPrices ?? unconfiguredTokenPrices,
     quotes: swapHttp ? new JupiterSwapClient(swapHttp) : unconfiguredQuotes,
+    liveQuotes: liveSwapHttp ? new JupiterSwapClient(liveSwapHttp) : unconfiguredQuotes,
     marketData,
     whales,
     status: () => dataSourceStatus(config, reachability),

@@ -48,3 +48,67 @@ export class RateLimiter {
     this.tat = Math.max(this.tat, epochMs + (this.burst - 1) * this.limit.intervalMs);
   }
 }
+
+/** What an HTTP client needs of its pacing: a RateLimiter, or one lane of a shared budget. */
+export interface Pacer {
+  acquire(signal?: AbortSignal): Promise<void>;
+  holdUntil(epochMs: number): void;
+}
+
+export type LaneName = "priority" | "shared";
+
+/**
+ * One provider budget, two lanes (docs/decisions.md "Performance (issue 16)"): callers wait in
+ * the lane's queue and the budget's next slot goes to the priority lane first (live swaps and
+ * their quotes), so a live trade never waits behind a queue of simulation, price or probe
+ * requests; it waits at most for the one slot already handed out. The inner limiter still paces
+ * every request of both lanes, so the provider's limit holds.
+ */
+export class LanedRateLimiter {
+  private readonly queues: Record<LaneName, Array<() => void>> = { priority: [], shared: [] };
+  private pumping = false;
+
+  constructor(private readonly inner: RateLimiter) {}
+
+  lane(name: LaneName): Pacer {
+    return {
+      acquire: (signal) => this.acquire(name, signal),
+      holdUntil: (ms) => this.inner.holdUntil(ms),
+    };
+  }
+
+  private acquire(name: LaneName, signal?: AbortSignal): Promise<void> {
+    if (!(this.inner.limit.intervalMs > 0)) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const queue = this.queues[name];
+      const grant = () => {
+        signal?.removeEventListener("abort", abandon);
+        resolve();
+      };
+      // Aborted while waiting: leave the queue and return at once, as RateLimiter.acquire does.
+      const abandon = () => {
+        const i = queue.indexOf(grant);
+        if (i >= 0) queue.splice(i, 1);
+        resolve();
+      };
+      if (signal?.aborted) return resolve();
+      signal?.addEventListener("abort", abandon, { once: true });
+      queue.push(grant);
+      void this.pump();
+    });
+  }
+
+  private async pump(): Promise<void> {
+    if (this.pumping) return;
+    this.pumping = true;
+    try {
+      while (this.queues.priority.length > 0 || this.queues.shared.length > 0) {
+        await this.inner.acquire();
+        const next = this.queues.priority.shift() ?? this.queues.shared.shift();
+        next?.();
+      }
+    } finally {
+      this.pumping = false;
+    }
+  }
+}

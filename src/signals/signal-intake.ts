@@ -1,29 +1,62 @@
+import type { GroupCommit } from "../db/group-commit.ts";
 import type { EventBus } from "../events/bus.ts";
 import type { Logger } from "../logger.ts";
 import type { SignalQueue } from "./signal-queue.ts";
-import type { Signal, SignalService } from "./signal-service.ts";
+import type { Signal, SignalInput, SignalService } from "./signal-service.ts";
 
-/** What happens once a new signal is stored: event, log, queue (SPEC "Events" item 1). */
+// POST /trading-signals → here → SignalQueue. Concurrent posts share one SQLite transaction
+// (group commit, src/db/group-commit.ts; docs/decisions.md "Performance (issue 16)"): each
+// insert runs in its own savepoint of the turn's transaction, so an Idempotency-Key conflict
+// fails only its own request, and submit() resolves only after the commit: a 201 never leaves
+// before its signal is durable. The key's use is counted in the same transaction. The event, log
+// line and queueing follow the commit.
+
+export interface SubmitResult {
+  signal: Signal;
+  replayed: boolean;
+}
+
+export interface SignalIntakeDeps {
+  events: EventBus;
+  queue: SignalQueue;
+  logger: Logger;
+  signals: SignalService;
+  commits: GroupCommit;
+  /** Counts one request of an API key; called inside the group commit. */
+  recordKeyUse?: (apiKeyId: string) => void;
+}
+
 export class SignalIntake {
   private readonly listeners: Array<(userId: string, signal: Signal) => void> = [];
 
-  constructor(
-    private readonly events: EventBus,
-    private readonly queue: SignalQueue,
-    private readonly logger: Logger,
-  ) {}
+  constructor(private readonly d: SignalIntakeDeps) {}
 
+  /**
+   * Stores a signal (SignalService.create: Idempotency-Key replay and conflict rules) in the next
+   * group commit; resolves once it is committed. A new signal is then announced and queued.
+   */
+  async submit(userId: string, apiKeyId: string, input: SignalInput, idempotencyKey?: string): Promise<SubmitResult> {
+    const r = await this.d.commits.write(() => {
+      const created = this.d.signals.create(userId, apiKeyId, input, idempotencyKey);
+      this.d.recordKeyUse?.(apiKeyId);
+      return created;
+    });
+    if (!r.replayed) this.accepted(userId, r.signal);
+    return r;
+  }
+
+  /** What happens once a new signal is stored: event, log, queue (SPEC "Events" item 1). */
   accepted(userId: string, signal: Signal): void {
-    this.logger.info("signal received", {
+    this.d.logger.info("signal received", {
       signalId: signal.id,
       userId,
       tokenAddress: signal.tokenAddress,
       signalType: signal.signalType,
       signalStrength: signal.signalStrength,
     });
-    this.events.publish("signal.created", userId, { signal });
+    this.d.events.publish("signal.created", userId, { signal });
     for (const l of this.listeners) l(userId, signal);
-    this.queue.enqueue(signal.id);
+    this.d.queue.enqueue(signal.id);
   }
 
   /** Metrics and other observers hook in here. */
@@ -34,10 +67,10 @@ export class SignalIntake {
   /** Start-up recovery: resume young unfinished signals, expire old ones (PRODUCT.md §4). */
   recover(signals: SignalService, maxAgeSeconds: number): { resume: number[]; expired: number[] } {
     const r = signals.recoverUnfinished(maxAgeSeconds);
-    for (const id of r.expired) this.logger.warn("signal expired unprocessed", { signalId: id });
-    for (const id of r.resume) this.queue.enqueue(id);
+    for (const id of r.expired) this.d.logger.warn("signal expired unprocessed", { signalId: id });
+    for (const id of r.resume) this.d.queue.enqueue(id);
     if (r.resume.length || r.expired.length)
-      this.logger.info("signal recovery", { resumed: r.resume.length, expired: r.expired.length });
+      this.d.logger.info("signal recovery", { resumed: r.resume.length, expired: r.expired.length });
     return r;
   }
 }

@@ -1,79 +1,85 @@
 import type { Logger } from "../logger.ts";
 
 // The in-process signal queue (issue: trading engine). POST /trading-signals enqueues and returns
-// 201 at once; one worker drains the queue in order, so two signals never race for one agent's
-// balance. Durability does not depend on the queue: the signal row carries its processing status
-// and unfinished rows are resumed or expired at start (PRODUCT.md §4).
+// 201 at once; workers take signals in order, up to `concurrency` at a time (docs/decisions.md
+// "Performance (issue 16)"): a signal's fan-out no longer holds back the next signal. Two signals
+// still never race for one agent: the processor gives each agent its signals one at a time, in
+// this queue's order (src/trading/agent-turns.ts). Durability does not depend on the queue: the
+// signal row carries its processing status and unfinished rows are resumed or expired at start
+// (PRODUCT.md §4).
 
 export type SignalHandler = (signalId: number) => Promise<void>;
+
+export const DEFAULT_SIGNAL_CONCURRENCY = 16;
 
 export class SignalQueue {
   private readonly pending: number[] = [];
   private readonly queued = new Set<number>();
-  private running = false;
+  private readonly inFlight = new Set<Promise<void>>();
   private stopped = false;
-  private current: Promise<void> | null = null;
   private idleWaiters: Array<() => void> = [];
-  /** Last time the worker finished an item or was idle-checked; for the health check. */
+  /** Last time a worker finished an item or was idle-checked; for the health check. */
   lastBeat = Date.now();
 
   constructor(
     private readonly handler: SignalHandler,
     private readonly logger: Logger,
+    private readonly concurrency = DEFAULT_SIGNAL_CONCURRENCY,
   ) {}
 
   enqueue(signalId: number): void {
     if (this.stopped || this.queued.has(signalId)) return;
     this.queued.add(signalId);
     this.pending.push(signalId);
-    if (!this.running) this.current = this.drain();
+    this.pump();
   }
 
   get depth(): number {
-    return this.pending.length + (this.running ? 1 : 0);
+    return this.pending.length + this.inFlight.size;
   }
 
   get isRunning(): boolean {
-    return this.running;
+    return this.inFlight.size > 0;
   }
 
-  private async drain(): Promise<void> {
-    this.running = true;
-    try {
-      while (!this.stopped && this.pending.length > 0) {
-        const id = this.pending.shift() as number;
-        try {
-          await this.handler(id);
-        } catch (err) {
+  /** Starts signals in queue order while a worker is free. Handlers start synchronously, in order. */
+  private pump(): void {
+    while (!this.stopped && this.pending.length > 0 && this.inFlight.size < this.concurrency) {
+      const id = this.pending.shift() as number;
+      const run: Promise<void> = this.handler(id)
+        .catch((err) => {
           this.logger.error("signal processing failed", {
             signalId: id,
             error: err instanceof Error ? err.message : String(err),
           });
-        } finally {
+        })
+        .finally(() => {
           this.queued.delete(id);
+          this.inFlight.delete(run);
           this.lastBeat = Date.now();
-        }
-      }
-    } finally {
-      this.running = false;
-      const waiters = this.idleWaiters;
-      this.idleWaiters = [];
-      for (const w of waiters) w();
+          this.pump();
+          if (this.inFlight.size === 0 && this.pending.length === 0) {
+            const waiters = this.idleWaiters;
+            this.idleWaiters = [];
+            for (const w of waiters) w();
+          }
+        });
+      this.inFlight.add(run);
     }
   }
 
-  /** Resolves when the queue is empty and the worker idle (tests, shutdown). */
+  /** Resolves when the queue is empty and every worker idle (tests, shutdown). */
   idle(): Promise<void> {
-    if (!this.running && this.pending.length === 0) return Promise.resolve();
+    if (this.inFlight.size === 0 && this.pending.length === 0) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
-  /** Stops taking new work and waits (bounded) for the item in flight. */
+  /** Stops taking new work and waits (bounded) for the items in flight. */
   async stop(timeoutMs = 10_000): Promise<void> {
     this.stopped = true;
     this.pending.length = 0;
-    if (this.current) {
-      await Promise.race([this.current, new Promise((r) => setTimeout(r, timeoutMs))]);
+    if (this.inFlight.size > 0) {
+      await Promise.race([Promise.all(this.inFlight), new Promise((r) => setTimeout(r, timeoutMs))]);
     }
   }
 }

@@ -1,6 +1,6 @@
-import type { Quote } from "../market/types.ts";
 import type { Big } from "../money.ts";
 import type { TradingMode } from "./rules/types.ts";
+import type { SharedQuotes } from "./signal-quotes.ts";
 
 // The seam between the engine and the market (issue: trading engine): the engine decides WHAT to
 // trade and records the outcome; an executor performs the swap. The simulation executor fills at
@@ -23,7 +23,7 @@ export interface SwapRequest {
    * Quotes shared by the trades of one signal (simulation only): identical requests of agents
    * acting on the same signal at the same moment get the same fill.
    */
-  sharedQuotes?: Map<string, Promise<Quote>>;
+  sharedQuotes?: SharedQuotes;
 }
 
 export interface SwapFill {

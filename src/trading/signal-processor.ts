@@ -1,6 +1,7 @@
 import { resolveStoredConfig } from "../agents/trading-config.ts";
 import { type Clock, isoNow } from "../clock.ts";
 import type { DatabaseHandle } from "../db/client.ts";
+import type { GroupCommit } from "../db/group-commit.ts";
 import type { PositionRepository } from "../db/repositories/positions.ts";
 import { SettlementRepository } from "../db/repositories/settlement.ts";
 import { SignalEvaluationRepository } from "../db/repositories/signal-evaluations.ts";
@@ -8,9 +9,10 @@ import type { SignalRecord as SignalRow } from "../db/repositories/signals.ts";
 import { TradingAgentRepository, type TradingCandidate } from "../db/repositories/trading-agents.ts";
 import { readBalance } from "../ledgers/balance-ledger.ts";
 import type { Logger } from "../logger.ts";
-import type { MarketDataProvider, Quote, TokenMarketData } from "../market/types.ts";
+import type { MarketDataProvider, TokenMarketData } from "../market/types.ts";
 import { SOL_MINT } from "../money.ts";
 import type { SignalService } from "../signals/signal-service.ts";
+import { type AgentTurn, AgentTurns } from "./agent-turns.ts";
 import {
   checkBeforeMarketData,
   checkMarketAndBalance,
@@ -19,12 +21,19 @@ import {
 } from "./rules/eligibility.ts";
 import { isExitSignal } from "./rules/exit-signal.ts";
 import { positionSizeSol } from "./rules/position-sizing.ts";
+import { SignalQuoteBook } from "./signal-quotes.ts";
 import type { TradingEngine } from "./trading-engine.ts";
 
 // What a signal does (SPEC "Events" item 1, PRODUCT.md §4): every agent of the signal's owner —
 // and only theirs — is evaluated in order; each refusal is logged with its rule; eligible agents
 // trade. An exit signal (sell / exit / close) closes the positions its owner's agents hold in the
 // token. The outcome per agent is kept in signal_evaluations (the public API's agent signals).
+//
+// Concurrency (docs/decisions.md "Performance (issue 16)"): the queue runs several signals at
+// once and a signal acts for all its agents at once; each agent still takes signals one at a
+// time, in queue order (agent-turns.ts). A live agent does its own quote and swap and waits for
+// no simulation agent; simulation agents share the signal's quotes (signal-quotes.ts) and their
+// settlements and evaluation rows share commits.
 
 export interface SignalProcessorDeps {
   sqlite: DatabaseHandle["sqlite"];
@@ -35,6 +44,8 @@ export interface SignalProcessorDeps {
   engine: TradingEngine;
   marketData: MarketDataProvider;
   liveTradingEnabled: boolean;
+  /** Status and evaluation rows of concurrent runs share commits (src/db/group-commit.ts). */
+  commits: GroupCommit;
 }
 
 export class SignalProcessor {
@@ -51,8 +62,38 @@ export class SignalProcessor {
     this.trades = new SettlementRepository(d.sqlite);
   }
 
-  private record(signalId: number, agentId: string, eligible: boolean, reason: string | null, outcome: string): void {
-    this.evaluations.record({ signalId, agentId, eligible, reason, outcome, createdAt: isoNow(this.d.clock) });
+  private readonly turns = new AgentTurns();
+
+  private record(
+    signalId: number,
+    agentId: string,
+    eligible: boolean,
+    reason: string | null,
+    outcome: string,
+  ): Promise<void> {
+    const createdAt = isoNow(this.d.clock);
+    return this.d.commits.write(() =>
+      this.evaluations.record({ signalId, agentId, eligible, reason, outcome, createdAt }),
+    );
+  }
+
+  private mark(signalId: number, status: "processing" | "processed"): Promise<void> {
+    return this.d.commits.write(() => this.d.signals.markStatus(signalId, status));
+  }
+
+  /** Runs `act` for every agent in its turn, all agents at once; every turn is released. */
+  private async eachInTurn<A>(agents: A[], turns: AgentTurn[], act: (a: A) => Promise<void>): Promise<void> {
+    await Promise.all(
+      agents.map(async (a, i) => {
+        const turn = turns[i]!;
+        try {
+          await turn.ready;
+          await act(a);
+        } finally {
+          turn.release();
+        }
+      }),
+    );
   }
 
   /** Time of the agent's last trade (any side), for timing.minTimeBetweenTradesSeconds. */
@@ -79,21 +120,29 @@ export class SignalProcessor {
     const signal = this.d.signals.byId(signalId);
     if (!signal) return; // deleted before its turn
     if (signal.processingStatus === "processed" || signal.processingStatus === "expired") return;
-    this.d.signals.markStatus(signal.id, "processing");
     const agents = this.agents.candidates(signal.userId);
-    if (isExitSignal(signal.signalType)) await this.processExit(signal, agents);
-    else await this.processEntry(signal, agents);
-    this.d.signals.markStatus(signal.id, "processed");
+    // Reserved before the first await, so each agent takes signals in queue order.
+    const turns = agents.map((a) => this.turns.reserve(a.id));
+    try {
+      if (agents.length > 0) {
+        await this.mark(signal.id, "processing");
+        if (isExitSignal(signal.signalType)) await this.processExit(signal, agents, turns);
+        else await this.processEntry(signal, agents, turns);
+      }
+    } finally {
+      for (const t of turns) t.release();
+    }
+    await this.mark(signal.id, "processed");
   }
 
-  private async processExit(signal: SignalRow, agents: TradingCandidate[]): Promise<void> {
-    for (const a of agents) {
+  private async processExit(signal: SignalRow, agents: TradingCandidate[], turns: AgentTurn[]): Promise<void> {
+    await this.eachInTurn(agents, turns, async (a) => {
       if (this.d.engine.alreadyTraded(a.id, signal.id, "SELL")) {
-        this.record(signal.id, a.id, true, null, "closed");
-        continue;
+        await this.record(signal.id, a.id, true, null, "closed");
+        return;
       }
       const p = this.d.positions.openForAgentToken(a.id, signal.tokenAddress);
-      if (!p) continue;
+      if (!p) return;
       // An exit signal is an automatic trade: a live position needs both live switches (issue: live trading).
       if (p.tradingMode === "live" && !(this.d.liveTradingEnabled && a.automatedTradingLive)) {
         this.log.info("exit signal not acted on: automatic live trading is off", {
@@ -101,27 +150,27 @@ export class SignalProcessor {
           agentId: a.id,
           positionId: p.id,
         });
-        this.record(
+        await this.record(
           signal.id,
           a.id,
           false,
           "live_trading: automatic live trading is off for this agent or globally",
           "skipped",
         );
-        continue;
+        return;
       }
       try {
         await this.d.engine.closePosition(p.id, "signal", { signalId: signal.id });
-        this.record(signal.id, a.id, true, null, "closed");
+        await this.record(signal.id, a.id, true, null, "closed");
       } catch (err) {
         const reason = err instanceof Error ? err.message : String(err);
         this.log.warn("exit signal close failed", { signalId: signal.id, agentId: a.id, positionId: p.id, reason });
-        this.record(signal.id, a.id, true, reason, "failed");
+        await this.record(signal.id, a.id, true, reason, "failed");
       }
-    }
+    });
   }
 
-  private async processEntry(signal: SignalRow, agents: TradingCandidate[]): Promise<void> {
+  private async processEntry(signal: SignalRow, agents: TradingCandidate[], turns: AgentTurn[]): Promise<void> {
     // Market data is fetched at most once per signal, and only if some agent's filter needs it.
     let market: Promise<TokenMarketData | null> | null = null;
     const marketData = () =>
@@ -136,18 +185,18 @@ export class SignalProcessor {
           });
           return null;
         }));
-    const now = this.d.clock.now();
-    // Identical simulated fills of this signal share one quote (src/trading/simulation-executor.ts).
-    const sharedQuotes = new Map<string, Promise<Quote>>();
+    // The simulated buys of this signal share quotes (src/trading/signal-quotes.ts).
+    const sharedQuotes = new SignalQuoteBook();
 
-    for (const a of agents) {
+    await this.eachInTurn(agents, turns, async (a) => {
+      const now = this.d.clock.now();
       // Processed before a crash or restart: the trade key says so; never trade twice.
       if (this.d.engine.alreadyTraded(a.id, signal.id, "BUY")) {
-        this.record(signal.id, a.id, true, null, "traded");
-        continue;
+        await this.record(signal.id, a.id, true, null, "traded");
+        return;
       }
       const config = resolveStoredConfig(a.overrides);
-      const refuse = (r: Extract<EligibilityResult, { eligible: false }>) => {
+      const refuse = async (r: Extract<EligibilityResult, { eligible: false }>) => {
         this.log.info("agent not eligible for signal", {
           signalId: signal.id,
           agentId: a.id,
@@ -155,7 +204,7 @@ export class SignalProcessor {
           rule: r.rule,
           reason: r.reason,
         });
-        this.record(signal.id, a.id, false, `${r.rule}: ${r.reason}`, "skipped");
+        await this.record(signal.id, a.id, false, `${r.rule}: ${r.reason}`, "skipped");
       };
       const pre = checkBeforeMarketData({
         agent: {
@@ -172,8 +221,8 @@ export class SignalProcessor {
         nowMs: now,
       });
       if (!pre.eligible) {
-        refuse(pre);
-        continue;
+        await refuse(pre);
+        return;
       }
       const wallet = a.walletAddress as string;
       const solBalance = readBalance(
@@ -190,8 +239,8 @@ export class SignalProcessor {
         tradeSizeSol: size,
       });
       if (!post.eligible) {
-        refuse(post);
-        continue;
+        await refuse(post);
+        return;
       }
       let failure: string | null = null;
       const positionId = await this.d.engine.openPosition({
@@ -202,7 +251,8 @@ export class SignalProcessor {
         sizeSol: size,
         marketSymbol: md?.symbol ?? null,
         onFailure: (reason) => (failure = reason),
-        sharedQuotes,
+        // Live agents quote and swap on their own (the live executor ignores shared quotes).
+        sharedQuotes: a.tradingMode === "simulation" ? sharedQuotes : undefined,
       });
       // A live swap sent but not yet confirmed wrote its trade key: "pending" until reconciled.
       const outcome = positionId
@@ -210,7 +260,7 @@ export class SignalProcessor {
         : this.d.engine.alreadyTraded(a.id, signal.id, "BUY")
           ? "pending"
           : "failed";
-      this.record(signal.id, a.id, true, outcome === "failed" ? failure : null, outcome);
-    }
+      await this.record(signal.id, a.id, true, outcome === "failed" ? failure : null, outcome);
+    });
   }
 }

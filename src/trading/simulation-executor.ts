@@ -1,5 +1,5 @@
 import { TradingError } from "../errors.ts";
-import type { Quote, QuoteProvider, QuoteRequest } from "../market/types.ts";
+import type { QuoteProvider } from "../market/types.ts";
 import { Big, SOL_MINT } from "../money.ts";
 import type { SwapFill, SwapRequest, TradeExecutor } from "./executor.ts";
 import { simulationSwapFeeSol } from "./rules/fees.ts";
@@ -18,37 +18,19 @@ export class SimulationExecutor implements TradeExecutor {
     private readonly priorityFeeSol: number,
   ) {}
 
-  /**
-   * One signal fans out to many agents, and agents with the same configuration and balance ask
-   * for the very same quote at the same moment. Within one signal's processing (the caller hands
-   * in `sharedQuotes`), identical requests share one provider answer: one call instead of
-   * hundreds against a rate-limited API. A failed quote is not shared. Never used for live.
-   */
-  private quote(req: QuoteRequest, shared?: Map<string, Promise<Quote>>): Promise<Quote> {
-    if (!shared) return this.quotes.quote(req);
-    const key = `${req.inputMint}>${req.outputMint}:${req.amount}:${req.slippageBps}`;
-    const hit = shared.get(key);
-    if (hit) return hit;
-    const quote = this.quotes.quote(req);
-    shared.set(key, quote);
-    quote.catch(() => {
-      if (shared.get(key) === quote) shared.delete(key);
-    });
-    return quote;
-  }
-
   async swap(req: SwapRequest): Promise<SwapFill> {
     const slip = checkSlippage(req.slippageBps, { maxBps: req.maxBps });
     if (!slip.ok) throw new TradingError(slip.message, slip.details);
-    const quote = await this.quote(
-      {
-        inputMint: req.side === "BUY" ? SOL_MINT : req.tokenMint,
-        outputMint: req.side === "BUY" ? req.tokenMint : SOL_MINT,
-        amount: req.amountAtomic.toString(),
-        slippageBps: req.slippageBps,
-      },
-      req.sharedQuotes,
-    );
+    const request = {
+      inputMint: req.side === "BUY" ? SOL_MINT : req.tokenMint,
+      outputMint: req.side === "BUY" ? req.tokenMint : SOL_MINT,
+      amount: req.amountAtomic.toString(),
+      slippageBps: req.slippageBps,
+    };
+    // Within one signal's fan-out the agents' quotes are shared (src/trading/signal-quotes.ts).
+    const quote = req.sharedQuotes
+      ? await req.sharedQuotes.quote(request, (r) => this.quotes.quote(r), req.maxBps)
+      : await this.quotes.quote(request);
     assertPriceImpact(quote.priceImpactPct, req.maxBps);
     const outputAtomic = BigInt(quote.outAmount);
     if (outputAtomic <= 0n) throw new TradingError("The quote returned no output amount");

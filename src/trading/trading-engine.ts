@@ -1,6 +1,7 @@
 import { resolveStoredConfig, type TradingConfig } from "../agents/trading-config.ts";
 import type { Clock } from "../clock.ts";
 import type { DatabaseHandle } from "../db/client.ts";
+import type { GroupCommit } from "../db/group-commit.ts";
 import type { PositionRecord, PositionRepository } from "../db/repositories/positions.ts";
 import {
   AppError,
@@ -13,7 +14,7 @@ import {
 import type { EventBus } from "../events/bus.ts";
 import { InsufficientBalanceError, readBalance } from "../ledgers/balance-ledger.ts";
 import type { Logger } from "../logger.ts";
-import type { Market, Quote } from "../market/types.ts";
+import type { Market } from "../market/types.ts";
 import type { Metrics } from "../metrics/metrics.ts";
 import { Big, decNum, SOL_DECIMALS, SOL_MINT, toAtomic } from "../money.ts";
 import type { SwapFill, TradeExecutor } from "./executor.ts";
@@ -24,6 +25,7 @@ import { TradeBook } from "./settlement/bookkeeping.ts";
 import { TradeReporter } from "./settlement/post-commit.ts";
 import { SimulationSettlement } from "./settlement/simulation.ts";
 import type { CloseResult, SaleRequest, Settled, Settlement, SettleOutcome } from "./settlement/types.ts";
+import type { SharedQuotes } from "./signal-quotes.ts";
 
 export type { CloseResult } from "./settlement/types.ts";
 
@@ -55,7 +57,7 @@ export interface OpenRequest {
   /** Told why, when the trade failed (the signal evaluation keeps the reason). */
   onFailure?: (reason: string) => void;
   /** Quotes shared across the agents trading this signal (see SwapRequest.sharedQuotes). */
-  sharedQuotes?: Map<string, Promise<Quote>>;
+  sharedQuotes?: SharedQuotes;
 }
 
 /** What a sale did: the close's answer when the position closed, or why nothing happened. */
@@ -73,6 +75,12 @@ export interface TradingEngineDeps {
   locks: PositionLocks;
   /** How live fills are recorded (src/trading/settlement/live.ts); simulation's is built here. */
   live?: Settlement;
+  /**
+   * Simulation settlements of concurrent trades share one commit, each in its own savepoint
+   * (src/db/group-commit.ts): a fan-out to 1,000 agents commits a handful of times, not 1,000.
+   * Live settlements always commit on their own, at once.
+   */
+  commits?: GroupCommit;
 }
 
 export class TradingEngine {
@@ -138,9 +146,13 @@ export class TradingEngine {
   }
 
   /** Settles a fill with the mode's settlement and reports what it recorded (the post-commit step). */
-  private settle<T extends Settled>(mode: TradingMode, run: (s: Settlement) => SettleOutcome<T>): SettleOutcome<T> {
+  private async settle<T extends Settled>(
+    mode: TradingMode,
+    run: (s: Settlement) => SettleOutcome<T>,
+  ): Promise<SettleOutcome<T>> {
     const settlement = this.settlements[mode];
-    const outcome = run(settlement);
+    const grouped = this.d.commits && settlement === this.settlements.simulation && mode === "simulation";
+    const outcome = grouped ? await this.d.commits!.write(() => run(settlement)) : run(settlement);
     if (outcome.status === "settled") this.reporter.settled(outcome.trade, settlement.logger);
     return outcome;
   }
@@ -186,7 +198,7 @@ export class TradingEngine {
         decimals,
         mode,
       };
-      const outcome = this.settle(mode, (s) => s.open(trade, fill, solUsd));
+      const outcome = await this.settle(mode, (s) => s.open(trade, fill, solUsd));
       if (outcome.status === "skipped") this.log.info("trade skipped: signal already traded by this agent", ctx);
       return outcome.status === "settled" ? outcome.trade.positionId : null;
     } catch (err) {
@@ -215,7 +227,7 @@ export class TradingEngine {
         slippageBps: resolveSlippageBps(null, config.slippage),
         maxBps: config.slippage.maxBps,
       });
-      return this.settle(mode, (s) => s.dca(p, order, fill, solUsd)).status === "settled";
+      return (await this.settle(mode, (s) => s.dca(p, order, fill, solUsd))).status === "settled";
     } catch (err) {
       if (err instanceof OperationalError) throw err;
       this.reporter.failed(ctx, p.userId, "buy", mode, err, this.log);
@@ -263,7 +275,7 @@ export class TradingEngine {
         : NOTHING_SOLD;
       // With nothing swapped there is no fill for the chain to confirm: the close books the outcome
       // only, in the ledger's way (the simulation settlement, whatever the mode).
-      const outcome = this.settle(amount.gt(0) ? mode : "simulation", (s) => s.sell(p, sale, fill, solUsd));
+      const outcome = await this.settle(amount.gt(0) ? mode : "simulation", (s) => s.sell(p, sale, fill, solUsd));
       if (outcome.status === "pending") throw new LiveTradePendingError(outcome.signature);
       if (outcome.status === "skipped") return outcome;
       return { status: "sold", closed: outcome.trade.closed };

@@ -148,24 +148,35 @@ describe("signal → position", () => {
     expect(t.solBalance(strict.id)).toBe("10");
   });
 
-  test("agents of one signal asking the same quote share it; different sizes get their own", async () => {
+  test("one quote per signal, at the largest size; smaller fills at its average price, impact and route", async () => {
     const same1 = await t.createAgent({ name: "same-1" });
     const same2 = await t.createAgent({ name: "same-2" });
     const other = await t.createAgent({ name: "other", config: { positionSizing: { percentage: 10 } } });
+    t.fake.quote.priceImpactPct = "0.01";
+    t.fake.quote.routeLabels = ["Orca", "Raydium"];
     await t.postSignal();
     await t.settle();
     const amounts = t.fake.requestsTo("jupiter.quote").map((r) => r.query.get("amount"));
-    expect(amounts.sort()).toEqual(["1000000000", "500000000"]);
-    expect(t.tokenBalance(same1.id)).toBe("5000");
-    expect(t.tokenBalance(same2.id)).toBe("5000");
-    expect(t.tokenBalance(other.id)).toBe("10000");
+    expect(amounts).toEqual(["1000000000"]);
+    // 1 SOL quoted: 10,000 tokens less 1 % impact; half the size gets half of that, at the same
+    // average price (never the better price a smaller real quote would give).
+    expect(t.tokenBalance(other.id)).toBe("9900");
+    expect(t.tokenBalance(same1.id)).toBe("4950");
+    expect(t.tokenBalance(same2.id)).toBe("4950");
+    const recorded = t.ctx.database.sqlite
+      .query<{ price_impact: string; routes: string }, [string]>(
+        "SELECT price_impact, routes FROM agent_transactions WHERE agent_id = ?",
+      )
+      .get(same1.id)!;
+    expect(Number(recorded.price_impact)).toBeCloseTo(1, 6);
+    expect(JSON.parse(recorded.routes)).toEqual(["Orca", "Raydium"]);
     // The next signal asks again: quotes are shared within one signal only.
     await t.postSignal({ tokenAddress: MINT2, symbol: "WIF" });
     await t.settle();
-    expect(t.fake.requestsTo("jupiter.quote").length).toBe(4);
+    expect(t.fake.requestsTo("jupiter.quote").length).toBe(2);
   });
 
-  test("a failed shared quote is not reused: the next agent asks again", async () => {
+  test("a failed shared quote fails the agents that waited for it, and is not reused", async () => {
     const a = await t.createAgent({ name: "a" });
     const b = await t.createAgent({ name: "b" });
     // Three 500s exhaust the first request's retries; the second agent's quote succeeds.
@@ -177,10 +188,14 @@ describe("signal → position", () => {
     );
     await t.postSignal();
     await t.settle();
-    // Whichever agent went first failed; the other asked again and traded.
-    expect(t.count("positions", "agent_id = ?", a.id) + t.count("positions", "agent_id = ?", b.id)).toBe(1);
-    expect(t.fake.requestsTo("jupiter.quote").length).toBe(4);
-    expect(t.ctx.logs.filter((l) => JSON.parse(l).msg === "trade failed").length).toBe(1);
+    // Both waited for the one quote of the signal (its three attempts failed): both failed.
+    expect(t.count("positions", "agent_id = ?", a.id) + t.count("positions", "agent_id = ?", b.id)).toBe(0);
+    expect(t.fake.requestsTo("jupiter.quote").length).toBe(3);
+    expect(t.ctx.logs.filter((l) => JSON.parse(l).msg === "trade failed").length).toBe(2);
+    // The next signal asks again and trades.
+    await t.postSignal({ tokenAddress: MINT2, symbol: "WIF" });
+    await t.settle();
+    expect(t.count("positions", "agent_id = ?", a.id) + t.count("positions", "agent_id = ?", b.id)).toBe(2);
   });
 
   test("fixed sizing buys fixedAmountSol", async () => {

@@ -3,9 +3,11 @@ import type { AccountService } from "../../auth/accounts.ts";
 import type { ApiKeyService } from "../../auth/api-keys.ts";
 import type { AccessTokenBlacklist } from "../../auth/blacklist.ts";
 import type { Scope } from "../../auth/scopes.ts";
-import type { TokenSigner } from "../../auth/tokens.ts";
+import type { TokenSigner, VerifiedToken } from "../../auth/tokens.ts";
+import type { Clock } from "../../clock.ts";
 import { AuthenticationError } from "../../errors.ts";
 import type { AppEnv } from "../app-env.ts";
+import { UserStatusCache, VerifiedTokenCache } from "./credential-cache.ts";
 
 // Credential checks, reusable by every route (SPEC "Authentication", PRODUCT.md §2):
 //   requireJwt()                  JWT only: /auth/* and /api-keys/* (no key reaches them)
@@ -18,6 +20,7 @@ export interface AuthDeps {
   blacklist: AccessTokenBlacklist;
   apiKeys: ApiKeyService;
   accounts: AccountService;
+  clock: Clock;
 }
 
 const bearer = (c: Context): string | undefined => {
@@ -30,19 +33,32 @@ const bearer = (c: Context): string | undefined => {
 const looksLikeApiKey = (v: string | undefined) => v?.startsWith("svc_");
 
 export function createAuthMiddleware(deps: AuthDeps) {
+  // Signature checks and user lookups are remembered (./credential-cache.ts); the blacklist is
+  // checked on every request.
+  const tokens = new VerifiedTokenCache(deps.clock);
+  const users = new UserStatusCache(deps.clock, (id) => deps.accounts.findUser(id)?.isActive === true);
+
+  const claimsOf = async (token: string): Promise<VerifiedToken> => {
+    const cached = tokens.get(token);
+    if (cached === "expired") throw new AuthenticationError("Token expired");
+    if (cached) return cached;
+    const claims = await deps.signer.verify(token, "access");
+    tokens.set(token, claims);
+    return claims;
+  };
+
   const verifyJwt = async (c: Context<AppEnv>, token: string | undefined) => {
     if (token === undefined) throw new AuthenticationError("Authorization header required");
     if (token === "") throw new AuthenticationError("Invalid token");
-    const claims = await deps.signer.verify(token, "access");
+    const claims = await claimsOf(token);
     if (deps.blacklist.isRevoked(claims.jti)) throw new AuthenticationError("Token has been revoked");
-    const user = deps.accounts.findUser(claims.userId);
-    if (!user?.isActive) throw new AuthenticationError("Invalid token");
+    if (!users.isActive(claims.userId)) throw new AuthenticationError("Invalid token");
     c.set("auth", { userId: claims.userId, kind: "jwt", jti: claims.jti, exp: claims.exp });
   };
 
-  const verifyKey = (c: Context<AppEnv>, scope: Scope | null) => {
+  const verifyKey = (c: Context<AppEnv>, scope: Scope | null, countUse = true) => {
     const raw = c.req.header("x-api-key") ?? (looksLikeApiKey(bearer(c)) ? bearer(c) : undefined);
-    const v = deps.apiKeys.verify(raw, scope);
+    const v = deps.apiKeys.verify(raw, scope, { countUse });
     c.set("auth", { userId: v.userId, kind: "apiKey", apiKeyId: v.apiKeyId, scopes: v.scopes });
   };
 
@@ -55,7 +71,10 @@ export function createAuthMiddleware(deps: AuthDeps) {
     (opts: { queryToken?: string } = {}): MiddlewareHandler<AppEnv> =>
     async (c, next) => {
       const fromHeader = bearer(c);
-      const fromQuery = fromHeader === undefined && opts.queryToken ? c.req.query(opts.queryToken) : undefined;
+      const fromQuery =
+        fromHeader === undefined && opts.queryToken
+          ? (new URL(c.req.url).searchParams.get(opts.queryToken) ?? undefined)
+          : undefined;
       await verifyJwt(c, fromHeader ?? fromQuery);
       await next();
     };
@@ -70,17 +89,32 @@ export function createAuthMiddleware(deps: AuthDeps) {
       if (c.req.header("x-api-key") !== undefined || looksLikeApiKey(bearer(c))) verifyKey(c, "full_access");
       else {
         const fromHeader = bearer(c);
-        const fromQuery = fromHeader === undefined && opts.queryToken ? c.req.query(opts.queryToken) : undefined;
+        const fromQuery =
+          fromHeader === undefined && opts.queryToken
+            ? (new URL(c.req.url).searchParams.get(opts.queryToken) ?? undefined)
+            : undefined;
         await verifyJwt(c, fromHeader ?? fromQuery);
       }
       await next();
     };
 
+  /**
+   * `useCountedBy`: a status whose handler counts the key's use itself (the signal intake counts
+   * it inside its group commit); any other answer is counted here, as verify() would have.
+   */
   const requireApiKey =
-    (scope: Scope | null): MiddlewareHandler<AppEnv> =>
+    (scope: Scope | null, opts: { useCountedBy?: number } = {}): MiddlewareHandler<AppEnv> =>
     async (c, next) => {
-      verifyKey(c, scope);
-      await next();
+      if (opts.useCountedBy === undefined) {
+        verifyKey(c, scope);
+        return next();
+      }
+      verifyKey(c, scope, false);
+      try {
+        await next();
+      } finally {
+        if (c.res.status !== opts.useCountedBy) deps.apiKeys.recordUse(c.get("auth").apiKeyId as string);
+      }
     };
 
   const requireJwtOrApiKey =
@@ -101,7 +135,15 @@ export function createAuthMiddleware(deps: AuthDeps) {
     return (c, next) => (c.req.method === "GET" ? read(c, next) : write(c, next));
   };
 
-  return { requireJwt, requireUser, requireApiKey, requireJwtOrApiKey, readWithScopeWriteWithUser };
+  return {
+    requireJwt,
+    requireUser,
+    requireApiKey,
+    requireJwtOrApiKey,
+    readWithScopeWriteWithUser,
+    /** Drops what is remembered about a user (for code that deactivates one or changes credentials). */
+    forgetUser: (userId: string) => users.forget(userId),
+  };
 }
 
 export type AuthMiddleware = ReturnType<typeof createAuthMiddleware>;

@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import { requestContext } from "../../logger.ts";
 import type { AppEnv } from "../app-env.ts";
+import { setResponseHeaders } from "./response-headers.ts";
 
 const SAFE_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
@@ -15,5 +16,5 @@ export const requestId: MiddlewareHandler<AppEnv> = async (c, next) => {
   c.set("requestId", id);
   c.header("X-Request-Id", id);
   await requestContext.run({ requestId: id }, next);
-  c.header("X-Request-Id", id);
+  setResponseHeaders(c, [["X-Request-Id", id]]);
 };

@@ -140,6 +140,8 @@ const balanceHistory = createRoute({
 export function agentRoutes(s: AppDeps) {
   const router = createRouter();
   router.use("*", s.auth.readWithScopeWriteWithUser("agents"));
+  // The list answers only from the caller's rows: kept while the database is unchanged.
+  router.use("/", s.responseCache.middleware());
   const user = (c: { get(k: "auth"): { userId: string } }) => c.get("auth").userId;
 
   return router

@@ -127,7 +127,8 @@ export function tradingSignalRoutes(s: AppDeps) {
   const { requireApiKey, readWithScopeWriteWithUser } = s.auth;
   const perKey = rateLimit<AppEnv>(s.limiters.signals, (c) => `signals:${c.get("auth").apiKeyId}`);
 
-  const postAuth = requireApiKey("signals");
+  // The key's use is counted by the intake's group commit (a 201), or by the middleware otherwise.
+  const postAuth = requireApiKey("signals", { useCountedBy: 201 });
   const otherAuth = readWithScopeWriteWithUser("signals");
   // POST takes only an API key (then the per-key limit); GETs take a JWT or a signals key;
   // PUT/DELETE a JWT (PRODUCT.md §2).
@@ -141,11 +142,11 @@ export function tradingSignalRoutes(s: AppDeps) {
 
   // Registration order matters: /export and /all before /{id}, so they are never read as ids.
   return router
-    .openapi(create, (c) => {
+    .openapi(create, async (c) => {
       const auth = c.get("auth");
       const idem = c.req.valid("header")["idempotency-key"];
-      const { signal, replayed } = s.signals.create(auth.userId, auth.apiKeyId as string, c.req.valid("json"), idem);
-      if (!replayed) s.signalIntake.accepted(auth.userId, signal);
+      // Resolves after the group commit that stored it (src/signals/signal-intake.ts).
+      const { signal } = await s.signalIntake.submit(auth.userId, auth.apiKeyId as string, c.req.valid("json"), idem);
       return c.json(signal, 201);
     })
     .openapi(list, (c) => {
