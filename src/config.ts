@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { parseExtraPrograms } from "./trading/live/inspection-rules.ts";
 
 // One zod schema over the environment, parsed once at start (PRODUCT.md §1). Every variable the
 // service reads is here and in .env.example; README's configuration table mirrors this file.
@@ -100,6 +101,18 @@ export const configSchema = z.object({
     .default("auto")
     .refine((v) => v === "auto" || /^\d+$/.test(v), { error: "must be auto or a whole number of lamports" }),
   LIVE_SIMULATE_BEFORE_SEND: bool(true),
+  /**
+   * Programs a live swap may call besides the built-in ones (Compute Budget, System, SPL Token,
+   * Token-2022, Associated Token Account, Jupiter v6): comma-separated base58 program ids.
+   */
+  LIVE_EXTRA_PROGRAMS: z
+    .string()
+    .default("")
+    .refine((v) => parseExtraPrograms(v).ok, { error: "must be comma-separated base58 program ids" })
+    .transform((v) => {
+      const r = parseExtraPrograms(v);
+      return r.ok ? r.programs : [];
+    }),
 
   HTTP_TIMEOUT_MS: int(5000, 100, 120000),
   PRICE_NETWORK_URL: sourceUrl("https://hermes.pyth.network"),

@@ -11,6 +11,8 @@ import type { Metrics } from "../metrics/metrics.ts";
 import { Big } from "../money.ts";
 import { LiveDepositService } from "../wallets/live-balances.ts";
 import type { LiveWalletRegistry } from "../wallets/live-wallet-registry.ts";
+import { rpcInspectorChain, rpcSendChain } from "./live/chain-reads.ts";
+import { allowedPrograms } from "./live/inspection-rules.ts";
 import { type ConfirmationOptions, LiveExecutor } from "./live-executor.ts";
 import { LiveTradeJournal } from "./live-journal.ts";
 import { LiveReconciler, type ReconcileReport } from "./live-reconciler.ts";
@@ -61,7 +63,12 @@ export class LiveTrading {
   constructor(
     private readonly config: Pick<
       Config,
-      "SOLANA_RPC_URL" | "HTTP_TIMEOUT_MS" | "LIVE_PRIORITY_FEE" | "LIVE_SIMULATE_BEFORE_SEND" | "LIVE_TRADING_ENABLED"
+      | "SOLANA_RPC_URL"
+      | "HTTP_TIMEOUT_MS"
+      | "LIVE_PRIORITY_FEE"
+      | "LIVE_SIMULATE_BEFORE_SEND"
+      | "LIVE_TRADING_ENABLED"
+      | "LIVE_EXTRA_PROGRAMS"
     >,
     readonly d: LiveTradingDeps,
     opts: LiveTradingOptions = {},
@@ -75,11 +82,15 @@ export class LiveTrading {
     });
     this.journal = new LiveTradeJournal(d.database, d.clock);
     this.agents = new TradingAgentRepository(sqlite);
+    const sender = rpcSendChain(this.rpc);
     const priorityFee: PriorityFee = config.LIVE_PRIORITY_FEE === "auto" ? "auto" : Number(config.LIVE_PRIORITY_FEE);
     this.executor = d.market.quotes.configured
       ? new LiveExecutor({
           quotes: d.market.quotes,
           rpc: this.rpc,
+          inspector: rpcInspectorChain(this.rpc),
+          sender,
+          allowedPrograms: allowedPrograms(config.LIVE_EXTRA_PROGRAMS),
           wallets: d.wallets,
           journal: this.journal,
           logger: d.logger,
@@ -99,6 +110,7 @@ export class LiveTrading {
     this.reconciler = new LiveReconciler({
       journal: this.journal,
       rpc: this.rpc,
+      sender,
       settlement: this.settlement,
       logger: d.logger,
       solUsd: () => d.solUsd(),

@@ -49,7 +49,7 @@ export class SimulationExecutor implements TradeExecutor {
       },
       req.sharedQuotes,
     );
-    assertPriceImpact(quote.priceImpactPct, req.maxBps);
+    if (req.maxImpactBps !== null) assertPriceImpact(quote.priceImpactPct, req.maxImpactBps ?? req.maxBps);
     const outputAtomic = BigInt(quote.outAmount);
     if (outputAtomic <= 0n) throw new TradingError("The quote returned no output amount");
     return {

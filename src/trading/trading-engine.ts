@@ -5,9 +5,11 @@ import type { PositionRecord, PositionRepository } from "../db/repositories/posi
 import {
   AppError,
   ExternalServiceError,
+  isStorageError,
   LiveTradePendingError,
   NotFoundError,
   OperationalError,
+  publicErrorMessage,
   TradingError,
 } from "../errors.ts";
 import type { EventBus } from "../events/bus.ts";
@@ -17,8 +19,9 @@ import type { Market, Quote } from "../market/types.ts";
 import type { Metrics } from "../metrics/metrics.ts";
 import { Big, decNum, SOL_DECIMALS, SOL_MINT, toAtomic } from "../money.ts";
 import type { SwapFill, TradeExecutor } from "./executor.ts";
+import { saleIntent } from "./live-journal.ts";
 import type { PositionLocks } from "./position-locks.ts";
-import { resolveSlippageBps } from "./rules/slippage.ts";
+import { exitImpactCapBps, resolveSlippageBps } from "./rules/slippage.ts";
 import type { CloseReason, TradingMode } from "./rules/types.ts";
 import { TradeBook } from "./settlement/bookkeeping.ts";
 import { TradeReporter } from "./settlement/post-commit.ts";
@@ -164,6 +167,7 @@ export class TradingEngine {
       if (lamports <= 0n) throw new TradingError("Trade size rounds to zero");
       // Cheap pre-check before any network call; the settlement's debit (size plus fees) is the authority.
       this.assertSol(agent.id, req.walletAddress, req.sizeSol);
+      const symbol = signal.symbol || req.marketSymbol || signal.tokenAddress.slice(0, 6);
       const fill = await executor.swap({
         agentId: agent.id,
         walletAddress: req.walletAddress,
@@ -174,8 +178,8 @@ export class TradingEngine {
         slippageBps: resolveSlippageBps(null, config.slippage),
         maxBps: config.slippage.maxBps,
         sharedQuotes: req.sharedQuotes,
+        intent: { kind: "open", userId: agent.userId, signalId: signal.id, symbol },
       });
-      const symbol = signal.symbol || req.marketSymbol || signal.tokenAddress.slice(0, 6);
       const trade = {
         agentId: agent.id,
         userId: agent.userId,
@@ -191,7 +195,7 @@ export class TradingEngine {
       return outcome.status === "settled" ? outcome.trade.positionId : null;
     } catch (err) {
       this.reporter.failed(ctx, agent.userId, "buy", mode, err, this.log);
-      req.onFailure?.(err instanceof Error ? err.message : String(err));
+      req.onFailure?.(publicErrorMessage(err));
       return null;
     }
   }
@@ -214,6 +218,7 @@ export class TradingEngine {
         amountAtomic: toAtomic(amountSol, SOL_DECIMALS),
         slippageBps: resolveSlippageBps(null, config.slippage),
         maxBps: config.slippage.maxBps,
+        intent: { kind: "dca", positionId: p.id, order },
       });
       return this.settle(mode, (s) => s.dca(p, order, fill, solUsd)).status === "settled";
     } catch (err) {
@@ -259,6 +264,8 @@ export class TradingEngine {
             amountAtomic: toAtomic(amount, p.tokenDecimals),
             slippageBps: resolveSlippageBps(null, config.slippage),
             maxBps: config.slippage.maxBps,
+            maxImpactBps: exitImpactCapBps(sale.kind === "close" ? sale.reason : "take_profit", config.slippage),
+            intent: saleIntent(p.id, sale),
           })
         : NOTHING_SOLD;
       // With nothing swapped there is no fill for the chain to confirm: the close books the outcome
@@ -293,7 +300,9 @@ export class TradingEngine {
         r = await this.sell(p, { kind: "close", reason, signalId: opts.signalId });
       } catch (err) {
         if (err instanceof AppError && !(err instanceof OperationalError)) throw err;
-        throw new ExternalServiceError("trading", err instanceof Error ? err.message : String(err));
+        // A storage error is not a provider's: it keeps its 500 and its text stays in the log.
+        if (isStorageError(err)) throw err;
+        throw new ExternalServiceError("trading", publicErrorMessage(err));
       }
       if (r.status === "skipped") throw new NotFoundError("Position not found");
       if (!r.closed) throw new TradingError("Close produced no result");

@@ -47,8 +47,9 @@ const OK: Verdict = { ok: true };
 
 /** Exactly one signer, the wallet, which also pays the fees. */
 export function checkSigners(signers: readonly string[], wallet: string): Verdict {
-  if (signers.length !== 1 || signers[0] !== wallet)
-    return refuse("signers", `The swap must be signed by the wallet alone; it asks for ${signers.length} signature(s)`);
+  if (signers[0] !== wallet) return refuse("signers", "The swap's fee payer is not the agent's wallet");
+  if (signers.length !== 1)
+    return refuse("signers", `The swap must be signed by the wallet alone; it asks for ${signers.length} signatures`);
   return OK;
 }
 
