@@ -37,6 +37,7 @@ import { PositionMonitor } from "./trading/position-monitor.ts";
 import { MarketPricedPositions, StoredOpenPositions } from "./trading/position-view.ts";
 import { SignalProcessor } from "./trading/signal-processor.ts";
 import { SimulationExecutor } from "./trading/simulation-executor.ts";
+import { TokenScreen } from "./trading/token-screen.ts";
 import { TradingEngine } from "./trading/trading-engine.ts";
 import { LiveWalletRegistry } from "./wallets/live-wallet-registry.ts";
 import { type LiveDepositChecker, WalletService } from "./wallets/wallet-service.ts";
@@ -189,9 +190,13 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
   const signals = new SignalService(database, clock);
   const positionStore = new PositionRepository(database.sqlite);
   const locks = new PositionLocks();
+  // Token screening and mint facts read over the live RPC (issue 15); without SOLANA_RPC_URL only
+  // requireSellable can be judged (docs/decisions.md "Live integration").
+  const mintInfo = live?.mintInfo ?? null;
+  const screen = new TokenScreen({ mintInfo, quotes: market.quotes, logger, clock });
   const executors: Partial<Record<"simulation" | "live", TradeExecutor>> = {
     ...(market.quotes.configured
-      ? { simulation: new SimulationExecutor(market.quotes, config.SIMULATION_PRIORITY_FEE_SOL) }
+      ? { simulation: new SimulationExecutor(market.quotes, config.SIMULATION_PRIORITY_FEE_SOL, screen) }
       : {}),
     ...(live?.executor ? { live: live.executor } : {}),
     ...opts.executors,
@@ -207,6 +212,7 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
     positions: positionStore,
     locks,
     live: live?.settlement,
+    mintInfo,
   });
   const processor = new SignalProcessor({
     sqlite: database.sqlite,

@@ -1,6 +1,7 @@
 import type { Quote } from "../market/types.ts";
 import type { Big } from "../money.ts";
 import type { LiveIntent } from "./live-journal.ts";
+import type { TokenScreeningFilters } from "./rules/token-screening.ts";
 import type { TradingMode } from "./rules/types.ts";
 
 // The seam between the engine and the market (issue: trading engine): the engine decides WHAT to
@@ -25,6 +26,8 @@ export interface SwapRequest {
    * cap (a stop-loss or stale exit with slippage.maxExitBps null must be able to get out).
    */
   maxImpactBps?: number | null;
+  /** Screen the token before this buy (signal buys; issue 15): the agent's filters. */
+  screening?: TokenScreeningFilters;
   /** What the swap is for: journaled with a live swap BEFORE it is sent (crash recovery). */
   intent?: LiveIntent;
   /**

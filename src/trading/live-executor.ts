@@ -22,6 +22,7 @@ import { inspectSwapTransaction, SwapRefusedError } from "./live/transaction-ins
 import type { LiveTradeJournal } from "./live-journal.ts";
 import { checkSlippage } from "./rules/slippage.ts";
 import { assertPriceImpact } from "./simulation-executor.ts";
+import type { TokenScreen } from "./token-screen.ts";
 
 // Live swaps on Solana (issue: live trading, issue 15; PRODUCT.md §5 "Live swap"). One swap, step
 // by step, each step logged, refusing anything unexpected BEFORE the key touches it:
@@ -85,6 +86,8 @@ export interface LiveExecutorDeps {
   /** LIVE_SIMULATE_BEFORE_SEND: simulate the SIGNED transaction too (signatures verified). */
   simulateBeforeSend: boolean;
   confirmation?: ConfirmationOptions;
+  /** Token screening of signal buys (issue 15). */
+  screen?: TokenScreen | null;
 }
 
 export const PENDING_TRADE_MESSAGE =
@@ -126,6 +129,8 @@ export class LiveExecutor implements TradeExecutor {
     });
     if (req.maxImpactBps !== null) assertPriceImpact(quote.priceImpactPct, req.maxImpactBps ?? req.maxBps);
     if (BigInt(quote.outAmount) <= 0n) throw new TradingError("The quote returned no output amount");
+    if (req.screening && this.d.screen)
+      await this.d.screen.check(req.tokenMint, BigInt(quote.outAmount), req.screening, req.slippageBps);
     this.log.info("live swap quoted", {
       ...ctx,
       inAmount: quote.inAmount,

@@ -5,6 +5,7 @@ import { TradingAgentRepository } from "../db/repositories/trading-agents.ts";
 import type { EventBus } from "../events/bus.ts";
 import type { Logger } from "../logger.ts";
 import type { FetchLike } from "../market/http-client.ts";
+import { MintInfoSource } from "../market/mint-info.ts";
 import { SolanaRpcClient } from "../market/solana-rpc.ts";
 import type { Market, PriorityFee } from "../market/types.ts";
 import type { Metrics } from "../metrics/metrics.ts";
@@ -19,6 +20,7 @@ import { LiveReconciler, type ReconcileReport } from "./live-reconciler.ts";
 import { TradeBook } from "./settlement/bookkeeping.ts";
 import { LiveSettlement } from "./settlement/live.ts";
 import { TradeReporter } from "./settlement/post-commit.ts";
+import { TokenScreen } from "./token-screen.ts";
 
 // Live trading wired together (issue: live trading): the JSON-RPC client, the swap journal, the
 // executor (when the swap aggregator is configured too), the settlement the engine hands live
@@ -58,6 +60,8 @@ export class LiveTrading {
   readonly settlement: LiveSettlement;
   readonly reconciler: LiveReconciler;
   readonly deposits: LiveDepositService;
+  /** Mint accounts over this RPC (decimals, token program, authorities, transfer fee), cached. */
+  readonly mintInfo: MintInfoSource;
   private readonly agents: TradingAgentRepository;
 
   constructor(
@@ -81,6 +85,7 @@ export class LiveTrading {
       logger: d.logger,
     });
     this.journal = new LiveTradeJournal(d.database, d.clock);
+    this.mintInfo = new MintInfoSource({ rpc: this.rpc, clock: d.clock });
     this.agents = new TradingAgentRepository(sqlite);
     const sender = rpcSendChain(this.rpc);
     const priorityFee: PriorityFee = config.LIVE_PRIORITY_FEE === "auto" ? "auto" : Number(config.LIVE_PRIORITY_FEE);
@@ -98,6 +103,12 @@ export class LiveTrading {
           priorityFee,
           simulateBeforeSend: config.LIVE_SIMULATE_BEFORE_SEND,
           confirmation: opts.confirmation,
+          screen: new TokenScreen({
+            mintInfo: this.mintInfo,
+            quotes: d.market.quotes,
+            logger: d.logger,
+            clock: d.clock,
+          }),
         })
       : null;
     this.settlement = new LiveSettlement({

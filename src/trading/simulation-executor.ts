@@ -4,6 +4,7 @@ import { Big, SOL_MINT } from "../money.ts";
 import type { SwapFill, SwapRequest, TradeExecutor } from "./executor.ts";
 import { simulationSwapFeeSol } from "./rules/fees.ts";
 import { checkSlippage, SLIPPAGE_EXCEEDED_MESSAGE } from "./rules/slippage.ts";
+import type { TokenScreen } from "./token-screen.ts";
 
 /**
  * Paper trading on real quotes (PRODUCT.md §4): the fill is the aggregator's quote (amounts,
@@ -16,6 +17,8 @@ export class SimulationExecutor implements TradeExecutor {
   constructor(
     private readonly quotes: QuoteProvider,
     private readonly priorityFeeSol: number,
+    /** Token screening of signal buys (issue 15): the same as live, so simulation is not kinder. */
+    private readonly screen: TokenScreen | null = null,
   ) {}
 
   /**
@@ -52,6 +55,8 @@ export class SimulationExecutor implements TradeExecutor {
     if (req.maxImpactBps !== null) assertPriceImpact(quote.priceImpactPct, req.maxImpactBps ?? req.maxBps);
     const outputAtomic = BigInt(quote.outAmount);
     if (outputAtomic <= 0n) throw new TradingError("The quote returned no output amount");
+    if (req.screening && this.screen)
+      await this.screen.check(req.tokenMint, outputAtomic, req.screening, req.slippageBps);
     return {
       inputAtomic: BigInt(quote.inAmount),
       outputAtomic,

@@ -27,6 +27,7 @@ import { TradeBook } from "./settlement/bookkeeping.ts";
 import { TradeReporter } from "./settlement/post-commit.ts";
 import { SimulationSettlement } from "./settlement/simulation.ts";
 import type { CloseResult, SaleRequest, Settled, Settlement, SettleOutcome } from "./settlement/types.ts";
+import { screeningFilters } from "./token-screen.ts";
 
 export type { CloseResult } from "./settlement/types.ts";
 
@@ -76,6 +77,8 @@ export interface TradingEngineDeps {
   locks: PositionLocks;
   /** How live fills are recorded (src/trading/settlement/live.ts); simulation's is built here. */
   live?: Settlement;
+  /** Mint accounts over RPC: decimals of a token the price source omits (issue 15). */
+  mintInfo?: { get(mint: string): Promise<{ decimals: number }> } | null;
 }
 
 export class TradingEngine {
@@ -113,8 +116,10 @@ export class TradingEngine {
   private async tokenDecimals(mint: string): Promise<number> {
     const map = await this.d.market.decimals.getDecimals([mint]);
     const dec = map.get(mint);
-    if (dec === undefined) throw new TradingError(`Token decimals unknown for ${mint}; cannot size the trade`);
-    return dec;
+    if (dec !== undefined) return dec;
+    // A brand-new token the price source does not know yet: its mint account says.
+    if (this.d.mintInfo) return (await this.d.mintInfo.get(mint)).decimals;
+    throw new TradingError(`Token decimals unknown for ${mint}; cannot size the trade`);
   }
 
   /** Whether this agent already made this trade for this signal (crash recovery, retries). */
@@ -178,6 +183,7 @@ export class TradingEngine {
         slippageBps: resolveSlippageBps(null, config.slippage),
         maxBps: config.slippage.maxBps,
         sharedQuotes: req.sharedQuotes,
+        screening: screeningFilters(config.filters),
         intent: { kind: "open", userId: agent.userId, signalId: signal.id, symbol },
       });
       const trade = {

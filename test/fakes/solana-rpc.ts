@@ -82,6 +82,8 @@ export class FakeSolanaRpc {
   /** How the next sent transactions land, in order; then `defaultLanding`. */
   readonly landings: Landing[] = [];
   defaultLanding: Landing = { kind: "confirm" };
+  /** Mint and freeze authorities per mint (default none: a renounced, freely transferable mint). */
+  readonly mintAuthorities = new Map<string, { mint?: string; freeze?: string }>();
   /** The next simulateTransaction answers this err (then null again). */
   nextSimulationError: unknown = null;
   private readonly failures = new Map<string, RpcFailure[]>();
@@ -218,6 +220,11 @@ export class FakeSolanaRpc {
         };
       case "getMultipleAccounts":
         return this.multipleAccounts(params);
+      case "getAccountInfo": {
+        const cfg = params[1] as { encoding?: string } | undefined;
+        if (cfg?.encoding !== "base64") throw new RpcError(-32602, "This fake answers base64 only");
+        return { context: this.context(), value: this.accountAt(pubkey(params[0])) };
+      }
       case "getTokenAccountsByOwner":
         return this.tokenAccounts(params);
       case "simulateTransaction":
@@ -275,6 +282,10 @@ export class FakeSolanaRpc {
     tokens: (owner: string, mint: string) => bigint | undefined = (o, m) => this.tokens.get(o)?.get(m),
   ) {
     if (this.lamports.has(address)) return accountJson(SYSTEM_PROGRAM, lamports(address), new Uint8Array(0));
+    if (this.market.tokens.has(address)) {
+      const program = this.tokenProgram.get(address) ?? TOKEN_PROGRAM;
+      return accountJson(program, 1_461_600n, mintData(this.decimalsOf(address), this.mintAuthorities.get(address)));
+    }
     for (const owner of this.lamports.keys())
       for (const mint of this.market.tokens.keys()) {
         if (ataOf(owner, mint) !== address) continue;
@@ -609,6 +620,24 @@ function accountJson(owner: string, lamports: bigint, data: Uint8Array) {
     rentEpoch: Number.MAX_SAFE_INTEGER,
     space: data.length,
   };
+}
+
+/** An initialized SPL mint (82 bytes): COption mint authority, supply, decimals, COption freeze authority. */
+function mintData(decimals: number, auth: { mint?: string; freeze?: string } = {}): Uint8Array {
+  const d = new Uint8Array(82);
+  const v = new DataView(d.buffer);
+  if (auth.mint) {
+    v.setUint32(0, 1, true);
+    d.set(bs58.decode(auth.mint), 4);
+  }
+  v.setBigUint64(36, 1_000_000_000n * 10n ** BigInt(decimals), true);
+  d[44] = decimals;
+  d[45] = 1;
+  if (auth.freeze) {
+    v.setUint32(46, 1, true);
+    d.set(bs58.decode(auth.freeze), 50);
+  }
+  return d;
 }
 
 /** An initialized SPL token account (165 bytes): mint, owner, amount; no delegate or close authority. */

@@ -228,7 +228,8 @@ describe("sent, then failed or expired while confirming", () => {
     await l.settle();
     expect(l.count("positions", "agent_id = ? AND status = 'open'", agent.id)).toBe(1);
     const asked = l.fake.requestsTo("jupiter.quote").map((r) => r.query.get("slippageBps"));
-    expect(asked).toEqual(["75", "75"]);
+    // Two buy quotes and the screening's reverse quote (issue 15), all at the agent's slippage.
+    expect(asked).toEqual(["75", "75", "75"]);
     const sent = l.fake
       .requestsTo("jupiter.swap")
       .map((r) => (r.body as { quoteResponse: { slippageBps: number } }).quoteResponse.slippageBps);

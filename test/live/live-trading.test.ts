@@ -49,7 +49,14 @@ describe("live buy on a signal", () => {
     expect(onWire.message.staticAccountKeys[0]!.toBase58()).toBe(l.wallet);
 
     // The aggregator got the agent's slippage and the wallet as the user.
-    const quote = l.fake.requestsTo("jupiter.quote").at(-1)!;
+    const quotes = l.fake.requestsTo("jupiter.quote");
+    // Screening (issue 15, requireSellable): a reverse quote for the 1000 BONK bought.
+    expect(Object.fromEntries(quotes.at(-1)!.query)).toMatchObject({
+      inputMint: MINT,
+      outputMint: SOL_MINT,
+      amount: "1000000000",
+    });
+    const quote = quotes.filter((r) => r.query.get("inputMint") === SOL_MINT).at(-1)!;
     expect(Object.fromEntries(quote.query)).toMatchObject({
       inputMint: SOL_MINT,
       outputMint: MINT,
