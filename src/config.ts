@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { parseExtraPrograms } from "./trading/live/inspection-rules.ts";
 
 // One zod schema over the environment, parsed once at start (PRODUCT.md §1). Every variable the
 // service reads is here and in .env.example; README's configuration table mirrors this file.
@@ -196,4 +195,18 @@ export function walletVariables(env: Record<string, string | undefined>): Array<
     .filter((k) => /^WALLET_\d+$/.test(k) && (env[k] ?? "") !== "")
     .sort((a, b) => Number(a.slice(7)) - Number(b.slice(7)))
     .map((name) => ({ name, value: env[name] as string }));
+}
+
+const BASE58_KEY = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
+
+/** LIVE_EXTRA_PROGRAMS: comma-separated program ids; `bad` names the first malformed entry. */
+export function parseExtraPrograms(
+  text: string | undefined,
+): { ok: true; programs: string[] } | { ok: false; bad: string } {
+  const programs = (text ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const bad = programs.find((p) => !BASE58_KEY.test(p));
+  return bad === undefined ? { ok: true, programs } : { ok: false, bad };
 }

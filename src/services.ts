@@ -192,7 +192,8 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
   const locks = new PositionLocks();
   // Token screening and mint facts read over the live RPC (issue 15); without SOLANA_RPC_URL only
   // requireSellable can be judged (docs/decisions.md "Live integration").
-  const mintInfo = live?.mintInfo ?? null;
+  // The demo market has no chain: its made-up tokens have no mint accounts to read.
+  const mintInfo = config.DEMO_MARKET ? null : (live?.mintInfo ?? null);
   const screen = new TokenScreen({ mintInfo, quotes: market.quotes, logger, clock });
   const executors: Partial<Record<"simulation" | "live", TradeExecutor>> = {
     ...(market.quotes.configured
