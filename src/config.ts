@@ -100,6 +100,18 @@ export const configSchema = z.object({
     .default("auto")
     .refine((v) => v === "auto" || /^\d+$/.test(v), { error: "must be auto or a whole number of lamports" }),
   LIVE_SIMULATE_BEFORE_SEND: bool(true),
+  /**
+   * Programs a live swap may call besides the built-in ones (Compute Budget, System, SPL Token,
+   * Token-2022, Associated Token Account, Jupiter v6): comma-separated base58 program ids.
+   */
+  LIVE_EXTRA_PROGRAMS: z
+    .string()
+    .default("")
+    .refine((v) => parseExtraPrograms(v).ok, { error: "must be comma-separated base58 program ids" })
+    .transform((v) => {
+      const r = parseExtraPrograms(v);
+      return r.ok ? r.programs : [];
+    }),
 
   HTTP_TIMEOUT_MS: int(5000, 100, 120000),
   PRICE_NETWORK_URL: sourceUrl("https://hermes.pyth.network"),
@@ -191,4 +203,18 @@ export function walletVariables(env: Record<string, string | undefined>): Array<
     .filter((k) => /^WALLET_\d+$/.test(k) && (env[k] ?? "") !== "")
     .sort((a, b) => Number(a.slice(7)) - Number(b.slice(7)))
     .map((name) => ({ name, value: env[name] as string }));
+}
+
+const BASE58_KEY = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
+
+/** LIVE_EXTRA_PROGRAMS: comma-separated program ids; `bad` names the first malformed entry. */
+export function parseExtraPrograms(
+  text: string | undefined,
+): { ok: true; programs: string[] } | { ok: false; bad: string } {
+  const programs = (text ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const bad = programs.find((p) => !BASE58_KEY.test(p));
+  return bad === undefined ? { ok: true, programs } : { ok: false, bad };
 }

@@ -152,6 +152,26 @@ export class ServiceNotConfiguredError extends AppError {
   }
 }
 
+/**
+ * bun:sqlite's errors (constraint, busy, I/O, ...). Their text names tables and columns
+ * ("UNIQUE constraint failed: live_trades.signature"), so it never reaches a response body, an
+ * event or a stored reason: publicErrorMessage and toErrorBody replace it.
+ */
+export function isStorageError(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  const code = (err as { code?: unknown }).code;
+  return err.name === "SQLiteError" || (typeof code === "string" && code.startsWith("SQLITE_"));
+}
+
+export const STORAGE_ERROR_MESSAGE = "The database could not record this operation";
+
+/** The text a user may see for anything thrown: an AppError's message; never storage text. */
+export function publicErrorMessage(err: unknown): string {
+  if (err instanceof AppError) return err.message;
+  if (isStorageError(err)) return STORAGE_ERROR_MESSAGE;
+  return err instanceof Error ? err.message : String(err);
+}
+
 export interface ErrorBody {
   success: false;
   error: string;
@@ -169,6 +189,7 @@ export function toErrorBody(err: unknown, opts: { development: boolean }): { sta
     if (opts.development && err.stack) body.stack = err.stack;
     return { status: err.status, body };
   }
+  // Anything else, storage errors included, is described by nothing but this.
   const body: ErrorBody = { success: false, error: "Internal server error", code: ErrorCode.INTERNAL_ERROR };
   if (opts.development && err instanceof Error && err.stack) body.stack = err.stack;
   return { status: 500, body };

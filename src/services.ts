@@ -39,6 +39,7 @@ import { PositionMonitor } from "./trading/position-monitor.ts";
 import { MarketPricedPositions, StoredOpenPositions } from "./trading/position-view.ts";
 import { SignalProcessor } from "./trading/signal-processor.ts";
 import { SimulationExecutor } from "./trading/simulation-executor.ts";
+import { TokenScreen } from "./trading/token-screen.ts";
 import { TradingEngine } from "./trading/trading-engine.ts";
 import { LiveWalletRegistry } from "./wallets/live-wallet-registry.ts";
 import { type LiveDepositChecker, WalletService } from "./wallets/wallet-service.ts";
@@ -212,9 +213,14 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
   const groupCommit = new GroupCommit(database);
   const positionStore = new PositionRepository(database.sqlite);
   const locks = new PositionLocks();
+  // Token screening and mint facts read over the live RPC (issue 15); without SOLANA_RPC_URL only
+  // requireSellable can be judged (docs/decisions.md "Live integration").
+  // The demo market has no chain: its made-up tokens have no mint accounts to read.
+  const mintInfo = config.DEMO_MARKET ? null : (live?.mintInfo ?? null);
+  const screen = new TokenScreen({ mintInfo, quotes: market.quotes, logger, clock });
   const executors: Partial<Record<"simulation" | "live", TradeExecutor>> = {
     ...(market.quotes.configured
-      ? { simulation: new SimulationExecutor(market.quotes, config.SIMULATION_PRIORITY_FEE_SOL) }
+      ? { simulation: new SimulationExecutor(market.quotes, config.SIMULATION_PRIORITY_FEE_SOL, screen) }
       : {}),
     ...(live?.executor ? { live: live.executor } : {}),
     ...opts.executors,
@@ -231,6 +237,7 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
     locks,
     live: live?.settlement,
     commits: groupCommit,
+    mintInfo,
   });
   const processor = new SignalProcessor({
     sqlite: database.sqlite,

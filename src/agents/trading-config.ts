@@ -24,8 +24,14 @@ export interface TradingConfig {
     allowedTokens: string[];
     blockedTokens: string[];
     minSignalStrength: number;
+    /** Token screening (issue 15; src/trading/rules/token-screening.ts says what each does). */
+    rejectFreezeAuthority: boolean;
+    rejectMintAuthority: boolean;
+    maxTransferFeeBps: number;
+    requireSellable: boolean;
   };
-  slippage: { defaultBps: number; maxBps: number };
+  /** maxExitBps: price-impact cap of stop-loss and stale exits; null = no cap (always get out). */
+  slippage: { defaultBps: number; maxBps: number; maxExitBps: number | null };
   timing: { minTimeBetweenTradesSeconds: number };
   /** SOL an agent must hold to trade (SPEC facts; PRODUCT.md §3). */
   minimumAgentBalance: number;
@@ -45,8 +51,12 @@ export const DEFAULT_TRADING_CONFIG: Readonly<TradingConfig> = deepFreeze({
     allowedTokens: [],
     blockedTokens: [],
     minSignalStrength: 1,
+    rejectFreezeAuthority: true,
+    rejectMintAuthority: false,
+    maxTransferFeeBps: 100,
+    requireSellable: true,
   },
-  slippage: { defaultBps: 300, maxBps: 1000 },
+  slippage: { defaultBps: 300, maxBps: 1000, maxExitBps: null },
   timing: { minTimeBetweenTradesSeconds: 0 },
   minimumAgentBalance: 0.5,
 });
@@ -124,8 +134,16 @@ const groups = {
     allowedTokens: tokenList(),
     blockedTokens: tokenList(),
     minSignalStrength: intBetween(1, 5),
+    rejectFreezeAuthority: bool(),
+    rejectMintAuthority: bool(),
+    maxTransferFeeBps: intBetween(0, 10_000),
+    requireSellable: bool(),
   },
-  slippage: { defaultBps: intBetween(1, 10_000), maxBps: intBetween(1, 10_000) },
+  slippage: {
+    defaultBps: intBetween(1, 10_000),
+    maxBps: intBetween(1, 10_000),
+    maxExitBps: intBetween(1, 10_000).nullable(),
+  },
   timing: { minTimeBetweenTradesSeconds: intBetween(0, 31_536_000) },
 } as const;
 

@@ -163,8 +163,8 @@ export class SolanaRpcClient {
     return b.result as T;
   }
 
-  async getBalance(address: string, commitment: Commitment = "confirmed"): Promise<bigint> {
-    const r = await this.call<{ value?: unknown }>("getBalance", [address, { commitment }]);
+  async getBalance(address: string, commitment: Commitment = "confirmed", minContextSlot?: number): Promise<bigint> {
+    const r = await this.call<{ value?: unknown }>("getBalance", [address, { commitment, ...minSlot(minContextSlot) }]);
     return toBigInt(r?.value, "getBalance");
   }
 
@@ -178,14 +178,18 @@ export class SolanaRpcClient {
    * Token balances of an owner per mint, from both token programs (jsonParsed). Several
    * accounts of one mint add up.
    */
-  async getTokenBalances(owner: string, commitment: Commitment = "confirmed"): Promise<Map<string, TokenHolding>> {
+  async getTokenBalances(
+    owner: string,
+    commitment: Commitment = "confirmed",
+    minContextSlot?: number,
+  ): Promise<Map<string, TokenHolding>> {
     const out = new Map<string, TokenHolding>();
     const lists = await Promise.all(
       [TOKEN_PROGRAM_ID, TOKEN_2022_PROGRAM_ID].map((programId) =>
         this.call<{ value?: unknown }>("getTokenAccountsByOwner", [
           owner,
           { programId },
-          { encoding: "jsonParsed", commitment },
+          { encoding: "jsonParsed", commitment, ...minSlot(minContextSlot) },
         ]),
       ),
     );
@@ -205,9 +209,15 @@ export class SolanaRpcClient {
     return out;
   }
 
-  /** SOL and every token of a wallet. */
-  async getBalances(owner: string): Promise<ChainBalances> {
-    const [lamports, tokens] = await Promise.all([this.getBalance(owner), this.getTokenBalances(owner)]);
+  /**
+   * SOL and every token of a wallet. With `minContextSlot` (the slot a swap landed in) a node that
+   * has not seen that slot yet refuses (-32016) instead of answering the balances before the swap.
+   */
+  async getBalances(owner: string, minContextSlot?: number): Promise<ChainBalances> {
+    const [lamports, tokens] = await Promise.all([
+      this.getBalance(owner, "confirmed", minContextSlot),
+      this.getTokenBalances(owner, "confirmed", minContextSlot),
+    ]);
     return { lamports, tokens };
   }
 
@@ -299,6 +309,8 @@ export class SolanaRpcClient {
 }
 
 /** The owner's SOL change in a landed transaction (lamports; negative when it spent). */
+const minSlot = (slot: number | undefined) => (slot !== undefined && slot > 0 ? { minContextSlot: slot } : {});
+
 export function solDelta(tx: LandedTransaction, owner: string): bigint {
   const i = tx.accountKeys.indexOf(owner);
   if (i < 0) return 0n;

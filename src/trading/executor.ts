@@ -1,4 +1,6 @@
 import type { Big } from "../money.ts";
+import type { LiveIntent } from "./live-journal.ts";
+import type { TokenScreeningFilters } from "./rules/token-screening.ts";
 import type { TradingMode } from "./rules/types.ts";
 import type { SharedQuotes } from "./signal-quotes.ts";
 
@@ -17,8 +19,17 @@ export interface SwapRequest {
   /** Input amount in atomic units: lamports for a BUY, token units for a SELL. */
   amountAtomic: bigint;
   slippageBps: number;
-  /** Refuse the fill when the quote's price impact exceeds this (bps). */
+  /** slippage.maxBps: the most slippage a swap may ask for (bps). */
   maxBps: number;
+  /**
+   * Refuse the fill when the quote's price impact exceeds this (bps); default maxBps. null: no
+   * cap (a stop-loss or stale exit with slippage.maxExitBps null must be able to get out).
+   */
+  maxImpactBps?: number | null;
+  /** Screen the token before this buy (signal buys; issue 15): the agent's filters. */
+  screening?: TokenScreeningFilters;
+  /** What the swap is for: journaled with a live swap BEFORE it is sent (crash recovery). */
+  intent?: LiveIntent;
   /**
    * Quotes shared by the trades of one signal (simulation only): identical requests of agents
    * acting on the same signal at the same moment get the same fill.

@@ -4,11 +4,11 @@ import type { Clock } from "../clock.ts";
 import { ConflictError, TradingError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import { unexpectedResponse } from "../market/http-client.ts";
+import { AUTO_PRIORITY_FEE_MAX_LAMPORTS } from "../market/jupiter-swap.ts";
 import {
   type ChainBalances,
   type LandedTransaction,
   type SolanaRpcClient,
-  SolanaRpcError,
   solDelta,
   tokenDelta,
 } from "../market/solana-rpc.ts";
@@ -16,25 +16,30 @@ import type { PriorityFee, Quote, QuoteProvider } from "../market/types.ts";
 import { fromAtomic, SOL_DECIMALS, SOL_MINT } from "../money.ts";
 import type { LiveWalletRegistry } from "../wallets/live-wallet-registry.ts";
 import type { SwapFill, SwapRequest, TradeExecutor } from "./executor.ts";
+import type { InspectorChain, SendChain } from "./live/chain-reads.ts";
+import { broadcastUntilSettled } from "./live/outcome.ts";
+import { inspectSwapTransaction, SwapRefusedError } from "./live/transaction-inspector.ts";
 import type { LiveTradeJournal } from "./live-journal.ts";
 import { checkSlippage } from "./rules/slippage.ts";
 import { assertPriceImpact } from "./simulation-executor.ts";
+import type { TokenScreen } from "./token-screen.ts";
 
-// Live swaps on Solana (issue: live trading; PRODUCT.md §5 "Live swap"). One swap, step by step,
-// each step logged, refusing anything unexpected BEFORE the key touches it:
+// Live swaps on Solana (issue: live trading, issue 15; PRODUCT.md §5 "Live swap"). One swap, step
+// by step, each step logged, refusing anything unexpected BEFORE the key touches it:
 //   1. slippage within slippage.maxBps (the agent's own setting; a retry never loosens it),
-//   2. quote from the aggregator, price impact within maxBps,
+//   2. quote from the aggregator, price impact within the request's cap,
 //   3. swap transaction from the aggregator with LIVE_PRIORITY_FEE,
-//   4. deserialize; the fee payer must be the agent's wallet and it must be the ONLY required
-//      signer — anything else is refused before signing,
-//   5. sign in memory (LiveWalletRegistry), optionally simulate (LIVE_SIMULATE_BEFORE_SEND),
-//   6. journal the signature (live_trades, before sending: a sent swap is never forgotten),
-//   7. sendTransaction (base64), then poll getSignatureStatuses until confirmed, failed, or the
-//      blockhash expired (getBlockHeight > lastValidBlockHeight). No WebSocket.
-// Outcomes: confirmed → a "confirmed" fill whose amounts are the chain's (getTransaction pre/post
-// balances) and whose balances are read back (getBalance, getTokenAccountsByOwner); an error or
-// expiry → a thrown error (the engine logs a failed trade, nothing changes); no answer within the
-// confirmation window → a "pending" fill: the settlement records a pending trade that the
+//   4. inspection (live/transaction-inspector.ts): lookup tables resolved, only allowed programs,
+//      the wallet the sole signer, the fee bounded, and a simulation whose effect on the wallet is
+//      the swap asked for — anything else is refused (SwapRefusedError): nothing signed or sent,
+//   5. sign in memory (LiveWalletRegistry), optionally simulate signed (LIVE_SIMULATE_BEFORE_SEND),
+//   6. journal the signature AND what the swap is for (live_trades, before sending: a sent swap
+//      is never forgotten, and a crash cannot lose its purpose),
+//   7. broadcast the same signed bytes every ~2 s (maxRetries 0) until confirmed, failed, or
+//      PROVEN expired (live/outcome.ts). A send error is "maybe sent", never "not sent".
+// Outcomes: confirmed → a "confirmed" fill whose amounts are the chain's (the transaction's meta)
+// and whose balances are read back at or after the confirmation's slot (minContextSlot); failed
+// or proven expired → a thrown error (nothing changes); anything else → a "pending" fill that the
 // reconciler resolves by signature. The executor never sends a second transaction for a swap.
 
 /** Solana's base fee per signature (lamports); the pending estimate adds the priority fee. */
@@ -65,16 +70,24 @@ export interface ConfirmationOptions {
 export interface LiveExecutorDeps {
   quotes: QuoteProvider;
   rpc: SolanaRpcClient;
+  /** Reads the inspector needs (accounts, simulation with accounts returned). */
+  inspector: InspectorChain;
+  /** Sends raw bytes (maxRetries 0), reads the finalized height and statuses with their slots. */
+  sender: SendChain;
+  /** Programs a swap may call (inspection-rules.ts allowedPrograms + LIVE_EXTRA_PROGRAMS). */
+  allowedPrograms: ReadonlySet<string>;
   wallets: LiveWalletRegistry;
   journal: LiveTradeJournal;
   logger: Logger;
-  /** Waits between confirmation polls (tests: a ManualClock, whose sleep returns at once). */
+  /** Waits between broadcast rounds (tests: a ManualClock, whose sleep returns at once). */
   clock: Pick<Clock, "sleep">;
   /** LIVE_PRIORITY_FEE: "auto" (aggregator's choice, capped) or a lamport amount. */
   priorityFee: PriorityFee;
-  /** LIVE_SIMULATE_BEFORE_SEND. */
+  /** LIVE_SIMULATE_BEFORE_SEND: simulate the SIGNED transaction too (signatures verified). */
   simulateBeforeSend: boolean;
   confirmation?: ConfirmationOptions;
+  /** Token screening of signal buys (issue 15). */
+  screen?: TokenScreen | null;
 }
 
 export const PENDING_TRADE_MESSAGE =
@@ -82,7 +95,10 @@ export const PENDING_TRADE_MESSAGE =
 export const LIVE_WALLET_NOT_LOADED =
   "The agent's live wallet is not loaded from environment variables (WALLET_1, WALLET_2, ...)";
 
-type Confirmation = { kind: "landed" } | { kind: "failed"; err: unknown } | { kind: "expired" } | { kind: "unknown" };
+/** Most a swap may pay in fees: one signature plus the priority fee asked for (or its auto cap). */
+export function maxSwapFeeLamports(fee: PriorityFee): bigint {
+  return BASE_FEE_LAMPORTS + BigInt(fee === "auto" ? AUTO_PRIORITY_FEE_MAX_LAMPORTS : Math.max(0, Math.floor(fee)));
+}
 
 export class LiveExecutor implements TradeExecutor {
   readonly mode = "live" as const;
@@ -101,6 +117,7 @@ export class LiveExecutor implements TradeExecutor {
     if (!slip.ok) throw new TradingError(slip.message, slip.details);
     if (!this.d.wallets.has(req.walletAddress))
       throw new TradingError(LIVE_WALLET_NOT_LOADED, { walletAddress: req.walletAddress });
+    // A swap of this token in doubt (pending, or left "sending" by a crash): never start another.
     if (this.d.journal.hasUnresolved(req.agentId, req.tokenMint)) throw new ConflictError(PENDING_TRADE_MESSAGE);
     const ctx = { agentId: req.agentId, walletAddress: req.walletAddress, side: req.side, tokenAddress: req.tokenMint };
 
@@ -110,8 +127,10 @@ export class LiveExecutor implements TradeExecutor {
       amount: req.amountAtomic.toString(),
       slippageBps: req.slippageBps,
     });
-    assertPriceImpact(quote.priceImpactPct, req.maxBps);
+    if (req.maxImpactBps !== null) assertPriceImpact(quote.priceImpactPct, req.maxImpactBps ?? req.maxBps);
     if (BigInt(quote.outAmount) <= 0n) throw new TradingError("The quote returned no output amount");
+    if (req.screening && this.d.screen)
+      await this.d.screen.check(req.tokenMint, BigInt(quote.outAmount), req.screening, req.slippageBps);
     this.log.info("live swap quoted", {
       ...ctx,
       inAmount: quote.inAmount,
@@ -128,9 +147,31 @@ export class LiveExecutor implements TradeExecutor {
       });
     }
     const tx = deserialize(built.swapTransaction);
-    // Refused BEFORE signing: a transaction that makes someone else pay, or needs another signer,
-    // is not the swap we asked for.
-    assertOnlySigner(tx, req.walletAddress);
+    // Refused BEFORE signing: anything but the swap we asked for (issue 15 "Inspect before signing").
+    try {
+      await inspectSwapTransaction(
+        { chain: this.d.inspector, allowedPrograms: this.d.allowedPrograms, logger: this.log },
+        {
+          transaction: tx,
+          wallet: req.walletAddress,
+          intent: {
+            side: req.side === "BUY" ? "buy" : "sell",
+            mint: req.tokenMint,
+            inAmount: req.amountAtomic,
+            minOutAmount: BigInt(quote.otherAmountThreshold),
+          },
+          maxFeeLamports: maxSwapFeeLamports(this.d.priorityFee),
+        },
+      );
+    } catch (err) {
+      if (err instanceof SwapRefusedError)
+        this.log.warn("live swap refused before signing; nothing sent", {
+          ...ctx,
+          check: err.check,
+          reason: err.message,
+        });
+      throw err;
+    }
     this.d.wallets.signTransaction(req.walletAddress, tx);
     const signature = bs58.encode(tx.signatures[0]!);
     const wire = Buffer.from(tx.serialize()).toString("base64");
@@ -155,41 +196,35 @@ export class LiveExecutor implements TradeExecutor {
       }
     }
 
-    this.d.journal.writeAhead({
-      signature,
-      agentId: req.agentId,
-      walletAddress: req.walletAddress,
-      tokenAddress: req.tokenMint,
-      side: req.side,
-      inputAtomic: quote.inAmount,
-      expectedOutputAtomic: quote.outAmount,
-      tokenDecimals: req.tokenDecimals,
-      lastValidBlockHeight: lastValid,
-    });
+    this.d.journal.writeAhead(
+      {
+        signature,
+        agentId: req.agentId,
+        walletAddress: req.walletAddress,
+        tokenAddress: req.tokenMint,
+        side: req.side,
+        inputAtomic: quote.inAmount,
+        expectedOutputAtomic: quote.outAmount,
+        tokenDecimals: req.tokenDecimals,
+        lastValidBlockHeight: lastValid,
+      },
+      req.intent ?? null,
+    );
     this.d.journal.inFlight.add(signature);
     let handedOver = false;
     try {
-      try {
-        // Our own simulation already ran: the node's preflight would only repeat it.
-        const answered = await this.d.rpc.sendTransaction(wire, { skipPreflight: this.d.simulateBeforeSend });
-        if (answered !== signature)
-          this.log.warn("RPC answered another signature than the transaction's", { ...logCtx, answered });
-        this.log.info("live swap sent", logCtx);
-      } catch (err) {
-        if (err instanceof SolanaRpcError && err.failure === "rpc") {
-          // A JSON-RPC error: the node refused it; it never went further.
-          this.d.journal.discard(signature);
-          this.log.warn("live swap refused by the RPC; not sent", { ...logCtx, reason: err.message });
-          throw err;
-        }
-        // Timeout, lost connection, 5xx: the node may have it. Unknown, so confirm by signature.
-        this.log.warn("sendTransaction answer lost; confirming by signature", {
-          ...logCtx,
-          reason: err instanceof Error ? err.message : String(err),
-        });
-      }
-
-      const outcome = await this.confirm(signature, lastValid);
+      const sent = await broadcastUntilSettled(
+        { chain: this.d.sender, clock: this.d.clock, logger: this.log },
+        {
+          signedBase64: wire,
+          signature,
+          lastValidBlockHeight: lastValid,
+          intervalMs: this.pollIntervalMs,
+          maxRounds: this.maxPolls,
+        },
+      );
+      const outcome = sent.state;
+      this.log.info("live swap broadcast", { ...logCtx, sends: sent.sends, sendErrors: sent.sendErrors });
       if (outcome.kind === "failed") {
         this.d.journal.resolve(signature, "failed", { error: clipJson(outcome.err) });
         throw new TradingError("The swap transaction failed on chain", { signature, error: clipJson(outcome.err) });
@@ -216,13 +251,14 @@ export class LiveExecutor implements TradeExecutor {
           live: { signature, lastValidBlockHeight: lastValid, balancesAfter: null },
         };
       };
-      if (outcome.kind === "unknown") return pending();
-      // Landed: the amounts are the chain's, and the balances are read back to mirror them.
+      if (outcome.kind === "pending") return pending();
+      // Landed: the amounts are the chain's (the transaction's meta), and the balances are read
+      // at or after the confirmation's slot, so a lagging node cannot answer the old ones.
       let landed: LandedTransaction | null;
       let balances: ChainBalances;
       try {
         landed = await this.d.rpc.getTransaction(signature);
-        balances = await this.d.rpc.getBalances(req.walletAddress);
+        balances = await this.d.rpc.getBalances(req.walletAddress, outcome.slot);
       } catch (err) {
         this.log.warn("live swap confirmed but its details could not be read", {
           ...logCtx,
@@ -256,48 +292,6 @@ export class LiveExecutor implements TradeExecutor {
       if (!handedOver) this.d.journal.inFlight.delete(signature);
     }
   }
-
-  /** Polls the signature until confirmed, failed, expired, or the polls run out (unknown). */
-  private async confirm(signature: string, lastValidBlockHeight: number): Promise<Confirmation> {
-    for (let i = 0; i < this.maxPolls; i++) {
-      if (i > 0) await this.d.clock.sleep(this.pollIntervalMs);
-      const first = await this.status(signature, false);
-      if (first === "error") continue;
-      if (first) {
-        if (first.err) return { kind: "failed", err: first.err };
-        if (first.confirmationStatus === "confirmed" || first.confirmationStatus === "finalized")
-          return { kind: "landed" };
-        continue; // processed: in a block, not yet confirmed
-      }
-      let height: number;
-      try {
-        height = await this.d.rpc.getBlockHeight("confirmed");
-      } catch {
-        continue;
-      }
-      if (height <= lastValidBlockHeight) continue;
-      // Past its blockhash's life it can no longer land; one last look covers the final block.
-      const last = await this.status(signature, true);
-      if (last === "error") return { kind: "unknown" };
-      if (!last) return { kind: "expired" };
-      if (last.err) return { kind: "failed", err: last.err };
-      if (last.confirmationStatus === "confirmed" || last.confirmationStatus === "finalized") return { kind: "landed" };
-    }
-    return { kind: "unknown" };
-  }
-
-  private async status(signature: string, history: boolean) {
-    try {
-      const [s] = await this.d.rpc.getSignatureStatuses([signature], { searchTransactionHistory: history });
-      return s ?? null;
-    } catch (err) {
-      this.log.debug("signature status unavailable", {
-        signature,
-        reason: err instanceof Error ? err.message : String(err),
-      });
-      return "error" as const;
-    }
-  }
 }
 
 function deserialize(base64: string): VersionedTransaction {
@@ -305,26 +299,6 @@ function deserialize(base64: string): VersionedTransaction {
     return VersionedTransaction.deserialize(Buffer.from(base64, "base64"));
   } catch {
     throw unexpectedResponse("swapAggregator", "swap transaction is not a valid serialized transaction");
-  }
-}
-
-/** The agent's wallet must pay the fee and be the one and only required signer. */
-export function assertOnlySigner(tx: VersionedTransaction, wallet: string): void {
-  const msg = tx.message;
-  const required = msg.header.numRequiredSignatures;
-  const signers = msg.staticAccountKeys.slice(0, required).map((k) => k.toBase58());
-  const feePayer = signers[0] ?? null;
-  if (feePayer !== wallet) {
-    throw new TradingError("Refused to sign: the swap transaction's fee payer is not the agent's wallet", {
-      feePayer,
-      walletAddress: wallet,
-    });
-  }
-  if (required !== 1 || tx.signatures.length !== 1) {
-    throw new TradingError("Refused to sign: the swap transaction requires signers other than the agent's wallet", {
-      signers,
-      walletAddress: wallet,
-    });
   }
 }
 

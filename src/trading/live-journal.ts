@@ -1,18 +1,24 @@
 import { type Clock, isoNow } from "../clock.ts";
 import type { DatabaseHandle } from "../db/client.ts";
 import { type LiveTradeRecord, LiveTradeRepository, type NewLiveTrade } from "../db/repositories/live-trades.ts";
+import { TradingError } from "../errors.ts";
+import { decStr } from "../money.ts";
 import type { CloseReason } from "./rules/types.ts";
+import type { SaleRequest } from "./settlement/types.ts";
 
 // The live swap journal (table live_trades; PRODUCT.md §5: "a trade whose outcome is unknown
 // (sent, not confirmed) is never re-sent: it is reconciled from the chain by signature").
 //
-//   executor signs → writeAhead(status "sending") → sendTransaction → confirm
+//   executor inspects, signs → writeAhead(status "sending", with its intent) → broadcast
 //     confirmed on time  → the settlement records the trade, status "confirmed"
-//     failed / expired   → status "failed" / "expired" (nothing else recorded)
-//     refused by the RPC → discard (it never left the machine)
-//     unknown            → the settlement records a PENDING trade, status "pending" + intent
+//     failed / expired   → status "failed" / "expired" (nothing else recorded); expired only
+//                          when proven (live/outcome.ts)
+//     anything else      → the settlement records a PENDING trade, status "pending"
+//   A send error never removes the row: the node may have forwarded the transaction (issue 15).
 //   reconciler (monitor tick): pending rows, and "sending" rows no executor is working on (the
-//   process stopped while confirming), are resolved by signature.
+//   process stopped while confirming), are resolved by signature; the intent written before
+//   sending says which ledger effect a landed swap completes (open for signal S, DCA order k,
+//   take-profit level n, close).
 //
 // While a row of an (agent, token) is unresolved, the executor refuses another swap of that
 // token for that agent: nothing is ever sent twice, and the position cannot be sold while its
@@ -61,14 +67,15 @@ export class LiveTradeJournal {
     this.rows = new LiveTradeRepository(db.sqlite);
   }
 
-  /** Written BEFORE sendTransaction: from here on the swap is never forgotten. */
-  writeAhead(r: NewLiveTrade): void {
-    this.rows.insertSending(r, isoNow(this.clock));
-  }
-
-  /** The RPC refused the transaction: it never left the machine, so nothing is kept. */
-  discard(signature: string): void {
-    this.rows.delete(signature);
+  /** Written BEFORE sendTransaction: from here on the swap and its purpose are never forgotten. */
+  writeAhead(r: Omit<NewLiveTrade, "intent">, intent: LiveIntent | null): void {
+    // The aggregator handed back a transaction already journaled (same bytes, same signature):
+    // it either landed already or can never land again; sending it is never a new trade.
+    if (this.rows.get(r.signature))
+      throw new TradingError("The swap aggregator returned a transaction that was already sent once; not sent again", {
+        signature: r.signature,
+      });
+    this.rows.insertSending({ ...r, intent: intent ? JSON.stringify(intent) : null }, isoNow(this.clock));
   }
 
   /** Final state. Synchronous: callable inside the settling SQLite transaction. */
@@ -103,4 +110,23 @@ export class LiveTradeJournal {
   hasUnresolvedForWallet(walletAddress: string): boolean {
     return this.rows.hasUnresolvedForWallet(walletAddress);
   }
+}
+
+/** The journal intent of a take-profit sale or a close of position `positionId`. */
+export function saleIntent(positionId: string, sale: SaleRequest): LiveIntent {
+  if (sale.kind === "close")
+    return {
+      kind: "close",
+      positionId,
+      reason: sale.reason,
+      ...(sale.signalId !== undefined ? { signalId: sale.signalId } : {}),
+    };
+  return {
+    kind: "take_profit",
+    positionId,
+    levelsHit: sale.levelsHit,
+    moonBagActivated: sale.moonBagActivated,
+    moonBagAmount: sale.moonBagAmount ? decStr(sale.moonBagAmount) : null,
+    closesPosition: sale.closesPosition,
+  };
 }

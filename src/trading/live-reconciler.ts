@@ -1,20 +1,22 @@
 import type { Logger } from "../logger.ts";
 import type { SignatureStatus, SolanaRpcClient } from "../market/solana-rpc.ts";
 import type { Big } from "../money.ts";
+import type { HeightRead, SendChain } from "./live/chain-reads.ts";
+import { classifyAttempt } from "./live/outcome.ts";
 import type { LiveTrade, LiveTradeJournal } from "./live-journal.ts";
 import type { LiveSettlement } from "./settlement/live.ts";
 
-// Resolving live swaps whose outcome was unknown (issue: live trading; PRODUCT.md §5): run at the
-// start of every position monitor tick. For each journal row no executor is working on (pending
-// trades, and swaps left "sending" by a process that stopped while confirming):
-//   - confirmed or finalized without error → settled as its intent says (the chain's amounts,
-//     balances mirrored), the pending transaction becomes confirmed;
+// Resolving live swaps whose outcome was unknown (issue: live trading, issue 15; PRODUCT.md §5):
+// run at the start of every position monitor tick. For each journal row no executor is working on
+// (pending trades, and swaps left "sending" by a process that stopped while confirming):
+//   - confirmed or finalized without error → settled as its intent says (the amounts from the
+//     transaction's meta, balances read at or after its slot), the pending transaction confirmed;
 //   - landed with an error → failed (the pending transaction is marked failed, nothing else);
-//   - unknown to the chain while the block height is past its lastValidBlockHeight → expired: it
-//     can never land; failed likewise;
+//   - expired only when PROVEN (live/outcome.ts classifyAttempt): the finalized block height,
+//     read first, is past its lastValidBlockHeight and a status answer at a context slot at or
+//     after that read does not know it. A lagging node proves nothing;
 //   - otherwise it stays pending for the next tick.
-// It never sends anything. The block height is read BEFORE the statuses: a status read afterwards
-// that is still empty is then final (nothing can land after that height).
+// It never sends anything.
 
 export interface ReconcileReport {
   checked: number;
@@ -25,7 +27,9 @@ export interface ReconcileReport {
 
 export interface LiveReconcilerDeps {
   journal: LiveTradeJournal;
-  rpc: Pick<SolanaRpcClient, "getBlockHeight" | "getSignatureStatuses" | "getTransaction" | "getBalances">;
+  rpc: Pick<SolanaRpcClient, "getTransaction" | "getBalances">;
+  /** Finalized height and statuses with their context slots. */
+  sender: Pick<SendChain, "readHeight" | "readStatuses">;
   settlement: LiveSettlement;
   logger: Logger;
   /** USD per SOL for the settled records (the engine's solUsd). */
@@ -54,13 +58,20 @@ export class LiveReconciler {
     const report: ReconcileReport = { checked: 0, settled: 0, failed: 0, stillPending: 0 };
     const rows = this.d.journal.unresolved().filter((r) => !this.d.journal.inFlight.has(r.signature));
     if (rows.length === 0) return report;
-    let height: number;
-    const statuses: Array<SignatureStatus | null> = [];
+    // The height BEFORE the statuses: a later status answer that still does not know a signature
+    // is then proof (classifyAttempt); an unreadable height proves nothing.
+    let height: HeightRead | null = null;
     try {
-      height = await this.d.rpc.getBlockHeight("confirmed");
+      height = await this.d.sender.readHeight();
+    } catch {
+      height = null;
+    }
+    const statuses: Array<{ contextSlot: number; status: SignatureStatus | null }> = [];
+    try {
       for (let i = 0; i < rows.length; i += MAX_SIGNATURES_PER_CALL) {
         const chunk = rows.slice(i, i + MAX_SIGNATURES_PER_CALL).map((r) => r.signature);
-        statuses.push(...(await this.d.rpc.getSignatureStatuses(chunk, { searchTransactionHistory: true })));
+        const r = await this.d.sender.readStatuses(chunk);
+        statuses.push(...r.statuses.map((status) => ({ contextSlot: r.contextSlot, status })));
       }
     } catch (err) {
       // Temporary: the next tick asks again; nothing is decided without the chain's answer.
@@ -73,7 +84,7 @@ export class LiveReconciler {
     }
     for (const [i, row] of rows.entries()) {
       report.checked++;
-      const st = statuses[i] ?? null;
+      const st = statuses[i] ?? { contextSlot: 0, status: null };
       try {
         const outcome = await this.resolveOne(row, st, height);
         report[outcome]++;
@@ -92,29 +103,31 @@ export class LiveReconciler {
 
   private async resolveOne(
     row: LiveTrade,
-    st: SignatureStatus | null,
-    height: number,
+    status: { contextSlot: number; status: SignatureStatus | null },
+    height: HeightRead | null,
   ): Promise<"settled" | "failed" | "stillPending"> {
-    if (st?.err) {
-      this.d.settlement.failPending(row, "failed", `transaction failed on chain: ${short(st.err)}`);
+    const state = classifyAttempt({ lastValidBlockHeight: row.lastValidBlockHeight, height, status });
+    if (state.kind === "failed") {
+      this.d.settlement.failPending(row, "failed", `transaction failed on chain: ${short(state.err)}`);
       return "failed";
     }
-    if (st && (st.confirmationStatus === "confirmed" || st.confirmationStatus === "finalized")) {
-      const landed = await this.d.rpc.getTransaction(row.signature);
-      if (!landed) return "stillPending"; // confirmed, but the node has no details yet
-      if (landed.err) {
-        this.d.settlement.failPending(row, "failed", `transaction failed on chain: ${short(landed.err)}`);
-        return "failed";
-      }
-      const [balances, solUsd] = await Promise.all([this.d.rpc.getBalances(row.walletAddress), this.d.solUsd()]);
-      this.d.settlement.settleReconciled(row, landed, balances, solUsd);
-      return "settled";
-    }
-    if (!st && height > row.lastValidBlockHeight) {
+    if (state.kind === "expired") {
       this.d.settlement.failPending(row, "expired", "transaction expired before it was confirmed (blockhash expired)");
       return "failed";
     }
-    return "stillPending";
+    if (state.kind === "pending") return "stillPending";
+    const landed = await this.d.rpc.getTransaction(row.signature);
+    if (!landed) return "stillPending"; // confirmed, but the node has no details yet
+    if (landed.err) {
+      this.d.settlement.failPending(row, "failed", `transaction failed on chain: ${short(landed.err)}`);
+      return "failed";
+    }
+    const [balances, solUsd] = await Promise.all([
+      this.d.rpc.getBalances(row.walletAddress, landed.slot || state.slot),
+      this.d.solUsd(),
+    ]);
+    this.d.settlement.settleReconciled(row, landed, balances, solUsd);
+    return "settled";
   }
 }
 

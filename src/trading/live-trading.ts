@@ -5,18 +5,22 @@ import { TradingAgentRepository } from "../db/repositories/trading-agents.ts";
 import type { EventBus } from "../events/bus.ts";
 import type { Logger } from "../logger.ts";
 import type { FetchLike } from "../market/http-client.ts";
+import { MintInfoSource } from "../market/mint-info.ts";
 import { SolanaRpcClient } from "../market/solana-rpc.ts";
 import type { Market, PriorityFee } from "../market/types.ts";
 import type { Metrics } from "../metrics/metrics.ts";
 import { Big } from "../money.ts";
 import { LiveDepositService } from "../wallets/live-balances.ts";
 import type { LiveWalletRegistry } from "../wallets/live-wallet-registry.ts";
+import { rpcInspectorChain, rpcSendChain } from "./live/chain-reads.ts";
+import { allowedPrograms } from "./live/inspection-rules.ts";
 import { type ConfirmationOptions, LiveExecutor } from "./live-executor.ts";
 import { LiveTradeJournal } from "./live-journal.ts";
 import { LiveReconciler, type ReconcileReport } from "./live-reconciler.ts";
 import { TradeBook } from "./settlement/bookkeeping.ts";
 import { LiveSettlement } from "./settlement/live.ts";
 import { TradeReporter } from "./settlement/post-commit.ts";
+import { TokenScreen } from "./token-screen.ts";
 
 // Live trading wired together (issue: live trading): the JSON-RPC client, the swap journal, the
 // executor (when the swap aggregator is configured too), the settlement the engine hands live
@@ -56,12 +60,19 @@ export class LiveTrading {
   readonly settlement: LiveSettlement;
   readonly reconciler: LiveReconciler;
   readonly deposits: LiveDepositService;
+  /** Mint accounts over this RPC (decimals, token program, authorities, transfer fee), cached. */
+  readonly mintInfo: MintInfoSource;
   private readonly agents: TradingAgentRepository;
 
   constructor(
     private readonly config: Pick<
       Config,
-      "SOLANA_RPC_URL" | "HTTP_TIMEOUT_MS" | "LIVE_PRIORITY_FEE" | "LIVE_SIMULATE_BEFORE_SEND" | "LIVE_TRADING_ENABLED"
+      | "SOLANA_RPC_URL"
+      | "HTTP_TIMEOUT_MS"
+      | "LIVE_PRIORITY_FEE"
+      | "LIVE_SIMULATE_BEFORE_SEND"
+      | "LIVE_TRADING_ENABLED"
+      | "LIVE_EXTRA_PROGRAMS"
     >,
     readonly d: LiveTradingDeps,
     opts: LiveTradingOptions = {},
@@ -74,12 +85,17 @@ export class LiveTrading {
       logger: d.logger,
     });
     this.journal = new LiveTradeJournal(d.database, d.clock);
+    this.mintInfo = new MintInfoSource({ rpc: this.rpc, clock: d.clock });
     this.agents = new TradingAgentRepository(sqlite);
+    const sender = rpcSendChain(this.rpc);
     const priorityFee: PriorityFee = config.LIVE_PRIORITY_FEE === "auto" ? "auto" : Number(config.LIVE_PRIORITY_FEE);
     this.executor = d.market.quotes.configured
       ? new LiveExecutor({
           quotes: d.market.quotes,
           rpc: this.rpc,
+          inspector: rpcInspectorChain(this.rpc),
+          sender,
+          allowedPrograms: allowedPrograms(config.LIVE_EXTRA_PROGRAMS),
           wallets: d.wallets,
           journal: this.journal,
           logger: d.logger,
@@ -87,6 +103,12 @@ export class LiveTrading {
           priorityFee,
           simulateBeforeSend: config.LIVE_SIMULATE_BEFORE_SEND,
           confirmation: opts.confirmation,
+          screen: new TokenScreen({
+            mintInfo: this.mintInfo,
+            quotes: d.market.quotes,
+            logger: d.logger,
+            clock: d.clock,
+          }),
         })
       : null;
     this.settlement = new LiveSettlement({
@@ -99,6 +121,7 @@ export class LiveTrading {
     this.reconciler = new LiveReconciler({
       journal: this.journal,
       rpc: this.rpc,
+      sender,
       settlement: this.settlement,
       logger: d.logger,
       solUsd: () => d.solUsd(),

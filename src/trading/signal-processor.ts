@@ -7,6 +7,7 @@ import { SettlementRepository } from "../db/repositories/settlement.ts";
 import { SignalEvaluationRepository } from "../db/repositories/signal-evaluations.ts";
 import type { SignalRecord as SignalRow } from "../db/repositories/signals.ts";
 import { TradingAgentRepository, type TradingCandidate } from "../db/repositories/trading-agents.ts";
+import { publicErrorMessage } from "../errors.ts";
 import { readBalance } from "../ledgers/balance-ledger.ts";
 import type { Logger } from "../logger.ts";
 import type { MarketDataProvider, TokenMarketData } from "../market/types.ts";
@@ -163,7 +164,7 @@ export class SignalProcessor {
         await this.d.engine.closePosition(p.id, "signal", { signalId: signal.id });
         await this.record(signal.id, a.id, true, null, "closed");
       } catch (err) {
-        const reason = err instanceof Error ? err.message : String(err);
+        const reason = publicErrorMessage(err);
         this.log.warn("exit signal close failed", { signalId: signal.id, agentId: a.id, positionId: p.id, reason });
         await this.record(signal.id, a.id, true, reason, "failed");
       }

@@ -4,6 +4,7 @@ import { Big, SOL_MINT } from "../money.ts";
 import type { SwapFill, SwapRequest, TradeExecutor } from "./executor.ts";
 import { simulationSwapFeeSol } from "./rules/fees.ts";
 import { checkSlippage, SLIPPAGE_EXCEEDED_MESSAGE } from "./rules/slippage.ts";
+import type { TokenScreen } from "./token-screen.ts";
 
 /**
  * Paper trading on real quotes (PRODUCT.md §4): the fill is the aggregator's quote (amounts,
@@ -16,6 +17,8 @@ export class SimulationExecutor implements TradeExecutor {
   constructor(
     private readonly quotes: QuoteProvider,
     private readonly priorityFeeSol: number,
+    /** Token screening of signal buys (issue 15): the same as live, so simulation is not kinder. */
+    private readonly screen: TokenScreen | null = null,
   ) {}
 
   async swap(req: SwapRequest): Promise<SwapFill> {
@@ -27,13 +30,17 @@ export class SimulationExecutor implements TradeExecutor {
       amount: req.amountAtomic.toString(),
       slippageBps: req.slippageBps,
     };
+    // The exit cap (slippage.maxExitBps, null: none) for stop-loss and stale exits, else maxBps.
+    const cap = req.maxImpactBps === undefined ? req.maxBps : req.maxImpactBps;
     // Within one signal's fan-out the agents' quotes are shared (src/trading/signal-quotes.ts).
     const quote = req.sharedQuotes
-      ? await req.sharedQuotes.quote(request, (r) => this.quotes.quote(r), req.maxBps)
+      ? await req.sharedQuotes.quote(request, (r) => this.quotes.quote(r), cap ?? Number.POSITIVE_INFINITY)
       : await this.quotes.quote(request);
-    assertPriceImpact(quote.priceImpactPct, req.maxBps);
+    if (cap !== null) assertPriceImpact(quote.priceImpactPct, cap);
     const outputAtomic = BigInt(quote.outAmount);
     if (outputAtomic <= 0n) throw new TradingError("The quote returned no output amount");
+    if (req.screening && this.screen)
+      await this.screen.check(req.tokenMint, outputAtomic, req.screening, req.slippageBps);
     return {
       inputAtomic: BigInt(quote.inAmount),
       outputAtomic,

@@ -6,9 +6,11 @@ import type { PositionRecord, PositionRepository } from "../db/repositories/posi
 import {
   AppError,
   ExternalServiceError,
+  isStorageError,
   LiveTradePendingError,
   NotFoundError,
   OperationalError,
+  publicErrorMessage,
   TradingError,
 } from "../errors.ts";
 import type { EventBus } from "../events/bus.ts";
@@ -18,14 +20,16 @@ import type { Market } from "../market/types.ts";
 import type { Metrics } from "../metrics/metrics.ts";
 import { Big, decNum, SOL_DECIMALS, SOL_MINT, toAtomic } from "../money.ts";
 import type { SwapFill, TradeExecutor } from "./executor.ts";
+import { saleIntent } from "./live-journal.ts";
 import type { PositionLocks } from "./position-locks.ts";
-import { resolveSlippageBps } from "./rules/slippage.ts";
+import { exitImpactCapBps, resolveSlippageBps } from "./rules/slippage.ts";
 import type { CloseReason, TradingMode } from "./rules/types.ts";
 import { TradeBook } from "./settlement/bookkeeping.ts";
 import { TradeReporter } from "./settlement/post-commit.ts";
 import { SimulationSettlement } from "./settlement/simulation.ts";
 import type { CloseResult, SaleRequest, Settled, Settlement, SettleOutcome } from "./settlement/types.ts";
 import type { SharedQuotes } from "./signal-quotes.ts";
+import { screeningFilters } from "./token-screen.ts";
 
 export type { CloseResult } from "./settlement/types.ts";
 
@@ -81,6 +85,8 @@ export interface TradingEngineDeps {
    * Live settlements always commit on their own, at once.
    */
   commits?: GroupCommit;
+  /** Mint accounts over RPC: decimals of a token the price source omits (issue 15). */
+  mintInfo?: { get(mint: string): Promise<{ decimals: number }> } | null;
 }
 
 export class TradingEngine {
@@ -118,8 +124,10 @@ export class TradingEngine {
   private async tokenDecimals(mint: string): Promise<number> {
     const map = await this.d.market.decimals.getDecimals([mint]);
     const dec = map.get(mint);
-    if (dec === undefined) throw new TradingError(`Token decimals unknown for ${mint}; cannot size the trade`);
-    return dec;
+    if (dec !== undefined) return dec;
+    // A brand-new token the price source does not know yet: its mint account says.
+    if (this.d.mintInfo) return (await this.d.mintInfo.get(mint)).decimals;
+    throw new TradingError(`Token decimals unknown for ${mint}; cannot size the trade`);
   }
 
   /** Whether this agent already made this trade for this signal (crash recovery, retries). */
@@ -176,6 +184,7 @@ export class TradingEngine {
       if (lamports <= 0n) throw new TradingError("Trade size rounds to zero");
       // Cheap pre-check before any network call; the settlement's debit (size plus fees) is the authority.
       this.assertSol(agent.id, req.walletAddress, req.sizeSol);
+      const symbol = signal.symbol || req.marketSymbol || signal.tokenAddress.slice(0, 6);
       const fill = await executor.swap({
         agentId: agent.id,
         walletAddress: req.walletAddress,
@@ -186,8 +195,9 @@ export class TradingEngine {
         slippageBps: resolveSlippageBps(null, config.slippage),
         maxBps: config.slippage.maxBps,
         sharedQuotes: req.sharedQuotes,
+        screening: screeningFilters(config.filters),
+        intent: { kind: "open", userId: agent.userId, signalId: signal.id, symbol },
       });
-      const symbol = signal.symbol || req.marketSymbol || signal.tokenAddress.slice(0, 6);
       const trade = {
         agentId: agent.id,
         userId: agent.userId,
@@ -203,7 +213,7 @@ export class TradingEngine {
       return outcome.status === "settled" ? outcome.trade.positionId : null;
     } catch (err) {
       this.reporter.failed(ctx, agent.userId, "buy", mode, err, this.log);
-      req.onFailure?.(err instanceof Error ? err.message : String(err));
+      req.onFailure?.(publicErrorMessage(err));
       return null;
     }
   }
@@ -226,6 +236,7 @@ export class TradingEngine {
         amountAtomic: toAtomic(amountSol, SOL_DECIMALS),
         slippageBps: resolveSlippageBps(null, config.slippage),
         maxBps: config.slippage.maxBps,
+        intent: { kind: "dca", positionId: p.id, order },
       });
       return (await this.settle(mode, (s) => s.dca(p, order, fill, solUsd))).status === "settled";
     } catch (err) {
@@ -271,6 +282,8 @@ export class TradingEngine {
             amountAtomic: toAtomic(amount, p.tokenDecimals),
             slippageBps: resolveSlippageBps(null, config.slippage),
             maxBps: config.slippage.maxBps,
+            maxImpactBps: exitImpactCapBps(sale.kind === "close" ? sale.reason : "take_profit", config.slippage),
+            intent: saleIntent(p.id, sale),
           })
         : NOTHING_SOLD;
       // With nothing swapped there is no fill for the chain to confirm: the close books the outcome
@@ -305,7 +318,9 @@ export class TradingEngine {
         r = await this.sell(p, { kind: "close", reason, signalId: opts.signalId });
       } catch (err) {
         if (err instanceof AppError && !(err instanceof OperationalError)) throw err;
-        throw new ExternalServiceError("trading", err instanceof Error ? err.message : String(err));
+        // A storage error is not a provider's: it keeps its 500 and its text stays in the log.
+        if (isStorageError(err)) throw err;
+        throw new ExternalServiceError("trading", publicErrorMessage(err));
       }
       if (r.status === "skipped") throw new NotFoundError("Position not found");
       if (!r.closed) throw new TradingError("Close produced no result");

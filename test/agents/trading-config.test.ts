@@ -27,8 +27,13 @@ const DEFAULTS = {
     allowedTokens: [],
     blockedTokens: [],
     minSignalStrength: 1,
+    // Issue 15 token screening.
+    rejectFreezeAuthority: true,
+    rejectMintAuthority: false,
+    maxTransferFeeBps: 100,
+    requireSellable: true,
   },
-  slippage: { defaultBps: 300, maxBps: 1000 },
+  slippage: { defaultBps: 300, maxBps: 1000, maxExitBps: null },
   timing: { minTimeBetweenTradesSeconds: 0 },
   minimumAgentBalance: 0.5,
 };
@@ -225,6 +230,21 @@ describe("PUT /agents/:id/config", () => {
       "filters.minSignalStrength 6",
       { filters: { minSignalStrength: 6 } },
       ["filters.minSignalStrength must be a whole number between 1 and 5"],
+    ],
+    [
+      "filters.rejectFreezeAuthority not a boolean",
+      { filters: { rejectFreezeAuthority: "yes" } },
+      ["filters.rejectFreezeAuthority must be true or false"],
+    ],
+    [
+      "filters.maxTransferFeeBps above 10000",
+      { filters: { maxTransferFeeBps: 10001 } },
+      ["filters.maxTransferFeeBps must be a whole number between 0 and 10000"],
+    ],
+    [
+      "slippage.maxExitBps 0",
+      { slippage: { maxExitBps: 0 } },
+      ["slippage.maxExitBps must be a whole number between 1 and 10000"],
     ],
     [
       "slippage.defaultBps 0",

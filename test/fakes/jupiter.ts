@@ -5,7 +5,8 @@ import {
   TransactionMessage,
   VersionedTransaction,
 } from "@solana/web3.js";
-import { Big } from "../../src/money.ts";
+import bs58 from "bs58";
+import { Big, SOL_MINT } from "../../src/money.ts";
 import { type FakeHandlerContext, type FakeMarket, type FakeRoute, jsonError, type QuoteBehaviour } from "./market.ts";
 
 // Jupiter (https://dev.jup.ag/docs):
@@ -23,6 +24,12 @@ import { type FakeHandlerContext, type FakeMarket, type FakeRoute, jsonError, ty
 // Auth: x-api-key is optional (keyless works); a wrong key (when the fake has one) is 401.
 
 const MAX_PRICE_IDS = 50;
+
+/** A stable stand-in for the owner's token account of a mint (the Solana RPC fake serves it). */
+export function fakeTokenAccount(owner: string, mint: string): string {
+  const h = new Bun.CryptoHasher("sha256").update(`${owner}:${mint}`).digest();
+  return bs58.encode(h);
+}
 
 function authorize(ctx: FakeHandlerContext): Response | null {
   const key = ctx.req.headers.get("x-api-key");
@@ -184,14 +191,7 @@ function swap(ctx: FakeHandlerContext): Response {
     instructions: [
       ComputeBudgetProgram.setComputeUnitLimit({ units: computeUnitLimit }),
       ComputeBudgetProgram.setComputeUnitPrice({ microLamports }),
-      // Stands in for the route's instructions: harmless, and signed by the fee payer. Its lamports
-      // number the /swap request (1, 2, ...), so every transaction differs and the Solana RPC fake
-      // (solana-rpc.ts) finds the quote it was built from.
-      SystemProgram.transfer({
-        fromPubkey: payer,
-        toPubkey: payer,
-        lamports: ctx.fake.requestsTo("jupiter.swap").length,
-      }),
+      routeStandIn(payer, b.quoteResponse as { inputMint?: string; outputMint?: string }, ctx),
     ],
   }).compileToV0Message();
   const tx = new VersionedTransaction(message);
@@ -204,6 +204,29 @@ function swap(ctx: FakeHandlerContext): Response {
     dynamicSlippageReport: null,
     simulationError: null,
   });
+}
+
+/**
+ * Stands in for the route's instructions: harmless, and signed by the fee payer. Its lamports
+ * number the /swap request (1, 2, ...), so every transaction differs and the Solana RPC fake
+ * (solana-rpc.ts) finds the quote it was built from. The wallet's token account of the traded
+ * mint is listed writable, as a real route's is: the RPC fake's simulation returns it, so the
+ * live executor's inspection sees the tokens arrive or leave.
+ */
+function routeStandIn(payer: PublicKey, q: { inputMint?: string; outputMint?: string }, ctx: FakeHandlerContext) {
+  const ix = SystemProgram.transfer({
+    fromPubkey: payer,
+    toPubkey: payer,
+    lamports: ctx.fake.requestsTo("jupiter.swap").length,
+  });
+  const mint = q.inputMint === SOL_MINT ? q.outputMint : q.inputMint;
+  if (mint && mint !== SOL_MINT)
+    ix.keys.push({
+      pubkey: new PublicKey(fakeTokenAccount(payer.toBase58(), mint)),
+      isSigner: false,
+      isWritable: true,
+    });
+  return ix;
 }
 
 export function jupiterRoutes(): FakeRoute[] {

@@ -2,6 +2,7 @@ import { createPublicKey, verify } from "node:crypto";
 import { ComputeBudgetProgram, PublicKey, SystemProgram, VersionedTransaction } from "@solana/web3.js";
 import bs58 from "bs58";
 import { SOL_MINT } from "../../src/money.ts";
+import { fakeTokenAccount } from "./jupiter.ts";
 import { type FakeMarket, type FakeRoute, jsonError } from "./market.ts";
 
 // A fake Solana JSON-RPC 2.0 node (https://solana.com/docs/rpc/http) on the fake market's server
@@ -81,6 +82,8 @@ export class FakeSolanaRpc {
   /** How the next sent transactions land, in order; then `defaultLanding`. */
   readonly landings: Landing[] = [];
   defaultLanding: Landing = { kind: "confirm" };
+  /** Mint and freeze authorities per mint (default none: a renounced, freely transferable mint). */
+  readonly mintAuthorities = new Map<string, { mint?: string; freeze?: string }>();
   /** The next simulateTransaction answers this err (then null again). */
   nextSimulationError: unknown = null;
   private readonly failures = new Map<string, RpcFailure[]>();
@@ -204,6 +207,24 @@ export class FakeSolanaRpc {
       case "getBlockHeight":
         this.blockHeight += this.heightStep;
         return this.blockHeight;
+      case "getEpochInfo":
+        // The chain moves on as with getBlockHeight; one counter stands for every commitment.
+        this.blockHeight += this.heightStep;
+        return {
+          absoluteSlot: this.slot,
+          blockHeight: this.blockHeight,
+          epoch: 800,
+          slotIndex: this.slot % 432_000,
+          slotsInEpoch: 432_000,
+          transactionCount: null,
+        };
+      case "getMultipleAccounts":
+        return this.multipleAccounts(params);
+      case "getAccountInfo": {
+        const cfg = params[1] as { encoding?: string } | undefined;
+        if (cfg?.encoding !== "base64") throw new RpcError(-32602, "This fake answers base64 only");
+        return { context: this.context(), value: this.accountAt(pubkey(params[0])) };
+      }
       case "getTokenAccountsByOwner":
         return this.tokenAccounts(params);
       case "simulateTransaction":
@@ -252,6 +273,56 @@ export class FakeSolanaRpc {
       });
     }
     return { context: this.context(), value };
+  }
+
+  /** The account at `address` from balances (a wallet, or a fake token account of one), or null. */
+  private accountAt(
+    address: string,
+    lamports: (owner: string) => bigint = (o) => this.lamportsOf(o),
+    tokens: (owner: string, mint: string) => bigint | undefined = (o, m) => this.tokens.get(o)?.get(m),
+  ) {
+    if (this.lamports.has(address)) return accountJson(SYSTEM_PROGRAM, lamports(address), new Uint8Array(0));
+    if (this.market.tokens.has(address)) {
+      const program = this.tokenProgram.get(address) ?? TOKEN_PROGRAM;
+      return accountJson(program, 1_461_600n, mintData(this.decimalsOf(address), this.mintAuthorities.get(address)));
+    }
+    for (const owner of this.lamports.keys())
+      for (const mint of this.market.tokens.keys()) {
+        if (ataOf(owner, mint) !== address) continue;
+        const amount = tokens(owner, mint);
+        if (amount === undefined) return null;
+        const program = this.tokenProgram.get(mint) ?? TOKEN_PROGRAM;
+        return accountJson(program, TOKEN_ACCOUNT_RENT, tokenAccountData(mint, owner, amount));
+      }
+    return null;
+  }
+
+  private multipleAccounts(params: unknown[]) {
+    const addresses = params[0];
+    const cfg = params[1] as { encoding?: string } | undefined;
+    if (!Array.isArray(addresses)) throw new RpcError(-32602, "Invalid params: addresses must be an array");
+    if (cfg?.encoding !== "base64") throw new RpcError(-32602, "This fake answers base64 only");
+    return { context: this.context(), value: addresses.map((a) => this.accountAt(pubkey(a))) };
+  }
+
+  /** The requested accounts as they would be after the swap lands (simulateTransaction `accounts`). */
+  private accountsAfter(e: SwapEffect, addresses: unknown[]) {
+    const sol = (o: string) => {
+      let l = this.lamportsOf(o);
+      if (o !== e.payer) return l;
+      l -= e.feeLamports;
+      if (e.inputMint === SOL_MINT) l -= e.inAmount;
+      if (e.outputMint === SOL_MINT) l += e.outAmount;
+      return l;
+    };
+    const tok = (o: string, m: string) => {
+      const now = this.tokens.get(o)?.get(m);
+      if (o !== e.payer) return now;
+      if (m === e.inputMint) return (now ?? 0n) - e.inAmount;
+      if (m === e.outputMint) return (now ?? 0n) + e.outAmount;
+      return now;
+    };
+    return addresses.map((a) => this.accountAt(pubkey(a), sol, tok));
   }
 
   private decode(params: unknown[]): VersionedTransaction {
@@ -338,10 +409,13 @@ export class FakeSolanaRpc {
       throw new RpcError(-32003, "Transaction signature verification failure");
     const effect = this.effectOf(tx);
     let err = this.nextSimulationError ?? (effect ? this.shortfall(effect) : null);
+    const wanted = (cfg as { accounts?: { addresses?: unknown[] } }).accounts?.addresses;
+    const replace = (cfg as { replaceRecentBlockhash?: boolean }).replaceRecentBlockhash === true;
     this.nextSimulationError = null;
     if (
-      tx.message.recentBlockhash !== this.market.swap.blockhash ||
-      this.blockHeight > this.market.swap.lastValidBlockHeight
+      !replace &&
+      (tx.message.recentBlockhash !== this.market.swap.blockhash ||
+        this.blockHeight > this.market.swap.lastValidBlockHeight)
     )
       err = "BlockhashNotFound";
     return {
@@ -351,7 +425,7 @@ export class FakeSolanaRpc {
         logs: err
           ? ["Program log: Error: simulated failure"]
           : ["Program log: Instruction: Route", "Program log: success"],
-        accounts: null,
+        accounts: Array.isArray(wanted) && !err && effect ? this.accountsAfter(effect, wanted) : null,
         unitsConsumed: 123_456,
         returnData: null,
       },
@@ -531,9 +605,49 @@ function uiAmount(amount: bigint, decimals: number) {
 }
 
 /** A stable stand-in for the owner's associated token account address. */
-function ataOf(owner: string, mint: string): string {
-  const h = new Bun.CryptoHasher("sha256").update(`${owner}:${mint}`).digest();
-  return bs58.encode(h);
+const ataOf = fakeTokenAccount;
+
+const SYSTEM_PROGRAM = "11111111111111111111111111111111";
+const TOKEN_ACCOUNT_RENT = 2_039_280n;
+
+/** base64 account JSON as getMultipleAccounts and simulateTransaction answer it. */
+function accountJson(owner: string, lamports: bigint, data: Uint8Array) {
+  return {
+    data: [Buffer.from(data).toString("base64"), "base64"],
+    executable: false,
+    lamports: Number(lamports),
+    owner,
+    rentEpoch: Number.MAX_SAFE_INTEGER,
+    space: data.length,
+  };
+}
+
+/** An initialized SPL mint (82 bytes): COption mint authority, supply, decimals, COption freeze authority. */
+function mintData(decimals: number, auth: { mint?: string; freeze?: string } = {}): Uint8Array {
+  const d = new Uint8Array(82);
+  const v = new DataView(d.buffer);
+  if (auth.mint) {
+    v.setUint32(0, 1, true);
+    d.set(bs58.decode(auth.mint), 4);
+  }
+  v.setBigUint64(36, 1_000_000_000n * 10n ** BigInt(decimals), true);
+  d[44] = decimals;
+  d[45] = 1;
+  if (auth.freeze) {
+    v.setUint32(46, 1, true);
+    d.set(bs58.decode(auth.freeze), 50);
+  }
+  return d;
+}
+
+/** An initialized SPL token account (165 bytes): mint, owner, amount; no delegate or close authority. */
+function tokenAccountData(mint: string, owner: string, amount: bigint): Uint8Array {
+  const d = new Uint8Array(165);
+  d.set(bs58.decode(mint), 0);
+  d.set(bs58.decode(owner), 32);
+  new DataView(d.buffer).setBigUint64(64, amount, true);
+  d[108] = 1; // AccountState::Initialized
+  return d;
 }
 
 /** Starts the RPC fake on an existing fake market. */

@@ -1,5 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { Keypair, PublicKey, SystemProgram, TransactionMessage, VersionedTransaction } from "@solana/web3.js";
+import { STORAGE_ERROR_MESSAGE } from "../../src/errors.ts";
+import { json } from "../helpers/context.ts";
 import { type LiveContext, MINT, startLive } from "./live-context.ts";
 
 // Failed live trades (SPEC "Facts about trading behaviour": a failed trade creates no position,
@@ -88,21 +90,20 @@ describe("refused before anything is sent", () => {
     expect(l.fake.requestsTo("jupiter.swap").length).toBe(0);
   });
 
-  test("the RPC refuses sendTransaction (JSON-RPC error): nothing changes, the journal row is dropped", async () => {
+  test("a JSON-RPC error on sendTransaction is 'maybe sent': the row is kept, the same bytes go again, one buy", async () => {
+    // Issue 15 (deliberate change): a node's error answer does not prove the transaction never
+    // left; the journal row stays and the same signed bytes are rebroadcast until settled.
     const agent = await l.liveAgent();
     l.rpc.failNext("sendTransaction", { code: -32002, message: "Transaction simulation failed: Blockhash not found" });
     await l.postSignal();
     await l.settle();
-    nothingChanged(agent.id);
-    expect(failedLine(agent.id)).toMatchObject({
-      reason: "solanaRpc error on sendTransaction (-32002): Transaction simulation failed: Blockhash not found",
-      details: { service: "solanaRpc" },
-    });
-    expect(l.logLines().some((x) => x.msg === "live swap refused by the RPC; not sent")).toBe(true);
-    // Nothing is left in doubt: the next signal on the token is not blocked.
-    await l.postSignal({ signalStrength: 5 });
-    await l.settle();
+    const sends = l.rpc.callsOf("sendTransaction").map((p) => p[0]);
+    expect(sends.length).toBe(2);
+    expect(sends[1]).toBe(sends[0]);
+    expect(l.rpc.sentTransactions().length).toBe(1);
     expect(l.count("positions", "agent_id = ? AND status = 'open'", agent.id)).toBe(1);
+    expect(l.count("live_trades", "status = 'confirmed'")).toBe(1);
+    expect(l.logLines().some((x) => x.msg === "send errored; the transaction may have been sent")).toBe(true);
   });
 
   test("the RPC fails the simulation call: nothing is sent", async () => {
@@ -122,20 +123,22 @@ describe("refused before anything is sent", () => {
     await l.settle();
     nothingChanged(agent.id);
     expect(failedLine(agent.id)).toMatchObject({
-      reason: "Transaction simulation failed; nothing was sent",
-      details: { error: '{"InstructionError":[2,{"Custom":6001}]}' },
+      reason: 'Swap refused before signing: the swap would fail on chain ({"InstructionError":[2,{"Custom":6001}]})',
+      details: { check: "simulation" },
     });
     expect(l.rpc.callsOf("sendTransaction").length).toBe(0);
   });
 
-  test("LIVE_SIMULATE_BEFORE_SEND=false: no simulation, the node's preflight runs instead", async () => {
+  test("LIVE_SIMULATE_BEFORE_SEND=false: only the inspection's (unsigned) simulation runs", async () => {
     await l.close();
     l = await startLive({ env: { LIVE_SIMULATE_BEFORE_SEND: "false" } });
     await l.liveAgent();
     await l.postSignal();
     await l.settle();
-    expect(l.rpc.callsOf("simulateTransaction").length).toBe(0);
-    expect((l.rpc.callsOf("sendTransaction")[0]![1] as { skipPreflight: boolean }).skipPreflight).toBe(false);
+    const sims = l.rpc.callsOf("simulateTransaction");
+    expect(sims.length).toBe(1);
+    expect(sims[0]![1]).toMatchObject({ sigVerify: false });
+    expect((l.rpc.callsOf("sendTransaction")[0]![1] as { skipPreflight: boolean }).skipPreflight).toBe(true);
     expect(l.count("positions", "status = 'open'")).toBe(1);
   });
 
@@ -148,8 +151,8 @@ describe("refused before anything is sent", () => {
     nothingChanged(agent.id);
     expect(signs.n).toBe(0);
     const line = failedLine(agent.id);
-    expect(line.reason).toBe("Refused to sign: the swap transaction's fee payer is not the agent's wallet");
-    expect(line.details.walletAddress).toBe(l.wallet);
+    expect(line.reason).toBe("Swap refused before signing: The swap's fee payer is not the agent's wallet");
+    expect(line.details.check).toBe("signers");
     expect(l.rpc.callsOf("simulateTransaction").length + l.rpc.callsOf("sendTransaction").length).toBe(0);
     // The aggregator's normal answer is signed.
     await l.postSignal({ signalStrength: 5 });
@@ -167,8 +170,11 @@ describe("refused before anything is sent", () => {
     nothingChanged(agent.id);
     expect(signs.n).toBe(0);
     const line = failedLine(agent.id);
-    expect(line.reason).toBe("Refused to sign: the swap transaction requires signers other than the agent's wallet");
-    expect(line.details.signers).toEqual([l.wallet, stranger.toBase58()]);
+    expect(line.reason).toBe(
+      "Swap refused before signing: The swap must be signed by the wallet alone; it asks for 2 signatures",
+    );
+    expect(line.details.check).toBe("signers");
+    expect(l.rpc.callsOf("simulateTransaction").length + l.rpc.callsOf("sendTransaction").length).toBe(0);
   });
 
   test("an unreadable swap transaction is refused", async () => {
@@ -206,7 +212,11 @@ describe("sent, then failed or expired while confirming", () => {
       "The swap transaction expired before it was confirmed (blockhash expired); nothing changed",
     );
     expect(l.count("live_trades", "status = 'expired'")).toBe(1);
-    expect(l.rpc.callsOf("sendTransaction").length).toBe(1);
+    // Rebroadcast (issue 15): the same signed bytes, until the height passed the blockhash's life.
+    const sends = l.rpc.callsOf("sendTransaction").map((p) => p[0]);
+    expect(sends.length).toBeGreaterThanOrEqual(1);
+    expect(new Set(sends).size).toBe(1);
+    expect(l.rpc.sentTransactions().length).toBe(1);
   });
 
   test("the slippage the agent set is what every attempt asks for; a retry never loosens it", async () => {
@@ -218,10 +228,36 @@ describe("sent, then failed or expired while confirming", () => {
     await l.settle();
     expect(l.count("positions", "agent_id = ? AND status = 'open'", agent.id)).toBe(1);
     const asked = l.fake.requestsTo("jupiter.quote").map((r) => r.query.get("slippageBps"));
-    expect(asked).toEqual(["75", "75"]);
+    // Two buy quotes and the screening's reverse quote (issue 15), all at the agent's slippage.
+    expect(asked).toEqual(["75", "75", "75"]);
     const sent = l.fake
       .requestsTo("jupiter.swap")
       .map((r) => (r.body as { quoteResponse: { slippageBps: number } }).quoteResponse.slippageBps);
     expect(new Set(sent)).toEqual(new Set([75]));
+  });
+});
+
+describe("storage errors never reach a response (issue 15)", () => {
+  test("a live close whose journal write fails answers 500 without the storage text; events and logs say no more", async () => {
+    const agent = await l.liveAgent();
+    await l.postSignal();
+    await l.settle();
+    const [pos] = await json(await l.request("GET", `/api/v1/agent-positions/${agent.id}`));
+    // A real SQLite error on the journal's insert, with the text a reviewer saw in a 502 body.
+    l.ctx.database.sqlite.run(
+      "CREATE TRIGGER fail_journal BEFORE INSERT ON live_trades BEGIN SELECT RAISE(ABORT, 'UNIQUE constraint failed: live_trades.signature'); END",
+    );
+    const res = await l.request("POST", `/api/v1/agent-positions/${agent.id}/${pos.id}/close`);
+    const text = await res.text();
+    expect(res.status).toBe(500);
+    expect(JSON.parse(text)).toEqual({ success: false, error: "Internal server error", code: "INTERNAL_ERROR" });
+    expect(text).not.toContain("constraint");
+    expect(text).not.toContain("live_trades");
+    // Nothing was sent: the journal write comes before any send.
+    expect(l.rpc.sentTransactions().length).toBe(1);
+    expect(l.count("positions", "id = ? AND status = 'open'", pos.id)).toBe(1);
+    const failed = l.logLines().find((x) => x.msg === "trade failed" && x.side === "sell");
+    expect(failed).toMatchObject({ reason: STORAGE_ERROR_MESSAGE });
+    expect(failed!.storageError).toContain("UNIQUE constraint failed");
   });
 });

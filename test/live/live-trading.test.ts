@@ -35,19 +35,28 @@ describe("live buy on a signal", () => {
     expect(sent.length).toBe(1);
     expect(sent[0]).toMatchObject({ payer: l.wallet, state: "landed", err: null });
     const signature = sent[0]!.signature;
-    expect(l.rpc.callsOf("simulateTransaction").length).toBe(1);
+    // Issue 15: the unsigned transaction is inspected (simulated with the wallet's accounts
+    // returned), then the signed one is simulated (LIVE_SIMULATE_BEFORE_SEND), then sent with
+    // maxRetries 0: the service rebroadcasts itself.
+    const sims = l.rpc.callsOf("simulateTransaction").map((p) => p[1] as Record<string, any>);
+    expect(sims.length).toBe(2);
+    expect(sims[0]).toMatchObject({ sigVerify: false, replaceRecentBlockhash: true });
+    expect(sims[0]!.accounts.addresses).toContain(l.wallet);
+    expect(sims[1]).toMatchObject({ sigVerify: true });
     const sendParams = l.rpc.callsOf("sendTransaction")[0]!;
-    expect(sendParams[1]).toEqual({
-      encoding: "base64",
-      skipPreflight: true,
-      preflightCommitment: "confirmed",
-      maxRetries: 5,
-    });
+    expect(sendParams[1]).toEqual({ encoding: "base64", skipPreflight: true, maxRetries: 0 });
     const onWire = VersionedTransaction.deserialize(Buffer.from(sendParams[0] as string, "base64"));
     expect(onWire.message.staticAccountKeys[0]!.toBase58()).toBe(l.wallet);
 
     // The aggregator got the agent's slippage and the wallet as the user.
-    const quote = l.fake.requestsTo("jupiter.quote").at(-1)!;
+    const quotes = l.fake.requestsTo("jupiter.quote");
+    // Screening (issue 15, requireSellable): a reverse quote for the 1000 BONK bought.
+    expect(Object.fromEntries(quotes.at(-1)!.query)).toMatchObject({
+      inputMint: MINT,
+      outputMint: SOL_MINT,
+      amount: "1000000000",
+    });
+    const quote = quotes.filter((r) => r.query.get("inputMint") === SOL_MINT).at(-1)!;
     expect(Object.fromEntries(quote.query)).toMatchObject({
       inputMint: SOL_MINT,
       outputMint: MINT,
@@ -110,7 +119,7 @@ describe("live buy on a signal", () => {
       .logLines()
       .filter((x) => x.signature === signature)
       .map((x) => x.msg);
-    expect(msgs).toEqual(["live swap signed", "live swap sent", "live swap confirmed"]);
+    expect(msgs).toEqual(["live swap signed", "live swap broadcast", "live swap confirmed"]);
     const executed = l.logLines().find((x) => x.msg === "trade executed");
     expect(executed).toMatchObject({
       agentId: agent.id,

@@ -82,13 +82,16 @@ describe("a buy not confirmed in time", () => {
       reason:
         "A live trade of this token is still awaiting confirmation; it will be reconciled from the chain before another is sent",
     });
+    const sendsBefore = l.rpc.callsOf("sendTransaction").length;
     await l.tick();
     expect(l.count("live_trades", "status = 'pending'")).toBe(1);
 
     l.rpc.land(signature);
     const report = await l.tick();
     expect(report.positions).toBe(1); // reconciled before the tick read its positions
-    expect(l.rpc.callsOf("sendTransaction").length).toBe(1);
+    // The executor rebroadcast the same bytes while confirming; nothing was sent after that.
+    expect(l.rpc.callsOf("sendTransaction").length).toBe(sendsBefore);
+    expect(l.rpc.sentTransactions().length).toBe(1);
     const rows = txRows(agent.id);
     expect(rows.length).toBe(1);
     expect(rows[0]).toMatchObject({
@@ -144,7 +147,7 @@ describe("a buy not confirmed in time", () => {
       mode: "live",
       reason: "transaction expired before it was confirmed (blockhash expired)",
     });
-    expect(l.rpc.callsOf("sendTransaction").length).toBe(1);
+    expect(l.rpc.sentTransactions().length).toBe(1);
     // The transaction list shows nothing as traded; the signal stays used (its key is kept).
     expect(l.count("trade_idempotency", "agent_id = ? AND signal_id = ?", agent.id, signal.id)).toBe(1);
     l.rpc.blockHeight = l.fake.swap.lastValidBlockHeight - 10;
@@ -172,7 +175,7 @@ describe("a buy not confirmed in time", () => {
   test("an RPC outage during reconciliation decides nothing; the next tick does", async () => {
     const { agent, signature } = await pendingBuy();
     l.rpc.land(signature);
-    l.rpc.failNext("getBlockHeight", { status: 503 });
+    l.rpc.failNext("getSignatureStatuses", { status: 503 });
     await l.tick();
     expect(l.count("live_trades", "status = 'pending'")).toBe(1);
     expect(l.logLines().some((x) => x.msg === "live reconciliation skipped: RPC unavailable")).toBe(true);
@@ -180,18 +183,22 @@ describe("a buy not confirmed in time", () => {
     expect(l.count("positions", "agent_id = ? AND status = 'open'", agent.id)).toBe(1);
   });
 
-  test("sendTransaction's answer lost (HTTP 503): confirmed by signature, never re-sent", async () => {
+  test("sendTransaction's answer lost (HTTP 503): maybe sent, rebroadcast; a proven expiry fails it, nothing new is sent", async () => {
     const agent = await l.liveAgent();
-    // The node answers 503 without taking the transaction; the executor cannot know that.
+    // The node answers 503 without taking the transaction; the executor cannot know that. The
+    // chain holds what it does take: the outcome stays unknown while confirming.
+    l.rpc.landNext({ kind: "hold" });
     l.rpc.failNext("sendTransaction", { status: 503, body: "upstream unavailable" });
     await l.postSignal();
     await l.settle();
     expect(l.count("agent_transactions", "agent_id = ? AND status = 'pending'", agent.id)).toBe(1);
-    expect(l.logLines().some((x) => x.msg === "sendTransaction answer lost; confirming by signature")).toBe(true);
+    expect(l.logLines().some((x) => x.msg === "send errored; the transaction may have been sent")).toBe(true);
+    const sends = l.rpc.callsOf("sendTransaction").map((p) => p[0]);
+    expect(new Set(sends).size).toBe(1); // the same signed bytes every round
     l.rpc.expire();
     await l.tick();
     expect(l.count("agent_transactions", "agent_id = ? AND status = 'failed'", agent.id)).toBe(1);
-    expect(l.rpc.callsOf("sendTransaction").length).toBe(1);
+    expect(l.rpc.callsOf("sendTransaction").length).toBe(sends.length);
     expect(l.balance(agent.id)).toBe("2");
   });
 });
@@ -228,7 +235,7 @@ describe("a sale not confirmed in time", () => {
     // A stop-loss price: the monitor prices the position but does not sell while the sale is in doubt.
     l.fake.setToken(MINT, { priceUsd: "0.007" });
     expect(await l.tick()).toMatchObject({ positions: 1, actions: 0 });
-    expect(l.rpc.callsOf("sendTransaction").length).toBe(2);
+    expect(l.rpc.sentTransactions().length).toBe(2);
 
     l.fake.setToken(MINT, { priceUsd: "0.01" });
     l.rpc.land(sale.signature);
@@ -247,7 +254,7 @@ describe("a sale not confirmed in time", () => {
     ).toBe(1);
     expect(l.balance(agent.id)).toBe("1.99989");
     expect(l.balance(agent.id, MINT)).toBe("0");
-    expect(l.rpc.callsOf("sendTransaction").length).toBe(2);
+    expect(l.rpc.sentTransactions().length).toBe(2);
   });
 });
 

@@ -18,11 +18,13 @@ const fixed = (sol: number) => ({ positionSizing: { type: "fixed", fixedAmountSo
 async function threeAgentsOneSignal() {
   const trader = await t.createAgent({ name: "trader", config: fixed(1) });
   const picky = await t.createAgent({ name: "picky", config: { filters: { allowedTokens: [MINT2] } } });
-  const unlucky = await t.createAgent({ name: "unlucky", config: fixed(0.5) });
+  // All 10 SOL: eligible (balance = trade size), but the swap's fees cannot be paid on top, so the
+  // trade fails in execution (one quote serves the signal's agents, so a quote failure would fail
+  // them all alike).
+  const unlucky = await t.createAgent({ name: "unlucky", config: fixed(10) });
   // Another user's automated agent: it never evaluates this user's signal, and never appears.
   const other = await createUser(t.ctx);
   const stranger = await t.createAgent({ name: "stranger", token: other.token });
-  t.fake.failingQuoteAmounts.set("500000000", 500); // 0.5 SOL in lamports: only the unlucky agent's size
   const signal = await t.postSignal();
   await t.settle();
   return { trader, picky, unlucky, stranger, other, signal };
@@ -72,7 +74,7 @@ describe("signal decisions", () => {
       positionId: null,
       transactionId: null,
     });
-    expect(byAgent.get(unlucky.id).reason).toBe("swapAggregator returned HTTP 500: Internal error");
+    expect(byAgent.get(unlucky.id).reason).toBe("Insufficient SOL balance");
     expect(await t.positions(unlucky.id)).toEqual([]);
     for (const e of body.processing.evaluations) expect(Number.isNaN(Date.parse(e.at))).toBe(false);
   });

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { SOL_MINT } from "../../src/money.ts";
 import { json } from "../helpers/context.ts";
 import { MINT, startTrading, type TradingContext } from "../helpers/trading.ts";
 
@@ -14,6 +15,8 @@ afterEach(() => t.close());
 
 const processor = () => t.ctx.services.trading.processor;
 const tick = () => t.ctx.services.trading.monitor.tick();
+/** Buy quotes only (SOL in): a buy's screening also asks a reverse quote (issue 15, requireSellable). */
+const buyQuotes = () => t.fake.requestsTo("jupiter.quote").filter((r) => r.query.get("inputMint") === SOL_MINT);
 const setStatus = (signalId: number, status: string) =>
   t.ctx.database.sqlite.query("UPDATE trading_signals SET processing_status = ? WHERE id = ?").run(status, signalId);
 const statusOf = (signalId: number) =>
@@ -71,14 +74,14 @@ describe("processing the same signal again", () => {
     const b = await createAgentNamed("b");
     const signal = await t.postSignal();
     await t.settle();
-    const quotes = t.fake.requestsTo("jupiter.quote").length;
+    const quotes = buyQuotes().length;
     // One quote for both same-size buys of the signal (src/trading/signal-quotes.ts).
     expect(quotes).toBe(1);
     await processor().process(signal.id);
     await processor().process(signal.id);
     expectOneTrade(a.id, signal.id);
     expectOneTrade(b.id, signal.id);
-    expect(t.fake.requestsTo("jupiter.quote").length).toBe(quotes);
+    expect(buyQuotes().length).toBe(quotes);
     expect(statusOf(signal.id)).toBe("processed");
   });
 
@@ -90,12 +93,12 @@ describe("processing the same signal again", () => {
     // The crash left the row 'processing' and no evaluations written.
     setStatus(signal.id, "processing");
     t.ctx.database.sqlite.query("DELETE FROM signal_evaluations WHERE signal_id = ?").run(signal.id);
-    const quotes = t.fake.requestsTo("jupiter.quote").length;
+    const quotes = buyQuotes().length;
     await processor().process(signal.id);
     expectOneTrade(a.id, signal.id);
     expectOneTrade(b.id, signal.id);
     // No swap was even quoted: the trade key is checked before the swap.
-    expect(t.fake.requestsTo("jupiter.quote").length).toBe(quotes);
+    expect(buyQuotes().length).toBe(quotes);
     expect(statusOf(signal.id)).toBe("processed");
     expect(outcomes(signal.id).map((o) => o.outcome)).toEqual(["traded", "traded"]);
   });
@@ -121,7 +124,7 @@ describe("processing the same signal again", () => {
     expectOneTrade(a.id, signal.id);
     expectOneTrade(b.id, signal.id);
     // The first run's shared quote, then b's own on the retry; a does not quote again.
-    expect(t.fake.requestsTo("jupiter.quote").length).toBe(2);
+    expect(buyQuotes().length).toBe(2);
   });
 
   test("a crash before processing started ('pending' again) and a restart: recovery trades once", async () => {
@@ -165,13 +168,13 @@ describe("processing the same signal again", () => {
       db.query("UPDATE agent_balances SET balance = '10'").run();
     })();
     setStatus(signal.id, "pending");
-    const before = t.fake.requestsTo("jupiter.quote").length;
+    const before = buyQuotes().length;
     await Promise.all([processor().process(signal.id), processor().process(signal.id), processor().process(signal.id)]);
     expectOneTrade(a.id, signal.id);
     expectOneTrade(b.id, signal.id);
     // One run swaps: a second concurrent run must not swap (a live swap cannot be undone). The
     // run's two same-size simulated buys share one quote.
-    expect(t.fake.requestsTo("jupiter.quote").length - before).toBe(1);
+    expect(buyQuotes().length - before).toBe(1);
     expect(outcomes(signal.id).map((o) => o.outcome)).toEqual(["traded", "traded"]);
   });
 });
@@ -219,7 +222,7 @@ describe("20 concurrent identical posts with one Idempotency-Key", () => {
     expect(t.count("trading_signals")).toBe(1);
     for (const a of agents) expectOneTrade(a.id, id);
     expect(t.count("positions")).toBe(3);
-    expect(t.fake.requestsTo("jupiter.quote").length).toBe(1);
+    expect(buyQuotes().length).toBe(1);
     // Only the first was counted as received.
     expect(t.ctx.logs.map((l) => JSON.parse(l)).filter((l) => l.msg === "signal received").length).toBe(1);
   });
@@ -273,7 +276,7 @@ describe("a close racing a stop-loss", () => {
   test("the close sells first: the monitor's tick finds the position gone", async () => {
     const { agent, pos } = await setup();
     const closing = t.ctx.request("POST", `/api/v1/agent-positions/${pos.id}/close`, { token: t.token });
-    await until(() => t.fake.requestsTo("jupiter.quote").length === 2, "the close's quote");
+    await until(() => t.fake.requestsTo("jupiter.quote").length === 3, "the close's quote"); // buy, its screening's reverse quote, the sale
     const report = await tick();
     const res = await closing;
     expect(res.status).toBe(200);
@@ -284,7 +287,7 @@ describe("a close racing a stop-loss", () => {
   test("the stop-loss sells first: the close answers 404 Position not found", async () => {
     const { agent, pos } = await setup();
     const ticking = tick();
-    await until(() => t.fake.requestsTo("jupiter.quote").length === 2, "the stop-loss quote");
+    await until(() => t.fake.requestsTo("jupiter.quote").length === 3, "the stop-loss quote");
     const res = await t.ctx.request("POST", `/api/v1/agent-positions/${agent.id}/${pos.id}/close`, {
       token: t.token,
       body: { reason: "manual" },

@@ -145,6 +145,27 @@ export const CONFIG_FIELDS: readonly ConfigField[] = [
   },
   { path: "filters.minSignalStrength", label: "Minimum signal strength", kind: "integer", default: 1, range: "1 to 5" },
   {
+    path: "filters.rejectFreezeAuthority",
+    label: "Reject tokens with a freeze authority",
+    kind: "boolean",
+    default: true,
+  },
+  {
+    path: "filters.rejectMintAuthority",
+    label: "Reject tokens with a mint authority",
+    kind: "boolean",
+    default: false,
+  },
+  {
+    path: "filters.maxTransferFeeBps",
+    label: "Maximum token transfer fee",
+    kind: "integer",
+    default: 100,
+    unit: "bps",
+    range: "0 to 10000",
+  },
+  { path: "filters.requireSellable", label: "Require a route back to SOL", kind: "boolean", default: true },
+  {
     path: "slippage.defaultBps",
     label: "Default slippage",
     kind: "integer",
@@ -159,6 +180,14 @@ export const CONFIG_FIELDS: readonly ConfigField[] = [
     default: 1000,
     unit: "bps",
     range: "1 to 10000",
+  },
+  {
+    path: "slippage.maxExitBps",
+    label: "Maximum price impact of stop-loss and stale exits",
+    kind: "nullableNumber",
+    default: null,
+    unit: "bps",
+    range: "empty = no cap, or 1 to 10000",
   },
   {
     path: "timing.minTimeBetweenTradesSeconds",

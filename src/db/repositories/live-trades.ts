@@ -18,6 +18,7 @@ export type NewLiveTrade = Pick<
   | "expectedOutputAtomic"
   | "tokenDecimals"
   | "lastValidBlockHeight"
+  | "intent"
 >;
 
 const SELECT = `SELECT signature, agent_id AS agentId, wallet_address AS walletAddress, token_address AS tokenAddress, side,
@@ -32,7 +33,7 @@ export class LiveTradeRepository {
     this.sqlite
       .query(
         `INSERT INTO live_trades (signature, agent_id, wallet_address, token_address, side, input_atomic, expected_output_atomic, token_decimals,
-           last_valid_block_height, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'sending', ?, ?)`,
+           last_valid_block_height, status, intent, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'sending', ?, ?, ?)`,
       )
       .run(
         r.signature,
@@ -44,13 +45,10 @@ export class LiveTradeRepository {
         r.expectedOutputAtomic,
         r.tokenDecimals,
         r.lastValidBlockHeight,
+        r.intent,
         now,
         now,
       );
-  }
-
-  delete(signature: string): void {
-    this.sqlite.query("DELETE FROM live_trades WHERE signature = ?").run(signature);
   }
 
   resolve(signature: string, status: string, error: string | null, transactionId: string | null, now: string): void {

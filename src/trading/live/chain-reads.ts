@@ -43,6 +43,10 @@ export interface SendChain {
   readHeight(): Promise<HeightRead>;
   /** The signature's status, searching the whole history, with the answer's context slot. */
   readStatus(signature: string): Promise<StatusRead>;
+  /** Up to 256 statuses in one call, in order, with the answer's context slot (reconciler). */
+  readStatuses(
+    signatures: readonly string[],
+  ): Promise<{ contextSlot: number; statuses: Array<SignatureStatus | null> }>;
 }
 
 export function rpcInspectorChain(rpc: RpcCaller): InspectorChain {
@@ -101,24 +105,27 @@ export function rpcSendChain(rpc: RpcCaller): SendChain {
       return { slot: r.absoluteSlot, blockHeight: r.blockHeight };
     },
     async readStatus(signature) {
+      const r = await this.readStatuses([signature]);
+      return { contextSlot: r.contextSlot, status: r.statuses[0] ?? null };
+    },
+    async readStatuses(signatures) {
       const r = await rpc.call<{ context?: { slot?: unknown }; value?: unknown }>("getSignatureStatuses", [
-        [signature],
+        signatures,
         { searchTransactionHistory: true },
       ]);
-      if (typeof r?.context?.slot !== "number" || !Array.isArray(r.value) || r.value.length !== 1)
-        throw new Error("getSignatureStatuses answered without context and one value");
-      const s = r.value[0] as Record<string, unknown> | null;
-      if (!s) return { contextSlot: r.context.slot, status: null };
-      const cs = s.confirmationStatus;
-      return {
-        contextSlot: r.context.slot,
-        status: {
+      if (typeof r?.context?.slot !== "number" || !Array.isArray(r.value) || r.value.length !== signatures.length)
+        throw new Error("getSignatureStatuses answered without context and one value per signature");
+      const statuses = (r.value as Array<Record<string, unknown> | null>).map((s): SignatureStatus | null => {
+        if (!s) return null;
+        const cs = s.confirmationStatus;
+        return {
           slot: typeof s.slot === "number" ? s.slot : 0,
           confirmations: typeof s.confirmations === "number" ? s.confirmations : null,
           err: s.err ?? null,
           confirmationStatus: cs === "processed" || cs === "confirmed" || cs === "finalized" ? cs : null,
-        },
-      };
+        };
+      });
+      return { contextSlot: r.context.slot, statuses };
     },
   };
 }

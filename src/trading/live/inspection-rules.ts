@@ -22,19 +22,8 @@ export const KNOWN_PROGRAMS: readonly string[] = Object.freeze([
   JUPITER_V6_PROGRAM_ID,
 ]);
 
-const BASE58_KEY = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
-
-/** LIVE_EXTRA_PROGRAMS: comma-separated program ids; null names the first bad entry. */
-export function parseExtraPrograms(
-  text: string | undefined,
-): { ok: true; programs: string[] } | { ok: false; bad: string } {
-  const programs = (text ?? "")
-    .split(",")
-    .map((s) => s.trim())
-    .filter(Boolean);
-  const bad = programs.find((p) => !BASE58_KEY.test(p));
-  return bad === undefined ? { ok: true, programs } : { ok: false, bad };
-}
+// LIVE_EXTRA_PROGRAMS is parsed where the configuration is (config.ts may not import trading/).
+export { parseExtraPrograms } from "../../config.ts";
 
 export function allowedPrograms(extra: readonly string[] = []): ReadonlySet<string> {
   return new Set([...KNOWN_PROGRAMS, ...extra]);
@@ -47,8 +36,9 @@ const OK: Verdict = { ok: true };
 
 /** Exactly one signer, the wallet, which also pays the fees. */
 export function checkSigners(signers: readonly string[], wallet: string): Verdict {
-  if (signers.length !== 1 || signers[0] !== wallet)
-    return refuse("signers", `The swap must be signed by the wallet alone; it asks for ${signers.length} signature(s)`);
+  if (signers[0] !== wallet) return refuse("signers", "The swap's fee payer is not the agent's wallet");
+  if (signers.length !== 1)
+    return refuse("signers", `The swap must be signed by the wallet alone; it asks for ${signers.length} signatures`);
   return OK;
 }
 

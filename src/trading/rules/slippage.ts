@@ -23,3 +23,16 @@ export function checkSlippage(requestedBps: number, settings: Pick<SlippageSetti
   }
   return { ok: true, bps: requestedBps };
 }
+
+/**
+ * The price-impact cap of a sale (issue 15 "Exits stall"): a stop-loss or stale-trade exit uses
+ * `slippage.maxExitBps` (null = no cap: a collapsing thin token must still be sold); any other
+ * sale keeps the entry cap `slippage.maxBps`.
+ */
+export function exitImpactCapBps(
+  reason: "manual" | "stop_loss" | "stale_trade" | "take_profit" | "signal" | null,
+  settings: { maxBps: number; maxExitBps: number | null },
+): number | null {
+  if (reason === "stop_loss" || reason === "stale_trade") return settings.maxExitBps;
+  return settings.maxBps;
+}

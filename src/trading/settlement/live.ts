@@ -5,10 +5,10 @@ import { TradingAgentRepository } from "../../db/repositories/trading-agents.ts"
 import { OperationalError } from "../../errors.ts";
 import type { Logger } from "../../logger.ts";
 import type { ChainBalances, LandedTransaction } from "../../market/solana-rpc.ts";
-import { Big, decStr, fromAtomic } from "../../money.ts";
+import { Big, fromAtomic } from "../../money.ts";
 import type { SwapFill } from "../executor.ts";
 import { amountsFromChain, isLiveFill, type LiveSwapFill } from "../live-executor.ts";
-import type { LiveIntent, LiveTrade, LiveTradeJournal } from "../live-journal.ts";
+import { type LiveTrade, type LiveTradeJournal, saleIntent } from "../live-journal.ts";
 import { lamportsToSol, safeDiv, swapSides } from "./amounts.ts";
 import type { TradeBook } from "./bookkeeping.ts";
 import { PendingLiveTrades } from "./live-pending.ts";
@@ -114,22 +114,7 @@ export class LiveSettlement implements Settlement {
     if (f.status !== "pending")
       return { status: "settled", trade: this.recorder.settleSell(p.id, sale, f, solUsd, null, p.userId) };
     const exitSignal = sale.kind === "close" ? sale.signalId : undefined;
-    const intent: LiveIntent =
-      sale.kind === "close"
-        ? {
-            kind: "close",
-            positionId: p.id,
-            reason: sale.reason,
-            ...(exitSignal !== undefined ? { signalId: exitSignal } : {}),
-          }
-        : {
-            kind: "take_profit",
-            positionId: p.id,
-            levelsHit: sale.levelsHit,
-            moonBagActivated: sale.moonBagActivated,
-            moonBagAmount: sale.moonBagAmount ? decStr(sale.moonBagAmount) : null,
-            closesPosition: sale.closesPosition,
-          };
+    const intent = saleIntent(p.id, sale);
     this.pending.record(f, intent, solUsd, {
       agentId: p.agentId,
       walletAddress: p.walletAddress,
@@ -199,6 +184,8 @@ export class LiveSettlement implements Settlement {
           solUsd,
           pendingTx,
         );
+        // A swap left "sending" by a crash had no pending row: its evaluation is marked here.
+        if (!pendingTx) this.pending.markTraded(intent.signalId, row.agentId);
         break;
       case "dca":
         trade = this.recorder.settleDca(intent.positionId, intent.order, f, solUsd, pendingTx, userId);
@@ -230,7 +217,7 @@ export class LiveSettlement implements Settlement {
         );
         break;
     }
-    this.d.reporter.settled(trade, this.logger);
+    this.d.reporter.settled({ ...trade, reconciled: true }, this.logger);
   }
 
   /**

@@ -1,4 +1,4 @@
-import { AppError } from "../../errors.ts";
+import { AppError, isStorageError, publicErrorMessage } from "../../errors.ts";
 import type { EventBus, TradeFailedEvent } from "../../events/bus.ts";
 import type { Logger } from "../../logger.ts";
 import type { Metrics } from "../../metrics/metrics.ts";
@@ -36,12 +36,14 @@ export class TradeReporter {
     err: unknown,
     log: Logger,
   ): void {
-    const reason = err instanceof Error ? err.message : String(err);
+    const reason = publicErrorMessage(err);
     log.warn("trade failed", {
       ...ctx,
       side,
       mode,
       reason,
+      // The log (operator only) keeps a storage error's own text; events and responses never do.
+      ...(isStorageError(err) ? { storageError: (err as Error).message } : {}),
       ...(err instanceof AppError && err.details ? { details: err.details } : {}),
     });
     this.d.metrics.trades.inc({ mode, side, outcome: "failed" });

@@ -1,0 +1,102 @@
+import type { Clock } from "../clock.ts";
+import { ExternalServiceError, TradingError } from "../errors.ts";
+import type { Logger } from "../logger.ts";
+import { ProviderError } from "../market/http-client.ts";
+import type { MintInfo } from "../market/mint-info.ts";
+import type { QuoteProvider } from "../market/types.ts";
+import { SOL_MINT } from "../money.ts";
+import { type ScreeningRule, screenToken, type TokenScreeningFilters } from "./rules/token-screening.ts";
+
+// Token screening before a signal buy (issue 15 "Screening"), in BOTH modes: simulation is never
+// kinder than live. The executors call it with the buy's quote in hand, so the reverse quote is
+// for exactly the amount the agent would hold. The mint's facts come from the mint account over
+// RPC (MintInfoSource); without SOLANA_RPC_URL there is no chain to read, so the three on-chain
+// filters cannot be judged and only requireSellable applies (docs/decisions.md "Live
+// integration"; a live agent always has the RPC).
+
+/** A provider answer that means "no route": the token cannot be sold back to SOL. */
+const NO_ROUTE_CODES = new Set(["COULD_NOT_FIND_ANY_ROUTE", "TOKEN_NOT_TRADABLE", "NO_ROUTES_FOUND"]);
+
+export class TokenScreenRefusedError extends TradingError {
+  constructor(
+    readonly rule: ScreeningRule,
+    readonly reason: string,
+  ) {
+    super(`${rule}: ${reason}`, { rule });
+  }
+}
+
+export interface TokenScreenDeps {
+  /** null when SOLANA_RPC_URL is empty. */
+  mintInfo: { get(mint: string): Promise<MintInfo> } | null;
+  quotes: QuoteProvider;
+  logger: Logger;
+  clock: Pick<Clock, "now">;
+  /** How long a found route back to SOL vouches for amounts up to the one quoted; default 60 s. */
+  sellableTtlMs?: number;
+}
+
+export class TokenScreen {
+  /**
+   * Per mint, the largest amount a reverse quote was found for, and when. One signal fans out to
+   * many agents: without this every agent's buy would cost a second quote on a rate-limited API.
+   */
+  private readonly sellableUpTo = new Map<string, { at: number; amount: bigint }>();
+
+  constructor(private readonly d: TokenScreenDeps) {}
+
+  /** Refuses (TokenScreenRefusedError) a buy of `boughtAtomic` units of `mint` the filters reject. */
+  async check(mint: string, boughtAtomic: bigint, filters: TokenScreeningFilters, slippageBps: number): Promise<void> {
+    const info = this.d.mintInfo ? await this.d.mintInfo.get(mint) : null;
+    const reverseQuoteFound = filters.requireSellable ? await this.sellable(mint, boughtAtomic, slippageBps) : null;
+    const result = screenToken(
+      {
+        freezeAuthority: info?.freezeAuthority ?? null,
+        mintAuthority: info?.mintAuthority ?? null,
+        transferFeeBps: info?.transferFeeBps ?? 0,
+        nonTransferable: info?.nonTransferable ?? false,
+        reverseQuoteFound,
+      },
+      filters,
+    );
+    if (result.ok) return;
+    this.d.logger.info("token refused by screening", { tokenAddress: mint, rule: result.rule, reason: result.reason });
+    throw new TokenScreenRefusedError(result.rule, result.reason);
+  }
+
+  private async sellable(mint: string, amount: bigint, slippageBps: number): Promise<boolean> {
+    const now = this.d.clock.now();
+    const known = this.sellableUpTo.get(mint);
+    if (known && now - known.at < (this.d.sellableTtlMs ?? 60_000) && amount <= known.amount) return true;
+    const found = await this.reverseQuote(mint, amount, slippageBps);
+    if (found) this.sellableUpTo.set(mint, { at: now, amount });
+    return found;
+  }
+
+  private async reverseQuote(mint: string, amount: bigint, slippageBps: number): Promise<boolean> {
+    try {
+      const q = await this.d.quotes.quote({
+        inputMint: mint,
+        outputMint: SOL_MINT,
+        amount: amount.toString(),
+        slippageBps,
+      });
+      return BigInt(q.outAmount) > 0n;
+    } catch (err) {
+      // "No route" is the answer; an outage is not, and fails the buy (fail closed).
+      if (err instanceof ProviderError && err.providerCode && NO_ROUTE_CODES.has(err.providerCode)) return false;
+      // An aggregator refusing the pair outright (400 without a code: the demo market) says the same.
+      if (!(err instanceof ProviderError) && err instanceof ExternalServiceError && err.statusCode === 400)
+        return false;
+      throw err;
+    }
+  }
+}
+
+/** The screening filters of an agent configuration's `filters` group. */
+export const screeningFilters = (f: TokenScreeningFilters): TokenScreeningFilters => ({
+  rejectFreezeAuthority: f.rejectFreezeAuthority,
+  rejectMintAuthority: f.rejectMintAuthority,
+  maxTransferFeeBps: f.maxTransferFeeBps,
+  requireSellable: f.requireSellable,
+});

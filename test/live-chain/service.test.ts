@@ -1,0 +1,147 @@
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { Keypair } from "@solana/web3.js";
+import bs58 from "bs58";
+import { SolanaRpcClient } from "../../src/market/solana-rpc.ts";
+import { LiveWalletRegistry } from "../../src/wallets/live-wallet-registry.ts";
+import { type ChainAggregator, type Pool, startChainAggregator } from "../fakes/chain-aggregator.ts";
+import { type LiteSvmRpc, startLiteSvmRpc } from "../fakes/litesvm-rpc.ts";
+import { type FakeMarket, startFakeMarket } from "../fakes/market.ts";
+import { createApiKey, createTestContext, json, login, type TestContext } from "../helpers/context.ts";
+
+// The whole service against a real Solana runtime (issue 15 "Tests against a real Solana
+// runtime"): litesvm behind its JSON-RPC shim as SOLANA_RPC_URL, the chain aggregator (real
+// single-signer swap transactions on that chain) as SWAP_AGGREGATOR_URL and SOL price feed. The
+// production executor inspects, signs and sends; the chain executes; the service records what the
+// transaction's meta says.
+
+let chain: LiteSvmRpc;
+let agg: ChainAggregator;
+let fake: FakeMarket;
+let ctx: TestContext;
+let pool: Pool;
+let token: string;
+let apiKey: string;
+const wallet = Keypair.generate();
+const address = wallet.publicKey.toBase58();
+
+beforeEach(async () => {
+  chain = await startLiteSvmRpc();
+  agg = await startChainAggregator(chain);
+  pool = agg.addPool({ lamportsPerToken: 1_000_000n, decimals: 6 });
+  chain.airdrop(wallet.publicKey, 2_000_000_000n);
+  fake = await startFakeMarket(); // only for its test service options (no client-side pacing)
+  ctx = await createTestContext({
+    env: {
+      SWAP_AGGREGATOR_URL: agg.url,
+      SOL_PRICE_FEED_URL: agg.url,
+      SOLANA_RPC_URL: chain.url,
+      LIVE_TRADING_ENABLED: "true",
+      WALLETS_RATE_LIMIT_PER_MINUTE: "100000",
+    },
+    services: {
+      ...fake.serviceOptions(),
+      liveWallets: LiveWalletRegistry.fromEnv({ WALLET_1: bs58.encode(wallet.secretKey) }),
+      live: { confirmation: { maxPolls: 5, pollIntervalMs: 1 } },
+    },
+  });
+  token = (await login(ctx)).token;
+  apiKey = (await createApiKey(ctx, token, ["signals"])).key;
+});
+
+afterEach(async () => {
+  await ctx.close();
+  await agg.stop();
+  await chain.stop();
+  await fake.stop();
+});
+
+async function liveAgent(): Promise<string> {
+  const req = (method: string, path: string, body?: unknown) => ctx.request(method, path, { token, body });
+  const agent = await json(await req("POST", "/api/v1/agents", { name: "chain", tradingMode: "live" }));
+  expect((await req("PUT", `/api/v1/agents/${agent.id}`, { automatedTradingLive: true })).status).toBe(200);
+  expect(
+    (await req("POST", "/api/v1/wallets/assign", { agentId: agent.id, walletAddress: address, walletType: "live" }))
+      .status,
+  ).toBe(201);
+  expect((await req("POST", `/api/v1/wallets/${address}/check-deposits`)).status).toBe(200);
+  return agent.id;
+}
+
+async function signal(strength = 4): Promise<number> {
+  const res = await ctx.request("POST", "/api/v1/trading-signals", {
+    apiKey,
+    body: { tokenAddress: pool.mint.toBase58(), symbol: "POOL", signalType: "buy", signalStrength: strength },
+  });
+  expect(res.status).toBe(201);
+  const id = (await json(res)).id as number;
+  await ctx.services.signalQueue.idle();
+  return id;
+}
+
+const rpc = () => new SolanaRpcClient({ url: chain.url, timeoutMs: 5_000 });
+/** Transactions the agent's wallet paid for that landed (the pool's set-up is the aggregator's). */
+const walletTxs = () => [...chain.landed.values()].filter((t) => t.keys.static[0] === address).length;
+const count = (table: string, where: string, ...p: Array<string | number>) =>
+  ctx.database.sqlite
+    .query<{ n: number }, Array<string | number>>(`SELECT count(*) AS n FROM ${table} WHERE ${where}`)
+    .get(...p)!.n;
+const evaluation = (signalId: number, agentId: string) =>
+  ctx.database.sqlite
+    .query<{ outcome: string; reason: string | null }, [number, string]>(
+      "SELECT outcome, reason FROM signal_evaluations WHERE signal_id = ? AND agent_id = ?",
+    )
+    .get(signalId, agentId);
+
+describe("the service on a real chain", () => {
+  test("a buy lands on chain once; the position holds what the chain delivered; a manual close sells it", async () => {
+    const agentId = await liveAgent();
+    await signal();
+    expect(walletTxs()).toBe(1);
+    const [pos] = await json(await ctx.request("GET", `/api/v1/agent-positions/${agentId}`, { token }));
+    expect(pos).toBeDefined();
+    // The position holds exactly what the chain put in the wallet (6 decimals).
+    const held = (await rpc().getBalances(address)).tokens.get(pool.mint.toBase58())!.amount;
+    expect(BigInt(Math.round(pos.purchase.amount * 1e6))).toBe(held);
+    const res = await ctx.request("POST", `/api/v1/agent-positions/${agentId}/${pos.id}/close`, { token });
+    expect(res.status).toBe(200);
+    expect(walletTxs()).toBe(2);
+    expect(count("positions", "agent_id = ? AND status = 'closed'", agentId)).toBe(1);
+  });
+
+  test("a hostile swap (an extra transfer to a third address) is refused before signing: nothing sent", async () => {
+    const agentId = await liveAgent();
+    agg.mode = "hostile";
+    const id = await signal();
+    expect(chain.sends.length).toBe(0);
+    expect(chain.lamportsOf(agg.thief)).toBe(0n);
+    expect(evaluation(id, agentId)?.reason).toStartWith("Swap refused before signing:");
+    expect(count("positions", "agent_id = ?", agentId)).toBe(0);
+  });
+
+  test("a send that errors but lands is recorded once and never repeated", async () => {
+    const agentId = await liveAgent();
+    chain.sendModes.push({ kind: "error-but-land" });
+    const id = await signal();
+    expect(walletTxs()).toBe(1);
+    expect(new Set(chain.sends).size).toBe(1);
+    expect(evaluation(id, agentId)?.outcome).toBe("traded");
+    expect(count("positions", "agent_id = ?", agentId)).toBe(1);
+    expect(count("live_trades", "status = 'confirmed'")).toBe(1);
+  });
+
+  test("a swap that never lands: pending while in doubt, failed only once the chain proves the blockhash expired", async () => {
+    const agentId = await liveAgent();
+    for (let i = 0; i < 5; i++) chain.sendModes.push({ kind: "drop" });
+    const id = await signal();
+    expect(count("agent_transactions", "agent_id = ? AND status = 'pending'", agentId)).toBe(1);
+    await ctx.services.trading.monitor.tick();
+    expect(count("live_trades", "status = 'pending'")).toBe(1); // not proven yet: still in doubt
+    chain.expireBlockhash();
+    await ctx.services.trading.monitor.tick();
+    expect(count("live_trades", "status = 'expired'")).toBe(1);
+    expect(count("agent_transactions", "agent_id = ? AND status = 'failed'", agentId)).toBe(1);
+    expect(evaluation(id, agentId)?.outcome).toBe("failed");
+    expect(count("positions", "agent_id = ?", agentId)).toBe(0);
+    expect(walletTxs()).toBe(0);
+  });
+});

@@ -1,0 +1,74 @@
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { Keypair } from "@solana/web3.js";
+import { type LiveContext, MINT, startLive } from "./live-context.ts";
+
+// Token screening before a buy (issue 15 "Screening"), through the real service: the mint account
+// is read over the (fake) RPC, the reverse quote asked of the (fake) aggregator. Each refusal is
+// the signal's evaluation for the agent, naming the rule; nothing is signed or sent.
+
+let l: LiveContext;
+beforeEach(async () => {
+  l = await startLive();
+});
+afterEach(() => l.close());
+
+const evaluation = (signalId: number, agentId: string) =>
+  l.ctx.database.sqlite
+    .query<{ outcome: string; reason: string | null }, [number, string]>(
+      "SELECT outcome, reason FROM signal_evaluations WHERE signal_id = ? AND agent_id = ?",
+    )
+    .get(signalId, agentId);
+
+describe("screening a live buy", () => {
+  test("a mint with a freeze authority is refused (rejectFreezeAuthority, default on): nothing sent", async () => {
+    const agent = await l.liveAgent();
+    const freezer = Keypair.generate().publicKey.toBase58();
+    l.rpc.mintAuthorities.set(MINT, { freeze: freezer });
+    const signal = await l.postSignal();
+    await l.settle();
+    expect(evaluation(signal.id, agent.id)).toEqual({
+      outcome: "failed",
+      reason: `rejectFreezeAuthority: The mint has a freeze authority (${freezer}) that can freeze the bought tokens`,
+    });
+    expect(l.rpc.sentTransactions().length).toBe(0);
+    expect(l.fake.requestsTo("jupiter.swap").length).toBe(0);
+    expect(l.count("positions", "agent_id = ?", agent.id)).toBe(0);
+  });
+
+  test("with rejectFreezeAuthority off the same mint is bought; a mint authority is refused only when asked", async () => {
+    const agent = await l.liveAgent({
+      config: { filters: { rejectFreezeAuthority: false, rejectMintAuthority: true } },
+    });
+    const minter = Keypair.generate().publicKey.toBase58();
+    l.rpc.mintAuthorities.set(MINT, { freeze: minter, mint: minter });
+    const first = await l.postSignal();
+    await l.settle();
+    expect(evaluation(first.id, agent.id)?.reason).toStartWith("rejectMintAuthority: ");
+    l.rpc.mintAuthorities.set(MINT, { freeze: minter });
+    // Mint facts are cached for 10 minutes (src/market/mint-info.ts); the authority was renounced.
+    l.ctx.clock.advance(11 * 60_000);
+    const second = await l.postSignal({ signalStrength: 5 });
+    await l.settle();
+    expect(evaluation(second.id, agent.id)?.outcome).toBe("traded");
+    expect(l.rpc.sentTransactions().length).toBe(1);
+  });
+
+  test("no route back to SOL for the bought amount (requireSellable): refused before the swap is built", async () => {
+    const agent = await l.liveAgent();
+    l.fake.inject(
+      "jupiter.quote",
+      { delayMs: 0 },
+      {
+        status: 400,
+        body: { error: "Could not find any route", errorCode: "COULD_NOT_FIND_ANY_ROUTE" },
+      },
+    );
+    const signal = await l.postSignal();
+    await l.settle();
+    expect(evaluation(signal.id, agent.id)).toEqual({
+      outcome: "failed",
+      reason: "requireSellable: No route sells the bought amount back to SOL, so the position could not be exited",
+    });
+    expect(l.fake.requestsTo("jupiter.swap").length).toBe(0);
+  });
+});
