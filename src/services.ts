@@ -283,6 +283,8 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
   lifecycle.onShutdown(() => strategyLab.recorder.stop(), "price history recorder");
   lifecycle.onStart(() => strategyLab.worker.start(), "backtest worker");
   lifecycle.onShutdown(() => strategyLab.worker.stop(), "backtest worker");
+  lifecycle.onStart(() => strategyLab.history.start(), "history import");
+  lifecycle.onShutdown(() => strategyLab.history.stop(), "history import");
 
   return {
     config,
