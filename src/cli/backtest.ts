@@ -5,7 +5,6 @@ import { ApiKeyService } from "../auth/api-keys.ts";
 import { BacktestRequestSchema, resolveVariants } from "../backtest/request.ts";
 import { runBacktest } from "../backtest/run-backtest.ts";
 import type { VariantSummary } from "../backtest/types.ts";
-import type { CliIo } from "../cli.ts";
 import { systemClock } from "../clock.ts";
 import type { Config } from "../config.ts";
 import { loadConfig } from "../config.ts";
@@ -169,6 +168,13 @@ export async function runBacktestCommand(config: Config, o: BacktestCliOptions):
 
 export class BacktestCliError extends Error {}
 
+/** src/cli.ts's CliIo, restated so that this module does not import the CLI back. */
+interface Io {
+  out(text: string): void;
+  err(text: string): void;
+  env: Record<string, string | undefined>;
+}
+
 /** The variants side by side, in the file's order. */
 export function comparisonTable(rows: ReadonlyArray<{ name: string } & VariantSummary>): string {
   const head = [
@@ -229,7 +235,7 @@ Exit codes: 0 ok, 1 runtime failure (unknown user, database error), 2 bad usage 
     { name: "email", value: true },
     { name: "out", value: true },
   ] as OptionSpec[],
-  async run({ options, io }: { options: Map<string, string | true>; io: CliIo }): Promise<number> {
+  async run({ options, io }: { options: Map<string, string | true>; io: Io }): Promise<number> {
     const opt = (name: string) => {
       const v = options.get(name);
       return typeof v === "string" && v !== "" ? v : undefined;
