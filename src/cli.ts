@@ -1,6 +1,7 @@
 import { ApiKeyService } from "./auth/api-keys.ts";
 import { isScope, SCOPES, type Scope } from "./auth/scopes.ts";
 import { type OptionSpec, parseArgs, UsageError } from "./cli/args.ts";
+import { backtestCommand } from "./cli/backtest.ts";
 import { mergeEnvFile } from "./cli/env-file.ts";
 import { systemClock } from "./clock.ts";
 import { type Config, ConfigError, loadConfig, walletVariables } from "./config.ts";
@@ -147,6 +148,7 @@ ${EXIT_HELP} Unknown user or a name already used: 1.`,
       }
     },
   },
+  backtest: backtestCommand,
   backup: {
     usage: "trading-agent backup PATH [--force] [--env-file PATH]",
     summary: "write a consistent copy of the database to PATH",
@@ -189,6 +191,7 @@ function mainHelp(): string {
     ["version", commands.version!.summary],
     ["api-key create", commands["api-key create"]!.summary],
     ["backup PATH", commands.backup!.summary],
+    ["backtest", commands.backtest!.summary],
     ["help [COMMAND]", "show help for a command"],
   ];
   return `trading-agent: self-hosted trading-agent service for the Solana token market

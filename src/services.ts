@@ -339,6 +339,8 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
   lifecycle.onShutdown(() => strategyLab.worker.stop(), "backtest worker");
   lifecycle.onStart(() => notifications.start(), "notifications");
   lifecycle.onShutdown(() => notifications.stop(), "notifications");
+  lifecycle.onStart(() => strategyLab.history.start(), "history import");
+  lifecycle.onShutdown(() => strategyLab.history.stop(), "history import");
 
   return {
     config,

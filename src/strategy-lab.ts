@@ -1,5 +1,6 @@
 import { BacktestService } from "./backtest/backtest-service.ts";
 import { BacktestWorker } from "./backtest/backtest-worker.ts";
+import { SignalSourceReport } from "./backtest/signal-source-report.ts";
 import type { Clock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import type { DatabaseHandle } from "./db/client.ts";
@@ -13,6 +14,7 @@ import type { MarketServices } from "./market/index.ts";
 import { type RateLimit, RateLimiter } from "./market/rate-limiter.ts";
 import { HistoryImporter } from "./price-history/history-import.ts";
 import { PriceRecorder } from "./price-history/recorder.ts";
+import { SignalImporter } from "./signals/signal-import.ts";
 
 // The strategy lab's parts (issue 17), built once by createServices: price history (recorder,
 // GeckoTerminal import), backtests (service, worker) and the signal repository they read.
@@ -24,6 +26,10 @@ export interface StrategyLab {
   worker: BacktestWorker;
   recorder: PriceRecorder;
   history: HistoryImporter;
+  /** POST /trading-signals/import: stores past signals (never traded), queues their history. */
+  importer: SignalImporter;
+  /** GET /signal-sources/report. */
+  report: SignalSourceReport;
   horizonMs: number;
 }
 
@@ -67,11 +73,14 @@ export function createStrategyLab(
         }),
       )
     : null;
+  const history = new HistoryImporter(gecko, bars, deps.logger);
   return {
     bars,
     signals,
     backtests,
     worker,
+    importer: new SignalImporter({ signals, bars, history, clock: deps.clock, horizonMs }),
+    report: new SignalSourceReport({ signals, bars, clock: deps.clock }),
     recorder: new PriceRecorder({
       bars,
       tokenPrices: deps.market.tokenPrices,
@@ -81,7 +90,7 @@ export function createStrategyLab(
       horizonDays: config.PRICE_HISTORY_DAYS,
       intervalSeconds: config.MONITOR_INTERVAL_SECONDS,
     }),
-    history: new HistoryImporter(gecko, bars, deps.logger),
+    history,
     horizonMs,
   };
 }

@@ -1,12 +1,11 @@
 import type { Clock } from "../clock.ts";
-import type { BacktestRepository, BacktestTradeRow, BacktestVariantRow } from "../db/repositories/backtests.ts";
+import type { BacktestRepository } from "../db/repositories/backtests.ts";
 import type { PriceBarRepository } from "../db/repositories/price-bars.ts";
 import type { Logger } from "../logger.ts";
 import type { TokenDecimalsProvider } from "../market/types.ts";
 import type { BacktestService } from "./backtest-service.ts";
-import { loadPaths, toReplaySignals } from "./load-paths.ts";
-import { alignSignals, replayVariant } from "./replay.ts";
 import { type BacktestRequest, resolveVariants } from "./request.ts";
+import { runBacktest } from "./run-backtest.ts";
 
 // Runs queued backtests one at a time (issue 17): claim → load signals and price paths → replay
 // each variant, reporting progress between variants → store results (done) or the error
@@ -43,55 +42,16 @@ export class BacktestWorker {
     try {
       const req = JSON.parse(row.request) as BacktestRequest;
       const variants = resolveVariants(req.variants);
-      const signals = toReplaySignals(this.d.service.selectSignals(row.userId, req.signals));
-      const mints = [...new Set(signals.map((s) => s.tokenAddress))];
-      const decimals = await this.d.decimals.getDecimals(mints).catch((err) => {
-        this.log.warn("token decimals unavailable; 6 assumed", { reason: err instanceof Error ? err.message : err });
-        return new Map<string, number>();
-      });
-      const paths = loadPaths(this.d.bars, signals, this.d.horizonMs, decimals);
-      const aligned = alignSignals(signals, paths);
-      const results: Array<Omit<BacktestVariantRow, "backtestId">> = [];
-      const trades: Array<Omit<BacktestTradeRow, "backtestId">> = [];
-      for (const [i, v] of variants.entries()) {
-        const r = replayVariant(
-          {
-            config: v.config,
-            initialSol: String(req.initialSol),
-            signals,
-            paths,
-            priorityFeeSol: this.d.priorityFeeSol,
-          },
-          aligned,
-        );
-        results.push({
-          position: i,
-          name: v.name,
-          summary: JSON.stringify(r.summary),
-          equity: JSON.stringify(r.equity),
-        });
-        for (const [seq, t] of r.trades.entries())
-          trades.push({
-            variant: i,
-            seq,
-            signalId: t.signalId,
-            tokenAddress: t.tokenAddress,
-            openedAt: new Date(t.openedAtMs).toISOString(),
-            closedAt: new Date(t.closedAtMs).toISOString(),
-            entryPriceSol: t.entryPriceSol,
-            exitPriceSol: t.exitPriceSol,
-            amount: t.amount,
-            costSol: t.costSol,
-            profitLossSol: t.profitLossSol,
-            changePercent: t.changePercent,
-            closeReason: t.closeReason,
-            takeProfitLevels: t.takeProfitLevels,
-            dcaOrders: t.dcaOrders,
-          });
-        this.d.repo.setProgress(row.id, (i + 1) / (variants.length + 1), this.now());
-        // Let requests in: a long run never holds the event loop for more than one variant.
-        await new Promise((r) => setTimeout(r, 0));
-      }
+      const signals = this.d.service.selectSignals(row.userId, req.signals);
+      const { variants: results, trades } = await runBacktest(
+        { initialSol: req.initialSol, variants, signals },
+        { ...this.d, logger: this.log },
+        async (done, total) => {
+          this.d.repo.setProgress(row.id, done / (total + 1), this.now());
+          // Let requests in: a long run never holds the event loop for more than one variant.
+          await new Promise((r) => setTimeout(r, 0));
+        },
+      );
       this.d.repo.complete(row.id, results, trades, this.now());
       this.log.info("backtest done", { backtestId: row.id, variants: variants.length, signals: signals.length });
     } catch (err) {

@@ -1,4 +1,6 @@
-import { z } from "zod";
+// z from @hono/zod-openapi: zod v4 gives a schema `.openapi()` only if the extension ran before the
+// schema was built, and the backtests route calls it on these (the CLI imports this module first).
+import { z } from "@hono/zod-openapi";
 import { applyConfigUpdate, INVALID_CONFIG_MESSAGE, type TradingConfig } from "../agents/trading-config.ts";
 import { ValidationError } from "../errors.ts";
 

@@ -33,6 +33,10 @@ export const OPERATIONS: Record<Key, OperationDoc> = {
   "GET /api/v1/trading-signals": { operationId: "listTradingSignals", summary: "List trading signals" },
   "GET /api/v1/trading-signals/export": { operationId: "exportTradingSignals", summary: "Export signals as CSV" },
   "DELETE /api/v1/trading-signals/all": { operationId: "deleteAllTradingSignals", summary: "Delete all signals" },
+  "POST /api/v1/trading-signals/import": {
+    operationId: "importTradingSignals",
+    summary: "Import past signals from a CSV (never traded)",
+  },
   "GET /api/v1/trading-signals/{id}": {
     operationId: "getTradingSignal",
     summary: "Get one signal with each agent's decision",
@@ -117,6 +121,10 @@ export const OPERATIONS: Record<Key, OperationDoc> = {
   "GET /api/v1/backtests/{id}/trades": {
     operationId: "listBacktestTrades",
     summary: "A backtest's trades (JSON or CSV)",
+  },
+  "GET /api/v1/signal-sources/report": {
+    operationId: "getSignalSourceReport",
+    summary: "How each signal source's calls moved afterwards",
   },
   "GET /api/v1/tokens/{address}/prices": {
     operationId: "getTokenPriceBars",

@@ -5,7 +5,8 @@ import { type GeckoTerminalClient, OHLCV_PAGE } from "../market/geckoterminal.ts
 // History import (issue 17) for signals older than the recording: a token's 1-minute bars from
 // GeckoTerminal (HISTORY_DATA_URL) for [fromMs, toMs), paging backwards with before_timestamp,
 // stored as `imported` bars (a recorded bar is never overwritten). Requests go through the
-// client's 30-a-minute limiter; jobs run one at a time from a queue the signal import fills.
+// client's 30-a-minute limiter; jobs run one at a time from a queue the signal import fills
+// (src/signals/signal-import.ts); tick() runs one, start() works through the queue in the background.
 
 export interface HistoryJob {
   tokenAddress: string;
@@ -15,7 +16,9 @@ export interface HistoryJob {
 
 export class HistoryImporter {
   private readonly queue: HistoryJob[] = [];
-  private draining: Promise<void> | null = null;
+  private running: Promise<unknown> | null = null;
+  private stopped = true;
+  private wake: (() => void) | null = null;
   private readonly log: Logger;
 
   constructor(
@@ -50,42 +53,80 @@ export class HistoryImporter {
     return stored;
   }
 
-  /** Queues jobs (one per token, merged ranges) and runs them in the background. */
-  enqueue(jobs: readonly HistoryJob[]): void {
-    if (!this.client) return;
-    this.queue.push(...mergeJobs(jobs));
-    this.draining ??= this.drain().finally(() => (this.draining = null));
+  /** Jobs waiting, in the order they will run (a copy). */
+  get pending(): HistoryJob[] {
+    return this.queue.map((j) => ({ ...j }));
   }
 
-  /** Resolves when the queue is empty (tests). */
-  idle(): Promise<void> {
-    return this.draining ?? Promise.resolve();
+  /**
+   * Queues jobs, merging each token's overlapping ranges (with each other and with what is
+   * already queued), and wakes the loop if it runs. Returns how many jobs are queued now.
+   */
+  enqueue(jobs: readonly HistoryJob[]): number {
+    if (!this.client || jobs.length === 0) return this.queue.length;
+    const merged = mergeJobs([...this.queue, ...jobs]);
+    this.queue.splice(0, this.queue.length, ...merged);
+    this.wake?.();
+    return this.queue.length;
   }
 
-  private async drain(): Promise<void> {
-    for (let job = this.queue.shift(); job; job = this.queue.shift()) {
-      try {
-        const n = await this.importRange(job);
-        this.log.info("price history imported", { tokenAddress: job.tokenAddress, bars: n });
-      } catch (err) {
-        this.log.warn("price history import failed", {
-          tokenAddress: job.tokenAddress,
-          reason: err instanceof Error ? err.message : String(err),
-        });
-      }
+  /** Runs the oldest queued job, if any; returns it with the bars stored (tests drive this). */
+  async tick(): Promise<{ job: HistoryJob; stored: number } | null> {
+    const job = this.queue.shift();
+    if (!job) return null;
+    try {
+      const stored = await this.importRange(job);
+      this.log.info("price history imported", { tokenAddress: job.tokenAddress, bars: stored });
+      return { job, stored };
+    } catch (err) {
+      this.log.warn("price history import failed", {
+        tokenAddress: job.tokenAddress,
+        reason: err instanceof Error ? err.message : String(err),
+      });
+      return { job, stored: 0 };
     }
+  }
+
+  /** Works through the queue in the background, then sleeps until enqueue() wakes it. */
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    const loop = async () => {
+      while (!this.stopped && this.queue.length > 0) {
+        this.running = this.tick();
+        await this.running;
+        this.running = null;
+      }
+      if (!this.stopped)
+        this.wake = () => {
+          this.wake = null;
+          void loop();
+        };
+    };
+    void loop();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.wake = null;
+    if (this.running) await this.running;
   }
 }
 
+/**
+ * One job per token and stretch of time: ranges of the same token that overlap or touch are
+ * merged; ranges far apart stay separate jobs (two calls a month apart import two weeks, not
+ * the month between them).
+ */
 export function mergeJobs(jobs: readonly HistoryJob[]): HistoryJob[] {
-  const by = new Map<string, HistoryJob>();
-  for (const j of jobs) {
-    const cur = by.get(j.tokenAddress);
-    if (!cur) by.set(j.tokenAddress, { ...j });
-    else {
-      cur.fromMs = Math.min(cur.fromMs, j.fromMs);
-      cur.toMs = Math.max(cur.toMs, j.toMs);
-    }
+  const sorted = [...jobs].sort((a, b) =>
+    a.tokenAddress < b.tokenAddress ? -1 : a.tokenAddress > b.tokenAddress ? 1 : a.fromMs - b.fromMs,
+  );
+  const out: HistoryJob[] = [];
+  for (const j of sorted) {
+    const cur = out.at(-1);
+    if (cur && cur.tokenAddress === j.tokenAddress && j.fromMs <= cur.toMs) cur.toMs = Math.max(cur.toMs, j.toMs);
+    else out.push({ ...j });
   }
-  return [...by.values()];
+  return out;
 }

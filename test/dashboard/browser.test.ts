@@ -1,8 +1,10 @@
+import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { PriceBarRepository } from "../../src/db/repositories/price-bars.ts";
 import { type FakeMarket, startFakeMarket } from "../fakes/market.ts";
 import { type ChildService, ROOT, startChildService } from "../helpers/child-service.ts";
 import { ADMIN_EMAIL, ADMIN_PASSWORD, offlineEnv } from "../helpers/context.ts";
@@ -12,7 +14,8 @@ import { ADMIN_EMAIL, ADMIN_PASSWORD, offlineEnv } from "../helpers/context.ts";
 // browser and one service for the whole file; the tests run in order and share the page:
 // log in → create an agent and switch automation on → an API key shown once → a signal posted
 // with that key opens a position the agent page shows without a reload → close it and see the
-// historical swap with its P/L → a configuration error next to its field → signals → reload keeps
+// historical swap with its P/L → a configuration error next to its field → the strategy lab
+// (variants, progress, comparison) → signals → reload keeps
 // the session → log out. Every request the page makes must stay on the service's origin.
 // Screenshots of each page at desktop and phone width go to test-output/screenshots.
 
@@ -223,7 +226,7 @@ t(
 t(
   "a configuration error shows next to its field",
   async () => {
-    await page.getByRole("link", { name: "Strategy" }).click();
+    await page.getByRole("link", { name: "Strategy", exact: true }).click();
     const field = page.getByLabel("Stop-loss (below peak)");
     expect(await field.inputValue()).toBe("25");
     await field.fill("150");
@@ -245,6 +248,58 @@ t(
       if (tab === "Wallets") await page.getByRole("button", { name: "Check deposits" }).waitFor();
       await shoot(`agent-${tab.toLowerCase()}`);
     }
+  },
+  STEP_MS,
+);
+
+t(
+  "strategy lab: two variants over imported signals, progress, comparison table and equity curves",
+  async () => {
+    // Past signals imported through the API, their price path as recorded 1-minute bars.
+    const login = await fetch(`${service.url}/api/v1/auth/login`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ email: ADMIN_EMAIL, password: ADMIN_PASSWORD }),
+    });
+    const jwt = ((await login.json()) as { accessToken: string }).accessToken;
+    const t0 = Math.floor((Date.now() - 3 * 86_400_000) / 60_000) * 60_000;
+    const csv = `id,createdAt,tokenAddress,symbol,signalType,signalStrength,activationReason,source\r\n,${new Date(t0).toISOString()},${BONK},BONK,buy,4,,lab-channel\r\n`;
+    const imported = await fetch(`${service.url}/api/v1/trading-signals/import`, {
+      method: "POST",
+      headers: { "Content-Type": "text/csv", Authorization: `Bearer ${jwt}` },
+      body: csv,
+    });
+    expect(imported.status).toBe(201);
+    const db = new Database(join(dir, "trading.db"));
+    const prices = ["0.0000001", "0.00000015", "0.0000002", "0.00000016", "0.00000013", "0.00000025"];
+    new PriceBarRepository(db).recordTicks(
+      prices.map((price, i) => ({ tokenAddress: BONK, time: t0 + i * 60_000, price })),
+    );
+    db.close();
+
+    await page.getByRole("link", { name: "Strategy lab" }).click();
+    await page.getByRole("heading", { name: "Strategy lab" }).waitFor();
+    await page.getByLabel("Source").fill("lab-channel");
+    await page.getByRole("button", { name: "Add variant" }).click();
+    await page.getByLabel("Variant 2 name").fill("Tight stop");
+    await page
+      .getByRole("group", { name: "Variant 2" })
+      .getByText(/^Configuration/)
+      .click();
+    await page.locator("#lab2-stopLoss-percentage").fill("10");
+    const created = page.waitForResponse(
+      (r) => r.request().method() === "POST" && r.url().endsWith("/api/v1/backtests"),
+    );
+    await page.getByRole("button", { name: "Run backtest" }).click();
+    expect((await created).status()).toBe(202);
+    // Polled every 2 s until done (the service's worker runs it).
+    await page.getByRole("status").filter({ hasText: "done" }).waitFor();
+    const tight = page.getByRole("row", { name: "Variant Tight stop" });
+    await tight.waitFor();
+    expect((await tight.getByRole("cell").allTextContents())[1]).toBe("1");
+    await page.getByRole("row", { name: "Variant Defaults" }).waitFor();
+    await page.locator(".chart canvas").waitFor();
+    await shoot("strategy-lab");
   },
   STEP_MS,
 );

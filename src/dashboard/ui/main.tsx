@@ -10,6 +10,7 @@ import { ApiKeysPage } from "./pages/api-keys.tsx";
 import { LoginPage } from "./pages/login.tsx";
 import { OverviewPage } from "./pages/overview.tsx";
 import { SignalDetailPage, SignalsPage } from "./pages/signals.tsx";
+import { StrategyLabPage } from "./pages/strategy-lab.tsx";
 import { href, route } from "./router.ts";
 
 // The dashboard (issue 14): one page, hash routes, Preact with signals. Pages fetch from
@@ -27,6 +28,7 @@ function Nav() {
       <nav aria-label="Main">
         {link(href(), "Overview", !top || top === "agents")}
         {link(href("signals"), "Signals", top === "signals")}
+        {link(href("lab"), "Strategy lab", top === "lab")}
         {link(href("api-keys"), "API keys", top === "api-keys")}
       </nav>
       <div class="row">
@@ -48,6 +50,7 @@ function Page() {
   if (top === "signals" && id) return <SignalDetailPage id={id} />;
   if (top === "signals") return <SignalsPage />;
   if (top === "api-keys") return <ApiKeysPage />;
+  if (top === "lab") return <StrategyLabPage id={id} />;
   return <OverviewPage />;
 }
 

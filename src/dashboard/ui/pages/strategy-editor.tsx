@@ -16,11 +16,12 @@ import {
 // range; Save sends the whole form as {config}; the API's validation messages (`details`) are
 // shown next to the field they name. "Reset to defaults" sends {config: null}.
 
-type Config = Record<string, unknown>;
+export type Config = Record<string, unknown>;
 /** Form values as typed (strings for numbers and lists, booleans for switches). */
-type Draft = Record<string, string | boolean>;
+export type Draft = Record<string, string | boolean>;
 
-function toDraft(config: Config, fields: ConfigField[]): Draft {
+// toDraft, fromDraft and FieldInput are shared with the strategy lab's variant editor.
+export function toDraft(config: Config, fields: ConfigField[]): Draft {
   const d: Draft = {};
   for (const f of fields) {
     const v = getPath(config, f.path);
@@ -32,7 +33,7 @@ function toDraft(config: Config, fields: ConfigField[]): Draft {
 }
 
 /** Numbers that do not parse are sent as typed, so the API's own message explains them. */
-function fromDraft(draft: Draft, fields: ConfigField[]): Config {
+export function fromDraft(draft: Draft, fields: ConfigField[]): Config {
   const out: Config = {};
   for (const f of fields) {
     const raw = draft[f.path];
@@ -61,16 +62,18 @@ const fieldsFor = (config: Config): ConfigField[] => {
 
 const showDefault = (v: unknown) =>
   v === null ? "none" : Array.isArray(v) ? (v.length ? v.join(", ") : "none") : String(v);
-const inputId = (path: string) => `cfg-${path.replace(/\./g, "-")}`;
+const inputId = (path: string, prefix = "cfg") => `${prefix}-${path.replace(/\./g, "-")}`;
 
-function FieldInput(props: {
+export function FieldInput(props: {
   field: ConfigField;
   value: string | boolean;
   errors?: string[];
   onChange: (v: string | boolean) => void;
+  /** Distinguishes the ids when several editors share a page (the strategy lab's variants). */
+  idPrefix?: string;
 }) {
   const { field: f, value, errors } = props;
-  const id = inputId(f.path);
+  const id = inputId(f.path, props.idPrefix);
   const hint = [f.default !== undefined ? `Default ${showDefault(f.default)}` : "", f.unit ?? "", f.range ?? ""]
     .filter(Boolean)
     .join(" · ");

@@ -12,6 +12,7 @@ import {
   SuccessSchema,
   userSecurity,
 } from "../../schemas.ts";
+import { importHandler, importSignals } from "./import.ts";
 import {
   CreateSignalBody,
   IdempotencyHeader,
@@ -131,16 +132,17 @@ export function tradingSignalRoutes(s: AppDeps) {
   const postAuth = requireApiKey("signals", { useCountedBy: 201 });
   const otherAuth = readWithScopeWriteWithUser("signals");
   // POST takes only an API key (then the per-key limit); GETs take a JWT or a signals key;
-  // PUT/DELETE a JWT (PRODUCT.md §2).
+  // PUT/DELETE a JWT (PRODUCT.md §2), and so does the import (a user's bulk upload, not a bot's).
   router.use(
     "*",
     createMiddleware<AppEnv>(async (c, next) => {
-      if (c.req.method === "POST") await postAuth(c, async () => void (await perKey(c, next)));
+      if (c.req.method === "POST" && !c.req.path.endsWith("/import"))
+        await postAuth(c, async () => void (await perKey(c, next)));
       else await otherAuth(c, next);
     }),
   );
 
-  // Registration order matters: /export and /all before /{id}, so they are never read as ids.
+  // Registration order matters: /export, /all and /import before /{id}, so they are never read as ids.
   return router
     .openapi(create, async (c) => {
       const auth = c.get("auth");
@@ -159,6 +161,7 @@ export function tradingSignalRoutes(s: AppDeps) {
       const rows = s.signals.iterate(c.get("auth").userId, c.req.valid("query"));
       return csvResponse(c, "trading-signals.csv", SIGNAL_CSV_COLUMNS, rows) as never;
     })
+    .openapi(importSignals, importHandler(s) as never)
     .openapi(deleteAll, (c) => c.json({ success: true, deleted: s.signals.deleteAll(c.get("auth").userId) }, 200))
     .openapi(getOne, (c) => c.json(s.signals.getWithProcessing(c.get("auth").userId, c.req.valid("param").id), 200))
     .openapi(update, (c) =>
