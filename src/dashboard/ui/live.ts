@@ -13,7 +13,8 @@ export type EventType =
   | "position.opened"
   | "position.updated"
   | "position.closed"
-  | "price.sol";
+  | "price.sol"
+  | "webhook.disabled";
 
 export interface ServiceEvent {
   id: number;
@@ -30,6 +31,7 @@ const TYPES: EventType[] = [
   "position.updated",
   "position.closed",
   "price.sol",
+  "webhook.disabled",
 ];
 
 export const streamState = signal<"off" | "connecting" | "open" | "reconnecting">("off");

@@ -1,6 +1,7 @@
 import "uplot/dist/uPlot.min.css";
 import "./style.css";
 import "./parts.css";
+import "./settings.css";
 import { render } from "preact";
 import { useEffect } from "preact/hooks";
 import { logout, resumeSession, session, sessionChecked } from "./api.ts";
@@ -9,6 +10,7 @@ import { AgentPage } from "./pages/agent.tsx";
 import { ApiKeysPage } from "./pages/api-keys.tsx";
 import { LoginPage } from "./pages/login.tsx";
 import { OverviewPage } from "./pages/overview.tsx";
+import { SettingsPage } from "./pages/settings.tsx";
 import { SignalDetailPage, SignalsPage } from "./pages/signals.tsx";
 import { StrategyLabPage } from "./pages/strategy-lab.tsx";
 import { href, route } from "./router.ts";
@@ -30,6 +32,7 @@ function Nav() {
         {link(href("signals"), "Signals", top === "signals")}
         {link(href("lab"), "Strategy lab", top === "lab")}
         {link(href("api-keys"), "API keys", top === "api-keys")}
+        {link(href("notifications"), "Notifications", top === "notifications")}
       </nav>
       <div class="row">
         <span class={`stream ${streamState.value}`} title="Live event stream">
@@ -51,6 +54,7 @@ function Page() {
   if (top === "signals") return <SignalsPage />;
   if (top === "api-keys") return <ApiKeysPage />;
   if (top === "lab") return <StrategyLabPage id={id} />;
+  if (top === "notifications") return <SettingsPage />;
   return <OverviewPage />;
 }
 

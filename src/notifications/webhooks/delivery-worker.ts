@@ -33,6 +33,15 @@ export interface TickReport {
   failed: number;
 }
 
+/**
+ * Finished deliveries (delivered or given up) and their attempts are kept this long, then deleted
+ * (docs/decisions.md "Notifications": deliveries are a recent history, not an archive). Pending
+ * ones are never pruned.
+ */
+export const DELIVERY_RETENTION_MS = 30 * 86_400_000;
+/** How often tick() prunes: the rows age by days, so an hourly pass is plenty. */
+export const PRUNE_EVERY_MS = 3_600_000;
+
 export function newMessageId(): string {
   return `msg_${crypto.randomUUID().replaceAll("-", "")}`;
 }
@@ -47,6 +56,8 @@ export class WebhookDeliveryWorker {
   private readonly log: Logger;
   private loop: { stop: AbortController; wake: AbortController } | null = null;
   private loopDone: Promise<void> | null = null;
+  /** Clock time of the last prune; the first tick prunes. */
+  private lastPrune = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly d: DeliveryWorkerDeps) {
     this.log = d.logger.child({ component: "webhooks" });
@@ -81,6 +92,7 @@ export class WebhookDeliveryWorker {
 
   /** Sends every due delivery (up to the in-flight limit) and resolves when those attempts are recorded. */
   async tick(): Promise<TickReport> {
+    this.pruneIfDue();
     const free = this.d.maxInFlight - this.inFlight.size;
     const due = this.d.repo.due(this.d.clock.now(), free, [...this.inFlight]);
     for (const item of due) this.inFlight.add(item.delivery.id);
@@ -92,6 +104,16 @@ export class WebhookDeliveryWorker {
       delivered: outcomes.filter(Boolean).length,
       failed: outcomes.filter((ok) => !ok).length,
     };
+  }
+
+  /** Deletes finished deliveries older than the retention, at most once per PRUNE_EVERY_MS of the clock. */
+  pruneIfDue(): number {
+    const now = this.d.clock.now();
+    if (now - this.lastPrune < PRUNE_EVERY_MS) return 0;
+    this.lastPrune = now;
+    const pruned = this.d.repo.pruneFinished(new Date(now - DELIVERY_RETENTION_MS).toISOString());
+    if (pruned > 0) this.log.debug("webhook deliveries pruned", { pruned });
+    return pruned;
   }
 
   get inFlightCount(): number {

@@ -5,6 +5,7 @@ import { fmtNum, fmtSol, fmtTime, fmtUsd, plClass, short } from "../format.ts";
 import { onEvent, recentEvents } from "../live.ts";
 import { href, navigate } from "../router.ts";
 import { type Agent, type Balance, type Performance, SOL_MINT, type SolPrice } from "../types.ts";
+import { DisabledWebhooksWarning } from "./webhook-warning.tsx";
 
 // Overview (issue 14 page 2): every agent with its switches and figures, the SOL price, the
 // data sources and a live feed of signals and trades.
@@ -191,6 +192,8 @@ function describeEvent(e: { type: string; data: Record<string, unknown> }): stri
       return `Position opened: ${d.tokenSymbol ?? d.tokenAddress}`;
     case "position.closed":
       return `Position closed (${d.reason}): P/L ${fmtSol(d.profitLossSol)}`;
+    case "webhook.disabled":
+      return `Webhook disabled: ${d.reason}`;
     default:
       return `${e.type}`;
   }
@@ -238,6 +241,7 @@ export function OverviewPage() {
   const replace = (a: Agent) => setRows((rs) => rs.map((r) => (r.agent.id === a.id ? { ...r, agent: a } : r)));
   return (
     <div class="grid">
+      <DisabledWebhooksWarning />
       <Section title="Agents">
         <CreateAgent onCreated={(a) => navigate("agents", a.id)} />
         <ErrorNote error={error} />

@@ -1,0 +1,25 @@
+// The API's 400 answers list every problem in `details` as "path: message" (src/http/router.ts);
+// service-side refusals use the same form (e.g. "url: … resolves to a private address"). Forms
+// put each message next to the field its path names; the rest goes to the form's own error.
+
+export interface FieldErrors {
+  byField: Map<string, string[]>;
+  other: string[];
+}
+
+/** Splits `details` by the longest field path each starts with (`paths` as the API names them). */
+export function fieldErrors(details: unknown, paths: string[]): FieldErrors {
+  const byField = new Map<string, string[]>();
+  const other: string[] = [];
+  const longestFirst = [...paths].sort((a, b) => b.length - a.length);
+  for (const d of Array.isArray(details) ? details : []) {
+    const text = String(d);
+    const path = longestFirst.find((p) => text.startsWith(`${p}: `));
+    if (!path) {
+      other.push(text);
+      continue;
+    }
+    byField.set(path, [...(byField.get(path) ?? []), text.slice(path.length + 2)]);
+  }
+  return { byField, other };
+}
