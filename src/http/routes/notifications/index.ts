@@ -2,7 +2,7 @@ import { createRoute } from "@hono/zod-openapi";
 import { NotFoundError, ServiceNotConfiguredError } from "../../../errors.ts";
 import type { AppDeps } from "../../app-env.ts";
 import { createRouter } from "../../router.ts";
-import { bearerSecurity, errorResponses, jsonContent, SuccessSchema } from "../../schemas.ts";
+import { errorResponses, jsonContent, SuccessSchema, userSecurity } from "../../schemas.ts";
 import {
   ChatIdParam,
   LinkCodeSchema,
@@ -14,7 +14,7 @@ import {
 // /api/v1/notifications (issue 18): the user's notification preferences and their Telegram
 // chats. JWT only.
 
-const common = { tags: ["notifications"], security: bearerSecurity };
+const common = { tags: ["notifications"], security: userSecurity };
 
 const getPrefs = createRoute({
   ...common,

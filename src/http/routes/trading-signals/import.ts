@@ -6,7 +6,7 @@ import { ValidationError } from "../../../errors.ts";
 import { MAX_IMPORT_ROWS } from "../../../signals/signal-import.ts";
 import type { AppDeps, AppEnv } from "../../app-env.ts";
 import { CsvSyntaxError, parseCsv, uncell } from "../../csv-parse.ts";
-import { bearerSecurity, errorResponses, isStrictIsoDateTime, jsonContent } from "../../schemas.ts";
+import { errorResponses, isStrictIsoDateTime, jsonContent, userSecurity } from "../../schemas.ts";
 import { CreateSignalBody } from "./schema.ts";
 
 // POST /api/v1/trading-signals/import (issue 17 item 3): a CSV in the export's columns, as the
@@ -47,7 +47,7 @@ export const importSignals = createRoute({
   method: "post",
   path: "/import",
   tags: ["trading-signals"],
-  security: bearerSecurity,
+  security: userSecurity,
   description: `CSV with the export's header (${IMPORT_COLUMNS.join(", ")}; id optional and ignored), at most ${MAX_IMPORT_ROWS} rows. Stored as already processed: imported signals never trigger trades. Rows equal to one of your signals (createdAt, tokenAddress, signalType, source) are skipped as duplicates.`,
   // Before the body validators: a wrong Content-Type gets this route's own message.
   middleware: [

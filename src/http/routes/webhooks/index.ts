@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { AppDeps } from "../../app-env.ts";
 import { createRouter } from "../../router.ts";
-import { bearerSecurity, errorResponses, jsonContent, SuccessSchema } from "../../schemas.ts";
+import { errorResponses, jsonContent, SuccessSchema, userSecurity } from "../../schemas.ts";
 import {
   CreatedWebhookSchema,
   CreateWebhookBody,
@@ -17,7 +17,7 @@ import {
 // /api/v1/webhooks (issue 18; PRODUCT.md §7): the user's endpoints, JWT only. The signing secret
 // appears in the creation (and rotation) response and nowhere else.
 
-const common = { tags: ["webhooks"], security: bearerSecurity };
+const common = { tags: ["webhooks"], security: userSecurity };
 const idParams = { params: WebhookIdParam };
 
 const create = createRoute({
