@@ -6,26 +6,12 @@ import { messageBody, newMessageId, type WebhookDeliveryWorker } from "./deliver
 import { TEST_EVENT_TYPE } from "./event-types.ts";
 import { generateWebhookSecret } from "./signing.ts";
 import { UnsafeUrlError } from "./ssrf-guard.ts";
+import type { WebhookView } from "./webhook-view.ts";
 
 // Webhook endpoints per user (issue 18): create (the secret is returned once, then only kept
 // sealed), list, get, update, delete, test, deliveries. Another user's id answers 404.
 
 export const MAX_WEBHOOKS_PER_USER = 20;
-
-export interface WebhookView {
-  id: string;
-  url: string;
-  events: string[];
-  description: string;
-  enabled: boolean;
-  /** `active`, `failing` (failures since `failingSince`) or `disabled` (by the user or after 24 h of failures). */
-  status: "active" | "failing" | "disabled";
-  failingSince: string | null;
-  disabledAt: string | null;
-  disabledReason: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
 
 export interface WebhookInput {
   url: string;

@@ -1,4 +1,5 @@
 import { useState } from "preact/hooks";
+import { WEBHOOK_EVENT_TYPES } from "../../../notifications/webhooks/event-types.ts";
 import { ApiError, api, get } from "../api.ts";
 import { ErrorNote, Section, useLoad } from "../components.tsx";
 import { fieldErrors } from "../field-errors.ts";
@@ -9,15 +10,7 @@ import { type Webhook, WebhookCard } from "./webhook-card.tsx";
 // one card per endpoint. The URL field is plain text so the API's messages (not the browser's)
 // explain a bad or refused URL, next to the field.
 
-const EVENTS = [
-  "signal.created",
-  "trade.executed",
-  "trade.failed",
-  "position.opened",
-  "position.updated",
-  "position.closed",
-  "webhook.disabled",
-];
+const EVENTS = WEBHOOK_EVENT_TYPES;
 const FIELDS = ["url", "events", "description"];
 
 function CreateWebhook({ onCreated }: { onCreated: () => void }) {

@@ -1,4 +1,5 @@
 import { useState } from "preact/hooks";
+import type { WebhookView } from "../../../notifications/webhooks/webhook-view.ts";
 import { api, get } from "../api.ts";
 import { ConfirmButton, ErrorNote, useLoad } from "../components.tsx";
 import { fmtTime } from "../format.ts";
@@ -8,19 +9,7 @@ import { SecretOnce } from "../secret-once.tsx";
 // enable/disable, send test, rotate secret (the new one shown once), delete with confirmation,
 // and its recent delivery attempts.
 
-export interface Webhook {
-  id: string;
-  url: string;
-  events: string[];
-  description: string;
-  enabled: boolean;
-  status: "active" | "failing" | "disabled";
-  failingSince: string | null;
-  disabledAt: string | null;
-  disabledReason: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
+export type Webhook = WebhookView;
 
 interface Delivery {
   deliveryId: string;
