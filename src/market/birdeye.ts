@@ -12,6 +12,17 @@ import type { WhaleTrade, WhaleTradeQuery, WhaleTradesProvider } from "./types.t
 export const DEFAULT_WHALE_MIN_VOLUME_USD = 10_000;
 export const MAX_WHALE_LIMIT = 500;
 
+/** The whale query's limit and minimum volume with their defaults, or a 400 naming the bad one. */
+export function whaleQueryBounds(query: WhaleTradeQuery): { limit: number; minVolume: number } {
+  const limit = query.limit ?? 50;
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_WHALE_LIMIT)
+    throw new ValidationError(`limit must be a whole number from 1 to ${MAX_WHALE_LIMIT}`);
+  const minVolume = query.minVolumeUsd ?? DEFAULT_WHALE_MIN_VOLUME_USD;
+  if (!Number.isFinite(minVolume) || minVolume < 0)
+    throw new ValidationError("minVolumeUsd must be a non-negative number");
+  return { limit, minVolume };
+}
+
 export class BirdeyeWhaleClient implements WhaleTradesProvider {
   readonly configured = true;
 
@@ -20,12 +31,7 @@ export class BirdeyeWhaleClient implements WhaleTradesProvider {
   assertConfigured(): void {}
 
   async getTrades(tokenAddress: string, query: WhaleTradeQuery = {}): Promise<WhaleTrade[]> {
-    const limit = query.limit ?? 50;
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_WHALE_LIMIT)
-      throw new ValidationError(`limit must be a whole number from 1 to ${MAX_WHALE_LIMIT}`);
-    const minVolume = query.minVolumeUsd ?? DEFAULT_WHALE_MIN_VOLUME_USD;
-    if (!Number.isFinite(minVolume) || minVolume < 0)
-      throw new ValidationError("minVolumeUsd must be a non-negative number");
+    const { limit, minVolume } = whaleQueryBounds(query);
     const body = await this.http.getJson("/defi/v3/token/txs-by-volume", {
       token_address: tokenAddress,
       volume_type: "usd",

@@ -1,5 +1,4 @@
-import { ValidationError } from "../../errors.ts";
-import { DEFAULT_WHALE_MIN_VOLUME_USD, MAX_WHALE_LIMIT } from "../birdeye.ts";
+import { whaleQueryBounds } from "../birdeye.ts";
 import type { WhaleTrade, WhaleTradeQuery, WhaleTradesProvider } from "../types.ts";
 import { DEMO_ROUTE_LABEL, type DemoMarketState } from "./providers.ts";
 import { seededBase58, uniform } from "./seeded.ts";
@@ -26,12 +25,7 @@ export class DemoWhales implements WhaleTradesProvider {
   assertConfigured(): void {}
 
   async getTrades(tokenAddress: string, query: WhaleTradeQuery = {}): Promise<WhaleTrade[]> {
-    const limit = query.limit ?? 50;
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_WHALE_LIMIT)
-      throw new ValidationError(`limit must be a whole number from 1 to ${MAX_WHALE_LIMIT}`);
-    const minVolume = query.minVolumeUsd ?? DEFAULT_WHALE_MIN_VOLUME_USD;
-    if (!Number.isFinite(minVolume) || minVolume < 0)
-      throw new ValidationError("minVolumeUsd must be a non-negative number");
+    const { limit, minVolume } = whaleQueryBounds(query);
     const token = DEMO_TOKEN_BY_ADDRESS.get(tokenAddress);
     if (!token) return []; // the demo market knows only its own tokens
     const i = this.m.series(tokenAddress);
