@@ -1,7 +1,7 @@
 import type { SqliteHandle } from "../db/client.ts";
 import { type AgentSignalRecord, SignalEvaluationRepository } from "../db/repositories/signal-evaluations.ts";
 import { NotFoundError } from "../errors.ts";
-import type { Signal } from "../signals/signal-service.ts";
+import { type Signal, toSignal } from "../signals/signal-service.ts";
 
 // GET /v1/agents/:agentId/signals[/:signalId] (SPEC "Public API"): the signals the agent acted on
 // or was eligible for, from what the signal processor recorded per agent (signal_evaluations).
@@ -21,15 +21,7 @@ export interface AgentSignalView extends Signal {
 }
 
 const view = (r: AgentSignalRecord): AgentSignalView => ({
-  id: r.id,
-  createdAt: r.createdAt,
-  updatedAt: r.updatedAt,
-  tokenAddress: r.tokenAddress,
-  symbol: r.symbol,
-  signalType: r.signalType,
-  activationReason: r.activationReason,
-  signalStrength: r.signalStrength,
-  source: r.source,
+  ...toSignal(r),
   evaluation: { eligible: r.eligible, outcome: r.outcome, reason: r.reason, evaluatedAt: r.evaluatedAt },
 });
 

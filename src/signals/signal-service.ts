@@ -3,6 +3,7 @@ import { type Clock, isoNow } from "../clock.ts";
 import type { DatabaseHandle } from "../db/client.ts";
 import { type SignalRecord, SignalRepository, type SignalStatus } from "../db/repositories/signals.ts";
 import { ConflictError, NotFoundError, ValidationError } from "../errors.ts";
+import type { SignalCreatedEvent } from "../events/bus.ts";
 import { type SignalProcessing, signalProcessing } from "./signal-decisions.ts";
 
 // Trading signals (SPEC "Trading signal", PRODUCT.md §4): owned by the user whose API key posted
@@ -17,17 +18,8 @@ export interface SignalInput {
   source?: string | null;
 }
 
-export interface Signal {
-  id: number;
-  createdAt: string;
-  updatedAt: string;
-  tokenAddress: string;
-  symbol: string | null;
-  signalType: string;
-  activationReason: string | null;
-  signalStrength: number;
-  source: string | null;
-}
+/** A signal as the API shows it (the same shape the signal.created event carries). */
+export type Signal = SignalCreatedEvent["signal"];
 
 export interface SignalFilter {
   tokenAddress?: string;
@@ -40,7 +32,8 @@ export interface SignalFilter {
 
 const IDEMPOTENCY_TTL_MS = 24 * 3600_000;
 
-export function toSignal(r: SignalRecord): Signal {
+/** The API fields of a stored signal (or of a row that carries more). */
+export function toSignal(r: Signal): Signal {
   return {
     id: r.id,
     createdAt: r.createdAt,
