@@ -86,6 +86,8 @@ export class ChainAggregator {
   solUsd = 150;
   private readonly quotes = new Map<string, Record<string, unknown>>();
   readonly swapRequests: Array<Record<string, unknown>> = [];
+  /** Price API v3 requests answered (a monitor tick prices its positions with one). */
+  priceRequests = 0;
   private nonce = 0;
   private server: ReturnType<typeof Bun.serve> | null = null;
 
@@ -232,6 +234,7 @@ export class ChainAggregator {
   }
 
   private price(url: URL): Response {
+    this.priceRequests++;
     const ids = (url.searchParams.get("ids") ?? "").split(",").filter(Boolean);
     if (ids.length === 0 || ids.length > 50) return Response.json({ error: "ids: 1 to 50 mints" }, { status: 400 });
     const out: Record<string, unknown> = {};
