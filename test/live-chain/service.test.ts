@@ -154,6 +154,31 @@ describe("the service on a real chain", () => {
     expect(walletTxs()).toBe(2);
   });
 
+  test("a brand-new token Price API v3 omits: bought (decimals from the mint account), priced by the monitor from a sell quote, its take-profit fires", async () => {
+    pool = agg.addPool({ lamportsPerToken: 2_000_000n, decimals: 9, unpriced: true });
+    const mint = pool.mint.toBase58();
+    const agentId = await liveAgent({
+      takeProfit: { enabled: true, percentage: 50, sellPercentage: 50, maxLevels: 3 },
+    });
+    await signal();
+    expect(walletTxs()).toBe(1);
+    // The price source still does not know the mint; the monitor prices it from the quote.
+    expect(await ctx.services.trading.monitor.tick()).toMatchObject({ priced: 1, actions: 0 });
+    const stored = () =>
+      ctx.database.sqlite
+        .query<{ last_price_sol: string | null }, [string]>("SELECT last_price_sol FROM positions WHERE agent_id = ?")
+        .get(agentId)!.last_price_sol;
+    expect(Number(stored())).toBeCloseTo(0.002, 9); // 2,000,000 lamports per whole token
+    pool.opts.lamportsPerToken = 3_200_000n; // +60%: past level 1 (+50%)
+    expect(await ctx.services.trading.monitor.tick()).toMatchObject({ priced: 1, actions: 1, failed: 0 });
+    expect(Number(stored())).toBeCloseTo(0.0032, 9);
+    expect(walletTxs()).toBe(2);
+    const [pos] = await json(await ctx.request("GET", `/api/v1/agent-positions/${agentId}`, { token }));
+    expect(pos.takeProfit).toMatchObject({ levelsHit: 1 });
+    const held = (await rpc().getBalances(address)).tokens.get(mint)!.amount;
+    expect(BigInt(Math.round(pos.takeProfit.remainingAmount * 1e9))).toBe(held);
+  });
+
   test("a hostile swap (an extra transfer to a third address) is refused before signing: nothing sent", async () => {
     const agentId = await liveAgent();
     agg.mode = "hostile";
