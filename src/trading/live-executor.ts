@@ -86,7 +86,7 @@ export interface LiveExecutorDeps {
   /** LIVE_SIMULATE_BEFORE_SEND: simulate the SIGNED transaction too (signatures verified). */
   simulateBeforeSend: boolean;
   confirmation?: ConfirmationOptions;
-  /** Token screening of signal buys (issue 15). */
+  /** Token screening of buys: signal buys and DCA orders (issue 15). */
   screen?: TokenScreen | null;
 }
 

@@ -249,6 +249,9 @@ export class TradingEngine {
         amountAtomic: toAtomic(amountSol, SOL_DECIMALS),
         slippageBps: resolveSlippageBps(null, config.slippage),
         maxBps: config.slippage.maxBps,
+        // Screened like the opening buy: since entry a Token-2022 fee may have been raised or the
+        // way back to SOL gone, and averaging down into either only adds to the loss.
+        screening: screeningFilters(config.filters),
         intent: { kind: "dca", positionId: p.id, order },
       });
       return (await this.settle(mode, (s) => s.dca(p, order, fill, solUsd))).status === "settled";

@@ -7,6 +7,7 @@ import {
   createInitializeTransferFeeConfigInstruction,
   createMintToInstruction,
   createSetAuthorityInstruction,
+  createSetTransferFeeInstruction,
   createSyncNativeInstruction,
   createTransferCheckedInstruction,
   ExtensionType,
@@ -188,6 +189,23 @@ export class ChainAggregator {
     const pool = { mint: mintKp.publicKey, decimals, programId, owner, tokenAccount, wsolAccount, lookupTable, opts };
     this.pools.set(pool.mint.toBase58(), pool);
     return pool;
+  }
+
+  /**
+   * The mint's fee authority schedules a new Token-2022 transfer fee (in force from a later epoch,
+   * as on mainnet; quotes keep the fee in force, pool.opts.transferFeeBps).
+   */
+  setTransferFee(pool: Pool, bps: number): void {
+    this.run(pool.owner, [
+      createSetTransferFeeInstruction(
+        pool.mint,
+        pool.owner.publicKey,
+        [],
+        bps,
+        pool.opts.maxTransferFee ?? 1_000_000_000_000n,
+        pool.programId,
+      ),
+    ]);
   }
 
   /** Signs with the pool owner and executes on the chain at once (liquidity-provider set-up). */

@@ -179,6 +179,41 @@ describe("the service on a real chain", () => {
     expect(BigInt(Math.round(pos.takeProfit.remainingAmount * 1e9))).toBe(held);
   });
 
+  test("DCA buys are screened like the opening buy: a transfer fee raised since entry refuses the order; once lowered again, the order lands on chain", async () => {
+    pool = agg.addPool({ lamportsPerToken: 1_000_000n, decimals: 6, token2022: true, transferFeeBps: 0 });
+    const agentId = await liveAgent({
+      stopLoss: { enabled: false },
+      dca: { enabled: true, maxOrders: 2, priceDropTriggerPercentage: 20, amountPercentage: 50 },
+    });
+    await signal();
+    expect(walletTxs()).toBe(1);
+    agg.setTransferFee(pool, 500); // 5%, above filters.maxTransferFeeBps (100)
+    ctx.clock.advance(11 * 60_000); // past the mint-account cache
+    pool.opts.lamportsPerToken = 700_000n; // −30%: DCA order 1 is due
+    expect(await ctx.services.trading.monitor.tick()).toMatchObject({ actions: 1, failed: 1 });
+    expect(walletTxs()).toBe(1);
+    expect(ctx.logs.some((l) => l.includes('"trade failed"') && l.includes("maxTransferFeeBps"))).toBe(true);
+    const dcaOrders = () =>
+      ctx.database.sqlite
+        .query<{ n: number }, [string]>(
+          "SELECT count(*) AS n FROM agent_transactions WHERE agent_id = ? AND transaction_type = 'BUY'",
+        )
+        .get(agentId)!.n - 1;
+    expect(dcaOrders()).toBe(0);
+
+    agg.setTransferFee(pool, 0);
+    ctx.clock.advance(11 * 60_000);
+    expect(await ctx.services.trading.monitor.tick()).toMatchObject({ actions: 1, failed: 0 });
+    expect(walletTxs()).toBe(2);
+    expect(dcaOrders()).toBe(1);
+    // The position holds what the wallet holds after both buys.
+    const held = (await rpc().getBalances(address)).tokens.get(pool.mint.toBase58())!.amount;
+    const remaining = ctx.database.sqlite
+      .query<{ remaining_amount: string }, [string]>("SELECT remaining_amount FROM positions WHERE agent_id = ?")
+      .get(agentId)!.remaining_amount;
+    expect(BigInt(Math.round(Number(remaining) * 1e6))).toBe(held);
+  });
+
   test("a hostile swap (an extra transfer to a third address) is refused before signing: nothing sent", async () => {
     const agentId = await liveAgent();
     agg.mode = "hostile";
