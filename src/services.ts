@@ -25,6 +25,7 @@ import {
 import { Lifecycle, type StopOptions } from "./lifecycle.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { createMarket, type MarketOptions, type MarketServices } from "./market/index.ts";
+import { QuotePricing } from "./market/quote-pricing.ts";
 import { openPositionsFromDatabase } from "./metrics/database-sources.ts";
 import { createMetrics, type Metrics } from "./metrics/metrics.ts";
 import { createNotifications, type NotificationOptions, type Notifications } from "./notifications/index.ts";
@@ -259,6 +260,7 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
     locks,
     engine,
     tokenPrices: market.tokenPrices,
+    quotePricing: market.quotes.configured ? new QuotePricing({ quotes: market.quotes, logger }) : null,
     intervalSeconds: config.MONITOR_INTERVAL_SECONDS,
     live: live ?? undefined,
   });

@@ -19,7 +19,7 @@ import type { SwapFill, SwapRequest, TradeExecutor } from "./executor.ts";
 import type { InspectorChain, SendChain } from "./live/chain-reads.ts";
 import { broadcastUntilSettled } from "./live/outcome.ts";
 import { inspectSwapTransaction, SwapRefusedError } from "./live/transaction-inspector.ts";
-import type { LiveTradeJournal } from "./live-journal.ts";
+import { ActionAlreadyTakenError, type LiveTradeJournal, PENDING_TRADE_MESSAGE } from "./live-journal.ts";
 import { checkSlippage } from "./rules/slippage.ts";
 import { assertPriceImpact } from "./simulation-executor.ts";
 import type { TokenScreen } from "./token-screen.ts";
@@ -86,12 +86,11 @@ export interface LiveExecutorDeps {
   /** LIVE_SIMULATE_BEFORE_SEND: simulate the SIGNED transaction too (signatures verified). */
   simulateBeforeSend: boolean;
   confirmation?: ConfirmationOptions;
-  /** Token screening of signal buys (issue 15). */
+  /** Token screening of buys: signal buys and DCA orders (issue 15). */
   screen?: TokenScreen | null;
 }
 
-export const PENDING_TRADE_MESSAGE =
-  "A live trade of this token is still awaiting confirmation; it will be reconciled from the chain before another is sent";
+export { PENDING_TRADE_MESSAGE } from "./live-journal.ts";
 export const LIVE_WALLET_NOT_LOADED =
   "The agent's live wallet is not loaded from environment variables (WALLET_1, WALLET_2, ...)";
 
@@ -112,13 +111,22 @@ export class LiveExecutor implements TradeExecutor {
     this.maxPolls = Math.max(1, d.confirmation?.maxPolls ?? 30);
   }
 
+  /**
+   * Never two swaps of a token in doubt for an agent (pending, or left "sending" by a crash), and
+   * never an action started again whose earlier attempt was sent and did not fail or expire.
+   */
+  private assertNotStarted(req: SwapRequest): void {
+    const taken = req.intent ? this.d.journal.actionTaken(req.agentId, req.tokenMint, req.intent) : null;
+    if (taken) throw new ActionAlreadyTakenError(req.intent!, taken === "in_doubt");
+    if (this.d.journal.hasUnresolved(req.agentId, req.tokenMint)) throw new ConflictError(PENDING_TRADE_MESSAGE);
+  }
+
   async swap(req: SwapRequest): Promise<LiveSwapFill> {
     const slip = checkSlippage(req.slippageBps, { maxBps: req.maxBps });
     if (!slip.ok) throw new TradingError(slip.message, slip.details);
     if (!this.d.wallets.has(req.walletAddress))
       throw new TradingError(LIVE_WALLET_NOT_LOADED, { walletAddress: req.walletAddress });
-    // A swap of this token in doubt (pending, or left "sending" by a crash): never start another.
-    if (this.d.journal.hasUnresolved(req.agentId, req.tokenMint)) throw new ConflictError(PENDING_TRADE_MESSAGE);
+    this.assertNotStarted(req);
     const ctx = { agentId: req.agentId, walletAddress: req.walletAddress, side: req.side, tokenAddress: req.tokenMint };
 
     const quote = await this.d.quotes.quote({
@@ -196,6 +204,9 @@ export class LiveExecutor implements TradeExecutor {
       }
     }
 
+    // Again right before the journal row, with no await in between: while this swap was quoted and
+    // inspected, the reconciler may have settled an earlier attempt of the same action.
+    this.assertNotStarted(req);
     this.d.journal.writeAhead(
       {
         signature,

@@ -1,7 +1,7 @@
 import { type Clock, isoNow } from "../clock.ts";
 import type { DatabaseHandle } from "../db/client.ts";
 import { type LiveTradeRecord, LiveTradeRepository, type NewLiveTrade } from "../db/repositories/live-trades.ts";
-import { TradingError } from "../errors.ts";
+import { ConflictError, TradingError } from "../errors.ts";
 import { decStr } from "../money.ts";
 import type { CloseReason } from "./rules/types.ts";
 import type { SaleRequest } from "./settlement/types.ts";
@@ -50,6 +50,39 @@ const parse = (r: LiveTradeRecord | null): LiveTrade | null =>
   r
     ? { ...r, status: r.status as LiveTradeStatus, intent: r.intent ? (JSON.parse(r.intent) as LiveIntent) : null }
     : null;
+
+export const PENDING_TRADE_MESSAGE =
+  "A live trade of this token is still awaiting confirmation; it will be reconciled from the chain before another is sent";
+
+/**
+ * The action a swap is for was already sent (in doubt, or done): issue 15 "an action with a
+ * pending or unknown attempt is never started again". The engine treats it as "already traded".
+ */
+export class ActionAlreadyTakenError extends ConflictError {
+  constructor(
+    readonly intent: LiveIntent,
+    /** The earlier attempt is still in doubt (else it is confirmed: the action is done). */
+    readonly inDoubt: boolean,
+  ) {
+    super(inDoubt ? PENDING_TRADE_MESSAGE : "This trade was already made on chain; it is not sent again", {
+      action: intent.kind,
+    });
+  }
+}
+
+/** Whether two intents name the same action (signal S's open, DCA order k, take-profit level n, a close). */
+export function sameAction(a: LiveIntent, b: LiveIntent): boolean {
+  switch (a.kind) {
+    case "open":
+      return b.kind === "open" && b.signalId === a.signalId;
+    case "dca":
+      return b.kind === "dca" && b.positionId === a.positionId && b.order === a.order;
+    case "take_profit":
+      return b.kind === "take_profit" && b.positionId === a.positionId && b.levelsHit === a.levelsHit;
+    case "close":
+      return b.kind === "close" && b.positionId === a.positionId;
+  }
+}
 
 export class LiveTradeJournal {
   /**
@@ -104,6 +137,19 @@ export class LiveTradeJournal {
   /** True while a swap of this token by this agent is in doubt (the executor refuses another). */
   hasUnresolved(agentId: string, tokenAddress: string): boolean {
     return this.rows.hasUnresolved(agentId, tokenAddress);
+  }
+
+  /**
+   * True when a swap for this very action was sent and did not fail or expire: it is in doubt or
+   * done, and starting it again could repeat it (a restarted signal after the reconciler settled
+   * its buy, a DCA order a crash left confirmed but unseen by the caller).
+   */
+  actionTaken(agentId: string, tokenAddress: string, intent: LiveIntent): "in_doubt" | "done" | null {
+    const rows = this.rows
+      .intentsInPlay(agentId, tokenAddress)
+      .filter((r) => sameAction(JSON.parse(r.intent) as LiveIntent, intent));
+    if (rows.length === 0) return null;
+    return rows.some((r) => r.status === "confirmed") ? "done" : "in_doubt";
   }
 
   /** True while any swap of the wallet is in doubt (deposit checks wait for it). */

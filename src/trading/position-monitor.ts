@@ -6,6 +6,7 @@ import { TradingAgentRepository } from "../db/repositories/trading-agents.ts";
 import { OperationalError } from "../errors.ts";
 import type { EventBus } from "../events/bus.ts";
 import type { Logger } from "../logger.ts";
+import type { QuotePricing } from "../market/quote-pricing.ts";
 import type { TokenPriceProvider } from "../market/types.ts";
 import { Big, decStr } from "../money.ts";
 import type { PositionLocks } from "./position-locks.ts";
@@ -37,6 +38,8 @@ export interface PositionMonitorDeps {
   locks: PositionLocks;
   engine: TradingEngine;
   tokenPrices: TokenPriceProvider;
+  /** Prices a held mint the price source omits from a sell quote (src/market/quote-pricing.ts). */
+  quotePricing?: Pick<QuotePricing, "fillMissing"> | null;
   intervalSeconds: number;
   /**
    * Live trading (src/trading/live-trading.ts): pending live swaps are reconciled by signature at
@@ -110,6 +113,8 @@ export class PositionMonitor {
       let solUsd: Big;
       try {
         [prices, solUsd] = await Promise.all([this.d.tokenPrices.getPrices(mints), this.d.engine.solUsd()]);
+        if (this.d.quotePricing && prices.size < mints.length)
+          prices = await this.d.quotePricing.fillMissing(prices, open, solUsd);
       } catch (err) {
         // Temporary: no prices this tick means no decisions this tick; the next tick retries.
         this.log.warn("monitor tick skipped: prices unavailable", {

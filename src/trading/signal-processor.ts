@@ -70,12 +70,25 @@ export class SignalProcessor {
     agentId: string,
     eligible: boolean,
     reason: string | null,
-    outcome: string,
+    outcome: string | (() => { outcome: string; reason: string | null }),
   ): Promise<void> {
     const createdAt = isoNow(this.d.clock);
-    return this.d.commits.write(() =>
-      this.evaluations.record({ signalId, agentId, eligible, reason, outcome, createdAt }),
-    );
+    return this.d.commits.write(() => {
+      // Decided inside the commit when it depends on the trade's state: the reconciler may settle
+      // a live buy between the engine's answer and this write.
+      const o = typeof outcome === "function" ? outcome() : { outcome, reason };
+      this.evaluations.record({ signalId, agentId, eligible, reason: o.reason, outcome: o.outcome, createdAt });
+    });
+  }
+
+  /** The evaluation of a signal whose buy key exists: pending while the live swap is in doubt. */
+  private keyedOutcome(agentId: string, signalId: number, failure: string | null, sentBefore = false) {
+    const status = this.d.engine.tradeStatus(agentId, signalId, "BUY");
+    // Sent before a restart and not settled yet: the reconciler marks it traded or failed.
+    if (!status && sentBefore) return { outcome: "pending", reason: null };
+    if (status === "pending") return { outcome: "pending", reason: null };
+    if (status === "failed") return { outcome: "failed", reason: failure ?? "The live swap failed on chain" };
+    return status ? { outcome: "traded", reason: null } : { outcome: "failed", reason: failure };
   }
 
   private mark(signalId: number, status: "processing" | "processed"): Promise<void> {
@@ -193,7 +206,7 @@ export class SignalProcessor {
       const now = this.d.clock.now();
       // Processed before a crash or restart: the trade key says so; never trade twice.
       if (this.d.engine.alreadyTraded(a.id, signal.id, "BUY")) {
-        await this.record(signal.id, a.id, true, null, "traded");
+        await this.record(signal.id, a.id, true, null, () => this.keyedOutcome(a.id, signal.id, null));
         return;
       }
       const config = resolveStoredConfig(a.overrides);
@@ -244,6 +257,7 @@ export class SignalProcessor {
         return;
       }
       let failure: string | null = null;
+      let sentBefore = false;
       const positionId = await this.d.engine.openPosition({
         agent: { id: a.id, userId: a.userId, name: a.name, tradingMode: a.tradingMode },
         config,
@@ -252,16 +266,15 @@ export class SignalProcessor {
         sizeSol: size,
         marketSymbol: md?.symbol ?? null,
         onFailure: (reason) => (failure = reason),
+        onAlreadySent: () => (sentBefore = true),
         // Live agents quote and swap on their own (the live executor ignores shared quotes).
         sharedQuotes: a.tradingMode === "simulation" ? sharedQuotes : undefined,
       });
-      // A live swap sent but not yet confirmed wrote its trade key: "pending" until reconciled.
-      const outcome = positionId
-        ? "traded"
-        : this.d.engine.alreadyTraded(a.id, signal.id, "BUY")
-          ? "pending"
-          : "failed";
-      await this.record(signal.id, a.id, true, outcome === "failed" ? failure : null, outcome);
+      // A live swap sent but not yet confirmed wrote its trade key: "pending" until reconciled; a
+      // buy sent before a restart and settled by the reconciler meanwhile is "traded".
+      await this.record(signal.id, a.id, true, null, () =>
+        positionId ? { outcome: "traded", reason: null } : this.keyedOutcome(a.id, signal.id, failure, sentBefore),
+      );
     });
   }
 }

@@ -20,7 +20,7 @@ import type { Market } from "../market/types.ts";
 import type { Metrics } from "../metrics/metrics.ts";
 import { Big, decNum, SOL_DECIMALS, SOL_MINT, toAtomic } from "../money.ts";
 import type { SwapFill, TradeExecutor } from "./executor.ts";
-import { saleIntent } from "./live-journal.ts";
+import { ActionAlreadyTakenError, saleIntent } from "./live-journal.ts";
 import type { PositionLocks } from "./position-locks.ts";
 import { exitImpactCapBps, resolveSlippageBps } from "./rules/slippage.ts";
 import type { CloseReason, TradingMode } from "./rules/types.ts";
@@ -62,6 +62,8 @@ export interface OpenRequest {
   onFailure?: (reason: string) => void;
   /** Quotes shared across the agents trading this signal (see SwapRequest.sharedQuotes). */
   sharedQuotes?: SharedQuotes;
+  /** Told when this buy was already sent before (a restart): the reconciler decides its outcome. */
+  onAlreadySent?: () => void;
 }
 
 /** What a sale did: the close's answer when the position closed, or why nothing happened. */
@@ -128,6 +130,11 @@ export class TradingEngine {
     // A brand-new token the price source does not know yet: its mint account says.
     if (this.d.mintInfo) return (await this.d.mintInfo.get(mint)).decimals;
     throw new TradingError(`Token decimals unknown for ${mint}; cannot size the trade`);
+  }
+
+  /** The status of the trade holding this signal's key: confirmed, pending, failed; null when none. */
+  tradeStatus(agentId: string, signalId: number, action: "BUY" | "SELL"): string | null {
+    return this.book.keys.transactionStatus(agentId, signalId, action);
   }
 
   /** Whether this agent already made this trade for this signal (crash recovery, retries). */
@@ -212,6 +219,12 @@ export class TradingEngine {
       if (outcome.status === "skipped") this.log.info("trade skipped: signal already traded by this agent", ctx);
       return outcome.status === "settled" ? outcome.trade.positionId : null;
     } catch (err) {
+      if (err instanceof ActionAlreadyTakenError) {
+        // An earlier attempt (before a restart) was sent: the reconciler completes it, not a new swap.
+        this.log.info("trade skipped: this signal's buy was already sent", ctx);
+        req.onAlreadySent?.();
+        return null;
+      }
       this.reporter.failed(ctx, agent.userId, "buy", mode, err, this.log);
       req.onFailure?.(publicErrorMessage(err));
       return null;
@@ -236,11 +249,18 @@ export class TradingEngine {
         amountAtomic: toAtomic(amountSol, SOL_DECIMALS),
         slippageBps: resolveSlippageBps(null, config.slippage),
         maxBps: config.slippage.maxBps,
+        // Screened like the opening buy: since entry a Token-2022 fee may have been raised or the
+        // way back to SOL gone, and averaging down into either only adds to the loss.
+        screening: screeningFilters(config.filters),
         intent: { kind: "dca", positionId: p.id, order },
       });
       return (await this.settle(mode, (s) => s.dca(p, order, fill, solUsd))).status === "settled";
     } catch (err) {
       if (err instanceof OperationalError) throw err;
+      if (err instanceof ActionAlreadyTakenError) {
+        this.log.info("DCA order skipped: it was already sent", ctx);
+        return false;
+      }
       this.reporter.failed(ctx, p.userId, "buy", mode, err, this.log);
       return false;
     }
@@ -294,6 +314,11 @@ export class TradingEngine {
       return { status: "sold", closed: outcome.trade.closed };
     } catch (err) {
       if (err instanceof LiveTradePendingError || err instanceof OperationalError) throw err;
+      // Done already: nothing to do. Still in doubt: the caller hears 409, as for any pending swap.
+      if (err instanceof ActionAlreadyTakenError && !err.inDoubt) {
+        this.log.info("sale skipped: it was already made", ctx);
+        return { status: "skipped", reason: err.message };
+      }
       this.reporter.failed(ctx, p.userId, "sell", mode, err, this.log);
       throw err;
     }

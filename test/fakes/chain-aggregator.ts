@@ -7,6 +7,7 @@ import {
   createInitializeTransferFeeConfigInstruction,
   createMintToInstruction,
   createSetAuthorityInstruction,
+  createSetTransferFeeInstruction,
   createSyncNativeInstruction,
   createTransferCheckedInstruction,
   ExtensionType,
@@ -86,6 +87,8 @@ export class ChainAggregator {
   solUsd = 150;
   private readonly quotes = new Map<string, Record<string, unknown>>();
   readonly swapRequests: Array<Record<string, unknown>> = [];
+  /** Price API v3 requests answered (a monitor tick prices its positions with one). */
+  priceRequests = 0;
   private nonce = 0;
   private server: ReturnType<typeof Bun.serve> | null = null;
 
@@ -188,6 +191,23 @@ export class ChainAggregator {
     return pool;
   }
 
+  /**
+   * The mint's fee authority schedules a new Token-2022 transfer fee (in force from a later epoch,
+   * as on mainnet; quotes keep the fee in force, pool.opts.transferFeeBps).
+   */
+  setTransferFee(pool: Pool, bps: number): void {
+    this.run(pool.owner, [
+      createSetTransferFeeInstruction(
+        pool.mint,
+        pool.owner.publicKey,
+        [],
+        bps,
+        pool.opts.maxTransferFee ?? 1_000_000_000_000n,
+        pool.programId,
+      ),
+    ]);
+  }
+
   /** Signs with the pool owner and executes on the chain at once (liquidity-provider set-up). */
   private run(payer: Keypair, ixs: TransactionInstruction[], extra: Keypair[] = []): void {
     // A unique compute-unit limit keeps two identical set-up transactions from sharing a signature.
@@ -232,6 +252,7 @@ export class ChainAggregator {
   }
 
   private price(url: URL): Response {
+    this.priceRequests++;
     const ids = (url.searchParams.get("ids") ?? "").split(",").filter(Boolean);
     if (ids.length === 0 || ids.length > 50) return Response.json({ error: "ids: 1 to 50 mints" }, { status: 400 });
     const out: Record<string, unknown> = {};

@@ -78,6 +78,11 @@ export class LiteSvmRpc {
   readonly calls: Array<{ method: string; params: unknown[] }> = [];
   /** Signatures of every sendTransaction call (re-sends included). */
   readonly sends: string[] = [];
+  /**
+   * While true, what landed is not reported yet (getSignatureStatuses answers null, getTransaction
+   * null): a send lands but its confirmation is held, e.g. to kill the service in between.
+   */
+  withholdConfirmations = false;
   private readonly blockhashes = new Map<string, number>();
   private readonly heightAtSlot = new Map<number, number>();
   private readonly tokenAccounts = new Set<string>();
@@ -547,7 +552,7 @@ export class LiteSvmRpc {
   private statuses(sigs: unknown): unknown[] {
     if (!Array.isArray(sigs) || sigs.length > 256) throw new RpcError(-32602, "Invalid params: 1 to 256 signatures");
     return sigs.map((s) => {
-      const t = this.landed.get(String(s));
+      const t = this.withholdConfirmations ? undefined : this.landed.get(String(s));
       if (!t || t.slot > this.viewSlot) return null; // a lagging node has not seen it yet
       const depth = this.viewSlot - t.slot;
       return {
@@ -561,7 +566,7 @@ export class LiteSvmRpc {
   }
 
   private transactionJson(signature: string, c: Record<string, unknown>): unknown {
-    const t = this.landed.get(signature);
+    const t = this.withholdConfirmations ? undefined : this.landed.get(signature);
     if (!t || t.slot > this.viewSlot) return null;
     if (t.tx.version === 0 && c.maxSupportedTransactionVersion !== 0)
       throw new RpcError(

@@ -88,6 +88,15 @@ export class LiveTradeRepository {
     );
   }
 
+  /** Intents (JSON) of this agent's swaps of this token that were sent and did not fail or expire. */
+  intentsInPlay(agentId: string, tokenAddress: string): Array<{ intent: string; status: string }> {
+    return this.sqlite
+      .query<{ intent: string; status: string }, [string, string]>(
+        "SELECT intent, status FROM live_trades WHERE agent_id = ? AND token_address = ? AND status IN ('sending', 'pending', 'confirmed') AND intent IS NOT NULL",
+      )
+      .all(agentId, tokenAddress);
+  }
+
   hasUnresolvedForWallet(walletAddress: string): boolean {
     return (
       this.sqlite

@@ -16,6 +16,17 @@ export class TradeKeyRepository {
     );
   }
 
+  /** Status of the transaction that holds the key (confirmed, pending, failed), null without a key. */
+  transactionStatus(agentId: string, signalId: number, action: string): string | null {
+    const r = this.sqlite
+      .query<{ status: string | null }, [string, number, string]>(
+        `SELECT t.status AS status FROM trade_idempotency k LEFT JOIN agent_transactions t ON t.id = k.transaction_id
+         WHERE k.agent_id = ? AND k.signal_id = ? AND k.action = ?`,
+      )
+      .get(agentId, signalId, action);
+    return r ? (r.status ?? "confirmed") : null;
+  }
+
   /** Writes the key; false when another trade already holds it. */
   insert(agentId: string, signalId: number, action: string, transactionId: string, now: string): boolean {
     const res = this.sqlite
