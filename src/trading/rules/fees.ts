@@ -1,7 +1,7 @@
 // Simulation fees (PRODUCT.md §4, issue 15 "Simulation fidelity"): every simulated swap is charged
 // the network's base fee of 0.000005 SOL plus the priority fee live would pay at most under
-// LIVE_PRIORITY_FEE (or SIMULATION_PRIORITY_FEE_SOL when set), so paper results are not better
-// than live ones.
+// LIVE_PRIORITY_FEE (or SIMULATION_PRIORITY_FEE_SOL when set), and a Token-2022 transfer fee is
+// taken from the tokens, so paper results are not better than live ones.
 
 import { AUTO_PRIORITY_FEE_MAX_LAMPORTS } from "../../market/jupiter-swap.ts";
 import type { PriorityFee } from "../../market/types.ts";
@@ -38,4 +38,21 @@ export function simulationPriorityFeeSol(explicitSol: number | undefined, live: 
 /** SOL charged for one simulated swap (a buy or a sell). */
 export function simulationSwapFeeSol(priorityFeeSol: DecimalInput): Big {
   return new Big(SIMULATION_NETWORK_FEE_SOL).plus(big(priorityFeeSol));
+}
+
+/** A Token-2022 TransferFeeConfig entry: basis points of each transfer, capped at maximumFee. */
+export interface TransferFee {
+  basisPoints: number;
+  /** Atomic units. */
+  maximumFee: bigint;
+}
+
+/**
+ * Tokens withheld from a transfer of `amount` atomic units, as the Token-2022 program computes it:
+ * ceil(amount × bps / 10 000), at most maximumFee.
+ */
+export function transferFeeAtomic(amount: bigint, fee: TransferFee | null): bigint {
+  if (!fee || fee.basisPoints <= 0 || amount <= 0n) return 0n;
+  const raw = (amount * BigInt(fee.basisPoints) + 9_999n) / 10_000n;
+  return raw < fee.maximumFee ? raw : fee.maximumFee;
 }
