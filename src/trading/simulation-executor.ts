@@ -10,7 +10,8 @@ import type { TokenScreen } from "./token-screen.ts";
  * Paper trading on real quotes (PRODUCT.md §4): the fill is the aggregator's quote (amounts,
  * route, price impact), and each swap is charged the network fee plus the priority fee of the live
  * model (src/trading/rules/fees.ts), minus a Token-2022 transfer fee on the tokens moved, so
- * simulated results are not better than live ones would be (issue 15). Nothing touches a chain.
+ * simulated results are not better than live ones would be (issue 15). The settlement adds the
+ * token account's rent. Nothing touches a chain.
  */
 export class SimulationExecutor implements TradeExecutor {
   readonly mode = "simulation" as const;

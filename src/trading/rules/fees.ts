@@ -1,6 +1,7 @@
 // Simulation fees (PRODUCT.md §4, issue 15 "Simulation fidelity"): every simulated swap is charged
 // the network's base fee of 0.000005 SOL plus the priority fee live would pay at most under
-// LIVE_PRIORITY_FEE (or SIMULATION_PRIORITY_FEE_SOL when set), and a Token-2022 transfer fee is
+// LIVE_PRIORITY_FEE (or SIMULATION_PRIORITY_FEE_SOL when set), a mint's first buy also pays the
+// token account's rent (refunded when the position closes), and a Token-2022 transfer fee is
 // taken from the tokens, so paper results are not better than live ones.
 
 import { AUTO_PRIORITY_FEE_MAX_LAMPORTS } from "../../market/jupiter-swap.ts";
@@ -11,6 +12,12 @@ import type { DecimalInput } from "./types.ts";
 
 /** Solana's base fee for one signature (5000 lamports). */
 export const SIMULATION_NETWORK_FEE_SOL = "0.000005";
+
+/**
+ * Rent-exempt minimum of a 165-byte SPL token account (2 039 280 lamports): what a wallet locks in
+ * the associated token account its first buy of a mint creates, and gets back when it is closed.
+ */
+export const TOKEN_ACCOUNT_RENT_SOL = "0.00203928";
 
 /** LIVE_PRIORITY_FEE's text ("auto" or whole lamports, validated by the config) as a setting. */
 export function priorityFeeSetting(text: string): PriorityFee {
@@ -38,6 +45,15 @@ export function simulationPriorityFeeSol(explicitSol: number | undefined, live: 
 /** SOL charged for one simulated swap (a buy or a sell). */
 export function simulationSwapFeeSol(priorityFeeSol: DecimalInput): Big {
   return new Big(SIMULATION_NETWORK_FEE_SOL).plus(big(priorityFeeSol));
+}
+
+/**
+ * Rent a simulated trade moves (SOL), from the wallet's balance of the token: the buy that opens
+ * a position when none is held creates the token account and pays it; the closing sale that leaves
+ * none closes the account and gets it back. Otherwise 0.
+ */
+export function tokenAccountRentSol(tokensHeld: DecimalInput): Big {
+  return big(tokensHeld).eq(0) ? new Big(TOKEN_ACCOUNT_RENT_SOL) : new Big(0);
 }
 
 /** A Token-2022 TransferFeeConfig entry: basis points of each transfer, capped at maximumFee. */
