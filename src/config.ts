@@ -91,7 +91,18 @@ export const configSchema = z.object({
   HTTP_IDLE_TIMEOUT_SECONDS: int(30, 1, 255),
 
   SIMULATION_INITIAL_SOL: decimal(10, 0, 1_000_000_000),
-  SIMULATION_PRIORITY_FEE_SOL: decimal(0.0001, 0, 1),
+  /**
+   * Priority fee of every simulated swap. Unset (the default): the most a live swap pays under
+   * LIVE_PRIORITY_FEE (0.001 SOL for auto), so simulation is never kinder than live (issue 15).
+   */
+  SIMULATION_PRIORITY_FEE_SOL: z.preprocess(
+    (v) => (v === "" ? undefined : v),
+    z.coerce
+      .number({ error: "must be a number" })
+      .min(0, { error: "must be at least 0" })
+      .max(1, { error: "must be at most 1" })
+      .optional(),
+  ),
   MONITOR_INTERVAL_SECONDS: int(10, 1, 86400),
   SIGNAL_MAX_AGE_SECONDS: int(60, 1, 86400),
   LIVE_TRADING_ENABLED: bool(false),

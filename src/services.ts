@@ -38,6 +38,7 @@ import { createLiveTrading, type LiveTrading, type LiveTradingOptions } from "./
 import { PositionLocks } from "./trading/position-locks.ts";
 import { PositionMonitor } from "./trading/position-monitor.ts";
 import { MarketPricedPositions, StoredOpenPositions } from "./trading/position-view.ts";
+import { priorityFeeSetting, simulationPriorityFeeSol } from "./trading/rules/fees.ts";
 import { SignalProcessor } from "./trading/signal-processor.ts";
 import { SimulationExecutor } from "./trading/simulation-executor.ts";
 import { TokenScreen } from "./trading/token-screen.ts";
@@ -221,7 +222,13 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
   const screen = new TokenScreen({ mintInfo, quotes: market.quotes, logger, clock });
   const executors: Partial<Record<"simulation" | "live", TradeExecutor>> = {
     ...(market.quotes.configured
-      ? { simulation: new SimulationExecutor(market.quotes, config.SIMULATION_PRIORITY_FEE_SOL, screen) }
+      ? {
+          simulation: new SimulationExecutor(
+            market.quotes,
+            simulationPriorityFeeSol(config.SIMULATION_PRIORITY_FEE_SOL, priorityFeeSetting(config.LIVE_PRIORITY_FEE)),
+            screen,
+          ),
+        }
       : {}),
     ...(live?.executor ? { live: live.executor } : {}),
     ...opts.executors,

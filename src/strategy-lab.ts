@@ -15,6 +15,7 @@ import { type RateLimit, RateLimiter } from "./market/rate-limiter.ts";
 import { HistoryImporter } from "./price-history/history-import.ts";
 import { PriceRecorder } from "./price-history/recorder.ts";
 import { SignalImporter } from "./signals/signal-import.ts";
+import { priorityFeeSetting, simulationPriorityFeeSol } from "./trading/rules/fees.ts";
 
 // The strategy lab's parts (issue 17), built once by createServices: price history (recorder,
 // GeckoTerminal import), backtests (service, worker) and the signal repository they read.
@@ -57,7 +58,10 @@ export function createStrategyLab(
     decimals: deps.market.decimals,
     clock: deps.clock,
     logger: deps.logger,
-    priorityFeeSol: config.SIMULATION_PRIORITY_FEE_SOL,
+    priorityFeeSol: simulationPriorityFeeSol(
+      config.SIMULATION_PRIORITY_FEE_SOL,
+      priorityFeeSetting(config.LIVE_PRIORITY_FEE),
+    ),
     horizonMs,
   });
   const timer = opts.timer ?? deps.clock;

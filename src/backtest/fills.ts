@@ -4,12 +4,16 @@ import {
   resolveSlippageBps,
   type SlippageSettings,
   simulationSwapFeeSol,
+  TOKEN_ACCOUNT_RENT_SOL,
 } from "../trading/rules/index.ts";
 
 // Simulated fills at a bar's price: what the simulation executor does with a quote
 // (src/trading/simulation-executor.ts), the quote being the bar's price with no price impact
 // (history has no order book). Slippage is checked by the rule, fees are the rule's simulation
-// fees; amounts are whole atomic units rounded down, as the aggregator's quotes are.
+// fees; amounts are whole atomic units rounded down, as the aggregator's quotes are. The opening
+// buy pays the token account's rent with its fees and the closing sale gets it back, as the
+// simulation settlement does (src/trading/settlement/simulation.ts). A Token-2022 transfer fee is
+// not applied: history does not say which mints have one.
 
 export interface BuyFill {
   solSwapped: Big;
@@ -20,8 +24,11 @@ export interface BuyFill {
 }
 
 export interface SellFill {
+  /** SOL the swap returned. */
   proceeds: Big;
   feesSol: Big;
+  /** Token account rent returned by the sale that closes the position (0 otherwise). */
+  rentRefundSol: Big;
 }
 
 export type Refused = { refused: string };
@@ -37,6 +44,8 @@ export function simulateBuy(
   decimals: number,
   slippage: SlippageSettings,
   priorityFeeSol: number,
+  /** The buy opens a position (creates the token account and pays its rent). */
+  opensAccount = false,
 ): BuyFill | Refused {
   const lamports = toAtomic(sizeSol, SOL_DECIMALS);
   if (lamports <= 0n) return { refused: "Trade size rounds to zero" };
@@ -45,7 +54,7 @@ export function simulateBuy(
   const solSwapped = fromAtomic(lamports, SOL_DECIMALS);
   const tokensAtomic = toAtomic(solSwapped.div(priceSol), decimals);
   if (tokensAtomic <= 0n) return { refused: "The quote returned no output amount" };
-  const feesSol = simulationSwapFeeSol(priorityFeeSol);
+  const feesSol = simulationSwapFeeSol(priorityFeeSol).plus(opensAccount ? TOKEN_ACCOUNT_RENT_SOL : 0);
   return { solSwapped, tokens: fromAtomic(tokensAtomic, decimals), feesSol, cost: solSwapped.plus(feesSol) };
 }
 
@@ -55,13 +64,19 @@ export function simulateSell(
   decimals: number,
   slippage: SlippageSettings,
   priorityFeeSol: number,
+  /** The sale closes the position (and its token account, whose rent comes back). */
+  closesAccount = false,
 ): SellFill | Refused {
   const slip = slippageRefusal(slippage);
   if (slip) return slip;
   const sold = fromAtomic(toAtomic(tokens, decimals), decimals);
   const lamports = toAtomic(sold.times(priceSol), SOL_DECIMALS);
   if (lamports <= 0n) return { refused: "The quote returned no output amount" };
-  return { proceeds: fromAtomic(lamports, SOL_DECIMALS), feesSol: simulationSwapFeeSol(priorityFeeSol) };
+  return {
+    proceeds: fromAtomic(lamports, SOL_DECIMALS),
+    feesSol: simulationSwapFeeSol(priorityFeeSol),
+    rentRefundSol: new Big(closesAccount ? TOKEN_ACCOUNT_RENT_SOL : 0),
+  };
 }
 
 export const isRefused = (f: object): f is Refused => "refused" in f;

@@ -153,11 +153,20 @@ export function replayVariant(input: ReplayInput, aligned = alignSignals(input.s
     const time = p.path.times[index]!;
     const remaining = new Big(p.remainingAmount);
     let proceeds = new Big(0);
+    let swapped = new Big(0);
     let fees = new Big(0);
     if (remaining.gt(0)) {
-      const fill = simulateSell(remaining, p.path.closes[index]!, p.path.decimals, config.slippage, priorityFeeSol);
+      const fill = simulateSell(
+        remaining,
+        p.path.closes[index]!,
+        p.path.decimals,
+        config.slippage,
+        priorityFeeSol,
+        true,
+      );
       if (isRefused(fill)) return false;
-      proceeds = fill.proceeds;
+      swapped = fill.proceeds;
+      proceeds = fill.proceeds.plus(fill.rentRefundSol);
       fees = fill.feesSol;
       balance = balance.plus(proceeds.minus(fees));
       lastTradeAtMs = time;
@@ -173,7 +182,8 @@ export function replayVariant(input: ReplayInput, aligned = alignSignals(input.s
       solUsdPrice: 0,
     });
     finish(p, time, reason, {
-      price: pnl.salePriceSol ? decStr(pnl.salePriceSol) : null,
+      // The swap's price: the rent returned is not part of it.
+      price: remaining.gt(0) ? decStr(swapped.div(remaining)) : null,
       pnl: pnl.profitLossSol,
       change: pnl.changePercent,
     });
@@ -189,15 +199,23 @@ export function replayVariant(input: ReplayInput, aligned = alignSignals(input.s
       return;
     }
     if (action.kind === "take_profit") {
-      const fill = simulateSell(action.sellAmount, price, p.path.decimals, config.slippage, priorityFeeSol);
+      const fill = simulateSell(
+        action.sellAmount,
+        price,
+        p.path.decimals,
+        config.slippage,
+        priorityFeeSol,
+        action.closesPosition,
+      );
       if (isRefused(fill)) return;
-      balance = balance.plus(fill.proceeds.minus(fill.feesSol));
+      const received = fill.proceeds.plus(fill.rentRefundSol);
+      balance = balance.plus(received.minus(fill.feesSol));
       lastTradeAtMs = time;
       const sale = takeProfitSalePnl({
         costSol: p.costSol,
         purchaseAmount: p.purchaseAmount,
         tokensSold: action.sellAmount,
-        proceedsSol: fill.proceeds,
+        proceedsSol: received,
         feesSol: fill.feesSol,
       });
       const realized = new Big(p.realizedProfitSol).plus(sale.realizedProfitSol);
@@ -331,7 +349,7 @@ export function replayVariant(input: ReplayInput, aligned = alignSignals(input.s
       tradeSizeSol: size,
     });
     if (!post.eligible) return void skip(post.rule);
-    const fill = simulateBuy(size, path.closes[index]!, path.decimals, config.slippage, priorityFeeSol);
+    const fill = simulateBuy(size, path.closes[index]!, path.decimals, config.slippage, priorityFeeSol, true);
     if (isRefused(fill) || balance.lt(fill.cost)) return void skip("failed");
     balance = balance.minus(fill.cost);
     lastTradeAtMs = time;

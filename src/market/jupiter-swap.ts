@@ -16,6 +16,23 @@ import type { PriorityFee, Quote, QuoteProvider, QuoteRequest, SwapTransaction }
 /** Cap on the aggregator-chosen priority fee when LIVE_PRIORITY_FEE=auto: 0.001 SOL. */
 export const AUTO_PRIORITY_FEE_MAX_LAMPORTS = 1_000_000;
 
+/**
+ * LIVE_PRIORITY_FEE in the form the Swap API v1 documents for `prioritizationFeeLamports`: an
+ * object, `{priorityLevelWithMaxLamports: {priorityLevel, maxLamports}}` (or `{jitoTipLamports}`,
+ * a Jito tip, which this service does not send). The bare number of the old v6 API is no longer
+ * documented, and the API offers no exact lamport fee, so a fixed setting is the cap of a
+ * "veryHigh" estimate (near the cap when the network is busy); `auto` is a "high" estimate under
+ * 0.001 SOL. Either way a live swap pays at most priorityFeeLamports(setting), which the
+ * inspection enforces and the simulation charges (src/trading/rules/fees.ts).
+ */
+export function prioritizationFee(fee: PriorityFee): {
+  priorityLevelWithMaxLamports: { maxLamports: number; priorityLevel: "high" | "veryHigh" };
+} {
+  return fee === "auto"
+    ? { priorityLevelWithMaxLamports: { maxLamports: AUTO_PRIORITY_FEE_MAX_LAMPORTS, priorityLevel: "high" } }
+    : { priorityLevelWithMaxLamports: { maxLamports: Math.max(0, Math.floor(fee)), priorityLevel: "veryHigh" } };
+}
+
 export class JupiterSwapClient implements QuoteProvider {
   readonly configured = true;
 
@@ -43,10 +60,7 @@ export class JupiterSwapClient implements QuoteProvider {
       userPublicKey,
       wrapAndUnwrapSol: true,
       dynamicComputeUnitLimit: true,
-      prioritizationFeeLamports:
-        priorityFee === "auto"
-          ? { priorityLevelWithMaxLamports: { maxLamports: AUTO_PRIORITY_FEE_MAX_LAMPORTS, priorityLevel: "high" } }
-          : priorityFee,
+      prioritizationFeeLamports: prioritizationFee(priorityFee),
     });
     const b = obj(body);
     const tx = str(b?.swapTransaction);

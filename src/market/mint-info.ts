@@ -34,6 +34,12 @@ export interface MintInfo {
    * scheduled one: a fee raise takes effect at the next epoch, within days of a buy.
    */
   transferFeeBps: number;
+  /**
+   * The transfer fee a simulated swap withholds (issue 15 "Simulation fidelity"), null without
+   * one: the larger basis points and the larger cap of the fee in force and the scheduled one, so
+   * the simulation never takes less than the chain may. Optional for readers built elsewhere.
+   */
+  transferFee?: { basisPoints: number; maximumFee: bigint } | null;
   /** Token-2022 extension types present (token-layouts.ts MintExtension). */
   extensions: number[];
   /** NonTransferable: the token can never be sent, so never sold. */
@@ -62,9 +68,24 @@ export function mintInfoOf(mint: string, account: RawAccount): MintInfo | null {
     mintAuthority: m.mintAuthority,
     freezeAuthority: m.freezeAuthority,
     transferFeeBps: feeBps,
+    // Present only with a fee, so a mint without one reads exactly as before.
+    ...(m.transferFee && feeBps > 0
+      ? {
+          transferFee: {
+            basisPoints: feeBps,
+            maximumFee: largerBigint(m.transferFee.older.maximumFee, m.transferFee.newer.maximumFee),
+          },
+        }
+      : {}),
     extensions: m.extensions,
     nonTransferable: m.extensions.includes(MintExtension.NonTransferable),
   };
+}
+
+/** Math.max for bigints (Math.max takes numbers only). */
+function largerBigint(a: bigint, b: bigint): bigint {
+  if (a > b) return a;
+  return b;
 }
 
 export interface MintInfoSourceOptions {

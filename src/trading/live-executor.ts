@@ -4,7 +4,6 @@ import type { Clock } from "../clock.ts";
 import { ConflictError, TradingError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import { unexpectedResponse } from "../market/http-client.ts";
-import { AUTO_PRIORITY_FEE_MAX_LAMPORTS } from "../market/jupiter-swap.ts";
 import {
   type ChainBalances,
   type LandedTransaction,
@@ -20,6 +19,7 @@ import type { InspectorChain, SendChain } from "./live/chain-reads.ts";
 import { broadcastUntilSettled } from "./live/outcome.ts";
 import { inspectSwapTransaction, SwapRefusedError } from "./live/transaction-inspector.ts";
 import { ActionAlreadyTakenError, type LiveTradeJournal, PENDING_TRADE_MESSAGE } from "./live-journal.ts";
+import { priorityFeeLamports } from "./rules/fees.ts";
 import { checkSlippage } from "./rules/slippage.ts";
 import { assertPriceImpact } from "./simulation-executor.ts";
 import type { TokenScreen } from "./token-screen.ts";
@@ -96,7 +96,7 @@ export const LIVE_WALLET_NOT_LOADED =
 
 /** Most a swap may pay in fees: one signature plus the priority fee asked for (or its auto cap). */
 export function maxSwapFeeLamports(fee: PriorityFee): bigint {
-  return BASE_FEE_LAMPORTS + BigInt(fee === "auto" ? AUTO_PRIORITY_FEE_MAX_LAMPORTS : Math.max(0, Math.floor(fee)));
+  return BASE_FEE_LAMPORTS + BigInt(priorityFeeLamports(fee));
 }
 
 export class LiveExecutor implements TradeExecutor {

@@ -17,6 +17,7 @@ import { allowedPrograms } from "./live/inspection-rules.ts";
 import { type ConfirmationOptions, LiveExecutor } from "./live-executor.ts";
 import { LiveTradeJournal } from "./live-journal.ts";
 import { LiveReconciler, type ReconcileReport } from "./live-reconciler.ts";
+import { priorityFeeSetting } from "./rules/fees.ts";
 import { TradeBook } from "./settlement/bookkeeping.ts";
 import { LiveSettlement } from "./settlement/live.ts";
 import { TradeReporter } from "./settlement/post-commit.ts";
@@ -88,7 +89,7 @@ export class LiveTrading {
     this.mintInfo = new MintInfoSource({ rpc: this.rpc, clock: d.clock });
     this.agents = new TradingAgentRepository(sqlite);
     const sender = rpcSendChain(this.rpc);
-    const priorityFee: PriorityFee = config.LIVE_PRIORITY_FEE === "auto" ? "auto" : Number(config.LIVE_PRIORITY_FEE);
+    const priorityFee: PriorityFee = priorityFeeSetting(config.LIVE_PRIORITY_FEE);
     this.executor = d.market.quotes.configured
       ? new LiveExecutor({
           quotes: d.market.quotes,

@@ -2,14 +2,16 @@ import { TradingError } from "../errors.ts";
 import type { QuoteProvider } from "../market/types.ts";
 import { Big, SOL_MINT } from "../money.ts";
 import type { SwapFill, SwapRequest, TradeExecutor } from "./executor.ts";
-import { simulationSwapFeeSol } from "./rules/fees.ts";
+import { simulationSwapFeeSol, transferFeeAtomic } from "./rules/fees.ts";
 import { checkSlippage, SLIPPAGE_EXCEEDED_MESSAGE } from "./rules/slippage.ts";
 import type { TokenScreen } from "./token-screen.ts";
 
 /**
  * Paper trading on real quotes (PRODUCT.md §4): the fill is the aggregator's quote (amounts,
- * route, price impact), and each swap is charged the network fee plus the configured priority fee,
- * so simulated results are not better than live ones would be. Nothing touches a chain.
+ * route, price impact), and each swap is charged the network fee plus the priority fee of the live
+ * model (src/trading/rules/fees.ts), minus a Token-2022 transfer fee on the tokens moved, so
+ * simulated results are not better than live ones would be (issue 15). The settlement adds the
+ * token account's rent. Nothing touches a chain.
  */
 export class SimulationExecutor implements TradeExecutor {
   readonly mode = "simulation" as const;
@@ -24,10 +26,16 @@ export class SimulationExecutor implements TradeExecutor {
   async swap(req: SwapRequest): Promise<SwapFill> {
     const slip = checkSlippage(req.slippageBps, { maxBps: req.maxBps });
     if (!slip.ok) throw new TradingError(slip.message, slip.details);
+    // A Token-2022 transfer fee is withheld from every transfer of the token: on a sale only the
+    // tokens left after it reach the pool, so the quote is for that amount (issue 15).
+    const transferFee = this.screen ? await this.screen.transferFee(req.tokenMint) : null;
+    const arriving =
+      req.side === "SELL" ? req.amountAtomic - transferFeeAtomic(req.amountAtomic, transferFee) : req.amountAtomic;
+    if (arriving <= 0n) throw new TradingError("The token's transfer fee leaves nothing to sell");
     const request = {
       inputMint: req.side === "BUY" ? SOL_MINT : req.tokenMint,
       outputMint: req.side === "BUY" ? req.tokenMint : SOL_MINT,
-      amount: req.amountAtomic.toString(),
+      amount: arriving.toString(),
       slippageBps: req.slippageBps,
     };
     // The exit cap (slippage.maxExitBps, null: none) for stop-loss and stale exits, else maxBps.
@@ -37,12 +45,15 @@ export class SimulationExecutor implements TradeExecutor {
       ? await req.sharedQuotes.quote(request, (r) => this.quotes.quote(r), cap ?? Number.POSITIVE_INFINITY)
       : await this.quotes.quote(request);
     if (cap !== null) assertPriceImpact(quote.priceImpactPct, cap);
-    const outputAtomic = BigInt(quote.outAmount);
+    const quoted = BigInt(quote.outAmount);
+    // On a buy the pool's transfer to the wallet is the one that pays the fee.
+    const outputAtomic = req.side === "BUY" ? quoted - transferFeeAtomic(quoted, transferFee) : quoted;
     if (outputAtomic <= 0n) throw new TradingError("The quote returned no output amount");
     if (req.screening && this.screen)
       await this.screen.check(req.tokenMint, outputAtomic, req.screening, req.slippageBps);
     return {
-      inputAtomic: BigInt(quote.inAmount),
+      // A sale debits every token the wallet sent, the fee included.
+      inputAtomic: req.side === "SELL" ? req.amountAtomic : BigInt(quote.inAmount),
       outputAtomic,
       feesSol: simulationSwapFeeSol(this.priorityFeeSol),
       routes: quote.routeLabels,

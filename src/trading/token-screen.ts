@@ -5,6 +5,7 @@ import { ProviderError } from "../market/http-client.ts";
 import type { MintInfo } from "../market/mint-info.ts";
 import type { QuoteProvider } from "../market/types.ts";
 import { SOL_MINT } from "../money.ts";
+import type { TransferFee } from "./rules/fees.ts";
 import { type ScreeningRule, screenToken, type TokenScreeningFilters } from "./rules/token-screening.ts";
 
 // Token screening before a signal buy (issue 15 "Screening"), in BOTH modes: simulation is never
@@ -62,6 +63,15 @@ export class TokenScreen {
     if (result.ok) return;
     this.d.logger.info("token refused by screening", { tokenAddress: mint, rule: result.rule, reason: result.reason });
     throw new TokenScreenRefusedError(result.rule, result.reason);
+  }
+
+  /**
+   * The mint's Token-2022 transfer fee, from the same mint read as the screening (null: none, or
+   * no RPC to read it). The simulation withholds it from the tokens a swap moves.
+   */
+  async transferFee(mint: string): Promise<TransferFee | null> {
+    if (!this.d.mintInfo) return null;
+    return (await this.d.mintInfo.get(mint)).transferFee ?? null;
   }
 
   private async sellable(mint: string, amount: bigint, slippageBps: number): Promise<boolean> {

@@ -6,6 +6,11 @@ import { type ContextOptions, createApiKey, createTestContext, json, login, type
 
 export const MINT = "DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263";
 export const MINT2 = "EKpQGSJtjMFqKZ9KQanSqYXRcF8fBopzLHYxdM65zcjm";
+/**
+ * Token account rent a simulated first buy of a mint pays with its fees, returned by the sale that
+ * closes the position (issue 15; src/trading/settlement/simulation.ts).
+ */
+export const RENT = "0.00203928";
 
 export interface TradingContext {
   fake: FakeMarket;

@@ -257,15 +257,16 @@ describe("global switch", () => {
     expect(ev?.reason).toStartWith("live_trading");
   });
 
-  test("LIVE_PRIORITY_FEE as lamports is sent as prioritizationFeeLamports", async () => {
+  test("LIVE_PRIORITY_FEE as lamports is sent in the Swap API's documented form, as the cap", async () => {
     await l.close();
     l = await startLive({ env: { LIVE_PRIORITY_FEE: "20000" } });
     await l.liveAgent();
     await l.postSignal();
     await l.settle();
-    expect((l.fake.requestsTo("jupiter.swap").at(-1)!.body as Record<string, unknown>).prioritizationFeeLamports).toBe(
-      20000,
-    );
+    // The body the fake aggregator received (issue 15): not the old v6 bare number.
+    expect(
+      (l.fake.requestsTo("jupiter.swap").at(-1)!.body as Record<string, unknown>).prioritizationFeeLamports,
+    ).toEqual({ priorityLevelWithMaxLamports: { maxLamports: 20000, priorityLevel: "veryHigh" } });
     // 5000 signature fee + 20 000 priority fee.
     expect(l.rpc.lamportsOf(l.wallet)).toBe(2_000_000_000n - 100_000_000n - 25_000n);
   });

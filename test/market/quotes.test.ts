@@ -90,7 +90,9 @@ test("the swap transaction request sends the quote back unchanged", async () => 
     userPublicKey: user,
     wrapAndUnwrapSol: true,
     dynamicComputeUnitLimit: true,
-    prioritizationFeeLamports: 12_345,
+    // A fixed LIVE_PRIORITY_FEE in the form the Swap API v1 documents: the cap of an estimate, not
+    // the old v6 bare number (issue 15).
+    prioritizationFeeLamports: { priorityLevelWithMaxLamports: { maxLamports: 12_345, priorityLevel: "veryHigh" } },
   });
   // Byte for byte the JSON the aggregator issued.
   expect(JSON.stringify((sent.body as { quoteResponse: unknown }).quoteResponse)).toBe([...fake.issuedQuotes].at(-1)!);

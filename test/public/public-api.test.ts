@@ -190,7 +190,7 @@ describe("wallet", () => {
     const res = await pub(`/v1/agents/${a.id}/wallet`);
     expect(res.status).toBe(200);
     const body = await json(res);
-    // 9.499895 SOL × $100 + 5000 BONK × $0.01
+    // 9.49785572 SOL (after fees and the token account's rent) × $100 + 5000 BONK × $0.01
     expect(body).toEqual({
       agentId: a.id,
       walletType: "simulation",
@@ -200,9 +200,9 @@ describe("wallet", () => {
         {
           tokenAddress: SOL_MINT,
           tokenSymbol: "SOL",
-          balance: "9.499895",
+          balance: "9.49785572",
           priceUsd: "100.00000000",
-          valueUsd: "949.9895",
+          valueUsd: "949.785572",
           lastUpdated: expect.any(String),
         },
         {
@@ -214,7 +214,7 @@ describe("wallet", () => {
           lastUpdated: expect.any(String),
         },
       ],
-      totalValueUsd: "999.9895",
+      totalValueUsd: "999.785572",
       unpricedTokens: [],
     });
   });

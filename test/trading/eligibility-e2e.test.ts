@@ -127,8 +127,9 @@ describe("eligibility end to end: one signal, one failing rule per agent", () =>
     expect(t.count("positions", "signal_id = ?", signal.id)).toBe(1);
     expect(t.count("agent_transactions", "signal_id = ?", signal.id)).toBe(1);
     expect(refusals(signal.id).length).toBe(Object.keys(agents).length);
-    // 5 % of 10 SOL swapped, plus 0.000005 + 0.0001 fees; 0.5 SOL × $100 / $0.01 = 5000 tokens.
-    expect(t.solBalance(control.id)).toBe("9.499895");
+    // 5 % of 10 SOL swapped, plus 0.000005 + 0.0001 fees and 0.00203928 of token account rent;
+    // 0.5 SOL × $100 / $0.01 = 5000 tokens.
+    expect(t.solBalance(control.id)).toBe("9.49785572");
     expect(t.tokenBalance(control.id)).toBe("5000");
     // Refused agents' balances are untouched.
     for (const rule of ["automation", "signal_strength", "min_market_cap", "minimum_balance", "trade_size"]) {

@@ -47,8 +47,9 @@ const percentOf = new Map<string, number>();
 /** Everything one agent's buy leaves behind; all must stay at one. */
 function expectOneTrade(agentId: string, signalId: number) {
   const pct = percentOf.get(agentId) ?? 5;
-  // pct % of 10 SOL swapped, plus 0.000105 SOL fees; tokens at $100/SOL and $0.01/token.
-  const expectedSol = { 5: "9.499895", 6: "9.399895", 7: "9.299895" }[pct];
+  // pct % of 10 SOL swapped, plus 0.000105 SOL fees and 0.00203928 of token account rent (issue 15);
+  // tokens at $100/SOL and $0.01/token.
+  const expectedSol = { 5: "9.49785572", 6: "9.39785572", 7: "9.29785572" }[pct];
   const expectedTokens = { 5: "5000", 6: "6000", 7: "7000" }[pct];
   expect(t.count("positions", "agent_id = ?", agentId)).toBe(1);
   expect(t.count("agent_transactions", "agent_id = ? AND signal_id = ?", agentId, signalId)).toBe(1);
@@ -248,7 +249,7 @@ describe("a close racing a stop-loss", () => {
       .query<{ close_reason: string }, [string]>("SELECT close_reason FROM historical_swaps WHERE position_id = ?")
       .get(positionId)!;
     expect(swap.close_reason).toBe(closeReason);
-    // 5000 tokens sold once for 0.35 SOL: 9.499895 + 0.349895.
+    // 5000 tokens sold once for 0.35 SOL: 9.49785572 + 0.349895 + the rent returned 0.00203928.
     expect(t.solBalance(agentId)).toBe("9.84979");
     expect(t.tokenBalance(agentId)).toBe("0");
     expect(t.ctx.services.trading.locks.size).toBe(0);

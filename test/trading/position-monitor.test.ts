@@ -7,7 +7,9 @@ import { MINT, MINT2, startTrading, type TradingContext } from "../helpers/tradi
 // peak, take-profit levels then the moon bag, DCA up to maxOrders, stale close, exit signals, and
 // peak / take-profit progress that survives a restart. The tests drive ticks directly and move
 // the ManualClock. Numbers are worked out by hand: SOL at $100, the token bought at $0.01
-// (0.0001 SOL), 0.5 SOL swapped for 5000 tokens, 0.000105 SOL of fees per swap, cost 0.500105 SOL.
+// (0.0001 SOL), 0.5 SOL swapped for 5000 tokens, 0.000105 SOL of fees per swap; the opening buy
+// also pays the token account's rent, 0.00203928 SOL, returned by the sale that closes the
+// position (issue 15): cost 0.50214428 SOL while open, 0.500105 net of the rent.
 
 let t: TradingContext;
 /** The service in use: replaced by restart(). */
@@ -102,6 +104,7 @@ describe("trailing stop-loss", () => {
       purchasePrice: "0.0001",
       amount: "5000",
     });
+    // The close closed the token account: its rent came back (issue 15), so the balance is as before.
     expect(bal(agent.id)).toBe("10.24979");
     expect(bal(agent.id, MINT)).toBe("0");
     expect(await positions(agent.id)).toEqual([]);
@@ -109,7 +112,7 @@ describe("trailing stop-loss", () => {
     expect(sells.length).toBe(1);
     expect(sells[0]).toMatchObject({
       inputAmount: "5000",
-      outputAmount: "0.75",
+      outputAmount: "0.75203928", // the swap's 0.75 plus the rent returned
       isTakeProfit: false,
       id: swap.saleTransactionId,
     });
@@ -163,10 +166,11 @@ describe("take-profit levels, then the moon bag", () => {
     // $0.03 = 0.0003 SOL is past all three levels (0.00015, 0.0002, 0.00025): one level per tick.
     price("0.03");
     const expected = [
-      // sold, remaining, realizedProfitSol: proceeds − 0.000105 − 0.500105 × sold / 5000, cumulated
-      { sold: "2500", proceeds: "0.75", remaining: 2500, realized: 0.4998425 },
-      { sold: "1250", proceeds: "0.375", remaining: 1250, realized: 0.74971125 },
-      { sold: "625", proceeds: "0.1875", remaining: 625, realized: 0.874593125 },
+      // sold, remaining, realizedProfitSol: proceeds − 0.000105 − 0.50214428 × sold / 5000, cumulated
+      // (the cost holds the token account's rent until the close returns it; issue 15)
+      { sold: "2500", proceeds: "0.75", remaining: 2500, realized: 0.49882286 },
+      { sold: "1250", proceeds: "0.375", remaining: 1250, realized: 0.74818179 },
+      { sold: "625", proceeds: "0.1875", remaining: 625, realized: 0.872808755 },
     ];
     for (const [i, e] of expected.entries()) {
       expect(await tick()).toMatchObject({ actions: 1, closed: 0, failed: 0 });
@@ -191,15 +195,15 @@ describe("take-profit levels, then the moon bag", () => {
     );
     expect((await txs(agent.id, "&isTakeProfit=false")).map((x: any) => x.transactionType)).toEqual(["BUY"]);
     expect((await txs(agent.id)).length).toBe(4);
-    // 9.499895 + 0.749895 + 0.374895 + 0.187395
-    expect(bal(agent.id)).toBe("10.81208");
+    // 9.49785572 (after the buy's fees and rent) + 0.749895 + 0.374895 + 0.187395
+    expect(bal(agent.id)).toBe("10.81004072");
 
     await restart();
     const [p] = await positions(agent.id);
     expect(p.takeProfit).toEqual({
       remainingAmount: 625,
       levelsHit: 3,
-      realizedProfitSol: 0.874593125,
+      realizedProfitSol: 0.872808755,
       moonBagActivated: true,
       moonBagAmount: 625,
     });
@@ -210,7 +214,8 @@ describe("take-profit levels, then the moon bag", () => {
     price("0.0225");
     expect(await tick()).toMatchObject({ actions: 1, closed: 1 });
     const [swap] = await swaps(agent.id);
-    // P/L: every net proceed minus the cost = (0.749895 + 0.374895 + 0.187395 + 0.14052) − 0.500105.
+    // P/L: every net proceed minus the cost = (0.749895 + 0.374895 + 0.187395 + 0.14052 + the rent
+    // 0.00203928 returned) − 0.50214428: the rent nets out.
     expect(swap).toMatchObject({
       closeReason: "stop_loss",
       profitLossSol: "0.9526",
@@ -247,7 +252,8 @@ describe("take-profit levels, then the moon bag", () => {
       levels_hit: 1,
     });
     const sells = await txs(agent.id, "&isTakeProfit=true");
-    expect(sells.map((x: any) => [x.inputAmount, x.outputAmount])).toEqual([["5000", "0.75"]]);
+    // The sale that empties the position returns the token account's rent with its SOL.
+    expect(sells.map((x: any) => [x.inputAmount, x.outputAmount])).toEqual([["5000", "0.75203928"]]);
     const [swap] = await swaps(agent.id);
     expect(swap).toMatchObject({
       closeReason: "take_profit",
@@ -276,7 +282,7 @@ describe("DCA", () => {
     expect(p.takeProfit.remainingAmount).toBe(7777.777777);
     const entry1 = 0.75 / 7777.777777;
     expect(p.purchase.priceNative).toBeCloseTo(entry1, 15);
-    expect(bal(agent.id)).toBe("9.24979");
+    expect(bal(agent.id)).toBe("9.24775072"); // the opening buy's rent is still locked
     expect(bal(agent.id, MINT)).toBe("7777.777777");
 
     // The same price does not fire order 2 (trigger now entry1 × 0.8 ≈ 0.0000771428 SOL).
@@ -287,7 +293,7 @@ describe("DCA", () => {
     [p] = await positions(agent.id);
     expect(p.purchase.amount).toBe(11024.531023);
     expect(p.purchase.priceNative).toBeCloseTo(1 / 11024.531023, 15);
-    expect(bal(agent.id)).toBe("8.999685");
+    expect(bal(agent.id)).toBe("8.99764572");
 
     // Order 3 would fire at $0.005, but maxOrders is 2.
     price("0.005");
@@ -308,9 +314,9 @@ describe("DCA", () => {
     // DCA count survives a restart: still no third order.
     await restart();
     expect(await tick()).toMatchObject({ actions: 0 });
-    // Cost 0.500105 + 2 × 0.250105 = 1.000315; value at $0.001: 11024.531023 × 0.00001.
+    // Cost 0.50214428 (rent included) + 2 × 0.250105 = 1.00235428; value at $0.001: 11024.531023 × 0.00001.
     [p] = await positions(agent.id);
-    expect(p.profitLoss.native).toBeCloseTo(11024.531023 * 0.00001 - 1.000315, 12);
+    expect(p.profitLoss.native).toBeCloseTo(11024.531023 * 0.00001 - 1.00235428, 12);
   });
 
   test("a DCA buy the wallet cannot pay fails, is logged, and changes nothing", async () => {
@@ -391,7 +397,7 @@ describe("exit signals", () => {
       expect(swap).toMatchObject({ closeReason: "signal", profitLossSol: "0.09979", signalId: String(buy.id) });
       const sells = await txs(holder.id, "&transactionType=SELL");
       expect(sells.map((x: any) => [x.signalId, x.outputAmount, x.id])).toEqual([
-        [exit.id, "0.6", swap.saleTransactionId],
+        [exit.id, "0.60203928", swap.saleTransactionId], // 0.6 plus the rent returned
       ]);
       expect(
         t.count("trade_idempotency", "agent_id = ? AND signal_id = ? AND action = 'SELL'", holder.id, exit.id),

@@ -63,7 +63,7 @@ describe("trading events", () => {
           mode: "simulation",
           transactionId: buyTx.id,
           positionId: pos.id,
-          amountSol: "0.500105",
+          amountSol: "0.50214428", // 0.5 swapped, 0.000105 fees, 0.00203928 token account rent
           tokens: "5000",
           hash: buyTx.hash,
         },
@@ -114,7 +114,7 @@ describe("trading events", () => {
         change: "take_profit",
         levelsHit: 1,
         remainingAmount: "2500",
-        realizedProfitSol: "0.1248425",
+        realizedProfitSol: "0.12382286", // 0.374895 − half of the 0.50214428 cost
       },
     });
 
@@ -131,7 +131,7 @@ describe("trading events", () => {
         side: "sell",
         isTakeProfit: false,
         tokens: "2500",
-        proceedsSol: "0.3",
+        proceedsSol: "0.30203928", // the swap's 0.3 and the closed token account's rent
         transactionId: closed.transactionId,
         hash: closed.transactionHash,
         reason: "manual",

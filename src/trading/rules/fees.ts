@@ -1,6 +1,11 @@
-// Simulation fees (PRODUCT.md §4): every simulated swap is charged the network's base fee of
-// 0.000005 SOL plus SIMULATION_PRIORITY_FEE_SOL, so paper results are not better than live ones.
+// Simulation fees (PRODUCT.md §4, issue 15 "Simulation fidelity"): every simulated swap is charged
+// the network's base fee of 0.000005 SOL plus the priority fee live would pay at most under
+// LIVE_PRIORITY_FEE (or SIMULATION_PRIORITY_FEE_SOL when set), a mint's first buy also pays the
+// token account's rent (refunded when the position closes), and a Token-2022 transfer fee is
+// taken from the tokens, so paper results are not better than live ones.
 
+import { AUTO_PRIORITY_FEE_MAX_LAMPORTS } from "../../market/jupiter-swap.ts";
+import type { PriorityFee } from "../../market/types.ts";
 import { Big } from "../../money.ts";
 import { big } from "./decimal-input.ts";
 import type { DecimalInput } from "./types.ts";
@@ -8,7 +13,62 @@ import type { DecimalInput } from "./types.ts";
 /** Solana's base fee for one signature (5000 lamports). */
 export const SIMULATION_NETWORK_FEE_SOL = "0.000005";
 
+/**
+ * Rent-exempt minimum of a 165-byte SPL token account (2 039 280 lamports): what a wallet locks in
+ * the associated token account its first buy of a mint creates, and gets back when it is closed.
+ */
+export const TOKEN_ACCOUNT_RENT_SOL = "0.00203928";
+
+/** LIVE_PRIORITY_FEE's text ("auto" or whole lamports, validated by the config) as a setting. */
+export function priorityFeeSetting(text: string): PriorityFee {
+  return text === "auto" ? "auto" : Number(text);
+}
+
+/**
+ * The most priority fee one live swap pays under the setting (lamports). Both executors use it:
+ * the live inspection refuses a transaction asking for more, and the simulation charges exactly
+ * this, so a paper swap never costs less than the live one could.
+ */
+export function priorityFeeLamports(setting: PriorityFee): number {
+  return setting === "auto" ? AUTO_PRIORITY_FEE_MAX_LAMPORTS : Math.max(0, Math.floor(setting));
+}
+
+/**
+ * The priority fee of one simulated swap (SOL): SIMULATION_PRIORITY_FEE_SOL when the operator set
+ * it (their explicit choice wins), else the live model's priorityFeeLamports.
+ */
+export function simulationPriorityFeeSol(explicitSol: number | undefined, live: PriorityFee): number {
+  if (explicitSol !== undefined) return explicitSol;
+  return Number(new Big(priorityFeeLamports(live)).div(1_000_000_000).toFixed(9));
+}
+
 /** SOL charged for one simulated swap (a buy or a sell). */
 export function simulationSwapFeeSol(priorityFeeSol: DecimalInput): Big {
   return new Big(SIMULATION_NETWORK_FEE_SOL).plus(big(priorityFeeSol));
+}
+
+/**
+ * Rent a simulated trade moves (SOL), from the wallet's balance of the token: the buy that opens
+ * a position when none is held creates the token account and pays it; the closing sale that leaves
+ * none closes the account and gets it back. Otherwise 0.
+ */
+export function tokenAccountRentSol(tokensHeld: DecimalInput): Big {
+  return big(tokensHeld).eq(0) ? new Big(TOKEN_ACCOUNT_RENT_SOL) : new Big(0);
+}
+
+/** A Token-2022 TransferFeeConfig entry: basis points of each transfer, capped at maximumFee. */
+export interface TransferFee {
+  basisPoints: number;
+  /** Atomic units. */
+  maximumFee: bigint;
+}
+
+/**
+ * Tokens withheld from a transfer of `amount` atomic units, as the Token-2022 program computes it:
+ * ceil(amount × bps / 10 000), at most maximumFee.
+ */
+export function transferFeeAtomic(amount: bigint, fee: TransferFee | null): bigint {
+  if (!fee || fee.basisPoints <= 0 || amount <= 0n) return 0n;
+  const raw = (amount * BigInt(fee.basisPoints) + 9_999n) / 10_000n;
+  return raw < fee.maximumFee ? raw : fee.maximumFee;
 }

@@ -1,11 +1,12 @@
 import { type Clock, isoNow } from "../../clock.ts";
 import { inTransaction } from "../../db/client.ts";
 import type { PositionRecord } from "../../db/repositories/positions.ts";
-import { credit, debit } from "../../ledgers/balance-ledger.ts";
+import { credit, debit, readBalance } from "../../ledgers/balance-ledger.ts";
 import type { Logger } from "../../logger.ts";
 import { Big, SOL_MINT } from "../../money.ts";
 import type { SwapFill } from "../executor.ts";
 import type { DcaFillResult } from "../rules/dca.ts";
+import { tokenAccountRentSol } from "../rules/fees.ts";
 import { buyAmounts, buySides, saleAmounts, sellSides } from "./amounts.ts";
 import type { TradeBook } from "./bookkeeping.ts";
 import type {
@@ -19,6 +20,12 @@ import type {
   SettleOutcome,
 } from "./types.ts";
 
+// Token account rent (issue 15 "Simulation fidelity"): the buy that opens a position on a mint the
+// wallet holds none of creates the token account, so its rent is charged with the buy's fees (in
+// costSol, as every SOL spent); the sale that closes the position closes the account, so the rent
+// comes back in that sale's SOL. Over a closed position it nets to zero in P/L
+// (docs/decisions.md "Simulation fidelity").
+//
 // Simulation settlement (issue: trading engine): the fill is the aggregator's quote, and the
 // agent's ledger moves by it — debit of the SOL spent (size plus fees), credit of the tokens, and
 // back on a sale — in ONE synchronous transaction with the transaction record, the position, the
@@ -33,19 +40,25 @@ export class SimulationSettlement implements Settlement {
     readonly logger: Logger,
   ) {}
 
-  open(t: OpenTrade, fill: SwapFill, solUsd: Big): SettleOutcome<OpenSettled> {
-    const { solSwapped, tokens, cost } = buyAmounts(fill, t.decimals);
+  open(t: OpenTrade, swapFill: SwapFill, solUsd: Big): SettleOutcome<OpenSettled> {
+    const { solSwapped, tokens } = buyAmounts(swapFill, t.decimals);
     const entrySol = solSwapped.div(tokens);
     const entryUsd = entrySol.times(solUsd);
     const now = isoNow(this.clock);
     const positionId = crypto.randomUUID();
     const txId = crypto.randomUUID();
     const h = this.book.db;
+    const tokenKey = { agentId: t.agentId, walletAddress: t.walletAddress, tokenAddress: t.tokenAddress };
+    let fill = swapFill;
+    let cost = buyAmounts(fill, t.decimals).cost;
     const taken = inTransaction(h, () => {
       // Another settle already recorded this (agent, signal, action): nothing is written.
       if (!this.book.keys.insert(t.agentId, t.signalId, "BUY", txId, now)) return true;
+      // No tokens of the mint held: the buy creates the token account and locks its rent.
+      fill = { ...swapFill, feesSol: swapFill.feesSol.plus(tokenAccountRentSol(readBalance(h, tokenKey))) };
+      cost = buyAmounts(fill, t.decimals).cost;
       debit(h, { agentId: t.agentId, walletAddress: t.walletAddress, tokenAddress: SOL_MINT }, cost, { now });
-      credit(h, { agentId: t.agentId, walletAddress: t.walletAddress, tokenAddress: t.tokenAddress }, tokens, {
+      credit(h, tokenKey, tokens, {
         now,
         tokenSymbol: t.symbol,
         decimals: t.decimals,
@@ -175,8 +188,9 @@ export class SimulationSettlement implements Settlement {
   }
 
   sell(p: PositionRecord, sale: SaleRequest, fill: SwapFill, solUsd: Big): SettleOutcome<SaleSettled> {
-    const { sold, proceeds, salePriceSol } = saleAmounts(p, fill);
-    const net = proceeds.minus(fill.feesSol);
+    const { sold, proceeds: swapped, salePriceSol } = saleAmounts(p, fill);
+    // SOL received: the swap's, plus the rent back when the sale empties the token account.
+    let proceeds = swapped;
     const now = isoNow(this.clock);
     const txId = crypto.randomUUID();
     const swapId = crypto.randomUUID();
@@ -192,6 +206,11 @@ export class SimulationSettlement implements Settlement {
       const solKey = { agentId: p.agentId, walletAddress: p.walletAddress, tokenAddress: SOL_MINT };
       if (sold.gt(0)) {
         debit(h, key, sold, { now });
+        // The sale that closes the position empties the token account, which is closed: its rent
+        // comes back with the sale's SOL (as a live close that closes the account would show it).
+        if (sale.kind === "close" || sale.closesPosition)
+          proceeds = swapped.plus(tokenAccountRentSol(readBalance(h, key)));
+        const net = proceeds.minus(fill.feesSol);
         if (net.gte(0)) credit(h, solKey, net, { now });
         else debit(h, solKey, net.abs(), { now });
         this.book.insertTransaction({
@@ -202,7 +221,7 @@ export class SimulationSettlement implements Settlement {
             tokens: sold,
             tokenPriceUsd: salePriceSol.times(solUsd),
             solUsd,
-            valueUsd: proceeds.times(solUsd),
+            valueUsd: swapped.times(solUsd),
           }),
           id: txId,
           agentId: p.agentId,

@@ -1,0 +1,229 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { ManualClock } from "../../src/clock.ts";
+import { createLogger } from "../../src/logger.ts";
+import { MintInfoSource } from "../../src/market/mint-info.ts";
+import { TOKEN_2022_PROGRAM_ID } from "../../src/market/solana-rpc.ts";
+import { Big, SOL_MINT } from "../../src/money.ts";
+import { maxSwapFeeLamports } from "../../src/trading/live-executor.ts";
+import { priorityFeeLamports, simulationPriorityFeeSol, transferFeeAtomic } from "../../src/trading/rules/fees.ts";
+import { SimulationExecutor } from "../../src/trading/simulation-executor.ts";
+import { TokenScreen } from "../../src/trading/token-screen.ts";
+import { type FakeMarket, startFakeMarket } from "../fakes/market.ts";
+import { json } from "../helpers/context.ts";
+import { MINT, MINT2, RENT, startTrading, type TradingContext } from "../helpers/trading.ts";
+import { type MarketHarness, marketHarness } from "../market/helpers.ts";
+
+// Simulation is never kinder than live (issue 15 "Simulation fidelity"): a mint's first buy pays
+// the token account's rent (returned when the position closes and the account with it), a
+// Token-2022 transfer fee is withheld from the tokens a swap moves, and a simulated swap pays the
+// priority fee live would pay at most. Figures: SOL $100, the token at $0.01 (0.0001 SOL), 5 % of
+// 10 SOL = 0.5 SOL per buy, network fee 0.000005 SOL.
+
+let t: TradingContext | undefined;
+afterEach(async () => {
+  await t?.close();
+  t = undefined;
+});
+
+const txs = async (agentId: string) =>
+  json(await t!.ctx.request("GET", `/api/v1/agent-transactions?agentId=${agentId}`, { token: t!.token }));
+const closePosition = async (positionId: string) => {
+  const res = await t!.ctx.request("POST", `/api/v1/agent-positions/${positionId}/close`, { token: t!.token });
+  expect(res.status).toBe(200);
+  return json(res);
+};
+
+describe("token account rent", () => {
+  test("the first buy of a mint pays the rent with its fees; the close returns it; the next position pays again", async () => {
+    t = await startTrading();
+    const agent = await t.createAgent();
+    await t.postSignal();
+    await t.settle();
+    // 0.5 swapped + 0.000105 fees + 0.00203928 rent.
+    expect(t.solBalance(agent.id)).toBe("9.49785572");
+    const [pos] = await t.positions(agent.id);
+    const [buy] = await txs(agent.id);
+    expect(buy).toMatchObject({ transactionType: "BUY", inputAmount: "0.5", fees: "0.00214428" });
+    // While the account is open the rent is spent: the position's P/L at the entry price shows it.
+    expect(pos.profitLoss.native).toBeCloseTo(-0.00214428, 12);
+    // The entry price is the swap's, rent and fees excluded.
+    expect(pos.purchase.priceNative).toBe(0.0001);
+
+    // Closed at the entry price: the sale returns 0.5 SOL and the rent; only the two swaps' fees are lost.
+    const closed = await closePosition(pos.id);
+    expect(closed.profitLossSol).toBe(-0.00021);
+    expect(t.solBalance(agent.id)).toBe("9.99979");
+    expect(t.tokenBalance(agent.id)).toBe("0");
+    const sell = (await txs(agent.id)).find((x: { transactionType: string }) => x.transactionType === "SELL");
+    expect(sell).toMatchObject({ inputAmount: "5000", outputAmount: "0.50203928", fees: "0.000105" });
+
+    // A new position in the same mint opens a new token account: the rent is paid again.
+    t.ctx.clock.advance(60_000);
+    await t.postSignal();
+    await t.settle();
+    // 5 % of 9.99979 = 0.4999895 swapped, 0.000105 fees, 0.00203928 rent.
+    expect(t.solBalance(agent.id)).toBe(new Big("9.99979").minus("0.4999895").minus("0.00214428").toFixed());
+  });
+
+  test("a DCA buy into an open position pays no rent (the account exists); every mint has its own account", async () => {
+    t = await startTrading();
+    const agent = await t.createAgent({
+      config: {
+        stopLoss: { enabled: false, percentage: 25 },
+        dca: { enabled: true, maxOrders: 1, priceDropTriggerPercentage: 10, amountPercentage: 50 },
+      },
+    });
+    await t.postSignal();
+    await t.settle();
+    t.fake.setToken(MINT, { priceUsd: "0.009" });
+    expect(await t.ctx.services.trading.monitor.tick()).toMatchObject({ actions: 1, failed: 0 });
+    const dca = (await txs(agent.id)).find((x: { isDca: boolean }) => x.isDca);
+    expect(dca).toMatchObject({ inputAmount: "0.25", fees: "0.000105" });
+    // 10 − 0.50214428 − 0.250105.
+    expect(t.solBalance(agent.id)).toBe("9.24775072");
+
+    await t.postSignal({ tokenAddress: MINT2, symbol: "WIF" });
+    await t.settle();
+    const wif = (await txs(agent.id)).find((x: { outputMint: string }) => x.outputMint === MINT2);
+    expect(wif.fees).toBe(new Big("0.000105").plus(RENT).toFixed());
+  });
+});
+
+describe("priority fee: the live model", () => {
+  test("unset, SIMULATION_PRIORITY_FEE_SOL follows LIVE_PRIORITY_FEE: auto charges the live cap, 0.001 SOL", async () => {
+    t = await startTrading({ env: { SIMULATION_PRIORITY_FEE_SOL: "" } });
+    expect(t.ctx.config.SIMULATION_PRIORITY_FEE_SOL).toBeUndefined();
+    const agent = await t.createAgent();
+    await t.postSignal();
+    await t.settle();
+    const [buy] = await txs(agent.id);
+    // 0.000005 + 0.001 + rent.
+    expect(buy.fees).toBe(new Big("0.001005").plus(RENT).toFixed());
+  });
+
+  test("a fixed LIVE_PRIORITY_FEE is what a simulated swap pays", async () => {
+    t = await startTrading({ env: { SIMULATION_PRIORITY_FEE_SOL: "", LIVE_PRIORITY_FEE: "20000" } });
+    const agent = await t.createAgent();
+    await t.postSignal();
+    await t.settle();
+    const [buy] = await txs(agent.id);
+    expect(buy.fees).toBe(new Big("0.000025").plus(RENT).toFixed());
+  });
+
+  test("an explicit SIMULATION_PRIORITY_FEE_SOL wins", async () => {
+    t = await startTrading({ env: { SIMULATION_PRIORITY_FEE_SOL: "0.0003", LIVE_PRIORITY_FEE: "20000" } });
+    const agent = await t.createAgent();
+    await t.postSignal();
+    await t.settle();
+    const [buy] = await txs(agent.id);
+    expect(buy.fees).toBe(new Big("0.000305").plus(RENT).toFixed());
+  });
+
+  test("one function: the simulation charges exactly the most the live inspection lets a swap pay", () => {
+    for (const setting of ["auto", 0, 20_000, 1_500_000] as const) {
+      const simLamports = new Big(simulationPriorityFeeSol(undefined, setting)).times(1e9);
+      expect(simLamports.toNumber()).toBe(priorityFeeLamports(setting));
+      expect(maxSwapFeeLamports(setting)).toBe(5_000n + BigInt(priorityFeeLamports(setting)));
+    }
+    expect(priorityFeeLamports("auto")).toBe(1_000_000);
+  });
+});
+
+// ---- Token-2022 transfer fee ------------------------------------------------------------------
+
+/** A Token-2022 mint account with a TransferFeeConfig extension, as the chain stores it. */
+function token2022MintWithFee(decimals: number, bps: number, maximumFee: bigint): string {
+  const data = Buffer.alloc(166 + 4 + 108);
+  data.writeUInt32LE(0, 0); // no mint authority
+  data.writeBigUInt64LE(1_000_000_000_000n, 36); // supply
+  data[44] = decimals;
+  data[45] = 1; // initialized
+  data.writeUInt32LE(0, 46); // no freeze authority
+  data[165] = 1; // account type: mint
+  data.writeUInt16LE(1, 166); // extension TransferFeeConfig
+  data.writeUInt16LE(108, 168);
+  const fee = 170;
+  for (const at of [fee + 72, fee + 90]) {
+    data.writeBigUInt64LE(0n, at); // epoch
+    data.writeBigUInt64LE(maximumFee, at + 8);
+    data.writeUInt16LE(bps, at + 16);
+  }
+  return data.toString("base64");
+}
+
+describe("Token-2022 transfer fee", () => {
+  let fake: FakeMarket;
+  let h: MarketHarness;
+  afterEach(async () => {
+    await h.stop();
+    await fake.stop();
+  });
+
+  async function executor(bps: number, maximumFee: bigint): Promise<SimulationExecutor> {
+    fake = await startFakeMarket();
+    fake.setSolPrice(100);
+    fake.setToken(MINT, { symbol: "FEE", priceUsd: "0.01", decimals: 6 });
+    h = marketHarness(fake);
+    const account = {
+      owner: TOKEN_2022_PROGRAM_ID,
+      lamports: 1_461_600,
+      data: [token2022MintWithFee(6, bps, maximumFee), "base64"],
+    };
+    // The mint account over the RPC, read and parsed by the same reader screening uses.
+    const rpc = { call: async <T>() => ({ value: account }) as T };
+    const clock = new ManualClock();
+    const screen = new TokenScreen({
+      mintInfo: new MintInfoSource({ rpc, clock }),
+      quotes: h.market.quotes,
+      logger: createLogger({ level: "silent", write: () => {} }),
+      clock,
+    });
+    return new SimulationExecutor(h.market.quotes, 0.0001, screen);
+  }
+
+  const swap = (ex: SimulationExecutor, side: "BUY" | "SELL", amountAtomic: bigint) =>
+    ex.swap({
+      agentId: "a",
+      walletAddress: "w",
+      side,
+      tokenMint: MINT,
+      tokenDecimals: 6,
+      amountAtomic,
+      slippageBps: 100,
+      maxBps: 1000,
+    });
+
+  test("a buy receives the quoted tokens minus the fee (ceil of bps, capped)", async () => {
+    const ex = await executor(250, 1_000_000_000n);
+    const fill = await swap(ex, "BUY", 500_000_000n); // 0.5 SOL → 5000 tokens quoted
+    const quoted = 5_000_000_000n;
+    expect(transferFeeAtomic(quoted, { basisPoints: 250, maximumFee: 1_000_000_000n })).toBe(125_000_000n);
+    expect(fill.inputAtomic).toBe(500_000_000n);
+    expect(fill.outputAtomic).toBe(quoted - 125_000_000n); // 4875 tokens arrive
+  });
+
+  test("the fee's maximum caps it", async () => {
+    const ex = await executor(250, 7_000_000n);
+    const fill = await swap(ex, "BUY", 500_000_000n);
+    expect(fill.outputAtomic).toBe(5_000_000_000n - 7_000_000n);
+  });
+
+  test("a sale debits every token sent but only what reaches the pool is quoted and paid for", async () => {
+    const ex = await executor(250, 1_000_000_000n);
+    const fill = await swap(ex, "SELL", 4_000_000_000n); // 4000 tokens sent, 100 withheld
+    const sent = fake.requestsTo("jupiter.quote").at(-1)!;
+    expect(sent.query.get("inputMint")).toBe(MINT);
+    expect(sent.query.get("amount")).toBe("3900000000");
+    expect(fill.inputAtomic).toBe(4_000_000_000n);
+    // 3900 tokens × 0.0001 SOL.
+    expect(fill.outputAtomic).toBe(390_000_000n);
+    expect(sent.query.get("outputMint")).toBe(SOL_MINT);
+  });
+
+  test("rounding: the fee is rounded up, as the Token-2022 program does", () => {
+    expect(transferFeeAtomic(1n, { basisPoints: 1, maximumFee: 10n })).toBe(1n);
+    expect(transferFeeAtomic(10_001n, { basisPoints: 100, maximumFee: 1_000n })).toBe(101n);
+    expect(transferFeeAtomic(10_000n, { basisPoints: 0, maximumFee: 1_000n })).toBe(0n);
+    expect(transferFeeAtomic(10_000n, null)).toBe(0n);
+  });
+});
