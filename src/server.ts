@@ -1,11 +1,10 @@
-import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Server } from "bun";
-import { isoNow, systemClock } from "./clock.ts";
+import { systemClock } from "./clock.ts";
 import { type Config, ConfigError } from "./config.ts";
 import { type DatabaseHandle, openDatabase } from "./db/client.ts";
 import { adminExists } from "./db/repositories/admin-presence.ts";
 import { AppError } from "./errors.ts";
-import type { AppEnv } from "./http/app-env.ts";
+import { StartGate } from "./http/start-gate.ts";
 import type { ServiceOptions, Services } from "./services.ts";
 import { VERSION } from "./version.ts";
 
@@ -16,10 +15,7 @@ import { VERSION } from "./version.ts";
 //
 // Listening comes before the domain and the routes are loaded (docs/decisions.md "Performance
 // (issue 16)", "Start-up and memory"): evaluating them is most of a start. Until the apps exist,
-// GET /api/v1/health/live answers (the process is up: what liveness means) and every other
-// request waits for the apps and is then answered by them, so nothing is answered by half a
-// service; /health/ready answers once the apps are up. If the start fails meanwhile, the waiting
-// requests get 503 and the process exits as before.
+// src/http/start-gate.ts answers /health/live and holds every other request for the apps.
 
 /** Whole shutdown bound: requests, workers' drain, listener close. systemd's TimeoutStopSec is above it. */
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 20_000;
@@ -202,59 +198,6 @@ export async function serve(config: Config, opts: ServeOptions = {}): Promise<Se
 
 /** Lets the event loop run the I/O that is waiting (accepted connections, their requests). */
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
-
-type AppName = "main" | "public";
-type Apps = Record<AppName, OpenAPIHono<AppEnv> | undefined>;
-
-/** The listeners' fetch until and after the apps exist (see the top of this file). */
-class StartGate {
-  private apps: Apps | undefined;
-  private readonly ready: Promise<Apps | undefined>;
-  private settle: (apps: Apps | undefined) => void = () => {};
-
-  constructor(private readonly clock: { now(): number }) {
-    this.ready = new Promise((resolve) => (this.settle = resolve));
-  }
-
-  open(apps: Apps): void {
-    this.apps = apps;
-    this.settle(apps);
-  }
-
-  /** The start failed: waiting requests get 503 (the listeners are being closed). */
-  fail(): void {
-    this.settle(undefined);
-  }
-
-  fetch(name: AppName, req: Request, server: Server<undefined>): Response | Promise<Response> {
-    const app = this.apps?.[name];
-    if (app) return app.fetch(req, { server });
-    if (name === "main" && req.method === "GET" && new URL(req.url).pathname === LIVE_PATH)
-      return liveAnswer(this.clock);
-    return this.ready.then((apps) => apps?.[name]?.fetch(req, { server }) ?? unavailable());
-  }
-}
-
-const LIVE_PATH = "/api/v1/health/live";
-
-/** GET /api/v1/health/live's body and the headers every response carries (security-headers.ts). */
-function liveAnswer(clock: { now(): number }): Response {
-  return Response.json(
-    { live: true, timestamp: isoNow(clock) },
-    {
-      headers: {
-        "X-Content-Type-Options": "nosniff",
-        "Referrer-Policy": "no-referrer",
-        "X-Frame-Options": "DENY",
-        "Cache-Control": "no-store",
-      },
-    },
-  );
-}
-
-function unavailable(): Response {
-  return Response.json({ success: false, error: "Service unavailable: start-up failed" }, { status: 503 });
-}
 
 /** Counts request handlers that have not returned their Response yet. */
 class InflightCounter {
