@@ -102,7 +102,7 @@ export async function footprint(o: BenchOptions): Promise<BenchRow[]> {
         },
         note:
           `whole app up (/health/ready answered): ${Math.round(median(service.map((s) => s.appMs)))} ms; ` +
-          `first start on an empty database: ${Math.round(first.readyMs)} ms (migrations, admin account)`,
+          `first start on an empty database: ${Math.round(first.readyMs)} ms (migrations; the admin account is created after listening, before the routes open)`,
       }),
       row({
         id: "footprint.rss",
