@@ -100,6 +100,11 @@ async function compile(outfile: string, target?: string): Promise<void> {
       autoloadBunfig: false,
     },
     minify: true,
+    // Bytecode: the binary carries JavaScriptCore's compiled form of the bundle, so a start does
+    // not parse ≈ 7 MB of JavaScript first (docs/decisions.md "Performance (issue 16)", "Start-up
+    // and memory"). ESM because main.ts awaits at the top level.
+    bytecode: true,
+    format: "esm",
     // Embedded in the executable, so stack traces name src/ files and lines.
     sourcemap: "linked",
     define: {

@@ -1,7 +1,7 @@
 import { ApiKeyService } from "./auth/api-keys.ts";
 import { isScope, SCOPES, type Scope } from "./auth/scopes.ts";
 import { type OptionSpec, parseArgs, UsageError } from "./cli/args.ts";
-import { backtestCommand } from "./cli/backtest.ts";
+import { backtestCommand } from "./cli/backtest-command.ts";
 import { mergeEnvFile } from "./cli/env-file.ts";
 import { systemClock } from "./clock.ts";
 import { type Config, ConfigError, loadConfig, walletVariables } from "./config.ts";

@@ -1,16 +1,21 @@
 import type { Server } from "bun";
-import { createApp, createPublicApp } from "./app.ts";
+import { systemClock } from "./clock.ts";
 import { type Config, ConfigError } from "./config.ts";
 import { type DatabaseHandle, openDatabase } from "./db/client.ts";
 import { adminExists } from "./db/repositories/admin-presence.ts";
 import { AppError } from "./errors.ts";
-import { createAppDeps } from "./http/deps.ts";
-import { createServices, type ServiceOptions, type Services } from "./services.ts";
+import { StartGate } from "./http/start-gate.ts";
+import type { ServiceOptions, Services } from "./services.ts";
 import { VERSION } from "./version.ts";
 
-// `trading-agent serve`: config → database + migrations → services → (first start: admin account) →
-// HTTP deps → apps → Bun.serve → (later starts: admin account check) → background workers. The handle's stop() is the graceful shutdown of PRODUCT.md §6,
+// `trading-agent serve`: config → database + migrations → Bun.serve → (load the domain and the
+// HTTP layer) → services → (first start: admin account) → apps → (later starts: admin account
+// check) → background workers. The handle's stop() is the graceful shutdown of PRODUCT.md §6,
 // shared by the CLI's signal handlers and the tests.
+//
+// Listening comes before the domain and the routes are loaded (docs/decisions.md "Performance
+// (issue 16)", "Start-up and memory"): evaluating them is most of a start. Until the apps exist,
+// src/http/start-gate.ts answers /health/live and holds every other request for the apps.
 
 /** Whole shutdown bound: requests, workers' drain, listener close. systemd's TimeoutStopSec is above it. */
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 20_000;
@@ -77,7 +82,41 @@ export async function serve(config: Config, opts: ServeOptions = {}): Promise<Se
   const database = openDatabase(config.DATABASE_PATH, { sync: config.DB_SYNC });
   let services: Services | undefined;
   const servers: Server<undefined>[] = [];
+  const gate = new StartGate(opts.services?.clock ?? systemClock);
   try {
+    const inflight = new InflightCounter();
+    const main = Bun.serve({
+      hostname: config.HOST,
+      port: config.PORT,
+      // Explicit, always: Bun's default (10 s) is below the event-stream heartbeat it used to have,
+      // and when left unset Bun prints a plain-text warning into the JSON log (issue 13).
+      idleTimeout: config.HTTP_IDLE_TIMEOUT_SECONDS,
+      fetch: (req, srv) => inflight.track(gate.fetch("main", req, srv)),
+    });
+    servers.push(main);
+    let publicServer: Server<undefined> | undefined;
+    if (config.PUBLIC_PORT !== undefined) {
+      // PRODUCT.md §1: PUBLIC_PORT additionally serves the public API (/v1/...) alone: an app
+      // with only those routes, so /api/v1/*, /metrics and the OpenAPI document are 404 there.
+      publicServer = Bun.serve({
+        hostname: config.HOST,
+        port: config.PUBLIC_PORT,
+        idleTimeout: config.HTTP_IDLE_TIMEOUT_SECONDS,
+        fetch: (req, srv) => inflight.track(gate.fetch("public", req, srv)),
+      });
+      servers.push(publicServer);
+    }
+
+    // Evaluating a module graph holds the event loop; a turn between the two large ones lets a
+    // health probe that connected meanwhile be answered.
+    await nextTurn();
+    const { createServices } = await import("./services.ts");
+    await nextTurn();
+    const [{ createApp, createPublicApp }, { createAppDeps }] = await Promise.all([
+      import("./app.ts"),
+      import("./http/deps.ts"),
+    ]);
+    await nextTurn();
     services = createServices(config, database, opts.services);
     const log = services.logger;
     for (const w of startupWarnings(config)) log.warn(w.msg, w.context);
@@ -97,32 +136,9 @@ export async function serve(config: Config, opts: ServeOptions = {}): Promise<Se
     if (firstStart) await ensureAdmin();
 
     const deps = createAppDeps(services);
-    const app = createApp(deps);
-    const inflight = new InflightCounter();
-    const main = Bun.serve({
-      hostname: config.HOST,
-      port: config.PORT,
-      // Explicit, always: Bun's default (10 s) is below the event-stream heartbeat it used to have,
-      // and when left unset Bun prints a plain-text warning into the JSON log (issue 13).
-      idleTimeout: config.HTTP_IDLE_TIMEOUT_SECONDS,
-      fetch: (req, srv) => inflight.track(app.fetch(req, { server: srv })),
-    });
-    servers.push(main);
-    let publicServer: Server<undefined> | undefined;
-    if (config.PUBLIC_PORT !== undefined) {
-      // PRODUCT.md §1: PUBLIC_PORT additionally serves the public API (/v1/...) alone: an app
-      // with only those routes, so /api/v1/*, /metrics and the OpenAPI document are 404 there.
-      const publicApp = createPublicApp(deps);
-      publicServer = Bun.serve({
-        hostname: config.HOST,
-        port: config.PUBLIC_PORT,
-        idleTimeout: config.HTTP_IDLE_TIMEOUT_SECONDS,
-        fetch: (req, srv) => inflight.track(publicApp.fetch(req, { server: srv })),
-      });
-      servers.push(publicServer);
-    }
+    gate.open({ main: createApp(deps), public: publicServer ? createPublicApp(deps) : undefined });
 
-    // On later starts after listening (docs/decisions.md "Performance (issue 16)"): checking
+    // On later starts after the apps are up (docs/decisions.md "Performance (issue 16)"): checking
     // ADMIN_PASSWORD is an argon2id verification (0.4–0.6 s here); /health/live answers meanwhile.
     // A configuration problem still stops the start (the listeners are closed below).
     if (!firstStart) await ensureAdmin();
@@ -172,12 +188,16 @@ export async function serve(config: Config, opts: ServeOptions = {}): Promise<Se
       stop: (reason = "stop") => (stopping ??= stop(reason)),
     };
   } catch (err) {
+    gate.fail();
     for (const srv of servers) srv.stop(true);
     await services?.stop({ timeoutMs: 2_000 });
     database.close();
     throw err;
   }
 }
+
+/** Lets the event loop run the I/O that is waiting (accepted connections, their requests). */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Counts request handlers that have not returned their Response yet. */
 class InflightCounter {

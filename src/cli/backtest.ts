@@ -17,7 +17,7 @@ import { isStrictIsoDateTime } from "../http/schemas.ts";
 import { createLogger } from "../logger.ts";
 import { createMarket } from "../market/index.ts";
 import { priorityFeeSetting, simulationPriorityFeeSol } from "../trading/rules/fees.ts";
-import { type OptionSpec, UsageError } from "./args.ts";
+import { UsageError } from "./args.ts";
 
 // `trading-agent backtest --config variants.json [--from] [--to] [--source] [--email] [--out]`
 // (issue 17 item 6): the same run as POST /backtests (src/backtest/run-backtest.ts) over the
@@ -212,62 +212,41 @@ export function comparisonTable(rows: ReadonlyArray<{ name: string } & VariantSu
   return [line(head), widths.map((w) => "-".repeat(w)).join("  "), ...body.map(line)].join("\n");
 }
 
-/** The command as src/cli.ts registers it. */
-export const backtestCommand = {
-  usage:
-    "trading-agent backtest --config FILE [--from DATE] [--to DATE] [--source NAME] [--email EMAIL] [--out PATH] [--env-file PATH]",
-  summary: "replay your signals through strategy variants and compare them",
-  help: `Replays a user's signals in DATABASE_PATH over the recorded (or imported) 1-minute price bars
-through each variant's configuration, with the engine's own rules, exactly as POST /api/v1/backtests
-does, and prints the variants side by side. Nothing is stored; the service may be running.
-
-  --config FILE     JSON: [{"name": "tight", "config": {"stopLoss": {"percentage": 10}}}, ...] or
-                    {"initialSol": 10, "signals": {"signalType": "buy", "minStrength": 3},
-                     "variants": [...]}; config is a partial agent configuration (up to 50 variants)
-  --from DATE       only signals created at or after DATE (ISO 8601)
-  --to DATE         only signals created at or before DATE
-  --source NAME     only signals of this source
-  --email EMAIL     whose signals (default ADMIN_EMAIL)
-  --out PATH        where the trades CSV goes (default backtest-trades.csv)
-
-Exit codes: 0 ok, 1 runtime failure (unknown user, database error), 2 bad usage or a bad variant.`,
-  options: [
-    { name: "config", value: true },
-    { name: "from", value: true },
-    { name: "to", value: true },
-    { name: "source", value: true },
-    { name: "email", value: true },
-    { name: "out", value: true },
-  ] as OptionSpec[],
-  async execute({ options, io }: { options: Map<string, string | true>; io: Io }): Promise<number> {
-    const opt = (name: string) => {
-      const v = options.get(name);
-      return typeof v === "string" && v !== "" ? v : undefined;
-    };
-    const configPath = opt("config");
-    if (!configPath) throw new UsageError("--config is required", COMMAND);
-    const config = loadConfig(io.env);
-    const email = opt("email") ?? config.ADMIN_EMAIL;
-    if (!email) throw new UsageError("--email is required (ADMIN_EMAIL is not set)", COMMAND);
-    try {
-      const r = await runBacktestCommand(config, {
-        configPath,
-        email,
-        from: opt("from"),
-        to: opt("to"),
-        source: opt("source"),
-        out: opt("out") ?? "backtest-trades.csv",
-      });
-      io.out(r.table);
-      if (r.decimalsAssumed) io.err("note: SWAP_AGGREGATOR_URL is not set; token decimals assumed to be 6");
-      io.err(`${r.signals} signals replayed; ${r.trades} trades written to ${r.out}`);
-      return 0;
-    } catch (err) {
-      if (err instanceof BacktestCliError) {
-        io.err(`error: ${err.message}`);
-        return 1;
-      }
-      throw err;
+/** The backtest command's run (its usage and help: src/cli/backtest-command.ts). */
+export async function executeBacktest({
+  options,
+  io,
+}: {
+  options: Map<string, string | true>;
+  io: Io;
+}): Promise<number> {
+  const opt = (name: string) => {
+    const v = options.get(name);
+    return typeof v === "string" && v !== "" ? v : undefined;
+  };
+  const configPath = opt("config");
+  if (!configPath) throw new UsageError("--config is required", COMMAND);
+  const config = loadConfig(io.env);
+  const email = opt("email") ?? config.ADMIN_EMAIL;
+  if (!email) throw new UsageError("--email is required (ADMIN_EMAIL is not set)", COMMAND);
+  try {
+    const r = await runBacktestCommand(config, {
+      configPath,
+      email,
+      from: opt("from"),
+      to: opt("to"),
+      source: opt("source"),
+      out: opt("out") ?? "backtest-trades.csv",
+    });
+    io.out(r.table);
+    if (r.decimalsAssumed) io.err("note: SWAP_AGGREGATOR_URL is not set; token decimals assumed to be 6");
+    io.err(`${r.signals} signals replayed; ${r.trades} trades written to ${r.out}`);
+    return 0;
+  } catch (err) {
+    if (err instanceof BacktestCliError) {
+      io.err(`error: ${err.message}`);
+      return 1;
     }
-  },
-};
+    throw err;
+  }
+}

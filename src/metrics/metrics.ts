@@ -1,5 +1,5 @@
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { Clock } from "../clock.ts";
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "./prom.ts";
 
 // The Prometheus exposition of PRODUCT.md §6: process CPU and memory, HTTP request counts and
 // durations, and the trading metrics (signals received, trades by mode/side/outcome, open

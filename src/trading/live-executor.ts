@@ -1,7 +1,8 @@
-import { VersionedTransaction } from "@solana/web3.js";
+import type { VersionedTransaction } from "@solana/web3.js";
 import bs58 from "bs58";
 import type { Clock } from "../clock.ts";
 import { ConflictError, TradingError } from "../errors.ts";
+import { web3 } from "../lazy/modules.ts";
 import type { Logger } from "../logger.ts";
 import { unexpectedResponse } from "../market/http-client.ts";
 import {
@@ -307,7 +308,7 @@ export class LiveExecutor implements TradeExecutor {
 
 function deserialize(base64: string): VersionedTransaction {
   try {
-    return VersionedTransaction.deserialize(Buffer.from(base64, "base64"));
+    return web3().VersionedTransaction.deserialize(Buffer.from(base64, "base64"));
   } catch {
     throw unexpectedResponse("swapAggregator", "swap transaction is not a valid serialized transaction");
   }

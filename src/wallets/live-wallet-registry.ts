@@ -1,6 +1,7 @@
-import { Keypair, type Transaction, type VersionedTransaction } from "@solana/web3.js";
+import type { Keypair, Transaction, VersionedTransaction } from "@solana/web3.js";
 import bs58 from "bs58";
 import { ConfigError, walletVariables } from "../config.ts";
+import { web3 } from "../lazy/modules.ts";
 
 // Live wallets (SPEC "What the service does" item 6, PRODUCT.md §5): WALLET_1, WALLET_2, ... each
 // a base58 64-byte secret key or a JSON array of 64 bytes, parsed once at start. The secrets live
@@ -144,7 +145,7 @@ function parseSecretKey(raw: string): Keypair | string {
   }
   try {
     // Validation on: the last 32 bytes must be the public key of the first 32.
-    return Keypair.fromSecretKey(bytes);
+    return web3().Keypair.fromSecretKey(bytes);
   } catch {
     return "is not a valid ed25519 secret key (public half does not match)";
   }

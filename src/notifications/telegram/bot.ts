@@ -1,6 +1,7 @@
-import { Bot, type Context, InlineKeyboard } from "grammy";
+import type { Bot, Context } from "grammy";
 import type { Update } from "grammy/types";
 import { abortableDelay } from "../../clock.ts";
+import { grammy } from "../../lazy/modules.ts";
 import type { Logger } from "../../logger.ts";
 import type { LinkCodes } from "./link-codes.ts";
 import {
@@ -55,7 +56,7 @@ export class TelegramBot {
 
   constructor(private readonly d: TelegramBotDeps) {
     this.log = d.logger.child({ component: "telegram" });
-    this.bot = new Bot(d.token, { client: { apiRoot: d.apiRoot } });
+    this.bot = new (grammy().Bot)(d.token, { client: { apiRoot: d.apiRoot } });
     this.register();
   }
 
@@ -123,7 +124,7 @@ export class TelegramBot {
       this.linked(async (ctx, userId) => {
         const positions = await this.d.actions.openPositions(userId);
         if (positions.length === 0) return ctx.reply("No open positions.");
-        const kb = new InlineKeyboard();
+        const kb = new (grammy().InlineKeyboard)();
         for (const p of positions) kb.text(`${p.tokenSymbol} (${p.agentName})`, `${CLOSE_ASK}${p.id}`).row();
         kb.text("Cancel", CANCEL);
         return ctx.reply("Which position should be closed?", { reply_markup: kb });
@@ -152,7 +153,7 @@ export class TelegramBot {
         const p = (await this.d.actions.openPositions(userId)).find((x) => x.id === id);
         await ctx.answerCallbackQuery();
         if (!p) return ctx.editMessageText("That position is no longer open.");
-        const kb = new InlineKeyboard().text("Yes, close it", `${CLOSE_DO}${p.id}`).text("Cancel", CANCEL);
+        const kb = new (grammy().InlineKeyboard)().text("Yes, close it", `${CLOSE_DO}${p.id}`).text("Cancel", CANCEL);
         return ctx.editMessageText(
           `Close ${p.tokenSymbol} (${p.agentName})? All ${p.amount} tokens are sold at market; P/L now ${p.profitLossSol.toFixed(4)} SOL.`,
           { reply_markup: kb },

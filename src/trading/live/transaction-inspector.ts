@@ -1,5 +1,6 @@
-import { AddressLookupTableAccount, PublicKey, type VersionedTransaction } from "@solana/web3.js";
+import type { VersionedTransaction } from "@solana/web3.js";
 import { TradingError } from "../../errors.ts";
+import { web3 } from "../../lazy/modules.ts";
 import type { Logger } from "../../logger.ts";
 import type { InspectorChain } from "./chain-reads.ts";
 import {
@@ -106,6 +107,7 @@ async function resolveKeys(chain: InspectorChain, tx: VersionedTransaction): Pro
   const staticKeys = tx.message.staticAccountKeys.map((k) => k.toBase58());
   if (lookups.length === 0) return staticKeys;
   const tables = await chain.getAccounts(lookups.map((l) => l.accountKey.toBase58()));
+  const { AddressLookupTableAccount, PublicKey } = web3();
   const resolved = lookups.map((l, i) => {
     const acc = tables.accounts[i];
     if (!acc || acc.owner !== ALT_PROGRAM_ID)
