@@ -46,6 +46,34 @@ export type TakeProfitFields = Pick<
 
 export type CloseFields = Pick<PositionColumns, "remainingAmount" | "closeReason" | "lastPriceSol">;
 
+/**
+ * What the monitor reads of every open position on every tick: the rules' inputs and what routes
+ * its action. The owner and configuration are read per agent (MonitoredAgent), not per row.
+ */
+export type MonitoredPosition = Pick<
+  PositionRecord,
+  | "id"
+  | "agentId"
+  | "tradingMode"
+  | "tokenAddress"
+  | "tokenDecimals"
+  | "entryPriceSol"
+  | "remainingAmount"
+  | "peakPriceSol"
+  | "levelsHit"
+  | "moonBagActivated"
+  | "dcaOrders"
+  | "openingSolAmount"
+  | "openedAt"
+>;
+
+/** An agent with open positions: its owner and stored configuration overrides. */
+export interface MonitoredAgent {
+  agentId: string;
+  userId: string;
+  configOverrides: string | null;
+}
+
 /** Current and peak price of an open position, as the monitor stores them each tick. */
 export type PriceUpdate = Pick<PositionColumns, "id" | "lastPriceSol" | "lastPriceUsd" | "peakPriceSol">;
 
@@ -114,6 +142,35 @@ export class PositionRepository {
       .query<PositionRecord, []>(`${SELECT} WHERE p.status = 'open' ORDER BY p.opened_at`)
       .all()
       .map((r) => fix(r) as PositionRecord);
+  }
+
+  /**
+   * The monitor's read (oldest first), in one read transaction with the agents that hold them. Only
+   * the columns the rules need: reading every column of 10,000 rows with the owner and the
+   * configuration JSON joined on each cost more than the rest of a tick (docs/decisions.md
+   * "Performance (issue 16)", "Monitor tick").
+   */
+  monitoredOpen(): { positions: MonitoredPosition[]; agents: MonitoredAgent[] } {
+    const positions = this.sqlite.query<MonitoredPosition, []>(
+      `SELECT p.id, p.agent_id AS agentId, p.trading_mode AS tradingMode, p.token_address AS tokenAddress,
+         p.token_decimals AS tokenDecimals, p.entry_price_sol AS entryPriceSol, p.remaining_amount AS remainingAmount,
+         p.peak_price_sol AS peakPriceSol, p.levels_hit AS levelsHit, p.moon_bag_activated AS moonBagActivated,
+         p.dca_orders AS dcaOrders, COALESCE(t.input_amount, '0') AS openingSolAmount, p.opened_at AS openedAt
+       FROM positions p LEFT JOIN agent_transactions t ON t.id = p.purchase_transaction_id
+       WHERE p.status = 'open' ORDER BY p.opened_at`,
+    );
+    const agents = this.sqlite.query<MonitoredAgent, []>(
+      `SELECT a.id AS agentId, a.user_id AS userId, c.overrides AS configOverrides
+       FROM agents a LEFT JOIN agent_configs c ON c.agent_id = a.id
+       WHERE a.id IN (SELECT agent_id FROM positions WHERE status = 'open')`,
+    );
+    return this.sqlite
+      .transaction(() => {
+        const rows = positions.all();
+        for (const r of rows) r.moonBagActivated = Boolean(r.moonBagActivated);
+        return { positions: rows, agents: agents.all() };
+      })
+      .deferred();
   }
 
   /** Open positions of the agents (optionally of one wallet), newest first. */
