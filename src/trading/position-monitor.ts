@@ -83,7 +83,11 @@ export class PositionMonitor {
     return { positions: read.positions, agents };
   }
 
-  private decide(p: MonitoredPosition, config: TradingConfig, priceSol: Big) {
+  private decide(
+    p: Omit<MonitoredPosition, "rowid"> & { openingSolAmount: string },
+    config: TradingConfig,
+    priceSol: Big,
+  ) {
     return decidePositionAction({
       config,
       position: {
@@ -155,20 +159,26 @@ export class PositionMonitor {
         if (!tp) continue;
         report.priced++;
         // Most positions fire nothing: screened in doubles, decided exactly only when it may matter.
-        const screen = screenPosition(agent.config, p, tp.priceNumber, nowMs);
+        const screen = screenPosition(agent.config, p, tp.screen, nowMs);
         if (screen !== null) {
           const peak = screen === "price" ? tp.sol : canonicalDecimal(p.peakPriceSol);
-          updates.push({ id: p.id, lastPriceSol: tp.sol, lastPriceUsd: tp.usd, peakPriceSol: peak });
+          updates.push({ rowid: p.rowid, id: p.id, lastPriceSol: tp.sol, lastPriceUsd: tp.usd, peakPriceSol: peak });
           if (screen === "price") peaks.push({ p, userId: agent.userId, peak });
           continue;
         }
-        const decision = this.decide(p, agent.config, tp.priceSol);
+        // DCA orders are sized from the opening buy: read only when the rule may use it.
+        const openingSol = agent.config.dca.enabled ? this.d.positions.openingSolAmount(p.id) : "0";
+        const decision = this.decide({ ...p, openingSolAmount: openingSol }, agent.config, tp.priceSol);
         const peak = decStr(decision.peakPriceSol);
-        updates.push({ id: p.id, lastPriceSol: tp.sol, lastPriceUsd: tp.usd, peakPriceSol: peak });
+        updates.push({ rowid: p.rowid, id: p.id, lastPriceSol: tp.sol, lastPriceUsd: tp.usd, peakPriceSol: peak });
         if (decision.peakChanged) peaks.push({ p, userId: agent.userId, peak });
         if (decision.action.kind !== "none" && !this.liveHeld(p))
           planned.push({ position: p, config: agent.config, priceSol: tp.priceSol, action: decision.action });
       }
+      // Actions run oldest position first (the read has no order; a stable sort keeps rowid order among equals).
+      planned.sort((a, b) =>
+        a.position.openedAt < b.position.openedAt ? -1 : a.position.openedAt > b.position.openedAt ? 1 : 0,
+      );
       // Current and peak prices of every position in one transaction: a restart loses nothing.
       this.d.positions.recordPrices(updates, now);
       for (const { p, userId, peak } of peaks) {

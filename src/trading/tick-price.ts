@@ -1,4 +1,5 @@
 import { Big, decStr } from "../money.ts";
+import { type ScreenPrice, screenPrice } from "./rules/quick-screen.ts";
 
 // A token's price as one monitor tick uses it, computed once per token (10,000 positions share
 // 500 tokens): exact in SOL for the rules that fire, a double for the screen in front of them
@@ -6,8 +7,8 @@ import { Big, decStr } from "../money.ts";
 
 export interface TokenTickPrice {
   priceSol: Big;
-  /** priceSol as the nearest double (the screen's input). */
-  priceNumber: number;
+  /** The screen's view of priceSol. */
+  screen: ScreenPrice;
   /** decStr(priceSol): stored as last_price_sol, and as peak_price_sol when the price is the new peak. */
   sol: string;
   usd: string;
@@ -16,7 +17,8 @@ export interface TokenTickPrice {
 export function tickPrice(usd: string, solUsd: Big): TokenTickPrice {
   const priceUsd = new Big(usd);
   const priceSol = priceUsd.div(solUsd);
-  return { priceSol, priceNumber: Number(priceSol.toString()), sol: decStr(priceSol), usd: decStr(priceUsd, 12) };
+  const screen = screenPrice(priceSol);
+  return { priceSol, screen, sol: screen.text ?? decStr(priceSol), usd: decStr(priceUsd, 12) };
 }
 
 // decStr's own output: no exponent, no leading or trailing zeros, at most 18 decimals.

@@ -12,6 +12,8 @@
 // value under 1e-15 (big.js divides to 30 decimals, so its quotients may differ from exact by
 // 1e-30).
 
+import { type Big, decStr } from "../../money.ts";
+import { big } from "./decimal-input.ts";
 import type { DecimalInput, PositionRulesConfig } from "./types.ts";
 
 const MARGIN = 1e-9;
@@ -29,6 +31,20 @@ export interface ScreenPosition {
   dcaOrders: number;
   /** ISO time of the opening buy. */
   openedAt: string;
+}
+
+/** The tick's price of the token, prepared once per token by the caller. */
+export interface ScreenPrice {
+  exact: Big;
+  /** `exact` as the nearest double. */
+  approx: number;
+  /** decStr(exact) when that is exactly `exact` (18 decimals or fewer), else null. */
+  text: string | null;
+}
+
+export function screenPrice(exact: Big): ScreenPrice {
+  const text = decStr(exact);
+  return { exact, approx: Number(exact.toString()), text: exact.eq(text) ? text : null };
 }
 
 /** "price": no rule fires and the new peak is the price; "kept": no rule fires, peak unchanged. */
@@ -51,17 +67,24 @@ function hundredMinus(x: number): number {
   return Math.abs(f) < NEAR_ZERO_FACTOR ? Number.NaN : f;
 }
 
-/** `priceSol` is the tick's price as a double (parsed once per token by the caller). */
 export function screenPosition(
   config: PositionRulesConfig,
   position: ScreenPosition,
-  priceSol: number,
+  price: ScreenPrice,
   nowMs: number,
 ): Screen {
+  const priceSol = price.approx;
   const storedPeak = num(position.peakPriceSol);
-  const peakVsPrice = compare(priceSol, storedPeak);
-  if (peakVsPrice === 0) return null;
-  const peak = peakVsPrice > 0 ? priceSol : storedPeak;
+  if (!Number.isFinite(storedPeak) || !Number.isFinite(priceSol)) return null;
+  // The peak is decided exactly: a price back at its peak (the same price as when the peak was
+  // set, common tick after tick) is too close to call in doubles. The stored peak is decStr text,
+  // so equal text is an equal value when the price's own text is exact.
+  let priceVsPeak = compare(priceSol, storedPeak);
+  if (priceVsPeak === 0)
+    priceVsPeak =
+      price.text !== null && price.text === position.peakPriceSol ? 0 : price.exact.cmp(big(position.peakPriceSol));
+  const raised = priceVsPeak > 0;
+  const peak = raised ? priceSol : storedPeak;
 
   const maxDays = config.filters.maxPositionAgeDays;
   if (maxDays !== null) {
@@ -99,5 +122,5 @@ export function screenPosition(
     } else if (!(num(position.entryPriceSol) > 0)) return null;
   }
 
-  return peakVsPrice > 0 ? "price" : "kept";
+  return raised ? "price" : "kept";
 }

@@ -8,6 +8,7 @@ import {
   type PositionRulesConfig,
   type ScreenPosition,
   screenPosition,
+  screenPrice,
   stopLossPrice,
   takeProfitLevelPrice,
 } from "../../../src/trading/rules/index.ts";
@@ -47,7 +48,7 @@ function exact(config: PositionRulesConfig, p: ScreenPosition, price: Big, nowMs
 
 /** Asserts agreement; returns the screen's answer. */
 function agree(config: PositionRulesConfig, p: ScreenPosition, price: Big, nowMs: number) {
-  const screen = screenPosition(config, p, Number(price.toString()), nowMs);
+  const screen = screenPosition(config, p, screenPrice(price), nowMs);
   if (screen !== null) {
     const d = exact(config, p, price, nowMs);
     expect(d.action.kind).toBe("none");
@@ -73,21 +74,31 @@ describe("screenPosition", () => {
 
   test("what is too close to call in doubles goes to the exact rules", () => {
     const now = OPENED + MS_PER_DAY;
-    // the price is the peak
-    expect(screenPosition(base(), position(), 0.0001, now)).toBeNull();
+    const at = (v: string) => screenPrice(new Big(v));
     // exactly at the stop price (0.000075)
-    expect(screenPosition(base(), position(), 0.000075, now)).toBeNull();
+    expect(screenPosition(base(), position(), at("0.000075"), now)).toBeNull();
     // a hair above it
-    expect(screenPosition(base(), position(), 0.000075000000000001, now)).toBeNull();
+    expect(screenPosition(base(), position(), at("0.000075000000000001"), now)).toBeNull();
     // a stop percentage whose 100 − x would cancel
     const near100 = { ...base(), stopLoss: { enabled: true, percentage: 99.99999 } };
-    expect(screenPosition(near100, position(), 0.00005, now)).toBeNull();
+    expect(screenPosition(near100, position(), at("0.00005"), now)).toBeNull();
     // exactly at the age limit
     const aged = { ...base(), filters: { maxPositionAgeDays: 1 } };
-    expect(screenPosition(aged, position(), 0.00009, OPENED + MS_PER_DAY)).toBeNull();
-    // not finite, tiny
-    expect(screenPosition(base(), position({ peakPriceSol: "abc" }), 0.00009, now)).toBeNull();
-    expect(screenPosition(base(), position({ peakPriceSol: "1e-20" }), 1e-20, now)).toBeNull();
+    expect(screenPosition(aged, position(), at("0.00009"), OPENED + MS_PER_DAY)).toBeNull();
+    // not a number, tiny
+    expect(screenPosition(base(), position({ peakPriceSol: "abc" }), at("0.00009"), now)).toBeNull();
+    expect(screenPosition(base(), position({ peakPriceSol: "1e-20" }), at("1e-20"), now)).toBeNull();
+  });
+
+  test("the peak is decided exactly, also when the price is back at it", () => {
+    const now = OPENED + MS_PER_DAY;
+    // the same price as when the peak was set: unchanged
+    expect(agree(base(), position(), new Big("0.0001"), now)).toBe("kept");
+    // above it by less than a double can tell, in the 30th decimal
+    const hair = new Big("0.0001").plus("1e-30");
+    expect(agree(base(), position(), hair, now)).toBe("price");
+    // below it by as little
+    expect(agree(base(), position(), new Big("0.0001").minus("1e-30"), now)).toBe("kept");
   });
 
   test("property: whenever it answers, the exact rules fire nothing and move the peak the same way", () => {
