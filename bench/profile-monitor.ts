@@ -31,6 +31,19 @@ const { services, database } = openServices(
 const user = await seedUser(services, "monitor@bench.local", 20);
 seedOpenPositions(database.sqlite, user.agentIds, mints, "0.0001", "0.01", clock.now());
 await services.market.solPrice.refresh();
+// Time spent in the price lookup (HTTP to the fake market in this process), per tick.
+let priceMs = 0;
+const prices = services.market.tokenPrices;
+const getPrices = prices.getPrices.bind(prices);
+prices.getPrices = async (mints) => {
+  const t0 = performance.now();
+  try {
+    return await getPrices(mints);
+  } finally {
+    priceMs += performance.now() - t0;
+  }
+};
+const priceWalls: number[] = [];
 const walls: number[] = [];
 const cpus: number[] = [];
 for (let i = 0; i < n; i++) {
@@ -38,7 +51,9 @@ for (let i = 0; i < n; i++) {
   for (const m of mints) fake.setToken(m, { priceUsd: i % 2 === 0 ? "0.0101" : "0.01" });
   const c0 = process.cpuUsage();
   const t0 = performance.now();
+  priceMs = 0;
   const r = await services.trading.monitor.tick();
+  priceWalls.push(priceMs);
   walls.push(performance.now() - t0);
   const c = process.cpuUsage(c0);
   cpus.push((c.user + c.system) / 1000);
@@ -46,7 +61,7 @@ for (let i = 0; i < n; i++) {
 }
 const med = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)];
 console.log(
-  `ticks ${n}: wall median ${med(walls.slice(1))?.toFixed(1)} ms, cpu median ${med(cpus.slice(1))?.toFixed(1)} ms`,
+  `ticks ${n}: wall median ${med(walls.slice(1))?.toFixed(1)} ms, cpu median ${med(cpus.slice(1))?.toFixed(1)} ms, price lookup median ${med(priceWalls.slice(1))?.toFixed(1)} ms`,
 );
 await services.stop({ timeoutMs: 5_000 });
 database.close();
