@@ -10,6 +10,8 @@ import { fakeMints, openServices, seedOpenPositions, seedUser } from "./lib/seed
 // (docs/decisions.md "Performance (issue 16)", "Monitor tick"); not part of the run.
 
 const n = Number(process.argv[2] ?? 40);
+// WAL_AUTOCHECKPOINT=N: the same ticks with another checkpoint threshold (docs/decisions.md).
+const autocheckpoint = process.env.WAL_AUTOCHECKPOINT;
 const dir = mkdtempSync(join(tmpdir(), "trading-agent-monitor-"));
 const fake = await startFakeMarket();
 const clock = new ManualClock(Date.now());
@@ -28,6 +30,7 @@ const { services, database } = openServices(
   },
   { clock },
 );
+if (autocheckpoint) database.sqlite.run(`PRAGMA wal_autocheckpoint = ${Number(autocheckpoint)}`);
 const user = await seedUser(services, "monitor@bench.local", 20);
 seedOpenPositions(database.sqlite, user.agentIds, mints, "0.0001", "0.01", clock.now());
 await services.market.solPrice.refresh();
@@ -43,6 +46,24 @@ prices.getPrices = async (mints) => {
     priceMs += performance.now() - t0;
   }
 };
+// and in the positions read and the price write.
+const phase = { read: 0, write: 0 };
+const store = services.trading.positions;
+const monitoredOpen = store.monitoredOpen.bind(store);
+const recordPrices = store.recordPrices.bind(store);
+store.monitoredOpen = () => {
+  const t0 = performance.now();
+  const r = monitoredOpen();
+  phase.read += performance.now() - t0;
+  return r;
+};
+store.recordPrices = (u, now) => {
+  const t0 = performance.now();
+  recordPrices(u, now);
+  phase.write += performance.now() - t0;
+};
+const reads: number[] = [];
+const writes: number[] = [];
 const priceWalls: number[] = [];
 const walls: number[] = [];
 const cpus: number[] = [];
@@ -52,8 +73,12 @@ for (let i = 0; i < n; i++) {
   const c0 = process.cpuUsage();
   const t0 = performance.now();
   priceMs = 0;
+  phase.read = 0;
+  phase.write = 0;
   const r = await services.trading.monitor.tick();
   priceWalls.push(priceMs);
+  reads.push(phase.read);
+  writes.push(phase.write);
   walls.push(performance.now() - t0);
   const c = process.cpuUsage(c0);
   cpus.push((c.user + c.system) / 1000);
@@ -61,7 +86,7 @@ for (let i = 0; i < n; i++) {
 }
 const med = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)];
 console.log(
-  `ticks ${n}: wall median ${med(walls.slice(1))?.toFixed(1)} ms, cpu median ${med(cpus.slice(1))?.toFixed(1)} ms, price lookup median ${med(priceWalls.slice(1))?.toFixed(1)} ms`,
+  `ticks ${n}: wall median ${med(walls.slice(1))?.toFixed(1)} ms, cpu median ${med(cpus.slice(1))?.toFixed(1)} ms, price lookup ${med(priceWalls.slice(1))?.toFixed(1)} ms, positions read ${med(reads.slice(1))?.toFixed(1)} ms, price write ${med(writes.slice(1))?.toFixed(1)} ms`,
 );
 await services.stop({ timeoutMs: 5_000 });
 database.close();
