@@ -1,7 +1,7 @@
 import { resolveStoredConfig, type TradingConfig } from "../agents/trading-config.ts";
 import { type Clock, isoNow } from "../clock.ts";
 import { type DatabaseHandle, inTransaction } from "../db/client.ts";
-import type { MonitoredPosition, PositionRepository, PriceUpdate } from "../db/repositories/positions.ts";
+import type { MonitorRow, PositionRepository, PriceUpdate } from "../db/repositories/positions.ts";
 import { TradingAgentRepository } from "../db/repositories/trading-agents.ts";
 import { OperationalError } from "../errors.ts";
 import type { EventBus } from "../events/bus.ts";
@@ -53,7 +53,7 @@ export interface PositionMonitorDeps {
 }
 
 interface Planned {
-  position: MonitoredPosition;
+  position: MonitorRow;
   config: TradingConfig;
   priceSol: Big;
   action: PositionAction;
@@ -83,11 +83,7 @@ export class PositionMonitor {
     return { positions: read.positions, agents };
   }
 
-  private decide(
-    p: Omit<MonitoredPosition, "rowid"> & { openingSolAmount: string },
-    config: TradingConfig,
-    priceSol: Big,
-  ) {
+  private decide(p: Omit<MonitorRow, "rowid"> & { openingSolAmount: string }, config: TradingConfig, priceSol: Big) {
     return decidePositionAction({
       config,
       position: {
@@ -139,7 +135,7 @@ export class PositionMonitor {
       const nowMs = this.d.clock.now();
       const planned: Planned[] = [];
       const updates: PriceUpdate[] = [];
-      const peaks: Array<{ p: MonitoredPosition; userId: string; peak: string }> = [];
+      const peaks: Array<{ p: MonitorRow; userId: string; peak: string }> = [];
       // Prices in SOL once per token, not per position (10,000 positions share 500 tokens).
       const perToken = new Map<string, TokenTickPrice | null>();
       const tokenPrice = (mint: string) => {
@@ -205,7 +201,7 @@ export class PositionMonitor {
   }
 
   /** A live position the monitor must leave alone this tick (see PositionMonitorDeps.live). */
-  private liveHeld(p: MonitoredPosition): boolean {
+  private liveHeld(p: MonitorRow): boolean {
     if (p.tradingMode !== "live") return false;
     if (!this.d.live) return false; // no live trading configured: the engine refuses the trade itself
     if (this.d.live.pendingFor(p.agentId, p.tokenAddress)) return true;

@@ -51,7 +51,7 @@ export type CloseFields = Pick<PositionColumns, "remainingAmount" | "closeReason
  * its action. The owner and configuration are read per agent (MonitoredAgent), not per row; the
  * opening SOL amount (DCA sizes) only for the positions decided exactly (openingSolAmount()).
  */
-export type MonitoredPosition = Pick<
+export type MonitorRow = Pick<
   PositionRecord,
   | "id"
   | "agentId"
@@ -156,8 +156,8 @@ export class PositionRepository {
    * opened_at order, cost more than the rest of a tick (docs/decisions.md "Performance (issue 16)",
    * "Monitor tick").
    */
-  monitoredOpen(): { positions: MonitoredPosition[]; agents: MonitoredAgent[] } {
-    const positions = this.sqlite.query<MonitoredPosition, []>(
+  monitoredOpen(): { positions: MonitorRow[]; agents: MonitoredAgent[] } {
+    const positions = this.sqlite.query<MonitorRow, []>(
       `SELECT rowid, id, agent_id AS agentId, trading_mode AS tradingMode, token_address AS tokenAddress,
          token_decimals AS tokenDecimals, entry_price_sol AS entryPriceSol, remaining_amount AS remainingAmount,
          peak_price_sol AS peakPriceSol, levels_hit AS levelsHit, moon_bag_activated AS moonBagActivated,
