@@ -71,11 +71,15 @@ export async function monitorTick(o: BenchOptions): Promise<BenchRow[]> {
     if (steady.some((t) => t.priced !== positions))
       o.notice(`monitor tick priced ${steady.map((t) => t.priced).join("/")} of ${positions} positions`);
 
-    // The floor: read the open positions, write their price columns, one transaction.
+    // The floor: read the open positions, write their price columns, one transaction. The values
+    // change from run to run as the ticks' do: SQLite leaves a page untouched when a row is
+    // rewritten with the same bytes, so rewriting the same values (as this floor first did) wrote
+    // nothing after its first run — no WAL frames, no checkpoint — and was not the tick's I/O.
     const sq = database.sqlite;
     const floorRuns: number[] = [];
     for (let i = 0; i < 7; i++) {
-      const now = new Date(clock.now()).toISOString();
+      const now = new Date(clock.now() + (i + 1) * 10_000).toISOString();
+      const [sol, usd] = i % 2 === 0 ? ["0.000101", "0.0101"] : ["0.0001", "0.01"];
       const t0 = performance.now();
       const open = sq
         .query<{ id: string; tokenAddress: string; entry: string; peak: string }, []>(
@@ -86,7 +90,7 @@ export async function monitorTick(o: BenchOptions): Promise<BenchRow[]> {
         "UPDATE positions SET last_price_sol = ?, last_price_usd = ?, peak_price_sol = ?, updated_at = ? WHERE id = ? AND status = 'open'",
       );
       sq.transaction(() => {
-        for (const p of open) upd.run("0.0001", "0.01", p.peak, now, p.id);
+        for (const p of open) upd.run(sol, usd, p.peak, now, p.id);
       })();
       floorRuns.push(performance.now() - t0);
     }

@@ -1,16 +1,18 @@
 import { resolveStoredConfig, type TradingConfig } from "../agents/trading-config.ts";
 import { type Clock, isoNow } from "../clock.ts";
 import { type DatabaseHandle, inTransaction } from "../db/client.ts";
-import type { PositionRecord, PositionRepository, PriceUpdate } from "../db/repositories/positions.ts";
+import type { MonitorRow, PositionRepository, PriceUpdate } from "../db/repositories/positions.ts";
 import { TradingAgentRepository } from "../db/repositories/trading-agents.ts";
 import { OperationalError } from "../errors.ts";
 import type { EventBus } from "../events/bus.ts";
 import type { Logger } from "../logger.ts";
 import type { QuotePricing } from "../market/quote-pricing.ts";
 import type { TokenPriceProvider } from "../market/types.ts";
-import { Big, decStr } from "../money.ts";
+import { type Big, decStr } from "../money.ts";
 import type { PositionLocks } from "./position-locks.ts";
 import { decidePositionAction, type PositionAction } from "./rules/position-action.ts";
+import { screenPosition } from "./rules/quick-screen.ts";
+import { canonicalDecimal, type TokenTickPrice, tickPrice } from "./tick-price.ts";
 import type { TradingEngine } from "./trading-engine.ts";
 
 // The position monitor (PRODUCT.md §4): one tick prices every token with an open position in
@@ -54,7 +56,7 @@ export interface PositionMonitorDeps {
 }
 
 interface Planned {
-  position: PositionRecord;
+  position: MonitorRow;
   config: TradingConfig;
   priceSol: Big;
   action: PositionAction;
@@ -75,7 +77,16 @@ export class PositionMonitor {
     this.agents = new TradingAgentRepository(d.sqlite);
   }
 
-  private decide(p: PositionRecord, config: TradingConfig, priceSol: Big) {
+  /** The open positions and, per agent holding any, its owner and configuration (parsed once per tick). */
+  private openPositions() {
+    const read = this.d.positions.monitoredOpen();
+    const agents = new Map<string, { userId: string; config: TradingConfig }>();
+    for (const a of read.agents)
+      agents.set(a.agentId, { userId: a.userId, config: resolveStoredConfig(a.configOverrides) });
+    return { positions: read.positions, agents };
+  }
+
+  private decide(p: Omit<MonitorRow, "rowid"> & { openingSolAmount: string }, config: TradingConfig, priceSol: Big) {
     return decidePositionAction({
       config,
       position: {
@@ -105,7 +116,7 @@ export class PositionMonitor {
           this.log.warn("live reconciliation failed", { reason: err instanceof Error ? err.message : String(err) }),
         );
     }
-    const open = this.d.positions.allOpen();
+    const { positions: open, agents } = this.openPositions();
     report.positions = open.length;
     if (open.length > 0) {
       const mints = [...new Set(open.map((p) => p.tokenAddress))];
@@ -126,42 +137,53 @@ export class PositionMonitor {
       }
 
       const now = isoNow(this.d.clock);
+      const nowMs = this.d.clock.now();
       const planned: Planned[] = [];
       const updates: PriceUpdate[] = [];
-      const peaks: Array<{ p: PositionRecord; peak: string }> = [];
+      const peaks: Array<{ p: MonitorRow; userId: string; peak: string }> = [];
       // Prices in SOL once per token, not per position (10,000 positions share 500 tokens).
-      const perToken = new Map<string, { priceSol: Big; sol: string; usd: string } | null>();
+      const perToken = new Map<string, TokenTickPrice | null>();
       const tokenPrice = (mint: string) => {
         let v = perToken.get(mint);
         if (v === undefined) {
           const price = prices.get(mint);
           // unknown price: never treated as zero
-          v =
-            price && solUsd.gt(0)
-              ? { priceSol: new Big(price.usd).div(solUsd), sol: "", usd: decStr(new Big(price.usd), 12) }
-              : null;
-          if (v) v.sol = decStr(v.priceSol);
+          v = price && solUsd.gt(0) ? tickPrice(price.usd, solUsd) : null;
           perToken.set(mint, v);
         }
         return v;
       };
       for (const p of open) {
+        const agent = agents.get(p.agentId);
+        if (!agent) continue; // not possible (both read in one transaction); a type guard
         const tp = tokenPrice(p.tokenAddress);
         if (!tp) continue;
         report.priced++;
-        const priceSol = tp.priceSol;
-        const config = resolveStoredConfig(p.configOverrides);
-        const decision = this.decide(p, config, priceSol);
+        // Most positions fire nothing: screened in doubles, decided exactly only when it may matter.
+        const screen = screenPosition(agent.config, p, tp.screen, nowMs);
+        if (screen !== null) {
+          const peak = screen === "price" ? tp.sol : canonicalDecimal(p.peakPriceSol);
+          updates.push({ rowid: p.rowid, id: p.id, lastPriceSol: tp.sol, lastPriceUsd: tp.usd, peakPriceSol: peak });
+          if (screen === "price") peaks.push({ p, userId: agent.userId, peak });
+          continue;
+        }
+        // DCA orders are sized from the opening buy: read only when the rule may use it.
+        const openingSol = agent.config.dca.enabled ? this.d.positions.openingSolAmount(p.id) : "0";
+        const decision = this.decide({ ...p, openingSolAmount: openingSol }, agent.config, tp.priceSol);
         const peak = decStr(decision.peakPriceSol);
-        updates.push({ id: p.id, lastPriceSol: tp.sol, lastPriceUsd: tp.usd, peakPriceSol: peak });
-        if (decision.peakChanged) peaks.push({ p, peak });
+        updates.push({ rowid: p.rowid, id: p.id, lastPriceSol: tp.sol, lastPriceUsd: tp.usd, peakPriceSol: peak });
+        if (decision.peakChanged) peaks.push({ p, userId: agent.userId, peak });
         if (decision.action.kind !== "none" && !this.liveHeld(p))
-          planned.push({ position: p, config, priceSol, action: decision.action });
+          planned.push({ position: p, config: agent.config, priceSol: tp.priceSol, action: decision.action });
       }
+      // Actions run oldest position first (the read has no order; a stable sort keeps rowid order among equals).
+      planned.sort((a, b) =>
+        a.position.openedAt < b.position.openedAt ? -1 : a.position.openedAt > b.position.openedAt ? 1 : 0,
+      );
       // Current and peak prices of every position in one transaction: a restart loses nothing.
       this.d.positions.recordPrices(updates, now);
-      for (const { p, peak } of peaks) {
-        this.d.events.publish("position.updated", p.userId, {
+      for (const { p, userId, peak } of peaks) {
+        this.d.events.publish("position.updated", userId, {
           positionId: p.id,
           agentId: p.agentId,
           change: "peak",
@@ -184,7 +206,7 @@ export class PositionMonitor {
   }
 
   /** A live position the monitor must leave alone this tick (see PositionMonitorDeps.live). */
-  private liveHeld(p: PositionRecord): boolean {
+  private liveHeld(p: MonitorRow): boolean {
     if (p.tradingMode !== "live") return false;
     if (!this.d.live) return false; // no live trading configured: the engine refuses the trade itself
     if (this.d.live.pendingFor(p.agentId, p.tokenAddress)) return true;

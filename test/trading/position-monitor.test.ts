@@ -158,6 +158,25 @@ describe("prices the monitor cannot get", () => {
   });
 });
 
+describe("the price write", () => {
+  test("a row is written only when its rowid still holds its id (a VACUUM may renumber rowids)", async () => {
+    await t.createAgent({ name: "a1" });
+    await t.createAgent({ name: "a2" });
+    await t.postSignal();
+    await t.settle();
+    const store = ctx.services.trading.positions;
+    const [a, b] = store.monitoredOpen().positions;
+    if (!a || !b) throw new Error("two open positions expected");
+    const prices = { lastPriceSol: "0.0003", lastPriceUsd: "0.03", peakPriceSol: "0.0003" };
+    store.recordPrices([{ ...prices, id: a.id, rowid: b.rowid }], new Date().toISOString());
+    expect(row(a.id).peak_price_sol).toBe("0.0001");
+    expect(row(b.id).peak_price_sol).toBe("0.0001");
+    store.recordPrices([{ ...prices, id: a.id, rowid: a.rowid }], new Date().toISOString());
+    expect(row(a.id).peak_price_sol).toBe("0.0003");
+    expect(row(b.id).peak_price_sol).toBe("0.0001");
+  });
+});
+
 describe("take-profit levels, then the moon bag", () => {
   test("levels sell one per tick; progress shows in GET positions and survives a restart; the moon bag is left to stop-loss", async () => {
     const { agent } = await openOne({

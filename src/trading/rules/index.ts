@@ -9,6 +9,7 @@ export * from "./fees.ts";
 export * from "./pnl.ts";
 export * from "./position-action.ts";
 export * from "./position-sizing.ts";
+export * from "./quick-screen.ts";
 export * from "./slippage.ts";
 export * from "./stale-trade.ts";
 export * from "./stop-loss.ts";
