@@ -62,6 +62,13 @@ export function createAuthMiddleware(deps: AuthDeps) {
     c.set("auth", { userId: v.userId, kind: "apiKey", apiKeyId: v.apiKeyId, scopes: v.scopes });
   };
 
+  /** The Authorization bearer token, else (when the route allows one) the `queryToken` parameter. */
+  const jwtFrom = (c: Context<AppEnv>, queryToken: string | undefined): string | undefined => {
+    const fromHeader = bearer(c);
+    if (fromHeader !== undefined || !queryToken) return fromHeader;
+    return new URL(c.req.url).searchParams.get(queryToken) ?? undefined;
+  };
+
   /**
    * `queryToken` names a query parameter that may carry the access token when no Authorization
    * header is sent: only for GET /events, because a browser's EventSource cannot set headers
@@ -70,12 +77,7 @@ export function createAuthMiddleware(deps: AuthDeps) {
   const requireJwt =
     (opts: { queryToken?: string } = {}): MiddlewareHandler<AppEnv> =>
     async (c, next) => {
-      const fromHeader = bearer(c);
-      const fromQuery =
-        fromHeader === undefined && opts.queryToken
-          ? (new URL(c.req.url).searchParams.get(opts.queryToken) ?? undefined)
-          : undefined;
-      await verifyJwt(c, fromHeader ?? fromQuery);
+      await verifyJwt(c, jwtFrom(c, opts.queryToken));
       await next();
     };
 
@@ -87,14 +89,7 @@ export function createAuthMiddleware(deps: AuthDeps) {
     (opts: { queryToken?: string } = {}): MiddlewareHandler<AppEnv> =>
     async (c, next) => {
       if (c.req.header("x-api-key") !== undefined || looksLikeApiKey(bearer(c))) verifyKey(c, "full_access");
-      else {
-        const fromHeader = bearer(c);
-        const fromQuery =
-          fromHeader === undefined && opts.queryToken
-            ? (new URL(c.req.url).searchParams.get(opts.queryToken) ?? undefined)
-            : undefined;
-        await verifyJwt(c, fromHeader ?? fromQuery);
-      }
+      else await verifyJwt(c, jwtFrom(c, opts.queryToken));
       await next();
     };
 
