@@ -5,7 +5,12 @@ import { MintInfoSource } from "../../src/market/mint-info.ts";
 import { TOKEN_2022_PROGRAM_ID } from "../../src/market/solana-rpc.ts";
 import { Big, SOL_MINT } from "../../src/money.ts";
 import { maxSwapFeeLamports } from "../../src/trading/live-executor.ts";
-import { priorityFeeLamports, simulationPriorityFeeSol, transferFeeAtomic } from "../../src/trading/rules/fees.ts";
+import {
+  closesTokenAccount,
+  priorityFeeLamports,
+  simulationPriorityFeeSol,
+  transferFeeAtomic,
+} from "../../src/trading/rules/fees.ts";
 import { SimulationExecutor } from "../../src/trading/simulation-executor.ts";
 import { TokenScreen } from "../../src/trading/token-screen.ts";
 import { type FakeMarket, startFakeMarket } from "../fakes/market.ts";
@@ -218,6 +223,19 @@ describe("Token-2022 transfer fee", () => {
     // 3900 tokens × 0.0001 SOL.
     expect(fill.outputAtomic).toBe(390_000_000n);
     expect(sent.query.get("outputMint")).toBe(SOL_MINT);
+  });
+
+  test("a transfer-fee mint's token account is never closed, so no sale returns its rent; without a fee it is", async () => {
+    // Live leaves such an account open (withheld fees block CloseAccount): both modes read the
+    // same mint account and decide with closesTokenAccount (docs/decisions.md "Token account rent, live").
+    const withFee = await executor(250, 1_000_000_000n);
+    expect((await swap(withFee, "SELL", 4_000_000_000n)).keepsTokenAccount).toBe(true);
+    expect(closesTokenAccount(250)).toBe(false);
+    await h.stop();
+    await fake.stop();
+    const noFee = await executor(0, 0n);
+    expect((await swap(noFee, "SELL", 4_000_000_000n)).keepsTokenAccount).toBeUndefined();
+    expect(closesTokenAccount(0)).toBe(true);
   });
 
   test("rounding: the fee is rounded up, as the Token-2022 program does", () => {

@@ -56,6 +56,16 @@ export function tokenAccountRentSol(tokensHeld: DecimalInput): Big {
   return big(tokensHeld).eq(0) ? new Big(TOKEN_ACCOUNT_RENT_SOL) : new Big(0);
 }
 
+/**
+ * Whether the token account of a mint is closed (and its rent returned) once a position empties
+ * it, in both modes: not for a Token-2022 mint with a transfer fee (in force or scheduled), whose
+ * accounts hold withheld fees that make CloseAccount fail; live leaves those accounts open
+ * (src/trading/live/close-token-account.ts), so the simulation keeps their rent too.
+ */
+export function closesTokenAccount(transferFeeBps: number): boolean {
+  return transferFeeBps <= 0;
+}
+
 /** A Token-2022 TransferFeeConfig entry: basis points of each transfer, capped at maximumFee. */
 export interface TransferFee {
   basisPoints: number;

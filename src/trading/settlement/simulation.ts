@@ -208,7 +208,8 @@ export class SimulationSettlement implements Settlement {
         debit(h, key, sold, { now });
         // The sale that closes the position empties the token account, which is closed: its rent
         // comes back with the sale's SOL (as a live close that closes the account would show it).
-        if (sale.kind === "close" || sale.closesPosition)
+        // Not for a Token-2022 mint with a transfer fee: live cannot close its account.
+        if ((sale.kind === "close" || sale.closesPosition) && !fill.keepsTokenAccount)
           proceeds = swapped.plus(tokenAccountRentSol(readBalance(h, key)));
         const net = proceeds.minus(fill.feesSol);
         if (net.gte(0)) credit(h, solKey, net, { now });
