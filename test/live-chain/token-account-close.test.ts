@@ -2,8 +2,9 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { getAssociatedTokenAddressSync } from "@solana/spl-token";
 import { Keypair } from "@solana/web3.js";
 import bs58 from "bs58";
-import { SOL_MINT } from "../../src/money.ts";
+import { Big, SOL_MINT, toAtomic } from "../../src/money.ts";
 import type { LiveTrading } from "../../src/trading/live-trading.ts";
+import { TOKEN_ACCOUNT_REFUND_SOL } from "../../src/trading/rules/fees.ts";
 import { LiveWalletRegistry } from "../../src/wallets/live-wallet-registry.ts";
 import { type ChainAggregator, type Pool, startChainAggregator } from "../fakes/chain-aggregator.ts";
 import { type LiteSvmRpc, startLiteSvmRpc } from "../fakes/litesvm-rpc.ts";
@@ -112,6 +113,10 @@ describe("the token account's rent, live", () => {
     expect(close.err).toBeNull();
     expect(close.tx.message.compiledInstructions).toHaveLength(1);
     expect(close.fee).toBe(5_000n);
+    // The wallet gets the rent less the close's fee: exactly what a simulated close returns.
+    const back = close.postBalances[0]! - close.preBalances[0]!;
+    expect(back).toBe(RENT_LAMPORTS - 5_000n);
+    expect(back).toBe(toAtomic(new Big(TOKEN_ACCOUNT_REFUND_SOL), 9));
     expect(exists(pool)).toBe(false);
     expect(ledgerLamports(agentId)).toBe(chain.lamportsOf(address));
     expect(Number(ledger(agentId, pool.mint.toBase58()))).toBe(0);
@@ -199,13 +204,13 @@ describe("the token account's rent, live", () => {
     const feeSale = sell(simId, pool.mint.toBase58());
     expect(BigInt(Math.round(Number(feeSale.output_amount) * 1e9))).toBe(swapped(pool, feeSale.input_amount));
 
-    // The same agent on a mint without a fee: the closing sale brings the rent back.
+    // The same agent on a mint without a fee: the closing sale brings the rent back, less the close's fee.
     await signal(plain);
     const [pos2] = await json(await req("GET", `/api/v1/agent-positions/${simId}`));
     expect((await req("POST", `/api/v1/agent-positions/${simId}/${pos2.id}/close`)).status).toBe(200);
     const plainSale = sell(simId, plain.mint.toBase58());
     expect(BigInt(Math.round(Number(plainSale.output_amount) * 1e9))).toBe(
-      swapped(plain, plainSale.input_amount) + RENT_LAMPORTS,
+      swapped(plain, plainSale.input_amount) + RENT_LAMPORTS - 5_000n,
     );
   });
 });
