@@ -145,6 +145,39 @@ describe("the token account's rent, live", () => {
     expect(ledgerLamports(agentId)).toBe(chain.lamportsOf(address));
   });
 
+  test("a take-profit that sells everything closes the position and the account", async () => {
+    const pool = agg.addPool({ lamportsPerToken: 1_000_000n, decimals: 6 });
+    const agentId = await agent("live", {
+      takeProfit: { enabled: true, percentage: 50, sellPercentage: 100, maxLevels: 1 },
+    });
+    await signal(pool);
+    pool.opts.lamportsPerToken *= 2n;
+    expect(await ctx.services.trading.monitor.tick()).toMatchObject({ actions: 1, closed: 1, failed: 0 });
+    await live().closer.idle();
+    expect(walletTxs()).toBe(3);
+    expect(exists(pool)).toBe(false);
+    expect(ledgerLamports(agentId)).toBe(chain.lamportsOf(address));
+  });
+
+  test("a closing sale settled later by the reconciler closes the account then", async () => {
+    const pool = agg.addPool({ lamportsPerToken: 1_000_000n, decimals: 6 });
+    const agentId = await agent("live");
+    await signal(pool);
+    const [pos] = await json(await req("GET", `/api/v1/agent-positions/${agentId}`));
+    // The sale lands but its confirmation is held: the close answers "pending".
+    chain.withholdConfirmations = true;
+    expect((await req("POST", `/api/v1/agent-positions/${agentId}/${pos.id}/close`)).status).toBe(502);
+    await live().closer.idle();
+    expect(walletTxs()).toBe(2);
+    expect(exists(pool)).toBe(true);
+    chain.withholdConfirmations = false;
+    await ctx.services.trading.monitor.tick(); // the reconciler settles the sale
+    await live().closer.idle();
+    expect(walletTxs()).toBe(3);
+    expect(exists(pool)).toBe(false);
+    expect(ledgerLamports(agentId)).toBe(chain.lamportsOf(address));
+  });
+
   test("a close that never confirms changes nothing: the position stays closed, the rent stays locked, a warning names the account", async () => {
     const pool = agg.addPool({ lamportsPerToken: 1_000_000n, decimals: 6 });
     const agentId = await agent("live");
