@@ -125,6 +125,7 @@ export interface ClosedPositionSale {
 export type CloseAccountResult =
   | { status: "closed"; account: string; signature: string; rentLamports: bigint }
   | { status: "skipped"; reason: string; account?: string }
+  | { status: "not_sent"; reason: string; account: string }
   | { status: "not_closed"; account: string; signature: string; outcome: string };
 
 export interface TokenAccountCloserDeps {
@@ -192,6 +193,12 @@ export class TokenAccountCloser {
           signature: r.signature,
           outcome: r.outcome,
         });
+      else if (r.status === "not_sent")
+        this.log.warn("token account close not sent; its rent stays locked in the empty account", {
+          ...ctx,
+          account: r.account,
+          reason: r.reason,
+        });
       else this.log.info("token account left open", { ...ctx, reason: r.reason, account: r.account });
       return r;
     } catch (err) {
@@ -232,7 +239,7 @@ export class TokenAccountCloser {
     const signature = bs58.encode(tx.signatures[0]!);
     const wire = Buffer.from(tx.serialize()).toString("base64");
     const sim = await this.d.rpc.simulateTransaction(wire);
-    if (sim.err) return { status: "skipped", reason: `the close would fail: ${JSON.stringify(sim.err)}`, account };
+    if (sim.err) return { status: "not_sent", reason: `the close would fail: ${JSON.stringify(sim.err)}`, account };
 
     const sent = await broadcastUntilSettled(
       { chain: this.d.sender, clock: this.d.clock, logger: this.log },
