@@ -341,6 +341,8 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
   lifecycle.onStart(() => market.prober.start(), "reachability probes");
   lifecycle.onShutdown(() => market.stop(), "SOL price feed");
   lifecycle.onStart(() => monitor.start(), "position monitor");
+  // Shutdown runs in reverse: the monitor's last tick ends before the closes it started are awaited.
+  if (live) lifecycle.onShutdown(() => live.closer.stop(), "token account closes");
   lifecycle.onShutdown(() => monitor.stop(), "position monitor");
   lifecycle.onStart(() => strategyLab.recorder.start(), "price history recorder");
   lifecycle.onShutdown(() => strategyLab.recorder.stop(), "price history recorder");

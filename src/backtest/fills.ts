@@ -4,6 +4,7 @@ import {
   resolveSlippageBps,
   type SlippageSettings,
   simulationSwapFeeSol,
+  TOKEN_ACCOUNT_REFUND_SOL,
   TOKEN_ACCOUNT_RENT_SOL,
 } from "../trading/rules/index.ts";
 
@@ -11,8 +12,8 @@ import {
 // (src/trading/simulation-executor.ts), the quote being the bar's price with no price impact
 // (history has no order book). Slippage is checked by the rule, fees are the rule's simulation
 // fees; amounts are whole atomic units rounded down, as the aggregator's quotes are. The opening
-// buy pays the token account's rent with its fees and the closing sale gets it back, as the
-// simulation settlement does (src/trading/settlement/simulation.ts). A Token-2022 transfer fee is
+// buy pays the token account's rent with its fees and the closing sale gets it back less the fee
+// of the transaction that closes the account, as the simulation settlement does (src/trading/settlement/simulation.ts). A Token-2022 transfer fee is
 // not applied: history does not say which mints have one.
 
 export interface BuyFill {
@@ -75,7 +76,7 @@ export function simulateSell(
   return {
     proceeds: fromAtomic(lamports, SOL_DECIMALS),
     feesSol: simulationSwapFeeSol(priorityFeeSol),
-    rentRefundSol: new Big(closesAccount ? TOKEN_ACCOUNT_RENT_SOL : 0),
+    rentRefundSol: new Big(closesAccount ? TOKEN_ACCOUNT_REFUND_SOL : 0),
   };
 }
 

@@ -59,7 +59,15 @@ export interface ParsedTokenAccount {
   /** 0 uninitialized, 1 initialized, 2 frozen. */
   state: number;
   closeAuthority: string | null;
+  /**
+   * Token-2022 TransferFeeAmount: fees withheld in this account (0 without the extension). The
+   * program refuses to close an account while it holds any.
+   */
+  withheldAmount: bigint;
 }
+
+/** Token-2022 account extension TransferFeeAmount (spl-token-2022 `ExtensionType`). */
+const TRANSFER_FEE_AMOUNT = 2;
 
 const key = (d: Uint8Array, at: number) => bs58.encode(d.subarray(at, at + 32));
 const view = (d: Uint8Array) => new DataView(d.buffer, d.byteOffset, d.byteLength);
@@ -124,8 +132,10 @@ export function parseMint(data: Uint8Array): ParsedMint | null {
 /** A token account's data (classic Token or Token-2022), or null when it is not one. */
 export function parseTokenAccount(data: Uint8Array): ParsedTokenAccount | null {
   if (data.length < TOKEN_ACCOUNT_SIZE) return null;
-  if (extensionEntries(data, ACCOUNT_TYPE_ACCOUNT) === null) return null;
+  const entries = extensionEntries(data, ACCOUNT_TYPE_ACCOUNT);
+  if (entries === null) return null;
   const v = view(data);
+  const fee = entries.find((e) => e.type === TRANSFER_FEE_AMOUNT && e.value.length >= 8);
   const delegate = optionKey(data, 72);
   const closeAuthority = optionKey(data, 129);
   if (delegate === undefined || closeAuthority === undefined) return null;
@@ -137,6 +147,7 @@ export function parseTokenAccount(data: Uint8Array): ParsedTokenAccount | null {
     state: data[108]!,
     delegatedAmount: v.getBigUint64(121, true),
     closeAuthority,
+    withheldAmount: fee ? view(fee.value).getBigUint64(0, true) : 0n,
   };
 }
 

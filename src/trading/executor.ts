@@ -54,6 +54,11 @@ export interface SwapFill {
    * a pending trade and reconciles it by signature, never sending it again.
    */
   status: "confirmed" | "pending";
+  /**
+   * Simulation: the mint's token account is never closed (a Token-2022 transfer fee), so a sale
+   * that empties it returns no rent (rules/fees.ts closesTokenAccount). Absent: it is closed.
+   */
+  keepsTokenAccount?: boolean;
 }
 
 export interface TradeExecutor {

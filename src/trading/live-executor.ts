@@ -51,6 +51,8 @@ export interface LiveChainResult {
   lastValidBlockHeight: number;
   /** Balances of the wallet read after confirmation; null while the outcome is unknown. */
   balancesAfter: ChainBalances | null;
+  /** The slot the swap was confirmed in (balancesAfter was read at or after it); absent while pending. */
+  slot?: number;
 }
 
 /** A live fill: the engine's SwapFill plus what the settlement needs from the chain. */
@@ -297,7 +299,7 @@ export class LiveExecutor implements TradeExecutor {
         slippageBps: req.slippageBps,
         txHash: signature,
         status: "confirmed",
-        live: { signature, lastValidBlockHeight: lastValid, balancesAfter: balances },
+        live: { signature, lastValidBlockHeight: lastValid, balancesAfter: balances, slot: outcome.slot },
       };
     } finally {
       // A returned fill stays in flight until the settlement recorded it (it releases it).

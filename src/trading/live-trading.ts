@@ -1,6 +1,7 @@
 import type { Clock } from "../clock.ts";
 import type { Config } from "../config.ts";
 import type { DatabaseHandle } from "../db/client.ts";
+import { PositionRepository } from "../db/repositories/positions.ts";
 import { TradingAgentRepository } from "../db/repositories/trading-agents.ts";
 import type { EventBus } from "../events/bus.ts";
 import type { Logger } from "../logger.ts";
@@ -13,6 +14,7 @@ import { Big } from "../money.ts";
 import { LiveDepositService } from "../wallets/live-balances.ts";
 import type { LiveWalletRegistry } from "../wallets/live-wallet-registry.ts";
 import { rpcInspectorChain, rpcSendChain } from "./live/chain-reads.ts";
+import { TokenAccountCloser } from "./live/close-token-account.ts";
 import { allowedPrograms } from "./live/inspection-rules.ts";
 import { type ConfirmationOptions, LiveExecutor } from "./live-executor.ts";
 import { LiveTradeJournal } from "./live-journal.ts";
@@ -61,6 +63,8 @@ export class LiveTrading {
   readonly settlement: LiveSettlement;
   readonly reconciler: LiveReconciler;
   readonly deposits: LiveDepositService;
+  /** Closes the emptied token account of a closed position, for its rent. */
+  readonly closer: TokenAccountCloser;
   /** Mint accounts over this RPC (decimals, token program, authorities, transfer fee), cached. */
   readonly mintInfo: MintInfoSource;
   private readonly agents: TradingAgentRepository;
@@ -89,12 +93,27 @@ export class LiveTrading {
     this.mintInfo = new MintInfoSource({ rpc: this.rpc, clock: d.clock });
     this.agents = new TradingAgentRepository(sqlite);
     const sender = rpcSendChain(this.rpc);
+    const inspector = rpcInspectorChain(this.rpc);
+    const positions = new PositionRepository(sqlite);
+    this.closer = new TokenAccountCloser({
+      rpc: this.rpc,
+      inspector,
+      sender,
+      wallets: d.wallets,
+      mintInfo: this.mintInfo,
+      hasUnresolved: (agentId, mint) => this.journal.hasUnresolved(agentId, mint),
+      openPositionHolds: (wallet, mint) => positions.openForWalletToken(wallet, mint),
+      db: d.database,
+      clock: d.clock,
+      logger: d.logger,
+      confirmation: opts.confirmation,
+    });
     const priorityFee: PriorityFee = priorityFeeSetting(config.LIVE_PRIORITY_FEE);
     this.executor = d.market.quotes.configured
       ? new LiveExecutor({
           quotes: d.market.quotes,
           rpc: this.rpc,
-          inspector: rpcInspectorChain(this.rpc),
+          inspector,
           sender,
           allowedPrograms: allowedPrograms(config.LIVE_EXTRA_PROGRAMS),
           wallets: d.wallets,
@@ -118,6 +137,7 @@ export class LiveTrading {
       logger: d.logger,
       reporter: new TradeReporter({ logger: d.logger, metrics: d.metrics, events: d.events }),
       journal: this.journal,
+      closer: this.closer,
     });
     this.reconciler = new LiveReconciler({
       journal: this.journal,

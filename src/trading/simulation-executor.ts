@@ -2,7 +2,7 @@ import { TradingError } from "../errors.ts";
 import type { QuoteProvider } from "../market/types.ts";
 import { Big, SOL_MINT } from "../money.ts";
 import type { SwapFill, SwapRequest, TradeExecutor } from "./executor.ts";
-import { simulationSwapFeeSol, transferFeeAtomic } from "./rules/fees.ts";
+import { closesTokenAccount, simulationSwapFeeSol, transferFeeAtomic } from "./rules/fees.ts";
 import { checkSlippage, SLIPPAGE_EXCEEDED_MESSAGE } from "./rules/slippage.ts";
 import type { TokenScreen } from "./token-screen.ts";
 
@@ -61,6 +61,8 @@ export class SimulationExecutor implements TradeExecutor {
       slippageBps: req.slippageBps,
       txHash: `sim_${crypto.randomUUID().replace(/-/g, "")}`,
       status: "confirmed",
+      // Live leaves a transfer-fee mint's account open (its rent with it): so does the simulation.
+      ...(closesTokenAccount(transferFee?.basisPoints ?? 0) ? {} : { keepsTokenAccount: true }),
     };
   }
 }

@@ -249,8 +249,9 @@ describe("a close racing a stop-loss", () => {
       .query<{ close_reason: string }, [string]>("SELECT close_reason FROM historical_swaps WHERE position_id = ?")
       .get(positionId)!;
     expect(swap.close_reason).toBe(closeReason);
-    // 5000 tokens sold once for 0.35 SOL: 9.49785572 + 0.349895 + the rent returned 0.00203928.
-    expect(t.solBalance(agentId)).toBe("9.84979");
+    // 5000 tokens sold once for 0.35 SOL: 9.49785572 + 0.349895 + the rent returned 0.00203928
+    // less the 0.000005 fee of closing the account.
+    expect(t.solBalance(agentId)).toBe("9.849785");
     expect(t.tokenBalance(agentId)).toBe("0");
     expect(t.ctx.services.trading.locks.size).toBe(0);
   }

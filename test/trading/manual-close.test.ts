@@ -9,8 +9,9 @@ import { MINT, startTrading, type TradingContext } from "../helpers/trading.ts";
 // Every number below is worked out by hand from the fake market's prices: SOL at $100, the token
 // bought at $0.01 (0.0001 SOL), 5 % of 10 SOL = 0.5 SOL swapped for 5000 tokens, and every swap
 // charged 0.000005 + 0.0001 = 0.000105 SOL of fees. The opening buy also pays the token account's
-// rent, 0.00203928 SOL, returned by the closing sale (issue 15): the position's cost is 0.50214428
-// SOL, and over the whole position the rent nets out (0.500105 SOL).
+// rent, 0.00203928 SOL, returned by the closing sale less the 0.000005 SOL fee of the transaction
+// that closes the account (issue 15): the position's cost is 0.50214428 SOL, and over the whole
+// position only that fee of the rent stays spent (0.50011 SOL).
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const SIM_HASH = /^sim_[0-9a-f]{32}$/;
@@ -77,9 +78,9 @@ describe("close after take-profit sales", () => {
     expect(t.solBalance(agent.id)).toBe("9.87275072");
     expect(t.tokenBalance(agent.id)).toBe("2500");
 
-    // Close at $0.012: 2500 tokens for 0.3 SOL, and the rent back. P/L = 0.30203928 − 0.000105 +
-    // 0.12382286 − 0.25107214 = 0.174685, which is also (0.374895 + 0.299895) − 0.500105: every net
-    // proceed minus the cost, the rent netting out.
+    // Close at $0.012: 2500 tokens for 0.3 SOL, and the rent back less the close's fee. P/L =
+    // 0.30203428 − 0.000105 + 0.12382286 − 0.25107214 = 0.17468, which is also (0.374895 +
+    // 0.299895) − 0.50011: every net proceed minus the cost, the rent netting out but for that fee.
     price("0.012");
     const res = await closeLong(agent.id, pos.id, {});
     expect(res.status).toBe(200);
@@ -97,12 +98,12 @@ describe("close after take-profit sales", () => {
       success: true,
       transactionId: expect.stringMatching(UUID),
       historicalSwapId: expect.stringMatching(UUID),
-      profitLossSol: 0.174685,
-      profitLossUsd: 17.4685,
-      changePercent: pct("0.174685", "0.50214428"),
+      profitLossSol: 0.17468,
+      profitLossUsd: 17.468,
+      changePercent: pct("0.17468", "0.50214428"),
       transactionHash: expect.stringMatching(SIM_HASH),
     });
-    expect(body.changePercent).toBeCloseTo(34.78781039, 7);
+    expect(body.changePercent).toBeCloseTo(34.78681466, 7);
 
     // The SELL of what remained.
     const sell = await json(
@@ -116,7 +117,7 @@ describe("close after take-profit sales", () => {
       inputMint: MINT,
       inputAmount: "2500",
       outputMint: "So11111111111111111111111111111111111111112",
-      outputAmount: "0.30203928", // 0.3 from the swap, 0.00203928 of rent from the closed account
+      outputAmount: "0.30203428", // 0.3 from the swap, the rent less the close's fee
       fees: "0.000105",
       isTakeProfit: false,
       isDca: false,
@@ -144,9 +145,9 @@ describe("close after take-profit sales", () => {
       amount: "5000",
       purchasePrice: "0.0001",
       salePrice: "0.00012",
-      profitLossSol: "0.174685",
-      profitLossUsd: "17.4685",
-      changePercent: "34.7878",
+      profitLossSol: "0.17468",
+      profitLossUsd: "17.468",
+      changePercent: "34.7868",
       purchaseTransactionId: pos.purchase.transaction.id,
       saleTransactionId: body.transactionId,
       signalId: String(signal.id),
@@ -154,8 +155,8 @@ describe("close after take-profit sales", () => {
       purchaseTime: pos.purchase.transaction.time,
     });
 
-    // Balances: 10 − 0.500105 + 0.374895 + 0.299895.
-    expect(t.solBalance(agent.id)).toBe("10.174685");
+    // Balances: 10 − 0.50011 + 0.374895 + 0.299895.
+    expect(t.solBalance(agent.id)).toBe("10.17468");
     expect(t.tokenBalance(agent.id)).toBe("0");
     expect(await t.positions(agent.id)).toEqual([]);
     const row = t.ctx.database.sqlite
@@ -188,22 +189,22 @@ describe("close after take-profit sales", () => {
       moonBagActivated: true,
       moonBagAmount: 2500,
     });
-    // Closed by the short form at $0.01: 2500 tokens for 0.25 SOL. P/L = (0.499895 + 0.249895) − 0.500105.
+    // Closed by the short form at $0.01: 2500 tokens for 0.25 SOL. P/L = (0.499895 + 0.249895) − 0.50011.
     price("0.01");
     const res = await closeShort(pos.id);
     expect(res.status).toBe(200);
     const body = await json(res);
     expect(body).toMatchObject({
       success: true,
-      profitLossSol: 0.249685,
-      profitLossUsd: 24.9685,
-      changePercent: pct("0.249685", "0.50214428"),
+      profitLossSol: 0.24968,
+      profitLossUsd: 24.968,
+      changePercent: pct("0.24968", "0.50214428"),
     });
-    expect(t.solBalance(agent.id)).toBe("10.249685");
+    expect(t.solBalance(agent.id)).toBe("10.24968");
     const [swap] = await swaps(agent.id);
     expect(swap).toMatchObject({
       closeReason: "manual",
-      profitLossSol: "0.249685",
+      profitLossSol: "0.24968",
       salePrice: "0.0001",
       saleTransactionId: body.transactionId,
     });
@@ -213,24 +214,24 @@ describe("close after take-profit sales", () => {
 describe("close requests", () => {
   test("the short form with reason stop_loss closes with closeReason stop_loss", async () => {
     const { agent, pos } = await openOne();
-    price("0.02"); // 5000 tokens for 1 SOL: P/L 0.999895 − 0.500105 = 0.49979
+    price("0.02"); // 5000 tokens for 1 SOL: P/L 0.999895 − 0.50011 = 0.499785
     const res = await closeShort(pos.id, { reason: "stop_loss" });
     expect(res.status).toBe(200);
     const body = await json(res);
     expect(body).toMatchObject({
       success: true,
-      profitLossSol: 0.49979,
-      profitLossUsd: 49.979,
-      changePercent: pct("0.49979", "0.50214428"),
+      profitLossSol: 0.499785,
+      profitLossUsd: 49.9785,
+      changePercent: pct("0.499785", "0.50214428"),
     });
     const [swap] = await swaps(agent.id);
     expect(swap).toMatchObject({
       id: body.historicalSwapId,
       closeReason: "stop_loss",
-      profitLossSol: "0.49979",
+      profitLossSol: "0.499785",
       salePrice: "0.0002",
     });
-    expect(t.solBalance(agent.id)).toBe("10.49979");
+    expect(t.solBalance(agent.id)).toBe("10.499785");
   });
 
   test("a manual close bypasses stop-loss and DCA: one SELL at the current price, no DCA buy", async () => {
@@ -242,12 +243,12 @@ describe("close requests", () => {
     price("0.005");
     const res = await closeLong(agent.id, pos.id, { reason: "manual" });
     expect(res.status).toBe(200);
-    // 5000 tokens for 0.25 SOL: P/L 0.249895 − 0.500105 = −0.25021.
+    // 5000 tokens for 0.25 SOL: P/L 0.249895 − 0.50011 = −0.250215.
     expect(await json(res)).toMatchObject({
       success: true,
-      profitLossSol: -0.25021,
-      profitLossUsd: -25.021,
-      changePercent: pct("-0.25021", "0.50214428"),
+      profitLossSol: -0.250215,
+      profitLossUsd: -25.0215,
+      changePercent: pct("-0.250215", "0.50214428"),
     });
     expect((await txs(agent.id)).map((x: any) => `${x.transactionType}:${x.isDca}`).sort()).toEqual([
       "BUY:false",
@@ -258,7 +259,7 @@ describe("close requests", () => {
     // The monitor finds nothing left to do.
     expect(await tick()).toMatchObject({ positions: 0, actions: 0 });
     expect(t.count("agent_transactions", "agent_id = ?", agent.id)).toBe(2);
-    expect(t.solBalance(agent.id)).toBe("9.74979");
+    expect(t.solBalance(agent.id)).toBe("9.749785");
   });
 
   test("404 Position not found: unknown id, another user's position, a position of another agent", async () => {

@@ -9,7 +9,8 @@ import { MINT, MINT2, startTrading, type TradingContext } from "../helpers/tradi
 // the ManualClock. Numbers are worked out by hand: SOL at $100, the token bought at $0.01
 // (0.0001 SOL), 0.5 SOL swapped for 5000 tokens, 0.000105 SOL of fees per swap; the opening buy
 // also pays the token account's rent, 0.00203928 SOL, returned by the sale that closes the
-// position (issue 15): cost 0.50214428 SOL while open, 0.500105 net of the rent.
+// position less the 0.000005 SOL fee of closing the account (issue 15): cost 0.50214428 SOL while
+// open, 0.50011 net of the rent.
 
 let t: TradingContext;
 /** The service in use: replaced by restart(). */
@@ -94,25 +95,25 @@ describe("trailing stop-loss", () => {
     price("0.015");
     expect(await tick()).toMatchObject({ actions: 1, closed: 1, failed: 0 });
     expect(row(pos.id)).toMatchObject({ status: "closed", close_reason: "stop_loss", remaining_amount: "0" });
-    // 5000 tokens for 0.75 SOL: P/L 0.749895 − 0.500105 = 0.24979.
+    // 5000 tokens for 0.75 SOL: P/L 0.749895 − 0.50011 = 0.249785.
     const [swap] = await swaps(agent.id);
     expect(swap).toMatchObject({
       closeReason: "stop_loss",
-      profitLossSol: "0.24979",
-      profitLossUsd: "24.979",
+      profitLossSol: "0.249785",
+      profitLossUsd: "24.9785",
       salePrice: "0.00015",
       purchasePrice: "0.0001",
       amount: "5000",
     });
-    // The close closed the token account: its rent came back (issue 15), so the balance is as before.
-    expect(bal(agent.id)).toBe("10.24979");
+    // The close closed the token account: its rent came back less the close's fee (issue 15).
+    expect(bal(agent.id)).toBe("10.249785");
     expect(bal(agent.id, MINT)).toBe("0");
     expect(await positions(agent.id)).toEqual([]);
     const sells = await txs(agent.id, "&transactionType=SELL");
     expect(sells.length).toBe(1);
     expect(sells[0]).toMatchObject({
       inputAmount: "5000",
-      outputAmount: "0.75203928", // the swap's 0.75 plus the rent returned
+      outputAmount: "0.75203428", // the swap's 0.75 plus the rent returned, less the close's fee
       isTakeProfit: false,
       id: swap.saleTransactionId,
     });
@@ -234,14 +235,14 @@ describe("take-profit levels, then the moon bag", () => {
     expect(await tick()).toMatchObject({ actions: 1, closed: 1 });
     const [swap] = await swaps(agent.id);
     // P/L: every net proceed minus the cost = (0.749895 + 0.374895 + 0.187395 + 0.14052 + the rent
-    // 0.00203928 returned) − 0.50214428: the rent nets out.
+    // 0.00203928 returned less the close's 0.000005) − 0.50214428: the rent nets out but for that fee.
     expect(swap).toMatchObject({
       closeReason: "stop_loss",
-      profitLossSol: "0.9526",
-      profitLossUsd: "95.26",
+      profitLossSol: "0.952595",
+      profitLossUsd: "95.2595",
       amount: "5000",
     });
-    expect(bal(agent.id)).toBe("10.9526");
+    expect(bal(agent.id)).toBe("10.952595");
     expect(bal(agent.id, MINT)).toBe("0");
   });
 
@@ -271,16 +272,16 @@ describe("take-profit levels, then the moon bag", () => {
       levels_hit: 1,
     });
     const sells = await txs(agent.id, "&isTakeProfit=true");
-    // The sale that empties the position returns the token account's rent with its SOL.
-    expect(sells.map((x: any) => [x.inputAmount, x.outputAmount])).toEqual([["5000", "0.75203928"]]);
+    // The sale that empties the position returns the token account's rent (less the close's fee).
+    expect(sells.map((x: any) => [x.inputAmount, x.outputAmount])).toEqual([["5000", "0.75203428"]]);
     const [swap] = await swaps(agent.id);
     expect(swap).toMatchObject({
       closeReason: "take_profit",
-      profitLossSol: "0.24979",
+      profitLossSol: "0.249785",
       saleTransactionId: sells[0].id,
     });
     expect(t.count("historical_swaps", "position_id = ?", pos.id)).toBe(1);
-    expect(bal(agent.id)).toBe("10.24979");
+    expect(bal(agent.id)).toBe("10.249785");
   });
 });
 
@@ -371,15 +372,15 @@ describe("stale trade", () => {
     expect(row(pos.id)).toMatchObject({ status: "closed", close_reason: "stale_trade" });
     token = (await login(ctx)).token; // a day later the first access token has expired
     const [swap] = await swaps(agent.id);
-    // Sold at the entry price: P/L is the two swaps' fees, −0.00021.
+    // Sold at the entry price: P/L is the two swaps' fees and the close's, −0.000215.
     expect(swap).toMatchObject({
       closeReason: "stale_trade",
-      profitLossSol: "-0.00021",
-      profitLossUsd: "-0.021",
+      profitLossSol: "-0.000215",
+      profitLossUsd: "-0.0215",
       salePrice: "0.0001",
     });
     expect(new Date(swap.saleTime).getTime() - new Date(swap.purchaseTime).getTime()).toBe(86_400_001);
-    expect(bal(agent.id)).toBe("9.99979");
+    expect(bal(agent.id)).toBe("9.999785");
   });
 
   test("stale-trade comes before take-profit in a tick", async () => {
@@ -412,11 +413,11 @@ describe("exit signals", () => {
       await t.settle();
       expect(row(pos.id)).toMatchObject({ status: "closed", close_reason: "signal" });
       const [swap] = await swaps(holder.id);
-      // 5000 tokens for 0.6 SOL: 0.599895 − 0.500105 = 0.09979.
-      expect(swap).toMatchObject({ closeReason: "signal", profitLossSol: "0.09979", signalId: String(buy.id) });
+      // 5000 tokens for 0.6 SOL: 0.599895 − 0.50011 = 0.099785.
+      expect(swap).toMatchObject({ closeReason: "signal", profitLossSol: "0.099785", signalId: String(buy.id) });
       const sells = await txs(holder.id, "&transactionType=SELL");
       expect(sells.map((x: any) => [x.signalId, x.outputAmount, x.id])).toEqual([
-        [exit.id, "0.60203928", swap.saleTransactionId], // 0.6 plus the rent returned
+        [exit.id, "0.60203428", swap.saleTransactionId], // 0.6 plus the rent returned, less the close's fee
       ]);
       expect(
         t.count("trade_idempotency", "agent_id = ? AND signal_id = ? AND action = 'SELL'", holder.id, exit.id),

@@ -5,7 +5,13 @@ import { MintInfoSource } from "../../src/market/mint-info.ts";
 import { TOKEN_2022_PROGRAM_ID } from "../../src/market/solana-rpc.ts";
 import { Big, SOL_MINT } from "../../src/money.ts";
 import { maxSwapFeeLamports } from "../../src/trading/live-executor.ts";
-import { priorityFeeLamports, simulationPriorityFeeSol, transferFeeAtomic } from "../../src/trading/rules/fees.ts";
+import {
+  closesTokenAccount,
+  priorityFeeLamports,
+  simulationPriorityFeeSol,
+  TOKEN_ACCOUNT_CLOSE_FEE_SOL,
+  transferFeeAtomic,
+} from "../../src/trading/rules/fees.ts";
 import { SimulationExecutor } from "../../src/trading/simulation-executor.ts";
 import { TokenScreen } from "../../src/trading/token-screen.ts";
 import { type FakeMarket, startFakeMarket } from "../fakes/market.ts";
@@ -49,20 +55,22 @@ describe("token account rent", () => {
     // The entry price is the swap's, rent and fees excluded.
     expect(pos.purchase.priceNative).toBe(0.0001);
 
-    // Closed at the entry price: the sale returns 0.5 SOL and the rent; only the two swaps' fees are lost.
+    // Closed at the entry price: the sale returns 0.5 SOL and the rent less the 0.000005 fee of the
+    // transaction that closes the account (what live gets back); the swaps' fees and that are lost.
     const closed = await closePosition(pos.id);
-    expect(closed.profitLossSol).toBe(-0.00021);
-    expect(t.solBalance(agent.id)).toBe("9.99979");
+    expect(closed.profitLossSol).toBe(-0.000215);
+    expect(t.solBalance(agent.id)).toBe("9.999785");
     expect(t.tokenBalance(agent.id)).toBe("0");
     const sell = (await txs(agent.id)).find((x: { transactionType: string }) => x.transactionType === "SELL");
-    expect(sell).toMatchObject({ inputAmount: "5000", outputAmount: "0.50203928", fees: "0.000105" });
+    expect(sell).toMatchObject({ inputAmount: "5000", outputAmount: "0.50203428", fees: "0.000105" });
+    expect(new Big(RENT).minus(TOKEN_ACCOUNT_CLOSE_FEE_SOL).toFixed()).toBe("0.00203428");
 
     // A new position in the same mint opens a new token account: the rent is paid again.
     t.ctx.clock.advance(60_000);
     await t.postSignal();
     await t.settle();
-    // 5 % of 9.99979 = 0.4999895 swapped, 0.000105 fees, 0.00203928 rent.
-    expect(t.solBalance(agent.id)).toBe(new Big("9.99979").minus("0.4999895").minus("0.00214428").toFixed());
+    // 5 % of 9.999785 = 0.49998925 swapped, 0.000105 fees, 0.00203928 rent.
+    expect(t.solBalance(agent.id)).toBe(new Big("9.999785").minus("0.49998925").minus("0.00214428").toFixed());
   });
 
   test("a DCA buy into an open position pays no rent (the account exists); every mint has its own account", async () => {
@@ -218,6 +226,19 @@ describe("Token-2022 transfer fee", () => {
     // 3900 tokens × 0.0001 SOL.
     expect(fill.outputAtomic).toBe(390_000_000n);
     expect(sent.query.get("outputMint")).toBe(SOL_MINT);
+  });
+
+  test("a transfer-fee mint's token account is never closed, so no sale returns its rent; without a fee it is", async () => {
+    // Live leaves such an account open (withheld fees block CloseAccount): both modes read the
+    // same mint account and decide with closesTokenAccount (docs/decisions.md "Token account rent, live").
+    const withFee = await executor(250, 1_000_000_000n);
+    expect((await swap(withFee, "SELL", 4_000_000_000n)).keepsTokenAccount).toBe(true);
+    expect(closesTokenAccount(250)).toBe(false);
+    await h.stop();
+    await fake.stop();
+    const noFee = await executor(0, 0n);
+    expect((await swap(noFee, "SELL", 4_000_000_000n)).keepsTokenAccount).toBeUndefined();
+    expect(closesTokenAccount(0)).toBe(true);
   });
 
   test("rounding: the fee is rounded up, as the Token-2022 program does", () => {

@@ -118,7 +118,7 @@ describe("trading events", () => {
       },
     });
 
-    // The close at $0.012: P/L 0.174685 SOL.
+    // The close at $0.012: P/L 0.17468 SOL.
     t.fake.setToken(MINT, { priceUsd: "0.012" });
     const res = await t.ctx.request("POST", `/api/v1/agent-positions/${pos.id}/close`, { token: t.token });
     const closed = await json(res);
@@ -131,7 +131,7 @@ describe("trading events", () => {
         side: "sell",
         isTakeProfit: false,
         tokens: "2500",
-        proceedsSol: "0.30203928", // the swap's 0.3 and the closed token account's rent
+        proceedsSol: "0.30203428", // the swap's 0.3 and the closed token account's rent less the close's fee
         transactionId: closed.transactionId,
         hash: closed.transactionHash,
         reason: "manual",
@@ -146,8 +146,8 @@ describe("trading events", () => {
         tokenAddress: MINT,
         reason: "manual",
         historicalSwapId: closed.historicalSwapId,
-        profitLossSol: 0.174685,
-        profitLossUsd: 17.4685,
+        profitLossSol: 0.17468,
+        profitLossUsd: 17.468,
       },
     });
   });

@@ -121,6 +121,17 @@ export class PositionRepository {
     return r;
   }
 
+  /** Whether any open position of this wallet (whatever its agent) holds the token. */
+  openForWalletToken(walletAddress: string, tokenAddress: string): boolean {
+    return (
+      this.sqlite
+        .query<{ n: number }, [string, string]>(
+          "SELECT count(*) AS n FROM positions WHERE wallet_address = ? AND token_address = ? AND status = 'open'",
+        )
+        .get(walletAddress, tokenAddress)!.n > 0
+    );
+  }
+
   openForAgentToken(agentId: string, tokenAddress: string): PositionRecord | null {
     return fix(
       this.sqlite

@@ -48,12 +48,38 @@ export function simulationSwapFeeSol(priorityFeeSol: DecimalInput): Big {
 }
 
 /**
- * Rent a simulated trade moves (SOL), from the wallet's balance of the token: the buy that opens
- * a position when none is held creates the token account and pays it; the closing sale that leaves
- * none closes the account and gets it back. Otherwise 0.
+ * What closing the emptied token account costs live: its own transaction, one signature, no
+ * priority fee (src/trading/live/close-token-account.ts).
+ */
+export const TOKEN_ACCOUNT_CLOSE_FEE_SOL = SIMULATION_NETWORK_FEE_SOL;
+
+/** The rent less the close's fee: 0.00203428 SOL. */
+export const TOKEN_ACCOUNT_REFUND_SOL = new Big(TOKEN_ACCOUNT_RENT_SOL).minus(TOKEN_ACCOUNT_CLOSE_FEE_SOL).toFixed();
+
+/**
+ * Rent the buy that opens a position pays (SOL), from the wallet's balance of the token: the buy
+ * made when none is held creates the token account. Otherwise 0.
  */
 export function tokenAccountRentSol(tokensHeld: DecimalInput): Big {
   return big(tokensHeld).eq(0) ? new Big(TOKEN_ACCOUNT_RENT_SOL) : new Big(0);
+}
+
+/**
+ * What the closing sale that leaves none of the token gets back (SOL): the rent, less the fee of
+ * the transaction that closes the account, as live receives it. Otherwise 0.
+ */
+export function tokenAccountRefundSol(tokensHeld: DecimalInput): Big {
+  return big(tokensHeld).eq(0) ? new Big(TOKEN_ACCOUNT_REFUND_SOL) : new Big(0);
+}
+
+/**
+ * Whether the token account of a mint is closed (and its rent returned) once a position empties
+ * it, in both modes: not for a Token-2022 mint with a transfer fee (in force or scheduled), whose
+ * accounts hold withheld fees that make CloseAccount fail; live leaves those accounts open
+ * (src/trading/live/close-token-account.ts), so the simulation keeps their rent too.
+ */
+export function closesTokenAccount(transferFeeBps: number): boolean {
+  return transferFeeBps <= 0;
 }
 
 /** A Token-2022 TransferFeeConfig entry: basis points of each transfer, capped at maximumFee. */

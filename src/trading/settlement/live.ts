@@ -7,6 +7,7 @@ import type { Logger } from "../../logger.ts";
 import type { ChainBalances, LandedTransaction } from "../../market/solana-rpc.ts";
 import { Big, fromAtomic } from "../../money.ts";
 import type { SwapFill } from "../executor.ts";
+import type { TokenAccountCloser } from "../live/close-token-account.ts";
 import { amountsFromChain, isLiveFill, type LiveSwapFill } from "../live-executor.ts";
 import { type LiveTrade, type LiveTradeJournal, saleIntent } from "../live-journal.ts";
 import { lamportsToSol, safeDiv, swapSides } from "./amounts.ts";
@@ -40,6 +41,8 @@ export interface LiveSettlementDeps {
   logger: Logger;
   reporter: TradeReporter;
   journal: LiveTradeJournal;
+  /** Gets the token account's rent back after a sale that closed its position (close-token-account.ts). */
+  closer?: Pick<TokenAccountCloser, "afterClosingSale"> | null;
 }
 
 export class LiveSettlement implements Settlement {
@@ -111,8 +114,11 @@ export class LiveSettlement implements Settlement {
 
   sell(p: PositionRecord, sale: SaleRequest, fill: SwapFill, solUsd: Big): SettleOutcome<SaleSettled> {
     const f = this.liveFill(fill);
-    if (f.status !== "pending")
-      return { status: "settled", trade: this.recorder.settleSell(p.id, sale, f, solUsd, null, p.userId) };
+    if (f.status !== "pending") {
+      const trade = this.recorder.settleSell(p.id, sale, f, solUsd, null, p.userId);
+      this.closeTokenAccountAfter(trade, p.walletAddress, f);
+      return { status: "settled", trade };
+    }
     const exitSignal = sale.kind === "close" ? sale.signalId : undefined;
     const intent = saleIntent(p.id, sale);
     this.pending.record(f, intent, solUsd, {
@@ -157,7 +163,12 @@ export class LiveSettlement implements Settlement {
       slippageBps: 0,
       txHash: row.signature,
       status: "confirmed",
-      live: { signature: row.signature, lastValidBlockHeight: row.lastValidBlockHeight, balancesAfter: balances },
+      live: {
+        signature: row.signature,
+        lastValidBlockHeight: row.lastValidBlockHeight,
+        balancesAfter: balances,
+        slot: landed.slot,
+      },
     };
     const intent = row.intent;
     const userId = this.agents.userOf(row.agentId);
@@ -218,6 +229,25 @@ export class LiveSettlement implements Settlement {
         break;
     }
     this.d.reporter.settled({ ...trade, reconciled: true }, this.logger);
+    if (trade.kind === "sale") this.closeTokenAccountAfter(trade, row.walletAddress, f);
+  }
+
+  /**
+   * A confirmed sale that closed its position and left the wallet none of the mint (balances read
+   * at or after its slot): the empty token account is closed in the background for its rent.
+   * Whatever becomes of that, the sale is recorded already.
+   */
+  private closeTokenAccountAfter(trade: SaleSettled, walletAddress: string, f: LiveSwapFill): void {
+    if (!this.d.closer || !trade.closing || !trade.closed) return;
+    const after = f.live.balancesAfter;
+    if (!after || f.live.slot === undefined) return;
+    if ((after.tokens.get(trade.tokenAddress)?.amount ?? 0n) !== 0n) return;
+    this.d.closer.afterClosingSale({
+      agentId: trade.agentId,
+      walletAddress,
+      mint: trade.tokenAddress,
+      slot: f.live.slot,
+    });
   }
 
   /**

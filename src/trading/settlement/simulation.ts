@@ -6,7 +6,7 @@ import type { Logger } from "../../logger.ts";
 import { Big, SOL_MINT } from "../../money.ts";
 import type { SwapFill } from "../executor.ts";
 import type { DcaFillResult } from "../rules/dca.ts";
-import { tokenAccountRentSol } from "../rules/fees.ts";
+import { tokenAccountRefundSol, tokenAccountRentSol } from "../rules/fees.ts";
 import { buyAmounts, buySides, saleAmounts, sellSides } from "./amounts.ts";
 import type { TradeBook } from "./bookkeeping.ts";
 import type {
@@ -208,8 +208,9 @@ export class SimulationSettlement implements Settlement {
         debit(h, key, sold, { now });
         // The sale that closes the position empties the token account, which is closed: its rent
         // comes back with the sale's SOL (as a live close that closes the account would show it).
-        if (sale.kind === "close" || sale.closesPosition)
-          proceeds = swapped.plus(tokenAccountRentSol(readBalance(h, key)));
+        // Not for a Token-2022 mint with a transfer fee: live cannot close its account.
+        if ((sale.kind === "close" || sale.closesPosition) && !fill.keepsTokenAccount)
+          proceeds = swapped.plus(tokenAccountRefundSol(readBalance(h, key)));
         const net = proceeds.minus(fill.feesSol);
         if (net.gte(0)) credit(h, solKey, net, { now });
         else debit(h, solKey, net.abs(), { now });

@@ -1,0 +1,249 @@
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { getAssociatedTokenAddressSync } from "@solana/spl-token";
+import { Keypair } from "@solana/web3.js";
+import bs58 from "bs58";
+import { Big, SOL_MINT, toAtomic } from "../../src/money.ts";
+import type { LiveTrading } from "../../src/trading/live-trading.ts";
+import { TOKEN_ACCOUNT_REFUND_SOL } from "../../src/trading/rules/fees.ts";
+import { LiveWalletRegistry } from "../../src/wallets/live-wallet-registry.ts";
+import { type ChainAggregator, type Pool, startChainAggregator } from "../fakes/chain-aggregator.ts";
+import { type LiteSvmRpc, startLiteSvmRpc } from "../fakes/litesvm-rpc.ts";
+import { type FakeMarket, startFakeMarket } from "../fakes/market.ts";
+import { createApiKey, createTestContext, json, login, type TestContext } from "../helpers/context.ts";
+
+// The token account's rent on a real chain (docs/decisions.md "Token account rent, live"): after
+// a live sale closes its position and empties the wallet's token account, the service closes the
+// account with its own one-instruction transaction and the rent is the wallet's SOL again, on
+// chain and in the ledger. A partial take-profit keeps it; a Token-2022 mint with a transfer fee
+// keeps it (withheld fees block the close), and the simulation returns no rent for such a mint.
+
+let chain: LiteSvmRpc;
+let agg: ChainAggregator;
+let fake: FakeMarket;
+let ctx: TestContext;
+let token: string;
+let apiKey: string;
+const wallet = Keypair.generate();
+const address = wallet.publicKey.toBase58();
+const RENT_LAMPORTS = 2_039_280n;
+
+beforeEach(async () => {
+  chain = await startLiteSvmRpc();
+  agg = await startChainAggregator(chain);
+  chain.airdrop(wallet.publicKey, 2_000_000_000n);
+  fake = await startFakeMarket();
+  ctx = await createTestContext({
+    env: {
+      SWAP_AGGREGATOR_URL: agg.url,
+      SOL_PRICE_FEED_URL: agg.url,
+      SOLANA_RPC_URL: chain.url,
+      LIVE_TRADING_ENABLED: "true",
+      WALLETS_RATE_LIMIT_PER_MINUTE: "100000",
+    },
+    services: {
+      ...fake.serviceOptions(),
+      liveWallets: LiveWalletRegistry.fromEnv({ WALLET_1: bs58.encode(wallet.secretKey) }),
+      live: { confirmation: { maxPolls: 5, pollIntervalMs: 1 } },
+    },
+  });
+  token = (await login(ctx)).token;
+  apiKey = (await createApiKey(ctx, token, ["signals"])).key;
+});
+
+afterEach(async () => {
+  await ctx.close();
+  await agg.stop();
+  await chain.stop();
+  await fake.stop();
+});
+
+const req = (method: string, path: string, body?: unknown) => ctx.request(method, path, { token, body });
+const live = (): LiveTrading => ctx.services.trading.live!;
+
+async function agent(mode: "live" | "simulation", config?: Record<string, unknown>): Promise<string> {
+  const a = await json(await req("POST", "/api/v1/agents", { name: mode, tradingMode: mode }));
+  const flags = mode === "live" ? { automatedTradingLive: true } : { automatedTradingSimulation: true };
+  expect((await req("PUT", `/api/v1/agents/${a.id}`, flags)).status).toBe(200);
+  if (config) expect((await req("PUT", `/api/v1/agents/${a.id}/config`, { config })).status).toBe(200);
+  if (mode === "live") {
+    const assign = { agentId: a.id, walletAddress: address, walletType: "live" };
+    expect((await req("POST", "/api/v1/wallets/assign", assign)).status).toBe(201);
+    expect((await req("POST", `/api/v1/wallets/${address}/check-deposits`)).status).toBe(200);
+  }
+  return a.id;
+}
+
+async function signal(pool: Pool): Promise<void> {
+  const res = await ctx.request("POST", "/api/v1/trading-signals", {
+    apiKey,
+    body: { tokenAddress: pool.mint.toBase58(), symbol: "POOL", signalType: "buy", signalStrength: 4 },
+  });
+  expect(res.status).toBe(201);
+  await ctx.services.signalQueue.idle();
+}
+
+async function closeAll(agentId: string): Promise<void> {
+  const [pos] = await json(await req("GET", `/api/v1/agent-positions/${agentId}`));
+  expect((await req("POST", `/api/v1/agent-positions/${agentId}/${pos.id}/close`)).status).toBe(200);
+  await live().closer.idle();
+}
+
+const ataOf = (pool: Pool) => getAssociatedTokenAddressSync(pool.mint, wallet.publicKey, false, pool.programId);
+const exists = (pool: Pool) => (chain.svm.getAccount(ataOf(pool))?.lamports ?? 0n) > 0n;
+const walletTxs = () => [...chain.landed.values()].filter((t) => t.keys.static[0] === address).length;
+const ledger = (agentId: string, mint: string) =>
+  ctx.database.sqlite
+    .query<{ balance: string }, [string, string, string]>(
+      "SELECT balance FROM agent_balances WHERE agent_id = ? AND token_address = ? AND wallet_address = ?",
+    )
+    .get(agentId, mint, address)?.balance;
+const ledgerLamports = (agentId: string) => BigInt(Math.round(Number(ledger(agentId, SOL_MINT)) * 1e9));
+
+describe("the token account's rent, live", () => {
+  test("buy then close: the emptied token account is closed by its own transaction; chain SOL = ledger SOL", async () => {
+    const pool = agg.addPool({ lamportsPerToken: 1_000_000n, decimals: 6 });
+    const agentId = await agent("live");
+    await signal(pool);
+    expect(exists(pool)).toBe(true);
+    expect(BigInt(chain.svm.getAccount(ataOf(pool))!.lamports)).toBe(RENT_LAMPORTS);
+    await closeAll(agentId);
+    // Buy, sale, and the close of the account: one instruction of the token program, nothing else.
+    expect(walletTxs()).toBe(3);
+    const close = [...chain.landed.values()].at(-1)!;
+    expect(close.err).toBeNull();
+    expect(close.tx.message.compiledInstructions).toHaveLength(1);
+    expect(close.fee).toBe(5_000n);
+    // The wallet gets the rent less the close's fee: exactly what a simulated close returns.
+    const back = close.postBalances[0]! - close.preBalances[0]!;
+    expect(back).toBe(RENT_LAMPORTS - 5_000n);
+    expect(back).toBe(toAtomic(new Big(TOKEN_ACCOUNT_REFUND_SOL), 9));
+    expect(exists(pool)).toBe(false);
+    expect(ledgerLamports(agentId)).toBe(chain.lamportsOf(address));
+    expect(Number(ledger(agentId, pool.mint.toBase58()))).toBe(0);
+    // Not a trade: no transaction row, no journal row for it.
+    const n = (sql: string) => ctx.database.sqlite.query<{ n: number }, []>(sql).get()!.n;
+    expect(n("SELECT count(*) AS n FROM agent_transactions")).toBe(2);
+    expect(n("SELECT count(*) AS n FROM live_trades")).toBe(2);
+    expect(ctx.logs.some((l) => l.includes("token account closed; its rent is back in the wallet"))).toBe(true);
+  });
+
+  test("a partial take-profit leaves the account open; the take-profit that sells the rest closes it", async () => {
+    const pool = agg.addPool({ lamportsPerToken: 1_000_000n, decimals: 6 });
+    const agentId = await agent("live", {
+      takeProfit: { enabled: true, percentage: 50, sellPercentage: 40, maxLevels: 3 },
+    });
+    await signal(pool);
+    pool.opts.lamportsPerToken *= 2n; // level 1 (+50%)
+    expect(await ctx.services.trading.monitor.tick()).toMatchObject({ actions: 1, failed: 0 });
+    await live().closer.idle();
+    expect(walletTxs()).toBe(2);
+    expect(exists(pool)).toBe(true);
+    expect(ledgerLamports(agentId)).toBe(chain.lamportsOf(address));
+    await closeAll(agentId);
+    expect(walletTxs()).toBe(4);
+    expect(exists(pool)).toBe(false);
+    expect(ledgerLamports(agentId)).toBe(chain.lamportsOf(address));
+  });
+
+  test("a take-profit that sells everything closes the position and the account", async () => {
+    const pool = agg.addPool({ lamportsPerToken: 1_000_000n, decimals: 6 });
+    const agentId = await agent("live", {
+      takeProfit: { enabled: true, percentage: 50, sellPercentage: 100, maxLevels: 1 },
+    });
+    await signal(pool);
+    pool.opts.lamportsPerToken *= 2n;
+    expect(await ctx.services.trading.monitor.tick()).toMatchObject({ actions: 1, closed: 1, failed: 0 });
+    await live().closer.idle();
+    expect(walletTxs()).toBe(3);
+    expect(exists(pool)).toBe(false);
+    expect(ledgerLamports(agentId)).toBe(chain.lamportsOf(address));
+  });
+
+  test("a closing sale settled later by the reconciler closes the account then", async () => {
+    const pool = agg.addPool({ lamportsPerToken: 1_000_000n, decimals: 6 });
+    const agentId = await agent("live");
+    await signal(pool);
+    const [pos] = await json(await req("GET", `/api/v1/agent-positions/${agentId}`));
+    // The sale lands but its confirmation is held: the close answers "pending".
+    chain.withholdConfirmations = true;
+    expect((await req("POST", `/api/v1/agent-positions/${agentId}/${pos.id}/close`)).status).toBe(502);
+    await live().closer.idle();
+    expect(walletTxs()).toBe(2);
+    expect(exists(pool)).toBe(true);
+    chain.withholdConfirmations = false;
+    await ctx.services.trading.monitor.tick(); // the reconciler settles the sale
+    await live().closer.idle();
+    expect(walletTxs()).toBe(3);
+    expect(exists(pool)).toBe(false);
+    expect(ledgerLamports(agentId)).toBe(chain.lamportsOf(address));
+  });
+
+  test("a close that never confirms changes nothing: the position stays closed, the rent stays locked, a warning names the account", async () => {
+    const pool = agg.addPool({ lamportsPerToken: 1_000_000n, decimals: 6 });
+    const agentId = await agent("live");
+    await signal(pool);
+    // The sale lands; every send of the account's close is dropped.
+    chain.sendModes.push({ kind: "land" }, ...Array.from({ length: 10 }, () => ({ kind: "drop" as const })));
+    await closeAll(agentId);
+    expect(walletTxs()).toBe(2);
+    expect(exists(pool)).toBe(true);
+    const n = (sql: string) => ctx.database.sqlite.query<{ n: number }, []>(sql).get()!.n;
+    expect(n("SELECT count(*) AS n FROM positions WHERE status = 'closed'")).toBe(1);
+    expect(ledgerLamports(agentId)).toBe(chain.lamportsOf(address));
+    const warning = ctx.logs.find((l) => l.includes("token account close not confirmed"));
+    expect(warning).toContain(ataOf(pool).toBase58());
+    expect(warning).not.toContain(bs58.encode(wallet.secretKey));
+  });
+
+  test("Token-2022 without a transfer fee: closed with the Token-2022 program", async () => {
+    const pool = agg.addPool({ lamportsPerToken: 1_000_000n, decimals: 6, token2022: true, transferFeeBps: 0 });
+    const agentId = await agent("live");
+    await signal(pool);
+    await closeAll(agentId);
+    expect(walletTxs()).toBe(3);
+    const close = [...chain.landed.values()].at(-1)!;
+    expect(close.keys.static).toContain(pool.programId.toBase58());
+    expect(exists(pool)).toBe(false);
+    expect(ledgerLamports(agentId)).toBe(chain.lamportsOf(address));
+  });
+
+  test("Token-2022 with a transfer fee: live leaves the account open, and the simulation returns no rent either", async () => {
+    const pool = agg.addPool({ lamportsPerToken: 1_000_000n, decimals: 6, token2022: true, transferFeeBps: 50 });
+    const plain = agg.addPool({ lamportsPerToken: 1_000_000n, decimals: 6, token2022: true, transferFeeBps: 0 });
+    const liveId = await agent("live");
+    const simId = await agent("simulation");
+    await signal(pool);
+    await closeAll(liveId);
+    expect(walletTxs()).toBe(2); // no close sent
+    expect(exists(pool)).toBe(true);
+    expect(ledgerLamports(liveId)).toBe(chain.lamportsOf(address));
+    expect(ctx.logs.some((l) => l.includes("token account left open") && l.includes("transfer fee"))).toBe(true);
+
+    // The simulation agent's closing sale: only the swap's SOL, no rent back.
+    const [pos] = await json(await req("GET", `/api/v1/agent-positions/${simId}`));
+    expect((await req("POST", `/api/v1/agent-positions/${simId}/${pos.id}/close`)).status).toBe(200);
+    const sell = (agentId: string, mint: string) =>
+      ctx.database.sqlite
+        .query<{ input_amount: string; output_amount: string }, [string, string]>(
+          "SELECT input_amount, output_amount FROM agent_transactions WHERE agent_id = ? AND transaction_type = 'SELL' AND input_mint = ?",
+        )
+        .get(agentId, mint)!;
+    const swapped = (p: Pool, tokens: string) => {
+      // What the simulation quotes: the tokens sent minus the fee, then the fake's quote of that.
+      const sent = BigInt(Math.round(Number(tokens) * 1e6));
+      const arriving = sent - agg.transferFee(p, sent);
+      return ((arriving - agg.transferFee(p, arriving)) * p.opts.lamportsPerToken) / 1_000_000n;
+    };
+    const feeSale = sell(simId, pool.mint.toBase58());
+    expect(BigInt(Math.round(Number(feeSale.output_amount) * 1e9))).toBe(swapped(pool, feeSale.input_amount));
+
+    // The same agent on a mint without a fee: the closing sale brings the rent back, less the close's fee.
+    await signal(plain);
+    const [pos2] = await json(await req("GET", `/api/v1/agent-positions/${simId}`));
+    expect((await req("POST", `/api/v1/agent-positions/${simId}/${pos2.id}/close`)).status).toBe(200);
+    const plainSale = sell(simId, plain.mint.toBase58());
+    expect(BigInt(Math.round(Number(plainSale.output_amount) * 1e9))).toBe(
+      swapped(plain, plainSale.input_amount) + RENT_LAMPORTS - 5_000n,
+    );
+  });
+});
