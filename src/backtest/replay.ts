@@ -153,7 +153,6 @@ export function replayVariant(input: ReplayInput, aligned = alignSignals(input.s
     const time = p.path.times[index]!;
     const remaining = new Big(p.remainingAmount);
     let proceeds = new Big(0);
-    let swapped = new Big(0);
     let fees = new Big(0);
     if (remaining.gt(0)) {
       const fill = simulateSell(
@@ -165,10 +164,10 @@ export function replayVariant(input: ReplayInput, aligned = alignSignals(input.s
         true,
       );
       if (isRefused(fill)) return false;
-      swapped = fill.proceeds;
-      proceeds = fill.proceeds.plus(fill.rentRefundSol);
+      proceeds = fill.proceeds;
       fees = fill.feesSol;
-      balance = balance.plus(proceeds.minus(fees));
+      // The rent comes back to the balance, not into the position's P/L (as in the engine).
+      balance = balance.plus(proceeds.minus(fees)).plus(fill.rentRefundSol);
       lastTradeAtMs = time;
     }
     const pnl = closePnl({
@@ -182,8 +181,7 @@ export function replayVariant(input: ReplayInput, aligned = alignSignals(input.s
       solUsdPrice: 0,
     });
     finish(p, time, reason, {
-      // The swap's price: the rent returned is not part of it.
-      price: remaining.gt(0) ? decStr(swapped.div(remaining)) : null,
+      price: remaining.gt(0) ? decStr(proceeds.div(remaining)) : null,
       pnl: pnl.profitLossSol,
       change: pnl.changePercent,
     });
@@ -208,8 +206,8 @@ export function replayVariant(input: ReplayInput, aligned = alignSignals(input.s
         action.closesPosition,
       );
       if (isRefused(fill)) return;
-      const received = fill.proceeds.plus(fill.rentRefundSol);
-      balance = balance.plus(received.minus(fill.feesSol));
+      const received = fill.proceeds;
+      balance = balance.plus(received.minus(fill.feesSol)).plus(fill.rentRefundSol);
       lastTradeAtMs = time;
       const sale = takeProfitSalePnl({
         costSol: p.costSol,

@@ -188,9 +188,7 @@ export class SimulationSettlement implements Settlement {
   }
 
   sell(p: PositionRecord, sale: SaleRequest, fill: SwapFill, solUsd: Big): SettleOutcome<SaleSettled> {
-    const { sold, proceeds: swapped, salePriceSol } = saleAmounts(p, fill);
-    // SOL received: the swap's, plus the rent back when the sale empties the token account.
-    let proceeds = swapped;
+    const { sold, proceeds, salePriceSol } = saleAmounts(p, fill);
     const now = isoNow(this.clock);
     const txId = crypto.randomUUID();
     const swapId = crypto.randomUUID();
@@ -206,12 +204,15 @@ export class SimulationSettlement implements Settlement {
       const solKey = { agentId: p.agentId, walletAddress: p.walletAddress, tokenAddress: SOL_MINT };
       if (sold.gt(0)) {
         debit(h, key, sold, { now });
-        // The sale that closes the position empties the token account, which is closed: its rent
-        // comes back with the sale's SOL (as a live close that closes the account would show it).
-        // Not for a Token-2022 mint with a transfer fee: live cannot close its account.
-        if ((sale.kind === "close" || sale.closesPosition) && !fill.keepsTokenAccount)
-          proceeds = swapped.plus(tokenAccountRefundSol(readBalance(h, key)));
-        const net = proceeds.minus(fill.feesSol);
+        // The sale that closes the position empties the token account, which is then closed: its
+        // rent comes back to the wallet's SOL, not into the sale or the position's P/L, as live's
+        // separate close transaction returns it after the position is recorded. Not for a
+        // Token-2022 mint with a transfer fee: live cannot close its account.
+        const refund =
+          (sale.kind === "close" || sale.closesPosition) && !fill.keepsTokenAccount
+            ? tokenAccountRefundSol(readBalance(h, key))
+            : new Big(0);
+        const net = proceeds.minus(fill.feesSol).plus(refund);
         if (net.gte(0)) credit(h, solKey, net, { now });
         else debit(h, solKey, net.abs(), { now });
         this.book.insertTransaction({
@@ -222,7 +223,7 @@ export class SimulationSettlement implements Settlement {
             tokens: sold,
             tokenPriceUsd: salePriceSol.times(solUsd),
             solUsd,
-            valueUsd: swapped.times(solUsd),
+            valueUsd: proceeds.times(solUsd),
           }),
           id: txId,
           agentId: p.agentId,
