@@ -7,8 +7,9 @@ import { type ContextOptions, createApiKey, createTestContext, json, login, type
 export const MINT = "DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263";
 export const MINT2 = "EKpQGSJtjMFqKZ9KQanSqYXRcF8fBopzLHYxdM65zcjm";
 /**
- * Token account rent a simulated first buy of a mint pays with its fees, returned by the sale that
- * closes the position less the 0.000005 SOL fee of closing the account (issue 15;
+ * Token account rent a simulated first buy of a mint pays with its fees (in the position's cost and
+ * P/L), returned to the wallet's SOL, not the sale or the P/L, when the sale that closes the
+ * position closes the account, less the 0.000005 SOL fee of closing it (issue 15;
  * src/trading/settlement/simulation.ts).
  */
 export const RENT = "0.00203928";

@@ -9,9 +9,9 @@ import { MINT, startTrading, type TradingContext } from "../helpers/trading.ts";
 // Every number below is worked out by hand from the fake market's prices: SOL at $100, the token
 // bought at $0.01 (0.0001 SOL), 5 % of 10 SOL = 0.5 SOL swapped for 5000 tokens, and every swap
 // charged 0.000005 + 0.0001 = 0.000105 SOL of fees. The opening buy also pays the token account's
-// rent, 0.00203928 SOL, returned by the closing sale less the 0.000005 SOL fee of the transaction
-// that closes the account (issue 15): the position's cost is 0.50214428 SOL, and over the whole
-// position only that fee of the rent stays spent (0.50011 SOL).
+// rent, 0.00203928 SOL (issue 15): the position's cost is 0.50214428 SOL, and its P/L counts the
+// rent as spent, as live's does. The close returns the rent, less the 0.000005 SOL fee of the
+// transaction that closes the account, to the wallet's SOL only: not into the sale or the P/L.
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const SIM_HASH = /^sim_[0-9a-f]{32}$/;
@@ -59,7 +59,7 @@ describe("close after take-profit sales", () => {
       takeProfit: { enabled: true, percentage: 50, sellPercentage: 50, maxLevels: 3 },
     });
     // The opening buy paid 0.000105 in fees and 0.00203928 of token account rent (issue 15): its
-    // cost is 0.50214428 until the close returns the rent.
+    // cost is 0.50214428.
     expect(t.solBalance(agent.id)).toBe("9.49785572");
 
     // Level 1 at 0.0001 × 1.5 = 0.00015 SOL ($0.015): half of 5000 tokens sold for 0.375 SOL.
@@ -78,9 +78,9 @@ describe("close after take-profit sales", () => {
     expect(t.solBalance(agent.id)).toBe("9.87275072");
     expect(t.tokenBalance(agent.id)).toBe("2500");
 
-    // Close at $0.012: 2500 tokens for 0.3 SOL, and the rent back less the close's fee. P/L =
-    // 0.30203428 − 0.000105 + 0.12382286 − 0.25107214 = 0.17468, which is also (0.374895 +
-    // 0.299895) − 0.50011: every net proceed minus the cost, the rent netting out but for that fee.
+    // Close at $0.012: 2500 tokens for 0.3 SOL. P/L = 0.3 − 0.000105 + 0.12382286 − 0.25107214
+    // = 0.17264572, which is also (0.374895 + 0.299895) − 0.50214428: every net proceed minus the
+    // cost, the rent included (its refund goes to the wallet, not the P/L).
     price("0.012");
     const res = await closeLong(agent.id, pos.id, {});
     expect(res.status).toBe(200);
@@ -98,12 +98,12 @@ describe("close after take-profit sales", () => {
       success: true,
       transactionId: expect.stringMatching(UUID),
       historicalSwapId: expect.stringMatching(UUID),
-      profitLossSol: 0.17468,
-      profitLossUsd: 17.468,
-      changePercent: pct("0.17468", "0.50214428"),
+      profitLossSol: 0.17264572,
+      profitLossUsd: 17.264572,
+      changePercent: pct("0.17264572", "0.50214428"),
       transactionHash: expect.stringMatching(SIM_HASH),
     });
-    expect(body.changePercent).toBeCloseTo(34.78681466, 7);
+    expect(body.changePercent).toBeCloseTo(34.38169603, 7);
 
     // The SELL of what remained.
     const sell = await json(
@@ -117,7 +117,7 @@ describe("close after take-profit sales", () => {
       inputMint: MINT,
       inputAmount: "2500",
       outputMint: "So11111111111111111111111111111111111111112",
-      outputAmount: "0.30203428", // 0.3 from the swap, the rent less the close's fee
+      outputAmount: "0.3", // the swap's SOL only: the rent is not part of the sale
       fees: "0.000105",
       isTakeProfit: false,
       isDca: false,
@@ -145,9 +145,9 @@ describe("close after take-profit sales", () => {
       amount: "5000",
       purchasePrice: "0.0001",
       salePrice: "0.00012",
-      profitLossSol: "0.17468",
-      profitLossUsd: "17.468",
-      changePercent: "34.7868",
+      profitLossSol: "0.17264572",
+      profitLossUsd: "17.264572",
+      changePercent: "34.3816",
       purchaseTransactionId: pos.purchase.transaction.id,
       saleTransactionId: body.transactionId,
       signalId: String(signal.id),
@@ -155,7 +155,7 @@ describe("close after take-profit sales", () => {
       purchaseTime: pos.purchase.transaction.time,
     });
 
-    // Balances: 10 − 0.50011 + 0.374895 + 0.299895.
+    // Balances: 10 − 0.50214428 + 0.374895 + 0.299895 + the rent back less the close's fee, 0.00203428.
     expect(t.solBalance(agent.id)).toBe("10.17468");
     expect(t.tokenBalance(agent.id)).toBe("0");
     expect(await t.positions(agent.id)).toEqual([]);
@@ -189,22 +189,23 @@ describe("close after take-profit sales", () => {
       moonBagActivated: true,
       moonBagAmount: 2500,
     });
-    // Closed by the short form at $0.01: 2500 tokens for 0.25 SOL. P/L = (0.499895 + 0.249895) − 0.50011.
+    // Closed by the short form at $0.01: 2500 tokens for 0.25 SOL. P/L = (0.499895 + 0.249895)
+    // − 0.50214428 = 0.24764572; the balance also gets the rent back: 10 + 0.24764572 + 0.00203428.
     price("0.01");
     const res = await closeShort(pos.id);
     expect(res.status).toBe(200);
     const body = await json(res);
     expect(body).toMatchObject({
       success: true,
-      profitLossSol: 0.24968,
-      profitLossUsd: 24.968,
-      changePercent: pct("0.24968", "0.50214428"),
+      profitLossSol: 0.24764572,
+      profitLossUsd: 24.764572,
+      changePercent: pct("0.24764572", "0.50214428"),
     });
     expect(t.solBalance(agent.id)).toBe("10.24968");
     const [swap] = await swaps(agent.id);
     expect(swap).toMatchObject({
       closeReason: "manual",
-      profitLossSol: "0.24968",
+      profitLossSol: "0.24764572",
       salePrice: "0.0001",
       saleTransactionId: body.transactionId,
     });
@@ -214,24 +215,24 @@ describe("close after take-profit sales", () => {
 describe("close requests", () => {
   test("the short form with reason stop_loss closes with closeReason stop_loss", async () => {
     const { agent, pos } = await openOne();
-    price("0.02"); // 5000 tokens for 1 SOL: P/L 0.999895 − 0.50011 = 0.499785
+    price("0.02"); // 5000 tokens for 1 SOL: P/L 0.999895 − 0.50214428 = 0.49775072
     const res = await closeShort(pos.id, { reason: "stop_loss" });
     expect(res.status).toBe(200);
     const body = await json(res);
     expect(body).toMatchObject({
       success: true,
-      profitLossSol: 0.499785,
-      profitLossUsd: 49.9785,
-      changePercent: pct("0.499785", "0.50214428"),
+      profitLossSol: 0.49775072,
+      profitLossUsd: 49.775072,
+      changePercent: pct("0.49775072", "0.50214428"),
     });
     const [swap] = await swaps(agent.id);
     expect(swap).toMatchObject({
       id: body.historicalSwapId,
       closeReason: "stop_loss",
-      profitLossSol: "0.499785",
+      profitLossSol: "0.49775072",
       salePrice: "0.0002",
     });
-    expect(t.solBalance(agent.id)).toBe("10.499785");
+    expect(t.solBalance(agent.id)).toBe("10.499785"); // 10 + 0.49775072 + the rent back 0.00203428
   });
 
   test("a manual close bypasses stop-loss and DCA: one SELL at the current price, no DCA buy", async () => {
@@ -243,12 +244,12 @@ describe("close requests", () => {
     price("0.005");
     const res = await closeLong(agent.id, pos.id, { reason: "manual" });
     expect(res.status).toBe(200);
-    // 5000 tokens for 0.25 SOL: P/L 0.249895 − 0.50011 = −0.250215.
+    // 5000 tokens for 0.25 SOL: P/L 0.249895 − 0.50214428 = −0.25224928.
     expect(await json(res)).toMatchObject({
       success: true,
-      profitLossSol: -0.250215,
-      profitLossUsd: -25.0215,
-      changePercent: pct("-0.250215", "0.50214428"),
+      profitLossSol: -0.25224928,
+      profitLossUsd: -25.224928,
+      changePercent: pct("-0.25224928", "0.50214428"),
     });
     expect((await txs(agent.id)).map((x: any) => `${x.transactionType}:${x.isDca}`).sort()).toEqual([
       "BUY:false",
@@ -259,7 +260,7 @@ describe("close requests", () => {
     // The monitor finds nothing left to do.
     expect(await tick()).toMatchObject({ positions: 0, actions: 0 });
     expect(t.count("agent_transactions", "agent_id = ?", agent.id)).toBe(2);
-    expect(t.solBalance(agent.id)).toBe("9.749785");
+    expect(t.solBalance(agent.id)).toBe("9.749785"); // 10 − 0.25224928 + the rent back 0.00203428
   });
 
   test("404 Position not found: unknown id, another user's position, a position of another agent", async () => {

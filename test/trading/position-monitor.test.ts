@@ -8,9 +8,9 @@ import { MINT, MINT2, startTrading, type TradingContext } from "../helpers/tradi
 // peak / take-profit progress that survives a restart. The tests drive ticks directly and move
 // the ManualClock. Numbers are worked out by hand: SOL at $100, the token bought at $0.01
 // (0.0001 SOL), 0.5 SOL swapped for 5000 tokens, 0.000105 SOL of fees per swap; the opening buy
-// also pays the token account's rent, 0.00203928 SOL, returned by the sale that closes the
-// position less the 0.000005 SOL fee of closing the account (issue 15): cost 0.50214428 SOL while
-// open, 0.50011 net of the rent.
+// also pays the token account's rent, 0.00203928 SOL (issue 15): cost 0.50214428 SOL. The close
+// returns the rent, less the 0.000005 SOL fee of closing the account, to the wallet's SOL only:
+// not into the sale or the position's P/L (as live's separate close transaction does).
 
 let t: TradingContext;
 /** The service in use: replaced by restart(). */
@@ -95,17 +95,18 @@ describe("trailing stop-loss", () => {
     price("0.015");
     expect(await tick()).toMatchObject({ actions: 1, closed: 1, failed: 0 });
     expect(row(pos.id)).toMatchObject({ status: "closed", close_reason: "stop_loss", remaining_amount: "0" });
-    // 5000 tokens for 0.75 SOL: P/L 0.749895 − 0.50011 = 0.249785.
+    // 5000 tokens for 0.75 SOL: P/L 0.749895 − 0.50214428 = 0.24775072.
     const [swap] = await swaps(agent.id);
     expect(swap).toMatchObject({
       closeReason: "stop_loss",
-      profitLossSol: "0.249785",
-      profitLossUsd: "24.9785",
+      profitLossSol: "0.24775072",
+      profitLossUsd: "24.775072",
       salePrice: "0.00015",
       purchasePrice: "0.0001",
       amount: "5000",
     });
-    // The close closed the token account: its rent came back less the close's fee (issue 15).
+    // The close closed the token account: its rent came back to the balance less the close's fee
+    // (issue 15): 10 − 0.50214428 + 0.749895 + 0.00203428.
     expect(bal(agent.id)).toBe("10.249785");
     expect(bal(agent.id, MINT)).toBe("0");
     expect(await positions(agent.id)).toEqual([]);
@@ -113,7 +114,7 @@ describe("trailing stop-loss", () => {
     expect(sells.length).toBe(1);
     expect(sells[0]).toMatchObject({
       inputAmount: "5000",
-      outputAmount: "0.75203428", // the swap's 0.75 plus the rent returned, less the close's fee
+      outputAmount: "0.75", // the swap's SOL only: the rent is not part of the sale
       isTakeProfit: false,
       id: swap.saleTransactionId,
     });
@@ -187,7 +188,7 @@ describe("take-profit levels, then the moon bag", () => {
     price("0.03");
     const expected = [
       // sold, remaining, realizedProfitSol: proceeds − 0.000105 − 0.50214428 × sold / 5000, cumulated
-      // (the cost holds the token account's rent until the close returns it; issue 15)
+      // (the cost holds the token account's rent; issue 15)
       { sold: "2500", proceeds: "0.75", remaining: 2500, realized: 0.49882286 },
       { sold: "1250", proceeds: "0.375", remaining: 1250, realized: 0.74818179 },
       { sold: "625", proceeds: "0.1875", remaining: 625, realized: 0.872808755 },
@@ -234,12 +235,13 @@ describe("take-profit levels, then the moon bag", () => {
     price("0.0225");
     expect(await tick()).toMatchObject({ actions: 1, closed: 1 });
     const [swap] = await swaps(agent.id);
-    // P/L: every net proceed minus the cost = (0.749895 + 0.374895 + 0.187395 + 0.14052 + the rent
-    // 0.00203928 returned less the close's 0.000005) − 0.50214428: the rent nets out but for that fee.
+    // P/L: every net proceed minus the cost = (0.749895 + 0.374895 + 0.187395 + 0.14052)
+    // − 0.50214428 = 0.95056072 (the rent is spent). The balance also gets the rent back less the
+    // close's fee: 10.81004072 + 0.14052 + 0.00203428.
     expect(swap).toMatchObject({
       closeReason: "stop_loss",
-      profitLossSol: "0.952595",
-      profitLossUsd: "95.2595",
+      profitLossSol: "0.95056072",
+      profitLossUsd: "95.056072",
       amount: "5000",
     });
     expect(bal(agent.id)).toBe("10.952595");
@@ -272,16 +274,17 @@ describe("take-profit levels, then the moon bag", () => {
       levels_hit: 1,
     });
     const sells = await txs(agent.id, "&isTakeProfit=true");
-    // The sale that empties the position returns the token account's rent (less the close's fee).
-    expect(sells.map((x: any) => [x.inputAmount, x.outputAmount])).toEqual([["5000", "0.75203428"]]);
+    // The sale that empties the position closes the token account: the rent (less the close's fee)
+    // comes back to the balance, not into the sale or the P/L (0.749895 − 0.50214428).
+    expect(sells.map((x: any) => [x.inputAmount, x.outputAmount])).toEqual([["5000", "0.75"]]);
     const [swap] = await swaps(agent.id);
     expect(swap).toMatchObject({
       closeReason: "take_profit",
-      profitLossSol: "0.249785",
+      profitLossSol: "0.24775072",
       saleTransactionId: sells[0].id,
     });
     expect(t.count("historical_swaps", "position_id = ?", pos.id)).toBe(1);
-    expect(bal(agent.id)).toBe("10.249785");
+    expect(bal(agent.id)).toBe("10.249785"); // 10 − 0.50214428 + 0.749895 + 0.00203428
   });
 });
 
@@ -372,11 +375,12 @@ describe("stale trade", () => {
     expect(row(pos.id)).toMatchObject({ status: "closed", close_reason: "stale_trade" });
     token = (await login(ctx)).token; // a day later the first access token has expired
     const [swap] = await swaps(agent.id);
-    // Sold at the entry price: P/L is the two swaps' fees and the close's, −0.000215.
+    // Sold at the entry price: P/L is the two swaps' fees and the rent, −0.00224928. The balance
+    // gets the rent back but for the close's fee: 10 − 0.000105 × 2 − 0.000005 = 9.999785.
     expect(swap).toMatchObject({
       closeReason: "stale_trade",
-      profitLossSol: "-0.000215",
-      profitLossUsd: "-0.0215",
+      profitLossSol: "-0.00224928",
+      profitLossUsd: "-0.224928",
       salePrice: "0.0001",
     });
     expect(new Date(swap.saleTime).getTime() - new Date(swap.purchaseTime).getTime()).toBe(86_400_001);
@@ -413,11 +417,11 @@ describe("exit signals", () => {
       await t.settle();
       expect(row(pos.id)).toMatchObject({ status: "closed", close_reason: "signal" });
       const [swap] = await swaps(holder.id);
-      // 5000 tokens for 0.6 SOL: 0.599895 − 0.50011 = 0.099785.
-      expect(swap).toMatchObject({ closeReason: "signal", profitLossSol: "0.099785", signalId: String(buy.id) });
+      // 5000 tokens for 0.6 SOL: 0.599895 − 0.50214428 = 0.09775072.
+      expect(swap).toMatchObject({ closeReason: "signal", profitLossSol: "0.09775072", signalId: String(buy.id) });
       const sells = await txs(holder.id, "&transactionType=SELL");
       expect(sells.map((x: any) => [x.signalId, x.outputAmount, x.id])).toEqual([
-        [exit.id, "0.60203428", swap.saleTransactionId], // 0.6 plus the rent returned, less the close's fee
+        [exit.id, "0.6", swap.saleTransactionId], // the swap's SOL only: the rent goes to the balance
       ]);
       expect(
         t.count("trade_idempotency", "agent_id = ? AND signal_id = ? AND action = 'SELL'", holder.id, exit.id),

@@ -118,7 +118,8 @@ describe("trading events", () => {
       },
     });
 
-    // The close at $0.012: P/L 0.17468 SOL.
+    // The close at $0.012: P/L (0.374895 + 0.299895) − 0.50214428 = 0.17264572 SOL (the rent is
+    // in the cost; its refund goes to the wallet, not the sale or the P/L).
     t.fake.setToken(MINT, { priceUsd: "0.012" });
     const res = await t.ctx.request("POST", `/api/v1/agent-positions/${pos.id}/close`, { token: t.token });
     const closed = await json(res);
@@ -131,7 +132,7 @@ describe("trading events", () => {
         side: "sell",
         isTakeProfit: false,
         tokens: "2500",
-        proceedsSol: "0.30203428", // the swap's 0.3 and the closed token account's rent less the close's fee
+        proceedsSol: "0.3", // the swap's SOL only: the closed token account's rent is not a proceed
         transactionId: closed.transactionId,
         hash: closed.transactionHash,
         reason: "manual",
@@ -146,8 +147,8 @@ describe("trading events", () => {
         tokenAddress: MINT,
         reason: "manual",
         historicalSwapId: closed.historicalSwapId,
-        profitLossSol: 0.17468,
-        profitLossUsd: 17.468,
+        profitLossSol: 0.17264572,
+        profitLossUsd: 17.264572,
       },
     });
   });
