@@ -127,6 +127,58 @@ describe("the token account's rent, live", () => {
     expect(ctx.logs.some((l) => l.includes("token account closed; its rent is back in the wallet"))).toBe(true);
   });
 
+  test("opened and closed at the same price: live and simulation P/L both count the rent as spent; it comes back to the wallet only", async () => {
+    const pool = agg.addPool({ lamportsPerToken: 1_000_000n, decimals: 6 });
+    const liveId = await agent("live");
+    const simId = await agent("simulation");
+    const startLive = chain.lamportsOf(address);
+    await signal(pool);
+    await closeAll(liveId);
+    const [simPos] = await json(await req("GET", `/api/v1/agent-positions/${simId}`));
+    expect((await req("POST", `/api/v1/agent-positions/${simId}/${simPos.id}/close`)).status).toBe(200);
+    const lamports = (sol: string) => toAtomic(new Big(sol), 9);
+    const rows = (agentId: string) =>
+      ctx.database.sqlite
+        .query<{ transaction_type: string; input_amount: string; output_amount: string; fees: string }, [string]>(
+          "SELECT transaction_type, input_amount, output_amount, fees FROM agent_transactions WHERE agent_id = ?",
+        )
+        .all(agentId);
+    const pnl = (agentId: string) =>
+      lamports(
+        ctx.database.sqlite
+          .query<{ profit_loss_sol: string }, [string]>(
+            "SELECT profit_loss_sol FROM historical_swaps WHERE agent_id = ?",
+          )
+          .get(agentId)!.profit_loss_sol,
+      );
+    for (const id of [liveId, simId]) {
+      const txs = rows(id);
+      const buy = txs.find((t) => t.transaction_type === "BUY")!;
+      const sale = txs.find((t) => t.transaction_type === "SELL")!;
+      // The rent is part of the buy's cost in both modes: live sees it in the SOL the buy spent, the
+      // simulation charges it with the buy's fees.
+      const rentInFees = id === simId ? RENT_LAMPORTS : 0n;
+      const swapFees = lamports(buy.fees) - rentInFees + lamports(sale.fees);
+      // The position lost its two swaps' fees and the rent: the rent is in no sale and no P/L.
+      expect({ id, pnl: pnl(id) }).toEqual({ id, pnl: -(swapFees + RENT_LAMPORTS) });
+      // Sold at the buy's price: the sale is what the buy swapped, the rent not included.
+      const swapped = lamports(buy.input_amount) - (RENT_LAMPORTS - rentInFees);
+      expect({ id, sold: lamports(sale.output_amount) }).toEqual({ id, sold: swapped });
+    }
+    // The wallet's SOL: the initial balance less the swaps' fees and the close's; the rent is back.
+    const liveTxs = rows(liveId);
+    const liveFees = liveTxs.reduce((s, t) => s + lamports(t.fees), 0n);
+    expect(chain.lamportsOf(address)).toBe(startLive - liveFees - 5_000n);
+    expect(ledgerLamports(liveId)).toBe(chain.lamportsOf(address));
+    const simFees = rows(simId).reduce((s, t) => s + lamports(t.fees), 0n);
+    const simSol = ctx.database.sqlite
+      .query<{ balance: string }, [string, string]>(
+        "SELECT balance FROM agent_balances WHERE agent_id = ? AND token_address = ?",
+      )
+      .get(simId, SOL_MINT)!.balance;
+    expect(lamports(simSol)).toBe(10_000_000_000n - (simFees - RENT_LAMPORTS) - 5_000n);
+  });
+
   test("a partial take-profit leaves the account open; the take-profit that sells the rest closes it", async () => {
     const pool = agg.addPool({ lamportsPerToken: 1_000_000n, decimals: 6 });
     const agentId = await agent("live", {
@@ -219,15 +271,28 @@ describe("the token account's rent, live", () => {
     expect(ledgerLamports(liveId)).toBe(chain.lamportsOf(address));
     expect(ctx.logs.some((l) => l.includes("token account left open") && l.includes("transfer fee"))).toBe(true);
 
-    // The simulation agent's closing sale: only the swap's SOL, no rent back.
+    // The simulation agent's closing sale: the swap's SOL only, and no rent back to the wallet.
+    const simSol = () =>
+      toAtomic(
+        new Big(
+          ctx.database.sqlite
+            .query<{ balance: string }, [string, string]>(
+              "SELECT balance FROM agent_balances WHERE agent_id = ? AND token_address = ?",
+            )
+            .get(simId, SOL_MINT)!.balance,
+        ),
+        9,
+      );
     const [pos] = await json(await req("GET", `/api/v1/agent-positions/${simId}`));
+    const beforeFeeClose = simSol();
     expect((await req("POST", `/api/v1/agent-positions/${simId}/${pos.id}/close`)).status).toBe(200);
     const sell = (agentId: string, mint: string) =>
       ctx.database.sqlite
-        .query<{ input_amount: string; output_amount: string }, [string, string]>(
-          "SELECT input_amount, output_amount FROM agent_transactions WHERE agent_id = ? AND transaction_type = 'SELL' AND input_mint = ?",
+        .query<{ input_amount: string; output_amount: string; fees: string }, [string, string]>(
+          "SELECT input_amount, output_amount, fees FROM agent_transactions WHERE agent_id = ? AND transaction_type = 'SELL' AND input_mint = ?",
         )
         .get(agentId, mint)!;
+    const lamports = (sol: string) => toAtomic(new Big(sol), 9);
     const swapped = (p: Pool, tokens: string) => {
       // What the simulation quotes: the tokens sent minus the fee, then the fake's quote of that.
       const sent = BigInt(Math.round(Number(tokens) * 1e6));
@@ -235,15 +300,20 @@ describe("the token account's rent, live", () => {
       return ((arriving - agg.transferFee(p, arriving)) * p.opts.lamportsPerToken) / 1_000_000n;
     };
     const feeSale = sell(simId, pool.mint.toBase58());
-    expect(BigInt(Math.round(Number(feeSale.output_amount) * 1e9))).toBe(swapped(pool, feeSale.input_amount));
+    expect(lamports(feeSale.output_amount)).toBe(swapped(pool, feeSale.input_amount));
+    expect(simSol()).toBe(beforeFeeClose + lamports(feeSale.output_amount) - lamports(feeSale.fees));
 
-    // The same agent on a mint without a fee: the closing sale brings the rent back, less the close's fee.
+    // The same agent on a mint without a fee: the sale is the swap's SOL only (the rent is in no
+    // sale and no P/L, in either mode), and the account's close brings the rent back to the wallet,
+    // less the close's fee.
     await signal(plain);
     const [pos2] = await json(await req("GET", `/api/v1/agent-positions/${simId}`));
+    const beforePlainClose = simSol();
     expect((await req("POST", `/api/v1/agent-positions/${simId}/${pos2.id}/close`)).status).toBe(200);
     const plainSale = sell(simId, plain.mint.toBase58());
-    expect(BigInt(Math.round(Number(plainSale.output_amount) * 1e9))).toBe(
-      swapped(plain, plainSale.input_amount) + RENT_LAMPORTS - 5_000n,
+    expect(lamports(plainSale.output_amount)).toBe(swapped(plain, plainSale.input_amount));
+    expect(simSol()).toBe(
+      beforePlainClose + lamports(plainSale.output_amount) - lamports(plainSale.fees) + RENT_LAMPORTS - 5_000n,
     );
   });
 });

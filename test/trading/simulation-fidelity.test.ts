@@ -20,7 +20,8 @@ import { MINT, MINT2, RENT, startTrading, type TradingContext } from "../helpers
 import { type MarketHarness, marketHarness } from "../market/helpers.ts";
 
 // Simulation is never kinder than live (issue 15 "Simulation fidelity"): a mint's first buy pays
-// the token account's rent (returned when the position closes and the account with it), a
+// the token account's rent (returned to the wallet's SOL, not the position's P/L, when the position
+// closes and the account with it), a
 // Token-2022 transfer fee is withheld from the tokens a swap moves, and a simulated swap pays the
 // priority fee live would pay at most. Figures: SOL $100, the token at $0.01 (0.0001 SOL), 5 % of
 // 10 SOL = 0.5 SOL per buy, network fee 0.000005 SOL.
@@ -40,7 +41,7 @@ const closePosition = async (positionId: string) => {
 };
 
 describe("token account rent", () => {
-  test("the first buy of a mint pays the rent with its fees; the close returns it; the next position pays again", async () => {
+  test("the first buy of a mint pays the rent with its fees; the close returns it to the wallet, not the P/L; the next position pays again", async () => {
     t = await startTrading();
     const agent = await t.createAgent();
     await t.postSignal();
@@ -55,15 +56,25 @@ describe("token account rent", () => {
     // The entry price is the swap's, rent and fees excluded.
     expect(pos.purchase.priceNative).toBe(0.0001);
 
-    // Closed at the entry price: the sale returns 0.5 SOL and the rent less the 0.000005 fee of the
-    // transaction that closes the account (what live gets back); the swaps' fees and that are lost.
+    // Closed at the entry price: the sale returns the swap's 0.5 SOL. The position's P/L counts the
+    // rent as spent, as live's does (live closes the account in a separate transaction after the
+    // position is recorded): −(the two swaps' fees + the rent) = −0.00224928.
     const closed = await closePosition(pos.id);
-    expect(closed.profitLossSol).toBe(-0.000215);
+    const fees = new Big("0.000105").times(2);
+    expect(closed.profitLossSol).toBe(-Number(fees.plus(RENT)));
+    expect(closed.profitLossSol).toBe(-0.00224928);
+    const [swap] = await json(
+      await t.ctx.request("GET", `/api/v1/agent-historical-swaps?agentId=${agent.id}`, { token: t.token }),
+    );
+    expect(swap).toMatchObject({ profitLossSol: "-0.00224928", salePrice: "0.0001" });
+    const sell = (await txs(agent.id)).find((x: { transactionType: string }) => x.transactionType === "SELL");
+    expect(sell).toMatchObject({ inputAmount: "5000", outputAmount: "0.5", fees: "0.000105" });
+    // The account is closed and the rent, less the 0.000005 fee of the transaction that closes it
+    // (what live gets back), is the wallet's SOL again: only the swaps' fees and the close's are lost.
+    expect(new Big(RENT).minus(TOKEN_ACCOUNT_CLOSE_FEE_SOL).toFixed()).toBe("0.00203428");
+    expect(t.solBalance(agent.id)).toBe(new Big(10).minus(fees).minus(TOKEN_ACCOUNT_CLOSE_FEE_SOL).toFixed());
     expect(t.solBalance(agent.id)).toBe("9.999785");
     expect(t.tokenBalance(agent.id)).toBe("0");
-    const sell = (await txs(agent.id)).find((x: { transactionType: string }) => x.transactionType === "SELL");
-    expect(sell).toMatchObject({ inputAmount: "5000", outputAmount: "0.50203428", fees: "0.000105" });
-    expect(new Big(RENT).minus(TOKEN_ACCOUNT_CLOSE_FEE_SOL).toFixed()).toBe("0.00203428");
 
     // A new position in the same mint opens a new token account: the rent is paid again.
     t.ctx.clock.advance(60_000);
