@@ -12,9 +12,11 @@ import {
 // (src/trading/simulation-executor.ts), the quote being the bar's price with no price impact
 // (history has no order book). Slippage is checked by the rule, fees are the rule's simulation
 // fees; amounts are whole atomic units rounded down, as the aggregator's quotes are. The opening
-// buy pays the token account's rent with its fees and the closing sale gets it back less the fee
-// of the transaction that closes the account, as the simulation settlement does (src/trading/settlement/simulation.ts). A Token-2022 transfer fee is
-// not applied: history does not say which mints have one.
+// buy pays the token account's rent with its fees and the closing sale's account close gives it
+// back to the balance (rentRefundSol, not part of the proceeds or the P/L) less the fee of the
+// transaction that closes the account, as the simulation settlement does
+// (src/trading/settlement/simulation.ts). A Token-2022 transfer fee is not applied: history does
+// not say which mints have one.
 
 export interface BuyFill {
   solSwapped: Big;

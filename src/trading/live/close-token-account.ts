@@ -22,7 +22,9 @@ import { broadcastUntilSettled } from "./outcome.ts";
 // Getting the token account's rent back after a live position closes (docs/decisions.md
 // "Token account rent, live"). A swap's sale empties the wallet's associated token account but
 // leaves it open, with 0.00203928 SOL of rent locked in it; the simulation gives that rent back
-// when a position closes, so live must too, or simulation would be kinder than live.
+// to the wallet's SOL when a position closes, so live must too, or simulation would be kinder than
+// live. In both modes the rent is not in the sale or the position's P/L: it was spent by the buy
+// and comes back to the wallet after the position is recorded.
 //
 // After a confirmed sale that closed the position and left none of the mint in the wallet (read at
 // or after the sale's slot), and when no other open position of the wallet holds the mint and no

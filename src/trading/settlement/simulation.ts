@@ -22,9 +22,9 @@ import type {
 
 // Token account rent (issue 15 "Simulation fidelity"): the buy that opens a position on a mint the
 // wallet holds none of creates the token account, so its rent is charged with the buy's fees (in
-// costSol, as every SOL spent); the sale that closes the position closes the account, so the rent
-// comes back in that sale's SOL. Over a closed position it nets to zero in P/L
-// (docs/decisions.md "Simulation fidelity").
+// costSol, as every SOL spent); the sale that closes the position closes the account, so the rent,
+// less the close's fee, comes back to the wallet's SOL: not in that sale's SOL nor the position's
+// P/L, which counts the rent as spent, as live's does (docs/decisions.md "Simulation fidelity").
 //
 // Simulation settlement (issue: trading engine): the fill is the aggregator's quote, and the
 // agent's ledger moves by it — debit of the SOL spent (size plus fees), credit of the tokens, and
