@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import { untilNextCommit } from "../wal-index-header.ts";
 
 // What may have changed a verified API key since it was verified (src/auth/api-keys.ts caches
 // verifications; docs/decisions.md "Performance (issue 16)"). The database-wide change stamp
@@ -30,14 +31,17 @@ CREATE TEMP TRIGGER IF NOT EXISTS credential_writes_user_delete
   BEGIN UPDATE temp.credential_writes SET n = n + 1; END;
 `;
 
-/** Installs the connection's triggers (idempotent) and returns a reader of the stamp: one statement. */
+/**
+ * Installs the connection's triggers (idempotent) and returns a reader of the stamp: one
+ * statement, run only after a commit by any connection (../wal-index-header.ts).
+ */
 export function credentialStamp(sqlite: Database): () => string {
   sqlite.exec(SETUP);
   const read = sqlite.query<{ v: number; n: number }, []>(
     "SELECT data_version AS v, (SELECT n FROM temp.credential_writes) AS n FROM pragma_data_version",
   );
-  return () => {
+  return untilNextCommit(sqlite, () => {
     const r = read.get();
     return `${r?.v}:${r?.n}`;
-  };
+  });
 }
