@@ -2,7 +2,7 @@ import { randomInt } from "node:crypto";
 import { type Clock, isoNow } from "../clock.ts";
 import type { DatabaseHandle } from "../db/client.ts";
 import { ApiKeyRepository } from "../db/repositories/api-keys.ts";
-import { credentialStamp } from "../db/repositories/credential-writes.ts";
+import { credentialStamp } from "../db/repositories/table-writes.ts";
 import { AuthenticationError, AuthorizationError, ConflictError, NotFoundError } from "../errors.ts";
 import { digestsEqual, sha256Hex } from "./hashing.ts";
 import { hasScope, type Scope } from "./scopes.ts";
