@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import { closeSync, openSync, readSync } from "node:fs";
 
 // A commit detector that costs one pread instead of a read transaction (docs/decisions.md
 // "Performance (issue 16)"). In WAL mode every commit — by this connection, another connection or
@@ -8,17 +9,13 @@ import type { Database } from "bun:sqlite";
 // writing copy 2, then copy 1, and readers only trust a header whose copies agree; so while all
 // 96 bytes are as they were, no commit has become visible since. `PRAGMA data_version`, the
 // statement this replaces on a hit, takes and releases a WAL read lock (two fcntl calls) each time.
-// The header is read through a shared mapping of the file (SQLite maps it the same way; a pread
-// cost ≈ 2 µs more per request). A mapping faults if its file shrinks under it; SQLite truncates
-// the `-shm` file only when a connection opens it while no other connection has it open, which
-// cannot happen while the service's connection is open, and release() (run by openDatabase's
-// close() before the connection closes) stops every read of the mapping. Nothing here writes to it.
+// The file is read through a read-only descriptor (the page cache SQLite's mapping writes to):
+// nothing here can write to it, and a shrinking file cannot fault a read the way a mapping could.
 
 const HEADER_BYTES = 96;
-const WORDS = HEADER_BYTES / 4;
 
 export class WalIndexHeader {
-  private constructor(private words: Uint32Array | null) {}
+  private constructor(private fd: number | null) {}
 
   /** The database's header reader, or null when it has no `-shm` file (not WAL, in memory). */
   static of(sqlite: Database): WalIndexHeader | null {
@@ -28,9 +25,7 @@ export class WalIndexHeader {
     const file = sqlite.filename;
     if (file && file !== ":memory:") {
       try {
-        const map = Bun.mmap(`${file}-shm`, { shared: true });
-        if (map.byteLength >= HEADER_BYTES)
-          reader = new WalIndexHeader(new Uint32Array(map.buffer, map.byteOffset, WORDS));
+        reader = new WalIndexHeader(openSync(`${file}-shm`, "r"));
       } catch {
         reader = null;
       }
@@ -39,7 +34,7 @@ export class WalIndexHeader {
     return reader;
   }
 
-  /** Stops reading the mapping (openDatabase's close()); later reads report "changed". */
+  /** Closes the descriptor (openDatabase's close()); later reads report "changed". */
   static release(sqlite: Database): void {
     open.get(sqlite)?.close();
     open.delete(sqlite);
@@ -49,31 +44,38 @@ export class WalIndexHeader {
    * Copies the header into `into` and returns true when it differs from what `into` held, i.e.
    * when a commit may have happened since the caller's previous read (or the read failed).
    */
-  changedSince(into: Uint32Array): boolean {
-    const words = this.words;
-    if (words === null) return true;
+  changedSince(into: Uint8Array): boolean {
+    if (this.fd === null) return true;
+    const now = scratch;
+    try {
+      if (readSync(this.fd, now, 0, HEADER_BYTES, 0) !== HEADER_BYTES) return true;
+    } catch {
+      return true;
+    }
     let same = true;
-    for (let i = 0; i < WORDS; i++) {
-      if (words[i] !== into[i]) {
+    for (let i = 0; i < HEADER_BYTES; i++) {
+      if (now[i] !== into[i]) {
         same = false;
         break;
       }
     }
-    if (!same) into.set(words);
+    if (!same) into.set(now);
     return !same;
   }
 
   /** A buffer for changedSince(), holding no header yet (the first call reports a change). */
-  static buffer(): Uint32Array {
-    return new Uint32Array(WORDS).fill(0xffffffff);
+  static buffer(): Uint8Array {
+    return new Uint8Array(HEADER_BYTES).fill(0xff);
   }
 
   private close(): void {
-    this.words = null;
+    if (this.fd !== null) closeSync(this.fd);
+    this.fd = null;
   }
 }
 
 const open = new WeakMap<Database, WalIndexHeader | null>();
+const scratch = new Uint8Array(HEADER_BYTES);
 
 /**
  * `read` (a stamp made of statements) re-run only when a commit may have happened since its last
