@@ -313,6 +313,7 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
   const health = new HealthRegistry((name, err) => logger.warn("health check failed", { check: name, error: err }));
   const caches = new CacheStores();
   caches.add({ name: "blacklist", size: () => blacklist.size });
+  caches.add({ name: "apiKeys", size: () => apiKeys.verifiedSize });
   health.register("database", databaseCheck(database.sqlite), { critical: true });
   health.register(
     "cache",

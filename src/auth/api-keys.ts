@@ -2,6 +2,7 @@ import { randomInt } from "node:crypto";
 import { type Clock, isoNow } from "../clock.ts";
 import type { DatabaseHandle } from "../db/client.ts";
 import { ApiKeyRepository } from "../db/repositories/api-keys.ts";
+import { credentialStamp } from "../db/repositories/table-writes.ts";
 import { AuthenticationError, AuthorizationError, ConflictError, NotFoundError } from "../errors.ts";
 import { digestsEqual, sha256Hex } from "./hashing.ts";
 import { hasScope, type Scope } from "./scopes.ts";
@@ -35,15 +36,31 @@ export interface VerifiedApiKey {
   scopes: Scope[];
 }
 
+/**
+ * Verified keys by digest, each with the credential stamp it was verified under. The lookup (a
+ * join of the key and its owner) was the largest per-request cost of POST /trading-signals
+ * (docs/decisions.md "Performance (issue 16)"); the stamp (one statement) is read on every request
+ * instead, and any change to a key or its owner — by this process or another — moves it, so a
+ * deleted key, a changed scope or a deactivated owner is refused on the very next request.
+ */
+const MAX_VERIFIED = 10_000;
+
+interface VerifiedEntry extends VerifiedApiKey {
+  stamp: string;
+}
+
 export class ApiKeyService {
   private readonly lastUsedWritten = new Map<string, number>();
   private readonly keys: ApiKeyRepository;
+  private readonly verified = new Map<string, VerifiedEntry>();
+  private readonly stamp: () => string;
 
   constructor(
     database: DatabaseHandle,
     private readonly clock: Clock,
   ) {
     this.keys = new ApiKeyRepository(database.db, database.sqlite);
+    this.stamp = credentialStamp(database.sqlite);
   }
 
   create(userId: string, name: string, scopes: Scope[]): ApiKeyView & { key: string } {
@@ -97,15 +114,37 @@ export class ApiKeyService {
   verify(rawKey: string | undefined, required: Scope | null, opts: { countUse?: boolean } = {}): VerifiedApiKey {
     if (!rawKey) throw new AuthenticationError("API key required");
     const digest = sha256Hex(rawKey);
-    const row = this.keys.byDigest(digest);
-    if (!row || !digestsEqual(row.keyHash, digest) || !row.ownerActive)
-      throw new AuthenticationError("Invalid API key");
-    const scopes = JSON.parse(row.scopes) as Scope[];
-    if (required && !hasScope(scopes, required)) {
+    const key = this.lookUp(digest);
+    if (required && !hasScope(key.scopes, required)) {
       throw new AuthorizationError(`API key missing required scope: ${required}`);
     }
-    if (opts.countUse !== false) this.recordUse(row.id);
-    return { apiKeyId: row.id, userId: row.userId, scopes };
+    if (opts.countUse !== false) this.recordUse(key.apiKeyId);
+    return { apiKeyId: key.apiKeyId, userId: key.userId, scopes: key.scopes };
+  }
+
+  /** The key with that digest and an active owner, remembered while the credential stamp holds. */
+  private lookUp(digest: string): VerifiedApiKey {
+    const stamp = this.stamp();
+    const hit = this.verified.get(digest);
+    if (hit && hit.stamp === stamp) return hit;
+    const row = this.keys.byDigest(digest);
+    if (!row || !digestsEqual(row.keyHash, digest) || !row.ownerActive) {
+      if (hit) this.verified.delete(digest);
+      throw new AuthenticationError("Invalid API key");
+    }
+    const entry = { apiKeyId: row.id, userId: row.userId, scopes: JSON.parse(row.scopes) as Scope[], stamp };
+    // Bounded: when full, the oldest insertion goes (Map keeps insertion order).
+    if (!hit && this.verified.size >= MAX_VERIFIED) {
+      const oldest = this.verified.keys().next().value;
+      if (oldest !== undefined) this.verified.delete(oldest);
+    }
+    this.verified.set(digest, entry);
+    return entry;
+  }
+
+  /** Keys remembered as verified (for tests and the cache report). */
+  get verifiedSize(): number {
+    return this.verified.size;
   }
 
   /**

@@ -4,6 +4,7 @@ import { dirname, resolve } from "node:path";
 import { type BunSQLiteDatabase, drizzle } from "drizzle-orm/bun-sqlite";
 import { applyMigrations } from "./migrate.ts";
 import * as schema from "./schema/index.ts";
+import { WalIndexHeader } from "./wal-index-header.ts";
 
 export type Db = BunSQLiteDatabase<typeof schema>;
 
@@ -44,6 +45,7 @@ export function openDatabase(path: string, opts: OpenOptions = {}): DatabaseHand
       } catch {
         // closing anyway
       }
+      WalIndexHeader.release(sqlite);
       sqlite.close();
     },
   };

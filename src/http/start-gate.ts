@@ -44,7 +44,7 @@ export class StartGate {
 
 const LIVE_PATH = "/api/v1/health/live";
 
-/** GET /api/v1/health/live's body and the headers every response carries (security-headers.ts). */
+/** GET /api/v1/health/live's body and the headers every response carries (middleware/edge.ts). */
 function liveAnswer(clock: { now(): number }): Response {
   return Response.json(
     { live: true, timestamp: isoNow(clock) },

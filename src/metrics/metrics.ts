@@ -1,5 +1,6 @@
 import type { Clock } from "../clock.ts";
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "./prom.ts";
+import { HttpRequestStats } from "./http-requests.ts";
+import { Counter, collectDefaultMetrics, Gauge, Registry } from "./prom.ts";
 
 // The Prometheus exposition of PRODUCT.md §6: process CPU and memory, HTTP request counts and
 // durations, and the trading metrics (signals received, trades by mode/side/outcome, open
@@ -40,9 +41,11 @@ const OUTCOMES: readonly TradeOutcome[] = ["success", "failed"];
 
 export interface Metrics {
   readonly registry: Registry;
-  /** `http_requests_total{method,status,route}`; route is the matched pattern or "unmatched". */
-  readonly httpRequests: Counter<"method" | "status" | "route">;
-  readonly httpRequestDuration: Histogram<"method" | "status" | "route">;
+  /**
+   * `http_requests_total{method,status,route}` and `http_request_duration_seconds`; route is the
+   * matched pattern or "unmatched".
+   */
+  readonly http: HttpRequestStats;
   /** One per accepted POST /trading-signals. */
   readonly signalsReceived: Counter<string>;
   /** One per executed or failed trade: `trades.inc({mode, side, outcome})`. */
@@ -62,19 +65,7 @@ export function createMetrics(clock: Clock, initial: MetricsSources = {}): Metri
   let sources: MetricsSources = { ...initial };
   const registers = [registry];
 
-  const httpRequests = new Counter({
-    name: "http_requests_total",
-    help: "HTTP requests answered, by method, status and matched route pattern.",
-    labelNames: ["method", "status", "route"] as const,
-    registers,
-  });
-  const httpRequestDuration = new Histogram({
-    name: "http_request_duration_seconds",
-    help: "Time from receiving a request to its response being ready, in seconds.",
-    labelNames: ["method", "status", "route"] as const,
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers,
-  });
+  const http = new HttpRequestStats(registry);
   const signalsReceived = new Counter({
     name: "trading_signals_received_total",
     help: "Trading signals accepted by POST /trading-signals.",
@@ -133,8 +124,7 @@ export function createMetrics(clock: Clock, initial: MetricsSources = {}): Metri
 
   return {
     registry,
-    httpRequests,
-    httpRequestDuration,
+    http,
     signalsReceived,
     trades,
     setSources(next) {

@@ -66,3 +66,28 @@ test("a write by another connection is seen by the next lookup", () => {
   }
   expect(repo.enabledOf("u1")).toEqual([]);
 });
+
+test("raw SQL on the same connection, and a user's deletion (cascade), are seen by the next lookup", () => {
+  const { repo, add } = setUp();
+  add("w1");
+  add("w2");
+  expect(repo.enabledOf("u1")).toHaveLength(2);
+  handle!.sqlite.query("UPDATE webhooks SET enabled = 0 WHERE id = 'w1'").run();
+  expect(repo.enabledOf("u1").map((w) => w.id)).toEqual(["w2"]);
+  handle!.sqlite.query("DELETE FROM users WHERE id = 'u1'").run();
+  expect(repo.enabledOf("u1")).toEqual([]);
+});
+
+test("writes to other tables leave the remembered answer in place", () => {
+  const { repo, add } = setUp();
+  add("w1");
+  const first = repo.enabledOf("u1");
+  const now = new Date().toISOString();
+  handle!.sqlite
+    .query(
+      "INSERT INTO users (id, email, password_hash, created_at, updated_at) VALUES ('u2', 'u2@x.local', 'x', ?, ?)",
+    )
+    .run(now, now);
+  // The same array: answered from memory, not read again.
+  expect(repo.enabledOf("u1")).toBe(first);
+});

@@ -21,6 +21,11 @@ export class TradingAgentRepository {
 
   /** Every agent of the user, oldest first, with its config and the wallet of its trading mode. */
   candidates(userId: string): TradingCandidate[] {
+    // Asked for every signal, usually of an owner with few or no agents. The full statement costs
+    // ≈ 15 µs even when it finds nothing (its two joins and sort: measured, docs/decisions.md
+    // "Performance (issue 16)"); this index-only probe costs well under one.
+    const any = this.sqlite.query<{ one: number }, [string]>("SELECT 1 AS one FROM agents WHERE user_id = ? LIMIT 1");
+    if (!any.get(userId)) return [];
     return this.sqlite
       .query<TradingCandidate, [string]>(
         `SELECT a.id, a.user_id AS userId, a.name, a.trading_mode AS tradingMode,

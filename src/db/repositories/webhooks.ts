@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, inArray, lte, notInArray, sql } from "drizzle-orm";
-import { changeStamp } from "../change-stamp.ts";
 import { type DatabaseHandle, inTransaction } from "../client.ts";
 import { webhookAttempts, webhookDeliveries, webhooks } from "../schema/index.ts";
+import { webhookStamp } from "./table-writes.ts";
 
 // The webhooks tables (src/db/schema/notifications.ts), written only from here.
 
@@ -35,11 +35,11 @@ export type EndpointDecision = (failingSince: string | null) => {
 
 export class WebhookRepository {
   private readonly stamp: () => string;
-  /** enabledOf's answers, valid while the database's change stamp is `stamp`. */
+  /** enabledOf's answers, valid while the webhooks' write stamp is `stamp`. */
   private enabled = { stamp: "", byUser: new Map<string, readonly WebhookRow[]>() };
 
   constructor(private readonly database: DatabaseHandle) {
-    this.stamp = changeStamp(database.sqlite);
+    this.stamp = webhookStamp(database.sqlite);
   }
 
   private get db() {
@@ -79,9 +79,10 @@ export class WebhookRepository {
   /**
    * The user's enabled endpoints; the caller filters on the event list (a JSON column). Asked for
    * every event of the user: a monitor tick that raises 10,000 peaks publishes 10,000 events, and a
-   * query each was a third of the tick. The answer is kept while the database's change stamp
-   * (src/db/change-stamp.ts: any row written by this connection, any commit by another) is
-   * unchanged, so an endpoint created, disabled or deleted anywhere is seen by the next event.
+   * query each was a third of the tick. The answer is kept while the webhooks' write stamp
+   * (./table-writes.ts: any write to the table through this connection, any commit by another)
+   * is unchanged, so an endpoint created, disabled or deleted anywhere is seen by the next event;
+   * the signals, trades and positions written meanwhile do not empty it.
    */
   enabledOf(userId: string): readonly WebhookRow[] {
     const stamp = this.stamp();

@@ -38,22 +38,26 @@ export function createAuthMiddleware(deps: AuthDeps) {
   const tokens = new VerifiedTokenCache(deps.clock);
   const users = new UserStatusCache(deps.clock, (id) => deps.accounts.findUser(id)?.isActive === true);
 
-  const claimsOf = async (token: string): Promise<VerifiedToken> => {
-    const cached = tokens.get(token);
-    if (cached === "expired") throw new AuthenticationError("Token expired");
-    if (cached) return cached;
-    const claims = await deps.signer.verify(token, "access");
-    tokens.set(token, claims);
-    return claims;
-  };
-
-  const verifyJwt = async (c: Context<AppEnv>, token: string | undefined) => {
-    if (token === undefined) throw new AuthenticationError("Authorization header required");
-    if (token === "") throw new AuthenticationError("Invalid token");
-    const claims = await claimsOf(token);
+  const accept = (c: Context<AppEnv>, claims: VerifiedToken) => {
     if (deps.blacklist.isRevoked(claims.jti)) throw new AuthenticationError("Token has been revoked");
     if (!users.isActive(claims.userId)) throw new AuthenticationError("Invalid token");
     c.set("auth", { userId: claims.userId, kind: "jwt", jti: claims.jti, exp: claims.exp });
+  };
+
+  /**
+   * Synchronous when the token's claims are remembered (the common case: no promise to wait
+   * for), a promise when its signature must be checked.
+   */
+  const verifyJwt = (c: Context<AppEnv>, token: string | undefined): void | Promise<void> => {
+    if (token === undefined) throw new AuthenticationError("Authorization header required");
+    if (token === "") throw new AuthenticationError("Invalid token");
+    const cached = tokens.get(token);
+    if (cached === "expired") throw new AuthenticationError("Token expired");
+    if (cached) return accept(c, cached);
+    return deps.signer.verify(token, "access").then((claims) => {
+      tokens.set(token, claims);
+      accept(c, claims);
+    });
   };
 
   const verifyKey = (c: Context<AppEnv>, scope: Scope | null, countUse = true) => {
@@ -115,8 +119,12 @@ export function createAuthMiddleware(deps: AuthDeps) {
   const requireJwtOrApiKey =
     (scope: Scope): MiddlewareHandler<AppEnv> =>
     async (c, next) => {
-      if (c.req.header("x-api-key") !== undefined || looksLikeApiKey(bearer(c))) verifyKey(c, scope);
-      else await verifyJwt(c, bearer(c));
+      const token = bearer(c);
+      if (c.req.header("x-api-key") !== undefined || looksLikeApiKey(token)) verifyKey(c, scope);
+      else {
+        const checking = verifyJwt(c, token);
+        if (checking) await checking;
+      }
       await next();
     };
 

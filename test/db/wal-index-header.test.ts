@@ -1,0 +1,82 @@
+import { Database } from "bun:sqlite";
+import { afterEach, beforeEach, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { changeStamp } from "../../src/db/change-stamp.ts";
+import { type DatabaseHandle, openDatabase } from "../../src/db/client.ts";
+import { WalIndexHeader } from "../../src/db/wal-index-header.ts";
+
+// docs/decisions.md "Performance (issue 16)": the change stamp re-runs its statements only when the
+// WAL-index header moved. Every kind of commit must move it; nothing else may be needed to see one.
+
+let dir: string;
+let handle: DatabaseHandle;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "wal-header-"));
+  handle = openDatabase(join(dir, "t.db"), { migrate: false });
+  handle.sqlite.exec("CREATE TABLE t (x INTEGER)");
+});
+afterEach(() => {
+  handle.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test("the service's database has a header to read", () => {
+  expect(WalIndexHeader.of(handle.sqlite)).not.toBeNull();
+});
+
+test("unchanged while nothing commits; moved by a commit of this connection", () => {
+  const stamp = changeStamp(handle.sqlite);
+  const first = stamp();
+  expect(stamp()).toBe(first);
+  handle.sqlite.query("SELECT count(*) FROM t").get();
+  expect(stamp()).toBe(first);
+  handle.sqlite.run("INSERT INTO t VALUES (1)");
+  const second = stamp();
+  expect(second).not.toBe(first);
+  expect(stamp()).toBe(second);
+});
+
+test("moved by another connection's commit", () => {
+  const stamp = changeStamp(handle.sqlite);
+  const first = stamp();
+  const other = new Database(join(dir, "t.db"));
+  other.exec("PRAGMA busy_timeout = 5000");
+  other.run("INSERT INTO t VALUES (2)");
+  other.close();
+  expect(stamp()).not.toBe(first);
+});
+
+test("moved by another process's commit", () => {
+  const stamp = changeStamp(handle.sqlite);
+  const first = stamp();
+  const script = `
+    const { Database } = require("bun:sqlite");
+    const db = new Database(process.argv[1]);
+    db.exec("PRAGMA busy_timeout = 5000");
+    db.run("INSERT INTO t VALUES (3)");
+    db.close();`;
+  expect(Bun.spawnSync([process.execPath, "-e", script, join(dir, "t.db")]).exitCode).toBe(0);
+  expect(stamp()).not.toBe(first);
+});
+
+test("inside a transaction, an uncommitted write of this connection moves it", () => {
+  const stamp = changeStamp(handle.sqlite);
+  const first = stamp();
+  handle.sqlite.transaction(() => {
+    handle.sqlite.run("INSERT INTO t VALUES (4)");
+    expect(stamp()).not.toBe(first);
+  })();
+});
+
+test("a database without a -shm file (in memory) still gets a working stamp", () => {
+  const mem = openDatabase(":memory:", { migrate: false });
+  mem.sqlite.exec("CREATE TABLE t (x INTEGER)");
+  expect(WalIndexHeader.of(mem.sqlite)).toBeNull();
+  const stamp = changeStamp(mem.sqlite);
+  const first = stamp();
+  mem.sqlite.run("INSERT INTO t VALUES (1)");
+  expect(stamp()).not.toBe(first);
+  mem.close();
+});
