@@ -43,6 +43,8 @@ export class TokenScreen {
    * many agents: without this every agent's buy would cost a second quote on a rate-limited API.
    */
   private readonly sellableUpTo = new Map<string, { at: number; amount: bigint }>();
+  /** Per mint, the reverse quote about to be sent, still taking the amounts of agents that join. */
+  private readonly gathering = new Map<string, { amount: bigint; found: Promise<boolean> }>();
 
   constructor(private readonly d: TokenScreenDeps) {}
 
@@ -75,11 +77,32 @@ export class TokenScreen {
   }
 
   private async sellable(mint: string, amount: bigint, slippageBps: number): Promise<boolean> {
-    const now = this.d.clock.now();
     const known = this.sellableUpTo.get(mint);
-    if (known && now - known.at < (this.d.sellableTtlMs ?? 60_000) && amount <= known.amount) return true;
-    const found = await this.reverseQuote(mint, amount, slippageBps);
-    if (found) this.sellableUpTo.set(mint, { at: now, amount });
+    if (known && this.d.clock.now() - known.at < (this.d.sellableTtlMs ?? 60_000) && amount <= known.amount)
+      return true;
+    // The agents of one signal reach this together: one reverse quote at the largest of their
+    // amounts answers them all (a route for more tokens is a route for fewer).
+    let batch = this.gathering.get(mint);
+    if (batch) batch.amount = amount > batch.amount ? amount : batch.amount;
+    else {
+      const b = { amount, slippageBps, found: Promise.resolve(false) };
+      b.found = this.askForBatch(mint, b);
+      this.gathering.set(mint, b);
+      batch = b;
+    }
+    const found = await batch.found;
+    if (found) return true;
+    // No route for the batch's largest amount: this agent's own, smaller amount may still have one.
+    return amount < batch.amount ? this.reverseQuote(mint, amount, slippageBps) : false;
+  }
+
+  private async askForBatch(mint: string, b: { amount: bigint; slippageBps: number }): Promise<boolean> {
+    // Let the other agents of the same fan-out join before the quote is sent.
+    await new Promise((r) => setImmediate(r));
+    this.gathering.delete(mint);
+    const now = this.d.clock.now();
+    const found = await this.reverseQuote(mint, b.amount, b.slippageBps);
+    if (found) this.sellableUpTo.set(mint, { at: now, amount: b.amount });
     return found;
   }
 
