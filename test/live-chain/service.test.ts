@@ -1,12 +1,10 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { Keypair } from "@solana/web3.js";
-import bs58 from "bs58";
 import { SolanaRpcClient } from "../../src/market/solana-rpc.ts";
-import { LiveWalletRegistry } from "../../src/wallets/live-wallet-registry.ts";
-import { type ChainAggregator, type Pool, startChainAggregator } from "../fakes/chain-aggregator.ts";
-import { type LiteSvmRpc, startLiteSvmRpc } from "../fakes/litesvm-rpc.ts";
-import { type FakeMarket, startFakeMarket } from "../fakes/market.ts";
-import { createApiKey, createTestContext, json, login, type TestContext } from "../helpers/context.ts";
+import type { ChainAggregator, Pool } from "../fakes/chain-aggregator.ts";
+import type { LiteSvmRpc } from "../fakes/litesvm-rpc.ts";
+import { json, type TestContext } from "../helpers/context.ts";
+import { type LiveService, startLiveService } from "./live-service.ts";
 
 // The whole service against a real Solana runtime (issue 15 "Tests against a real Solana
 // runtime"): litesvm behind its JSON-RPC shim as SOLANA_RPC_URL, the chain aggregator (real
@@ -16,7 +14,6 @@ import { createApiKey, createTestContext, json, login, type TestContext } from "
 
 let chain: LiteSvmRpc;
 let agg: ChainAggregator;
-let fake: FakeMarket;
 let ctx: TestContext;
 let pool: Pool;
 let token: string;
@@ -24,36 +21,15 @@ let apiKey: string;
 const wallet = Keypair.generate();
 const address = wallet.publicKey.toBase58();
 
+let service: LiveService;
+
 beforeEach(async () => {
-  chain = await startLiteSvmRpc();
-  agg = await startChainAggregator(chain);
+  service = await startLiveService(wallet);
+  ({ chain, agg, ctx, token, apiKey } = service);
   pool = agg.addPool({ lamportsPerToken: 1_000_000n, decimals: 6 });
-  chain.airdrop(wallet.publicKey, 2_000_000_000n);
-  fake = await startFakeMarket(); // only for its test service options (no client-side pacing)
-  ctx = await createTestContext({
-    env: {
-      SWAP_AGGREGATOR_URL: agg.url,
-      SOL_PRICE_FEED_URL: agg.url,
-      SOLANA_RPC_URL: chain.url,
-      LIVE_TRADING_ENABLED: "true",
-      WALLETS_RATE_LIMIT_PER_MINUTE: "100000",
-    },
-    services: {
-      ...fake.serviceOptions(),
-      liveWallets: LiveWalletRegistry.fromEnv({ WALLET_1: bs58.encode(wallet.secretKey) }),
-      live: { confirmation: { maxPolls: 5, pollIntervalMs: 1 } },
-    },
-  });
-  token = (await login(ctx)).token;
-  apiKey = (await createApiKey(ctx, token, ["signals"])).key;
 });
 
-afterEach(async () => {
-  await ctx.close();
-  await agg.stop();
-  await chain.stop();
-  await fake.stop();
-});
+afterEach(() => service.stop());
 
 async function liveAgent(config?: Record<string, unknown>): Promise<string> {
   const req = (method: string, path: string, body?: unknown) => ctx.request(method, path, { token, body });

@@ -5,11 +5,10 @@ import bs58 from "bs58";
 import { Big, SOL_MINT, toAtomic } from "../../src/money.ts";
 import type { LiveTrading } from "../../src/trading/live-trading.ts";
 import { TOKEN_ACCOUNT_REFUND_SOL } from "../../src/trading/rules/fees.ts";
-import { LiveWalletRegistry } from "../../src/wallets/live-wallet-registry.ts";
-import { type ChainAggregator, type Pool, startChainAggregator } from "../fakes/chain-aggregator.ts";
-import { type LiteSvmRpc, startLiteSvmRpc } from "../fakes/litesvm-rpc.ts";
-import { type FakeMarket, startFakeMarket } from "../fakes/market.ts";
-import { createApiKey, createTestContext, json, login, type TestContext } from "../helpers/context.ts";
+import type { ChainAggregator, Pool } from "../fakes/chain-aggregator.ts";
+import type { LiteSvmRpc } from "../fakes/litesvm-rpc.ts";
+import { json, type TestContext } from "../helpers/context.ts";
+import { type LiveService, startLiveService } from "./live-service.ts";
 
 // The token account's rent on a real chain (docs/decisions.md "Token account rent, live"): after
 // a live sale closes its position and empties the wallet's token account, the service closes the
@@ -19,7 +18,6 @@ import { createApiKey, createTestContext, json, login, type TestContext } from "
 
 let chain: LiteSvmRpc;
 let agg: ChainAggregator;
-let fake: FakeMarket;
 let ctx: TestContext;
 let token: string;
 let apiKey: string;
@@ -27,35 +25,14 @@ const wallet = Keypair.generate();
 const address = wallet.publicKey.toBase58();
 const RENT_LAMPORTS = 2_039_280n;
 
+let service: LiveService;
+
 beforeEach(async () => {
-  chain = await startLiteSvmRpc();
-  agg = await startChainAggregator(chain);
-  chain.airdrop(wallet.publicKey, 2_000_000_000n);
-  fake = await startFakeMarket();
-  ctx = await createTestContext({
-    env: {
-      SWAP_AGGREGATOR_URL: agg.url,
-      SOL_PRICE_FEED_URL: agg.url,
-      SOLANA_RPC_URL: chain.url,
-      LIVE_TRADING_ENABLED: "true",
-      WALLETS_RATE_LIMIT_PER_MINUTE: "100000",
-    },
-    services: {
-      ...fake.serviceOptions(),
-      liveWallets: LiveWalletRegistry.fromEnv({ WALLET_1: bs58.encode(wallet.secretKey) }),
-      live: { confirmation: { maxPolls: 5, pollIntervalMs: 1 } },
-    },
-  });
-  token = (await login(ctx)).token;
-  apiKey = (await createApiKey(ctx, token, ["signals"])).key;
+  service = await startLiveService(wallet);
+  ({ chain, agg, ctx, token, apiKey } = service);
 });
 
-afterEach(async () => {
-  await ctx.close();
-  await agg.stop();
-  await chain.stop();
-  await fake.stop();
-});
+afterEach(() => service.stop());
 
 const req = (method: string, path: string, body?: unknown) => ctx.request(method, path, { token, body });
 const live = (): LiveTrading => ctx.services.trading.live!;

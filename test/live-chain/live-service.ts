@@ -1,0 +1,59 @@
+import type { Keypair } from "@solana/web3.js";
+import bs58 from "bs58";
+import { LiveWalletRegistry } from "../../src/wallets/live-wallet-registry.ts";
+import { type ChainAggregator, startChainAggregator } from "../fakes/chain-aggregator.ts";
+import { type LiteSvmRpc, startLiteSvmRpc } from "../fakes/litesvm-rpc.ts";
+import { type FakeMarket, startFakeMarket } from "../fakes/market.ts";
+import { createApiKey, createTestContext, login, type TestContext } from "../helpers/context.ts";
+
+// The whole service in-process against litesvm: the chain's JSON-RPC shim as SOLANA_RPC_URL, the
+// chain aggregator (real swap transactions on that chain) as SWAP_AGGREGATOR_URL and SOL price
+// feed, live trading on, `wallet` funded with 2 SOL as WALLET_1, a logged-in user with a signals key.
+
+export interface LiveService {
+  chain: LiteSvmRpc;
+  agg: ChainAggregator;
+  /** Only for its test service options (no client-side pacing). */
+  fake: FakeMarket;
+  ctx: TestContext;
+  token: string;
+  apiKey: string;
+  stop(): Promise<void>;
+}
+
+export async function startLiveService(wallet: Keypair): Promise<LiveService> {
+  const chain = await startLiteSvmRpc();
+  const agg = await startChainAggregator(chain);
+  chain.airdrop(wallet.publicKey, 2_000_000_000n);
+  const fake = await startFakeMarket();
+  const ctx = await createTestContext({
+    env: {
+      SWAP_AGGREGATOR_URL: agg.url,
+      SOL_PRICE_FEED_URL: agg.url,
+      SOLANA_RPC_URL: chain.url,
+      LIVE_TRADING_ENABLED: "true",
+      WALLETS_RATE_LIMIT_PER_MINUTE: "100000",
+    },
+    services: {
+      ...fake.serviceOptions(),
+      liveWallets: LiveWalletRegistry.fromEnv({ WALLET_1: bs58.encode(wallet.secretKey) }),
+      live: { confirmation: { maxPolls: 5, pollIntervalMs: 1 } },
+    },
+  });
+  const token = (await login(ctx)).token;
+  const apiKey = (await createApiKey(ctx, token, ["signals"])).key;
+  return {
+    chain,
+    agg,
+    fake,
+    ctx,
+    token,
+    apiKey,
+    async stop() {
+      await ctx.close();
+      await agg.stop();
+      await chain.stop();
+      await fake.stop();
+    },
+  };
+}
