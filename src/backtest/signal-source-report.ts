@@ -24,7 +24,7 @@ export interface ReportQuery {
   windowHours: number;
 }
 
-export interface SourceReportRow {
+export interface SourceReportEntry {
   source: string | null;
   signalType: string;
   count: number;
@@ -98,7 +98,7 @@ export class SignalSourceReport {
   constructor(private readonly d: { signals: StrategyLabSignalRepository; bars: PriceBarRepository; clock: Clock }) {}
 
   /** The caller's signals only: another user's never count. */
-  build(userId: string, q: ReportQuery): SourceReportRow[] {
+  build(userId: string, q: ReportQuery): SourceReportEntry[] {
     const signals = this.d.signals.select(userId, { startDate: q.startDate, endDate: q.endDate });
     const replay = toReplaySignals(signals);
     const paths = loadPaths(this.d.bars, replay, q.windowHours * 3_600_000, new Map());

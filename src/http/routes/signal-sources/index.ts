@@ -40,7 +40,7 @@ const Row = z
     medianMaxDrawdownPercent: z.number().nullable(),
     medianMinutesToPeak: z.number().nullable(),
   })
-  .openapi("SignalSourceReportRow");
+  .openapi("SignalSourceReportEntry");
 
 const Report = z
   .object({
