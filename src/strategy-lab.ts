@@ -6,6 +6,7 @@ import type { Config } from "./config.ts";
 import type { DatabaseHandle } from "./db/client.ts";
 import { BacktestRepository } from "./db/repositories/backtests.ts";
 import { PriceBarRepository } from "./db/repositories/price-bars.ts";
+import { SignalRepository } from "./db/repositories/signals.ts";
 import { StrategyLabSignalRepository } from "./db/repositories/strategy-lab-signals.ts";
 import type { Logger } from "./logger.ts";
 import { GECKOTERMINAL_LIMIT, GeckoTerminalClient } from "./market/geckoterminal.ts";
@@ -83,7 +84,13 @@ export function createStrategyLab(
     signals,
     backtests,
     worker,
-    importer: new SignalImporter({ signals, bars, history, clock: deps.clock, horizonMs }),
+    importer: new SignalImporter({
+      signals: new SignalRepository(sqlite),
+      bars,
+      history,
+      clock: deps.clock,
+      horizonMs,
+    }),
     report: new SignalSourceReport({ signals, bars, clock: deps.clock }),
     recorder: new PriceRecorder({
       bars,

@@ -1,6 +1,6 @@
 import type { Clock } from "../clock.ts";
 import type { PriceBarRepository } from "../db/repositories/price-bars.ts";
-import type { ImportedSignal, StrategyLabSignalRepository } from "../db/repositories/strategy-lab-signals.ts";
+import type { ImportedSignalRow, SignalRepository } from "../db/repositories/signals.ts";
 import { type HistoryImporter, type HistoryJob, mergeJobs } from "../price-history/history-import.ts";
 
 // Signal import (issue 17 item 3): past calls of a channel, stored with their own createdAt so
@@ -22,7 +22,7 @@ export interface SignalImportResult {
 }
 
 export interface SignalImporterDeps {
-  signals: StrategyLabSignalRepository;
+  signals: Pick<SignalRepository, "insertImported">;
   bars: PriceBarRepository;
   history: HistoryImporter;
   clock: Clock;
@@ -32,7 +32,7 @@ export interface SignalImporterDeps {
 export class SignalImporter {
   constructor(private readonly d: SignalImporterDeps) {}
 
-  import(userId: string, rows: readonly ImportedSignal[]): SignalImportResult {
+  import(userId: string, rows: readonly ImportedSignalRow[]): SignalImportResult {
     const now = this.d.clock.now();
     const { inserted, skipped } = this.d.signals.insertImported(userId, rows, new Date(now).toISOString());
     const jobs: HistoryJob[] = [];

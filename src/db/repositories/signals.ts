@@ -3,7 +3,7 @@ import type { signalIdempotencyKeys, tradingSignals } from "../schema/trading.ts
 
 // trading_signals and signal_idempotency_keys: the one module that writes them. Raw prepared SQL:
 // POST /trading-signals is the hottest write path of the service. (The strategy lab's specific
-// reads stay in strategy-lab-signals.ts; its import writes through insertImported here.)
+// reads stay in strategy-lab-signals.ts; its signal import writes through insertImported here.)
 
 type SignalColumns = typeof tradingSignals.$inferSelect;
 export type SignalStatus = "pending" | "processing" | "processed" | "expired";
@@ -84,30 +84,49 @@ export class SignalRepository {
       ) as SignalRecord;
   }
 
-  /** Inserts signals already `processed` (the strategy lab's import: never queued, never traded). */
-  insertImported(userId: string, rows: readonly ImportedSignalRow[], now: string): number[] {
+  /**
+   * Inserts imported signals (status processed: never queued, never traded) in one transaction.
+   * A row equal to a signal the user already has (same createdAt, token, type and source) is
+   * skipped, so importing the same file twice, or an export into its own account, adds nothing.
+   */
+  insertImported(
+    userId: string,
+    rows: readonly ImportedSignalRow[],
+    now: string,
+  ): { inserted: Array<Pick<SignalColumns, "id" | "tokenAddress" | "createdAt">>; skipped: number } {
+    const exists = this.sqlite.query<{ one: number }, [string, string, string, string, string | null]>(
+      `SELECT 1 AS one FROM trading_signals WHERE user_id = ? AND created_at = ? AND token_address = ?
+          AND signal_type = ? AND source IS ? LIMIT 1`,
+    );
     const ins = this.sqlite.query<{ id: number }, Param[]>(
       `INSERT INTO trading_signals (user_id, api_key_id, token_address, symbol, signal_type, activation_reason,
          signal_strength, source, processing_status, processed_at, created_at, updated_at)
        VALUES (?, NULL, ?, ?, ?, ?, ?, ?, 'processed', ?, ?, ?) RETURNING id`,
     );
-    return this.atomically(() =>
-      rows.map(
-        (r) =>
-          ins.get(
-            userId,
-            r.tokenAddress,
-            r.symbol,
-            r.signalType,
-            r.activationReason,
-            r.signalStrength,
-            r.source,
-            now,
-            r.createdAt,
-            now,
-          )!.id,
-      ),
-    );
+    return this.atomically(() => {
+      const inserted: Array<Pick<SignalColumns, "id" | "tokenAddress" | "createdAt">> = [];
+      let skipped = 0;
+      for (const r of rows) {
+        if (exists.get(userId, r.createdAt, r.tokenAddress, r.signalType, r.source)) {
+          skipped++;
+          continue;
+        }
+        const { id } = ins.get(
+          userId,
+          r.tokenAddress,
+          r.symbol,
+          r.signalType,
+          r.activationReason,
+          r.signalStrength,
+          r.source,
+          now,
+          r.createdAt,
+          now,
+        )!;
+        inserted.push({ id, tokenAddress: r.tokenAddress, createdAt: r.createdAt });
+      }
+      return { inserted, skipped };
+    });
   }
 
   owned(userId: string, id: number): SignalRecord | null {

@@ -1,9 +1,8 @@
 import type { Database } from "bun:sqlite";
 import type { tradingSignals } from "../schema/trading.ts";
 
-// Signals as the strategy lab reads them (backtest selection, source report) and the signal
-// import writes them. Imported signals are stored already `processed`, so neither the queue nor
-// the start-up recovery ever hands them to the trading engine (issue 17: they never trade).
+// Signals as the strategy lab reads them (backtest selection, source report). The signal import
+// writes through SignalRepository.insertImported (signals.ts, the one writer of the table).
 
 export type LabSignal = Pick<
   typeof tradingSignals.$inferSelect,
@@ -17,8 +16,6 @@ export interface LabSignalFilter {
   startDate?: string;
   endDate?: string;
 }
-
-export type ImportedSignal = Omit<LabSignal, "id"> & { activationReason: string | null };
 
 const COLUMNS = `id, token_address AS tokenAddress, symbol, signal_type AS signalType,
   signal_strength AS signalStrength, source, created_at AS createdAt`;
@@ -72,58 +69,5 @@ export class StrategyLabSignalRepository {
       );
     }
     return out.sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.id - b.id));
-  }
-
-  /**
-   * Inserts imported signals (status processed: never queued, never traded) in one transaction.
-   * A row equal to a signal the user already has (same createdAt, token, type and source) is
-   * skipped, so importing the same file twice, or an export into its own account, adds nothing.
-   */
-  insertImported(
-    userId: string,
-    rows: readonly ImportedSignal[],
-    now: string,
-  ): { inserted: LabSignal[]; skipped: number } {
-    const exists = this.sqlite.query<{ one: number }, [string, string, string, string, string | null]>(
-      `SELECT 1 AS one FROM trading_signals WHERE user_id = ? AND created_at = ? AND token_address = ?
-          AND signal_type = ? AND source IS ? LIMIT 1`,
-    );
-    const ins = this.sqlite.query<{ id: number }, Array<string | number | null>>(
-      `INSERT INTO trading_signals (user_id, api_key_id, token_address, symbol, signal_type, activation_reason,
-         signal_strength, source, processing_status, processed_at, created_at, updated_at)
-       VALUES (?, NULL, ?, ?, ?, ?, ?, ?, 'processed', ?, ?, ?) RETURNING id`,
-    );
-    return this.sqlite.transaction(() => {
-      const inserted: LabSignal[] = [];
-      let skipped = 0;
-      for (const r of rows) {
-        if (exists.get(userId, r.createdAt, r.tokenAddress, r.signalType, r.source)) {
-          skipped++;
-          continue;
-        }
-        const { id } = ins.get(
-          userId,
-          r.tokenAddress,
-          r.symbol,
-          r.signalType,
-          r.activationReason,
-          r.signalStrength,
-          r.source,
-          now,
-          r.createdAt,
-          now,
-        )!;
-        inserted.push({
-          id,
-          tokenAddress: r.tokenAddress,
-          symbol: r.symbol,
-          signalType: r.signalType,
-          signalStrength: r.signalStrength,
-          source: r.source,
-          createdAt: r.createdAt,
-        });
-      }
-      return { inserted, skipped };
-    })();
   }
 }

@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import type { ImportedSignal } from "../../../db/repositories/strategy-lab-signals.ts";
+import type { ImportedSignalRow } from "../../../db/repositories/signals.ts";
 import { ValidationError } from "../../../errors.ts";
 import { MAX_IMPORT_ROWS } from "../../../signals/signal-import.ts";
 import type { AppDeps, AppEnv } from "../../app-env.ts";
@@ -79,7 +79,7 @@ async function readCsvBody(c: Context<AppEnv>): Promise<string> {
 }
 
 /** Parses and validates the whole file; throws one ValidationError listing every bad row. */
-export function parseSignalCsv(text: string, nowMs: number): ImportedSignal[] {
+export function parseSignalCsv(text: string, nowMs: number): ImportedSignalRow[] {
   let records: string[][];
   try {
     records = parseCsv(text, MAX_IMPORT_ROWS + 2);
@@ -108,7 +108,7 @@ export function parseSignalCsv(text: string, nowMs: number): ImportedSignal[] {
   >;
   const details: string[] = [];
   let badRows = 0;
-  const out: ImportedSignal[] = [];
+  const out: ImportedSignalRow[] = [];
   rows.forEach((fields, i) => {
     const rowNo = i + 2;
     const problems: string[] = [];
