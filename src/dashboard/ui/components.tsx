@@ -103,3 +103,28 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]) {
   }, [...deps, tick]);
   return { ...state, reload: () => setTick((t) => t + 1) };
 }
+
+/** A row of checkboxes choosing a subset of `options` ([value, label] pairs), in the order clicked. */
+export function CheckboxGroup(props: {
+  options: ReadonlyArray<readonly [string, string]>;
+  selected: readonly string[];
+  onChange: (next: string[]) => void;
+}) {
+  const { selected, onChange } = props;
+  return (
+    <div class="row wrap">
+      {props.options.map(([value, label]) => (
+        <label key={value} class="check">
+          <input
+            type="checkbox"
+            checked={selected.includes(value)}
+            onChange={(e) =>
+              onChange(e.currentTarget.checked ? [...selected, value] : selected.filter((v) => v !== value))
+            }
+          />
+          {label}
+        </label>
+      ))}
+    </div>
+  );
+}

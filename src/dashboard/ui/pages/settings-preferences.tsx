@@ -1,6 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
 import { ApiError, api, get } from "../api.ts";
-import { ErrorNote, Section } from "../components.tsx";
+import { CheckboxGroup, ErrorNote, Section } from "../components.tsx";
 import { fieldErrors } from "../field-errors.ts";
 
 // Notification preferences (issue 18 item 3): which Telegram messages to send, and quiet hours
@@ -117,20 +117,7 @@ export function PreferencesSection() {
       <form onSubmit={save} aria-label="Notification preferences">
         <fieldset aria-describedby={errors.get("events") ? "pref-events-error" : undefined}>
           <legend>Telegram messages</legend>
-          <div class="row wrap">
-            {KINDS.map(([kind, label]) => (
-              <label key={kind} class="check">
-                <input
-                  type="checkbox"
-                  checked={events.includes(kind)}
-                  onChange={(e) =>
-                    setEvents(e.currentTarget.checked ? [...events, kind] : events.filter((k) => k !== kind))
-                  }
-                />
-                {label}
-              </label>
-            ))}
-          </div>
+          <CheckboxGroup options={KINDS} selected={events} onChange={setEvents} />
           <Messages id="pref-events-error" messages={errors.get("events")} />
         </fieldset>
         <fieldset aria-describedby={errors.get("quietHours") ? "pref-quiet-error" : undefined}>

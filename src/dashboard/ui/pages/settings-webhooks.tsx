@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
 import { WEBHOOK_EVENT_TYPES } from "../../../notifications/webhooks/event-types.ts";
 import { ApiError, api, get } from "../api.ts";
-import { ErrorNote, Section, useLoad } from "../components.tsx";
+import { CheckboxGroup, ErrorNote, Section, useLoad } from "../components.tsx";
 import { fieldErrors } from "../field-errors.ts";
 import { SecretOnce } from "../secret-once.tsx";
 import { type Webhook, WebhookCard } from "./webhook-card.tsx";
@@ -10,7 +10,8 @@ import { type Webhook, WebhookCard } from "./webhook-card.tsx";
 // one card per endpoint. The URL field is plain text so the API's messages (not the browser's)
 // explain a bad or refused URL, next to the field.
 
-const EVENTS = WEBHOOK_EVENT_TYPES;
+/** Each event type, labelled with its own name. */
+const EVENT_OPTIONS = WEBHOOK_EVENT_TYPES.map((t) => [t, t] as const);
 const FIELDS = ["url", "events", "description"];
 
 function CreateWebhook({ onCreated }: { onCreated: () => void }) {
@@ -80,20 +81,7 @@ function CreateWebhook({ onCreated }: { onCreated: () => void }) {
         </div>
         <fieldset aria-describedby={eventErrors ? "wh-events-error" : undefined}>
           <legend>Events to send</legend>
-          <div class="row wrap">
-            {EVENTS.map((ev) => (
-              <label key={ev} class="check">
-                <input
-                  type="checkbox"
-                  checked={events.includes(ev)}
-                  onChange={(e) =>
-                    setEvents(e.currentTarget.checked ? [...events, ev] : events.filter((x) => x !== ev))
-                  }
-                />
-                {ev}
-              </label>
-            ))}
-          </div>
+          <CheckboxGroup options={EVENT_OPTIONS} selected={events} onChange={setEvents} />
           {eventErrors && (
             <span id="wh-events-error" class="field-error small">
               {eventErrors.join("; ")}
