@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { createApp } from "../src/app.ts";
 import { createAppDeps } from "../src/http/deps.ts";
 import { startFakeMarket } from "../test/fakes/market.ts";
+import { FakeSolanaRpc } from "../test/fakes/solana-rpc.ts";
 import { type BenchOptions, FAN_OUT_TOKENS } from "./lib/context.ts";
 import { openServices, seedUser } from "./lib/seed.ts";
 import { type BenchRow, median, row } from "./lib/stats.ts";
@@ -12,7 +13,10 @@ import { type BenchRow, median, row } from "./lib/stats.ts";
 // per minute (one per second) as Jupiter's keyed free tier is. Timed from the 201 to the 10th
 // position committed, in this process (createServices + the HTTP app, the production Jupiter
 // adapter over HTTP to the fake market; real clock, so the pacing is real). Before issue 16 each
-// agent asked its own quote at the provider's pace: 1 of 10 positions after 5 s.
+// agent asked its own quote at the provider's pace: 1 of 10 positions after 5 s. A Solana RPC is
+// configured (the fake one), as a user screening mints has: the token's decimals and mint facts
+// come from its mint account, outside the aggregator's budget, which carries the buy quote and
+// the screening's reverse quote (two slots: ≈ 1 s).
 
 const AGENTS = 10;
 const LIMIT_MS = 2_000;
@@ -21,6 +25,7 @@ export async function sizedFanOut(o: BenchOptions): Promise<BenchRow[]> {
   const dir = join(o.dir, "sized");
   mkdirSync(dir, { recursive: true });
   const fake = await startFakeMarket();
+  const rpc = new FakeSolanaRpc(fake);
   fake.setSolPrice(100);
   for (const m of FAN_OUT_TOKENS) fake.setToken(m, { priceUsd: "0.01", decimals: 6, liquidityUsd: 250_000 });
   const env = {
@@ -29,7 +34,7 @@ export async function sizedFanOut(o: BenchOptions): Promise<BenchRow[]> {
     NODE_ENV: "production",
     JWT_SECRET: "bench-jwt-secret-0123456789abcdef0123456789abcdef",
     ALLOW_REGISTRATION: "true",
-    SOLANA_RPC_URL: "",
+    ...rpc.env(),
     SWAP_AGGREGATOR_REQUESTS_PER_MINUTE: "60",
   };
   const { services, database } = openServices(env);
@@ -40,7 +45,7 @@ export async function sizedFanOut(o: BenchOptions): Promise<BenchRow[]> {
       services.agents.updateConfig(user.userId, id, { positionSizing: { percentage: i + 1 } });
     });
     await services.market.solPrice.refresh();
-    const runs: Array<{ ms: number; positions: number; quotes: number; requests: number }> = [];
+    const runs: Array<{ ms: number; positions: number; quotes: number; requests: number; rpcCalls: number }> = [];
     const count = database.sqlite.query<{ n: number }, [number]>(
       "SELECT count(*) AS n FROM positions WHERE signal_id = ?",
     );
@@ -50,6 +55,7 @@ export async function sizedFanOut(o: BenchOptions): Promise<BenchRow[]> {
       await Bun.sleep(3_000);
       const quotesBefore = fake.requestsTo("jupiter.quote").length;
       const before = fake.requests.length;
+      const rpcBefore = rpc.calls.length;
       const res = await app.request("/api/v1/trading-signals", {
         method: "POST",
         headers: { "content-type": "application/json", "x-api-key": user.apiKey as string },
@@ -70,6 +76,7 @@ export async function sizedFanOut(o: BenchOptions): Promise<BenchRow[]> {
         positions: p,
         quotes: fake.requestsTo("jupiter.quote").length - quotesBefore,
         requests: fake.requests.length - before,
+        rpcCalls: rpc.calls.length - rpcBefore,
       });
       await services.signalQueue.idle();
     }

@@ -97,6 +97,7 @@ export interface MintInfoSourceOptions {
 
 export class MintInfoSource {
   private readonly cache = new Map<string, { at: number; info: MintInfo }>();
+  private readonly reading = new Map<string, Promise<MintInfo>>();
   private readonly ttlMs: number;
 
   constructor(private readonly opts: MintInfoSourceOptions) {
@@ -108,6 +109,15 @@ export class MintInfoSource {
     const now = this.opts.clock.now();
     const hit = this.cache.get(mint);
     if (hit && now - hit.at < this.ttlMs) return hit.info;
+    // The buy's sizing and the screening ask for a new mint in the same turn: one read.
+    const pending = this.reading.get(mint);
+    if (pending) return pending;
+    const read = this.read(mint, now).finally(() => this.reading.delete(mint));
+    this.reading.set(mint, read);
+    return read;
+  }
+
+  private async read(mint: string, now: number): Promise<MintInfo> {
     const r = await this.opts.rpc.call<{ value?: unknown }>("getAccountInfo", [
       mint,
       { encoding: "base64", commitment: "confirmed" },

@@ -87,7 +87,7 @@ export interface TradingEngineDeps {
    * Live settlements always commit on their own, at once.
    */
   commits?: GroupCommit;
-  /** Mint accounts over RPC: decimals of a token the price source omits (issue 15). */
+  /** Mint accounts over RPC: a token's decimals when an RPC is configured (issue 15). */
   mintInfo?: { get(mint: string): Promise<{ decimals: number }> } | null;
 }
 
@@ -124,11 +124,19 @@ export class TradingEngine {
   }
 
   private async tokenDecimals(mint: string): Promise<number> {
+    // The mint account first when an RPC is configured: it is the authority, the screening reads
+    // the same (cached) account, and the RPC's budget is not the swap aggregator's, whose next
+    // slot the buy quote needs. The price source answers without an RPC, or when the RPC fails.
+    if (this.d.mintInfo) {
+      try {
+        return (await this.d.mintInfo.get(mint)).decimals;
+      } catch (err) {
+        if (err instanceof TradingError) throw err;
+      }
+    }
     const map = await this.d.market.decimals.getDecimals([mint]);
     const dec = map.get(mint);
     if (dec !== undefined) return dec;
-    // A brand-new token the price source does not know yet: its mint account says.
-    if (this.d.mintInfo) return (await this.d.mintInfo.get(mint)).decimals;
     throw new TradingError(`Token decimals unknown for ${mint}; cannot size the trade`);
   }
 

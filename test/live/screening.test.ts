@@ -72,3 +72,32 @@ describe("screening a live buy", () => {
     expect(l.fake.requestsTo("jupiter.swap").length).toBe(0);
   });
 });
+
+describe("a new token's decimals with an RPC configured", () => {
+  test("read from the mint account, once for the sizing and the screening together; the Price API is not asked", async () => {
+    const agents: string[] = [];
+    for (const pct of [2, 5, 9]) {
+      const created = await l.request("POST", "/api/v1/agents", { name: `sim-${pct}` });
+      expect(created.status).toBe(201);
+      const id = ((await created.json()) as { id: string }).id;
+      const up = await l.request("PUT", `/api/v1/agents/${id}`, { automatedTradingSimulation: true });
+      expect(up.status).toBe(200);
+      const cfg = await l.request("PUT", `/api/v1/agents/${id}/config`, {
+        config: { positionSizing: { percentage: pct } },
+      });
+      expect(cfg.status).toBe(200);
+      agents.push(id);
+    }
+    const signal = await l.postSignal();
+    await l.settle();
+    for (const id of agents) expect(evaluation(signal.id, id)?.outcome).toBe("traded");
+    const mintReads = l.rpc.calls.filter((c) => c.method === "getAccountInfo" && c.params[0] === MINT);
+    expect(mintReads).toHaveLength(1);
+    const pricedMint = l.fake.requestsTo("jupiter.price").filter((r) => (r.query.get("ids") ?? "").includes(MINT));
+    expect(pricedMint).toHaveLength(0);
+    const decimals = l.ctx.database.sqlite
+      .query<{ d: number }, [number]>("SELECT DISTINCT token_decimals AS d FROM positions WHERE signal_id = ?")
+      .all(signal.id);
+    expect(decimals).toEqual([{ d: 6 }]);
+  });
+});
