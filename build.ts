@@ -90,7 +90,9 @@ const runsHere = (t: string) => {
 
 async function compile(outfile: string, target?: string): Promise<void> {
   const result = await Bun.build({
-    entrypoints: [join(root, "src/main.ts")],
+    // The WAL checkpoint worker runs in its own thread from its own entry point
+    // (src/db/wal-checkpointer.ts names it by this path from src/).
+    entrypoints: [join(root, "src/main.ts"), join(root, "src/db/checkpoint-worker.ts")],
     compile: {
       outfile,
       ...(target ? { target: target as Bun.Build.CompileTarget } : {}),
@@ -113,8 +115,10 @@ async function compile(outfile: string, target?: string): Promise<void> {
     },
   });
   if (!result.success) throw new AggregateError(result.logs, "Bundle failed");
-  // The sourcemap is inside the binary; the loose .map beside it is not needed to run.
+  // The sourcemaps are inside the binary; the loose .map files beside it (one per entry point)
+  // are not needed to run.
   rmSync(`${outfile}.map`, { force: true });
+  for (const o of result.outputs) if (o.path.endsWith(".map")) rmSync(o.path, { force: true });
 }
 
 /** `version` and `migrate` from an empty directory with an empty environment. */

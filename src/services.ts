@@ -11,6 +11,7 @@ import type { Config } from "./config.ts";
 import type { DatabaseHandle } from "./db/client.ts";
 import { GroupCommit } from "./db/group-commit.ts";
 import { PositionRepository } from "./db/repositories/positions.ts";
+import { WalCheckpointer } from "./db/wal-checkpointer.ts";
 import { EventBus } from "./events/bus.ts";
 import { CacheStores, cacheCheck, databaseCheck, queueCheck } from "./health/core-checks.ts";
 import { HealthRegistry } from "./health/registry.ts";
@@ -105,6 +106,8 @@ export interface Services {
   strategyLab: StrategyLab;
   /** Webhooks, notification preferences and the Telegram bot (src/notifications, issue 18). */
   notifications: Notifications;
+  /** WAL checkpoints in a worker thread once the WAL needs one (started by start()). */
+  walCheckpoints: WalCheckpointer;
   /**
    * Registers a background worker's start (monitor loop, signal recovery, price stream). serve()
    * runs these once it listens; tests never do, they drive ticks directly. See src/lifecycle.ts.
@@ -331,8 +334,13 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
   // 8. Background workers. serve() runs the start hooks in this order once it listens; shutdown
   //    runs in reverse (what started last stops first), so the timers go after the workers drain.
   const minute = 60_000;
+  const walCheckpoints = new WalCheckpointer({ sqlite: database.sqlite, logger });
   const timers = [setInterval(() => blacklist.sweep(), 5 * minute)];
   for (const t of timers) t.unref?.();
+  // WAL checkpoints beside the event loop (src/db/wal-checkpointer.ts); registered first, so its
+  // shutdown step runs last, after every writer has stopped.
+  lifecycle.onStart(() => walCheckpoints.start(), "WAL checkpoints");
+  lifecycle.onShutdown(() => walCheckpoints.stop(), "WAL checkpoints");
   lifecycle.onStart(() => signalIntake.recover(signals, config.SIGNAL_MAX_AGE_SECONDS), "signal recovery");
   lifecycle.onShutdown(() => signalQueue.stop(), "signal queue");
   lifecycle.onShutdown(() => {
@@ -384,6 +392,7 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
     tokenPriceLookup,
     strategyLab,
     notifications,
+    walCheckpoints,
     onStart: (fn, label) => lifecycle.onStart(fn, label),
     onShutdown: (fn, label) => lifecycle.onShutdown(fn, label),
     start: () => lifecycle.start(),

@@ -1,5 +1,6 @@
 import type { Database } from "bun:sqlite";
 import { closeSync, openSync, readSync } from "node:fs";
+import { endianness } from "node:os";
 
 // A commit detector that costs one pread instead of a read transaction (docs/decisions.md
 // "Performance (issue 16)"). In WAL mode every commit — by this connection, another connection or
@@ -63,6 +64,25 @@ export class WalIndexHeader {
     return !same;
   }
 
+  /**
+   * The WAL's last committed frame (`mxFrame`, header offset 16) and how many frames a checkpoint
+   * has copied back into the database (`nBackfill`, offset 96, the checkpoint info after the two
+   * header copies); null when the file cannot be read or a commit is being published (the two
+   * copies differ). Native byte order, as SQLite writes them.
+   */
+  frames(): WalFrames | null {
+    if (this.fd === null) return null;
+    const buf = framesScratch;
+    try {
+      if (readSync(this.fd, buf, 0, FRAMES_BYTES, 0) !== FRAMES_BYTES) return null;
+    } catch {
+      return null;
+    }
+    for (let i = 0; i < HEADER_BYTES / 2; i++) if (buf[i] !== buf[HEADER_BYTES / 2 + i]) return null;
+    const view = new DataView(buf.buffer, buf.byteOffset, FRAMES_BYTES);
+    return { last: view.getUint32(16, LITTLE_ENDIAN), backfilled: view.getUint32(96, LITTLE_ENDIAN) };
+  }
+
   /** A buffer for changedSince(), holding no header yet (the first call reports a change). */
   static buffer(): Uint8Array {
     return new Uint8Array(HEADER_BYTES).fill(0xff);
@@ -74,8 +94,17 @@ export class WalIndexHeader {
   }
 }
 
+/** Frames of the WAL (./wal-checkpointer.ts): committed, and copied back by checkpoints. */
+export interface WalFrames {
+  last: number;
+  backfilled: number;
+}
+
 const open = new WeakMap<Database, WalIndexHeader | null>();
 const scratch = new Uint8Array(HEADER_BYTES);
+const FRAMES_BYTES = 100;
+const framesScratch = new Uint8Array(FRAMES_BYTES);
+const LITTLE_ENDIAN = endianness() === "LE";
 
 /**
  * `read` (a stamp made of statements) re-run only when a commit may have happened since its last

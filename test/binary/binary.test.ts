@@ -1,8 +1,10 @@
+import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
+import { WalIndexHeader } from "../../src/db/wal-index-header.ts";
 import { childEnv, freePort, loginOver, ROOT, run, startService } from "../cli/process-helpers.ts";
 
 // Issue 8 acceptance: build the binary, copy it alone into an empty directory, start it there on a
@@ -127,6 +129,29 @@ test("start, log in, create an agent, SIGTERM (exit 0), start again and find the
     expect(
       (await fetch(`${second.url}/api/v1/auth/me`, { headers: { authorization: `Bearer ${token}` } })).status,
     ).toBe(200);
+    // The WAL checkpoint worker is an entry point of the binary (src/db/wal-checkpointer.ts): once
+    // the WAL holds 1,000 uncopied frames (written here by another connection, which does not
+    // checkpoint), the service's worker thread copies them back.
+    const other = new Database(join(dataDir, "trading.db"));
+    try {
+      other.exec("PRAGMA busy_timeout = 5000");
+      other.exec("PRAGMA wal_autocheckpoint = 0");
+      other.exec("CREATE TABLE wal_ballast (body BLOB)");
+      const insert = other.query<unknown, [Uint8Array]>("INSERT INTO wal_ballast (body) VALUES (?)");
+      other.transaction(() => {
+        for (let i = 0; i < 1_200; i++) insert.run(crypto.getRandomValues(new Uint8Array(3_900)));
+      })();
+      const header = WalIndexHeader.of(other)!;
+      expect(header.frames()!.last - header.frames()!.backfilled).toBeGreaterThan(1_000);
+      const deadline = Date.now() + 20_000;
+      while (Date.now() < deadline && header.frames()?.backfilled !== header.frames()?.last) await Bun.sleep(50);
+      expect(header.frames()!.backfilled).toBe(header.frames()!.last);
+      expect(second.logs.map((l) => l.msg)).toContain("WAL checkpoints run in a worker thread");
+      expect(second.logs.filter((l) => l.level === "warn")).toEqual([]);
+    } finally {
+      WalIndexHeader.release(other);
+      other.close();
+    }
   } finally {
     expect(await second.stop("SIGTERM")).toBe(0);
   }

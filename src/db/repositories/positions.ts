@@ -178,7 +178,7 @@ export class PositionRepository {
     const agents = this.sqlite.query<MonitoredAgent, []>(
       `SELECT a.id AS agentId, a.user_id AS userId, c.overrides AS configOverrides
        FROM agents a LEFT JOIN agent_configs c ON c.agent_id = a.id
-       WHERE a.id IN (SELECT agent_id FROM positions WHERE status = 'open')`,
+       WHERE EXISTS (SELECT 1 FROM positions p WHERE p.agent_id = a.id AND p.status = 'open')`,
     );
     return this.sqlite
       .transaction(() => {
