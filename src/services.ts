@@ -11,6 +11,7 @@ import type { Config } from "./config.ts";
 import type { DatabaseHandle } from "./db/client.ts";
 import { GroupCommit } from "./db/group-commit.ts";
 import { PositionRepository } from "./db/repositories/positions.ts";
+import { TradingAgentRepository } from "./db/repositories/trading-agents.ts";
 import { WalCheckpointer } from "./db/wal-checkpointer.ts";
 import { EventBus } from "./events/bus.ts";
 import { CacheStores, cacheCheck, databaseCheck, queueCheck } from "./health/core-checks.ts";
@@ -215,7 +216,10 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
   // 5. The trading engine (issue 5): one execution path for every trade, behind per-mode executors.
   const signals = new SignalService(database, clock);
   // Small writes of concurrent requests and trades share one commit (src/db/group-commit.ts).
-  const groupCommit = new GroupCommit(database);
+  // WAL checkpoints beside the event loop (src/db/wal-checkpointer.ts), looked at after every
+  // group commit: many small commits checkpoint in small steps as SQLite's own threshold is passed.
+  const walCheckpoints = new WalCheckpointer({ sqlite: database.sqlite, logger });
+  const groupCommit = new GroupCommit(database, { afterCommit: () => walCheckpoints.poll() });
   const positionStore = new PositionRepository(database.sqlite);
   const locks = new PositionLocks();
   // Token screening and mint facts read over the live RPC (issue 15); without SOLANA_RPC_URL only
@@ -300,6 +304,7 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
   //    the next one when it is built, so it is built from its end: the processor (above), the
   //    queue that feeds it, the intake that fills the queue. Nothing is re-bound later.
   const signalQueue = new SignalQueue((id) => processor.process(id), logger);
+  const signalAgents = new TradingAgentRepository(database.sqlite);
   const signalIntake = new SignalIntake({
     events,
     queue: signalQueue,
@@ -307,6 +312,7 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
     signals,
     commits: groupCommit,
     recordKeyUse: (id) => apiKeys.recordUse(id),
+    hasAgents: (userId) => signalAgents.hasAgents(userId),
   });
   // PRODUCT.md §6 "signals received": every signal accepted by POST /trading-signals (not replays).
   signalIntake.onAccepted(() => metrics.signalsReceived.inc());
@@ -334,11 +340,9 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
   // 8. Background workers. serve() runs the start hooks in this order once it listens; shutdown
   //    runs in reverse (what started last stops first), so the timers go after the workers drain.
   const minute = 60_000;
-  const walCheckpoints = new WalCheckpointer({ sqlite: database.sqlite, logger });
   const timers = [setInterval(() => blacklist.sweep(), 5 * minute)];
   for (const t of timers) t.unref?.();
-  // WAL checkpoints beside the event loop (src/db/wal-checkpointer.ts); registered first, so its
-  // shutdown step runs last, after every writer has stopped.
+  // WAL checkpoints: registered first, so its shutdown step runs last, after every writer stopped.
   lifecycle.onStart(() => walCheckpoints.start(), "WAL checkpoints");
   lifecycle.onShutdown(() => walCheckpoints.stop(), "WAL checkpoints");
   lifecycle.onStart(() => signalIntake.recover(signals, config.SIGNAL_MAX_AGE_SECONDS), "signal recovery");

@@ -33,7 +33,10 @@ export interface WalCheckpointerOptions {
   logger: Logger;
   /** Uncopied WAL frames that start a checkpoint; SQLite's default threshold. */
   thresholdFrames?: number;
-  /** How often the WAL is looked at (a 100-byte read of the -shm file). */
+  /**
+   * How often the WAL is looked at (a 100-byte read of the -shm file), besides the poll() after
+   * each group commit; catches the commits of other writers (the monitor's price write).
+   */
   pollMs?: number;
   /** How long the worker may take to open its connection before the fallback. */
   startTimeoutMs?: number;

@@ -8,8 +8,9 @@ import type { Signal, SignalInput, SignalService } from "./signal-service.ts";
 // (group commit, src/db/group-commit.ts; docs/decisions.md "Performance (issue 16)"): each
 // insert runs in its own savepoint of the turn's transaction, so an Idempotency-Key conflict
 // fails only its own request, and submit() resolves only after the commit: a 201 never leaves
-// before its signal is durable. The key's use is counted in the same transaction. The event, log
-// line and queueing follow the commit.
+// before its signal is durable. The key's use is counted in the same transaction, and so is the
+// processed status of a signal whose owner has no agent. The event, log line and queueing follow
+// the commit.
 
 export interface SubmitResult {
   signal: Signal;
@@ -24,6 +25,8 @@ export interface SignalIntakeDeps {
   commits: GroupCommit;
   /** Counts one request of an API key; called inside the group commit. */
   recordKeyUse?: (apiKeyId: string) => void;
+  /** Whether the user has any agent (an index probe, inside the group commit). */
+  hasAgents?: (userId: string) => boolean;
 }
 
 export class SignalIntake {
@@ -37,16 +40,20 @@ export class SignalIntake {
    */
   async submit(userId: string, apiKeyId: string, input: SignalInput, idempotencyKey?: string): Promise<SubmitResult> {
     const r = await this.d.commits.write(() => {
-      const created = this.d.signals.create(userId, apiKeyId, input, idempotencyKey);
+      // An owner without agents: the processor would find no one to evaluate and only mark the
+      // signal processed in a later commit. It is stored processed in this one instead, and not
+      // queued (decided when it arrives, as the processor's own check would be).
+      const status = this.d.hasAgents && !this.d.hasAgents(userId) ? "processed" : "pending";
+      const created = this.d.signals.create(userId, apiKeyId, input, idempotencyKey, status);
       this.d.recordKeyUse?.(apiKeyId);
-      return created;
+      return { ...created, queued: status === "pending" };
     });
-    if (!r.replayed) this.accepted(userId, r.signal);
-    return r;
+    if (!r.replayed) this.accepted(userId, r.signal, r.queued);
+    return { signal: r.signal, replayed: r.replayed };
   }
 
   /** What happens once a new signal is stored: event, log, queue (SPEC "Events" item 1). */
-  accepted(userId: string, signal: Signal): void {
+  private accepted(userId: string, signal: Signal, queued: boolean): void {
     this.d.logger.info("signal received", {
       signalId: signal.id,
       userId,
@@ -56,7 +63,7 @@ export class SignalIntake {
     });
     this.d.events.publish("signal.created", userId, { signal });
     for (const l of this.listeners) l(userId, signal);
-    this.d.queue.enqueue(signal.id);
+    if (queued) this.d.queue.enqueue(signal.id);
   }
 
   /** Metrics and other observers hook in here. */

@@ -74,13 +74,14 @@ export class SignalService {
    * Creates a signal, or with an Idempotency-Key returns the one created before for the same key
    * and body (`replayed` true, nothing triggered); the same key with another body is 409. The
    * check and the insert run in one synchronous transaction, so concurrent retries cannot both
-   * insert.
+   * insert. `status` "processed" stores a signal nothing can act on as already processed.
    */
   create(
     userId: string,
     apiKeyId: string,
     input: SignalInput,
     idempotencyKey?: string,
+    status: "pending" | "processed" = "pending",
   ): { signal: Signal; replayed: boolean } {
     const now = isoNow(this.clock);
     return this.rows.atomically(() => {
@@ -98,7 +99,7 @@ export class SignalService {
           this.rows.forgetIdempotencyKey(apiKeyId, idempotencyKey);
         }
       }
-      const row = this.rows.insert(userId, apiKeyId, fields(input), now);
+      const row = this.rows.insert(userId, apiKeyId, fields(input), now, status);
       if (idempotencyKey) this.rows.saveIdempotencyKey(apiKeyId, idempotencyKey, hash, row.id, now);
       return { signal: toSignal(row), replayed: false };
     });

@@ -135,3 +135,35 @@ describe("signal decisions", () => {
     expect((await json(bad)).error).toBe('include must be "processing"');
   });
 });
+
+describe("an owner without agents", () => {
+  test("the signal is stored processed in the commit that stores it and never queued; an agent's owner's is queued", async () => {
+    const queued: number[] = [];
+    const queue = t.ctx.services.signalQueue;
+    const enqueue = queue.enqueue.bind(queue);
+    queue.enqueue = (id: number) => {
+      queued.push(id);
+      return enqueue(id);
+    };
+    const lonely = await createUser(t.ctx);
+    const lonelyKey = (await createApiKey(t.ctx, lonely.token, ["signals"])).key;
+    const signal = await t.postSignal({}, lonelyKey);
+    expect(queued).toEqual([]);
+    const row = t.ctx.database.sqlite
+      .query<{ status: string; processedAt: string | null; createdAt: string }, [number]>(
+        "SELECT processing_status AS status, processed_at AS processedAt, created_at AS createdAt FROM trading_signals WHERE id = ?",
+      )
+      .get(signal.id);
+    expect(row).toEqual({ status: "processed", processedAt: row!.createdAt, createdAt: expect.any(String) });
+    const res = await t.ctx.request("GET", `/api/v1/trading-signals/${signal.id}`, { token: lonely.token });
+    expect((await json(res)).processing).toEqual({ status: "done", evaluations: [] });
+
+    await t.createAgent({ name: "present" });
+    const second = await t.postSignal();
+    expect(queued).toEqual([second.id]);
+    await t.settle();
+    const detail = await json(await t.ctx.request("GET", `/api/v1/trading-signals/${second.id}`, { token: t.token }));
+    expect(detail.processing.status).toBe("done");
+    expect(detail.processing.evaluations).toHaveLength(1);
+  });
+});

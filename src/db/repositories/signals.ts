@@ -58,17 +58,27 @@ function where(userId: string, f: SignalQuery): { sql: string; params: Param[] }
 export class SignalRepository {
   constructor(private readonly sqlite: Database) {}
 
-  /** Runs `fn` in one synchronous transaction (idempotency check and insert together). */
+  /**
+   * Runs `fn` in one synchronous transaction (idempotency check and insert together), or inside
+   * the caller's: a group commit already gives each write its own savepoint.
+   */
   atomically<T>(fn: () => T): T {
-    return this.sqlite.transaction(fn)();
+    return this.sqlite.inTransaction ? fn() : this.sqlite.transaction(fn)();
   }
 
-  insert(userId: string, apiKeyId: string | null, s: NewSignal, now: string): SignalRecord {
+  /** A new signal, pending processing, or already processed when nothing can act on it. */
+  insert(
+    userId: string,
+    apiKeyId: string | null,
+    s: NewSignal,
+    now: string,
+    status: "pending" | "processed" = "pending",
+  ): SignalRecord {
     return this.sqlite
       .query<SignalRecord, Param[]>(
         `INSERT INTO trading_signals (user_id, api_key_id, token_address, symbol, signal_type, activation_reason,
-           signal_strength, source, processing_status, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?) RETURNING ${COLUMNS}`,
+           signal_strength, source, processing_status, processed_at, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
       )
       .get(
         userId,
@@ -79,6 +89,8 @@ export class SignalRepository {
         s.activationReason,
         s.signalStrength,
         s.source,
+        status,
+        status === "processed" ? now : null,
         now,
         now,
       ) as SignalRecord;

@@ -19,13 +19,21 @@ export type TradingCandidate = Pick<
 export class TradingAgentRepository {
   constructor(private readonly sqlite: Database) {}
 
+  /**
+   * Whether the user has any agent: an index-only probe. The full candidates statement costs
+   * ≈ 15 µs even when it finds nothing (its two joins and sort: measured, docs/decisions.md
+   * "Performance (issue 16)"); this costs well under one.
+   */
+  hasAgents(userId: string): boolean {
+    return (
+      this.sqlite.query<{ one: number }, [string]>("SELECT 1 AS one FROM agents WHERE user_id = ? LIMIT 1").get(userId)
+        ?.one === 1
+    );
+  }
+
   /** Every agent of the user, oldest first, with its config and the wallet of its trading mode. */
   candidates(userId: string): TradingCandidate[] {
-    // Asked for every signal, usually of an owner with few or no agents. The full statement costs
-    // ≈ 15 µs even when it finds nothing (its two joins and sort: measured, docs/decisions.md
-    // "Performance (issue 16)"); this index-only probe costs well under one.
-    const any = this.sqlite.query<{ one: number }, [string]>("SELECT 1 AS one FROM agents WHERE user_id = ? LIMIT 1");
-    if (!any.get(userId)) return [];
+    if (!this.hasAgents(userId)) return [];
     return this.sqlite
       .query<TradingCandidate, [string]>(
         `SELECT a.id, a.user_id AS userId, a.name, a.trading_mode AS tradingMode,

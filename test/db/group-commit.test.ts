@@ -1,0 +1,77 @@
+import { afterEach, beforeEach, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type DatabaseHandle, openDatabase } from "../../src/db/client.ts";
+import { GroupCommit } from "../../src/db/group-commit.ts";
+
+// src/db/group-commit.ts: writes parked in one turn share one commit, each in its own savepoint.
+
+let dir: string;
+let handle: DatabaseHandle;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "group-commit-"));
+  handle = openDatabase(join(dir, "t.db"), { migrate: false });
+  handle.sqlite.exec("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL UNIQUE)");
+});
+afterEach(() => {
+  handle.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const rows = () =>
+  handle.sqlite
+    .query<{ v: string }, []>("SELECT v FROM t ORDER BY id")
+    .all()
+    .map((r) => r.v);
+const insert = (v: string) => handle.sqlite.query("INSERT INTO t (v) VALUES (?) RETURNING id").get(v) as { id: number };
+
+test("one commit for a turn's writes; a write that throws is rolled back alone and only its caller sees it", async () => {
+  let afterCommit = 0;
+  const gc = new GroupCommit(handle, { afterCommit: () => afterCommit++ });
+  const results = await Promise.allSettled([
+    gc.write(() => insert("a").id),
+    gc.write(() => {
+      insert("b");
+      throw new Error("refused after its insert");
+    }),
+    gc.write(() => insert("a").id), // UNIQUE: SQLite refuses the statement
+    gc.write(() => {
+      // a write that opens its own (nested) transaction
+      handle.sqlite.transaction(() => insert("c"))();
+      return "nested";
+    }),
+    gc.write(() => insert("d").id),
+  ]);
+  expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "rejected", "fulfilled", "fulfilled"]);
+  expect((results[1] as PromiseRejectedResult).reason.message).toBe("refused after its insert");
+  expect(String((results[2] as PromiseRejectedResult).reason)).toContain("UNIQUE");
+  expect((results[3] as PromiseFulfilledResult<string>).value).toBe("nested");
+  expect(rows()).toEqual(["a", "c", "d"]);
+  expect(gc.commits).toBe(1);
+  expect(gc.items).toBe(5);
+  expect(afterCommit).toBe(1);
+  expect(handle.sqlite.inTransaction).toBe(false);
+
+  // The next turn commits again, the statements reused.
+  await gc.write(() => insert("e"));
+  expect(gc.commits).toBe(2);
+  expect(afterCommit).toBe(2);
+  expect(rows()).toEqual(["a", "c", "d", "e"]);
+});
+
+test("every caller resumes after the commit: its row is visible to another connection by then", async () => {
+  const gc = new GroupCommit(handle);
+  const other = openDatabase(join(dir, "t.db"), { migrate: false });
+  try {
+    const seen = await Promise.all(
+      ["x", "y"].map(async (v) => {
+        await gc.write(() => insert(v));
+        return other.sqlite.query<{ n: number }, [string]>("SELECT count(*) AS n FROM t WHERE v = ?").get(v)!.n;
+      }),
+    );
+    expect(seen).toEqual([1, 1]);
+  } finally {
+    other.close();
+  }
+});
