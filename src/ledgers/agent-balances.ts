@@ -2,6 +2,7 @@ import type { Clock } from "../clock.ts";
 import type { DatabaseHandle } from "../db/client.ts";
 import { type BalanceRecord, listBalances } from "../db/repositories/balances.ts";
 import { type BalanceInsert, balanceLedger } from "../db/repositories/ledgers.ts";
+import { newRowId } from "../db/row-id.ts";
 import type { Logger } from "../logger.ts";
 import { Big, SOL_MINT } from "../money.ts";
 import { canonicalAmount } from "./balance-ledger.ts";
@@ -103,7 +104,7 @@ export class AgentBalanceService {
     const now = this.crud.now();
     const row = {
       ...input,
-      id: crypto.randomUUID(),
+      id: newRowId(),
       balance: canonicalAmount(new Big(input.balance)),
       decimals: null,
       lastUpdated: now,

@@ -2,6 +2,7 @@ import type { Clock } from "../clock.ts";
 import type { DatabaseHandle } from "../db/client.ts";
 import { type TransactionInsert, transactionLedger } from "../db/repositories/ledgers.ts";
 import { listTransactions, type TransactionFilter, type TransactionRecord } from "../db/repositories/transactions.ts";
+import { newRowId } from "../db/row-id.ts";
 import type { Logger } from "../logger.ts";
 import { LedgerCrud } from "./ledger-crud.ts";
 
@@ -105,7 +106,7 @@ export class AgentTransactionService {
   create(userId: string, input: TransactionCreate): TransactionView {
     const now = this.crud.now();
     const row = {
-      id: crypto.randomUUID(),
+      id: newRowId(),
       agentId: input.agentId,
       walletAddress: input.walletAddress,
       transactionType: input.transactionType,

@@ -1,5 +1,6 @@
 import { inOrJoinTransaction, type SqliteHandle } from "../db/client.ts";
 import { findBalance, insertBalance, setBalanceText } from "../db/repositories/balances.ts";
+import { newRowId } from "../db/row-id.ts";
 import { TradingError } from "../errors.ts";
 import { Big, SOL_MINT } from "../money.ts";
 
@@ -78,7 +79,7 @@ export function credit(h: Handle, key: BalanceKey, amount: string | number | Big
     }
     const symbol = opts.tokenSymbol ?? (key.tokenAddress === SOL_MINT ? "SOL" : "");
     insertBalance(h, {
-      id: crypto.randomUUID(),
+      id: newRowId(),
       ...key,
       tokenSymbol: symbol,
       balance: canonicalAmount(add),

@@ -1,5 +1,6 @@
 import type { SqliteHandle } from "../db/client.ts";
 import { insertSnapshot, snapshotsBetween } from "../db/repositories/balance-snapshots.ts";
+import { newRowId } from "../db/row-id.ts";
 
 // Balance history (PRODUCT.md §3): snapshots of an agent's SOL balance and total value, one after
 // every trade and one per hour. The trading engine writes "trade" and "hourly" snapshots with
@@ -33,7 +34,7 @@ type Handle = SqliteHandle;
 
 export function recordBalanceSnapshot(h: Handle, s: SnapshotInput): void {
   insertSnapshot(h, {
-    id: crypto.randomUUID(),
+    id: newRowId(),
     agentId: s.agentId,
     walletAddress: s.walletAddress,
     solBalance: s.solBalance,

@@ -2,6 +2,7 @@ import type { Clock } from "../clock.ts";
 import type { DatabaseHandle } from "../db/client.ts";
 import { iterateSwaps, listSwaps, type SwapFilter, type SwapRecord } from "../db/repositories/historical-swaps.ts";
 import { type SwapInsert, swapLedger } from "../db/repositories/ledgers.ts";
+import { newRowId } from "../db/row-id.ts";
 import { ValidationError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import { Big, decStr } from "../money.ts";
@@ -124,7 +125,7 @@ export class HistoricalSwapService {
     assertTimesOrdered(input.purchaseTime, input.saleTime);
     const now = this.crud.now();
     const row = {
-      id: crypto.randomUUID(),
+      id: newRowId(),
       agentId: input.agentId,
       walletAddress: input.walletAddress,
       tokenAddress: input.tokenAddress,

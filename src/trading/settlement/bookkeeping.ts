@@ -286,8 +286,10 @@ export class TradeBook {
     solUsd: Big | null,
     now: string,
     reason: "trade" | "hourly" = "trade",
+    /** The SOL balance when the caller has just written it (a debit's result). */
+    solBalance?: Big,
   ): void {
-    const sol = readBalance(this.db, { agentId, walletAddress, tokenAddress: SOL_MINT });
+    const sol = solBalance ?? readBalance(this.db, { agentId, walletAddress, tokenAddress: SOL_MINT });
     // Open positions valued at their last known price (entry price until the monitor priced them).
     let total = sol;
     for (const r of this.positions.openHoldings(agentId, walletAddress))

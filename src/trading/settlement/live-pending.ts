@@ -1,6 +1,7 @@
 import { type Clock, isoNow } from "../../clock.ts";
 import { inTransaction } from "../../db/client.ts";
 import { SignalEvaluationRepository } from "../../db/repositories/signal-evaluations.ts";
+import { newRowId } from "../../db/row-id.ts";
 import type { Logger } from "../../logger.ts";
 import { type Big, fromAtomic } from "../../money.ts";
 import type { LiveSwapFill } from "../live-executor.ts";
@@ -51,7 +52,7 @@ export class PendingLiveTrades {
   record(f: LiveSwapFill, intent: LiveIntent, solUsd: Big, t: PendingSwap): void {
     const sig = f.live.signature;
     const now = isoNow(this.d.clock);
-    const txId = crypto.randomUUID();
+    const txId = newRowId();
     const buy = t.side === "BUY";
     const sol = lamportsToSol(buy ? f.inputAtomic : f.outputAtomic);
     const tokens = fromAtomic(buy ? f.outputAtomic : f.inputAtomic, t.decimals);

@@ -1,6 +1,7 @@
 import { type Clock, isoNow } from "../../clock.ts";
 import { inTransaction } from "../../db/client.ts";
 import { SignalEvaluationRepository } from "../../db/repositories/signal-evaluations.ts";
+import { newRowId } from "../../db/row-id.ts";
 import type { Logger } from "../../logger.ts";
 import { Big } from "../../money.ts";
 import { mirrorChainBalances } from "../../wallets/live-balances.ts";
@@ -40,8 +41,8 @@ export class LiveRecorder {
     const entrySol = safeDiv(solSwapped, tokens);
     const entryUsd = entrySol.times(solUsd);
     const now = isoNow(this.d.clock);
-    const txId = pendingTxId ?? crypto.randomUUID();
-    let positionId: string | null = crypto.randomUUID();
+    const txId = pendingTxId ?? newRowId();
+    let positionId: string | null = newRowId();
     const book = this.d.book;
     inTransaction(book.db, () => {
       if (!pendingTxId) this.writeTradeKey(t.agentId, t.signalId, "BUY", txId, now);
@@ -130,7 +131,7 @@ export class LiveRecorder {
     userId: string,
   ): DcaSettled {
     const now = isoNow(this.d.clock);
-    const txId = pendingTxId ?? crypto.randomUUID();
+    const txId = pendingTxId ?? newRowId();
     const book = this.d.book;
     const { p, applied, tokens, cost } = inTransaction(book.db, () => {
       const p = book.positions.byId(positionId);
@@ -197,8 +198,8 @@ export class LiveRecorder {
     userId: string,
   ): SaleSettled {
     const now = isoNow(this.d.clock);
-    const txId = pendingTxId ?? crypto.randomUUID();
-    const swapId = crypto.randomUUID();
+    const txId = pendingTxId ?? newRowId();
+    const swapId = newRowId();
     const book = this.d.book;
     const exitSignal = sale.kind === "close" ? sale.signalId : undefined;
     const r = inTransaction(book.db, () => {

@@ -2,6 +2,7 @@ import { type Clock, isoNow } from "../../clock.ts";
 import { inTransaction } from "../../db/client.ts";
 import type { PositionRecord } from "../../db/repositories/positions.ts";
 import { TradingAgentRepository } from "../../db/repositories/trading-agents.ts";
+import { newRowId } from "../../db/row-id.ts";
 import { OperationalError } from "../../errors.ts";
 import type { Logger } from "../../logger.ts";
 import type { ChainBalances, LandedTransaction } from "../../market/solana-rpc.ts";
@@ -257,7 +258,7 @@ export class LiveSettlement implements Settlement {
    */
   private settleOrphan(row: LiveTrade, f: LiveSwapFill, solUsd: Big): void {
     const now = isoNow(this.d.clock);
-    const txId = row.transactionId ?? crypto.randomUUID();
+    const txId = row.transactionId ?? newRowId();
     const buy = row.side === "BUY";
     const sol = lamportsToSol(buy ? f.inputAtomic : f.outputAtomic);
     const tokens = fromAtomic(buy ? f.outputAtomic : f.inputAtomic, row.tokenDecimals);

@@ -1,6 +1,7 @@
 import { type Clock, isoNow } from "../../clock.ts";
-import { inTransaction } from "../../db/client.ts";
+import { inOrJoinTransaction } from "../../db/client.ts";
 import type { PositionRecord } from "../../db/repositories/positions.ts";
+import { newRowId } from "../../db/row-id.ts";
 import { credit, debit, readBalance } from "../../ledgers/balance-ledger.ts";
 import type { Logger } from "../../logger.ts";
 import { Big, SOL_MINT } from "../../money.ts";
@@ -29,9 +30,10 @@ import type {
 // Simulation settlement (issue: trading engine): the fill is the aggregator's quote, and the
 // agent's ledger moves by it — debit of the SOL spent (size plus fees), credit of the tokens, and
 // back on a sale — in ONE synchronous transaction with the transaction record, the position, the
-// trade key and the balance snapshot. The debit is the authority: short of SOL, it throws and
-// nothing is written. Another run that got there first (trade key taken, position changed) is a
-// skipped outcome; it is checked before the first write, so nothing is written either.
+// trade key and the balance snapshot (joining the caller's transaction when there is one: a group
+// commit gives each settlement its own savepoint). The debit is the authority: short of SOL, it
+// throws and nothing is written. Another run that got there first (trade key taken, position
+// changed) is a skipped outcome; it is checked before the first write, so nothing is written either.
 
 export class SimulationSettlement implements Settlement {
   constructor(
@@ -45,19 +47,21 @@ export class SimulationSettlement implements Settlement {
     const entrySol = solSwapped.div(tokens);
     const entryUsd = entrySol.times(solUsd);
     const now = isoNow(this.clock);
-    const positionId = crypto.randomUUID();
-    const txId = crypto.randomUUID();
+    const positionId = newRowId();
+    const txId = newRowId();
     const h = this.book.db;
     const tokenKey = { agentId: t.agentId, walletAddress: t.walletAddress, tokenAddress: t.tokenAddress };
     let fill = swapFill;
     let cost = buyAmounts(fill, t.decimals).cost;
-    const taken = inTransaction(h, () => {
+    const taken = inOrJoinTransaction(h, () => {
       // Another settle already recorded this (agent, signal, action): nothing is written.
       if (!this.book.keys.insert(t.agentId, t.signalId, "BUY", txId, now)) return true;
       // No tokens of the mint held: the buy creates the token account and locks its rent.
       fill = { ...swapFill, feesSol: swapFill.feesSol.plus(tokenAccountRentSol(readBalance(h, tokenKey))) };
       cost = buyAmounts(fill, t.decimals).cost;
-      debit(h, { agentId: t.agentId, walletAddress: t.walletAddress, tokenAddress: SOL_MINT }, cost, { now });
+      const sol = debit(h, { agentId: t.agentId, walletAddress: t.walletAddress, tokenAddress: SOL_MINT }, cost, {
+        now,
+      });
       credit(h, tokenKey, tokens, {
         now,
         tokenSymbol: t.symbol,
@@ -103,7 +107,7 @@ export class SimulationSettlement implements Settlement {
         transactionHash: fill.txHash,
         now,
       });
-      this.book.snapshot(t.agentId, t.walletAddress, solUsd, now);
+      this.book.snapshot(t.agentId, t.walletAddress, solUsd, now, "trade", sol);
       return false;
     });
     if (taken) return { status: "skipped", reason: `signal ${t.signalId} already traded (BUY) by agent ${t.agentId}` };
@@ -130,9 +134,9 @@ export class SimulationSettlement implements Settlement {
   dca(p: PositionRecord, order: number, fill: SwapFill, solUsd: Big): SettleOutcome<DcaSettled> {
     const { solSwapped, tokens, cost } = buyAmounts(fill, p.tokenDecimals);
     const now = isoNow(this.clock);
-    const txId = crypto.randomUUID();
+    const txId = newRowId();
     const h = this.book.db;
-    const next: DcaFillResult | null = inTransaction(h, () => {
+    const next: DcaFillResult | null = inOrJoinTransaction(h, () => {
       const fresh = this.book.positions.byId(p.id);
       if (fresh?.status !== "open" || fresh.dcaOrders !== p.dcaOrders) return null;
       debit(h, { agentId: p.agentId, walletAddress: p.walletAddress, tokenAddress: SOL_MINT }, cost, { now });
@@ -190,12 +194,12 @@ export class SimulationSettlement implements Settlement {
   sell(p: PositionRecord, sale: SaleRequest, fill: SwapFill, solUsd: Big): SettleOutcome<SaleSettled> {
     const { sold, proceeds, salePriceSol } = saleAmounts(p, fill);
     const now = isoNow(this.clock);
-    const txId = crypto.randomUUID();
-    const swapId = crypto.randomUUID();
+    const txId = newRowId();
+    const swapId = newRowId();
     const remainingAfter = new Big(p.remainingAmount).minus(sold);
     const exitSignal = sale.kind === "close" ? sale.signalId : undefined;
     const h = this.book.db;
-    const booked = inTransaction(h, (): { realizedProfitSol: Big; closed: CloseResult | null } | string => {
+    const booked = inOrJoinTransaction(h, (): { realizedProfitSol: Big; closed: CloseResult | null } | string => {
       const fresh = this.book.positions.byId(p.id);
       if (fresh?.status !== "open" || fresh.remainingAmount !== p.remainingAmount) return "position changed";
       if (exitSignal !== undefined && !this.book.keys.insert(p.agentId, exitSignal, "SELL", txId, now))
