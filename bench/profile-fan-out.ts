@@ -6,7 +6,7 @@ import { WalIndexHeader } from "../src/db/wal-index-header.ts";
 import { createAppDeps } from "../src/http/deps.ts";
 import { startFakeMarket } from "../test/fakes/market.ts";
 import { FAN_OUT_TOKENS } from "./lib/context.ts";
-import { openServices, seedTransactions, seedUser } from "./lib/seed.ts";
+import { openServices, postBuySignal, seedTransactions, seedUser } from "./lib/seed.ts";
 
 // One buy signal to N simulation agents in-process (the fan-out of bench/fan-out.ts without the
 // child process): `bun [--cpu-prof-md] bench/profile-fan-out.ts [agents] [runs] [transactions]`.
@@ -54,15 +54,7 @@ const runAll = async () => {
     const f0 = header?.frames()?.last ?? 0;
     const c0 = process.cpuUsage();
     const t0 = performance.now();
-    const res = await app.request("/api/v1/trading-signals", {
-      method: "POST",
-      headers: { "content-type": "application/json", "x-api-key": user.apiKey as string },
-      body: JSON.stringify({
-        tokenAddress: FAN_OUT_TOKENS[i % FAN_OUT_TOKENS.length],
-        signalType: "buy",
-        signalStrength: 4,
-      }),
-    });
+    const res = await postBuySignal(app, user.apiKey as string, FAN_OUT_TOKENS[i % FAN_OUT_TOKENS.length] as string);
     const { id } = (await res.json()) as { id: number };
     await services.signalQueue.idle();
     walls.push(performance.now() - t0);

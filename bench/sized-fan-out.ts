@@ -5,7 +5,7 @@ import { createAppDeps } from "../src/http/deps.ts";
 import { startFakeMarket } from "../test/fakes/market.ts";
 import { FakeSolanaRpc } from "../test/fakes/solana-rpc.ts";
 import { type BenchOptions, FAN_OUT_TOKENS } from "./lib/context.ts";
-import { openServices, seedUser } from "./lib/seed.ts";
+import { openServices, postBuySignal, seedUser } from "./lib/seed.ts";
 import { type BenchRow, median, row } from "./lib/stats.ts";
 
 // 3b. What a user feels on a keyless-like budget: one signal → 10 simulation agents with 10
@@ -56,16 +56,7 @@ export async function sizedFanOut(o: BenchOptions): Promise<BenchRow[]> {
       const quotesBefore = fake.requestsTo("jupiter.quote").length;
       const before = fake.requests.length;
       const rpcBefore = rpc.calls.length;
-      const res = await app.request("/api/v1/trading-signals", {
-        method: "POST",
-        headers: { "content-type": "application/json", "x-api-key": user.apiKey as string },
-        body: JSON.stringify({
-          tokenAddress: FAN_OUT_TOKENS[i % FAN_OUT_TOKENS.length],
-          signalType: "buy",
-          signalStrength: 4,
-          source: "bench",
-        }),
-      });
+      const res = await postBuySignal(app, user.apiKey as string, FAN_OUT_TOKENS[i % FAN_OUT_TOKENS.length] as string);
       const t0 = performance.now();
       const body = (await res.json()) as { id: number };
       if (res.status !== 201) throw new Error(`signal answered ${res.status}: ${JSON.stringify(body)}`);

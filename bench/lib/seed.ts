@@ -218,3 +218,16 @@ export function fakeMints(count: number): string[] {
   while (out.size < count) out.add(`${generateSimulationAddress().slice(4)}pump12345678`);
   return [...out];
 }
+
+/** POST /trading-signals in-process (`app.request`): a buy of `tokenAddress`, strength 4, with `apiKey`. */
+export async function postBuySignal(
+  app: { request(path: string, init: RequestInit): Response | Promise<Response> },
+  apiKey: string,
+  tokenAddress: string,
+): Promise<Response> {
+  return app.request("/api/v1/trading-signals", {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-api-key": apiKey },
+    body: JSON.stringify({ tokenAddress, signalType: "buy", signalStrength: 4, source: "bench" }),
+  });
+}

@@ -46,13 +46,8 @@ export class WalIndexHeader {
    * when a commit may have happened since the caller's previous read (or the read failed).
    */
   changedSince(into: Uint8Array): boolean {
-    if (this.fd === null) return true;
     const now = scratch;
-    try {
-      if (readSync(this.fd, now, 0, HEADER_BYTES, 0) !== HEADER_BYTES) return true;
-    } catch {
-      return true;
-    }
+    if (!this.readStart(now)) return true;
     let same = true;
     for (let i = 0; i < HEADER_BYTES; i++) {
       if (now[i] !== into[i]) {
@@ -71,13 +66,8 @@ export class WalIndexHeader {
    * copies differ). Native byte order, as SQLite writes them.
    */
   frames(): WalFrames | null {
-    if (this.fd === null) return null;
     const buf = framesScratch;
-    try {
-      if (readSync(this.fd, buf, 0, FRAMES_BYTES, 0) !== FRAMES_BYTES) return null;
-    } catch {
-      return null;
-    }
+    if (!this.readStart(buf)) return null;
     for (let i = 0; i < HEADER_BYTES / 2; i++) if (buf[i] !== buf[HEADER_BYTES / 2 + i]) return null;
     const view = new DataView(buf.buffer, buf.byteOffset, FRAMES_BYTES);
     return { last: view.getUint32(16, LITTLE_ENDIAN), backfilled: view.getUint32(96, LITTLE_ENDIAN) };
@@ -86,6 +76,16 @@ export class WalIndexHeader {
   /** A buffer for changedSince(), holding no header yet (the first call reports a change). */
   static buffer(): Uint8Array {
     return new Uint8Array(HEADER_BYTES).fill(0xff);
+  }
+
+  /** Fills `into` from the start of the -shm file; false when it is closed or short. */
+  private readStart(into: Uint8Array): boolean {
+    if (this.fd === null) return false;
+    try {
+      return readSync(this.fd, into, 0, into.length, 0) === into.length;
+    } catch {
+      return false;
+    }
   }
 
   private close(): void {
