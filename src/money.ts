@@ -18,9 +18,9 @@ export const dec = (v: string | number | Big): Big => new Big(v);
 
 /** Canonical decimal text: no exponent, no trailing zeros, at most `dp` decimals (rounded down). */
 export function decStr(v: Big | string | number, dp = 18): string {
-  const b = new Big(v).round(dp, Big.roundDown);
-  const s = b.toFixed(dp);
-  return s.includes(".") ? s.replace(/0+$/, "").replace(/\.$/, "") : s;
+  // big.js keeps no trailing zeros in a value, so its normal notation is already canonical; the
+  // text of a value that rounds to zero keeps its sign ("-0"), as the padded form did.
+  return (v instanceof Big ? v : new Big(v)).round(dp, Big.roundDown).toFixed();
 }
 
 /** A number for API fields typed number (positions, close response); display only. */
@@ -33,7 +33,16 @@ export function toAtomic(amount: Big | string, decimals: number): bigint {
 
 /** Atomic units → whole-token decimal. */
 export function fromAtomic(atomic: bigint | string, decimals: number): Big {
-  return new Big(atomic.toString()).div(new Big(10).pow(decimals));
+  // Moving the decimal point in the integer's digits is the division by 10^decimals, exactly,
+  // without big.js's long division (one per amount of every trade).
+  const digits = atomic.toString();
+  if (!Number.isInteger(decimals) || decimals < 0 || !/^-?\d+$/.test(digits))
+    return new Big(digits).div(new Big(10).pow(decimals));
+  if (decimals === 0) return new Big(digits);
+  const negative = digits.startsWith("-");
+  const padded = (negative ? digits.slice(1) : digits).padStart(decimals + 1, "0");
+  const text = `${padded.slice(0, -decimals)}.${padded.slice(-decimals)}`;
+  return new Big(negative ? `-${text}` : text);
 }
 
 export const isDecimalString = (v: string): boolean => /^-?\d+(\.\d+)?$/.test(v);

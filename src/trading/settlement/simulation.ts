@@ -52,13 +52,13 @@ export class SimulationSettlement implements Settlement {
     const h = this.book.db;
     const tokenKey = { agentId: t.agentId, walletAddress: t.walletAddress, tokenAddress: t.tokenAddress };
     let fill = swapFill;
-    let cost = buyAmounts(fill, t.decimals).cost;
+    let cost = solSwapped.plus(fill.feesSol);
     const taken = inOrJoinTransaction(h, () => {
       // Another settle already recorded this (agent, signal, action): nothing is written.
       if (!this.book.keys.insert(t.agentId, t.signalId, "BUY", txId, now)) return true;
       // No tokens of the mint held: the buy creates the token account and locks its rent.
       fill = { ...swapFill, feesSol: swapFill.feesSol.plus(tokenAccountRentSol(readBalance(h, tokenKey))) };
-      cost = buyAmounts(fill, t.decimals).cost;
+      cost = solSwapped.plus(fill.feesSol);
       const sol = debit(h, { agentId: t.agentId, walletAddress: t.walletAddress, tokenAddress: SOL_MINT }, cost, {
         now,
       });
