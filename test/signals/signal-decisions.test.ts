@@ -76,6 +76,9 @@ describe("signal decisions", () => {
     });
     expect(byAgent.get(unlucky.id).reason).toBe("Insufficient SOL balance");
     expect(await t.positions(unlucky.id)).toEqual([]);
+    // The refused settlement wrote nothing: no token balance row, the SOL untouched.
+    expect(t.count("agent_balances", "agent_id = ? AND token_address = ?", unlucky.id, MINT)).toBe(0);
+    expect(t.solBalance(unlucky.id)).toBe("10");
     for (const e of body.processing.evaluations) expect(Number.isNaN(Date.parse(e.at))).toBe(false);
   });
 

@@ -56,16 +56,16 @@ export class SimulationSettlement implements Settlement {
     const taken = inOrJoinTransaction(h, () => {
       // Another settle already recorded this (agent, signal, action): nothing is written.
       if (!this.book.keys.insert(t.agentId, t.signalId, "BUY", txId, now)) return true;
-      // No tokens of the mint held: the buy creates the token account and locks its rent.
-      fill = { ...swapFill, feesSol: swapFill.feesSol.plus(tokenAccountRentSol(readBalance(h, tokenKey))) };
+      // The tokens first: what the credit finds held before tells whether this buy creates the
+      // token account (none held), whose rent the cost then includes. A refused debit below rolls
+      // the credit back with everything else.
+      const heldBefore = credit(h, tokenKey, tokens, { now, tokenSymbol: t.symbol, decimals: t.decimals }).minus(
+        tokens,
+      );
+      fill = { ...swapFill, feesSol: swapFill.feesSol.plus(tokenAccountRentSol(heldBefore)) };
       cost = solSwapped.plus(fill.feesSol);
       const sol = debit(h, { agentId: t.agentId, walletAddress: t.walletAddress, tokenAddress: SOL_MINT }, cost, {
         now,
-      });
-      credit(h, tokenKey, tokens, {
-        now,
-        tokenSymbol: t.symbol,
-        decimals: t.decimals,
       });
       this.book.insertTransaction({
         ...buySides({
