@@ -90,6 +90,35 @@ test("commits no longer checkpoint; the worker copies the WAL back once 1,000 fr
   handle = openDatabase(join(dir, "t.db"), { migrate: false });
 });
 
+test("a long WAL left partly copied is checkpointed on the next look, so the next commit starts it again", async () => {
+  checkpointer = new WalCheckpointer({ sqlite: handle.sqlite, logger: logger(), pollMs: 3_600_000 });
+  checkpointer.start();
+  writePages(1_200);
+  // A reader's snapshot at frame ≈ 1,200 keeps the checkpoint from copying what is written after it.
+  const reader = new Database(join(dir, "t.db"), { readonly: true });
+  try {
+    reader.exec("BEGIN");
+    reader.query("SELECT count(*) FROM t").get();
+    writePages(300, 5_000);
+    checkpointer.poll();
+    await checkpointer.idle();
+    const partial = frames();
+    expect(partial.last).toBeGreaterThan(1_400);
+    expect(partial.backfilled).toBeLessThan(partial.last);
+    expect(partial.last - partial.backfilled).toBeLessThan(1_000); // under the threshold: what stayed behind
+  } finally {
+    reader.exec("COMMIT");
+    reader.close();
+  }
+  // The WAL is long (≥ 1,000 frames) and not all copied: the next look checkpoints the rest...
+  checkpointer.poll();
+  await checkpointer.idle();
+  expect(frames().backfilled).toBe(frames().last);
+  // ...and the next commit starts the WAL from its beginning instead of appending to 1,500 frames.
+  writePages(5, 9_000);
+  expect(frames().last).toBeLessThan(50);
+});
+
 test("a worker that cannot start: the connection checkpoints its commits again, and once at once", async () => {
   checkpointer = new WalCheckpointer({
     sqlite: handle.sqlite,
