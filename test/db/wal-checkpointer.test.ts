@@ -156,6 +156,24 @@ test("a worker that never answers is given up after its start timeout", async ()
   expect(String(logs.find((l) => l.level === "warn")?.reason)).toContain("no answer within 50 ms");
 });
 
+test("a checkpoint the worker reports failed: the connection checkpoints its commits again", async () => {
+  const script = `self.onmessage = (e) => self.postMessage(e.data.kind === "open" ? { kind: "ready" } : { kind: "failed", message: "disk I/O error" });`;
+  checkpointer = new WalCheckpointer({
+    sqlite: handle.sqlite,
+    logger: logger(),
+    pollMs: 3_600_000,
+    spawn: () => new Worker(URL.createObjectURL(new Blob([script]))),
+  });
+  checkpointer.start();
+  writePages(1_200);
+  checkpointer.poll();
+  await checkpointer.idle();
+  expect(checkpointer.checkpoints).toBe(0);
+  expect(autocheckpoint()).toBe(1_000);
+  expect(frames().backfilled).toBe(frames().last);
+  expect(logs.filter((l) => l.level === "warn").map((l) => l.reason)).toEqual(["disk I/O error"]);
+});
+
 test("an in-memory database has no WAL: nothing changes", () => {
   const mem = openDatabase(":memory:", { migrate: false });
   try {
