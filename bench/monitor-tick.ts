@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { ManualClock } from "../src/clock.ts";
 import { startFakeMarket } from "../test/fakes/market.ts";
 import type { BenchOptions } from "./lib/context.ts";
-import { fakeMints, openServices, seedOpenPositions, seedUser } from "./lib/seed.ts";
+import { fakeMints, inProcessEnv, openServices, seedOpenPositions, seedUser } from "./lib/seed.ts";
 import { type BenchRow, median, row } from "./lib/stats.ts";
 
 // 4. Monitor tick: 10,000 open positions over 500 tokens, one PositionMonitor.tick() in this
@@ -27,17 +27,11 @@ export async function monitorTick(o: BenchOptions): Promise<BenchRow[]> {
   const mints = fakeMints(TOKENS);
   fake.setSolPrice(100);
   for (const m of mints) fake.setToken(m, { priceUsd: "0.01", decimals: 6 });
-  const env = {
-    ...fake.env(),
-    DATABASE_PATH: join(dir, "monitor.db"),
-    NODE_ENV: "production",
-    JWT_SECRET: "bench-jwt-secret-0123456789abcdef0123456789abcdef",
-    ALLOW_REGISTRATION: "true",
-    SOLANA_RPC_URL: "",
+  const env = inProcessEnv(join(dir, "monitor.db"), fake.env(), {
     // The keyed free tier (60 requests per minute) would pace 10 price batches over 9 s; the
     // benchmark measures our side of the tick.
     SWAP_AGGREGATOR_REQUESTS_PER_MINUTE: "100000000",
-  };
+  });
   const { services, database } = openServices(env, { clock });
   try {
     const user = await seedUser(services, "monitor@bench.local", AGENTS);

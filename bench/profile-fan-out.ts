@@ -6,7 +6,7 @@ import { WalIndexHeader } from "../src/db/wal-index-header.ts";
 import { createAppDeps } from "../src/http/deps.ts";
 import { startFakeMarket } from "../test/fakes/market.ts";
 import { FAN_OUT_TOKENS } from "./lib/context.ts";
-import { openServices, postBuySignal, seedTransactions, seedUser } from "./lib/seed.ts";
+import { inProcessEnv, openServices, postBuySignal, seedTransactions, seedUser } from "./lib/seed.ts";
 
 // One buy signal to N simulation agents in-process (the fan-out of bench/fan-out.ts without the
 // child process): `bun [--cpu-prof-md] bench/profile-fan-out.ts [agents] [runs] [transactions]`.
@@ -21,16 +21,12 @@ const dir = mkdtempSync(join(tmpdir(), "trading-agent-fan-"));
 const fake = await startFakeMarket();
 fake.setSolPrice(100);
 for (const m of FAN_OUT_TOKENS) fake.setToken(m, { priceUsd: "0.01", decimals: 6, liquidityUsd: 250_000 });
-const { services, database } = openServices({
-  ...fake.env(),
-  DATABASE_PATH: join(dir, "fan.db"),
-  NODE_ENV: "production",
-  JWT_SECRET: "bench-jwt-secret-0123456789abcdef0123456789abcdef",
-  ALLOW_REGISTRATION: "true",
-  SOLANA_RPC_URL: "",
-  SIGNAL_RATE_LIMIT_PER_MINUTE: "1000000",
-  SWAP_AGGREGATOR_REQUESTS_PER_MINUTE: "100000000",
-});
+const { services, database } = openServices(
+  inProcessEnv(join(dir, "fan.db"), fake.env(), {
+    SIGNAL_RATE_LIMIT_PER_MINUTE: "1000000",
+    SWAP_AGGREGATOR_REQUESTS_PER_MINUTE: "100000000",
+  }),
+);
 const app = createApp(createAppDeps(services));
 const user = await seedUser(services, "fan@bench.local", agents, ["signals"]);
 if (history > 0) {

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ManualClock } from "../src/clock.ts";
 import { startFakeMarket } from "../test/fakes/market.ts";
-import { fakeMints, openServices, seedOpenPositions, seedUser } from "./lib/seed.ts";
+import { fakeMints, inProcessEnv, openServices, seedOpenPositions, seedUser } from "./lib/seed.ts";
 
 // The monitor tick of bench/monitor-tick.ts (10,000 positions, 500 tokens, prices moving 1 % per
 // tick) run `n` times in-process, for `bun --cpu-prof-md bench/profile-monitor.ts [n]`
@@ -20,15 +20,7 @@ const mints = fakeMints(500);
 fake.setSolPrice(100);
 for (const m of mints) fake.setToken(m, { priceUsd: "0.01", decimals: 6 });
 const { services, database } = openServices(
-  {
-    ...fake.env(),
-    DATABASE_PATH: join(dir, "monitor.db"),
-    NODE_ENV: "production",
-    JWT_SECRET: "bench-jwt-secret-0123456789abcdef0123456789abcdef",
-    ALLOW_REGISTRATION: "true",
-    SOLANA_RPC_URL: "",
-    SWAP_AGGREGATOR_REQUESTS_PER_MINUTE: "100000000",
-  },
+  inProcessEnv(join(dir, "monitor.db"), fake.env(), { SWAP_AGGREGATOR_REQUESTS_PER_MINUTE: "100000000" }),
   { clock },
 );
 if (autocheckpoint) database.sqlite.run(`PRAGMA wal_autocheckpoint = ${Number(autocheckpoint)}`);

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createApp } from "../src/app.ts";
 import { createAppDeps } from "../src/http/deps.ts";
-import { BENCH_PASSWORD, BONK, openServices, seedUser } from "./lib/seed.ts";
+import { BENCH_PASSWORD, BONK, inProcessEnv, openServices, seedUser } from "./lib/seed.ts";
 
 // Per-request cost in-process (no sockets): `bun [--cpu-prof-md] bench/profile.ts [read|ingest] [n]`.
 // For profiling the request path (docs/decisions.md "Performance (issue 16)"); not part of the run.
@@ -11,21 +11,19 @@ import { BENCH_PASSWORD, BONK, openServices, seedUser } from "./lib/seed.ts";
 const which = process.argv[2] ?? "read";
 const n = Number(process.argv[3] ?? 20000);
 const dir = mkdtempSync(join(tmpdir(), "trading-agent-profile-"));
-const env = {
-  NODE_ENV: "production",
-  DATABASE_PATH: join(dir, "p.db"),
-  JWT_SECRET: "bench-jwt-secret-0123456789abcdef0123456789abcdef",
-  ADMIN_EMAIL: "admin@bench.local",
-  ADMIN_PASSWORD: BENCH_PASSWORD,
-  ALLOW_REGISTRATION: "true",
-  SIGNAL_RATE_LIMIT_PER_MINUTE: "1000000",
-  SOLANA_RPC_URL: "",
+// No market at all: the request path only.
+const noMarket = {
   PRICE_NETWORK_URL: "",
   SOL_PRICE_FEED_URL: "",
   SWAP_AGGREGATOR_URL: "",
   MARKET_DATA_URL: "",
   WHALE_DATA_URL: "",
 };
+const env = inProcessEnv(join(dir, "p.db"), noMarket, {
+  ADMIN_EMAIL: "admin@bench.local",
+  ADMIN_PASSWORD: BENCH_PASSWORD,
+  SIGNAL_RATE_LIMIT_PER_MINUTE: "1000000",
+});
 const { services, database } = openServices(env);
 const deps = createAppDeps(services);
 const app = createApp(deps);

@@ -5,7 +5,7 @@ import { createAppDeps } from "../src/http/deps.ts";
 import { startFakeMarket } from "../test/fakes/market.ts";
 import { FakeSolanaRpc } from "../test/fakes/solana-rpc.ts";
 import { type BenchOptions, FAN_OUT_TOKENS } from "./lib/context.ts";
-import { openServices, postBuySignal, seedUser } from "./lib/seed.ts";
+import { inProcessEnv, openServices, postBuySignal, seedUser } from "./lib/seed.ts";
 import { type BenchRow, median, row } from "./lib/stats.ts";
 
 // 3b. What a user feels on a keyless-like budget: one signal → 10 simulation agents with 10
@@ -28,15 +28,10 @@ export async function sizedFanOut(o: BenchOptions): Promise<BenchRow[]> {
   const rpc = new FakeSolanaRpc(fake);
   fake.setSolPrice(100);
   for (const m of FAN_OUT_TOKENS) fake.setToken(m, { priceUsd: "0.01", decimals: 6, liquidityUsd: 250_000 });
-  const env = {
-    ...fake.env(),
-    DATABASE_PATH: join(dir, "sized.db"),
-    NODE_ENV: "production",
-    JWT_SECRET: "bench-jwt-secret-0123456789abcdef0123456789abcdef",
-    ALLOW_REGISTRATION: "true",
+  const env = inProcessEnv(join(dir, "sized.db"), fake.env(), {
     ...rpc.env(),
     SWAP_AGGREGATOR_REQUESTS_PER_MINUTE: "60",
-  };
+  });
   const { services, database } = openServices(env);
   const app = createApp(createAppDeps(services));
   try {

@@ -3,6 +3,7 @@ import { join, resolve } from "node:path";
 import { type FakeMarket, startFakeMarket } from "../../test/fakes/market.ts";
 import { type Child, freePort, spawnServer } from "./proc.ts";
 import {
+  BENCH_JWT_SECRET,
   BENCH_PASSWORD,
   BONK,
   openServices,
@@ -72,7 +73,7 @@ export function serviceEnv(fake: FakeMarket, dir: string, port: number): Record<
     PORT: String(port),
     DATABASE_PATH: join(dir, "bench.db"),
     LOG_LEVEL: "info",
-    JWT_SECRET: "bench-jwt-secret-0123456789abcdef0123456789abcdef",
+    JWT_SECRET: BENCH_JWT_SECRET,
     ADMIN_EMAIL: "admin@bench.local",
     ADMIN_PASSWORD: BENCH_PASSWORD,
     ALLOW_REGISTRATION: "true",

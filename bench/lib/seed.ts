@@ -15,6 +15,27 @@ import { generateSimulationAddress } from "../../src/wallets/simulation-address.
 // them through trades would take longer than the whole benchmark.
 
 export const BENCH_PASSWORD = "Bench-Passw0rd!";
+export const BENCH_JWT_SECRET = "bench-jwt-secret-0123456789abcdef0123456789abcdef";
+
+/**
+ * The environment of a service built in this process (openServices): production defaults, the
+ * market's URLs (a fake's `env()`), no Solana RPC unless `extra` gives one; `extra` wins.
+ */
+export function inProcessEnv(
+  databasePath: string,
+  market: Record<string, string>,
+  extra: Record<string, string> = {},
+): Record<string, string> {
+  return {
+    ...market,
+    DATABASE_PATH: databasePath,
+    NODE_ENV: "production",
+    JWT_SECRET: BENCH_JWT_SECRET,
+    ALLOW_REGISTRATION: "true",
+    SOLANA_RPC_URL: "",
+    ...extra,
+  };
+}
 export const BONK = "DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263";
 
 /** A logger that formats every line like production but writes nowhere. */
