@@ -1,3 +1,4 @@
+import { Database } from "bun:sqlite";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
@@ -127,4 +128,14 @@ export async function startChildService(env: Record<string, string>, opts: Start
       return exited;
     },
   };
+}
+
+/** Reads the child's database from the test process through a read-only connection, closed after. */
+export function readDatabase<T>(path: string, fn: (db: Database) => T): T {
+  const db = new Database(path, { readonly: true });
+  try {
+    return fn(db);
+  } finally {
+    db.close();
+  }
 }

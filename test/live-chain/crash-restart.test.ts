@@ -1,4 +1,4 @@
-import { Database } from "bun:sqlite";
+import type { Database } from "bun:sqlite";
 import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -8,7 +8,7 @@ import bs58 from "bs58";
 import { SolanaRpcClient } from "../../src/market/solana-rpc.ts";
 import { type ChainAggregator, startChainAggregator } from "../fakes/chain-aggregator.ts";
 import { type LiteSvmRpc, startLiteSvmRpc } from "../fakes/litesvm-rpc.ts";
-import { type ChildService, startChildService } from "../helpers/child-service.ts";
+import { type ChildService, readDatabase, startChildService } from "../helpers/child-service.ts";
 import { ADMIN_EMAIL, ADMIN_PASSWORD, offlineEnv } from "../helpers/context.ts";
 
 // kill -9 between send and confirmation, then restart (issue 15 "Tests against a real Solana
@@ -37,14 +37,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function readDb<T>(fn: (db: Database) => T): T {
-  const db = new Database(dbPath, { readonly: true });
-  try {
-    return fn(db);
-  } finally {
-    db.close();
-  }
-}
+const readDb = <T>(fn: (db: Database) => T): T => readDatabase(dbPath, fn);
 
 /** Polls `probe` until it returns a value (not undefined/false), within `boundMs`. */
 async function until<T>(what: string, probe: () => T | Promise<T>, boundMs = 60_000): Promise<NonNullable<T>> {

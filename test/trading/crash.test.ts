@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { Big, SOL_MINT } from "../../src/money.ts";
 import { TOKEN_ACCOUNT_REFUND_SOL } from "../../src/trading/rules/fees.ts";
 import { type FakeMarket, startFakeMarket } from "../fakes/market.ts";
-import { type ChildService, startChildService } from "../helpers/child-service.ts";
+import { type ChildService, readDatabase, startChildService } from "../helpers/child-service.ts";
 import { ADMIN_EMAIL, ADMIN_PASSWORD, offlineEnv } from "../helpers/context.ts";
 
 // Crash test (issue 5 acceptance): the service runs as a real child process and is killed with
@@ -98,14 +98,7 @@ async function ok(base: string, method: string, path: string, expected: number, 
   return r.body;
 }
 
-function readDb<T>(fn: (db: Database) => T): T {
-  const db = new Database(dbPath, { readonly: true });
-  try {
-    return fn(db);
-  } finally {
-    db.close();
-  }
-}
+const readDb = <T>(fn: (db: Database) => T): T => readDatabase(dbPath, fn);
 
 test(`kill -9 at random points during a burst of signals, restart: nothing lost, nothing twice, books balance (seed ${SEED})`, async () => {
   console.log(`crash test seed: ${SEED} (rerun with CRASH_SEED=${SEED})`);
