@@ -13,6 +13,7 @@ import {
   ValidationError,
 } from "./errors.ts";
 import type { AppDeps, AppEnv } from "./http/app-env.ts";
+import { createHotRead } from "./http/hot-read.ts";
 import { edge } from "./http/middleware/edge.ts";
 import { agentBalanceRoutes } from "./http/routes/agent-balances/index.ts";
 import { agentHistoricalSwapRoutes } from "./http/routes/agent-historical-swaps/index.ts";
@@ -51,6 +52,11 @@ const IMPORT_PATH = "/api/v1/trading-signals/import";
 export function createApp(s: AppDeps): OpenAPIHono<AppEnv> {
   const app = createBaseApp(s);
   mountRoutes(app, s);
+  // Kept GET answers are served in front of the chain (src/http/hot-read.ts). Hono's `request()`
+  // (the tests) and the listener both call `app.fetch`, so both take this path.
+  const hot = createHotRead(s);
+  const chain = app.fetch;
+  app.fetch = (req, ...rest) => hot(req) ?? chain(req, ...rest);
   return app;
 }
 

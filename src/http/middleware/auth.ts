@@ -23,10 +23,12 @@ export interface AuthDeps {
   clock: Clock;
 }
 
+const BEARER = /^Bearer\s+(.+)$/i;
+
 const bearer = (c: Context): string | undefined => {
   const h = c.req.header("authorization");
   if (!h) return undefined;
-  const m = /^Bearer\s+(.+)$/i.exec(h.trim());
+  const m = BEARER.exec(h.trim());
   return m ? (m[1] as string).trim() : "";
 };
 
@@ -138,7 +140,25 @@ export function createAuthMiddleware(deps: AuthDeps) {
     return (c, next) => (c.req.method === "GET" ? read(c, next) : write(c, next));
   };
 
+  /**
+   * The user of a bearer token whose claims are remembered and which every check `verifyJwt`
+   * makes still accepts (not expired, not revoked, the user active); undefined otherwise, and then
+   * the caller sends the request through the chain, which answers whatever the refusal is.
+   * Nothing here verifies a signature: only a token verified before passes.
+   */
+  const rememberedJwtUser = (authorization: string | null): string | undefined => {
+    if (!authorization) return undefined;
+    const m = BEARER.exec(authorization.trim());
+    const token = m ? (m[1] as string).trim() : "";
+    if (token === "" || looksLikeApiKey(token)) return undefined;
+    const claims = tokens.get(token);
+    if (!claims || claims === "expired") return undefined;
+    if (deps.blacklist.isRevoked(claims.jti) || !users.isActive(claims.userId)) return undefined;
+    return claims.userId;
+  };
+
   return {
+    rememberedJwtUser,
     requireJwt,
     requireUser,
     requireApiKey,

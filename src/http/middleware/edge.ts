@@ -34,8 +34,7 @@ const FIXED = [
 export function edge(http: HttpRequestStats): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const started = performance.now();
-    const incoming = c.req.header("x-request-id");
-    const id = incoming && SAFE_ID.test(incoming) ? incoming : crypto.randomUUID();
+    const id = requestIdFor(c.req.header("x-request-id"));
     c.set("requestId", id);
     try {
       await requestContext.run({ requestId: id }, next);
@@ -44,6 +43,19 @@ export function edge(http: HttpRequestStats): MiddlewareHandler<AppEnv> {
       http.record(c.req.method, c.res.status, routeLabel(c), (performance.now() - started) / 1000);
     }
   };
+}
+
+/** A sane incoming X-Request-Id (from a proxy), else a new one. */
+export function requestIdFor(incoming: string | null | undefined): string {
+  return incoming && SAFE_ID.test(incoming) ? incoming : crypto.randomUUID();
+}
+
+/** The headers `edge` puts on a response whose route set no Cache-Control, for a hand-made answer. */
+export function edgeHeaders(id: string, contentType: string): Record<string, string> {
+  const headers: Record<string, string> = { "Content-Type": contentType, "X-Request-Id": id };
+  for (const [name, value] of FIXED) headers[name] = value;
+  headers["Cache-Control"] = "no-store";
+  return headers;
 }
 
 /**
