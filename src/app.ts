@@ -8,11 +8,12 @@ import {
   AuthenticationError,
   NotFoundError,
   PayloadTooLargeError,
-  RateLimitError,
   toErrorBody,
   ValidationError,
 } from "./errors.ts";
 import type { AppDeps, AppEnv } from "./http/app-env.ts";
+import { MAX_BODY_BYTES, MAX_IMPORT_BODY_BYTES } from "./http/body-limits.ts";
+import { errorAnswer } from "./http/error-answer.ts";
 import { createHotRead } from "./http/hot-read.ts";
 import { edge } from "./http/middleware/edge.ts";
 import { agentBalanceRoutes } from "./http/routes/agent-balances/index.ts";
@@ -33,16 +34,13 @@ import { priceFeedRoutes } from "./http/routes/price-feeds/index.ts";
 import { publicRoutes } from "./http/routes/public/index.ts";
 import { signalSourceRoutes } from "./http/routes/signal-sources/index.ts";
 import { tokenRoutes } from "./http/routes/tokens/index.ts";
+import { createDirectSignalPost } from "./http/routes/trading-signals/direct-post.ts";
 import { tradingSignalRoutes } from "./http/routes/trading-signals/index.ts";
 import { walletRoutes } from "./http/routes/wallets/index.ts";
 import { webhookRoutes } from "./http/routes/webhooks/index.ts";
 
-export const MAX_BODY_BYTES = 64 * 1024; // PRODUCT.md §6
-/**
- * The signal import takes up to 10,000 CSV rows (issue 17), far beyond 64 KiB: that one route has
- * its own limit (docs/decisions.md "Strategy lab"); every other route keeps MAX_BODY_BYTES.
- */
-export const MAX_IMPORT_BODY_BYTES = 8 * 1024 * 1024;
+export { MAX_BODY_BYTES, MAX_IMPORT_BODY_BYTES };
+
 const IMPORT_PATH = "/api/v1/trading-signals/import";
 
 /**
@@ -55,8 +53,9 @@ export function createApp(s: AppDeps): OpenAPIHono<AppEnv> {
   // Kept GET answers are served in front of the chain (src/http/hot-read.ts). Hono's `request()`
   // (the tests) and the listener both call `app.fetch`, so both take this path.
   const hot = createHotRead(s);
+  const signalPost = createDirectSignalPost(s);
   const chain = app.fetch;
-  app.fetch = (req, ...rest) => hot(req) ?? chain(req, ...rest);
+  app.fetch = (req, ...rest) => hot(req) ?? signalPost(req, (r) => chain(r, ...rest)) ?? chain(req, ...rest);
   return app;
 }
 
@@ -112,16 +111,9 @@ function createBaseApp(s: AppDeps): OpenAPIHono<AppEnv> {
   app.onError((err, c) => {
     const mapped = err instanceof HTTPException && !(err instanceof AppError) ? fromHonoException(err) : err;
     if (mapped instanceof Response) return mapped;
-    const { status, body } = toErrorBody(mapped, { development });
-    if (mapped instanceof RateLimitError) c.header("Retry-After", String(mapped.retryAfterSeconds));
-    if (status >= 500 && status !== 502 && status !== 503) {
-      s.logger.error("unhandled error", {
-        method: c.req.method,
-        path: c.req.path,
-        error: err instanceof Error ? { name: err.name, message: err.message, stack: err.stack } : String(err),
-      });
-    }
-    return c.json(body, status as 400);
+    const answer = errorAnswer(mapped, { development, logger: s.logger, method: c.req.method, path: c.req.path });
+    for (const [name, value] of Object.entries(answer.headers)) c.header(name, value);
+    return c.json(answer.body, answer.status as 400);
   });
 
   app.notFound((c) => {

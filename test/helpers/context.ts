@@ -105,6 +105,8 @@ export async function createTestContext(opts: ContextOptions = {}): Promise<Test
         body = JSON.stringify(o.body);
         headers["content-type"] ??= "application/json";
       }
+      // As a client sending a fixed body over the wire does (a Request built here has none).
+      if (body !== undefined) headers["content-length"] ??= String(Buffer.byteLength(body));
       if (o.token) headers.authorization = `Bearer ${o.token}`;
       if (o.apiKey) headers["x-api-key"] = o.apiKey;
       return Promise.resolve(app.request(path, { method, headers, body }));

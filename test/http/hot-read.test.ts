@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { ACCESS_TTL_S } from "../../src/auth/tokens.ts";
+import { createHotRead } from "../../src/http/hot-read.ts";
 import { createApiKey, createTestContext, json, login, type TestContext } from "../helpers/context.ts";
 import { parseExposition, sampleValue } from "../metrics/exposition.ts";
 
@@ -110,5 +111,24 @@ describe("a kept answer in front of the chain", () => {
       expect(res.status).toBe(200);
       expect(res.headers.get("access-control-allow-origin")).toBe(origin);
     }
+  });
+});
+
+describe("the hot path alone", () => {
+  test("answers a kept answer itself, and steps aside (undefined) otherwise", async () => {
+    const ctx = await context();
+    const token = await withAgents(ctx);
+    const hot = createHotRead(ctx.services);
+    const get = (headers: Record<string, string>, path = "/api/v1/agents") =>
+      hot(new Request(`http://localhost${path}`, { headers }));
+    expect(get({ authorization: `Bearer ${token}` })).toBeUndefined(); // nothing kept yet
+    expect((await ctx.request("GET", "/api/v1/agents", { token })).status).toBe(200);
+    expect(get({ authorization: `Bearer ${token}` })?.status).toBe(200);
+    expect(get({ authorization: `Bearer ${token}` }, "/api/v1/agents?limit=1")).toBeUndefined();
+    expect(get({ authorization: `Bearer ${token}`, origin: "https://a.example" })).toBeUndefined();
+    expect(get({ authorization: `Bearer ${token}`, "x-api-key": "svc_x" })).toBeUndefined();
+    expect(get({})).toBeUndefined();
+    await ctx.request("POST", "/api/v1/agents", { token, body: { name: "three" } });
+    expect(get({ authorization: `Bearer ${token}` })).toBeUndefined(); // the database changed
   });
 });

@@ -12,6 +12,7 @@ import {
   SuccessSchema,
   userSecurity,
 } from "../../schemas.ts";
+import { signalLimitKey } from "./direct-post.ts";
 import { importHandler, importSignals } from "./import.ts";
 import {
   CreateSignalBody,
@@ -126,7 +127,7 @@ export const SIGNAL_CSV_COLUMNS = [
 export function tradingSignalRoutes(s: AppDeps) {
   const router = createRouter();
   const { requireApiKey, readWithScopeWriteWithUser } = s.auth;
-  const perKey = rateLimit<AppEnv>(s.limiters.signals, (c) => `signals:${c.get("auth").apiKeyId}`);
+  const perKey = rateLimit<AppEnv>(s.limiters.signals, (c) => signalLimitKey(c.get("auth").apiKeyId as string));
 
   // The key's use is counted by the intake's group commit (a 201), or by the middleware otherwise.
   const postAuth = requireApiKey("signals", { useCountedBy: 201 });
