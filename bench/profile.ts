@@ -41,7 +41,11 @@ const req = () =>
     ? app.request("/api/v1/agents", { headers: { authorization: `Bearer ${reader.token}` } })
     : app.request("/api/v1/trading-signals", {
         method: "POST",
-        headers: { "content-type": "application/json", "x-api-key": ingest.apiKey as string },
+        headers: {
+          "content-type": "application/json",
+          "content-length": String(Buffer.byteLength(body)), // as a client sends it (the service's direct path needs it)
+          "x-api-key": ingest.apiKey as string,
+        },
         body,
       });
 const CONC = 32;

@@ -56,6 +56,16 @@ describe("POST /trading-signals", () => {
     expect(await json(res)).toMatchObject({ symbol: null, activationReason: null, source: null });
   });
 
+  test("the 201's signal is the stored row, as GET reads it back", async () => {
+    for (const body of [base, { tokenAddress: ` ${MINT}`, signalType: " sell ", signalStrength: 2, symbol: null }]) {
+      const created = await json(await post(body));
+      const { processing: _, ...stored } = await json(
+        await ctx.request("GET", `/api/v1/trading-signals/${created.id}`, { token }),
+      );
+      expect(created).toEqual(stored);
+    }
+  });
+
   test.each([
     [{ ...base, signalStrength: 0 }, "Signal strength must be between 1 and 5"],
     [{ ...base, signalStrength: 6 }, "Signal strength must be between 1 and 5"],
