@@ -1,3 +1,4 @@
+import { afterEach } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -127,6 +128,22 @@ export async function createTestContext(opts: ContextOptions = {}): Promise<Test
     },
   };
   return ctx;
+}
+
+/**
+ * For a test file whose tests open contexts with their own environment: `const context =
+ * contextsClosedAfterEach()` at the top of the file; every context it opens is closed after its test.
+ */
+export function contextsClosedAfterEach(): (env?: Record<string, string>) => Promise<TestContext> {
+  const open: TestContext[] = [];
+  afterEach(async () => {
+    for (const ctx of open.splice(0)) await ctx.close();
+  });
+  return async (env) => {
+    const ctx = await createTestContext({ env });
+    open.push(ctx);
+    return ctx;
+  };
 }
 
 export async function json<T = any>(res: Response): Promise<T> {

@@ -1,19 +1,11 @@
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { MAX_BODY_BYTES } from "../../src/app.ts";
-import { createTestContext, type TestContext } from "../helpers/context.ts";
+import { contextsClosedAfterEach, type TestContext } from "../helpers/context.ts";
 
 // PRODUCT.md §6: CORS is off unless CORS_ORIGINS lists origins; security headers (no sniff, no
 // referrer) on every response, errors included.
 
-const contexts: TestContext[] = [];
-async function context(env?: Record<string, string>) {
-  const ctx = await createTestContext({ env });
-  contexts.push(ctx);
-  return ctx;
-}
-afterEach(async () => {
-  for (const ctx of contexts.splice(0)) await ctx.close();
-});
+const context = contextsClosedAfterEach();
 
 const APP = "https://app.example.com";
 const OTHER = "https://dashboard.example.org";

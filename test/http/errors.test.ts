@@ -1,19 +1,11 @@
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { MAX_BODY_BYTES } from "../../src/app.ts";
-import { createTestContext, json, login, type TestContext } from "../helpers/context.ts";
+import { contextsClosedAfterEach, json, login, type TestContext } from "../helpers/context.ts";
 
 // The error model of the foundation (SPEC "Errors"; PRODUCT.md §6): malformed JSON, wrong content
 // type, unknown route, oversize body, 500s, `stack` only in development, and X-Request-Id.
 
-const contexts: TestContext[] = [];
-async function context(env?: Record<string, string>) {
-  const ctx = await createTestContext({ env });
-  contexts.push(ctx);
-  return ctx;
-}
-afterEach(async () => {
-  for (const ctx of contexts.splice(0)) await ctx.close();
-});
+const context = contextsClosedAfterEach();
 
 const LOGIN = "/api/v1/auth/login";
 const jsonHeaders = { "content-type": "application/json" };

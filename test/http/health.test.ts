@@ -1,18 +1,10 @@
-import { afterEach, describe, expect, test } from "bun:test";
-import { createTestContext, json, type TestContext } from "../helpers/context.ts";
+import { describe, expect, test } from "bun:test";
+import { contextsClosedAfterEach, json } from "../helpers/context.ts";
 
 // SPEC "Price, data-source, health endpoints" and the Health rows of the state table: every status
 // form of /health, /health/ready and /health/live.
 
-const contexts: TestContext[] = [];
-async function context(env?: Record<string, string>) {
-  const ctx = await createTestContext({ env });
-  contexts.push(ctx);
-  return ctx;
-}
-afterEach(async () => {
-  for (const ctx of contexts.splice(0)) await ctx.close();
-});
+const context = contextsClosedAfterEach();
 
 const T0 = "2026-01-01T00:00:00.000Z";
 

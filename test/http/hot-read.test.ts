@@ -1,22 +1,14 @@
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { ACCESS_TTL_S } from "../../src/auth/tokens.ts";
 import { createHotRead } from "../../src/http/hot-read.ts";
-import { createApiKey, createTestContext, json, login, type TestContext } from "../helpers/context.ts";
+import { contextsClosedAfterEach, createApiKey, json, login, type TestContext } from "../helpers/context.ts";
 import { parseExposition, sampleValue } from "../metrics/exposition.ts";
 
 // src/http/hot-read.ts: a kept GET answer is served in front of Hono's chain. It must be the
 // chain's answer — body, status, headers, metrics — and step aside whenever the chain would do
 // something else (docs/decisions.md "Performance (issue 16)", fourth round).
 
-const contexts: TestContext[] = [];
-async function context(env?: Record<string, string>) {
-  const ctx = await createTestContext({ env });
-  contexts.push(ctx);
-  return ctx;
-}
-afterEach(async () => {
-  for (const ctx of contexts.splice(0)) await ctx.close();
-});
+const context = contextsClosedAfterEach();
 
 const headersOf = (res: Response) =>
   Object.fromEntries([...res.headers].filter(([name]) => name !== "x-request-id").sort());

@@ -1,20 +1,12 @@
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { agents, positions } from "../../src/db/schema/index.ts";
-import { createApiKey, createTestContext, json, login, type TestContext } from "../helpers/context.ts";
+import { contextsClosedAfterEach, createApiKey, json, login, type TestContext } from "../helpers/context.ts";
 import { type Family, parseExposition, sampleValue } from "./exposition.ts";
 
 // GET /metrics (SPEC; PRODUCT.md §6): process CPU and memory, http_requests_total{method,status}
 // plus the route pattern, a duration histogram, and the trading metrics; valid for promtool.
 
-const contexts: TestContext[] = [];
-async function context() {
-  const ctx = await createTestContext();
-  contexts.push(ctx);
-  return ctx;
-}
-afterEach(async () => {
-  for (const ctx of contexts.splice(0)) await ctx.close();
-});
+const context = contextsClosedAfterEach();
 
 async function scrape(ctx: TestContext): Promise<{ text: string; families: Map<string, Family> }> {
   const res = await ctx.request("GET", "/metrics");
