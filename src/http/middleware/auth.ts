@@ -25,14 +25,26 @@ export interface AuthDeps {
 
 const BEARER = /^Bearer\s+(.+)$/i;
 
-const bearer = (c: Context): string | undefined => {
-  const h = c.req.header("authorization");
-  if (!h) return undefined;
-  const m = BEARER.exec(h.trim());
+/** The token of an Authorization header: undefined without the header, "" when it is no bearer. */
+function bearerOf(header: string | null | undefined): string | undefined {
+  if (!header) return undefined;
+  const m = BEARER.exec(header.trim());
   return m ? (m[1] as string).trim() : "";
-};
+}
+
+const bearer = (c: Context): string | undefined => bearerOf(c.req.header("authorization"));
 
 const looksLikeApiKey = (v: string | undefined) => v?.startsWith("svc_");
+
+/**
+ * The API key a request presents: X-Api-Key when sent (whatever it holds), else a bearer token
+ * that looks like a key. Also used by the signal route served in front of the chain.
+ */
+export function presentedApiKey(xApiKey: string | null | undefined, authorization: string | null | undefined) {
+  if (xApiKey !== null && xApiKey !== undefined) return xApiKey;
+  const token = bearerOf(authorization);
+  return looksLikeApiKey(token) ? token : undefined;
+}
 
 export function createAuthMiddleware(deps: AuthDeps) {
   // Signature checks and user lookups are remembered (./credential-cache.ts); the blacklist is
@@ -63,7 +75,7 @@ export function createAuthMiddleware(deps: AuthDeps) {
   };
 
   const verifyKey = (c: Context<AppEnv>, scope: Scope | null, countUse = true) => {
-    const raw = c.req.header("x-api-key") ?? (looksLikeApiKey(bearer(c)) ? bearer(c) : undefined);
+    const raw = presentedApiKey(c.req.header("x-api-key"), c.req.header("authorization"));
     const v = deps.apiKeys.verify(raw, scope, { countUse });
     c.set("auth", { userId: v.userId, kind: "apiKey", apiKeyId: v.apiKeyId, scopes: v.scopes });
   };
@@ -147,10 +159,8 @@ export function createAuthMiddleware(deps: AuthDeps) {
    * Nothing here verifies a signature: only a token verified before passes.
    */
   const rememberedJwtUser = (authorization: string | null): string | undefined => {
-    if (!authorization) return undefined;
-    const m = BEARER.exec(authorization.trim());
-    const token = m ? (m[1] as string).trim() : "";
-    if (token === "" || looksLikeApiKey(token)) return undefined;
+    const token = bearerOf(authorization);
+    if (!token || looksLikeApiKey(token)) return undefined;
     const claims = tokens.get(token);
     if (!claims || claims === "expired") return undefined;
     if (deps.blacklist.isRevoked(claims.jti) || !users.isActive(claims.userId)) return undefined;

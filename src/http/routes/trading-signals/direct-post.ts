@@ -2,6 +2,7 @@ import { requestContext } from "../../../logger.ts";
 import type { AppDeps } from "../../app-env.ts";
 import { MAX_BODY_BYTES } from "../../body-limits.ts";
 import { errorAnswer } from "../../error-answer.ts";
+import { presentedApiKey } from "../../middleware/auth.ts";
 import { edgeHeaders, requestIdFor } from "../../middleware/edge.ts";
 import { CreateSignalBody, IdempotencyHeader } from "./schema.ts";
 
@@ -44,7 +45,7 @@ export function createDirectSignalPost(s: AppDeps): (req: Request, chain: Chain)
     const length = Number(headers.get("content-length"));
     if (!(length > 0 && length <= MAX_BODY_BYTES)) return undefined;
     if (!/^application\/json(;|$)/i.test(headers.get("content-type") ?? "")) return undefined;
-    const raw = headers.get("x-api-key") ?? bearerKey(headers.get("authorization"));
+    const raw = presentedApiKey(headers.get("x-api-key"), headers.get("authorization"));
     let key: { apiKeyId: string; userId: string };
     try {
       key = s.apiKeys.verify(raw, "signals", { countUse: false });
@@ -103,11 +104,4 @@ function pathOf(url: string): string {
   if (start < 0) return "";
   const path = url.slice(start);
   return path.includes("?") ? "" : path;
-}
-
-/** An API key sent as a bearer token (the chain accepts either header). */
-function bearerKey(authorization: string | null): string | undefined {
-  const m = authorization ? /^Bearer\s+(.+)$/i.exec(authorization.trim()) : null;
-  const token = m ? (m[1] as string).trim() : undefined;
-  return token?.startsWith("svc_") ? token : undefined;
 }
