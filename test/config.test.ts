@@ -98,7 +98,7 @@ describe("admin bootstrap", () => {
 });
 
 describe("storage", () => {
-  test("PRAGMAs: WAL, foreign keys, busy timeout; migrations apply once", () => {
+  test("PRAGMAs: WAL, foreign keys, busy timeout, temp store in memory; migrations apply once", () => {
     const dir = mkdtempSync(join(tmpdir(), "db-"));
     const h = openDatabase(join(dir, "nested", "x.db"));
     const q = (p: string) => Object.values(h.sqlite.query(`PRAGMA ${p}`).get() as object)[0];
@@ -106,6 +106,7 @@ describe("storage", () => {
     expect(q("foreign_keys")).toBe(1);
     expect(q("busy_timeout")).toBe(5000);
     expect(q("synchronous")).toBe(1); // NORMAL
+    expect(q("temp_store")).toBe(2); // MEMORY: the group commit's savepoint journals
     h.close();
     const again = openDatabase(join(dir, "nested", "x.db"), { sync: "full" });
     expect(Object.values(again.sqlite.query("PRAGMA synchronous").get() as object)[0]).toBe(2);
