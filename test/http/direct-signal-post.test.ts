@@ -100,6 +100,17 @@ describe("POST /trading-signals in front of the chain", () => {
     expect(ctx.logs.filter((l) => JSON.parse(l).msg === "unhandled error")).toHaveLength(2);
   });
 
+  test("a conflict whose use count cannot be written is the chain's 500", async () => {
+    expect((await post(body, { "idempotency-key": "k1" })).status).toBe(201);
+    ctx.database.sqlite.exec("CREATE TRIGGER refuse BEFORE UPDATE ON api_keys BEGIN SELECT RAISE(ABORT, 'no'); END");
+    const other = { ...body, signalStrength: 5 };
+    const direct = await post(other, { "idempotency-key": "k1" });
+    const chained = await post(other, { "idempotency-key": "k1", ...THROUGH_CHAIN });
+    expect(direct.status).toBe(500);
+    expect(await json(direct)).toEqual(await json(chained));
+    expect(headersOf(direct)).toEqual(headersOf(chained));
+  });
+
   test("what it does not take is the chain's answer, with one limiter hit", async () => {
     const cases: Array<{ raw?: string; b?: unknown; headers?: Record<string, string>; status: number }> = [
       { raw: "{not json", status: 400 },

@@ -37,6 +37,8 @@ export const signalLimitKey = (apiKeyId: string) => `signals:${apiKeyId}`;
 export function createDirectSignalPost(s: AppDeps): (req: Request, chain: Chain) => Promise<Response> | undefined {
   const development = s.config.NODE_ENV === "development";
   const limiter = s.limiters.signals;
+  const fail = (err: unknown) =>
+    errorAnswer(err, { development, logger: s.logger, method: "POST", path: SIGNALS_PATH });
 
   return (req, chain) => {
     if (req.method !== "POST" || pathOf(req.url) !== SIGNALS_PATH) return undefined;
@@ -55,7 +57,8 @@ export function createDirectSignalPost(s: AppDeps): (req: Request, chain: Chain)
     const started = performance.now();
     const id = requestIdFor(headers.get("x-request-id"));
     return requestContext.run({ requestId: id }, async () => {
-      const text = await req.text();
+      // A body that cannot be read (the client went away) is the chain's to answer, as empty.
+      const text = await req.text().catch(() => "");
       const again = () => chain(new Request(req.url, { method: "POST", headers, body: text }));
       const idem = IdempotencyHeader.safeParse({ "idempotency-key": headers.get("idempotency-key") ?? undefined });
       let json: unknown;
@@ -73,24 +76,29 @@ export function createDirectSignalPost(s: AppDeps): (req: Request, chain: Chain)
         "RateLimit-Remaining": String(limit.remaining),
         "RateLimit-Reset": String(limit.resetSeconds),
       };
-      let status = 201;
-      let payload: unknown;
-      let extra: Record<string, string> = {};
+      let answer: { status: number; body: unknown; headers: Record<string, string> };
       try {
-        payload = (await s.signalIntake.submit(key.userId, key.apiKeyId, body.data, idem.data["idempotency-key"]))
-          .signal;
+        const { signal } = await s.signalIntake.submit(
+          key.userId,
+          key.apiKeyId,
+          body.data,
+          idem.data["idempotency-key"],
+        );
+        answer = { status: 201, body: signal, headers: {} };
       } catch (err) {
-        const answer = errorAnswer(err, { development, logger: s.logger, method: "POST", path: SIGNALS_PATH });
-        ({
-          status,
-          body: payload,
-          headers: extra,
-        } = answer as { status: number; body: unknown; headers: typeof extra });
-        s.apiKeys.recordUse(key.apiKeyId);
+        answer = fail(err);
+        // The chain's middleware counts the key's use for any status but 201, in a `finally`
+        // whose own failure becomes the answer.
+        try {
+          s.apiKeys.recordUse(key.apiKeyId);
+        } catch (e) {
+          answer = fail(e);
+        }
       }
-      const res = new Response(JSON.stringify(payload), {
+      const { status } = answer;
+      const res = new Response(JSON.stringify(answer.body), {
         status,
-        headers: { ...rateHeaders, ...extra, ...edgeHeaders(id, "application/json") },
+        headers: { ...rateHeaders, ...answer.headers, ...edgeHeaders(id, "application/json") },
       });
       s.metrics.http.record("POST", status, ROUTE_LABEL, (performance.now() - started) / 1000);
       return res;
