@@ -1,12 +1,13 @@
 import { useState } from "preact/hooks";
 import { api, get } from "../api.ts";
-import { ConfirmButton, ErrorNote, Section, useLoad } from "../components.tsx";
+import { CheckboxGroup, ConfirmButton, ErrorNote, Section, useLoad } from "../components.tsx";
 import { fmtTime } from "../format.ts";
 
 // API keys (issue 14 page 5). The raw key is in the creation answer only: it is shown once, with
 // a copy button, and forgotten when the page changes.
 
 const SCOPES = ["full_access", "signals", "agents", "positions", "balances", "transactions", "history"] as const;
+const SCOPE_OPTIONS = SCOPES.map((s) => [s, s] as const);
 
 interface ApiKey {
   id: string;
@@ -75,20 +76,7 @@ export function ApiKeysPage() {
           </label>
           <fieldset>
             <legend>Scopes</legend>
-            <div class="row wrap">
-              {SCOPES.map((s) => (
-                <label key={s} class="check">
-                  <input
-                    type="checkbox"
-                    checked={scopes.includes(s)}
-                    onChange={(e) =>
-                      setScopes(e.currentTarget.checked ? [...scopes, s] : scopes.filter((x) => x !== s))
-                    }
-                  />
-                  {s}
-                </label>
-              ))}
-            </div>
+            <CheckboxGroup options={SCOPE_OPTIONS} selected={scopes} onChange={setScopes} />
           </fieldset>
           <ErrorNote error={createError} />
           <button type="submit" class="primary">
