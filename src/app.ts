@@ -34,14 +34,14 @@ import { priceFeedRoutes } from "./http/routes/price-feeds/index.ts";
 import { publicRoutes } from "./http/routes/public/index.ts";
 import { signalSourceRoutes } from "./http/routes/signal-sources/index.ts";
 import { tokenRoutes } from "./http/routes/tokens/index.ts";
-import { createDirectSignalPost } from "./http/routes/trading-signals/direct-post.ts";
+import { createDirectSignalPost, SIGNALS_PATH } from "./http/routes/trading-signals/direct-post.ts";
 import { tradingSignalRoutes } from "./http/routes/trading-signals/index.ts";
 import { walletRoutes } from "./http/routes/wallets/index.ts";
 import { webhookRoutes } from "./http/routes/webhooks/index.ts";
 
 export { MAX_BODY_BYTES, MAX_IMPORT_BODY_BYTES };
 
-const IMPORT_PATH = "/api/v1/trading-signals/import";
+const IMPORT_PATH = `${SIGNALS_PATH}/import`;
 
 /**
  * Builds the HTTP app from its dependencies (createAppDeps(services), src/http/deps.ts). No side
@@ -152,7 +152,7 @@ function mountRoutes(app: OpenAPIHono<AppEnv>, s: AppDeps): void {
   app.route("/api/v1/price-feeds", priceFeedRoutes(s));
   app.route("/api/v1/data-sources", dataSourceRoutes(s));
   app.route("/", metricsRoutes(s));
-  app.route("/api/v1/trading-signals", tradingSignalRoutes(s));
+  app.route(SIGNALS_PATH, tradingSignalRoutes(s));
   app.route("/api/v1/agent-positions", agentPositionRoutes(s));
   app.route("/api/v1/agents", agentRoutes(s));
   app.route("/api/v1/wallets", walletRoutes(s));
