@@ -36,6 +36,7 @@ import { signalSourceRoutes } from "./http/routes/signal-sources/index.ts";
 import { tokenRoutes } from "./http/routes/tokens/index.ts";
 import { createDirectSignalPost, SIGNALS_PATH } from "./http/routes/trading-signals/direct-post.ts";
 import { tradingSignalRoutes } from "./http/routes/trading-signals/index.ts";
+import { walletWatchRoutes } from "./http/routes/wallet-watches/index.ts";
 import { walletRoutes } from "./http/routes/wallets/index.ts";
 import { webhookRoutes } from "./http/routes/webhooks/index.ts";
 
@@ -165,6 +166,7 @@ function mountRoutes(app: OpenAPIHono<AppEnv>, s: AppDeps): void {
   app.route("/api/v1/webhooks", webhookRoutes(s));
   app.route("/api/v1/notifications", notificationRoutes(s));
   app.route("/api/v1/signal-sources", signalSourceRoutes(s));
+  app.route("/api/v1/wallet-watches", walletWatchRoutes(s));
   app.route("/v1", publicRoutes(s));
   app.route("/", dashboardRoutes()); // the web dashboard (issue 14): main port only
 

@@ -156,6 +156,11 @@ export const configSchema = z.object({
   /** GeckoTerminal public API for importing older price history (keyless, 30 requests/min); empty: off. */
   HISTORY_DATA_URL: sourceUrl("https://api.geckoterminal.com/api/v2"),
 
+  /** Copy trading (PRODUCT.md §7): followed wallets per user, poll interval, oldest trade still copied. */
+  WALLET_WATCH_MAX: int(50, 0, 10_000),
+  WALLET_WATCH_INTERVAL_SECONDS: int(15, 1, 3600),
+  WALLET_WATCH_MAX_AGE_SECONDS: int(120, 1, 86400),
+
   /** Notifications (issue 18; PRODUCT.md §7): webhook URLs on loopback/private networks, the Telegram bot. */
   WEBHOOK_ALLOW_PRIVATE_URLS: bool(false),
   WEBHOOK_MAX_IN_FLIGHT: int(8, 1, 1000),

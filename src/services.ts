@@ -8,6 +8,7 @@ import { type Argon2Cost, createPasswordHasher, type PasswordHasher } from "./au
 import { TokenSigner } from "./auth/tokens.ts";
 import { type Clock, systemClock } from "./clock.ts";
 import type { Config } from "./config.ts";
+import { type CopyTrading, createCopyTrading } from "./copytrading/index.ts";
 import type { DatabaseHandle } from "./db/client.ts";
 import { GroupCommit } from "./db/group-commit.ts";
 import { PositionRepository } from "./db/repositories/positions.ts";
@@ -107,6 +108,8 @@ export interface Services {
   strategyLab: StrategyLab;
   /** Webhooks, notification preferences and the Telegram bot (src/notifications, issue 18). */
   notifications: Notifications;
+  /** Wallet watches and the watcher that turns their trades into signals (src/copytrading). */
+  copyTrading: CopyTrading;
   /** WAL checkpoints in a worker thread once the WAL needs one (started by start()). */
   walCheckpoints: WalCheckpointer;
   /**
@@ -316,6 +319,10 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
   });
   // PRODUCT.md §6 "signals received": every signal accepted by POST /trading-signals (not replays).
   signalIntake.onAccepted(() => metrics.signalsReceived.inc());
+  const copyTrading = createCopyTrading({
+    ...{ config, database, clock, logger, metrics, live },
+    ...{ intake: signalIntake, marketData: market.marketData },
+  });
 
   // 7. GET /health (SPEC; PRODUCT.md §6): the database is the one critical component (→ 503); the
   //    SOL price stream adds "priceFeed", and any later check only degrades.
@@ -363,6 +370,8 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
   lifecycle.onShutdown(() => strategyLab.worker.stop(), "backtest worker");
   lifecycle.onStart(() => notifications.start(), "notifications");
   lifecycle.onShutdown(() => notifications.stop(), "notifications");
+  lifecycle.onStart(() => copyTrading.watcher.start(), "copy trading");
+  lifecycle.onShutdown(() => copyTrading.watcher.stop(), "copy trading");
   lifecycle.onStart(() => strategyLab.history.start(), "history import");
   lifecycle.onShutdown(() => strategyLab.history.stop(), "history import");
 
@@ -396,6 +405,7 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
     tokenPriceLookup,
     strategyLab,
     notifications,
+    copyTrading,
     walCheckpoints,
     onStart: (fn, label) => lifecycle.onStart(fn, label),
     onShutdown: (fn, label) => lifecycle.onShutdown(fn, label),

@@ -142,6 +142,18 @@ export const OPERATIONS: Record<Key, OperationDoc> = {
     summary: "Replace a webhook's signing secret (shown once)",
   },
   "GET /api/v1/webhooks/{id}/deliveries": { operationId: "listWebhookDeliveries", summary: "A webhook's deliveries" },
+  "POST /api/v1/wallet-watches": { operationId: "createWalletWatch", summary: "Follow a wallet (copy trading)" },
+  "GET /api/v1/wallet-watches": { operationId: "listWalletWatches", summary: "List followed wallets" },
+  "GET /api/v1/wallet-watches/{id}": { operationId: "getWalletWatch", summary: "Get one followed wallet" },
+  "PUT /api/v1/wallet-watches/{id}": {
+    operationId: "updateWalletWatch",
+    summary: "Change a followed wallet (pause, resume, thresholds)",
+  },
+  "DELETE /api/v1/wallet-watches/{id}": { operationId: "deleteWalletWatch", summary: "Stop following a wallet" },
+  "GET /api/v1/wallet-watches/{id}/trades": {
+    operationId: "listWalletWatchTrades",
+    summary: "A followed wallet's detected trades and what your agents did",
+  },
   "GET /api/v1/notifications/preferences": {
     operationId: "getNotificationPreferences",
     summary: "Which events notify you, and quiet hours",

@@ -60,6 +60,17 @@ export interface LandedTransaction {
   postBalances: bigint[];
   preTokenBalances: TokenBalanceEntry[];
   postTokenBalances: TokenBalanceEntry[];
+  /** Unix seconds of the block, when the node knows it. */
+  blockTime?: number | null;
+}
+
+/** One entry of getSignaturesForAddress (newest first). */
+export interface SignatureInfo {
+  signature: string;
+  slot: number;
+  err: unknown;
+  /** Unix seconds, or null when the node does not know the block's time. */
+  blockTime: number | null;
 }
 
 export interface TokenHolding {
@@ -83,6 +94,8 @@ export interface SolanaRpcOptions {
   timeoutMs: number;
   fetch?: FetchLike;
   logger?: Logger;
+  /** Counts every request against the provider's budget (src/market/rpc-budget.ts). */
+  budget?: { record(): void };
 }
 
 const MAX_TEXT = 200;
@@ -93,6 +106,7 @@ export class SolanaRpcClient {
   private readonly timeoutMs: number;
   private readonly fetchFn: FetchLike;
   private readonly logger: Logger | undefined;
+  private readonly budget: { record(): void } | undefined;
   private nextId = 1;
 
   constructor(opts: SolanaRpcOptions) {
@@ -100,11 +114,13 @@ export class SolanaRpcClient {
     this.timeoutMs = opts.timeoutMs;
     this.fetchFn = opts.fetch ?? ((input, init) => fetch(input, init));
     this.logger = opts.logger;
+    this.budget = opts.budget;
   }
 
   /** One JSON-RPC call; the `result` member, or a SolanaRpcError. */
   async call<T = unknown>(method: string, params: unknown[]): Promise<T> {
     const id = this.nextId++;
+    this.budget?.record();
     const ctl = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {
@@ -297,6 +313,7 @@ export class SolanaRpcClient {
         : [];
     return {
       slot: typeof r.slot === "number" ? r.slot : 0,
+      blockTime: typeof r.blockTime === "number" ? r.blockTime : null,
       err: meta.err ?? null,
       feeLamports: toBigInt(meta.fee ?? 0, "getTransaction"),
       accountKeys,
@@ -305,6 +322,32 @@ export class SolanaRpcClient {
       preTokenBalances: tokenEntries(meta.preTokenBalances),
       postTokenBalances: tokenEntries(meta.postTokenBalances),
     };
+  }
+
+  /**
+   * Signatures of transactions that touched `address`, newest first, down to (not including)
+   * `until`. A node answers at most `limit` (≤ 1000); `processed` is not accepted by this method.
+   */
+  async getSignaturesForAddress(
+    address: string,
+    opts: { until?: string; limit: number },
+    commitment: "confirmed" | "finalized" = "confirmed",
+  ): Promise<SignatureInfo[]> {
+    const r = await this.call<unknown>("getSignaturesForAddress", [
+      address,
+      { commitment, limit: opts.limit, ...(opts.until ? { until: opts.until } : {}) },
+    ]);
+    if (!Array.isArray(r)) throw malformed("getSignaturesForAddress");
+    return r.map((e) => {
+      const o = e as Record<string, unknown> | null;
+      if (!o || typeof o.signature !== "string") throw malformed("getSignaturesForAddress");
+      return {
+        signature: o.signature,
+        slot: typeof o.slot === "number" ? o.slot : 0,
+        err: o.err ?? null,
+        blockTime: typeof o.blockTime === "number" ? o.blockTime : null,
+      };
+    });
   }
 }
 

@@ -13,3 +13,5 @@ export type Counter<T extends string = string> = Prom.Counter<T>;
 export const Gauge = require("prom-client/lib/gauge") as typeof Prom.Gauge;
 export type Gauge<T extends string = string> = Prom.Gauge<T>;
 export const collectDefaultMetrics = require("prom-client/lib/defaultMetrics") as typeof Prom.collectDefaultMetrics;
+export const Histogram = require("prom-client/lib/histogram") as typeof Prom.Histogram;
+export type Histogram<T extends string = string> = Prom.Histogram<T>;

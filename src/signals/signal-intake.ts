@@ -52,6 +52,30 @@ export class SignalIntake {
     return { signal: r.signal, replayed: r.replayed };
   }
 
+  /**
+   * A signal of a built-in source (copy trading): no API key, no Idempotency-Key. `claim` runs
+   * first in the same commit and records the source's own once-only key; when it answers false
+   * (already recorded: an overlapping poll, a restart) nothing is stored and the answer is null.
+   * `link` then stores the new signal's id beside that record, still in the same commit.
+   */
+  async submitOnce(
+    userId: string,
+    input: SignalInput,
+    claim: () => boolean,
+    link: (signalId: number) => void,
+  ): Promise<Signal | null> {
+    const r = await this.d.commits.write(() => {
+      if (!claim()) return null;
+      const status = this.d.hasAgents && !this.d.hasAgents(userId) ? "processed" : "pending";
+      const { signal } = this.d.signals.create(userId, null, input, undefined, status);
+      link(signal.id);
+      return { signal, queued: status === "pending" };
+    });
+    if (!r) return null;
+    this.accepted(userId, r.signal, r.queued);
+    return r.signal;
+  }
+
   /** What happens once a new signal is stored: event, log, queue (SPEC "Events" item 1). */
   private accepted(userId: string, signal: Signal, queued: boolean): void {
     this.d.logger.info("signal received", {

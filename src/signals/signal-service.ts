@@ -78,7 +78,7 @@ export class SignalService {
    */
   create(
     userId: string,
-    apiKeyId: string,
+    apiKeyId: string | null,
     input: SignalInput,
     idempotencyKey?: string,
     status: "pending" | "processed" = "pending",
@@ -86,7 +86,7 @@ export class SignalService {
     const now = isoNow(this.clock);
     return this.rows.atomically(() => {
       const hash = idempotencyKey ? bodyHash(input) : "";
-      if (idempotencyKey) {
+      if (idempotencyKey && apiKeyId) {
         const cutoff = new Date(this.clock.now() - IDEMPOTENCY_TTL_MS).toISOString();
         this.rows.forgetIdempotencyKey(apiKeyId, idempotencyKey, cutoff);
         const prior = this.rows.idempotencyKey(apiKeyId, idempotencyKey);
@@ -100,7 +100,7 @@ export class SignalService {
         }
       }
       const row = this.rows.insert(userId, apiKeyId, fields(input), now, status);
-      if (idempotencyKey) this.rows.saveIdempotencyKey(apiKeyId, idempotencyKey, hash, row.id, now);
+      if (idempotencyKey && apiKeyId) this.rows.saveIdempotencyKey(apiKeyId, idempotencyKey, hash, row.id, now);
       return { signal: toSignal(row), replayed: false };
     });
   }

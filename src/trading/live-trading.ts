@@ -7,6 +7,7 @@ import type { EventBus } from "../events/bus.ts";
 import type { Logger } from "../logger.ts";
 import type { FetchLike } from "../market/http-client.ts";
 import { MintInfoSource } from "../market/mint-info.ts";
+import { RpcRequestBudget } from "../market/rpc-budget.ts";
 import { SolanaRpcClient } from "../market/solana-rpc.ts";
 import type { Market, PriorityFee } from "../market/types.ts";
 import type { Metrics } from "../metrics/metrics.ts";
@@ -57,6 +58,8 @@ export interface LiveTradingDeps {
 
 export class LiveTrading {
   readonly rpc: SolanaRpcClient;
+  /** Every request of `rpc` counts here; background readers (copy trading) ask it first. */
+  readonly rpcBudget: RpcRequestBudget;
   readonly journal: LiveTradeJournal;
   /** null when the swap aggregator is not configured (no quotes, no swaps). */
   readonly executor: LiveExecutor | null;
@@ -83,7 +86,9 @@ export class LiveTrading {
     opts: LiveTradingOptions = {},
   ) {
     const sqlite = d.database.sqlite;
+    this.rpcBudget = new RpcRequestBudget(d.clock);
     this.rpc = new SolanaRpcClient({
+      budget: this.rpcBudget,
       url: config.SOLANA_RPC_URL,
       timeoutMs: opts.timeoutMs ?? config.HTTP_TIMEOUT_MS,
       fetch: opts.fetch,

@@ -15,7 +15,9 @@ import { type FakeMarket, type FakeRoute, jsonError } from "./market.ts";
 //
 // Methods: getBalance, getTokenAccountsByOwner (jsonParsed; classic Token and Token-2022, one
 // account per owner and mint), getBlockHeight, simulateTransaction, sendTransaction (base64),
-// getSignatureStatuses, getTransaction (json, v0: meta.fee, pre/postBalances, pre/postTokenBalances).
+// getSignatureStatuses, getTransaction (json, v0: meta.fee, pre/postBalances, pre/postTokenBalances),
+// getSignaturesForAddress (newest first; limit ≤ 1000, until, before; confirmed or finalized only).
+// walletTrade() lands another wallet's swap (copy trading's watched wallets).
 //
 // Controls (tests): setSol / setTokenBalance, tokenProgram.set(mint, TOKEN_2022), the landing of
 // the next sent transactions (confirm | hold | fail | after n status polls), land(sig) / failHeld,
@@ -56,6 +58,24 @@ export interface FakeTx {
   pollsLeft: number | null;
   meta: { preBalances: bigint[]; postBalances: bigint[]; pre: TokenEntry[]; post: TokenEntry[]; fee: bigint } | null;
   failOnLand: unknown;
+  /** Unix seconds of its block (getTransaction and getSignaturesForAddress `blockTime`). */
+  blockTime?: number;
+}
+
+/** A swap by some other wallet on this chain (copy trading's watched wallets): see walletTrade(). */
+export interface WalletTrade {
+  side: "buy" | "sell";
+  mint: string;
+  /** Lamports the wallet spends (buy) or receives (sell), fee apart. */
+  lamports: bigint;
+  /** Token atomic units it receives (buy) or spends (sell). */
+  tokens: bigint;
+  /** Unix seconds of the block. */
+  blockTime: number;
+  /** Moves wrapped SOL (a wSOL token account) instead of native lamports. */
+  wrapped?: boolean;
+  /** Lands failed: the fee is charged, nothing else moves. */
+  err?: unknown;
 }
 
 interface TokenEntry {
@@ -158,6 +178,69 @@ export class FakeSolanaRpc {
     this.blockHeight = Math.max(this.blockHeight, this.market.swap.lastValidBlockHeight) + 1;
   }
 
+  /**
+   * Lands a swap by `owner` against a pool, as a DEX trade of any wallet looks to a node: the
+   * owner pays the fee and its SOL (or wSOL) and token balances move. Returns the signature.
+   */
+  walletTrade(owner: string, t: WalletTrade): string {
+    const pool = "5Q544fKrFoe6tsEbD7S8EmxGTJYAKtTVhAW5Q5pge4j1";
+    const signature = bs58.encode(crypto.getRandomValues(new Uint8Array(64)));
+    const fee = SIGNATURE_FEE;
+    const solBefore = this.lamportsOf(owner);
+    const wsolBefore = this.tokenOf(owner, SOL_MINT);
+    const tokBefore = this.tokenOf(owner, t.mint);
+    const sign = t.side === "buy" ? -1n : 1n;
+    const ok = t.err === undefined;
+    const solAfter = solBefore - fee + (ok && !t.wrapped ? sign * t.lamports : 0n);
+    const wsolAfter = wsolBefore + (ok && t.wrapped ? sign * t.lamports : 0n);
+    const tokAfter = tokBefore - (ok ? sign * t.tokens : 0n);
+    this.lamports.set(owner, solAfter);
+    this.setTokenBalance(owner, t.mint, tokAfter);
+    if (t.wrapped) this.setTokenBalance(owner, SOL_MINT, wsolAfter);
+    const entry = (i: number, mint: string, amount: bigint): TokenEntry => ({
+      accountIndex: i,
+      mint,
+      owner,
+      programId: TOKEN_PROGRAM,
+      amount,
+      decimals: mint === SOL_MINT ? 9 : this.decimalsOf(mint),
+    });
+    const tokens = (tok: bigint, wsol: bigint) => [
+      ...(tok > 0n ? [entry(3, t.mint, tok)] : []),
+      ...(t.wrapped ? [entry(4, SOL_MINT, wsol)] : []),
+    ];
+    // Account keys as the node lists them: the token accounts the balances' accountIndex names.
+    const accounts = [ataOf(owner, t.mint), ...(t.wrapped ? [ataOf(owner, SOL_MINT)] : [])];
+    const rents = accounts.map(() => TOKEN_ACCOUNT_RENT);
+    this.slot += 1;
+    this.txs.set(signature, {
+      signature,
+      payer: owner,
+      accountKeys: [owner, pool, t.mint, ...accounts],
+      effect: null,
+      lastValidBlockHeight: this.blockHeight,
+      state: "landed",
+      err: t.err ?? null,
+      slot: this.slot,
+      pollsLeft: null,
+      meta: {
+        preBalances: [solBefore, 1_000_000_000_000n, 1_461_600n, ...rents],
+        postBalances: [
+          solAfter,
+          1_000_000_000_000n - (ok && !t.wrapped ? sign * t.lamports : 0n),
+          1_461_600n,
+          ...rents,
+        ],
+        pre: tokens(tokBefore, wsolBefore),
+        post: tokens(tokAfter, wsolAfter),
+        fee,
+      },
+      failOnLand: null,
+      blockTime: t.blockTime,
+    });
+    return signature;
+  }
+
   sentTransactions(): FakeTx[] {
     return [...this.txs.values()];
   }
@@ -235,6 +318,8 @@ export class FakeSolanaRpc {
         return this.statuses(params);
       case "getTransaction":
         return this.transaction(params);
+      case "getSignaturesForAddress":
+        return this.signaturesFor(params);
       default:
         throw new RpcError(-32601, "Method not found");
     }
@@ -532,6 +617,37 @@ export class FakeSolanaRpc {
     return { context: this.context(), value };
   }
 
+  /** Landed transactions touching the address, newest first, as a node lists them. */
+  private signaturesFor(params: unknown[]) {
+    const address = pubkey(params[0]);
+    const cfg = (params[1] ?? {}) as { limit?: number; until?: string; before?: string; commitment?: string };
+    const limit = cfg.limit ?? 1000;
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new RpcError(-32602, "Invalid limit; max 1000");
+    if (cfg.commitment === "processed")
+      throw new RpcError(-32602, "Method does not support commitment below `confirmed`");
+    const landed = [...this.txs.values()]
+      .filter((t) => t.state === "landed" && t.accountKeys.includes(address))
+      .sort((a, b) => b.slot - a.slot);
+    let from = 0;
+    if (cfg.before) {
+      const i = landed.findIndex((t) => t.signature === cfg.before);
+      from = i < 0 ? landed.length : i + 1;
+    }
+    const out = [];
+    for (const t of landed.slice(from)) {
+      if (t.signature === cfg.until || out.length >= limit) break;
+      out.push({
+        signature: t.signature,
+        slot: t.slot,
+        err: t.err,
+        memo: null,
+        blockTime: t.blockTime ?? 1_767_225_600,
+        confirmationStatus: "confirmed",
+      });
+    }
+    return out;
+  }
+
   private transaction(params: unknown[]) {
     const sig = String(params[0]);
     const cfg = params[1] as { encoding?: string; maxSupportedTransactionVersion?: number } | undefined;
@@ -548,7 +664,7 @@ export class FakeSolanaRpc {
     });
     return {
       slot: tx.slot,
-      blockTime: 1_767_225_600,
+      blockTime: tx.blockTime ?? 1_767_225_600,
       version: 0,
       meta: {
         err: tx.err,

@@ -1,4 +1,5 @@
 export * from "./agents.ts";
+export * from "./copy-trading.ts";
 export * from "./notifications.ts";
 export * from "./strategy-lab.ts";
 export * from "./trading.ts";

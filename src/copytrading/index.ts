@@ -1,0 +1,58 @@
+import type { Clock } from "../clock.ts";
+import type { Config } from "../config.ts";
+import type { DatabaseHandle } from "../db/client.ts";
+import type { Logger } from "../logger.ts";
+import { DemoCopyWallets } from "../market/demo/copy-wallets.ts";
+import type { MarketDataProvider } from "../market/types.ts";
+import { RpcWalletActivity } from "../market/wallet-activity.ts";
+import type { Metrics } from "../metrics/metrics.ts";
+import type { SignalIntake } from "../signals/signal-intake.ts";
+import type { LiveTrading } from "../trading/live-trading.ts";
+import { createCopyTradingMetrics } from "./metrics.ts";
+import { WalletWatchService } from "./watch-service.ts";
+import { WalletWatcher } from "./watcher.ts";
+
+// Copy trading wired together (issue "Copy trading"): the watches API's service and the watcher.
+// The watcher reads the chain through the live path's RPC client, so its requests count in the
+// one RPC budget (src/market/rpc-budget.ts); on the demo market it follows synthetic wallets.
+
+export interface CopyTrading {
+  watches: WalletWatchService;
+  watcher: WalletWatcher;
+}
+
+export interface CopyTradingDeps {
+  config: Pick<
+    Config,
+    "DEMO_MARKET" | "WALLET_WATCH_MAX" | "WALLET_WATCH_INTERVAL_SECONDS" | "WALLET_WATCH_MAX_AGE_SECONDS"
+  >;
+  database: DatabaseHandle;
+  clock: Clock;
+  logger: Logger;
+  metrics: Metrics;
+  intake: SignalIntake;
+  marketData: MarketDataProvider;
+  live: LiveTrading | null;
+}
+
+export function createCopyTrading(d: CopyTradingDeps): CopyTrading {
+  const watches = new WalletWatchService(d.database, d.clock, d.config.WALLET_WATCH_MAX);
+  const source = d.config.DEMO_MARKET
+    ? new DemoCopyWallets(d.clock)
+    : d.live
+      ? new RpcWalletActivity(d.live.rpc, d.live.rpcBudget)
+      : null;
+  const watcher = new WalletWatcher({
+    database: d.database,
+    watches: watches.rows,
+    source,
+    intake: d.intake,
+    marketData: d.marketData,
+    clock: d.clock,
+    logger: d.logger,
+    metrics: createCopyTradingMetrics(d.metrics.registry),
+    intervalSeconds: d.config.WALLET_WATCH_INTERVAL_SECONDS,
+    maxAgeSeconds: d.config.WALLET_WATCH_MAX_AGE_SECONDS,
+  });
+  return { watches, watcher };
+}

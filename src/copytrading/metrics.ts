@@ -1,0 +1,31 @@
+import { Counter, Histogram, type Registry } from "../metrics/prom.ts";
+
+// Copy trading on /metrics (PRODUCT.md §6 exposition): how late copies are, and what the watcher
+// saw. Registered on the service's own registry.
+
+export type WatchOutcome = "buy" | "sell" | "ignored";
+
+export interface CopyTradingMetrics {
+  /** One per transaction decided: a detected buy or sell, or one ignored (failed, stale, history, no trade, under the minimum). */
+  transactions: Counter<"outcome">;
+  /** Block time → signal, seconds, per copied trade. */
+  lag: Histogram<string>;
+}
+
+export function createCopyTradingMetrics(registry: Registry): CopyTradingMetrics {
+  const registers = [registry];
+  const transactions = new Counter({
+    name: "copy_trading_transactions_total",
+    help: "Transactions of watched wallets decided by the copy-trading watcher, by outcome (buy, sell, ignored).",
+    labelNames: ["outcome"] as const,
+    registers,
+  });
+  for (const outcome of ["buy", "sell", "ignored"] as const) transactions.inc({ outcome }, 0);
+  const lag = new Histogram({
+    name: "copy_trading_lag_seconds",
+    help: "Seconds from a watched wallet's transaction (block time) to the signal copying it.",
+    buckets: [1, 2, 5, 10, 15, 20, 30, 45, 60, 90, 120],
+    registers,
+  });
+  return { transactions, lag };
+}

@@ -1,0 +1,149 @@
+import { and, asc, desc, eq, sql } from "drizzle-orm";
+import type { DatabaseHandle } from "../client.ts";
+import { walletWatches, walletWatchTrades } from "../schema/index.ts";
+
+// The copy-trading tables (src/db/schema/copy-trading.ts), written only from here.
+
+export type WalletWatchRow = typeof walletWatches.$inferSelect;
+export type WalletWatchTradeRow = typeof walletWatchTrades.$inferSelect;
+export type NewWatchTrade = Omit<typeof walletWatchTrades.$inferInsert, "id" | "signalId">;
+
+export class WalletWatchRepository {
+  constructor(private readonly database: DatabaseHandle) {}
+
+  private get db() {
+    return this.database.db;
+  }
+
+  insert(row: typeof walletWatches.$inferInsert): void {
+    this.db.insert(walletWatches).values(row).run();
+  }
+
+  listOf(userId: string): WalletWatchRow[] {
+    return this.db
+      .select()
+      .from(walletWatches)
+      .where(eq(walletWatches.userId, userId))
+      .orderBy(desc(walletWatches.createdAt), desc(walletWatches.id))
+      .all();
+  }
+
+  countOf(userId: string): number {
+    return (
+      this.db.select({ n: sql<number>`count(*)` }).from(walletWatches).where(eq(walletWatches.userId, userId)).get()
+        ?.n ?? 0
+    );
+  }
+
+  owned(userId: string, id: string): WalletWatchRow | undefined {
+    return this.db
+      .select()
+      .from(walletWatches)
+      .where(and(eq(walletWatches.id, id), eq(walletWatches.userId, userId)))
+      .get();
+  }
+
+  byAddress(userId: string, address: string): WalletWatchRow | undefined {
+    return this.db
+      .select()
+      .from(walletWatches)
+      .where(and(eq(walletWatches.userId, userId), eq(walletWatches.address, address)))
+      .get();
+  }
+
+  byId(id: string): WalletWatchRow | undefined {
+    return this.db.select().from(walletWatches).where(eq(walletWatches.id, id)).get();
+  }
+
+  /** Every enabled watch of every user, oldest first (the watcher's round). */
+  enabled(): WalletWatchRow[] {
+    return this.db
+      .select()
+      .from(walletWatches)
+      .where(eq(walletWatches.enabled, true))
+      .orderBy(asc(walletWatches.createdAt), asc(walletWatches.id))
+      .all();
+  }
+
+  update(id: string, patch: Partial<typeof walletWatches.$inferInsert>): void {
+    this.db.update(walletWatches).set(patch).where(eq(walletWatches.id, id)).run();
+  }
+
+  /**
+   * The watcher's outcome of one poll (cursor, last error, lag), written only while the watch is
+   * as the poll read it: an edit, pause or re-enable in between (which moves updatedAt and resets
+   * the cursor) wins over a poll that began before it.
+   */
+  recordPoll(
+    id: string,
+    readAt: string,
+    patch: Pick<Partial<typeof walletWatches.$inferInsert>, "lastSeenSignature" | "lastError" | "lagSeconds">,
+  ): void {
+    this.db
+      .update(walletWatches)
+      .set(patch)
+      .where(and(eq(walletWatches.id, id), eq(walletWatches.updatedAt, readAt)))
+      .run();
+  }
+
+  delete(userId: string, id: string): boolean {
+    return (
+      this.db
+        .delete(walletWatches)
+        .where(and(eq(walletWatches.id, id), eq(walletWatches.userId, userId)))
+        .returning({ one: sql`1` })
+        .all().length > 0
+    );
+  }
+
+  /**
+   * Records a detected trade once: false when this (watch, signature) is already recorded (an
+   * overlapping poll, a restart). Runs inside the caller's transaction, beside the signal insert.
+   */
+  claimTrade(row: NewWatchTrade): boolean {
+    return (
+      this.db
+        .insert(walletWatchTrades)
+        .values(row)
+        .onConflictDoNothing({ target: [walletWatchTrades.watchId, walletWatchTrades.signature] })
+        .returning({ one: sql`1` })
+        .all().length > 0
+    );
+  }
+
+  linkSignal(watchId: string, signature: string, signalId: number): void {
+    this.db
+      .update(walletWatchTrades)
+      .set({ signalId })
+      .where(and(eq(walletWatchTrades.watchId, watchId), eq(walletWatchTrades.signature, signature)))
+      .run();
+  }
+
+  /** A user's detected trades, newest first; one watch's when `watchId` is given. */
+  recentTrades(userId: string, limit: number, watchId?: string): Array<WalletWatchTradeRow & { address: string }> {
+    return this.db
+      .select({
+        id: walletWatchTrades.id,
+        watchId: walletWatchTrades.watchId,
+        signature: walletWatchTrades.signature,
+        side: walletWatchTrades.side,
+        mint: walletWatchTrades.mint,
+        solLamports: walletWatchTrades.solLamports,
+        tokenAmount: walletWatchTrades.tokenAmount,
+        blockTime: walletWatchTrades.blockTime,
+        signalId: walletWatchTrades.signalId,
+        detectedAt: walletWatchTrades.detectedAt,
+        address: walletWatches.address,
+      })
+      .from(walletWatchTrades)
+      .innerJoin(walletWatches, eq(walletWatches.id, walletWatchTrades.watchId))
+      .where(
+        watchId
+          ? and(eq(walletWatches.userId, userId), eq(walletWatchTrades.watchId, watchId))
+          : eq(walletWatches.userId, userId),
+      )
+      .orderBy(desc(walletWatchTrades.id))
+      .limit(limit)
+      .all();
+  }
+}

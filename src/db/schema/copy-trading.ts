@@ -1,0 +1,63 @@
+import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { tradingSignals } from "./trading.ts";
+import { users } from "./users.ts";
+
+// Copy trading (docs/decisions.md "Copy trading"): the wallets a user follows, and each buy or
+// sell detected in one of them. Timestamps are ISO 8601 UTC text.
+
+/** A followed wallet. `watchFrom` is when it was created or last re-enabled: nothing older is copied. */
+export const walletWatches = sqliteTable(
+  "wallet_watches",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    address: text("address").notNull(),
+    label: text("label").notNull().default(""),
+    /** Lamports, as a decimal integer string (SOL amounts are never floats in the engine). */
+    minSolLamports: text("min_sol_lamports").notNull(),
+    signalStrength: integer("signal_strength").notNull(),
+    copySells: integer("copy_sells", { mode: "boolean" }).notNull().default(false),
+    enabled: integer("enabled", { mode: "boolean" }).notNull().default(true),
+    watchFrom: text("watch_from").notNull(),
+    /** Newest signature read and decided; the next poll asks for what came after it. */
+    lastSeenSignature: text("last_seen_signature"),
+    lastError: text("last_error"),
+    /** Block time → signal of the last copied trade, seconds. */
+    lagSeconds: real("lag_seconds"),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("wallet_watches_user_address_idx").on(t.userId, t.address),
+    index("wallet_watches_enabled_idx").on(t.enabled),
+  ],
+);
+
+/**
+ * A buy or sell detected in a watched wallet: at most one per (watch, signature), written in the
+ * same transaction as its signal, so overlapping polls and restarts never copy a trade twice.
+ */
+export const walletWatchTrades = sqliteTable(
+  "wallet_watch_trades",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    watchId: text("watch_id")
+      .notNull()
+      .references(() => walletWatches.id, { onDelete: "cascade" }),
+    signature: text("signature").notNull(),
+    side: text("side", { enum: ["buy", "sell"] }).notNull(),
+    mint: text("mint").notNull(),
+    solLamports: text("sol_lamports").notNull(),
+    tokenAmount: text("token_amount").notNull(),
+    blockTime: text("block_time").notNull(),
+    /** The signal it became; null for a sell of a watch that does not copy sells. */
+    signalId: integer("signal_id").references(() => tradingSignals.id, { onDelete: "set null" }),
+    detectedAt: text("detected_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("wallet_watch_trades_once_idx").on(t.watchId, t.signature),
+    index("wallet_watch_trades_watch_idx").on(t.watchId, t.detectedAt),
+  ],
+);

@@ -1,0 +1,99 @@
+import { z } from "@hono/zod-openapi";
+import { pagination, uuidParam } from "../../schemas.ts";
+import { isSolanaAddress } from "../../solana-address.ts";
+
+export const WalletWatchIdParam = uuidParam("id", "Invalid wallet watch ID format");
+
+const address = z
+  .string({ error: "address is required" })
+  .refine(isSolanaAddress, { error: "address must be a base58 Solana public key (32 bytes)" })
+  .openapi({ example: "DemoCopyAnt11111111111111111111111111111111" });
+const label = z
+  .string({ error: "label must be text" })
+  .max(100, { error: "label must be at most 100 characters" })
+  .openapi({ example: "Sniper I follow" });
+const minSolAmount = z
+  .number({ error: "minSolAmount must be a number" })
+  .min(0.000000001, { error: "minSolAmount must be greater than 0" })
+  .max(1_000_000, { error: "minSolAmount must be at most 1000000" })
+  .openapi({ description: "Smallest SOL amount of a trade that is copied", example: 0.1 });
+const signalStrength = z
+  .number({ error: "Signal strength must be between 1 and 5" })
+  .int({ error: "Signal strength must be between 1 and 5" })
+  .min(1, { error: "Signal strength must be between 1 and 5" })
+  .max(5, { error: "Signal strength must be between 1 and 5" });
+const copySells = z.boolean({ error: "copySells must be true or false" });
+const enabled = z.boolean({ error: "enabled must be true or false" });
+
+export const CreateWalletWatchBody = z
+  .strictObject({
+    address,
+    label: label.default(""),
+    minSolAmount: minSolAmount.default(0.1),
+    signalStrength: signalStrength.default(3),
+    copySells: copySells.default(false),
+    enabled: enabled.default(true),
+  })
+  .openapi("CreateWalletWatchRequest", {
+    example: { address: "DemoCopyAnt11111111111111111111111111111111", label: "Demo ant", minSolAmount: 0.1 },
+  });
+
+export const UpdateWalletWatchBody = z
+  .strictObject({
+    address: address.optional(),
+    label: label.optional(),
+    minSolAmount: minSolAmount.optional(),
+    signalStrength: signalStrength.optional(),
+    copySells: copySells.optional(),
+    enabled: enabled.optional(),
+  })
+  .refine((b) => Object.values(b).some((v) => v !== undefined), {
+    error: "At least one field must be provided: address, label, minSolAmount, signalStrength, copySells or enabled",
+  })
+  .openapi("UpdateWalletWatchRequest", { example: { enabled: false } });
+
+export const WalletWatchSchema = z
+  .object({
+    id: z.string(),
+    address: z.string(),
+    label: z.string(),
+    minSolAmount: z.number(),
+    signalStrength: z.number().int(),
+    copySells: z.boolean(),
+    enabled: z.boolean(),
+    lastSeenSignature: z.string().nullable().openapi({ description: "Newest transaction read and decided" }),
+    lastError: z.string().nullable().openapi({ description: "Why the last poll failed; null after a good one" }),
+    lagSeconds: z.number().nullable().openapi({ description: "Block time → signal of the last copied trade" }),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .openapi("WalletWatch");
+
+const Evaluation = z.object({
+  agentId: z.string(),
+  agentName: z.string(),
+  outcome: z.enum(["traded", "ineligible", "failed", "pending"]),
+  rule: z.string().nullable(),
+  reason: z.string().nullable(),
+  positionId: z.string().nullable(),
+  transactionId: z.string().nullable(),
+  at: z.string(),
+});
+
+export const DetectedTradeSchema = z
+  .object({
+    signature: z.string(),
+    side: z.enum(["buy", "sell"]),
+    tokenAddress: z.string(),
+    solAmount: z.string().openapi({ description: "SOL spent (buy) or received (sell), decimal string" }),
+    tokenAmountAtomic: z.string(),
+    blockTime: z.string(),
+    detectedAt: z.string(),
+    signalId: z.number().int().nullable().openapi({ description: "null: a sell of a watch that does not copy sells" }),
+    processing: z
+      .object({ status: z.enum(["pending", "processing", "done", "expired"]), evaluations: z.array(Evaluation) })
+      .nullable(),
+  })
+  .openapi("WalletWatchDetectedTrade");
+
+export const TradesQuery = z.object({ limit: pagination(50, 500).limit });

@@ -1,0 +1,115 @@
+import type { Clock } from "../../clock.ts";
+import { SOL_MINT } from "../../money.ts";
+import type { LandedTransaction, SignatureInfo } from "../solana-rpc.ts";
+import type { WalletActivitySource } from "../wallet-activity.ts";
+import { DemoMarketState } from "./providers.ts";
+import { seededBase58, uniform } from "./seeded.ts";
+import { DEMO_TOKENS, demoAddress } from "./tokens.ts";
+
+// Synthetic wallets for copy trading on the demo market (DEMO_MARKET=true; README "Copy
+// trading"). As with the demo whales, time is cut into buckets; whether a wallet trades in a
+// bucket, when, which demo token, which side and how much SOL (log-uniform 0.02 to 3 SOL, so some
+// trades fall under the default 0.1 SOL minimum) are pure functions of (wallet, bucket). Each
+// trade is served as the node would serve it: a signature list and a transaction with pre/post
+// balances and token balances, at the walk's prices of that moment. About one transaction in ten
+// fails on chain (meta.err), as real ones do.
+
+export const DEMO_COPY_BUCKET_MS = 30_000;
+const HISTORY_MS = 3_600_000;
+const TRADE_PROBABILITY = 0.35;
+const FEE = 5_000n;
+const START_LAMPORTS = 5_000n * 1_000_000_000n;
+
+/** The demo's followable wallets: readable 32-byte base58 addresses like the demo tokens'. */
+export const DEMO_COPY_WALLETS: ReadonlyArray<{ address: string; label: string }> = Object.freeze([
+  { address: demoAddress("CopyAnt"), label: "Demo ant (small, frequent)" },
+  { address: demoAddress("CopyBee"), label: "Demo bee (mid-size)" },
+  { address: demoAddress("CopyShark"), label: "Demo shark (large, rare)" },
+]);
+
+interface DemoTrade {
+  signature: string;
+  at: number;
+  tx: LandedTransaction;
+}
+
+export class DemoCopyWallets implements WalletActivitySource {
+  private readonly market: DemoMarketState;
+
+  constructor(private readonly clock: Pick<Clock, "now">) {
+    this.market = new DemoMarketState(clock);
+  }
+
+  allow(): boolean {
+    return true;
+  }
+
+  private trade(wallet: number, bucket: number): DemoTrade | null {
+    const size = [1, 2.5, 6][wallet] ?? 1;
+    if (uniform(61, wallet, bucket) >= TRADE_PROBABILITY / size) return null;
+    const at = Math.floor(bucket * DEMO_COPY_BUCKET_MS + uniform(62, wallet, bucket) * DEMO_COPY_BUCKET_MS);
+    if (at > this.clock.now()) return null;
+    const token = DEMO_TOKENS[Math.floor(uniform(63, wallet, bucket) * 8)]!;
+    const buy = uniform(64, wallet, bucket) < 0.65;
+    const sol = Math.exp(Math.log(0.02) + uniform(65, wallet, bucket) * Math.log(150)) * size;
+    const lamports = BigInt(Math.round(sol * 1e9));
+    const units = (sol * this.market.priceUsd(SOL_MINT, at)) / this.market.priceUsd(token.address, at);
+    const atomic = BigInt(Math.max(1, Math.round(units * 10 ** token.decimals)));
+    const owner = DEMO_COPY_WALLETS[wallet]!.address;
+    const held = atomic * 10n;
+    const failed = uniform(66, wallet, bucket) < 0.1;
+    const solAfter = failed ? START_LAMPORTS - FEE : START_LAMPORTS - FEE + (buy ? -lamports : lamports);
+    const tokensAfter = failed ? held : held + (buy ? atomic : -atomic);
+    const entry = (amount: bigint) => ({ mint: token.address, owner, amount, decimals: token.decimals });
+    const signature = seededBase58(64, 67, wallet, bucket);
+    return {
+      signature,
+      at,
+      tx: {
+        slot: Math.floor(at / 400),
+        blockTime: Math.floor(at / 1000),
+        err: failed ? { InstructionError: [2, { Custom: 6001 }] } : null,
+        feeLamports: FEE,
+        accountKeys: [owner, demoAddress("CopyAmm"), token.address],
+        preBalances: [START_LAMPORTS, 0n, 0n],
+        postBalances: [solAfter, 0n, 0n],
+        preTokenBalances: [entry(held)],
+        postTokenBalances: [entry(tokensAfter)],
+      },
+    };
+  }
+
+  /** The wallet's trades of the last hour, newest first. */
+  private trades(address: string): DemoTrade[] {
+    const wallet = DEMO_COPY_WALLETS.findIndex((w) => w.address === address);
+    if (wallet < 0) return [];
+    const now = this.clock.now();
+    const out: DemoTrade[] = [];
+    for (
+      let b = Math.floor(now / DEMO_COPY_BUCKET_MS);
+      b >= Math.floor((now - HISTORY_MS) / DEMO_COPY_BUCKET_MS);
+      b--
+    ) {
+      const t = this.trade(wallet, b);
+      if (t) out.push(t);
+    }
+    return out;
+  }
+
+  async signatures(address: string, until: string | null, limit: number): Promise<SignatureInfo[]> {
+    const out: SignatureInfo[] = [];
+    for (const t of this.trades(address)) {
+      if (t.signature === until || out.length >= limit) break;
+      out.push({ signature: t.signature, slot: t.tx.slot, err: t.tx.err, blockTime: t.tx.blockTime ?? null });
+    }
+    return out;
+  }
+
+  async transaction(signature: string): Promise<LandedTransaction | null> {
+    for (const w of DEMO_COPY_WALLETS) {
+      const t = this.trades(w.address).find((x) => x.signature === signature);
+      if (t) return t.tx;
+    }
+    return null;
+  }
+}
