@@ -8,6 +8,7 @@ import { logout, resumeSession, session, sessionChecked } from "./api.ts";
 import { startStream, stopStream, streamState } from "./live.ts";
 import { AgentPage } from "./pages/agent.tsx";
 import { ApiKeysPage } from "./pages/api-keys.tsx";
+import { CopyTradingPage } from "./pages/copy-trading.tsx";
 import { LoginPage } from "./pages/login.tsx";
 import { OverviewPage } from "./pages/overview.tsx";
 import { SettingsPage } from "./pages/settings.tsx";
@@ -30,6 +31,7 @@ function Nav() {
       <nav aria-label="Main">
         {link(href(), "Overview", !top || top === "agents")}
         {link(href("signals"), "Signals", top === "signals")}
+        {link(href("copy-trading"), "Copy trading", top === "copy-trading")}
         {link(href("lab"), "Strategy lab", top === "lab")}
         {link(href("api-keys"), "API keys", top === "api-keys")}
         {link(href("notifications"), "Notifications", top === "notifications")}
@@ -54,6 +56,7 @@ function Page() {
   if (top === "signals") return <SignalsPage />;
   if (top === "api-keys") return <ApiKeysPage />;
   if (top === "lab") return <StrategyLabPage id={id} />;
+  if (top === "copy-trading") return <CopyTradingPage />;
   if (top === "notifications") return <SettingsPage />;
   return <OverviewPage />;
 }
