@@ -317,7 +317,7 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
     recordKeyUse: (id) => apiKeys.recordUse(id),
     hasAgents: (userId) => signalAgents.hasAgents(userId),
   });
-  // PRODUCT.md §6 "signals received": every signal accepted by POST /trading-signals (not replays).
+  // PRODUCT.md §6 "signals received": every signal accepted (POST /trading-signals and copy trading; not replays).
   signalIntake.onAccepted(() => metrics.signalsReceived.inc());
   const copyTrading = createCopyTrading({
     ...{ config, database, clock, logger, metrics, live },
