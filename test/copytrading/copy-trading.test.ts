@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { json } from "../helpers/context.ts";
+import { createApiKey, createUser, json } from "../helpers/context.ts";
 import { type CopyContext, MINT, MINT2, SOL_MINT, startCopy, W } from "./copy-context.ts";
 
 // Copy trading end to end (issue "Copy trading", acceptance): a watched wallet's swaps on the fake
@@ -182,6 +182,22 @@ describe("copy trading", () => {
     expect(await position(agentId)).toHaveLength(0);
   });
 
+  test("two users following one wallet each get their own signal, seen only by them", async () => {
+    c = await startCopy();
+    const other = await createUser(c.ctx);
+    await c.watch();
+    await c.watch({}, other.token);
+    c.ctx.clock.advance(1_000);
+    c.trade({ sol: 0.5 });
+    await c.tick();
+    const owners = c.signals().map((s) => s.user_id);
+    expect(owners.sort()).toEqual([c.userId, other.user.id].sort());
+    const key = (await createApiKey(c.ctx, other.token, ["signals"])).key;
+    const theirs = await json(await c.ctx.request("GET", "/api/v1/trading-signals", { apiKey: key }));
+    expect(theirs).toHaveLength(1);
+    expect(theirs[0].source).toBe(`wallet:${W}`);
+  });
+
   test("a buy paid in wrapped SOL is a buy", async () => {
     c = await startCopy();
     c.rpc.setTokenBalance(W, SOL_MINT, 2_000_000_000n);
@@ -192,7 +208,7 @@ describe("copy trading", () => {
     expect(c.signals()).toHaveLength(1);
   });
 
-  test("an RPC failure shows in lastError and clears after a good poll", async () => {
+  test("an RPC failure shows in lastError and clears after a good poll; nothing is skipped over it", async () => {
     c = await startCopy();
     const watch = await c.watch();
     c.rpc.failNext("getSignaturesForAddress", { status: 503 });
@@ -203,6 +219,19 @@ describe("copy trading", () => {
     await c.tick();
     const ok = await json(await c.request("GET", `/api/v1/wallet-watches/${watch.id}`));
     expect(ok.lastError).toBeNull();
+
+    // A transaction listed but not served: the cursor stays before it, and the next poll copies it.
+    c.ctx.clock.advance(1_000);
+    const sig = c.trade({ sol: 0.5 });
+    c.rpc.failNext("getTransaction", { code: -32009, message: "Slot 310000001 was skipped, or missing" });
+    await c.tick();
+    const held = await json(await c.request("GET", `/api/v1/wallet-watches/${watch.id}`));
+    expect(held.lastError).toContain("getTransaction");
+    expect(held.lastSeenSignature).not.toBe(sig);
+    expect(c.signals()).toHaveLength(0);
+    await c.tick();
+    expect(c.signals()).toHaveLength(1);
+    expect((await json(await c.request("GET", `/api/v1/wallet-watches/${watch.id}`))).lastSeenSignature).toBe(sig);
   });
 
   test("the watcher spends only what the RPC budget leaves: live trading first", async () => {
