@@ -319,10 +319,7 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
   });
   // PRODUCT.md §6 "signals received": every signal accepted (POST /trading-signals and copy trading; not replays).
   signalIntake.onAccepted(() => metrics.signalsReceived.inc());
-  const copyTrading = createCopyTrading({
-    ...{ config, database, clock, logger, metrics, live },
-    ...{ intake: signalIntake, marketData: market.marketData },
-  });
+  const copyTrading = createCopyTrading(config, { database, clock, logger, metrics, live, signalIntake, market });
 
   // 7. GET /health (SPEC; PRODUCT.md §6): the database is the one critical component (→ 503); the
   //    SOL price stream adds "priceFeed", and any later check only degrades.

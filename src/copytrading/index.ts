@@ -21,23 +21,24 @@ export interface CopyTrading {
   watcher: WalletWatcher;
 }
 
+export type CopyTradingConfig = Pick<
+  Config,
+  "DEMO_MARKET" | "WALLET_WATCH_MAX" | "WALLET_WATCH_INTERVAL_SECONDS" | "WALLET_WATCH_MAX_AGE_SECONDS"
+>;
+
 export interface CopyTradingDeps {
-  config: Pick<
-    Config,
-    "DEMO_MARKET" | "WALLET_WATCH_MAX" | "WALLET_WATCH_INTERVAL_SECONDS" | "WALLET_WATCH_MAX_AGE_SECONDS"
-  >;
   database: DatabaseHandle;
   clock: Clock;
   logger: Logger;
   metrics: Metrics;
-  intake: SignalIntake;
-  marketData: MarketDataProvider;
+  signalIntake: SignalIntake;
+  market: { marketData: MarketDataProvider };
   live: LiveTrading | null;
 }
 
-export function createCopyTrading(d: CopyTradingDeps): CopyTrading {
-  const watches = new WalletWatchService(d.database, d.clock, d.config.WALLET_WATCH_MAX);
-  const source = d.config.DEMO_MARKET
+export function createCopyTrading(config: CopyTradingConfig, d: CopyTradingDeps): CopyTrading {
+  const watches = new WalletWatchService(d.database, d.clock, config.WALLET_WATCH_MAX);
+  const source = config.DEMO_MARKET
     ? new DemoCopyWallets(d.clock)
     : d.live
       ? new RpcWalletActivity(d.live.rpc, d.live.rpcBudget)
@@ -46,13 +47,13 @@ export function createCopyTrading(d: CopyTradingDeps): CopyTrading {
     database: d.database,
     watches: watches.rows,
     source,
-    intake: d.intake,
-    marketData: d.marketData,
+    intake: d.signalIntake,
+    marketData: d.market.marketData,
     clock: d.clock,
     logger: d.logger,
     metrics: createCopyTradingMetrics(d.metrics.registry),
-    intervalSeconds: d.config.WALLET_WATCH_INTERVAL_SECONDS,
-    maxAgeSeconds: d.config.WALLET_WATCH_MAX_AGE_SECONDS,
+    intervalSeconds: config.WALLET_WATCH_INTERVAL_SECONDS,
+    maxAgeSeconds: config.WALLET_WATCH_MAX_AGE_SECONDS,
   });
   return { watches, watcher };
 }
