@@ -18,7 +18,8 @@ import { landedDespiteError, transactionErrorJson } from "./litesvm-errors.ts";
 // The shim adds what litesvm lacks and a node has: a slot and block-height clock the test moves,
 // blockhashes that expire at their lastValidBlockHeight, transaction history with pre/post
 // balances, an owner index of token accounts, a lagging view (minContextSlot), and send modes
-// where the node errors but the transaction lands, or answers a signature and drops it.
+// where the node errors but the transaction lands, or answers a signature and drops it. An
+// address's landed transactions are listed newest first (getSignaturesForAddress: copy trading).
 //
 //   const chain = await startLiteSvmRpc();
 //   chain.airdrop(wallet, 2_000_000_000n);
@@ -243,6 +244,8 @@ export class LiteSvmRpc {
         return this.ctx(this.statuses(params[0]));
       case "getTransaction":
         return this.transactionJson(String(params[0]), cfg(1));
+      case "getSignaturesForAddress":
+        return this.signaturesFor(String(params[0]), cfg(1));
       default:
         throw new RpcError(-32601, "Method not found");
     }
@@ -563,6 +566,35 @@ export class LiteSvmRpc {
         confirmationStatus: depth >= 32 ? "finalized" : "confirmed",
       };
     });
+  }
+
+  /** Landed transactions naming the address among their keys, newest first (limit ≤ 1000, until, before). */
+  private signaturesFor(address: string, c: Record<string, unknown>): unknown[] {
+    const limit = c.limit === undefined ? 1000 : Number(c.limit);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new RpcError(-32602, "Invalid limit; max 1000");
+    if (c.commitment === "processed")
+      throw new RpcError(-32602, "Method does not support commitment below `confirmed`");
+    const seen = this.withholdConfirmations ? [] : [...this.landed.values()];
+    const touching = seen
+      .filter((t) => t.slot <= this.viewSlot)
+      .filter((t) => [...t.keys.static, ...t.keys.writable, ...t.keys.readonly].includes(address))
+      .reverse(); // landing order, newest first
+    let from = 0;
+    if (typeof c.before === "string") from = touching.findIndex((t) => t.signature === c.before) + 1 || touching.length;
+    const out: unknown[] = [];
+    for (const t of touching.slice(from)) {
+      if (t.signature === c.until || out.length >= limit) break;
+      const depth = this.viewSlot - t.slot;
+      out.push({
+        signature: t.signature,
+        slot: t.slot,
+        err: t.err,
+        memo: null,
+        blockTime: 1_767_225_600 + t.slot,
+        confirmationStatus: depth >= 32 ? "finalized" : "confirmed",
+      });
+    }
+    return out;
   }
 
   private transactionJson(signature: string, c: Record<string, unknown>): unknown {
