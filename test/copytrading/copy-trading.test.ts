@@ -138,6 +138,14 @@ describe("copy trading", () => {
     c.trade({ sol: 0.6 });
     await c.tick();
     expect(c.signals()).toHaveLength(1);
+
+    // Pointing the watch at another wallet starts it afresh too.
+    const moved = await json(
+      await c.request("PUT", `/api/v1/wallet-watches/${watch.id}`, {
+        address: "DemoCopyAnt11111111111111111111111111111111",
+      }),
+    );
+    expect(moved).toMatchObject({ address: "DemoCopyAnt11111111111111111111111111111111", lastSeenSignature: null });
   });
 
   test("a transaction older than WALLET_WATCH_MAX_AGE_SECONDS and a failed one are never copied", async () => {
