@@ -1,6 +1,7 @@
 import { type Clock, isoNow } from "../clock.ts";
 import { type DatabaseHandle, inTransaction } from "../db/client.ts";
 import type { WalletWatchRepository, WalletWatchRow } from "../db/repositories/wallet-watches.ts";
+import { publicErrorMessage } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import type { SignatureInfo } from "../market/solana-rpc.ts";
 import type { MarketDataProvider } from "../market/types.ts";
@@ -106,8 +107,13 @@ export class WalletWatcher {
       try {
         d = await this.decide(source, w, s);
       } catch (err) {
-        error = message(err);
-        this.log.warn("copy trading: transaction not read", { watchId: w.id, signature: s.signature, error });
+        // The watch shows what a user may see (never storage text); the log keeps the detail.
+        error = publicErrorMessage(err);
+        this.log.warn("copy trading: transaction not decided", {
+          watchId: w.id,
+          signature: s.signature,
+          error: message(err),
+        });
         break;
       }
       if (d.kind === "later") break;
@@ -124,9 +130,8 @@ export class WalletWatcher {
   }
 
   private failed(w: WalletWatchRow, err: unknown): void {
-    const error = message(err);
-    this.log.warn("copy trading: wallet not polled", { watchId: w.id, address: w.address, error });
-    this.d.watches.recordPoll(w.id, w.updatedAt, { lastError: error });
+    this.log.warn("copy trading: wallet not polled", { watchId: w.id, address: w.address, error: message(err) });
+    this.d.watches.recordPoll(w.id, w.updatedAt, { lastError: publicErrorMessage(err) });
   }
 
   private ignored(): Decision {
