@@ -98,11 +98,11 @@ describe("SolanaRpcClient", () => {
       accountKeys: ["payer", "program", "loadedWritable"],
       preBalances: [10n, 1n, 100n],
       postBalances: [4n, 1n, 103n],
-      preTokenBalances: [{ mint: "m", owner: "payer", amount: 5n, decimals: 0 }],
+      preTokenBalances: [{ accountIndex: -1, mint: "m", owner: "payer", amount: 5n, decimals: 0 }],
       postTokenBalances: [
-        { mint: "m", owner: "payer", amount: 9n, decimals: 0 },
-        { mint: "m", owner: "payer", amount: 1n, decimals: 0 },
-        { mint: "m", owner: "other", amount: 50n, decimals: 0 },
+        { accountIndex: -1, mint: "m", owner: "payer", amount: 9n, decimals: 0 },
+        { accountIndex: -1, mint: "m", owner: "payer", amount: 1n, decimals: 0 },
+        { accountIndex: -1, mint: "m", owner: "other", amount: 50n, decimals: 0 },
       ],
     };
     expect(solDelta(tx, "payer")).toBe(-6n);
