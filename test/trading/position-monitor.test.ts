@@ -350,7 +350,10 @@ describe("DCA", () => {
       dca: { enabled: true, maxOrders: 1, priceDropTriggerPercentage: 10, amountPercentage: 50 },
     });
     const [buy] = await txs(agent.id, "&transactionType=BUY");
-    const edit = await ctx.request("PUT", `/api/v1/agent-transactions/${buy.id}`, { token, body: { inputAmount: "16" } });
+    const edit = await ctx.request("PUT", `/api/v1/agent-transactions/${buy.id}`, {
+      token,
+      body: { inputAmount: "16" },
+    });
     expect(edit.status).toBe(200);
     expect((await json(edit)).inputAmount).toBe("16"); // what is shown changes
     price("0.009");
@@ -379,7 +382,9 @@ describe("DCA", () => {
     expect(bal(agent.id, MINT)).toBe("5000");
     expect(t.count("agent_transactions", "agent_id = ? AND is_dca = 1", agent.id)).toBe(0);
     expect(row(pos.id).remaining_amount).toBe("5000");
-    const line = ctx.logs.map((l) => JSON.parse(l)).find((l) => l.msg === "DCA order skipped" && l.positionId === pos.id);
+    const line = ctx.logs
+      .map((l) => JSON.parse(l))
+      .find((l) => l.msg === "DCA order skipped" && l.positionId === pos.id);
     expect(line).toMatchObject({ agentId: agent.id, dcaOrder: 1, rule: "minimum_balance" });
     expect(line.reason).toContain("below minimumAgentBalance 0.5");
     const metrics = await ctx.services.metrics.exposition();
