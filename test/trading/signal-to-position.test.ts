@@ -40,8 +40,8 @@ describe("signal → position", () => {
         moonBagAmount: null,
       },
     });
-    // P/L at the entry price is minus the fees and the rent (returned at the close).
-    expect(pos.profitLoss.native).toBeCloseTo(-0.00214428, 9);
+    // P/L at the entry price is minus the fees (the rent is the BUY's rentDepositSol, not a cost).
+    expect(pos.profitLoss.native).toBeCloseTo(-0.000105, 9);
     expect(pos.profitLoss.priceChangePercent).toBe(0);
 
     const txs = await json(
@@ -55,7 +55,9 @@ describe("signal → position", () => {
       inputAmount: "0.5",
       outputMint: MINT,
       outputAmount: "5000",
-      fees: "0.00214428",
+      fees: "0.000105",
+      rentDepositSol: "0.00203928",
+      rentRefundSol: "0",
       routes: ["Raydium"],
       slippage: "300",
       priceImpact: "0",
