@@ -1,5 +1,5 @@
-import { Big } from "../../src/money.ts";
 import { expect } from "bun:test";
+import { Big } from "../../src/money.ts";
 import { json, type TestContext } from "../helpers/context.ts";
 
 // Fixtures shared by the agent, wallet and ledger tests: agents through the API, and rows the
