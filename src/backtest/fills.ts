@@ -65,7 +65,14 @@ export function simulateBuy(
   const feesSol = simulationSwapFeeSol(priorityFeeSol);
   const rentDepositSol = new Big(opensAccount ? TOKEN_ACCOUNT_RENT_SOL : 0);
   const cost = solSwapped.plus(feesSol);
-  return { solSwapped, tokens: fromAtomic(tokensAtomic, decimals), feesSol, cost, rentDepositSol, paid: cost.plus(rentDepositSol) };
+  return {
+    solSwapped,
+    tokens: fromAtomic(tokensAtomic, decimals),
+    feesSol,
+    cost,
+    rentDepositSol,
+    paid: cost.plus(rentDepositSol),
+  };
 }
 
 export function simulateSell(

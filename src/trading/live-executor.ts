@@ -343,7 +343,8 @@ export function amountsFromChain(
   const rentRefundLamports = rent < 0n ? -rent : 0n;
   const input = side === "BUY" ? -sol - fee - rentDepositLamports : -tok;
   const output = side === "BUY" ? tok : sol + fee - rentRefundLamports;
-  if (input > 0n && output > 0n) return { inputAtomic: input, outputAtomic: output, rentDepositLamports, rentRefundLamports };
+  if (input > 0n && output > 0n)
+    return { inputAtomic: input, outputAtomic: output, rentDepositLamports, rentRefundLamports };
   log?.warn("live swap balances not visible in the transaction; using the quote's amounts", {
     side,
     mint,

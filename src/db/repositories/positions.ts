@@ -209,9 +209,8 @@ export class PositionRepository {
    */
   openingSolAmount(positionId: string): string {
     return (
-      this.sqlite
-        .query<{ a: string }, [string]>("SELECT opening_sol AS a FROM positions WHERE id = ?")
-        .get(positionId)?.a ?? "0"
+      this.sqlite.query<{ a: string }, [string]>("SELECT opening_sol AS a FROM positions WHERE id = ?").get(positionId)
+        ?.a ?? "0"
     );
   }
 

@@ -119,7 +119,9 @@ export class SettlementRepository {
    */
   recordRentRefund(saleTransactionId: string, refundSol: string, now: string): void {
     this.sqlite
-      .query("UPDATE agent_transactions SET rent_refund_sol = ?, updated_at = ? WHERE id = ? AND transaction_type = 'SELL'")
+      .query(
+        "UPDATE agent_transactions SET rent_refund_sol = ?, updated_at = ? WHERE id = ? AND transaction_type = 'SELL'",
+      )
       .run(refundSol, now, saleTransactionId);
   }
 

@@ -272,7 +272,10 @@ export class TokenAccountCloser {
     const balances = await this.d.rpc.getBalances(wallet, state.slot);
     const now = isoNow(this.d.clock);
     inTransaction(this.d.db, () => {
-      mirrorChainBalances(this.d.db, { agentId: sale.agentId, walletAddress: wallet }, balances, { now, mints: [mint] });
+      mirrorChainBalances(this.d.db, { agentId: sale.agentId, walletAddress: wallet }, balances, {
+        now,
+        mints: [mint],
+      });
       if (sale.saleTransactionId)
         new SettlementRepository(this.d.db.sqlite).recordRentRefund(
           sale.saleTransactionId,

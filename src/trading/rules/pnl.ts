@@ -38,7 +38,11 @@ export function openCostSol(position: Pick<PositionCostBasis, "heldCostSol">): B
 }
 
 /** Cost of `tokensSold` of the tokens held at average cost: all of it when every token is sold. */
-export function costOfTokensSold(heldCostSol: DecimalInput, remainingAmount: DecimalInput, tokensSold: DecimalInput): Big {
+export function costOfTokensSold(
+  heldCostSol: DecimalInput,
+  remainingAmount: DecimalInput,
+  tokensSold: DecimalInput,
+): Big {
   const held = big(heldCostSol);
   const remaining = big(remainingAmount);
   const sold = big(tokensSold);

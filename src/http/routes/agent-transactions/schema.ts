@@ -35,12 +35,12 @@ export const TransactionSchema = z
     }),
     rentDepositSol: z.string().openapi({
       description:
-        "SOL of token-account rent this BUY paid (it created the account); \"0\" otherwise. Not part of fees, the cost or P/L. SOL balance = initial − Σ BUY(inputAmount + fees + rentDepositSol) + Σ SELL(outputAmount − fees + rentRefundSol)",
+        'SOL of token-account rent this BUY paid (it created the account); "0" otherwise. Not part of fees, the cost or P/L. SOL balance = initial − Σ BUY(inputAmount + fees + rentDepositSol) + Σ SELL(outputAmount − fees + rentRefundSol)',
       example: "0.00203928",
     }),
     rentRefundSol: z.string().openapi({
       description:
-        "SOL of token-account rent that came back to the wallet after this SELL emptied the account and it was closed (the rent less the closing transaction's fee); \"0\" otherwise. Not part of fees, proceeds or P/L",
+        'SOL of token-account rent that came back to the wallet after this SELL emptied the account and it was closed (the rent less the closing transaction\'s fee); "0" otherwise. Not part of fees, proceeds or P/L',
       example: "0.00203428",
     }),
     routes: z.array(z.string()),
