@@ -246,24 +246,15 @@ export function replayVariant(input: ReplayInput, aligned = alignSignals(input.s
       return;
     }
     if (action.kind === "dca") {
-      if (balance.lt(action.amountSol)) return; // the engine refuses a buy the wallet cannot pay
-      // ... and one that would leave the wallet under the minimum balance (rules/dca.ts).
+      // The engine refuses a buy the wallet cannot pay, and skips one that would leave it under the
+      // minimum balance (rules/dca.ts); so does the replay.
       if (!dcaWithinMinimumBalance(balance, action.amountSol, config.minimumAgentBalance)) return;
+      if (balance.lt(action.amountSol)) return;
       const fill = simulateBuy(action.amountSol, price, p.path.decimals, config.slippage, priorityFeeSol);
       if (isRefused(fill) || balance.lt(fill.paid)) return;
       balance = balance.minus(fill.paid);
       lastTradeAtMs = time;
-      const next = applyDcaFill(
-        {
-          entryPriceSol: p.entryPriceSol,
-          purchaseAmount: p.purchaseAmount,
-          remainingAmount: p.remainingAmount,
-          costSol: p.costSol,
-          heldCostSol: p.heldCostSol,
-          dcaOrders: p.dcaOrders,
-        },
-        { solSwapped: fill.solSwapped, feesSol: fill.feesSol, tokensReceived: fill.tokens },
-      );
+      const next = applyDcaFill(p, { solSwapped: fill.solSwapped, feesSol: fill.feesSol, tokensReceived: fill.tokens });
       p.entryPriceSol = decStr(next.entryPriceSol);
       p.purchaseAmount = decStr(next.purchaseAmount);
       p.remainingAmount = decStr(next.remainingAmount);
