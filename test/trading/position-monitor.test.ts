@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { SOL_MINT } from "../../src/money.ts";
+import { Big, SOL_MINT } from "../../src/money.ts";
 import { json, login, type TestContext } from "../helpers/context.ts";
 import { MINT, MINT2, startTrading, type TradingContext } from "../helpers/trading.ts";
 
@@ -342,6 +342,42 @@ describe("DCA", () => {
     // Cost 0.500105 (rent apart) + 2 × 0.250105 = 1.000315; value at $0.001: 11024.531023 × 0.00001.
     [p] = await positions(agent.id);
     expect(p.profitLoss.native).toBeCloseTo(11024.531023 * 0.00001 - 1.000315, 12);
+  });
+
+  test("take-profit, then a DCA buy, then the close: P/L is Σ SELL(out − fees) − Σ BUY(in + fees), the SOL the wallet gained", async () => {
+    const { agent, pos } = await openOne({
+      stopLoss: { enabled: false, percentage: 25 },
+      takeProfit: { enabled: true, percentage: 50, sellPercentage: 50, maxLevels: 3 },
+      dca: { enabled: true, maxOrders: 1, priceDropTriggerPercentage: 10, amountPercentage: 100 },
+    });
+    price("0.015"); // +50 %: half sold
+    expect(await tick()).toMatchObject({ actions: 1, failed: 0 });
+    price("0.009"); // −10 %: DCA buys 100 % of the opening 0.5 SOL
+    expect(await tick()).toMatchObject({ actions: 1, failed: 0 });
+    const res = await ctx.request("POST", `/api/v1/agent-positions/${pos.id}/close`, { token });
+    expect(res.status).toBe(200);
+    const closed = await json(res);
+    const records = await txs(agent.id);
+    expect(records.map((x: any) => `${x.transactionType}:${x.isDca}:${x.isTakeProfit}`).sort()).toEqual([
+      "BUY:false:false",
+      "BUY:true:false",
+      "SELL:false:false",
+      "SELL:false:true",
+    ]);
+    let flows = new Big(0);
+    let rent = new Big(0);
+    for (const x of records) {
+      const net =
+        x.transactionType === "BUY" ? new Big(x.inputAmount).plus(x.fees).neg() : new Big(x.outputAmount).minus(x.fees);
+      flows = flows.plus(net);
+      rent = rent.plus(x.rentRefundSol ?? "0").minus(x.rentDepositSol ?? "0");
+    }
+    const [swap] = await swaps(agent.id);
+    expect(swap.profitLossSol).toBe(flows.toFixed());
+    expect(closed.profitLossSol).toBe(Number(flows));
+    // The wallet gained exactly that, and the rent's round trip (less the account close's fee).
+    expect(rent.toFixed()).toBe("-0.000005");
+    expect(bal(agent.id)).toBe(new Big(10).plus(flows).plus(rent).toFixed());
   });
 
   test("editing the opening BUY's record (inputAmount 16) does not change the DCA order's size", async () => {
