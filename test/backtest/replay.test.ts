@@ -116,7 +116,7 @@ describe("backtest replay: each rule's effect on a trade", () => {
   test("sizing from the balance left, eligibility refusals, exit signal, end of data", () => {
     // Default sizing 5 %: signal 1 spends 0.5 (+ fee); signal 2 on the same token is refused
     // (open_position); signal 3 (strength 2 < minSignalStrength 3) is refused;
-    // signal 4 on B is sized from 10 − 0.50214428 (fees and token account rent) = 9.49785572
+    // signal 4 on B is sized from 10 − 0.500105 − 0.00203928 (token account rent) = 9.49785572
     // → 0.474892786 SOL.
     const r = run(
       { filters: { minSignalStrength: 3 } },

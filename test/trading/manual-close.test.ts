@@ -9,9 +9,9 @@ import { MINT, startTrading, type TradingContext } from "../helpers/trading.ts";
 // Every number below is worked out by hand from the fake market's prices: SOL at $100, the token
 // bought at $0.01 (0.0001 SOL), 5 % of 10 SOL = 0.5 SOL swapped for 5000 tokens, and every swap
 // charged 0.000005 + 0.0001 = 0.000105 SOL of fees. The opening buy also pays the token account's
-// rent, 0.00203928 SOL (issue 15): the position's cost is 0.50214428 SOL, and its P/L counts the
-// rent as spent, as live's does. The close returns the rent, less the 0.000005 SOL fee of the
-// transaction that closes the account, to the wallet's SOL only: not into the sale or the P/L.
+// rent, 0.00203928 SOL, recorded apart (rentDepositSol): the position's cost is 0.500105 SOL. The
+// close returns the rent, less the 0.000005 SOL fee of the transaction that closes the account,
+// to the wallet's SOL (rentRefundSol): not into the sale, the cost or the P/L.
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const SIM_HASH = /^sim_[0-9a-f]{32}$/;

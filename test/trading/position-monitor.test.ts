@@ -8,9 +8,9 @@ import { MINT, MINT2, startTrading, type TradingContext } from "../helpers/tradi
 // peak / take-profit progress that survives a restart. The tests drive ticks directly and move
 // the ManualClock. Numbers are worked out by hand: SOL at $100, the token bought at $0.01
 // (0.0001 SOL), 0.5 SOL swapped for 5000 tokens, 0.000105 SOL of fees per swap; the opening buy
-// also pays the token account's rent, 0.00203928 SOL (issue 15): cost 0.50214428 SOL. The close
-// returns the rent, less the 0.000005 SOL fee of closing the account, to the wallet's SOL only:
-// not into the sale or the position's P/L (as live's separate close transaction does).
+// also pays the token account's rent, 0.00203928 SOL, recorded apart (rentDepositSol): cost
+// 0.500105 SOL. The close returns the rent, less the 0.000005 SOL fee of closing the account, to
+// the wallet's SOL (rentRefundSol): never into the sale, the cost or the position's P/L.
 
 let t: TradingContext;
 /** The service in use: replaced by restart(). */
@@ -106,7 +106,7 @@ describe("trailing stop-loss", () => {
       amount: "5000",
     });
     // The close closed the token account: its rent came back to the balance less the close's fee
-    // (issue 15): 10 − 0.50214428 + 0.749895 + 0.00203428.
+    // (rentRefundSol): 10 − 0.500105 − 0.00203928 + 0.749895 + 0.00203428.
     expect(bal(agent.id)).toBe("10.249785");
     expect(bal(agent.id, MINT)).toBe("0");
     expect(await positions(agent.id)).toEqual([]);

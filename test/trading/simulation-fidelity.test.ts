@@ -111,7 +111,7 @@ describe("token account rent", () => {
     expect(await t.ctx.services.trading.monitor.tick()).toMatchObject({ actions: 1, failed: 0 });
     const dca = (await txs(agent.id)).find((x: { isDca: boolean }) => x.isDca);
     expect(dca).toMatchObject({ inputAmount: "0.25", fees: "0.000105", rentDepositSol: "0" });
-    // 10 − 0.50214428 − 0.250105.
+    // 10 − 0.500105 − 0.00203928 (rent) − 0.250105.
     expect(t.solBalance(agent.id)).toBe("9.24775072");
 
     await t.postSignal({ tokenAddress: MINT2, symbol: "WIF" });
