@@ -10,6 +10,8 @@ import {
   recentPrioritizationFees,
 } from "../../src/trading/live/priority-fee.ts";
 import { type LiteSvmRpc, startLiteSvmRpc } from "../fakes/litesvm-rpc.ts";
+import { startFakeMarket } from "../fakes/market.ts";
+import { FakeSolanaRpc } from "../fakes/solana-rpc.ts";
 
 // Priority fees per transaction: a percentile of getRecentPrioritizationFees over the swap's
 // writable accounts (the litesvm node answers as a node does), capped in lamports.
@@ -80,4 +82,21 @@ describe("over RPC", () => {
     expect(err).toBeInstanceOf(SolanaRpcError);
     expect(err.message).toContain("max 128");
   });
+});
+
+test("the market's Solana RPC fake answers getRecentPrioritizationFees the same way", async () => {
+  const fake = await startFakeMarket();
+  try {
+    const node = new FakeSolanaRpc(fake);
+    const a = Keypair.generate().publicKey.toBase58();
+    node.recentFees = [
+      { slot: 1, fee: 0, accounts: { [a]: 7_000 } },
+      { slot: 2, fee: 50 },
+    ];
+    const rpc = new SolanaRpcClient({ url: node.url, timeoutMs: 5_000 });
+    expect(await recentPrioritizationFees(rpc, [a])).toEqual([7_000n, 50n]);
+    expect(await recentPrioritizationFees(rpc, [])).toEqual([0n, 50n]);
+  } finally {
+    await fake.stop();
+  }
 });
