@@ -9,8 +9,9 @@ import {
   createTransferInstruction,
   getAssociatedTokenAddressSync,
   NATIVE_MINT,
+  TOKEN_2022_PROGRAM_ID,
 } from "@solana/spl-token";
-import { Keypair, PublicKey, SystemProgram, type TransactionInstruction } from "@solana/web3.js";
+import { Keypair, PublicKey, SystemProgram, TransactionInstruction } from "@solana/web3.js";
 import { type BuildInspectionContext, inspectBuildInstructions } from "../../src/trading/live/build-inspection.ts";
 import { allowedPrograms, type SwapIntent } from "../../src/trading/live/inspection-rules.ts";
 
@@ -114,6 +115,35 @@ describe("refused", () => {
       [SystemProgram.assign({ accountPubkey: taker, programId: pool })],
       "sol",
       "System Program instruction (1)",
+    ],
+    [
+      "a transfer from a seed account of the wallet",
+      buy,
+      [
+        SystemProgram.transfer({
+          fromPubkey: pool,
+          basePubkey: taker,
+          toPubkey: pool,
+          lamports: 1,
+          seed: "s",
+          programId: SystemProgram.programId,
+        }),
+      ],
+      "sol",
+      "System Program instruction (11)",
+    ],
+    [
+      "any other token instruction the wallet signs",
+      sell,
+      [
+        new TransactionInstruction({
+          programId: TOKEN_2022_PROGRAM_ID,
+          keys: [{ pubkey: taker, isSigner: true, isWritable: false }],
+          data: Buffer.from([26, 1]),
+        }),
+      ],
+      "tokens",
+      "token instruction (26)",
     ],
   ];
   test.each(cases)("%s", (_name, intent, ixs, check, text) => {

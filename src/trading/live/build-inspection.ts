@@ -115,13 +115,17 @@ export function inspectBuildInstructions(
 
 type Move = { verdict: Verdict } | { wrapped?: bigint; input?: bigint; tip?: bigint } | null;
 
-/** System Program: the taker may fund only a transfer into its wSOL account, or one tip. */
+const signedByTaker = (ix: Instruction, taker: string) => ix.accounts.some((a) => a.isSigner && a.pubkey === taker);
+
+/**
+ * System Program: whatever the taker signs must be a plain transfer from it, into its wSOL
+ * account or one tip (no seeds, no assign, no account creation in its name).
+ */
 function systemMove(ix: Instruction, ctx: BuildInspectionContext, wsolAta: string, tipped: boolean): Move {
-  const from = ix.accounts[0]?.pubkey;
-  if (from !== ctx.taker) return null;
+  if (!signedByTaker(ix, ctx.taker)) return null;
   const tag = u32(ix.data, 0);
-  if (tag !== SYSTEM_TRANSFER)
-    return refuse("sol", `a System Program instruction (${tag}) spends from the wallet outside the route`);
+  if (tag !== SYSTEM_TRANSFER || ix.accounts[0]?.pubkey !== ctx.taker)
+    return refuse("sol", `a System Program instruction (${tag}) signed by the wallet outside the route`);
   const to = ix.accounts[1]?.pubkey ?? "";
   const lamports = u64(ix.data, 4);
   if (lamports < 0n) return refuse("sol", "a malformed System transfer from the wallet");
@@ -135,7 +139,10 @@ function systemMove(ix: Instruction, ctx: BuildInspectionContext, wsolAta: strin
   return refuse("sol", `the swap would transfer ${lamports} lamports from the wallet to ${to}, outside the route`);
 }
 
-/** SPL Token: what the taker signs as authority may only spend the input, never give control away. */
+/**
+ * SPL Token: what the taker signs as authority may only spend the input, never give control away;
+ * any other instruction the taker signs (extensions included) is refused.
+ */
 function tokenMove(ix: Instruction, ctx: BuildInspectionContext, inputMint: string): Move {
   const tag = ix.data[0];
   const a = (i: number) => ix.accounts[i]?.pubkey;
@@ -167,6 +174,7 @@ function tokenMove(ix: Instruction, ctx: BuildInspectionContext, inputMint: stri
       if (a(2) !== ctx.taker || a(1) === ctx.taker) return null;
       return refuse("sol", `the swap would close a wallet token account into ${a(1)}`);
     default:
-      return null;
+      if (!signedByTaker(ix, ctx.taker)) return null;
+      return refuse("tokens", `a token instruction (${tag}) signed by the wallet outside the route`);
   }
 }
