@@ -57,6 +57,43 @@ CREATE TABLE `balance_snapshots` (
 );
 --> statement-breakpoint
 CREATE INDEX `balance_snapshots_agent_idx` ON `balance_snapshots` (`agent_id`,`created_at`);--> statement-breakpoint
+CREATE TABLE `wallet_watch_trades` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`watch_id` text NOT NULL,
+	`signature` text NOT NULL,
+	`side` text NOT NULL,
+	`mint` text NOT NULL,
+	`sol_lamports` text NOT NULL,
+	`token_amount` text NOT NULL,
+	`block_time` text NOT NULL,
+	`signal_id` integer,
+	`detected_at` text NOT NULL,
+	FOREIGN KEY (`watch_id`) REFERENCES `wallet_watches`(`id`) ON UPDATE no action ON DELETE cascade,
+	FOREIGN KEY (`signal_id`) REFERENCES `trading_signals`(`id`) ON UPDATE no action ON DELETE set null
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `wallet_watch_trades_once_idx` ON `wallet_watch_trades` (`watch_id`,`signature`);--> statement-breakpoint
+CREATE INDEX `wallet_watch_trades_watch_idx` ON `wallet_watch_trades` (`watch_id`,`detected_at`);--> statement-breakpoint
+CREATE TABLE `wallet_watches` (
+	`id` text PRIMARY KEY NOT NULL,
+	`user_id` text NOT NULL,
+	`address` text NOT NULL,
+	`label` text DEFAULT '' NOT NULL,
+	`min_sol_lamports` text NOT NULL,
+	`signal_strength` integer NOT NULL,
+	`copy_sells` integer DEFAULT false NOT NULL,
+	`enabled` integer DEFAULT true NOT NULL,
+	`watch_from` text NOT NULL,
+	`last_seen_signature` text,
+	`last_error` text,
+	`lag_seconds` real,
+	`created_at` text NOT NULL,
+	`updated_at` text NOT NULL,
+	FOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `wallet_watches_user_address_idx` ON `wallet_watches` (`user_id`,`address`);--> statement-breakpoint
+CREATE INDEX `wallet_watches_enabled_idx` ON `wallet_watches` (`enabled`);--> statement-breakpoint
 CREATE TABLE `notification_preferences` (
 	`user_id` text PRIMARY KEY NOT NULL,
 	`events` text NOT NULL,
@@ -199,6 +236,8 @@ CREATE TABLE `agent_transactions` (
 	`destination_address` text,
 	`signal_id` integer,
 	`fees` text,
+	`rent_deposit_sol` text DEFAULT '0' NOT NULL,
+	`rent_refund_sol` text DEFAULT '0' NOT NULL,
 	`routes` text,
 	`input_mint` text NOT NULL,
 	`input_symbol` text,
@@ -286,6 +325,8 @@ CREATE TABLE `positions` (
 	`purchase_amount` text NOT NULL,
 	`cost_sol` text NOT NULL,
 	`cost_usd` text NOT NULL,
+	`opening_sol` text DEFAULT '0' NOT NULL,
+	`held_cost_sol` text DEFAULT '0' NOT NULL,
 	`remaining_amount` text NOT NULL,
 	`peak_price_sol` text NOT NULL,
 	`last_price_sol` text,
@@ -414,41 +455,4 @@ CREATE TABLE `users` (
 	`updated_at` text NOT NULL
 );
 --> statement-breakpoint
-CREATE UNIQUE INDEX `users_email_unique` ON `users` (`email`);--> statement-breakpoint
-CREATE TABLE `wallet_watch_trades` (
-	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
-	`watch_id` text NOT NULL,
-	`signature` text NOT NULL,
-	`side` text NOT NULL,
-	`mint` text NOT NULL,
-	`sol_lamports` text NOT NULL,
-	`token_amount` text NOT NULL,
-	`block_time` text NOT NULL,
-	`signal_id` integer,
-	`detected_at` text NOT NULL,
-	FOREIGN KEY (`watch_id`) REFERENCES `wallet_watches`(`id`) ON UPDATE no action ON DELETE cascade,
-	FOREIGN KEY (`signal_id`) REFERENCES `trading_signals`(`id`) ON UPDATE no action ON DELETE set null
-);
---> statement-breakpoint
-CREATE UNIQUE INDEX `wallet_watch_trades_once_idx` ON `wallet_watch_trades` (`watch_id`,`signature`);--> statement-breakpoint
-CREATE INDEX `wallet_watch_trades_watch_idx` ON `wallet_watch_trades` (`watch_id`,`detected_at`);--> statement-breakpoint
-CREATE TABLE `wallet_watches` (
-	`id` text PRIMARY KEY NOT NULL,
-	`user_id` text NOT NULL,
-	`address` text NOT NULL,
-	`label` text DEFAULT '' NOT NULL,
-	`min_sol_lamports` text NOT NULL,
-	`signal_strength` integer NOT NULL,
-	`copy_sells` integer DEFAULT false NOT NULL,
-	`enabled` integer DEFAULT true NOT NULL,
-	`watch_from` text NOT NULL,
-	`last_seen_signature` text,
-	`last_error` text,
-	`lag_seconds` real,
-	`created_at` text NOT NULL,
-	`updated_at` text NOT NULL,
-	FOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE cascade
-);
---> statement-breakpoint
-CREATE UNIQUE INDEX `wallet_watches_user_address_idx` ON `wallet_watches` (`user_id`,`address`);--> statement-breakpoint
-CREATE INDEX `wallet_watches_enabled_idx` ON `wallet_watches` (`enabled`);
+CREATE UNIQUE INDEX `users_email_unique` ON `users` (`email`);

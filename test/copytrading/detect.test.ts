@@ -21,7 +21,8 @@ function tx(o: {
   const entries = (i: 1 | 2) =>
     (o.tokens ?? []).flatMap(([mint, pre, post, owner]) => {
       const amount = i === 1 ? pre : post;
-      return amount === null ? [] : [{ mint, owner: owner ?? W, amount, decimals: 6 }];
+      // Token accounts the node gives no index for (their lamports are not part of this table).
+      return amount === null ? [] : [{ accountIndex: -1, mint, owner: owner ?? W, amount, decimals: 6 }];
     });
   const payer = o.payer ?? W;
   const keys = payer === W ? [W, "Pool"] : [payer, W];

@@ -99,6 +99,8 @@ export class FakeSolanaRpc {
   readonly txs = new Map<string, FakeTx>();
   /** Every call: method and params, in order. */
   readonly calls: Array<{ method: string; params: unknown[] }> = [];
+  /** getRecentPrioritizationFees: per slot the lowest landed fee (µL/CU) and per account the lowest that write-locked it. */
+  recentFees: Array<{ slot: number; fee: number; accounts?: Record<string, number> }> = [];
   /** How the next sent transactions land, in order; then `defaultLanding`. */
   readonly landings: Landing[] = [];
   defaultLanding: Landing = { kind: "confirm" };
@@ -211,7 +213,11 @@ export class FakeSolanaRpc {
     ];
     // Account keys as the node lists them: the token accounts the balances' accountIndex names.
     const accounts = [ataOf(owner, t.mint), ...(t.wrapped ? [ataOf(owner, SOL_MINT)] : [])];
-    const rents = accounts.map(() => TOKEN_ACCOUNT_RENT);
+    // A wrapped-SOL account's lamports are its rent plus the SOL it wraps.
+    const lamportsOfAccounts = (wsol: bigint) => [
+      TOKEN_ACCOUNT_RENT,
+      ...(t.wrapped ? [TOKEN_ACCOUNT_RENT + wsol] : []),
+    ];
     this.slot += 1;
     this.txs.set(signature, {
       signature,
@@ -224,12 +230,12 @@ export class FakeSolanaRpc {
       slot: this.slot,
       pollsLeft: null,
       meta: {
-        preBalances: [solBefore, 1_000_000_000_000n, 1_461_600n, ...rents],
+        preBalances: [solBefore, 1_000_000_000_000n, 1_461_600n, ...lamportsOfAccounts(wsolBefore)],
         postBalances: [
           solAfter,
           1_000_000_000_000n - (ok && !t.wrapped ? sign * t.lamports : 0n),
           1_461_600n,
-          ...rents,
+          ...lamportsOfAccounts(wsolAfter),
         ],
         pre: tokens(tokBefore, wsolBefore),
         post: tokens(tokAfter, wsolAfter),
@@ -320,6 +326,18 @@ export class FakeSolanaRpc {
         return this.transaction(params);
       case "getSignaturesForAddress":
         return this.signaturesFor(params);
+      case "getRecentPrioritizationFees": {
+        // As a node: per recent slot, its lowest fee raised to the lowest paid to write-lock any
+        // of the given accounts (at most 128).
+        const list = (params[0] ?? []) as unknown;
+        if (!Array.isArray(list)) throw new RpcError(-32602, "Invalid params: expected an array of addresses");
+        if (list.length > 128) throw new RpcError(-32602, "Too many inputs provided; max 128");
+        const keys = list.map((a) => pubkey(a));
+        return this.recentFees.slice(-150).map((f) => ({
+          slot: f.slot,
+          prioritizationFee: Math.max(f.fee, ...keys.map((k) => f.accounts?.[k] ?? 0)),
+        }));
+      }
       default:
         throw new RpcError(-32601, "Method not found");
     }

@@ -19,6 +19,7 @@ const HISTORY_MS = 3_600_000;
 const TRADE_PROBABILITY = 0.35;
 const FEE = 5_000n;
 const START_LAMPORTS = 5_000n * 1_000_000_000n;
+const TOKEN_ACCOUNT_RENT = 2_039_280n;
 
 /** The demo's followable wallets: readable 32-byte base58 addresses like the demo tokens'. */
 export const DEMO_COPY_WALLETS: ReadonlyArray<{ address: string; label: string }> = Object.freeze([
@@ -60,7 +61,14 @@ export class DemoCopyWallets implements WalletActivitySource {
     const failed = uniform(66, wallet, bucket) < 0.1;
     const solAfter = failed ? START_LAMPORTS - FEE : START_LAMPORTS - FEE + (buy ? -lamports : lamports);
     const tokensAfter = failed ? held : held + (buy ? atomic : -atomic);
-    const entry = (amount: bigint) => ({ mint: token.address, owner, amount, decimals: token.decimals });
+    // The wallet's token account is the fourth key, as a node lists the accounts a swap touches.
+    const entry = (amount: bigint) => ({
+      accountIndex: 3,
+      mint: token.address,
+      owner,
+      amount,
+      decimals: token.decimals,
+    });
     const signature = seededBase58(64, 67, wallet, bucket);
     return {
       signature,
@@ -70,9 +78,9 @@ export class DemoCopyWallets implements WalletActivitySource {
         blockTime: Math.floor(at / 1000),
         err: failed ? { InstructionError: [2, { Custom: 6001 }] } : null,
         feeLamports: FEE,
-        accountKeys: [owner, demoAddress("CopyAmm"), token.address],
-        preBalances: [START_LAMPORTS, 0n, 0n],
-        postBalances: [solAfter, 0n, 0n],
+        accountKeys: [owner, demoAddress("CopyAmm"), token.address, seededBase58(32, 68, wallet, token.decimals)],
+        preBalances: [START_LAMPORTS, 0n, 0n, TOKEN_ACCOUNT_RENT],
+        postBalances: [solAfter, 0n, 0n, TOKEN_ACCOUNT_RENT],
         preTokenBalances: [entry(held)],
         postTokenBalances: [entry(tokensAfter)],
       },
