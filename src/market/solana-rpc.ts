@@ -67,12 +67,11 @@ export interface LandedTransaction {
   blockTime?: number | null;
 }
 
-/** One entry of getSignaturesForAddress (newest first). */
+/** One entry of getSignaturesForAddress; `blockTime` in Unix seconds, null when the node lacks it. */
 export interface SignatureInfo {
   signature: string;
   slot: number;
   err: unknown;
-  /** Unix seconds, or null when the node does not know the block's time. */
   blockTime: number | null;
 }
 
@@ -328,10 +327,7 @@ export class SolanaRpcClient {
     };
   }
 
-  /**
-   * Signatures of transactions that touched `address`, newest first, down to (not including)
-   * `until`. A node answers at most `limit` (≤ 1000); `processed` is not accepted by this method.
-   */
+  /** Signatures touching `address`, newest first, after `until` (exclusive); `limit` ≤ 1000. */
   async getSignaturesForAddress(
     address: string,
     opts: { until?: string; limit: number },
@@ -341,17 +337,14 @@ export class SolanaRpcClient {
       address,
       { commitment, limit: opts.limit, ...(opts.until ? { until: opts.until } : {}) },
     ]);
-    if (!Array.isArray(r)) throw malformed("getSignaturesForAddress");
-    return r.map((e) => {
-      const o = e as Record<string, unknown> | null;
-      if (!o || typeof o.signature !== "string") throw malformed("getSignaturesForAddress");
-      return {
-        signature: o.signature,
-        slot: typeof o.slot === "number" ? o.slot : 0,
-        err: o.err ?? null,
-        blockTime: typeof o.blockTime === "number" ? o.blockTime : null,
-      };
-    });
+    if (!Array.isArray(r) || r.some((e) => typeof e?.signature !== "string"))
+      throw malformed("getSignaturesForAddress");
+    return (r as Array<Record<string, unknown>>).map((o) => ({
+      signature: o.signature as string,
+      slot: typeof o.slot === "number" ? o.slot : 0,
+      err: o.err ?? null,
+      blockTime: typeof o.blockTime === "number" ? o.blockTime : null,
+    }));
   }
 }
 
