@@ -44,6 +44,8 @@ export interface SolPriceSource {
    * ServiceNotConfiguredError when no source is configured, ExternalServiceError when all fail.
    */
   fetchCurrent(): Promise<SolPrice>;
+  /** Asks the sources once now, even with a value in hand (a stale one); throws as fetchCurrent. */
+  refresh?(): Promise<SolPrice>;
   /** Starts the stream (or polling). Never called by createServices: serve() runs it. */
   start(): void;
   stop(): Promise<void>;
