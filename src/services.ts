@@ -11,6 +11,7 @@ import type { Config } from "./config.ts";
 import type { DatabaseHandle } from "./db/client.ts";
 import { GroupCommit } from "./db/group-commit.ts";
 import { PositionRepository } from "./db/repositories/positions.ts";
+import { PriceImpactRepository } from "./db/repositories/price-impacts.ts";
 import { TradingAgentRepository } from "./db/repositories/trading-agents.ts";
 import { WalCheckpointer } from "./db/wal-checkpointer.ts";
 import { EventBus } from "./events/bus.ts";
@@ -31,6 +32,7 @@ import { QuotePricing } from "./market/quote-pricing.ts";
 import { openPositionsFromDatabase } from "./metrics/database-sources.ts";
 import { createMetrics, type Metrics } from "./metrics/metrics.ts";
 import { createNotifications, type NotificationOptions, type Notifications } from "./notifications/index.ts";
+import { ImpactRecorder } from "./price-history/impact-recorder.ts";
 import { SignalIntake } from "./signals/signal-intake.ts";
 import { SignalQueue } from "./signals/signal-queue.ts";
 import { SignalService } from "./signals/signal-service.ts";
@@ -178,7 +180,9 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
   // 3. Events, market connections (PRODUCT.md §5: nothing connects until serve() runs the start
   //    hooks), metrics.
   const events = new EventBus(() => clock.now());
-  const market = createMarket(config, { clock, logger, events }, opts.market);
+  // Each quote's price impact is kept beside the price bars for backtests (src/price-history/impact-recorder.ts).
+  const impacts = new ImpactRecorder(new PriceImpactRepository(database.sqlite), clock, logger);
+  const market = createMarket(config, { clock, logger, events, onQuote: (q) => impacts.observe(q) }, opts.market);
   const metrics = createMetrics(clock, {
     openPositions: openPositionsFromDatabase(database.sqlite),
     solPrice: () => market.solPrice.snapshot(),

@@ -36,7 +36,11 @@ export function prioritizationFee(fee: PriorityFee): {
 export class JupiterSwapClient implements QuoteProvider {
   readonly configured = true;
 
-  constructor(private readonly http: HttpClient) {}
+  constructor(
+    private readonly http: HttpClient,
+    /** Told every quote answered (the price impacts backtests apply; src/price-history/impact-recorder.ts). */
+    private readonly onQuote?: (q: Quote) => void,
+  ) {}
 
   async quote(req: QuoteRequest): Promise<Quote> {
     if (!/^[1-9]\d*$/.test(req.amount))
@@ -51,7 +55,9 @@ export class JupiterSwapClient implements QuoteProvider {
       slippageBps: req.slippageBps,
       swapMode: req.swapMode,
     });
-    return this.toQuote(body);
+    const quote = this.toQuote(body);
+    this.onQuote?.(quote);
+    return quote;
   }
 
   async swapTransaction(quote: Quote, userPublicKey: string, priorityFee: PriorityFee): Promise<SwapTransaction> {
