@@ -148,7 +148,10 @@ export function createMarket(config: Config, deps: MarketDeps, opts: MarketOptio
       : null;
 
   const tokenPrices = swapHttp
-    ? new JupiterPriceClient(swapHttp, deps.clock, { cacheTtlMs: opts.tokenPriceCacheTtlMs })
+    ? new JupiterPriceClient(swapHttp, deps.clock, {
+        // Within one monitor tick: the monitor does not decide on a price older than two ticks.
+        cacheTtlMs: opts.tokenPriceCacheTtlMs ?? Math.min(5_000, config.MONITOR_INTERVAL_SECONDS * 1000),
+      })
     : null;
   const solFeed = solFeedHttp ? new JupiterPriceClient(solFeedHttp, deps.clock, { cacheTtlMs: 0 }) : null;
 

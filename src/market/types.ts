@@ -62,6 +62,8 @@ export interface TokenPrice {
   decimals: number | null;
   priceChange24h: number | null;
   liquidityUsd: number | null;
+  /** When the service received it (epoch ms, service clock); absent: just now. A cached price is older. */
+  observedAtMs?: number;
 }
 
 export interface TokenPriceProvider {

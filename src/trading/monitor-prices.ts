@@ -9,7 +9,8 @@ import { type TokenTickPrice, tickPrice, tickPriceFromSol } from "./tick-price.t
 // SOL move shows up as a move of every token (SOL −30 % read through the old SOL/USD is every
 // token −30 %: false stop-outs). While SOL/USD is stale a token's price in SOL comes from a source
 // denominated in SOL, a sell quote (token → SOL), or the position waits and says why
-// (PriceWaits, the position's `priceStatus`, and the log).
+// (PriceWaits, the position's `waitingReason`, and the log). So does a position whose token price
+// is older than two monitor ticks (a price source's cache kept it).
 
 /** The monitor's reading of SOL/USD: the value and whether it is stale (SPEC "SOL price"). */
 export interface SolUsdReading {
@@ -21,12 +22,16 @@ export interface MonitorPriceSources {
   tokenPrices: TokenPriceProvider;
   solUsd(): Promise<SolUsdReading>;
   quotePricing?: Pick<QuotePricing, "fillMissing" | "pricesInSol"> | null;
+  /** A token price observed longer ago than this is not decided on (two monitor ticks). */
+  maxPriceAgeMs?: number;
+  now?: () => number;
 }
 
 export type MintPrice = { kind: "priced"; price: TokenTickPrice } | { kind: "waiting"; reason: string };
 
 export const WAIT_STALE_SOL_USD = "SOL/USD is stale and no price in SOL (sell quote) is available for this token";
 export const WAIT_UNPRICED = "no price is available for this token";
+export const WAIT_OLD_PRICE = "the token's price is older than two monitor ticks";
 
 /**
  * Every held mint's price in SOL, or why it waits. Throws when the prices cannot be had at all
@@ -56,13 +61,14 @@ export async function priceHeldTokens(
   }
   const prices =
     d.quotePricing && usd.size < mints.length ? await d.quotePricing.fillMissing(usd, held, sol.price) : usd;
+  const oldest = d.maxPriceAgeMs !== undefined && d.now ? d.now() - d.maxPriceAgeMs : null;
   for (const mint of mints) {
-    const p = prices.get(mint);
-    // Unknown is never zero: the position waits for a price.
-    out.set(
-      mint,
-      p ? { kind: "priced", price: tickPrice(p.usd, sol.price) } : { kind: "waiting", reason: WAIT_UNPRICED },
-    );
+    const p: { usd: string; observedAtMs?: number } | undefined = prices.get(mint);
+    // Unknown is never zero: the position waits for a price; an old one is not decided on either.
+    if (!p) out.set(mint, { kind: "waiting", reason: WAIT_UNPRICED });
+    else if (oldest !== null && p.observedAtMs !== undefined && p.observedAtMs < oldest)
+      out.set(mint, { kind: "waiting", reason: WAIT_OLD_PRICE });
+    else out.set(mint, { kind: "priced", price: tickPrice(p.usd, sol.price) });
   }
   return out;
 }

@@ -52,7 +52,7 @@ export interface PositionMonitorDeps {
    * omits, and every one while SOL/USD is stale (monitor-prices.ts).
    */
   quotePricing?: Pick<QuotePricing, "fillMissing" | "pricesInSol"> | null;
-  /** Why a position is not acted on (its `priceStatus`); the monitor's own when not given. */
+  /** Why a position is not acted on (its `waitingReason`); the monitor's own when not given. */
   waits?: PriceWaits;
   intervalSeconds: number;
   /**
@@ -92,6 +92,8 @@ export class PositionMonitor {
       tokenPrices: d.tokenPrices,
       solUsd: () => d.engine.solUsdReading(),
       quotePricing: d.quotePricing,
+      maxPriceAgeMs: 2 * d.intervalSeconds * 1000,
+      now: () => d.clock.now(),
     };
   }
 

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
+import { FakeMarket } from "../fakes/market.ts";
 import { json } from "../helpers/context.ts";
 import { MINT, MINT2, startTrading, type TradingContext } from "../helpers/trading.ts";
 
@@ -95,6 +96,29 @@ describe("no decision on a stale SOL/USD", () => {
     // SOL/USD comes back: priced again, the wait is gone.
     t.fake.clearInjected();
     t.fake.quote.noRoute.delete(MINT);
+    expect(await tick()).toMatchObject({ priced: 1, actions: 0 });
+    expect((await t.positions(agent.id))[0].waitingReason).toBeNull();
+  });
+});
+
+describe("no decision on an old token price", () => {
+  test("a price the price source's cache kept for more than two ticks is not decided on: the position waits", async () => {
+    // A 60 s price cache with the monitor ticking every 10 s: a cached price can be 20 s+ old.
+    const market = { ...new FakeMarket().serviceOptions().market, tokenPriceCacheTtlMs: 60_000 };
+    t = await startTrading({ services: { market } });
+    const agent = await t.createAgent({ config: { stopLoss: { enabled: true, percentage: 25 } } });
+    const pos = await openOn(MINT, agent.id);
+    t.ctx.clock.advance(61_000);
+    // A dip is priced (and cached), then the price recovers; the cache still holds the dip.
+    t.fake.setToken(MINT, { priceUsd: "0.006" });
+    await t.ctx.services.market.tokenPrices.getPrices([MINT]);
+    t.fake.setToken(MINT, { priceUsd: "0.01" });
+    t.ctx.clock.advance(25_000);
+    expect(await tick()).toMatchObject({ priced: 0, actions: 0 });
+    expect(row(pos.id).status).toBe("open");
+    expect((await t.positions(agent.id))[0].waitingReason).toBe("the token's price is older than two monitor ticks");
+    // Once the cache lets go, the current price decides (no stop-loss at 0.01).
+    t.ctx.clock.advance(40_000);
     expect(await tick()).toMatchObject({ priced: 1, actions: 0 });
     expect((await t.positions(agent.id))[0].waitingReason).toBeNull();
   });
