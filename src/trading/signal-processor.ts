@@ -265,6 +265,8 @@ export class SignalProcessor {
         signal: { id: signal.id, tokenAddress: signal.tokenAddress, symbol: signal.symbol },
         sizeSol: size,
         marketSymbol: md?.symbol ?? null,
+        // Live: a second, independent price for the buy's floor when the Price API has none.
+        marketPriceUsd: a.tradingMode === "live" ? ((await marketData())?.priceUsd ?? null) : null,
         onFailure: (reason) => (failure = reason),
         onAlreadySent: () => (sentBefore = true),
         // Live agents quote and swap on their own (the live executor ignores shared quotes).

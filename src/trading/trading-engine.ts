@@ -22,7 +22,7 @@ import { Big, decNum, SOL_DECIMALS, SOL_MINT, toAtomic } from "../money.ts";
 import type { SwapFill, TradeExecutor } from "./executor.ts";
 import { ActionAlreadyTakenError, saleIntent } from "./live-journal.ts";
 import type { PositionLocks } from "./position-locks.ts";
-import { exitImpactCapBps, resolveSlippageBps } from "./rules/slippage.ts";
+import { exitImpactCapBps, floorBpsFor, resolveSlippageBps } from "./rules/slippage.ts";
 import type { CloseReason, TradingMode } from "./rules/types.ts";
 import { TradeBook } from "./settlement/bookkeeping.ts";
 import { TradeReporter } from "./settlement/post-commit.ts";
@@ -58,6 +58,8 @@ export interface OpenRequest {
   sizeSol: Big;
   /** Market data symbol, when the caller fetched it. */
   marketSymbol?: string | null;
+  /** Market data price (USD per token), when the caller fetched it: a live buy's fallback reference price. */
+  marketPriceUsd?: string | null;
   /** Told why, when the trade failed (the signal evaluation keeps the reason). */
   onFailure?: (reason: string) => void;
   /** Quotes shared across the agents trading this signal (see SwapRequest.sharedQuotes). */
@@ -210,6 +212,7 @@ export class TradingEngine {
         slippageBps: resolveSlippageBps(null, config.slippage),
         maxBps: config.slippage.maxBps,
         sharedQuotes: req.sharedQuotes,
+        referencePriceSol: req.marketPriceUsd && solUsd.gt(0) ? new Big(req.marketPriceUsd).div(solUsd) : undefined,
         screening: screeningFilters(config.filters),
         intent: { kind: "open", userId: agent.userId, signalId: signal.id, symbol },
       });
@@ -257,6 +260,7 @@ export class TradingEngine {
         amountAtomic: toAtomic(amountSol, SOL_DECIMALS),
         slippageBps: resolveSlippageBps(null, config.slippage),
         maxBps: config.slippage.maxBps,
+        referencePriceSol: recordedPrice(p),
         // Screened like the opening buy: since entry a Token-2022 fee may have been raised or the
         // way back to SOL gone, and averaging down into either only adds to the loss.
         screening: screeningFilters(config.filters),
@@ -311,6 +315,8 @@ export class TradingEngine {
             slippageBps: resolveSlippageBps(null, config.slippage),
             maxBps: config.slippage.maxBps,
             maxImpactBps: exitImpactCapBps(sale.kind === "close" ? sale.reason : "take_profit", config.slippage),
+            floorBps: floorBpsFor(sale.kind === "close" ? sale.reason : "take_profit", config.slippage),
+            referencePriceSol: recordedPrice(p),
             intent: saleIntent(p.id, sale),
           })
         : NOTHING_SOLD;
@@ -361,6 +367,10 @@ export class TradingEngine {
     });
   }
 }
+
+/** The position's last recorded price (SOL per token): a live swap's fallback reference price. */
+const recordedPrice = (p: PositionRecord): Big | undefined =>
+  p.lastPriceSol && new Big(p.lastPriceSol).gt(0) ? new Big(p.lastPriceSol) : undefined;
 
 const NOTHING_SOLD: SwapFill = {
   inputAtomic: 0n,

@@ -30,6 +30,8 @@ export async function startLiveService(wallet: Keypair): Promise<LiveService> {
     env: {
       SWAP_AGGREGATOR_URL: agg.url,
       SOL_PRICE_FEED_URL: agg.url,
+      // Market data (DexScreener's shape) from the fake market: a live buy's second price source.
+      MARKET_DATA_URL: fake.url,
       SOLANA_RPC_URL: chain.url,
       LIVE_TRADING_ENABLED: "true",
       WALLETS_RATE_LIMIT_PER_MINUTE: "100000",

@@ -128,7 +128,13 @@ describe("broadcastUntilSettled against litesvm", () => {
     const s = await c.swap("buy", pool, 100_000_000n);
     const raw = signedBase64(s.tx, c.wallet);
     const signature = (await import("bs58")).default.encode(s.tx.signatures[0]!);
-    return { raw, signature, lastValidBlockHeight: s.lastValidBlockHeight };
+    const attempt = {
+      signature,
+      blockhash: s.tx.message.recentBlockhash,
+      lastValidBlockHeight: s.lastValidBlockHeight,
+      signedAtSlot: c.chain.slot,
+    };
+    return { raw, signature, lastValidBlockHeight: s.lastValidBlockHeight, attempt };
   }
 
   test("a send that errors but lands is found by its signature, and landed once", async () => {
@@ -137,7 +143,7 @@ describe("broadcastUntilSettled against litesvm", () => {
     const clock = chainClock(c);
     const r = await broadcastUntilSettled(
       { chain: rpcSendChain(c.rpc), clock },
-      { signedBase64: b.raw, signature: b.signature, lastValidBlockHeight: b.lastValidBlockHeight },
+      { signedBase64: b.raw, attempt: b.attempt },
     );
     expect(r.state.kind).toBe("landed");
     expect(r.sendErrors).toBe(1);
@@ -155,7 +161,7 @@ describe("broadcastUntilSettled against litesvm", () => {
     const clock = chainClock(c);
     const r = await broadcastUntilSettled(
       { chain: rpcSendChain(c.rpc), clock },
-      { signedBase64: b.raw, signature: b.signature, lastValidBlockHeight: b.lastValidBlockHeight },
+      { signedBase64: b.raw, attempt: b.attempt },
     );
     expect(r.state.kind).toBe("landed");
     expect(r.sends).toBe(4);
@@ -175,7 +181,7 @@ describe("broadcastUntilSettled against litesvm", () => {
     // Before the height passes: still pending after 10 rounds (20 s = 50 slots).
     const early = await broadcastUntilSettled(
       { chain, clock },
-      { signedBase64: b.raw, signature: b.signature, lastValidBlockHeight: b.lastValidBlockHeight, maxRounds: 10 },
+      { signedBase64: b.raw, attempt: b.attempt, maxRounds: 10 },
     );
     expect(early.state.kind).toBe("pending");
     expect(c.chain.blockHeight).toBeLessThanOrEqual(b.lastValidBlockHeight);
@@ -192,7 +198,7 @@ describe("broadcastUntilSettled against litesvm", () => {
 
     const late = await broadcastUntilSettled(
       { chain, clock },
-      { signedBase64: b.raw, signature: b.signature, lastValidBlockHeight: b.lastValidBlockHeight, maxRounds: 10 },
+      { signedBase64: b.raw, attempt: b.attempt, maxRounds: 10 },
     );
     expect(late.state.kind).toBe("expired");
     expect(late.sends).toBe(1); // past the height nothing more is sent after this round's read
