@@ -129,8 +129,8 @@ export class LiveTradeJournal {
   }
 
   /** Not provable either way by the node (live/outcome.ts "unknown"): stays open, every action blocked. */
-  markUnknown(signature: string, reason: string): void {
-    this.rows.markUnknown(signature, reason, isoNow(this.clock));
+  markUnknown(signature: string, reason: string): boolean {
+    return this.rows.markUnknown(signature, reason, UNKNOWN_ATTEMPT_MESSAGE, isoNow(this.clock));
   }
 
   /** Outcome unknown: handed to the reconciler with what it was for and the pending transaction row. */

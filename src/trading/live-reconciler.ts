@@ -140,14 +140,16 @@ export class LiveReconciler {
       return "failed";
     }
     if (state.kind === "unknown") {
-      if (row.status !== "unknown")
-        this.log.warn("live swap outcome unknown: the RPC node cannot prove it absent", {
-          signature: row.signature,
-          agentId: row.agentId,
-          walletAddress: row.walletAddress,
-          reason: state.reason,
-        });
-      this.d.journal.markUnknown(row.signature, state.reason);
+      if (this.d.journal.markUnknown(row.signature, state.reason))
+        this.log.warn(
+          "live swap outcome unknown: the RPC node cannot prove it absent; its token is not traded until it can",
+          {
+            signature: row.signature,
+            agentId: row.agentId,
+            walletAddress: row.walletAddress,
+            reason: state.reason,
+          },
+        );
       return "unknown";
     }
     if (state.kind === "pending") return "stillPending";

@@ -228,6 +228,8 @@ export class TradingEngine {
       };
       const outcome = await this.settle(mode, (s) => s.open(trade, fill, solUsd));
       if (outcome.status === "skipped") this.log.info("trade skipped: signal already traded by this agent", ctx);
+      // Sent, and the reconciler decides (a pending swap, or one whose recording failed after it landed).
+      if (outcome.status === "pending") req.onAlreadySent?.();
       return outcome.status === "settled" ? outcome.trade.positionId : null;
     } catch (err) {
       if (err instanceof ActionAlreadyTakenError) {

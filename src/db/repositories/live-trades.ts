@@ -70,13 +70,32 @@ export class LiveTradeRepository {
       .run(status, error, transactionId, now, signature);
   }
 
-  /** Outcome not provable by this node (see live/outcome.ts): kept open, with why. */
-  markUnknown(signature: string, reason: string, now: string): void {
-    this.sqlite
-      .query(
-        "UPDATE live_trades SET status = 'unknown', error = ?, updated_at = ? WHERE signature = ? AND status <> 'unknown'",
-      )
-      .run(reason, now, signature);
+  /**
+   * Outcome not provable by this node (see live/outcome.ts): kept open, with why. Its pending
+   * trade shows status "unknown" (GET /agent-transactions, the dashboard), and an opening buy's
+   * signal evaluation stays "pending" with `notice` as its reason. Settling later overwrites both.
+   * Returns false when the row was already unknown.
+   */
+  markUnknown(signature: string, reason: string, notice: string, now: string): boolean {
+    const row = this.get(signature);
+    if (!row || row.status === "unknown") return false;
+    this.sqlite.transaction(() => {
+      this.sqlite
+        .query("UPDATE live_trades SET status = 'unknown', error = ?, updated_at = ? WHERE signature = ?")
+        .run(reason, now, signature);
+      if (row.transactionId)
+        this.sqlite
+          .query("UPDATE agent_transactions SET status = 'unknown', updated_at = ? WHERE id = ? AND status = 'pending'")
+          .run(now, row.transactionId);
+      const intent = row.intent ? (JSON.parse(row.intent) as { kind?: string; signalId?: unknown }) : null;
+      if (intent?.kind === "open" && typeof intent.signalId === "number")
+        this.sqlite
+          .query(
+            "UPDATE signal_evaluations SET reason = ? WHERE signal_id = ? AND agent_id = ? AND outcome = 'pending'",
+          )
+          .run(notice, intent.signalId, row.agentId);
+    })();
+    return true;
   }
 
   markPending(signature: string, intentJson: string, transactionId: string, now: string): void {
