@@ -6,6 +6,7 @@ import {
   broadcastUntilSettled,
   classifyAttempt,
   classifySend,
+  judgeAttempt,
 } from "../../src/trading/live/outcome.ts";
 import type { Pool } from "../fakes/chain-aggregator.ts";
 import { type ChainContext, signedBase64, startChain } from "./chain-context.ts";
@@ -215,5 +216,39 @@ describe("broadcastUntilSettled against litesvm", () => {
     const status = await chain.readStatus(b.signature);
     expect(status.status).toBeNull();
     expect(classifyAttempt({ lastValidBlockHeight: b.lastValidBlockHeight, height, status }).kind).toBe("pending");
+  });
+
+  test("judgeAttempt: past the height and unknown to the node is expired only when the node's history reaches the signing slot; else unknown", async () => {
+    const b = await signedBuy();
+    const chain = rpcSendChain(c.rpc);
+    await c.rpc.sendTransaction(b.raw, { skipPreflight: true }); // it DID land
+    const landedAt = c.chain.landed.get(b.signature)!.slot;
+    c.chain.advance(b.lastValidBlockHeight - c.chain.blockHeight + 1);
+    // A node that pruned the landing slot answers null for it: that null must not be proof.
+    c.chain.firstAvailableSlot = landedAt + 1;
+    const height = await chain.readHeight();
+    const status = await chain.readStatus(b.signature);
+    expect(status.status).toBeNull();
+    expect(classifyAttempt({ lastValidBlockHeight: b.lastValidBlockHeight, height, status }).kind).toBe("expired");
+    const judged = await judgeAttempt(chain, b.attempt, height, status);
+    expect(judged.kind).toBe("unknown");
+    // A node with history back to the signing slot finds it: landed.
+    c.chain.firstAvailableSlot = 0;
+    const full = await chain.readStatus(b.signature);
+    expect((await judgeAttempt(chain, b.attempt, await chain.readHeight(), full)).kind).toBe("landed");
+  });
+
+  test("judgeAttempt: a transaction that never landed is expired with full history, and pending while its blockhash is still valid", async () => {
+    const b = await signedBuy();
+    const chain = rpcSendChain(c.rpc);
+    // The recorded height claims expiry early (as a stale one would): the node still accepts the blockhash.
+    const early = { ...b.attempt, lastValidBlockHeight: c.chain.blockHeight - 1 };
+    const h0 = await chain.readHeight();
+    const s0 = await chain.readStatus(b.signature);
+    expect((await judgeAttempt(chain, early, h0, s0)).kind).toBe("pending");
+    c.chain.advance(b.lastValidBlockHeight - c.chain.blockHeight + 1);
+    const height = await chain.readHeight();
+    const status = await chain.readStatus(b.signature);
+    expect((await judgeAttempt(chain, b.attempt, height, status)).kind).toBe("expired");
   });
 });
