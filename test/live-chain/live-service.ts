@@ -1,5 +1,6 @@
 import type { Keypair } from "@solana/web3.js";
 import bs58 from "bs58";
+import { ManualClock } from "../../src/clock.ts";
 import { LiveWalletRegistry } from "../../src/wallets/live-wallet-registry.ts";
 import { type ChainAggregator, startChainAggregator } from "../fakes/chain-aggregator.ts";
 import { type LiteSvmRpc, startLiteSvmRpc } from "../fakes/litesvm-rpc.ts";
@@ -21,12 +22,22 @@ export interface LiveService {
   stop(): Promise<void>;
 }
 
-export async function startLiveService(wallet: Keypair): Promise<LiveService> {
+/** A ManualClock whose waits can move the chain on too (a test sets onSleep for a while). */
+export class ChainClock extends ManualClock {
+  onSleep: ((ms: number) => void) | null = null;
+  override async sleep(ms: number): Promise<void> {
+    await super.sleep(ms);
+    this.onSleep?.(ms);
+  }
+}
+
+export async function startLiveService(wallet: Keypair, opts: { clock?: ChainClock } = {}): Promise<LiveService> {
   const chain = await startLiteSvmRpc();
   const agg = await startChainAggregator(chain);
   chain.airdrop(wallet.publicKey, 2_000_000_000n);
   const fake = await startFakeMarket();
   const ctx = await createTestContext({
+    clock: opts.clock,
     env: {
       SWAP_AGGREGATOR_URL: agg.url,
       SOL_PRICE_FEED_URL: agg.url,

@@ -4,7 +4,7 @@ import { UNKNOWN_ATTEMPT_MESSAGE } from "../../src/trading/live-journal.ts";
 import type { ChainAggregator, Pool } from "../fakes/chain-aggregator.ts";
 import type { LiteSvmRpc } from "../fakes/litesvm-rpc.ts";
 import { json, type TestContext } from "../helpers/context.ts";
-import { type LiveService, startLiveService } from "./live-service.ts";
+import { ChainClock, type LiveService, startLiveService } from "./live-service.ts";
 
 // Live trading trusts only the chain and its own numbers, through the whole service: a signal
 // posted over HTTP, the production executor against litesvm and the chain aggregator, whose
@@ -17,11 +17,13 @@ let pool: Pool;
 let token: string;
 let apiKey: string;
 let service: LiveService;
+let clock: ChainClock;
 const wallet = Keypair.generate();
 const address = wallet.publicKey.toBase58();
 
 beforeEach(async () => {
-  service = await startLiveService(wallet);
+  clock = new ChainClock();
+  service = await startLiveService(wallet, { clock });
   ({ chain, agg, ctx, token, apiKey } = service);
   // 0.001 SOL per whole token (6 decimals): 0.1 SOL buys 100 tokens at the fair price.
   pool = agg.addPool({ lamportsPerToken: 1_000_000n, decimals: 6 });
@@ -268,5 +270,28 @@ describe("exits that land", () => {
     expect(positions(agentId)[0]!.status).toBe("closed");
     expect(walletTxs()).toHaveLength(2);
     expect(chain.landed.has(rows[1]!.signature)).toBe(false);
+  });
+
+  test("a stale exit whose blockhash expires while it waits is re-quoted in the same call, stepping its fee up to LIVE_EXIT_PRIORITY_FEE_MAX", async () => {
+    const agentId = await liveAgent({ filters: { maxPositionAgeDays: 1 } });
+    await signal();
+    expect(walletTxs()).toHaveLength(1);
+    ctx.clock.advance(2 * 86_400_000); // the position is stale
+    // Congestion: each attempt is sent 4 times (40 blocks per 2-s wait) and dropped until its
+    // blockhash (150 blocks) is past; the third attempt lands.
+    for (let i = 0; i < 8; i++) chain.sendModes.push({ kind: "drop" });
+    clock.onSleep = () => chain.advance(40);
+    await ctx.services.trading.monitor.tick();
+    clock.onSleep = null;
+    const rows = journal().slice(1);
+    expect(rows.map((r) => [r.status, r.priority_fee_lamports])).toEqual([
+      ["expired", 1_000_000],
+      ["expired", 2_000_000],
+      ["confirmed", 4_000_000],
+    ]);
+    // Each re-send came only after the earlier one was proven expired, and none of them landed.
+    expect(rows.slice(0, 2).every((r) => !chain.landed.has(r.signature))).toBe(true);
+    expect(positions(agentId)[0]!.status).toBe("closed");
+    expect(walletTxs()).toHaveLength(2);
   });
 });
