@@ -77,7 +77,7 @@ export class LiveReconciler {
       );
     if (rows.length === 0) return report;
     // The height BEFORE the statuses: a later status answer that still does not know a signature
-    // is then proof (classifyAttempt); an unreadable height proves nothing.
+    // is then proof (judgeAttempt); an unreadable height proves nothing.
     let height: HeightRead | null = null;
     try {
       height = await this.d.sender.readHeight();
