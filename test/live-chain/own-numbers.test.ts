@@ -240,6 +240,34 @@ describe("nothing untracked", () => {
   });
 });
 
+describe("nothing untracked: sales", () => {
+  test("a sale that landed but whose recording threw answers pending (502 with the signature), and the reconciler closes the position once", async () => {
+    const agentId = await liveAgent();
+    await signal();
+    const [pos] = positions(agentId);
+    ctx.database.sqlite.run(
+      "CREATE TRIGGER fail_sells BEFORE INSERT ON agent_transactions WHEN NEW.transaction_type = 'SELL' BEGIN SELECT RAISE(ABORT, 'disk I/O error'); END",
+    );
+    const res = await req("POST", `/api/v1/agent-positions/${agentId}/${pos!.id}/close`);
+    expect(res.status).toBe(502);
+    const sale = journal()[1]!;
+    expect(chain.landed.has(sale.signature)).toBe(true);
+    expect(JSON.stringify(await json(res))).toContain(sale.signature);
+    expect(positions(agentId)[0]!.status).toBe("open");
+    ctx.database.sqlite.run("DROP TRIGGER fail_sells");
+    await ctx.services.trading.monitor.tick();
+    expect(journal()[1]!.status).toBe("confirmed");
+    expect(positions(agentId)[0]!.status).toBe("closed");
+    const sells = ctx.database.sqlite
+      .query<{ n: number }, [string]>(
+        "SELECT count(*) AS n FROM agent_transactions WHERE agent_id = ? AND transaction_type = 'SELL'",
+      )
+      .get(agentId)!.n;
+    expect(sells).toBe(1);
+    expect(walletTxs()).toHaveLength(2);
+  });
+});
+
 describe("exits that land", () => {
   test("a stop-loss not landed when its blockhash expires is re-quoted and re-sent with a doubled priority fee; never while the first can land", async () => {
     const agentId = await liveAgent({ stopLoss: { enabled: true, percentage: 20 } });
