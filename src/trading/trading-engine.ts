@@ -18,10 +18,12 @@ import { InsufficientBalanceError, readBalance } from "../ledgers/balance-ledger
 import type { Logger } from "../logger.ts";
 import type { Market } from "../market/types.ts";
 import type { Metrics } from "../metrics/metrics.ts";
-import { Big, decNum, SOL_DECIMALS, SOL_MINT, toAtomic } from "../money.ts";
+import { Big, decNum, decStr, SOL_DECIMALS, SOL_MINT, toAtomic } from "../money.ts";
 import type { SwapFill, TradeExecutor } from "./executor.ts";
+import { recordedPriceSol } from "./live/floor.ts";
 import { ActionAlreadyTakenError, saleIntent } from "./live-journal.ts";
 import type { PositionLocks } from "./position-locks.ts";
+import { dcaWithinMinimumBalance } from "./rules/dca.ts";
 import { exitImpactCapBps, floorBpsFor, resolveSlippageBps } from "./rules/slippage.ts";
 import type { CloseReason, TradingMode } from "./rules/types.ts";
 import { TradeBook } from "./settlement/bookkeeping.ts";
@@ -212,7 +214,7 @@ export class TradingEngine {
         slippageBps: resolveSlippageBps(null, config.slippage),
         maxBps: config.slippage.maxBps,
         sharedQuotes: req.sharedQuotes,
-        referencePriceSol: req.marketPriceUsd && solUsd.gt(0) ? new Big(req.marketPriceUsd).div(solUsd) : undefined,
+        referencePriceSol: recordedPriceSol(req.marketPriceUsd, solUsd),
         screening: screeningFilters(config.filters),
         intent: { kind: "open", userId: agent.userId, signalId: signal.id, symbol },
       });
@@ -228,8 +230,7 @@ export class TradingEngine {
       };
       const outcome = await this.settle(mode, (s) => s.open(trade, fill, solUsd));
       if (outcome.status === "skipped") this.log.info("trade skipped: signal already traded by this agent", ctx);
-      // Sent, and the reconciler decides (a pending swap, or one whose recording failed after it landed).
-      if (outcome.status === "pending") req.onAlreadySent?.();
+      if (outcome.status === "pending") req.onAlreadySent?.(); // sent: the reconciler decides
       return outcome.status === "settled" ? outcome.trade.positionId : null;
     } catch (err) {
       if (err instanceof ActionAlreadyTakenError) {
@@ -244,12 +245,27 @@ export class TradingEngine {
     }
   }
 
-  /** DCA order k of a position (monitor, under the position's lock). True when recorded. */
-  async dcaBuy(p: PositionRecord, order: number, amountSol: Big): Promise<boolean> {
+  /**
+   * DCA order k of a position (monitor, under the position's lock). `amountSol` comes from the
+   * position's own openingSol (never from a ledger row a user can edit).
+   */
+  async dcaBuy(p: PositionRecord, order: number, amountSol: Big): Promise<"recorded" | "skipped" | "failed"> {
     const mode = p.tradingMode;
     const ctx = { agentId: p.agentId, positionId: p.id, tokenAddress: p.tokenAddress, dcaOrder: order };
     try {
       const config = resolveStoredConfig(p.configOverrides);
+      const solKey = { agentId: p.agentId, walletAddress: p.walletAddress, tokenAddress: SOL_MINT };
+      const balance = readBalance({ sqlite: this.d.sqlite }, solKey);
+      // SPEC: an agent needs the minimum balance to trade; a DCA order may not take it under.
+      if (!dcaWithinMinimumBalance(balance, amountSol, config.minimumAgentBalance)) {
+        this.log.info("DCA order skipped", {
+          ...ctx,
+          rule: "minimum_balance",
+          reason: `SOL balance ${decStr(balance)} less the order's ${decStr(amountSol)} is below minimumAgentBalance ${config.minimumAgentBalance}`,
+        });
+        this.d.metrics.tradesSkipped.inc({ mode, rule: "minimum_balance" });
+        return "skipped";
+      }
       // Refuse before swapping, as openPosition does: the settling debit stays the authority.
       this.assertSol(p.agentId, p.walletAddress, amountSol);
       const solUsd = await this.solUsd();
@@ -262,21 +278,23 @@ export class TradingEngine {
         amountAtomic: toAtomic(amountSol, SOL_DECIMALS),
         slippageBps: resolveSlippageBps(null, config.slippage),
         maxBps: config.slippage.maxBps,
-        referencePriceSol: recordedPrice(p),
+        referencePriceSol: recordedPriceSol(p.lastPriceSol),
         // Screened like the opening buy: since entry a Token-2022 fee may have been raised or the
         // way back to SOL gone, and averaging down into either only adds to the loss.
         screening: screeningFilters(config.filters),
         intent: { kind: "dca", positionId: p.id, order },
       });
-      return (await this.settle(mode, (s) => s.dca(p, order, fill, solUsd))).status === "settled";
+      return (await this.settle(mode, (s) => s.dca(p, order, fill, solUsd))).status === "settled"
+        ? "recorded"
+        : "failed";
     } catch (err) {
       if (err instanceof OperationalError) throw err;
       if (err instanceof ActionAlreadyTakenError) {
         this.log.info("DCA order skipped: it was already sent", ctx);
-        return false;
+        return "failed";
       }
       this.reporter.failed(ctx, p.userId, "buy", mode, err, this.log);
-      return false;
+      return "failed";
     }
   }
 
@@ -318,7 +336,7 @@ export class TradingEngine {
             maxBps: config.slippage.maxBps,
             maxImpactBps: exitImpactCapBps(sale.kind === "close" ? sale.reason : "take_profit", config.slippage),
             floorBps: floorBpsFor(sale.kind === "close" ? sale.reason : "take_profit", config.slippage),
-            referencePriceSol: recordedPrice(p),
+            referencePriceSol: recordedPriceSol(p.lastPriceSol),
             intent: saleIntent(p.id, sale),
           })
         : NOTHING_SOLD;
@@ -369,10 +387,6 @@ export class TradingEngine {
     });
   }
 }
-
-/** The position's last recorded price (SOL per token): a live swap's fallback reference price. */
-const recordedPrice = (p: PositionRecord): Big | undefined =>
-  p.lastPriceSol && new Big(p.lastPriceSol).gt(0) ? new Big(p.lastPriceSol) : undefined;
 
 const NOTHING_SOLD: SwapFill = {
   inputAtomic: 0n,

@@ -63,6 +63,16 @@ export async function priceApiReference(
   return priceSol.gt(0) ? { priceSol, source: "price_api" } : null;
 }
 
+/**
+ * A price the service recorded, as a fallback reference (SOL per token): a position's
+ * last_price_sol, or a market-data USD price divided by `solUsd`. Undefined when absent or not > 0.
+ */
+export function recordedPriceSol(price: string | null | undefined, solUsd?: Big): Big | undefined {
+  if (!price) return undefined;
+  const p = solUsd ? (solUsd.gt(0) ? new Big(price).div(solUsd) : new Big(0)) : new Big(price);
+  return p.gt(0) ? p : undefined;
+}
+
 export function expectedOutputAtomic(
   r: Pick<FloorRequest, "side" | "amountAtomic" | "tokenDecimals">,
   priceSol: Big,

@@ -6,7 +6,7 @@ import type { ChainBalances, LandedTransaction, SolanaRpcClient } from "../../ma
 import { fromAtomic, SOL_DECIMALS } from "../../money.ts";
 import type { LiveWalletRegistry } from "../../wallets/live-wallet-registry.ts";
 import type { SwapRequest } from "../executor.ts";
-import { amountsFromChain, type LiveSwapFill } from "../live-executor.ts";
+import { amountsFromChain, type LiveSwapFill, rentOfFill } from "../live-executor.ts";
 import type { LiveTradeJournal } from "../live-journal.ts";
 import type { SendChain } from "./chain-reads.ts";
 import { type Attempt, broadcastUntilSettled } from "./outcome.ts";
@@ -177,6 +177,7 @@ function toFill(
     inputAtomic: amounts.inputAtomic,
     outputAtomic: amounts.outputAtomic,
     feesSol: fromAtomic(landed.feeLamports, SOL_DECIMALS),
+    ...rentOfFill(amounts),
     status: "confirmed",
     live: {
       signature,
