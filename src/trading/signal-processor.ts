@@ -281,6 +281,8 @@ export class SignalProcessor {
         signal: { id: signal.id, tokenAddress: signal.tokenAddress, symbol: signal.symbol },
         sizeSol: size,
         marketSymbol: md?.symbol ?? null,
+        // Live: a second, independent price for the buy's floor when the Price API has none.
+        marketPriceUsd: a.tradingMode === "live" ? ((await marketData())?.priceUsd ?? null) : null,
         // Live agents quote and swap on their own (the live executor ignores shared quotes).
         sharedQuotes: a.tradingMode === "simulation" ? sharedQuotes : undefined,
       });
