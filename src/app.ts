@@ -14,7 +14,6 @@ import {
 import type { AppDeps, AppEnv } from "./http/app-env.ts";
 import { MAX_BODY_BYTES, MAX_IMPORT_BODY_BYTES } from "./http/body-limits.ts";
 import { errorAnswer } from "./http/error-answer.ts";
-import { createHotRead } from "./http/hot-read.ts";
 import { edge } from "./http/middleware/edge.ts";
 import { allowedMethods, declaredOperations, mountDeclared } from "./http/operation.ts";
 import { agentBalanceRoutes } from "./http/routes/agent-balances/index.ts";
@@ -35,8 +34,7 @@ import { priceFeedRoutes } from "./http/routes/price-feeds/index.ts";
 import { publicRoutes } from "./http/routes/public/index.ts";
 import { signalSourceRoutes } from "./http/routes/signal-sources/index.ts";
 import { tokenRoutes } from "./http/routes/tokens/index.ts";
-import { createDirectSignalPost, SIGNALS_PATH } from "./http/routes/trading-signals/direct-post.ts";
-import { tradingSignalRoutes } from "./http/routes/trading-signals/index.ts";
+import { SIGNALS_PATH, tradingSignalRoutes } from "./http/routes/trading-signals/index.ts";
 import { walletRoutes } from "./http/routes/wallets/index.ts";
 import { webhookRoutes } from "./http/routes/webhooks/index.ts";
 
@@ -49,12 +47,6 @@ export { MAX_BODY_BYTES, MAX_IMPORT_BODY_BYTES };
 export function createApp(s: AppDeps): OpenAPIHono<AppEnv> {
   const app = createBaseApp(s);
   mountRoutes(app, s);
-  // Kept GET answers are served in front of the chain (src/http/hot-read.ts). Hono's `request()`
-  // (the tests) and the listener both call `app.fetch`, so both take this path.
-  const hot = createHotRead(s);
-  const signalPost = createDirectSignalPost(s);
-  const chain = app.fetch;
-  app.fetch = (req, ...rest) => hot(req) ?? signalPost(req, (r) => chain(r, ...rest)) ?? chain(req, ...rest);
   return app;
 }
 

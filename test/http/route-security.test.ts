@@ -5,6 +5,7 @@ import { ACCESS_TTL_S } from "../../src/auth/tokens.ts";
 import { type DeclaredOperation, declaredOperations } from "../../src/http/operation.ts";
 import { createAgent, insertPosition, simulationWalletOf } from "../agents/fixtures.ts";
 import { createApiKey, createTestContext, createUser, json, login, type TestContext } from "../helpers/context.ts";
+import { answerOf, labelOf, openApiReader } from "../helpers/declared-routes.ts";
 
 // The security test of every declared route (docs/decisions.md "One request path"), generated
 // from the app's own declarations (src/http/operation.ts) rather than listed by hand, so a new
@@ -76,40 +77,14 @@ async function seedForeign() {
   foreign["agent-positions"] = foreign.positionId;
 }
 
-const operationOf = (method: string, path: string): Json => doc.paths[path]?.[method.toLowerCase()] ?? {};
-
-function exampleBody(method: string, path: string): Json | undefined {
-  const media = operationOf(method, path).requestBody?.content?.["application/json"];
-  if (!media) return undefined;
-  return (
-    media.example ??
-    Object.values((media.examples ?? {}) as Json)[0]?.value ??
-    media.schema?.example ??
-    resolve(media.schema)?.example
-  );
-}
-
-function resolve(schema: Json | undefined): Json | undefined {
-  const ref = schema?.$ref as string | undefined;
-  return ref ? doc.components.schemas[ref.split("/").pop() as string] : schema;
-}
-
 /** The path with each parameter's example value, or another user's resource when `foreignIds`. */
 function urlOf(op: DeclaredOperation, foreignIds: boolean): string | undefined {
-  const params = (operationOf(op.method, op.path).parameters ?? []) as Json[];
-  let missing = false;
-  const path = op.path.replace(/\{([^}]+)\}/g, (_, name: string) => {
-    if (!foreignIds) {
-      const p = params.find((x) => x.name === name && x.in === "path");
-      return encodeURIComponent(String(p?.example ?? p?.schema?.example ?? "x"));
-    }
-    // `{id}` names the collection it follows; other names say what they are.
-    const collection = op.path.split("/{")[0]?.split("/").pop() as string;
-    const value = name === "id" ? foreign[collection] : foreign[name];
-    if (value === undefined) missing = true;
-    return value ?? "";
-  });
-  return missing ? undefined : path;
+  if (!foreignIds) return reader().exampleUrl(op);
+  // `{id}` names the collection it follows; other names say what they are.
+  const collection = op.path.split("/{")[0]?.split("/").pop() as string;
+  const names = [...op.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] as string);
+  const values = Object.fromEntries(names.map((n) => [n, n === "id" ? foreign[collection] : foreign[n]]));
+  return Object.values(values).includes(undefined) ? undefined : reader().exampleUrl(op, values);
 }
 
 const ownedParams = (op: DeclaredOperation) =>
@@ -131,24 +106,16 @@ async function send(
     headers,
     body: body === undefined && op.hasBody ? {} : body,
   });
-  // An event stream stays open: its status and headers are the answer.
-  if (res.headers.get("content-type")?.startsWith("text/event-stream")) {
-    await res.body?.cancel();
-    return { status: res.status, error: undefined };
-  }
-  const text = await res.text();
-  let error: string | undefined;
-  try {
-    error = JSON.parse(text).error;
-  } catch {}
-  return { status: res.status, error };
+  return answerOf(res);
 }
 
 /** A fresh access token of `userId` (minted, so no login limit applies) and its id. */
 const tokenOf = async (userId: string) => ctx.services.signer.issue(userId, "access", ACCESS_TTL_S);
 
 const protectedOps = () => declaredOperations(ctx.app).filter((op) => op.auth.kind !== "none");
-const label = (op: DeclaredOperation) => `${op.method} ${op.path}`;
+const label = labelOf;
+const reader = () => openApiReader(doc);
+const exampleBody = (method: string, path: string) => reader().exampleBody(method, path);
 
 describe("every declared route", () => {
   test("the app declares its routes, and every protected one is covered below", () => {

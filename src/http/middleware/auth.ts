@@ -152,23 +152,7 @@ export function createAuthMiddleware(deps: AuthDeps) {
     return (c, next) => (c.req.method === "GET" ? read(c, next) : write(c, next));
   };
 
-  /**
-   * The user of a bearer token whose claims are remembered and which every check `verifyJwt`
-   * makes still accepts (not expired, not revoked, the user active); undefined otherwise, and then
-   * the caller sends the request through the chain, which answers whatever the refusal is.
-   * Nothing here verifies a signature: only a token verified before passes.
-   */
-  const rememberedJwtUser = (authorization: string | null): string | undefined => {
-    const token = bearerOf(authorization);
-    if (!token || looksLikeApiKey(token)) return undefined;
-    const claims = tokens.get(token);
-    if (!claims || claims === "expired") return undefined;
-    if (deps.blacklist.isRevoked(claims.jti) || !users.isActive(claims.userId)) return undefined;
-    return claims.userId;
-  };
-
   return {
-    rememberedJwtUser,
     requireJwt,
     requireUser,
     requireApiKey,

@@ -3,7 +3,6 @@ import type { AppDeps } from "../../app-env.ts";
 import { csvResponse } from "../../csv.ts";
 import { auth, createRouter, operation } from "../../operation.ts";
 import { errorResponses, jsonContent, SuccessSchema } from "../../schemas.ts";
-import { signalLimitKey } from "./direct-post.ts";
 import { importHandler, importSignals } from "./import.ts";
 import {
   CreateSignalBody,
@@ -15,6 +14,11 @@ import {
   SignalWithProcessingSchema,
   UpdateSignalBody,
 } from "./schema.ts";
+
+export const SIGNALS_PATH = "/api/v1/trading-signals";
+
+/** Per-key limiter key of POST /trading-signals. */
+const signalLimitKey = (apiKeyId: string) => `signals:${apiKeyId}`;
 
 const tags = ["trading-signals"];
 
