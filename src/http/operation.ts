@@ -118,9 +118,6 @@ export function validationErrorFrom(error: z.ZodError): ValidationError {
   return new ValidationError(error.issues[0]?.message ?? "Invalid request", details);
 }
 
-/** What registering a route needs from the app's dependencies. */
-export type RouterDeps = Pick<AppDeps, "auth" | "limiters" | "responseCache">;
-
 const registered = new WeakMap<object, DeclaredOperation[]>();
 
 /**

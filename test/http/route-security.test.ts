@@ -92,12 +92,12 @@ const ownedParams = (op: DeclaredOperation) =>
 
 async function send(
   op: DeclaredOperation,
-  credential: { token?: string; apiKey?: string; bearerKey?: string } = {},
+  credential: { token?: string; apiKey?: string; bearerKey?: string; headers?: Record<string, string> } = {},
   foreignIds = false,
 ) {
   const url = urlOf(op, foreignIds) as string;
   const body = op.hasBody ? exampleBody(op.method, op.path) : undefined;
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string> = { ...credential.headers };
   if (credential.bearerKey) headers.authorization = `Bearer ${credential.bearerKey}`;
   if (op.path === "/api/v1/trading-signals" && op.method === "POST") headers["idempotency-key"] = crypto.randomUUID();
   const res = await ctx.request(op.method, url, {
@@ -181,6 +181,21 @@ describe("every declared route", () => {
         const jwt = await send(op, { token: (await tokenOf(userA)).token });
         if (jwt.status === 401 || jwt.status === 403) problems.push(`${label(op)} with a JWT: ${jwt.status}`);
       }
+    }
+    expect(problems).toEqual([]);
+  }, 120_000);
+
+  test("an empty X-API-Key beside a JWT is no key: the JWT decides; alone it is no credential", async () => {
+    const problems: string[] = [];
+    for (const op of protectedOps()) {
+      ctx.clock.advance(61_000);
+      const empty = { "x-api-key": "" };
+      const alone = await send(op, { headers: empty });
+      const expected = op.auth.kind === "apiKey" ? "API key required" : "Authorization header required";
+      if (alone.status !== 401 || alone.error !== expected) problems.push(`${label(op)} alone: ${alone.status}`);
+      if (op.auth.kind === "apiKey") continue;
+      const r = await send(op, { token: (await tokenOf(userA)).token, headers: empty });
+      if (r.status === 401 || r.status === 403) problems.push(`${label(op)} with a JWT: ${r.status} ${r.error}`);
     }
     expect(problems).toEqual([]);
   }, 120_000);

@@ -105,7 +105,7 @@ export const TradingConfigView = z
 export const ConfigResponse = z.object({ config: TradingConfigView }).openapi("AgentConfigResponse");
 
 export const ConfigUpdateBody = z
-  .object({ config: TradingConfigPatchSchema.nullable() })
+  .object({ config: TradingConfigPatchSchema.openapi("TradingConfigPatch").nullable() })
   .openapi("AgentConfigUpdateRequest", {
     example: { config: { stopLoss: { percentage: 15 }, takeProfit: { enabled: true } } },
   });

@@ -15,7 +15,16 @@ const percent = (name: string, def: number, max: number) =>
     .refine((v) => v > 0 && v <= max, { error: `${name} must be above 0 and at most ${max}` })
     .optional()
     .transform((v) => v ?? def)
-    .openapi({ param: { name, in: "query" }, example: String(def) });
+    // Documented as the number it is read as, with the bounds the refine above enforces.
+    .openapi({
+      param: { name, in: "query" },
+      type: "number",
+      exclusiveMinimum: 0,
+      maximum: max,
+      description: `Above 0, at most ${max}, with up to 4 decimals`,
+      default: def,
+      example: def,
+    });
 
 const Query = z.object({
   startDate: isoDateTime("startDate").optional(),
