@@ -123,6 +123,24 @@ describe("every declared route", () => {
     expect(protectedOps().length).toBeGreaterThanOrEqual(80);
   });
 
+  test("only these routes take no credential (SPEC: login, register, refresh, health, metrics, the dashboard)", () => {
+    const open = declaredOperations(ctx.app)
+      .filter((op) => op.auth.kind === "none")
+      .map(label)
+      .sort();
+    expect(open).toEqual([
+      "GET /",
+      "GET /api/v1/health",
+      "GET /api/v1/health/live",
+      "GET /api/v1/health/ready",
+      "GET /dashboard/{file}",
+      "GET /metrics",
+      "POST /api/v1/auth/login",
+      "POST /api/v1/auth/refresh",
+      "POST /api/v1/auth/register",
+    ]);
+  });
+
   test("no credential: 401 with the route's own message", async () => {
     const problems: string[] = [];
     for (const op of protectedOps()) {
