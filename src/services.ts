@@ -16,6 +16,7 @@ import { registerWorkers } from "./composition/workers.ts";
 import type { Config } from "./config.ts";
 import type { DatabaseHandle } from "./db/client.ts";
 import type { PositionRepository } from "./db/repositories/positions.ts";
+import { PriceImpactRepository } from "./db/repositories/price-impacts.ts";
 import type { WalCheckpointer } from "./db/wal-checkpointer.ts";
 import { EventBus } from "./events/bus.ts";
 import type { CacheStores } from "./health/core-checks.ts";
@@ -30,6 +31,7 @@ import { createMarket, type MarketServices } from "./market/index.ts";
 import { openPositionsFromDatabase } from "./metrics/database-sources.ts";
 import { createMetrics, type Metrics } from "./metrics/metrics.ts";
 import { createNotifications, type Notifications } from "./notifications/index.ts";
+import { ImpactRecorder } from "./price-history/impact-recorder.ts";
 import type { SignalIntake } from "./signals/signal-intake.ts";
 import type { SignalQueue } from "./signals/signal-queue.ts";
 import type { SignalService } from "./signals/signal-service.ts";
@@ -132,7 +134,9 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
   const apiKeys = new ApiKeyService(database, clock);
   // Events, market connections (PRODUCT.md §5: nothing connects until serve() runs the start hooks), metrics.
   const events = new EventBus(() => clock.now());
-  const market = createMarket(config, { clock, logger, events }, opts.market);
+  // Each quote's price impact is kept beside the price bars for backtests (src/price-history/impact-recorder.ts).
+  const impacts = new ImpactRecorder(new PriceImpactRepository(database.sqlite), clock, logger);
+  const market = createMarket(config, { clock, logger, events, onQuote: (q) => impacts.observe(q) }, opts.market);
   const metrics = createMetrics(clock, {
     openPositions: openPositionsFromDatabase(database.sqlite),
     solPrice: () => market.solPrice.snapshot(),
@@ -146,8 +150,8 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
   const openPositions =
     opts.openPositions ??
     (market.tokenPrices.configured
-      ? new MarketPricedPositions(trading.positions, market.tokenPrices, market.solPrice, logger)
-      : new StoredOpenPositions(trading.positions));
+      ? new MarketPricedPositions(trading.positions, market.tokenPrices, market.solPrice, logger, trading.priceWaits)
+      : new StoredOpenPositions(trading.positions, trading.priceWaits));
   const notifications = createNotifications(
     {
       ...{ config, database, clock, logger, events, agents, openPositions, engine: trading.engine },
@@ -156,7 +160,12 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
     },
     opts.notifications,
   );
-  const pipeline = createSignalPipeline({ ...core, apiKeys, ...trading });
+  const pipeline = createSignalPipeline({
+    ...core,
+    apiKeys,
+    ...trading,
+    signalMaxAgeSeconds: config.SIGNAL_MAX_AGE_SECONDS,
+  });
   const { health, caches } = createHealth({ database, logger, market, blacklist, apiKeys, ...pipeline });
   registerWorkers(lifecycle, { config, blacklist, market, live, strategyLab, notifications, ...trading, ...pipeline });
 

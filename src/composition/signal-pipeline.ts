@@ -19,6 +19,8 @@ interface Deps {
   signals: SignalService;
   groupCommit: GroupCommit;
   processor: SignalProcessor;
+  /** Signals older than this (seconds) are expired, not resumed, by the start-up recovery. */
+  signalMaxAgeSeconds: number;
 }
 
 /**
@@ -37,6 +39,7 @@ export function createSignalPipeline(d: Deps): { signalQueue: SignalQueue; signa
     commits: d.groupCommit,
     recordKeyUse: (id) => d.apiKeys.recordUse(id),
     hasAgents: (userId) => signalAgents.hasAgents(userId),
+    recovery: { maxAgeSeconds: d.signalMaxAgeSeconds },
   });
   // PRODUCT.md §6 "signals received": every signal accepted by POST /trading-signals (not replays).
   signalIntake.onAccepted(() => d.metrics.signalsReceived.inc());

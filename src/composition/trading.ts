@@ -12,6 +12,7 @@ import type { Metrics } from "../metrics/metrics.ts";
 import { SignalService } from "../signals/signal-service.ts";
 import type { TradeExecutor } from "../trading/executor.ts";
 import type { LiveTrading } from "../trading/live-trading.ts";
+import { PriceWaits } from "../trading/monitor-prices.ts";
 import { PositionLocks } from "../trading/position-locks.ts";
 import { PositionMonitor } from "../trading/position-monitor.ts";
 import { priorityFeeSetting, simulationPriorityFeeSol } from "../trading/rules/fees.ts";
@@ -30,6 +31,7 @@ export interface TradingArea {
   engine: TradingEngine;
   processor: SignalProcessor;
   monitor: PositionMonitor;
+  priceWaits: PriceWaits;
 }
 
 interface Deps {
@@ -94,6 +96,8 @@ export function createTradingArea(config: Config, d: Deps, opts: ServiceOptions)
     marketData: market.marketData,
     liveTradingEnabled: config.LIVE_TRADING_ENABLED,
   });
+  // Why the monitor waits on a position: set by its ticks, shown with the position.
+  const priceWaits = new PriceWaits();
   const monitor = new PositionMonitor({
     sqlite,
     clock,
@@ -105,7 +109,8 @@ export function createTradingArea(config: Config, d: Deps, opts: ServiceOptions)
     tokenPrices: market.tokenPrices,
     quotePricing: market.quotes.configured ? new QuotePricing({ quotes: market.quotes, logger }) : null,
     intervalSeconds: config.MONITOR_INTERVAL_SECONDS,
+    waits: priceWaits,
     live: live ?? undefined,
   });
-  return { signals, walCheckpoints, groupCommit, positions, locks, engine, processor, monitor };
+  return { signals, walCheckpoints, groupCommit, positions, locks, engine, processor, monitor, priceWaits };
 }

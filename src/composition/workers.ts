@@ -37,7 +37,8 @@ export function registerWorkers(lifecycle: Lifecycle, w: Workers): void {
   // WAL checkpoints: registered first, so its shutdown step runs last, after every writer stopped.
   lifecycle.onStart(() => w.walCheckpoints.start(), "WAL checkpoints");
   lifecycle.onShutdown(() => w.walCheckpoints.stop(), "WAL checkpoints");
-  lifecycle.onStart(() => w.signalIntake.recover(w.signals, w.config.SIGNAL_MAX_AGE_SECONDS), "signal recovery");
+  // Normally done already: serve() recovers before it opens the door (a no-op then).
+  lifecycle.onStart(() => w.signalIntake.ensureRecovered(), "signal recovery");
   lifecycle.onShutdown(() => w.signalQueue.stop(), "signal queue");
   lifecycle.onShutdown(() => {
     for (const t of timers) clearInterval(t);

@@ -68,7 +68,8 @@ const resetIndex = operation({
   request: { body: { ...jsonContent(ResetWalletBody), required: true } },
   responses: {
     200: { description: "Reset (simulation wallets only)", ...jsonContent(ResetWalletResponse) },
-    ...errorResponses(400, 401, 404, 429),
+    // 409 while a live swap of the wallet's agent is pending or unknown.
+    ...errorResponses(400, 401, 404, 409, 429),
   },
 });
 const reset = operation({
@@ -78,7 +79,8 @@ const reset = operation({
   request: { params: WalletAddressParam },
   responses: {
     200: { description: "Reset (simulation wallets only)", ...jsonContent(ResetWalletResponse) },
-    ...errorResponses(400, 401, 404, 429),
+    // 409 while a live swap of the wallet's agent is pending or unknown.
+    ...errorResponses(400, 401, 404, 409, 429),
   },
 });
 const checkDeposits = operation({
