@@ -97,7 +97,7 @@ describe("http_requests_total and http_request_duration_seconds", () => {
     expect((await ctx.request("GET", `/api/v1/api-keys/${id}`, { token })).status).toBe(404); // handler's NotFound
     expect((await ctx.request("GET", "/api/v1/api-keys/not-a-uuid", { token })).status).toBe(400); // validator
     expect((await ctx.request("GET", `/api/v1/no-such-thing/${id}`)).status).toBe(404); // no route
-    expect((await ctx.request("DELETE", "/api/v1/health")).status).toBe(404); // path exists, method does not
+    expect((await ctx.request("DELETE", "/api/v1/health")).status).toBe(405); // path exists, method does not
     expect(
       (
         await ctx.request("POST", "/api/v1/auth/login", {
@@ -118,7 +118,7 @@ describe("http_requests_total and http_request_duration_seconds", () => {
     expect(count({ method: "GET", status: "404", route: "/api/v1/api-keys/:id" })).toBe(1);
     expect(count({ method: "GET", status: "400", route: "/api/v1/api-keys/:id" })).toBe(1);
     expect(count({ method: "GET", status: "404", route: "unmatched" })).toBe(1);
-    expect(count({ method: "DELETE", status: "404", route: "unmatched" })).toBe(1);
+    expect(count({ method: "DELETE", status: "405", route: "unmatched" })).toBe(1);
     expect(count({ method: "POST", status: "400", route: "/api/v1/auth/login" })).toBe(1);
     expect(count({ method: "POST", status: "200", route: "/api/v1/auth/login" })).toBe(1);
   });

@@ -105,7 +105,9 @@ export const TradingConfigView = z
 export const ConfigResponse = z.object({ config: TradingConfigView }).openapi("AgentConfigResponse");
 
 export const ConfigUpdateBody = z
-  .object({ config: TradingConfigPatchSchema.nullable() })
+  // clone(): the schema may be built before the OpenAPI extension ran (the domain imports plain zod);
+  // a copy made here has .openapi() either way, and validates exactly as the original.
+  .object({ config: TradingConfigPatchSchema.clone().openapi("TradingConfigPatch").nullable() })
   .openapi("AgentConfigUpdateRequest", {
     example: { config: { stopLoss: { percentage: 15 }, takeProfit: { enabled: true } } },
   });
