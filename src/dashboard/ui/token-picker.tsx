@@ -1,0 +1,121 @@
+import { useEffect, useState } from "preact/hooks";
+import { get } from "./api.ts";
+import { short } from "./format.ts";
+import { rememberTokens, tokenSymbols } from "./names.ts";
+import type { Signal } from "./types.ts";
+
+// A token list field (filters.allowedTokens / blockedTokens) picked by symbol: the tokens the
+// user's signals named are offered by symbol, each with its mint, and the list shows symbols as
+// chips. The configuration still holds mint addresses: a symbol is not unique (anyone can mint a
+// token called BONK), so a symbol that names several mints must be picked from the list, which
+// shows each mint; a pasted mint address is taken as it is.
+
+const BASE58 = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
+let known: Promise<void> | null = null;
+
+/** The user's tokens by symbol, loaded once per page from the latest signals. */
+function loadKnownTokens(): Promise<void> {
+  known ??= get<Signal[]>("/trading-signals?limit=1000")
+    .then((signals) => rememberTokens(signals))
+    .catch(() => {
+      known = null;
+    });
+  return known;
+}
+
+const toList = (text: string) => text.split(/[\s,]+/).filter(Boolean);
+
+/** The mint an entry names, or why it cannot be used. */
+export function resolveToken(
+  entry: string,
+  symbols: ReadonlyMap<string, string>,
+): { mint: string } | { error: string } {
+  const text = entry.trim();
+  const address = text.split(/\s+/).find((w) => BASE58.test(w));
+  if (address) return { mint: address };
+  const mints = [...symbols].filter(([, s]) => s.toLowerCase() === text.toLowerCase()).map(([m]) => m);
+  if (mints.length === 1) return { mint: mints[0] as string };
+  if (mints.length > 1)
+    return { error: `Several tokens are called ${text}: pick one from the list (it shows each mint)` };
+  return { error: `No token called ${text} among your signals: paste its mint address` };
+}
+
+export function TokenPicker(props: {
+  id: string;
+  label: string;
+  value: string;
+  describedBy: string;
+  onChange: (v: string) => void;
+}) {
+  const [entry, setEntry] = useState("");
+  const [problem, setProblem] = useState("");
+  useEffect(() => void loadKnownTokens(), []);
+  const symbols = tokenSymbols.value;
+  const list = toList(props.value);
+  const add = () => {
+    if (!entry.trim()) return;
+    const r = resolveToken(entry, symbols);
+    if ("error" in r) {
+      setProblem(r.error);
+      return;
+    }
+    setProblem("");
+    setEntry("");
+    if (!list.includes(r.mint)) props.onChange([...list, r.mint].join("\n"));
+  };
+  const listId = `${props.id}-options`;
+  return (
+    <div class="token-picker">
+      {list.length > 0 && (
+        <ul class="chips" aria-label={`${props.label} chosen`}>
+          {list.map((mint) => {
+            const name = symbols.get(mint) ?? short(mint);
+            return (
+              <li key={mint} title={mint}>
+                <strong>{name}</strong> <code class="muted small">{short(mint, 4)}</code>
+                <button
+                  type="button"
+                  aria-label={`Remove ${name} from ${props.label}`}
+                  onClick={() => props.onChange(list.filter((m) => m !== mint).join("\n"))}
+                >
+                  ×
+                </button>
+              </li>
+            );
+          })}
+        </ul>
+      )}
+      <div class="row">
+        <input
+          id={props.id}
+          type="text"
+          list={listId}
+          autocomplete="off"
+          placeholder="Symbol or mint address"
+          aria-describedby={props.describedBy}
+          value={entry}
+          onInput={(e) => setEntry(e.currentTarget.value)}
+          onKeyDown={(e) => {
+            if (e.key === "Enter") {
+              e.preventDefault();
+              add();
+            }
+          }}
+        />
+        <button type="button" onClick={add}>
+          Add to {props.label}
+        </button>
+      </div>
+      <datalist id={listId}>
+        {[...symbols].map(([mint, symbol]) => (
+          <option key={mint} value={`${symbol} ${mint}`} />
+        ))}
+      </datalist>
+      {problem && (
+        <small class="field-error" role="alert">
+          {problem}
+        </small>
+      )}
+    </div>
+  );
+}
