@@ -68,10 +68,14 @@ async function positionsOf(agentId: string, n: number): Promise<any[]> {
   throw new Error(`agent ${agentId} never held ${n} positions`);
 }
 
+/** Desktop and phone screenshots; the desktop one also to docs/ when asked (README shows it). */
 async function shoot(name: string, docsName?: string): Promise<void> {
   const path = join(SHOTS, `${name}-desktop.png`);
   await page.screenshot({ path, fullPage: true });
   if (docsName && process.env.SCREENSHOTS_TO_DOCS === "1") copyFileSync(path, join(DOCS, docsName));
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.screenshot({ path: join(SHOTS, `${name}-phone.png`), fullPage: true });
+  await page.setViewportSize(DESKTOP);
 }
 
 beforeAll(async () => {
@@ -199,7 +203,7 @@ t(
     await feed.getByText(`Signal #${id} buy BONK (strength 4)`).waitFor();
     expect(await bonkSignals.count()).toBe(2);
   },
-  STEP_MS,
+  60_000, // the first load bundles the page (about 50 ms idle, seconds on a loaded machine)
 );
 
 t(
@@ -281,7 +285,7 @@ t(
     }
     expect(await page.getByRole("row", { name: /^Signal \d+$/ }).count()).toBe(1);
     await row.waitFor();
-    await shoot("depth-signals", "dashboard-signals.png");
+    await shoot("depth-signals");
   },
   STEP_MS,
 );

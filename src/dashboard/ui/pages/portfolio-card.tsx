@@ -44,8 +44,10 @@ function ModeRow({ label, m }: { label: string; m: ModeTotals }) {
         <Money sol={m.unrealizedProfitLossSol} usd={m.unrealizedProfitLossUsd} pl />
       </td>
       <td data-label="Today">
-        <Money sol={m.today.realizedProfitLossSol} usd={m.today.realizedProfitLossUsd} pl />
-        <span class="muted small block">{m.today.closedTrades} closed</span>
+        <span>
+          <Money sol={m.today.realizedProfitLossSol} usd={m.today.realizedProfitLossUsd} pl />
+          <span class="muted small block">{m.today.closedTrades} closed</span>
+        </span>
       </td>
     </tr>
   );
