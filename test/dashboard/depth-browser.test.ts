@@ -321,3 +321,19 @@ t(
   },
   STEP_MS,
 );
+
+t(
+  "after a reload the live feed holds the latest 50 events, newest first",
+  async () => {
+    let last = 0;
+    for (let i = 0; i < 55; i++) last = (await postSignal(WIF, "WIF")).id;
+    await page.goto(`${service.url}/`);
+    await page.reload();
+    const feed = page.getByRole("region", { name: "Live feed" });
+    await feed.getByText(`Signal #${last} buy WIF (strength 4)`).waitFor({ timeout: 30_000 });
+    expect(await feed.getByRole("listitem").count()).toBe(50);
+    await expect(feed.getByRole("listitem").first().textContent()).resolves.toContain(`Signal #${last} buy WIF`);
+    await expect(feed.getByRole("listitem").last().textContent()).resolves.toContain(`Signal #${last - 49} buy WIF`);
+  },
+  60_000,
+);

@@ -41,3 +41,24 @@ export function rememberFromEvent(data: Record<string, unknown>): void {
   const agentName = str(data.agentName);
   if (agentId && agentName) rememberAgents([{ id: agentId, name: agentName }]);
 }
+
+const BASE58 = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
+
+/**
+ * What a token picker entry names: a mint address in it (as pasted, or a suggestion "SYMBOL mint"),
+ * else the one mint known by that symbol (any case). A symbol is not unique: one that names several
+ * mints is refused with a hint to pick from the suggestions.
+ */
+export function resolveToken(
+  entry: string,
+  symbols: ReadonlyMap<string, string>,
+): { mint: string } | { error: string } {
+  const text = entry.trim();
+  const address = text.split(/\s+/).find((w) => BASE58.test(w));
+  if (address) return { mint: address };
+  const mints = [...symbols].filter(([, s]) => s.toLowerCase() === text.toLowerCase()).map(([m]) => m);
+  if (mints.length === 1) return { mint: mints[0] as string };
+  if (mints.length > 1)
+    return { error: `Several tokens are called ${text}: pick one from the list (it shows each mint)` };
+  return { error: `No token called ${text} among your signals: paste its mint address` };
+}

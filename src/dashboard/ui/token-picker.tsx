@@ -1,7 +1,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { get } from "./api.ts";
 import { short } from "./format.ts";
-import { rememberTokens, tokenSymbols } from "./names.ts";
+import { rememberTokens, resolveToken, tokenSymbols } from "./names.ts";
 import type { Signal } from "./types.ts";
 
 // A token list field (filters.allowedTokens / blockedTokens) picked by symbol: the tokens the
@@ -10,7 +10,6 @@ import type { Signal } from "./types.ts";
 // token called BONK), so a symbol that names several mints must be picked from the list, which
 // shows each mint; a pasted mint address is taken as it is.
 
-const BASE58 = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
 let known: Promise<void> | null = null;
 
 /** The user's tokens by symbol, loaded once per page from the latest signals. */
@@ -24,21 +23,6 @@ function loadKnownTokens(): Promise<void> {
 }
 
 const toList = (text: string) => text.split(/[\s,]+/).filter(Boolean);
-
-/** The mint an entry names, or why it cannot be used. */
-export function resolveToken(
-  entry: string,
-  symbols: ReadonlyMap<string, string>,
-): { mint: string } | { error: string } {
-  const text = entry.trim();
-  const address = text.split(/\s+/).find((w) => BASE58.test(w));
-  if (address) return { mint: address };
-  const mints = [...symbols].filter(([, s]) => s.toLowerCase() === text.toLowerCase()).map(([m]) => m);
-  if (mints.length === 1) return { mint: mints[0] as string };
-  if (mints.length > 1)
-    return { error: `Several tokens are called ${text}: pick one from the list (it shows each mint)` };
-  return { error: `No token called ${text} among your signals: paste its mint address` };
-}
 
 export function TokenPicker(props: {
   id: string;
