@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Big } from "../../src/money.ts";
+import { assertAuthMatrix } from "../helpers/auth-matrix.ts";
 import { createUser, json } from "../helpers/context.ts";
 import { MINT, MINT2, startTrading, type TradingContext } from "../helpers/trading.ts";
 
@@ -80,18 +81,61 @@ describe("GET /api/v1/portfolio", () => {
     expect((await json(bad)).error).toBe("todayStart must be an ISO 8601 date");
   });
 
-  test("own data only; 401 without a credential; in the OpenAPI document", async () => {
+  test("own data only; the auth matrix; in the OpenAPI document", async () => {
     const other = await createUser(t.ctx);
     const theirs = await json(await get("/api/v1/portfolio", other.token));
     expect(theirs.agents).toBe(0);
     expect(theirs.simulation).toMatchObject({ solBalance: "0", openPositions: 0, closedTrades: 0, totalValueSol: "0" });
-    const none = await t.ctx.request("GET", "/api/v1/portfolio");
-    expect(none.status).toBe(401);
-    expect((await json(none)).error).toBe("Authorization header required");
+    // No or a bad credential 401, a narrow key 403, a full_access key as a JWT.
+    await assertAuthMatrix(t.ctx, { method: "GET", path: "/api/v1/portfolio", token: t.token });
     const doc = await json(await t.ctx.request("GET", "/api/v1/openapi.json"));
     expect(Object.keys(doc.paths["/api/v1/portfolio"])).toEqual(["get"]);
     expect(doc.components.schemas.Portfolio).toBeDefined();
   });
+});
+
+test("live wallets get their own totals, never added to the simulation's", async () => {
+  const u = await createUser(t.ctx);
+  const send = (method: string, path: string, body?: unknown) => t.ctx.request(method, path, { token: u.token, body });
+  const agent = await json(await send("POST", "/api/v1/agents", { name: "live one", tradingMode: "live" }));
+  // A live wallet as the assignment stores it (its SOL is mirrored from the chain in real use).
+  const live = "LiveWa11et1111111111111111111111111111111111";
+  t.ctx.database.sqlite
+    .query(
+      "INSERT INTO agent_wallets (id, agent_id, wallet_address, wallet_type, created_at, updated_at) VALUES (?, ?, ?, 'live', ?, ?)",
+    )
+    .run(crypto.randomUUID(), agent.id, live, "2026-01-01T00:00:00.000Z", "2026-01-01T00:00:00.000Z");
+  const SOL = "So11111111111111111111111111111111111111112";
+  const balance = { agentId: agent.id, walletAddress: live, tokenAddress: SOL, tokenSymbol: "SOL", balance: "2.5" };
+  expect((await send("POST", "/api/v1/agent-balances", balance)).status).toBe(201);
+  const swap = (walletAddress: string, profitLossSol: string, saleTime: string) =>
+    send("POST", "/api/v1/agent-historical-swaps", {
+      agentId: agent.id,
+      walletAddress,
+      tokenAddress: MINT,
+      tokenSymbol: "BONK",
+      amount: "100",
+      purchasePrice: "0.001",
+      salePrice: "0.002",
+      profitLossSol,
+      profitLossUsd: "10",
+      purchaseTime: "2025-12-30T00:00:00.000Z",
+      saleTime,
+      closeReason: "manual",
+    });
+  expect((await swap(live, "0.1", "2025-12-31T12:00:00.000Z")).status).toBe(201);
+  expect((await swap(live, "-0.04", "2026-01-01T00:00:00.000Z")).status).toBe(201);
+  const p = await json(await send("GET", "/api/v1/portfolio"));
+  expect(p.live).toMatchObject({
+    solBalance: "2.5",
+    totalValueSol: "2.5",
+    closedTrades: 2,
+    realizedProfitLossSol: "0.06",
+    realizedProfitLossUsd: "20",
+    today: { realizedProfitLossSol: "-0.04", realizedProfitLossUsd: "10", closedTrades: 1 },
+  });
+  // The agent's simulation wallet (10 SOL at creation) stays on the simulation side.
+  expect(p.simulation).toMatchObject({ solBalance: "10", closedTrades: 0, realizedProfitLossSol: "0" });
 });
 
 describe("position levels", () => {
