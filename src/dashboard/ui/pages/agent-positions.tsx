@@ -74,23 +74,7 @@ export function AgentPositions({ agentId }: { agentId: string }) {
       <div class="table-wrap">
         {positions && positions.length > 0 && (
           <table class="cards-on-phone">
-            <thead>
-              <tr>
-                <th>Token</th>
-                <th>Amount</th>
-                <th>Entry (SOL)</th>
-                <th>Price (SOL)</th>
-                <th>Value</th>
-                <th>P/L</th>
-                <th>Stop (SOL)</th>
-                <th>Take-profit (SOL)</th>
-                <th>DCA (SOL)</th>
-                <th>Opened</th>
-                <th>
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
+            <PositionsHead />
             <tbody>
               {positions.map((p) => (
                 <tr key={p.id} aria-label={`Position ${p.tokenSymbol}`}>
@@ -139,5 +123,27 @@ export function AgentPositions({ agentId }: { agentId: string }) {
         )}
       </div>
     </Section>
+  );
+}
+
+function PositionsHead() {
+  return (
+    <thead>
+      <tr>
+        <th>Token</th>
+        <th>Amount</th>
+        <th>Entry (SOL)</th>
+        <th>Price (SOL)</th>
+        <th>Value</th>
+        <th>P/L</th>
+        <th>Stop (SOL)</th>
+        <th>Take-profit (SOL)</th>
+        <th>DCA (SOL)</th>
+        <th>Opened</th>
+        <th>
+          <span class="sr-only">Actions</span>
+        </th>
+      </tr>
+    </thead>
   );
 }
