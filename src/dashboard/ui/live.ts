@@ -63,7 +63,8 @@ function dispatch(raw: MessageEvent<string>): void {
     return;
   }
   rememberFromEvent(e.data);
-  if (inFeed(e) && !recentEvents.value.some((r) => r.id === e.id)) {
+  // A reconnect may replay what the feed holds; ids restart with the service, hence the time too.
+  if (inFeed(e) && !recentEvents.value.some((r) => r.id === e.id && r.time === e.time)) {
     recentEvents.value = [e, ...recentEvents.value].slice(0, FEED_SIZE);
   }
   for (const fn of listeners) fn(e);
