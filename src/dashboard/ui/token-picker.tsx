@@ -36,9 +36,11 @@ export function TokenPicker(props: {
   useEffect(() => void loadKnownTokens(), []);
   const symbols = tokenSymbols.value;
   const list = toList(props.value);
-  const add = () => {
+  const add = async () => {
     if (!entry.trim()) return;
-    const r = resolveToken(entry, symbols);
+    // A symbol typed before the known tokens arrived is resolved once they have.
+    await loadKnownTokens();
+    const r = resolveToken(entry, tokenSymbols.value);
     if ("error" in r) {
       setProblem(r.error);
       return;
@@ -82,11 +84,11 @@ export function TokenPicker(props: {
           onKeyDown={(e) => {
             if (e.key === "Enter") {
               e.preventDefault();
-              add();
+              void add();
             }
           }}
         />
-        <button type="button" onClick={add}>
+        <button type="button" onClick={() => void add()}>
           Add to {props.label}
         </button>
       </div>
