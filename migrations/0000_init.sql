@@ -189,6 +189,15 @@ CREATE TABLE `price_bars` (
 );
 --> statement-breakpoint
 CREATE INDEX `price_bars_time_idx` ON `price_bars` (`time`);--> statement-breakpoint
+CREATE TABLE `price_impacts` (
+	`token_address` text NOT NULL,
+	`size_bucket` integer NOT NULL,
+	`impact_pct` text NOT NULL,
+	`samples` integer NOT NULL,
+	`updated_at` text NOT NULL,
+	PRIMARY KEY(`token_address`, `size_bucket`)
+);
+--> statement-breakpoint
 CREATE TABLE `agent_transactions` (
 	`id` text PRIMARY KEY NOT NULL,
 	`agent_id` text NOT NULL,
@@ -246,8 +255,7 @@ CREATE TABLE `historical_swaps` (
 	`close_reason` text NOT NULL,
 	`position_id` text,
 	`created_at` text NOT NULL,
-	`updated_at` text NOT NULL,
-	FOREIGN KEY (`agent_id`) REFERENCES `agents`(`id`) ON UPDATE no action ON DELETE cascade
+	`updated_at` text NOT NULL
 );
 --> statement-breakpoint
 CREATE INDEX `historical_swaps_agent_sale_idx` ON `historical_swaps` (`agent_id`,`sale_time`);--> statement-breakpoint
@@ -261,18 +269,21 @@ CREATE TABLE `live_trades` (
 	`input_atomic` text NOT NULL,
 	`expected_output_atomic` text NOT NULL,
 	`token_decimals` integer NOT NULL,
+	`blockhash` text NOT NULL,
 	`last_valid_block_height` integer NOT NULL,
+	`signed_at_slot` integer NOT NULL,
+	`priority_fee_lamports` integer NOT NULL,
 	`status` text NOT NULL,
 	`intent` text,
 	`transaction_id` text,
 	`error` text,
 	`created_at` text NOT NULL,
-	`updated_at` text NOT NULL,
-	FOREIGN KEY (`agent_id`) REFERENCES `agents`(`id`) ON UPDATE no action ON DELETE cascade
+	`updated_at` text NOT NULL
 );
 --> statement-breakpoint
 CREATE INDEX `live_trades_status_idx` ON `live_trades` (`status`);--> statement-breakpoint
 CREATE INDEX `live_trades_agent_token_idx` ON `live_trades` (`agent_id`,`token_address`);--> statement-breakpoint
+CREATE INDEX `live_trades_wallet_idx` ON `live_trades` (`wallet_address`);--> statement-breakpoint
 CREATE TABLE `positions` (
 	`id` text PRIMARY KEY NOT NULL,
 	`agent_id` text NOT NULL,

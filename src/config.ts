@@ -110,6 +110,11 @@ export const configSchema = z.object({
     .string()
     .default("auto")
     .refine((v) => v === "auto" || /^\d+$/.test(v), { error: "must be auto or a whole number of lamports" }),
+  /**
+   * The most priority fee (lamports) a stop-loss or stale exit pays when it is re-sent after its
+   * blockhash expired unconfirmed (it doubles per attempt from LIVE_PRIORITY_FEE's cap).
+   */
+  LIVE_EXIT_PRIORITY_FEE_MAX: int(5_000_000, 0, 1_000_000_000),
   LIVE_SIMULATE_BEFORE_SEND: bool(true),
   /**
    * Priority fee of a transaction this service assembles itself (Swap API v2 `build`): this

@@ -3,7 +3,8 @@ import type { DatabaseHandle } from "../db/client.ts";
 import { inTransaction } from "../db/client.ts";
 import { AgentWalletRepository } from "../db/repositories/agent-wallets.ts";
 import { AgentRepository } from "../db/repositories/agents.ts";
-import { ValidationError } from "../errors.ts";
+import { LiveTradeRepository } from "../db/repositories/live-trades.ts";
+import { ConflictError, ValidationError } from "../errors.ts";
 import { credit } from "../ledgers/balance-ledger.ts";
 import { recordBalanceSnapshot } from "../ledgers/balance-snapshots.ts";
 import type { Logger } from "../logger.ts";
@@ -155,11 +156,15 @@ export class AgentService {
 
   /**
    * Deletes the agent. Foreign keys cascade to its wallets, balances, positions, balance history,
-   * configuration, transactions and swaps (SPEC: irreversible).
+   * configuration, transactions and swaps (SPEC: irreversible). Refused (409) while a live swap
+   * of the agent is pending or unknown: it may still land, and must land on a known agent. The
+   * live swap journal is kept (no cascade): each row keeps the wallet that paid.
    */
   delete(userId: string, agentId: string): void {
     inTransaction(this.database, () => {
       requireOwnedAgent(this.database, userId, agentId);
+      const inDoubt = new LiveTradeRepository(this.database.sqlite).countUnresolvedForAgent(agentId);
+      if (inDoubt > 0) throw new ConflictError(AGENT_SWAP_IN_DOUBT_MESSAGE, { unresolvedLiveSwaps: inDoubt });
       this.agents.delete(agentId);
     });
     this.logger.info("agent deleted", { agentId, userId });
@@ -198,6 +203,9 @@ export class AgentService {
     return config;
   }
 }
+
+export const AGENT_SWAP_IN_DOUBT_MESSAGE =
+  "The agent has a live swap awaiting confirmation on chain (pending or unknown); it cannot be deleted until the swap is reconciled";
 
 export const NO_UPDATE_FIELDS_MESSAGE =
   "At least one field must be provided: name, tradingMode, automatedTradingSimulation or automatedTradingLive";

@@ -35,6 +35,8 @@ export interface PositionView {
     dca: Array<{ order: number; price: number }>;
     dcaOrdersFilled: number;
   };
+  /** Why the monitor does not act on the position now (no usable price); null while it is priced. */
+  waitingReason: string | null;
   createdAt: string;
   updatedAt: string;
 }

@@ -26,6 +26,18 @@ export interface SwapRequest {
    * cap (a stop-loss or stale exit with slippage.maxExitBps null must be able to get out).
    */
   maxImpactBps?: number | null;
+  /**
+   * Refuse the fill when the quote's output (atomic units) is below this: a take-profit sale's
+   * price floor (the level's price less slippage), so a sale decided at +60 % is not made at −15 %.
+   */
+  minOutputAtomic?: bigint;
+  /**
+   * Live: how far below the expected output at an independent price a fill may be (bps; our
+   * floor, live/floor.ts). Default slippageBps; stop-loss and stale exits: maxExitBps ?? maxBps.
+   */
+  floorBps?: number;
+  /** Live: SOL per whole token the service recorded, used when the Price API cannot price the token. */
+  referencePriceSol?: Big;
   /** Screen the token before this buy (signal buys; issue 15): the agent's filters. */
   screening?: TokenScreeningFilters;
   /** What the swap is for: journaled with a live swap BEFORE it is sent (crash recovery). */

@@ -113,6 +113,9 @@ export interface Transaction {
   isDca: boolean;
   isTakeProfit: boolean;
   fees: string;
+  /** confirmed, pending (live, awaiting the chain), unknown (live, not provable: see the page's note), failed. */
+  status: string;
+  transactionHash: string | null;
 }
 
 export interface Signal {

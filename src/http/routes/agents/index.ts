@@ -77,7 +77,8 @@ const remove = createRoute({
       description: "Deleted with its positions, balance history and configuration",
       ...jsonContent(DeleteAgentResponse),
     },
-    ...errorResponses(400, 401, 404),
+    // 409 while a live swap of the agent is pending or unknown.
+    ...errorResponses(400, 401, 404, 409),
   },
 });
 const getConfig = createRoute({

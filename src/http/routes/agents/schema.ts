@@ -148,6 +148,10 @@ export const PositionSchema = z
         dcaOrdersFilled: z.number().int(),
       })
       .openapi({ description: "Price levels (SOL per token) at which the position's rules act now" }),
+    waitingReason: z.string().nullable().openapi({
+      description:
+        "Why the position monitor does not act on this position now: no usable price (SOL/USD stale and no price in SOL from a sell quote, or no price at all). null while it is priced.",
+    }),
     createdAt: z.string(),
     updatedAt: z.string(),
   })

@@ -65,7 +65,8 @@ const resetIndex = createRoute({
   request: { body: { ...jsonContent(ResetWalletBody), required: true } },
   responses: {
     200: { description: "Reset (simulation wallets only)", ...jsonContent(ResetWalletResponse) },
-    ...errorResponses(400, 401, 404, 429),
+    // 409 while a live swap of the wallet's agent is pending or unknown.
+    ...errorResponses(400, 401, 404, 409, 429),
   },
 });
 const reset = createRoute({
@@ -75,7 +76,8 @@ const reset = createRoute({
   request: { params: WalletAddressParam },
   responses: {
     200: { description: "Reset (simulation wallets only)", ...jsonContent(ResetWalletResponse) },
-    ...errorResponses(400, 401, 404, 429),
+    // 409 while a live swap of the wallet's agent is pending or unknown.
+    ...errorResponses(400, 401, 404, 409, 429),
   },
 });
 const checkDeposits = createRoute({
