@@ -30,6 +30,7 @@ import { eventRoutes } from "./http/routes/events/index.ts";
 import { healthRoutes } from "./http/routes/health/index.ts";
 import { metricsRoutes } from "./http/routes/metrics/index.ts";
 import { notificationRoutes } from "./http/routes/notifications/index.ts";
+import { portfolioRoutes } from "./http/routes/portfolio/index.ts";
 import { priceFeedRoutes } from "./http/routes/price-feeds/index.ts";
 import { publicRoutes } from "./http/routes/public/index.ts";
 import { signalSourceRoutes } from "./http/routes/signal-sources/index.ts";
@@ -141,6 +142,7 @@ function mountRoutes(app: OpenAPIHono<AppEnv>, s: AppDeps): void {
   mountDeclared(app, SIGNALS_PATH, tradingSignalRoutes(s));
   mountDeclared(app, "/api/v1/agent-positions", agentPositionRoutes(s));
   mountDeclared(app, "/api/v1/agents", agentRoutes(s));
+  mountDeclared(app, "/api/v1/portfolio", portfolioRoutes(s));
   mountDeclared(app, "/api/v1/wallets", walletRoutes(s));
   mountDeclared(app, "/api/v1/agent-balances", agentBalanceRoutes(s));
   mountDeclared(app, "/api/v1/agent-transactions", agentTransactionRoutes(s));

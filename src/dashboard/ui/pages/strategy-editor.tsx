@@ -11,6 +11,7 @@ import {
   messagesByField,
   setPath,
 } from "../config-fields.ts";
+import { TokenPicker } from "../token-picker.tsx";
 
 // The strategy editor: one labelled input per configuration field with its default, unit and
 // range; Save sends the whole form as {config}; the API's validation messages (`details`) are
@@ -74,7 +75,10 @@ export function FieldInput(props: {
 }) {
   const { field: f, value, errors } = props;
   const id = inputId(f.path, props.idPrefix);
-  const hint = [f.default !== undefined ? `Default ${showDefault(f.default)}` : "", f.unit ?? "", f.range ?? ""]
+  // Token lists are picked by symbol (TokenPicker); the table's unit describes the stored form.
+  const picked = f.kind === "tokenList" && /Tokens$/.test(f.path);
+  const unit = picked ? "by symbol or mint address" : f.unit;
+  const hint = [f.default !== undefined ? `Default ${showDefault(f.default)}` : "", unit ?? "", f.range ?? ""]
     .filter(Boolean)
     .join(" · ");
   const describedBy = `${id}-hint${errors ? ` ${id}-error` : ""}`;
@@ -99,6 +103,16 @@ export function FieldInput(props: {
         ))}
       </select>
     );
+  } else if (picked) {
+    input = (
+      <TokenPicker
+        id={id}
+        label={f.label}
+        value={String(value)}
+        describedBy={describedBy}
+        onChange={(v) => props.onChange(v)}
+      />
+    );
   } else if (f.kind === "tokenList") {
     input = (
       <textarea {...common} rows={3} value={String(value)} onInput={(e) => props.onChange(e.currentTarget.value)} />
@@ -116,7 +130,7 @@ export function FieldInput(props: {
     );
   }
   return (
-    <div class={`field ${f.kind === "boolean" ? "inline" : ""} ${errors ? "invalid" : ""}`}>
+    <div class={`field ${f.kind === "boolean" ? "inline" : ""} ${picked ? "tokens" : ""} ${errors ? "invalid" : ""}`}>
       <label for={id}>{f.label}</label>
       {input}
       <small id={`${id}-hint`} class="muted">

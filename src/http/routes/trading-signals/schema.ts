@@ -141,6 +141,7 @@ export const SignalIdParam = z.object({
 
 const filterFields = {
   tokenAddress: z.string().max(255).optional(),
+  symbol: z.string().trim().max(50).optional().openapi({ description: "The signal's symbol, any case" }),
   signalType: z.string().max(50).optional(),
   startDate: isoDateTime("startDate").optional(),
   endDate: isoDateTime("endDate").optional(),
