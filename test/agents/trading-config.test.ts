@@ -27,6 +27,7 @@ const DEFAULTS = {
     allowedTokens: [],
     blockedTokens: [],
     minSignalStrength: 1,
+    signalTypes: [],
     // Issue 15 token screening.
     rejectFreezeAuthority: true,
     rejectMintAuthority: false,
@@ -230,6 +231,16 @@ describe("PUT /agents/:id/config", () => {
       "filters.minSignalStrength 6",
       { filters: { minSignalStrength: 6 } },
       ["filters.minSignalStrength must be a whole number between 1 and 5"],
+    ],
+    [
+      "filters.signalTypes not an array",
+      { filters: { signalTypes: "buy" } },
+      ["filters.signalTypes must be an array of signal types"],
+    ],
+    [
+      "filters.signalTypes with an empty or too long entry",
+      { filters: { signalTypes: ["buy", " ", "x".repeat(51)] } },
+      ["filters.signalTypes.1 must not be empty", "filters.signalTypes.2 must be at most 50 characters"],
     ],
     [
       "filters.rejectFreezeAuthority not a boolean",

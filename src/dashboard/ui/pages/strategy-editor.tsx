@@ -7,6 +7,7 @@ import {
   type ConfigField,
   getPath,
   guessField,
+  isListKind,
   leafPaths,
   messagesByField,
   setPath,
@@ -26,7 +27,7 @@ export function toDraft(config: Config, fields: ConfigField[]): Draft {
   for (const f of fields) {
     const v = getPath(config, f.path);
     if (f.kind === "boolean") d[f.path] = v === true;
-    else if (f.kind === "tokenList") d[f.path] = Array.isArray(v) ? v.join("\n") : "";
+    else if (isListKind(f.kind)) d[f.path] = Array.isArray(v) ? v.join("\n") : "";
     else d[f.path] = v === null || v === undefined ? "" : String(v);
   }
   return d;
@@ -38,7 +39,7 @@ export function fromDraft(draft: Draft, fields: ConfigField[]): Config {
   for (const f of fields) {
     const raw = draft[f.path];
     let value: unknown = raw;
-    if (f.kind === "tokenList") {
+    if (isListKind(f.kind)) {
       value = String(raw)
         .split(/[\s,]+/)
         .filter(Boolean);
@@ -99,7 +100,7 @@ export function FieldInput(props: {
         ))}
       </select>
     );
-  } else if (f.kind === "tokenList") {
+  } else if (isListKind(f.kind)) {
     input = (
       <textarea {...common} rows={3} value={String(value)} onInput={(e) => props.onChange(e.currentTarget.value)} />
     );
