@@ -151,7 +151,10 @@ function mountRoutes(app: OpenAPIHono<AppEnv>, s: AppDeps): void {
   app.route("/api/v1/health", healthRoutes(s));
   app.route("/api/v1/price-feeds", priceFeedRoutes(s));
   app.route("/api/v1/data-sources", dataSourceRoutes(s));
+  // SPEC lists /metrics among the paths under {base_url}/api/v1; the root one is where Prometheus
+  // looks by default. Both serve the same exposition.
   app.route("/", metricsRoutes(s));
+  app.route("/api/v1", metricsRoutes(s));
   app.route(SIGNALS_PATH, tradingSignalRoutes(s));
   app.route("/api/v1/agent-positions", agentPositionRoutes(s));
   app.route("/api/v1/agents", agentRoutes(s));
