@@ -214,8 +214,13 @@ export const TradingConfigPatchSchema = z.strictObject(
     minimumAgentBalance: minimumAgentBalance.optional(),
   },
   {
+    // A missing `config` is most often a configuration sent without its wrapper: say so.
     error: (iss) =>
-      iss.code === "invalid_type" ? "must be an object (a partial configuration) or null to reset" : undefined,
+      iss.code !== "invalid_type"
+        ? undefined
+        : iss.input === undefined
+          ? 'is missing: send {"config": {...}} with the changed fields inside (or {"config": null} to reset)'
+          : "must be an object (a partial configuration) or null to reset",
   },
 );
 

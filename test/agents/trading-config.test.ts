@@ -332,7 +332,9 @@ describe("PUT /agents/:id/config", () => {
       success: false,
       error: "Invalid trading configuration",
       code: "VALIDATION_ERROR",
-      details: ["config must be an object (a partial configuration) or null to reset"],
+      details: [
+        'config is missing: send {"config": {...}} with the changed fields inside (or {"config": null} to reset)',
+      ],
     });
   });
 
