@@ -10,6 +10,7 @@ import { type Clock, systemClock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import type { DatabaseHandle } from "./db/client.ts";
 import { GroupCommit } from "./db/group-commit.ts";
+import { eventNameLookup } from "./db/repositories/event-names.ts";
 import { PositionRepository } from "./db/repositories/positions.ts";
 import { TradingAgentRepository } from "./db/repositories/trading-agents.ts";
 import { WalCheckpointer } from "./db/wal-checkpointer.ts";
@@ -176,7 +177,7 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
 
   // 3. Events, market connections (PRODUCT.md §5: nothing connects until serve() runs the start
   //    hooks), metrics.
-  const events = new EventBus(() => clock.now());
+  const events = new EventBus(() => clock.now(), undefined, eventNameLookup(database.sqlite));
   const market = createMarket(config, { clock, logger, events }, opts.market);
   const metrics = createMetrics(clock, {
     openPositions: openPositionsFromDatabase(database.sqlite),

@@ -102,3 +102,9 @@ test("README's configuration table is the configuration schema, in one table", (
     );
   expect(stray).toEqual([]);
 });
+
+test("README has each section once (one Layout, not two)", () => {
+  const headings = [...readme.matchAll(/^## (.+)$/gm)].map((m) => m[1] as string);
+  expect(headings.filter((h, i) => headings.indexOf(h) !== i)).toEqual([]);
+  expect(headings.filter((h) => h === "Layout")).toHaveLength(1);
+});

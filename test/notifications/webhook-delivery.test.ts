@@ -50,6 +50,8 @@ test("a verifying receiver gets position.opened on the first delivery tick after
   expect(got?.payload?.type).toBe("position.opened");
   expect(got?.payload?.data.positionId).toBe(position.id);
   expect(got?.payload?.data.agentId).toBe(agent.id);
+  // The message names the agent and the token, not only their ids (PRODUCT.md §7).
+  expect(got?.payload?.data).toMatchObject({ agentName: "agent", tokenSymbol: "BONK" });
   expect(got?.id).toMatch(/^msg_[0-9a-f]{32}$/);
   expect(got?.signature).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
   // Events the endpoint did not subscribe to (trade.executed) were not queued.
