@@ -112,6 +112,17 @@ export const configSchema = z.object({
     .refine((v) => v === "auto" || /^\d+$/.test(v), { error: "must be auto or a whole number of lamports" }),
   LIVE_SIMULATE_BEFORE_SEND: bool(true),
   /**
+   * Priority fee of a transaction this service assembles itself (Swap API v2 `build`): this
+   * percentile of getRecentPrioritizationFees over the swap's writable accounts, at most
+   * LIVE_PRIORITY_FEE_MAX lamports per transaction, at LIVE_COMPUTE_UNIT_LIMIT compute units.
+   */
+  LIVE_PRIORITY_FEE_PERCENTILE: int(75, 0, 100),
+  LIVE_PRIORITY_FEE_MAX: int(1_000_000, 0, 100_000_000),
+  LIVE_COMPUTE_UNIT_LIMIT: int(400_000, 10_000, 1_400_000),
+  /** Jito block engine: set, a live swap goes out as a bundle with one JITO_TIP_LAMPORTS tip; empty: off. */
+  JITO_BLOCK_ENGINE_URL: sourceUrl(""),
+  JITO_TIP_LAMPORTS: int(10_000, 1_000, 10_000_000),
+  /**
    * Programs a live swap may call besides the built-in ones (Compute Budget, System, SPL Token,
    * Token-2022, Associated Token Account, Jupiter v6): comma-separated base58 program ids.
    */
@@ -130,6 +141,11 @@ export const configSchema = z.object({
   SOL_PRICE_FEED_URL: sourceUrl("https://api.jup.ag"),
   SWAP_AGGREGATOR_URL: sourceUrl("https://api.jup.ag"),
   SWAP_AGGREGATOR_API_KEY: optionalSecret,
+  /**
+   * Which Jupiter Swap API trades: `build` (v2 /build, the transaction assembled here), `order`
+   * (v2 /order + /execute, Jupiter lands it) or `v1` (legacy /swap/v1, until Jupiter retires it).
+   */
+  SWAP_API: z.enum(["build", "order", "v1"], { error: "must be build, order or v1" }).default("build"),
   /**
    * Client-side pacing of every Jupiter call (price, quote, swap), requests per minute. Empty: the
    * published limit of the tier in use (keyless about 30, with a key 60). Raise it for a paid tier,

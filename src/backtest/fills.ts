@@ -12,9 +12,10 @@ import {
 // (src/trading/simulation-executor.ts), the quote being the bar's price with no price impact
 // (history has no order book). Slippage is checked by the rule, fees are the rule's simulation
 // fees; amounts are whole atomic units rounded down, as the aggregator's quotes are. The opening
-// buy pays the token account's rent with its fees and the closing sale's account close gives it
-// back to the balance (rentRefundSol, not part of the proceeds or the P/L) less the fee of the
-// transaction that closes the account, as the simulation settlement does
+// buy pays the token account's rent beside its fees (rentDepositSol) and the closing sale's
+// account close gives it back to the balance (rentRefundSol) less the fee of the transaction that
+// closes the account; neither is in the proceeds, the cost or the P/L, as in the simulation
+// settlement
 // (src/trading/settlement/simulation.ts). A Token-2022 transfer fee is not applied: history does
 // not say which mints have one.
 
@@ -22,8 +23,12 @@ export interface BuyFill {
   solSwapped: Big;
   tokens: Big;
   feesSol: Big;
-  /** solSwapped + fees: what the balance pays. */
+  /** solSwapped + fees: the cost P/L counts. */
   cost: Big;
+  /** Token account rent the opening buy pays (0 otherwise). */
+  rentDepositSol: Big;
+  /** cost + rent: what the balance pays. */
+  paid: Big;
 }
 
 export interface SellFill {
@@ -57,8 +62,17 @@ export function simulateBuy(
   const solSwapped = fromAtomic(lamports, SOL_DECIMALS);
   const tokensAtomic = toAtomic(solSwapped.div(priceSol), decimals);
   if (tokensAtomic <= 0n) return { refused: "The quote returned no output amount" };
-  const feesSol = simulationSwapFeeSol(priorityFeeSol).plus(opensAccount ? TOKEN_ACCOUNT_RENT_SOL : 0);
-  return { solSwapped, tokens: fromAtomic(tokensAtomic, decimals), feesSol, cost: solSwapped.plus(feesSol) };
+  const feesSol = simulationSwapFeeSol(priorityFeeSol);
+  const rentDepositSol = new Big(opensAccount ? TOKEN_ACCOUNT_RENT_SOL : 0);
+  const cost = solSwapped.plus(feesSol);
+  return {
+    solSwapped,
+    tokens: fromAtomic(tokensAtomic, decimals),
+    feesSol,
+    cost,
+    rentDepositSol,
+    paid: cost.plus(rentDepositSol),
+  };
 }
 
 export function simulateSell(

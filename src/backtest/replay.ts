@@ -4,12 +4,13 @@ import {
   checkBeforeMarketData,
   checkMarketAndBalance,
   closePnl,
+  dcaWithinMinimumBalance,
   decidePositionAction,
   isExitSignal,
   nextPeak,
   type PositionAction,
   positionSizeSol,
-  takeProfitSalePnl,
+  salePnl,
 } from "../trading/rules/index.ts";
 import { isRefused, simulateBuy, simulateSell } from "./fills.ts";
 import { MinHeap } from "./heap.ts";
@@ -43,6 +44,7 @@ interface OpenPosition extends ScanState {
   peakPriceSol: string;
   purchaseAmount: string;
   costSol: string;
+  heldCostSol: string;
   realizedProfitSol: string;
   openingSolAmount: string;
   /** remainingAmount as a float, for the equity curve only. */
@@ -172,7 +174,7 @@ export function replayVariant(input: ReplayInput, aligned = alignSignals(input.s
     }
     const pnl = closePnl({
       costSol: p.costSol,
-      purchaseAmount: p.purchaseAmount,
+      heldCostSol: p.heldCostSol,
       remainingAmount: p.remainingAmount,
       entryPriceSol: p.entryPriceSol,
       realizedProfitSol: p.realizedProfitSol,
@@ -209,15 +211,16 @@ export function replayVariant(input: ReplayInput, aligned = alignSignals(input.s
       const received = fill.proceeds;
       balance = balance.plus(received.minus(fill.feesSol)).plus(fill.rentRefundSol);
       lastTradeAtMs = time;
-      const sale = takeProfitSalePnl({
-        costSol: p.costSol,
-        purchaseAmount: p.purchaseAmount,
+      const sale = salePnl({
+        heldCostSol: p.heldCostSol,
+        remainingAmount: p.remainingAmount,
         tokensSold: action.sellAmount,
         proceedsSol: received,
         feesSol: fill.feesSol,
       });
       const realized = new Big(p.realizedProfitSol).plus(sale.realizedProfitSol);
       p.realizedProfitSol = decStr(realized);
+      p.heldCostSol = decStr(sale.heldCostAfterSol);
       p.remainingAmount = decStr(action.remainingAfter);
       p.remainingNum = Number(p.remainingAmount);
       p.levelsHit = action.levelsHit;
@@ -225,7 +228,7 @@ export function replayVariant(input: ReplayInput, aligned = alignSignals(input.s
       if (action.closesPosition) {
         const pnl = closePnl({
           costSol: p.costSol,
-          purchaseAmount: p.purchaseAmount,
+          heldCostSol: "0",
           remainingAmount: "0",
           entryPriceSol: p.entryPriceSol,
           realizedProfitSol: realized,
@@ -243,26 +246,21 @@ export function replayVariant(input: ReplayInput, aligned = alignSignals(input.s
       return;
     }
     if (action.kind === "dca") {
-      if (balance.lt(action.amountSol)) return; // the engine refuses a buy the wallet cannot pay
+      // The engine refuses a buy the wallet cannot pay, and skips one that would leave it under the
+      // minimum balance (rules/dca.ts); so does the replay.
+      if (!dcaWithinMinimumBalance(balance, action.amountSol, config.minimumAgentBalance)) return;
+      if (balance.lt(action.amountSol)) return;
       const fill = simulateBuy(action.amountSol, price, p.path.decimals, config.slippage, priorityFeeSol);
-      if (isRefused(fill) || balance.lt(fill.cost)) return;
-      balance = balance.minus(fill.cost);
+      if (isRefused(fill) || balance.lt(fill.paid)) return;
+      balance = balance.minus(fill.paid);
       lastTradeAtMs = time;
-      const next = applyDcaFill(
-        {
-          entryPriceSol: p.entryPriceSol,
-          purchaseAmount: p.purchaseAmount,
-          remainingAmount: p.remainingAmount,
-          costSol: p.costSol,
-          dcaOrders: p.dcaOrders,
-        },
-        { solSwapped: fill.solSwapped, feesSol: fill.feesSol, tokensReceived: fill.tokens },
-      );
+      const next = applyDcaFill(p, { solSwapped: fill.solSwapped, feesSol: fill.feesSol, tokensReceived: fill.tokens });
       p.entryPriceSol = decStr(next.entryPriceSol);
       p.purchaseAmount = decStr(next.purchaseAmount);
       p.remainingAmount = decStr(next.remainingAmount);
       p.remainingNum = Number(p.remainingAmount);
       p.costSol = decStr(next.costSol);
+      p.heldCostSol = decStr(next.heldCostSol);
       p.dcaOrders = next.dcaOrders;
       markEquity(time);
     }
@@ -352,8 +350,8 @@ export function replayVariant(input: ReplayInput, aligned = alignSignals(input.s
     });
     if (!post.eligible) return void skip(post.rule);
     const fill = simulateBuy(size, path.closes[index]!, path.decimals, config.slippage, priorityFeeSol, true);
-    if (isRefused(fill) || balance.lt(fill.cost)) return void skip("failed");
-    balance = balance.minus(fill.cost);
+    if (isRefused(fill) || balance.lt(fill.paid)) return void skip("failed");
+    balance = balance.minus(fill.paid);
     lastTradeAtMs = time;
     const entry = decStr(fill.solSwapped.div(fill.tokens));
     if (open.size === 0) exposure.openSince = time;
@@ -374,6 +372,7 @@ export function replayVariant(input: ReplayInput, aligned = alignSignals(input.s
       remainingAmount: decStr(fill.tokens),
       purchaseAmount: decStr(fill.tokens),
       costSol: decStr(fill.cost),
+      heldCostSol: decStr(fill.cost),
       realizedProfitSol: "0",
       openingSolAmount: decStr(fill.solSwapped),
       remainingNum: Number(fill.tokens),

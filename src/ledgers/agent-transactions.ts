@@ -8,7 +8,9 @@ import { LedgerCrud } from "./ledger-crud.ts";
 
 // Agent transactions (SPEC "Agent transaction", "Agent transaction endpoints"): the record of
 // every BUY and SELL. The trading engine writes them inside its trade transaction; the HTTP CRUD
-// is for internal tooling and corrections.
+// is for internal tooling and corrections. Trading never reads them back: DCA sizes, entry and
+// cost come from the position's own fields written by settlement, so editing a record changes
+// what is shown, not what the agent does (docs/decisions.md "Books that reconcile").
 
 type Row = TransactionRecord;
 
@@ -25,6 +27,8 @@ export const toTransactionView = (r: Row): TransactionView => ({
   destinationAddress: r.destinationAddress,
   signalId: r.signalId,
   fees: r.fees,
+  rentDepositSol: r.rentDepositSol,
+  rentRefundSol: r.rentRefundSol,
   routes: r.routes ?? [],
   inputMint: r.inputMint,
   inputSymbol: r.inputSymbol,
@@ -115,6 +119,8 @@ export class AgentTransactionService {
       destinationAddress: input.destinationAddress ?? null,
       signalId: input.signalId ?? null,
       fees: input.fees ?? null,
+      rentDepositSol: input.rentDepositSol ?? "0",
+      rentRefundSol: input.rentRefundSol ?? "0",
       routes: input.routes ?? [],
       inputMint: input.inputMint,
       inputSymbol: input.inputSymbol ?? null,

@@ -39,11 +39,7 @@ export class JupiterSwapClient implements QuoteProvider {
   constructor(private readonly http: HttpClient) {}
 
   async quote(req: QuoteRequest): Promise<Quote> {
-    if (!/^[1-9]\d*$/.test(req.amount))
-      throw new ValidationError("Quote amount must be a positive whole number of atomic units");
-    if (!Number.isInteger(req.slippageBps) || req.slippageBps < 0 || req.slippageBps > 10_000) {
-      throw new ValidationError("slippageBps must be a whole number from 0 to 10000");
-    }
+    checkQuoteRequest(req);
     const body = await this.http.getJson("/swap/v1/quote", {
       inputMint: req.inputMint,
       outputMint: req.outputMint,
@@ -51,7 +47,7 @@ export class JupiterSwapClient implements QuoteProvider {
       slippageBps: req.slippageBps,
       swapMode: req.swapMode,
     });
-    return this.toQuote(body);
+    return parseQuote(this.http.service, body);
   }
 
   async swapTransaction(quote: Quote, userPublicKey: string, priorityFee: PriorityFee): Promise<SwapTransaction> {
@@ -76,37 +72,48 @@ export class JupiterSwapClient implements QuoteProvider {
       simulationError: b.simulationError ?? null,
     };
   }
+}
 
-  private toQuote(body: unknown): Quote {
-    const b = obj(body);
-    const service = this.http.service;
-    if (!b) throw unexpectedResponse(service, "quote is not an object");
-    const inAmount = atomic(b.inAmount);
-    const outAmount = atomic(b.outAmount);
-    const inputMint = str(b.inputMint);
-    const outputMint = str(b.outputMint);
-    if (!inAmount || !outAmount || !inputMint || !outputMint) {
-      throw unexpectedResponse(service, "quote without inputMint, outputMint, inAmount and outAmount");
-    }
-    const labels: string[] = [];
-    if (Array.isArray(b.routePlan)) {
-      for (const step of b.routePlan) {
-        const label = str(obj(obj(step)?.swapInfo)?.label);
-        if (label && !labels.includes(label)) labels.push(label);
-      }
-    }
-    return {
-      inputMint,
-      outputMint,
-      inAmount,
-      outAmount,
-      otherAmountThreshold: atomic(b.otherAmountThreshold) ?? outAmount,
-      swapMode: str(b.swapMode) ?? "ExactIn",
-      slippageBps: int(b.slippageBps) ?? 0,
-      priceImpactPct: decimalText(b.priceImpactPct) ?? "0",
-      routeLabels: labels,
-      contextSlot: int(b.contextSlot),
-      raw: Object.freeze({ ...(isObject(body) ? body : {}) }),
-    };
+/** The checks a quote request passes before it is sent (v1 and v2 alike). */
+export function checkQuoteRequest(req: QuoteRequest): void {
+  if (!/^[1-9]\d*$/.test(req.amount))
+    throw new ValidationError("Quote amount must be a positive whole number of atomic units");
+  if (!Number.isInteger(req.slippageBps) || req.slippageBps < 0 || req.slippageBps > 10_000)
+    throw new ValidationError("slippageBps must be a whole number from 0 to 10000");
+}
+
+/**
+ * A Jupiter quote document (v1 /quote; the same quote fields sit in v2 /build and /order) as a
+ * Quote; `raw` keeps the document exactly as received.
+ */
+export function parseQuote(service: string, body: unknown): Quote {
+  const b = obj(body);
+  if (!b) throw unexpectedResponse(service, "quote is not an object");
+  const inAmount = atomic(b.inAmount);
+  const outAmount = atomic(b.outAmount);
+  const inputMint = str(b.inputMint);
+  const outputMint = str(b.outputMint);
+  if (!inAmount || !outAmount || !inputMint || !outputMint) {
+    throw unexpectedResponse(service, "quote without inputMint, outputMint, inAmount and outAmount");
   }
+  const labels: string[] = [];
+  if (Array.isArray(b.routePlan)) {
+    for (const step of b.routePlan) {
+      const label = str(obj(obj(step)?.swapInfo)?.label);
+      if (label && !labels.includes(label)) labels.push(label);
+    }
+  }
+  return {
+    inputMint,
+    outputMint,
+    inAmount,
+    outAmount,
+    otherAmountThreshold: atomic(b.otherAmountThreshold) ?? outAmount,
+    swapMode: str(b.swapMode) ?? "ExactIn",
+    slippageBps: int(b.slippageBps) ?? 0,
+    priceImpactPct: decimalText(b.priceImpactPct) ?? "0",
+    routeLabels: labels,
+    contextSlot: int(b.contextSlot),
+    raw: Object.freeze({ ...(isObject(body) ? body : {}) }),
+  };
 }

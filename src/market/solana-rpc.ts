@@ -1,5 +1,6 @@
 import { ExternalServiceError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
+import { SOL_MINT } from "../money.ts";
 import type { FetchLike } from "./http-client.ts";
 
 // Solana JSON-RPC 2.0 over plain HTTP POST (PRODUCT.md §5 "Solana RPC"): no WebSocket, so
@@ -42,6 +43,8 @@ export interface SignatureStatus {
 }
 
 export interface TokenBalanceEntry {
+  /** Index of the token account in the transaction's account keys (-1 when the node omits it). */
+  accountIndex: number;
   mint: string;
   owner: string | null;
   /** Atomic units. */
@@ -289,6 +292,7 @@ export class SolanaRpcClient {
       Array.isArray(v)
         ? // biome-ignore lint/suspicious/noExplicitAny: RPC JSON read defensively, every field checked
           v.map((e: any) => ({
+            accountIndex: Number.isInteger(e?.accountIndex) ? e.accountIndex : -1,
             mint: String(e?.mint ?? ""),
             owner: typeof e?.owner === "string" ? e.owner : null,
             amount: toBigInt(e?.uiTokenAmount?.amount, "getTransaction"),
@@ -311,10 +315,31 @@ export class SolanaRpcClient {
 /** The owner's SOL change in a landed transaction (lamports; negative when it spent). */
 const minSlot = (slot: number | undefined) => (slot !== undefined && slot > 0 ? { minContextSlot: slot } : {});
 
+/**
+ * The owner's SOL change in a landed transaction as the wallet sees it (lamports; negative when it
+ * spent): its own lamports plus those of its wrapped-SOL token accounts the transaction touched.
+ * A sale that pays out into wSOL and unwraps it (closing the account) moves the account's whole
+ * balance to the wallet, wSOL the wallet held before included; counting the account's change too
+ * leaves exactly what the transaction added, so pre-existing wSOL is never booked as proceeds.
+ */
 export function solDelta(tx: LandedTransaction, owner: string): bigint {
   const i = tx.accountKeys.indexOf(owner);
-  if (i < 0) return 0n;
-  return (tx.postBalances[i] ?? 0n) - (tx.preBalances[i] ?? 0n);
+  const own = i < 0 ? 0n : (tx.postBalances[i] ?? 0n) - (tx.preBalances[i] ?? 0n);
+  return own + tokenAccountLamportsDelta(tx, owner, SOL_MINT);
+}
+
+/**
+ * The change in lamports of the owner's token accounts of `mint` that the transaction lists in
+ * its token balances: an account created pays its rent (positive), one closed gives its lamports
+ * back (negative). Accounts the node gives no index for count 0.
+ */
+export function tokenAccountLamportsDelta(tx: LandedTransaction, owner: string, mint: string): bigint {
+  const indexes = new Set<number>();
+  for (const e of [...tx.preTokenBalances, ...tx.postTokenBalances])
+    if (e.owner === owner && e.mint === mint && e.accountIndex >= 0) indexes.add(e.accountIndex);
+  let delta = 0n;
+  for (const k of indexes) delta += (tx.postBalances[k] ?? 0n) - (tx.preBalances[k] ?? 0n);
+  return delta;
 }
 
 /** The owner's change of one mint over all its token accounts (atomic units). */

@@ -50,6 +50,8 @@ export interface Metrics {
   readonly signalsReceived: Counter<string>;
   /** One per executed or failed trade: `trades.inc({mode, side, outcome})`. */
   readonly trades: Counter<"mode" | "side" | "outcome">;
+  /** One per rule-triggered trade skipped before swapping: `tradesSkipped.inc({mode, rule})`. */
+  readonly tradesSkipped: Counter<"mode" | "rule">;
   /** Replaces the scrape-time readers (open positions, SOL price); see MetricsSources. */
   setSources(sources: MetricsSources): void;
   /** Prometheus text exposition. */
@@ -80,6 +82,13 @@ export function createMetrics(clock: Clock, initial: MetricsSources = {}): Metri
   // Every combination exists from the start, so rate() sees the first trade (Prometheus practice).
   for (const mode of MODES)
     for (const side of SIDES) for (const outcome of OUTCOMES) trades.inc({ mode, side, outcome }, 0);
+  const tradesSkipped = new Counter({
+    name: "trading_trades_skipped_total",
+    help: "Rule-triggered trades skipped before swapping (e.g. a DCA order under minimumAgentBalance), by mode and rule.",
+    labelNames: ["mode", "rule"] as const,
+    registers,
+  });
+  for (const mode of MODES) tradesSkipped.inc({ mode, rule: "minimum_balance" }, 0);
 
   new Gauge({
     name: "trading_open_positions",
@@ -127,6 +136,7 @@ export function createMetrics(clock: Clock, initial: MetricsSources = {}): Metri
     http,
     signalsReceived,
     trades,
+    tradesSkipped,
     setSources(next) {
       sources = { ...sources, ...next };
     },

@@ -41,8 +41,15 @@ export interface SwapFill {
   /** Atomic amounts actually swapped (input) and received (output). */
   inputAtomic: bigint;
   outputAtomic: bigint;
-  /** SOL charged on top of the swap (network + priority fee). */
+  /** SOL charged on top of the swap (network + priority fee); never token-account rent. */
   feesSol: Big;
+  /**
+   * Live: token-account rent the swap transaction itself paid (it created the mint's account) or
+   * got back (it closed one), read from the chain. The simulation settlement works its rent out
+   * from the ledger instead. Absent: none.
+   */
+  rentDepositSol?: Big;
+  rentRefundSol?: Big;
   routes: string[];
   /** Price impact as a fraction (0.0123 = 1.23 %). */
   priceImpactPct: string;

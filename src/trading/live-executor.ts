@@ -10,6 +10,7 @@ import {
   type LandedTransaction,
   type SolanaRpcClient,
   solDelta,
+  tokenAccountLamportsDelta,
   tokenDelta,
 } from "../market/solana-rpc.ts";
 import type { PriorityFee, Quote, QuoteProvider } from "../market/types.ts";
@@ -294,6 +295,7 @@ export class LiveExecutor implements TradeExecutor {
         inputAtomic: amounts.inputAtomic,
         outputAtomic: amounts.outputAtomic,
         feesSol: fromAtomic(landed.feeLamports, SOL_DECIMALS),
+        ...rentOfFill(amounts),
         routes: quote.routeLabels,
         priceImpactPct: quote.priceImpactPct,
         slippageBps: req.slippageBps,
@@ -317,12 +319,13 @@ function deserialize(base64: string): VersionedTransaction {
 }
 
 /**
- * The swap's real amounts from the transaction's pre/post balances (docs/decisions.md "Live
- * trading"): a BUY spent the wallet's SOL decrease minus the network fee (token account rent
- * included: a real cost of the buy) and received the token increase; a SELL sold the token
- * decrease and received the SOL increase plus the fee (the fee is counted as the fill's fees).
- * Should the chain show no movement (an RPC without token balances), the quote's amounts stand
- * in and a warning is logged.
+ * The swap's real amounts from the transaction's pre/post balances (docs/decisions.md "Books that
+ * reconcile"): the SOL side is the wallet's change as solDelta sees it (lamports plus its
+ * wrapped-SOL accounts), less the network fee (the fill's fees) and less the rent of a token
+ * account of the mint the swap created (recorded on its own as rentDepositSol) or plus the rent
+ * of one it closed (rentRefundSol). So a BUY's input is the SOL that went into the swap, and the
+ * entry price (input ÷ tokens) is the simulation's for the same fill. Should the chain show no
+ * movement (an RPC without token balances), the quote's amounts stand in and a warning is logged.
  */
 export function amountsFromChain(
   side: "BUY" | "SELL",
@@ -331,21 +334,36 @@ export function amountsFromChain(
   landed: LandedTransaction,
   quote: Pick<Quote, "inAmount" | "outAmount">,
   log?: Logger,
-): { inputAtomic: bigint; outputAtomic: bigint } {
+): { inputAtomic: bigint; outputAtomic: bigint; rentDepositLamports: bigint; rentRefundLamports: bigint } {
   const sol = solDelta(landed, owner);
   const tok = tokenDelta(landed, owner, mint);
   const fee = landed.feeLamports;
-  const input = side === "BUY" ? -sol - fee : -tok;
-  const output = side === "BUY" ? tok : sol + fee;
-  if (input > 0n && output > 0n) return { inputAtomic: input, outputAtomic: output };
+  const rent = tokenAccountLamportsDelta(landed, owner, mint);
+  const rentDepositLamports = rent > 0n ? rent : 0n;
+  const rentRefundLamports = rent < 0n ? -rent : 0n;
+  const input = side === "BUY" ? -sol - fee - rentDepositLamports : -tok;
+  const output = side === "BUY" ? tok : sol + fee - rentRefundLamports;
+  if (input > 0n && output > 0n)
+    return { inputAtomic: input, outputAtomic: output, rentDepositLamports, rentRefundLamports };
   log?.warn("live swap balances not visible in the transaction; using the quote's amounts", {
     side,
     mint,
     solDelta: sol.toString(),
     tokenDelta: tok.toString(),
   });
-  return { inputAtomic: BigInt(quote.inAmount), outputAtomic: BigInt(quote.outAmount) };
+  return {
+    inputAtomic: BigInt(quote.inAmount),
+    outputAtomic: BigInt(quote.outAmount),
+    rentDepositLamports: 0n,
+    rentRefundLamports: 0n,
+  };
 }
+
+/** The fill fields of a swap's token-account rent (SwapFill.rentDepositSol / rentRefundSol). */
+export const rentOfFill = (a: { rentDepositLamports: bigint; rentRefundLamports: bigint }) => ({
+  rentDepositSol: fromAtomic(a.rentDepositLamports, SOL_DECIMALS),
+  rentRefundSol: fromAtomic(a.rentRefundLamports, SOL_DECIMALS),
+});
 
 function clipJson(v: unknown): string {
   let s: string;

@@ -86,7 +86,7 @@ export class PositionMonitor {
     return { positions: read.positions, agents };
   }
 
-  private decide(p: Omit<MonitorRow, "rowid"> & { openingSolAmount: string }, config: TradingConfig, priceSol: Big) {
+  private decide(p: Omit<MonitorRow, "rowid"> & { openingSol: string }, config: TradingConfig, priceSol: Big) {
     return decidePositionAction({
       config,
       position: {
@@ -96,7 +96,7 @@ export class PositionMonitor {
         moonBagActivated: p.moonBagActivated,
         tokenDecimals: p.tokenDecimals,
         dcaOrders: p.dcaOrders,
-        originalCostSol: p.openingSolAmount,
+        originalCostSol: p.openingSol,
         openedAtMs: Date.parse(p.openedAt),
         peakPriceSol: p.peakPriceSol,
       },
@@ -169,7 +169,7 @@ export class PositionMonitor {
         }
         // DCA orders are sized from the opening buy: read only when the rule may use it.
         const openingSol = agent.config.dca.enabled ? this.d.positions.openingSolAmount(p.id) : "0";
-        const decision = this.decide({ ...p, openingSolAmount: openingSol }, agent.config, tp.priceSol);
+        const decision = this.decide({ ...p, openingSol }, agent.config, tp.priceSol);
         const peak = decStr(decision.peakPriceSol);
         updates.push({ rowid: p.rowid, id: p.id, lastPriceSol: tp.sol, lastPriceUsd: tp.usd, peakPriceSol: peak });
         if (decision.peakChanged) peaks.push({ p, userId: agent.userId, peak });
@@ -263,7 +263,10 @@ export class PositionMonitor {
               rule: "dca",
               order: action.order,
             });
-            return (await this.d.engine.dcaBuy(fresh, action.order, action.amountSol)) ? "done" : "failed";
+            {
+              const r = await this.d.engine.dcaBuy(fresh, action.order, action.amountSol);
+              return r === "recorded" ? "done" : r;
+            }
         }
       } catch (err) {
         if (err instanceof OperationalError) throw err;

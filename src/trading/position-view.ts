@@ -76,7 +76,7 @@ export function pricePosition(r: PositionRecord, tokenUsd: string | null, solUsd
   const priceSol = live ? new Big(tokenUsd as string).div(sol) : new Big(r.lastPriceSol ?? r.entryPriceSol);
   const pnl = positionPnl({
     costSol: r.costSol,
-    purchaseAmount: r.purchaseAmount,
+    heldCostSol: r.heldCostSol,
     remainingAmount: r.remainingAmount,
     entryPriceSol: r.entryPriceSol,
     realizedProfitSol: r.realizedProfitSol,

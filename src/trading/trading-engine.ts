@@ -18,10 +18,11 @@ import { InsufficientBalanceError, readBalance } from "../ledgers/balance-ledger
 import type { Logger } from "../logger.ts";
 import type { Market } from "../market/types.ts";
 import type { Metrics } from "../metrics/metrics.ts";
-import { Big, decNum, SOL_DECIMALS, SOL_MINT, toAtomic } from "../money.ts";
+import { Big, decNum, decStr, SOL_DECIMALS, SOL_MINT, toAtomic } from "../money.ts";
 import type { SwapFill, TradeExecutor } from "./executor.ts";
 import { ActionAlreadyTakenError, saleIntent } from "./live-journal.ts";
 import type { PositionLocks } from "./position-locks.ts";
+import { dcaWithinMinimumBalance } from "./rules/dca.ts";
 import { exitImpactCapBps, resolveSlippageBps } from "./rules/slippage.ts";
 import type { CloseReason, TradingMode } from "./rules/types.ts";
 import { TradeBook } from "./settlement/bookkeeping.ts";
@@ -240,12 +241,27 @@ export class TradingEngine {
     }
   }
 
-  /** DCA order k of a position (monitor, under the position's lock). True when recorded. */
-  async dcaBuy(p: PositionRecord, order: number, amountSol: Big): Promise<boolean> {
+  /**
+   * DCA order k of a position (monitor, under the position's lock). `amountSol` comes from the
+   * position's own openingSol (never from a ledger row a user can edit).
+   */
+  async dcaBuy(p: PositionRecord, order: number, amountSol: Big): Promise<"recorded" | "skipped" | "failed"> {
     const mode = p.tradingMode;
     const ctx = { agentId: p.agentId, positionId: p.id, tokenAddress: p.tokenAddress, dcaOrder: order };
     try {
       const config = resolveStoredConfig(p.configOverrides);
+      const solKey = { agentId: p.agentId, walletAddress: p.walletAddress, tokenAddress: SOL_MINT };
+      const balance = readBalance({ sqlite: this.d.sqlite }, solKey);
+      // SPEC: an agent needs the minimum balance to trade; a DCA order may not take it under.
+      if (!dcaWithinMinimumBalance(balance, amountSol, config.minimumAgentBalance)) {
+        this.log.info("DCA order skipped", {
+          ...ctx,
+          rule: "minimum_balance",
+          reason: `SOL balance ${decStr(balance)} less the order's ${decStr(amountSol)} is below minimumAgentBalance ${config.minimumAgentBalance}`,
+        });
+        this.d.metrics.tradesSkipped.inc({ mode, rule: "minimum_balance" });
+        return "skipped";
+      }
       // Refuse before swapping, as openPosition does: the settling debit stays the authority.
       this.assertSol(p.agentId, p.walletAddress, amountSol);
       const solUsd = await this.solUsd();
@@ -263,15 +279,17 @@ export class TradingEngine {
         screening: screeningFilters(config.filters),
         intent: { kind: "dca", positionId: p.id, order },
       });
-      return (await this.settle(mode, (s) => s.dca(p, order, fill, solUsd))).status === "settled";
+      return (await this.settle(mode, (s) => s.dca(p, order, fill, solUsd))).status === "settled"
+        ? "recorded"
+        : "failed";
     } catch (err) {
       if (err instanceof OperationalError) throw err;
       if (err instanceof ActionAlreadyTakenError) {
         this.log.info("DCA order skipped: it was already sent", ctx);
-        return false;
+        return "failed";
       }
       this.reporter.failed(ctx, p.userId, "buy", mode, err, this.log);
-      return false;
+      return "failed";
     }
   }
 

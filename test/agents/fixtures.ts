@@ -1,4 +1,5 @@
 import { expect } from "bun:test";
+import { Big } from "../../src/money.ts";
 import { json, type TestContext } from "../helpers/context.ts";
 
 // Fixtures shared by the agent, wallet and ledger tests: agents through the API, and rows the
@@ -63,10 +64,10 @@ export function insertPosition(ctx: TestContext, p: PositionFixture): string {
   ctx.database.sqlite
     .query(
       `INSERT INTO positions (id, agent_id, wallet_address, trading_mode, token_address, token_symbol, token_decimals, status,
-         entry_price_sol, entry_price_usd, purchase_amount, cost_sol, cost_usd, remaining_amount, peak_price_sol,
-         last_price_sol, last_price_usd, realized_profit_sol, purchase_transaction_id, purchase_transaction_hash,
+         entry_price_sol, entry_price_usd, purchase_amount, cost_sol, cost_usd, opening_sol, held_cost_sol, remaining_amount,
+         peak_price_sol, last_price_sol, last_price_usd, realized_profit_sol, purchase_transaction_id, purchase_transaction_hash,
          opened_at, created_at, updated_at)
-       VALUES (?, ?, ?, 'simulation', ?, ?, 6, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       VALUES (?, ?, ?, 'simulation', ?, ?, 6, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
     .run(
       id,
@@ -80,6 +81,12 @@ export function insertPosition(ctx: TestContext, p: PositionFixture): string {
       p.purchaseAmount ?? "1000",
       p.costSol ?? "1",
       "150",
+      p.costSol ?? "1",
+      // The cost of the tokens held at average cost (no DCA after a sale in these fixtures).
+      new Big(p.costSol ?? "1")
+        .times(p.remainingAmount ?? p.purchaseAmount ?? "1000")
+        .div(p.purchaseAmount ?? "1000")
+        .toFixed(),
       p.remainingAmount ?? p.purchaseAmount ?? "1000",
       p.entryPriceSol ?? "0.001",
       p.lastPriceSol ?? null,

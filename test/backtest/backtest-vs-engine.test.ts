@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { Big, decStr } from "../../src/money.ts";
-import { TOKEN_ACCOUNT_REFUND_SOL } from "../../src/trading/rules/fees.ts";
+import { TOKEN_ACCOUNT_REFUND_SOL, TOKEN_ACCOUNT_RENT_SOL } from "../../src/trading/rules/fees.ts";
 import { createUser, json } from "../helpers/context.ts";
 import { MINT, startTrading, type TradingContext } from "../helpers/trading.ts";
 
@@ -55,10 +55,15 @@ describe("backtest versus the engine", () => {
     expect(swaps).toHaveLength(1);
     const engine = swaps[0]!;
     expect(engine).toMatchObject({ reason: "stop_loss", levels: 2, dca: 1 });
-    // The rent is spent in the P/L; the closed account's refund is the wallet's only (to the
-    // lamport: the P/L holds the take-profit sales' pro-rata cost past 9 decimals).
+    // The rent is apart from the P/L: the wallet paid it on the buy and got it back, less the
+    // close's fee, after the last sale (to the lamport: the P/L's average cost runs past 9 decimals).
     expect(new Big(t.solBalance(agent.id)).toFixed(9)).toBe(
-      new Big(10).plus(engine.pnl!).plus(TOKEN_ACCOUNT_REFUND_SOL).round(9, Big.roundHalfUp).toFixed(9),
+      new Big(10)
+        .plus(engine.pnl!)
+        .minus(TOKEN_ACCOUNT_RENT_SOL)
+        .plus(TOKEN_ACCOUNT_REFUND_SOL)
+        .round(9, Big.roundHalfUp)
+        .toFixed(9),
     );
 
     const { ctx, token } = t;

@@ -43,26 +43,25 @@ const fixed1 = { positionSizing: { type: "fixed", fixedAmountSol: 1 } };
 
 describe("backtest replay: each rule's effect on a trade", () => {
   test("trailing stop-loss: closes at peak × 75 % with fees on both swaps", () => {
-    // 1 SOL at 0.001 → 1000 tokens, cost 1.00214428 (fees 0.000105 and the token account's rent
-    // 0.00203928, as the engine charges; issue 15). Peak 0.002; 0.0015 = 0.002 × 0.75 triggers.
-    // Sale 1000 × 0.0015 = 1.5, net 1.499895; P/L 1.499895 − 1.00214428 = 0.49775072 = 49.6685 % of
-    // the cost (the rent is spent, as live's P/L counts it). The account's close returns the rent
-    // less its 0.000005 fee, 0.00203428, to the balance only: 10 − 1.00214428 + 1.499895 + 0.00203428
-    // = 10.499785.
+    // 1 SOL at 0.001 → 1000 tokens, cost 1.000105 (fees 0.000105; the token account's rent
+    // 0.00203928 is paid beside it, as the engine records it). Peak 0.002; 0.0015 = 0.002 × 0.75
+    // triggers. Sale 1000 × 0.0015 = 1.5, net 1.499895; P/L 1.499895 − 1.000105 = 0.49979 =
+    // 49.9737 % of the cost. The account's close returns the rent less its 0.000005 fee, 0.00203428,
+    // to the balance: 10 − 1.000105 − 0.00203928 + 1.499895 + 0.00203428 = 10.499785.
     const r = run(fixed1, { [A]: ["0.001", "0.002", "0.0016", "0.0015", "0.003"] }, [signal(1, A, 0)]);
     expect(r.trades).toHaveLength(1);
     expect(r.trades[0]).toMatchObject({
       entryPriceSol: "0.001",
       exitPriceSol: "0.0015",
       amount: "1000",
-      costSol: "1.00214428",
-      profitLossSol: "0.49775072",
-      changePercent: "49.6685",
+      costSol: "1.000105",
+      profitLossSol: "0.49979",
+      changePercent: "49.9737",
       closeReason: "stop_loss",
       closedAtMs: T0 + 3 * MIN,
     });
-    expect(r.summary).toMatchObject({ trades: 1, wins: 1, losses: 0, winRate: 1, profitLossSol: "0.49775072" });
-    expect(r.summary.returnPercent).toBe(4.9775); // of the trades' P/L, rounded to 4 decimals
+    expect(r.summary).toMatchObject({ trades: 1, wins: 1, losses: 0, winRate: 1, profitLossSol: "0.49979" });
+    expect(r.summary.returnPercent).toBe(4.9979); // of the trades' P/L, rounded to 4 decimals
     expect(r.equity.at(-1)!.valueSol).toBe("10.499785");
   });
 
@@ -70,8 +69,8 @@ describe("backtest replay: each rule's effect on a trade", () => {
     // Level 1 at 0.0015 sells 500 (0.75), level 2 at 0.002 sells 250 (0.5) and leaves a 250-token
     // moon bag; 0.003 does nothing more; at minute 4 the age 240 s exceeds 0.0025 days (216 s):
     // stale close of 250 at 0.0025 = 0.625. Net 0.75 + 0.5 + 0.625 − 3 × 0.000105 = 1.874685,
-    // P/L 1.874685 − 1.00214428 = 0.87254072 (the rent is in the cost; its refund goes to the
-    // balance, not the P/L) = 87.0673 % of the cost.
+    // P/L 1.874685 − 1.000105 = 0.87458 (the rent and its refund go to the balance, not the P/L)
+    // = 87.4488 % of the cost.
     const r = run(
       {
         ...fixed1,
@@ -83,8 +82,8 @@ describe("backtest replay: each rule's effect on a trade", () => {
       [signal(1, A, 0)],
     );
     expect(r.trades[0]).toMatchObject({
-      profitLossSol: "0.87254072",
-      changePercent: "87.0673",
+      profitLossSol: "0.87458",
+      changePercent: "87.4488",
       closeReason: "stale_trade",
       takeProfitLevels: 2,
       exitPriceSol: "0.0025",
@@ -94,10 +93,9 @@ describe("backtest replay: each rule's effect on a trade", () => {
 
   test("DCA re-averages the entry, then the stop-loss closes everything", () => {
     // 0.0009 = 0.001 × (1 − 10 %) buys 50 % of the 1 SOL opening size: 0.5 / 0.0009 = 555.555555
-    // tokens (6 decimals, rounded down). Average entry 1.5 / 1555.555555, cost 1.50224928 (rent
-    // included). 0.0007 ≤ peak 0.001 × 0.75: sells 1555.555555 × 0.0007 = 1.088888888 (lamports,
-    // down), net 1.088783888, P/L 1.088783888 − 1.50224928 = −0.413465392 = −27.523 % (the rent
-    // back goes to the balance, not the P/L).
+    // tokens (6 decimals, rounded down). Average entry 1.5 / 1555.555555, cost 1.50021 (rent
+    // apart). 0.0007 ≤ peak 0.001 × 0.75: sells 1555.555555 × 0.0007 = 1.088888888 (lamports,
+    // down), net 1.088783888, P/L 1.088783888 − 1.50021 = −0.411426112 = −27.4245 %.
     const r = run(
       { ...fixed1, dca: { enabled: true, maxOrders: 1, priceDropTriggerPercentage: 10, amountPercentage: 50 } },
       { [A]: ["0.001", "0.0009", "0.00095", "0.0007"] },
@@ -107,9 +105,9 @@ describe("backtest replay: each rule's effect on a trade", () => {
       dcaOrders: 1,
       entryPriceSol: "0.000964285714630102",
       amount: "1555.555555",
-      costSol: "1.50224928",
-      profitLossSol: "-0.413465392",
-      changePercent: "-27.523",
+      costSol: "1.50021",
+      profitLossSol: "-0.411426112",
+      changePercent: "-27.4245",
       closeReason: "stop_loss",
     });
     expect(r.summary).toMatchObject({ wins: 0, losses: 1, profitFactor: 0 });
@@ -118,7 +116,7 @@ describe("backtest replay: each rule's effect on a trade", () => {
   test("sizing from the balance left, eligibility refusals, exit signal, end of data", () => {
     // Default sizing 5 %: signal 1 spends 0.5 (+ fee); signal 2 on the same token is refused
     // (open_position); signal 3 (strength 2 < minSignalStrength 3) is refused;
-    // signal 4 on B is sized from 10 − 0.50214428 (fees and token account rent) = 9.49785572
+    // signal 4 on B is sized from 10 − 0.500105 − 0.00203928 (token account rent) = 9.49785572
     // → 0.474892786 SOL.
     const r = run(
       { filters: { minSignalStrength: 3 } },
@@ -133,12 +131,12 @@ describe("backtest replay: each rule's effect on a trade", () => {
     );
     expect(r.summary.skipped).toEqual({ open_position: 1, signal_strength: 1 });
     const [a, b] = r.trades;
-    expect(a).toMatchObject({ signalId: 1, costSol: "0.50214428", closeReason: "signal", exitPriceSol: "0.0012" });
-    // 0.5 / 0.001 = 500 tokens; 500 × 0.0012 = 0.6; P/L 0.6 − 0.000105 − 0.50214428 = 0.09775072.
-    expect(a!.profitLossSol).toBe("0.09775072");
+    expect(a).toMatchObject({ signalId: 1, costSol: "0.500105", closeReason: "signal", exitPriceSol: "0.0012" });
+    // 0.5 / 0.001 = 500 tokens; 500 × 0.0012 = 0.6; P/L 0.6 − 0.000105 − 0.500105 = 0.09979.
+    expect(a!.profitLossSol).toBe("0.09979");
     // 0.474892786 / 0.5 → 0.949785 tokens (6 decimals, down), closed at the last bar:
-    // 0.949785 × 0.6 = 0.569871; P/L 0.569871 − 0.000105 − 0.477037066 = 0.092728934.
-    expect(b).toMatchObject({ signalId: 4, costSol: "0.477037066", amount: "0.949785", closeReason: "end_of_data" });
-    expect(b!.profitLossSol).toBe("0.092728934");
+    // 0.949785 × 0.6 = 0.569871; P/L 0.569871 − 0.000105 − 0.474997786 = 0.094768214.
+    expect(b).toMatchObject({ signalId: 4, costSol: "0.474997786", amount: "0.949785", closeReason: "end_of_data" });
+    expect(b!.profitLossSol).toBe("0.094768214");
   });
 });

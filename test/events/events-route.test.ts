@@ -113,7 +113,7 @@ describe("GET /api/v1/events", () => {
       side: "buy",
       mode: "simulation",
       positionId: pos.id,
-      amountSol: "0.50214428", // swapped, fees and the token account's rent
+      amountSol: "0.500105", // swapped and fees (the token account's rent is apart)
       tokens: "5000",
       tokenAddress: MINT,
     });

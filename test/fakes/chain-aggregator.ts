@@ -28,6 +28,7 @@ import {
   TransactionMessage,
   VersionedTransaction,
 } from "@solana/web3.js";
+import { SwapV2 } from "./chain-aggregator-v2.ts";
 import type { LiteSvmRpc } from "./litesvm-rpc.ts";
 
 // A fake Jupiter (Swap API v1 /swap/v1/quote and /swap/v1/swap, Price API v3 /price/v3) on
@@ -85,7 +86,11 @@ export class ChainAggregator {
   readonly thief = Keypair.generate().publicKey;
   hostileLamports = 50_000_000n;
   solUsd = 150;
-  private readonly quotes = new Map<string, Record<string, unknown>>();
+  readonly quotes = new Map<string, Record<string, unknown>>();
+  /** True: the Swap API v1 endpoints answer 404, as after Jupiter retires them. */
+  v1Retired = false;
+  /** Swap API v2 (/swap/v2/build, /order, /execute): chain-aggregator-v2.ts. */
+  readonly v2: SwapV2 = new SwapV2(this);
   readonly swapRequests: Array<Record<string, unknown>> = [];
   /** Price API v3 requests answered (a monitor tick prices its positions with one). */
   priceRequests = 0;
@@ -209,7 +214,7 @@ export class ChainAggregator {
   }
 
   /** Signs with the pool owner and executes on the chain at once (liquidity-provider set-up). */
-  private run(payer: Keypair, ixs: TransactionInstruction[], extra: Keypair[] = []): void {
+  run(payer: Keypair, ixs: TransactionInstruction[], extra: Keypair[] = []): void {
     // A unique compute-unit limit keeps two identical set-up transactions from sharing a signature.
     const unique = ComputeBudgetProgram.setComputeUnitLimit({ units: 400_000 + this.nonce++ });
     const msg = new TransactionMessage({
@@ -246,6 +251,9 @@ export class ChainAggregator {
   private async handle(req: Request): Promise<Response> {
     const url = new URL(req.url);
     if (req.method === "GET" && url.pathname === "/price/v3") return this.price(url);
+    if (url.pathname.startsWith("/swap/v2/")) return this.v2.handle(req, url);
+    if (this.v1Retired && url.pathname.startsWith("/swap/v1/"))
+      return Response.json({ error: "Not found" }, { status: 404 });
     if (req.method === "GET" && url.pathname === "/swap/v1/quote") return this.quote(url);
     if (req.method === "POST" && url.pathname === "/swap/v1/swap") return this.swap(await req.json().catch(() => null));
     return Response.json({ error: "Not found" }, { status: 404 });
@@ -270,7 +278,16 @@ export class ChainAggregator {
   }
 
   private quote(url: URL): Response {
-    const q = url.searchParams;
+    const r = this.priceQuote(url.searchParams);
+    if (r instanceof Response) return r;
+    this.quotes.set(JSON.stringify(r.quote), r.stored);
+    return Response.json(r.quote);
+  }
+
+  /** The quote document for these query parameters, or the API's 400 answer. */
+  priceQuote(
+    q: URLSearchParams,
+  ): Response | { quote: Record<string, unknown>; stored: Record<string, unknown>; pool: Pool; poolMoves: bigint } {
     const inputMint = q.get("inputMint") ?? "";
     const outputMint = q.get("outputMint") ?? "";
     const amountText = q.get("amount") ?? "";
@@ -329,8 +346,7 @@ export class ChainAggregator {
       contextSlot: this.chain.slot,
       timeTaken: 0.001,
     };
-    this.quotes.set(JSON.stringify(quote), { ...quote, poolMoves: poolMoves.toString() });
-    return Response.json(quote);
+    return { quote, stored: { ...quote, poolMoves: poolMoves.toString() }, pool, poolMoves };
   }
 
   /** Token-2022 transfer fee on `amount` (ceil(amount × bps / 10000), capped), 0 without one. */

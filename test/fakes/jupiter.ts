@@ -67,6 +67,15 @@ function behaviourFor(fake: FakeMarket, inputMint: string, outputMint: string): 
 }
 
 function quote(ctx: FakeHandlerContext): Response {
+  const body = quoteBody(ctx);
+  if (body instanceof Response) return body;
+  const text = JSON.stringify(body);
+  ctx.fake.issuedQuotes.add(text);
+  return new Response(text, { headers: { "content-type": "application/json" } });
+}
+
+/** The quote document for the request's query, or the API's 400 answer. */
+function quoteBody(ctx: FakeHandlerContext): Response | Record<string, unknown> {
   const q = ctx.url.searchParams;
   for (const p of ["inputMint", "outputMint", "amount"]) {
     if (!q.get(p)) return jsonError(400, { error: `Query parameter ${p} is required`, errorCode: "INVALID_REQUEST" });
@@ -151,10 +160,70 @@ function quote(ctx: FakeHandlerContext): Response {
     contextSlot: b.contextSlot,
     timeTaken: 0.0123,
   };
-  const text = JSON.stringify(body);
-  ctx.fake.issuedQuotes.add(text);
-  return new Response(text, { headers: { "content-type": "application/json" } });
+  return body;
 }
+
+/**
+ * Swap API v2 quotes for the simulation path (the transactions that land are the litesvm chain
+ * aggregator's, chain-aggregator-v2.ts): GET /swap/v2/order (ExactIn; without taker no
+ * transaction) → quote fields + mode, router, feeBps, feeMint, requestId, transaction: null,
+ * lastValidBlockHeight, expireAt; GET /swap/v2/build (taker required) → quote fields + a
+ * compute-unit price, no setup, the route stand-in as swapInstruction, no cleanup, no lookup
+ * tables. `fake.v2.router` / `fake.v2.feeBps` shape /order's answer.
+ */
+function v2Quote(ctx: FakeHandlerContext, kind: "order" | "build"): Response {
+  const q = ctx.url.searchParams;
+  if ((q.get("swapMode") ?? "ExactIn") !== "ExactIn")
+    return jsonError(400, { error: "Only ExactIn is supported", errorCode: "INVALID_REQUEST" });
+  let taker: PublicKey | null = null;
+  const t = q.get("taker");
+  if (t) {
+    try {
+      taker = new PublicKey(t);
+    } catch {
+      return jsonError(400, { error: "Invalid taker", errorCode: "INVALID_REQUEST" });
+    }
+  }
+  if (kind === "build" && !taker) return jsonError(400, { error: "taker is required", errorCode: "INVALID_REQUEST" });
+  const body = quoteBody(ctx);
+  if (body instanceof Response) return body;
+  if (kind === "order")
+    return Response.json({
+      mode: "ultra",
+      ...body,
+      feeMint: body.inputMint,
+      feeBps: ctx.fake.v2.feeBps,
+      router: ctx.fake.v2.router,
+      swapType: "aggregator",
+      requestId: `order-${ctx.fake.requestsTo("jupiter.order").length}`,
+      taker: taker?.toBase58() ?? null,
+      transaction: null,
+      lastValidBlockHeight: String(ctx.fake.swap.lastValidBlockHeight),
+      expireAt: String(Math.floor(Date.now() / 1000) + 120),
+      totalTime: 1,
+    });
+  const apiIx = (ix: ReturnType<typeof SystemProgram.transfer>) => ({
+    programId: ix.programId.toBase58(),
+    accounts: ix.keys.map((k) => ({ pubkey: k.pubkey.toBase58(), isSigner: k.isSigner, isWritable: k.isWritable })),
+    data: Buffer.from(ix.data).toString("base64"),
+  });
+  return Response.json({
+    ...body,
+    computeBudgetInstructions: [apiIx(ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 250_000 }))],
+    setupInstructions: [],
+    swapInstruction: apiIx(routeStandIn(taker!, body as { inputMint?: string; outputMint?: string }, ctx)),
+    cleanupInstruction: null,
+    otherInstructions: [],
+    addressesByLookupTableAddress: {},
+    blockhashWithMetadata: {
+      blockhash: ctx.fake.swap.blockhash,
+      lastValidBlockHeight: ctx.fake.swap.lastValidBlockHeight,
+    },
+  });
+}
+
+/** After Jupiter retires v1: 404, as for any unknown path. */
+const retired = (ctx: FakeHandlerContext) => (ctx.fake.v2.v1Retired ? jsonError(404, { error: "Not found" }) : null);
 
 function swap(ctx: FakeHandlerContext): Response {
   const b = ctx.body as Record<string, unknown> | undefined;
@@ -241,13 +310,25 @@ export function jupiterRoutes(): FakeRoute[] {
       name: "jupiter.quote",
       method: "GET",
       match: (p) => p === "/swap/v1/quote",
-      handle: (ctx) => authorize(ctx) ?? quote(ctx),
+      handle: (ctx) => retired(ctx) ?? authorize(ctx) ?? quote(ctx),
+    },
+    {
+      name: "jupiter.order",
+      method: "GET",
+      match: (p) => p === "/swap/v2/order",
+      handle: (ctx) => authorize(ctx) ?? v2Quote(ctx, "order"),
+    },
+    {
+      name: "jupiter.build",
+      method: "GET",
+      match: (p) => p === "/swap/v2/build",
+      handle: (ctx) => authorize(ctx) ?? v2Quote(ctx, "build"),
     },
     {
       name: "jupiter.swap",
       method: "POST",
       match: (p) => p === "/swap/v1/swap",
-      handle: (ctx) => authorize(ctx) ?? swap(ctx),
+      handle: (ctx) => retired(ctx) ?? authorize(ctx) ?? swap(ctx),
     },
   ];
 }

@@ -79,6 +79,11 @@ export class LiteSvmRpc {
   /** Signatures of every sendTransaction call (re-sends included). */
   readonly sends: string[] = [];
   /**
+   * What getRecentPrioritizationFees reports: per slot, the slot's lowest landed fee
+   * (micro-lamports per compute unit) and, per account, the lowest fee that write-locked it.
+   */
+  recentFees: Array<{ slot: number; fee: number; accounts?: Record<string, number> }> = [];
+  /**
    * While true, what landed is not reported yet (getSignatureStatuses answers null, getTransaction
    * null): a send lands but its confirmation is held, e.g. to kill the service in between.
    */
@@ -164,6 +169,17 @@ export class LiteSvmRpc {
     return r;
   }
 
+  /** One JSON-RPC call in-process (another fake landing transactions here: Jupiter /execute, Jito). */
+  rpcCall(method: string, params: unknown[]): { result?: unknown; error?: { code: number; message: string } } {
+    this.calls.push({ method, params });
+    try {
+      return { result: this.dispatch(method, params) };
+    } catch (e) {
+      if (e instanceof RpcError) return { error: { code: e.code, message: e.message } };
+      throw e;
+    }
+  }
+
   // ---- HTTP ------------------------------------------------------------------------------------
 
   private async handle(req: Request): Promise<Response> {
@@ -243,9 +259,27 @@ export class LiteSvmRpc {
         return this.ctx(this.statuses(params[0]));
       case "getTransaction":
         return this.transactionJson(String(params[0]), cfg(1));
+      case "getRecentPrioritizationFees":
+        return this.prioritizationFees(params[0]);
       default:
         throw new RpcError(-32601, "Method not found");
     }
+  }
+
+  /**
+   * getRecentPrioritizationFees as a node answers it: one {slot, prioritizationFee} per recent
+   * slot (the node keeps 150), the fee being the lowest that landed in that slot, raised to the
+   * lowest fee paid to write-lock any of the given accounts there; at most 128 addresses.
+   */
+  private prioritizationFees(addresses: unknown): unknown {
+    const list = addresses === undefined ? [] : addresses;
+    if (!Array.isArray(list)) throw new RpcError(-32602, "Invalid params: expected an array of addresses");
+    if (list.length > 128) throw new RpcError(-32602, "Too many inputs provided; max 128");
+    const keys = list.map((a) => this.key(a).toBase58());
+    return this.recentFees.slice(-150).map((f) => ({
+      slot: f.slot,
+      prioritizationFee: Math.max(f.fee, ...keys.map((k) => f.accounts?.[k] ?? 0)),
+    }));
   }
 
   private ctx<T>(value: T): { context: { slot: number; apiVersion: string }; value: T } {

@@ -28,6 +28,8 @@ export type FakeRouteName =
   | "jupiter.price"
   | "jupiter.quote"
   | "jupiter.swap"
+  | "jupiter.order"
+  | "jupiter.build"
   | "dexscreener.tokens"
   | "birdeye.txs"
   | (string & {});
@@ -125,6 +127,8 @@ export class FakeMarket {
   /** Quotes served, by their JSON text: /swap accepts only these, unchanged. */
   readonly issuedQuotes = new Set<string>();
   readonly streams: HermesStreams;
+  /** Swap API v2 (/swap/v2/order, /build): the router and fee /order names; v1 answering 404. */
+  v2 = { router: "iris", feeBps: 0, v1Retired: false };
   swap = {
     lastValidBlockHeight: 250_000_000,
     blockhash: "EETubP5AKHgjPAhzPAFcb8BAY1hMH639CWCFTqi3hq1k",

@@ -79,6 +79,8 @@ export class FakeSolanaRpc {
   readonly txs = new Map<string, FakeTx>();
   /** Every call: method and params, in order. */
   readonly calls: Array<{ method: string; params: unknown[] }> = [];
+  /** getRecentPrioritizationFees: per slot the lowest landed fee (µL/CU) and per account the lowest that write-locked it. */
+  recentFees: Array<{ slot: number; fee: number; accounts?: Record<string, number> }> = [];
   /** How the next sent transactions land, in order; then `defaultLanding`. */
   readonly landings: Landing[] = [];
   defaultLanding: Landing = { kind: "confirm" };
@@ -235,6 +237,18 @@ export class FakeSolanaRpc {
         return this.statuses(params);
       case "getTransaction":
         return this.transaction(params);
+      case "getRecentPrioritizationFees": {
+        // As a node: per recent slot, its lowest fee raised to the lowest paid to write-lock any
+        // of the given accounts (at most 128).
+        const list = (params[0] ?? []) as unknown;
+        if (!Array.isArray(list)) throw new RpcError(-32602, "Invalid params: expected an array of addresses");
+        if (list.length > 128) throw new RpcError(-32602, "Too many inputs provided; max 128");
+        const keys = list.map((a) => pubkey(a));
+        return this.recentFees.slice(-150).map((f) => ({
+          slot: f.slot,
+          prioritizationFee: Math.max(f.fee, ...keys.map((k) => f.accounts?.[k] ?? 0)),
+        }));
+      }
       default:
         throw new RpcError(-32601, "Method not found");
     }

@@ -58,6 +58,8 @@ describe("POST /agent-transactions", () => {
       destinationAddress: null,
       signalId: null,
       fees: null,
+      rentDepositSol: "0",
+      rentRefundSol: "0",
       routes: [],
       inputMint: SOL_MINT,
       inputSymbol: null,

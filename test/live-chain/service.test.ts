@@ -94,8 +94,9 @@ describe("the service on a real chain", () => {
     const onChain = async () => (await rpc().getBalances(address)).tokens.get(mint)?.amount ?? 0n;
     const bought = await onChain();
     expect(bought).toBeGreaterThan(0n);
-    // The pool now pays double: Price API v3 and the quotes both follow it (level 1 is +50%).
-    pool.opts.lamportsPerToken *= 2n;
+    // The pool now pays +80 %: Price API v3 and the quotes both follow it (level 1 is +50 %, level 2
+    // +100 % of the entry, which is the swap's price exactly: the rent is not in it).
+    pool.opts.lamportsPerToken = (pool.opts.lamportsPerToken * 9n) / 5n;
     const solBefore = chain.lamportsOf(address);
     expect(await ctx.services.trading.monitor.tick()).toMatchObject({ actions: 1, closed: 0, failed: 0 });
     expect(walletTxs()).toBe(2);

@@ -13,7 +13,7 @@ import { type LiveService, startLiveService } from "./live-service.ts";
 // The token account's rent on a real chain (docs/decisions.md "Token account rent, live"): after
 // a live sale closes its position and empties the wallet's token account, the service closes the
 // account with its own one-instruction transaction and the rent is the wallet's SOL again, on
-// chain and in the ledger. A partial take-profit keeps it; a Token-2022 mint with a transfer fee
+// chain and in the ledger (the closing SELL's rentRefundSol). A partial take-profit keeps it; a Token-2022 mint with a transfer fee
 // keeps it (withheld fees block the close), and the simulation returns no rent for such a mint.
 
 let chain: LiteSvmRpc;
@@ -104,7 +104,7 @@ describe("the token account's rent, live", () => {
     expect(ctx.logs.some((l) => l.includes("token account closed; its rent is back in the wallet"))).toBe(true);
   });
 
-  test("opened and closed at the same price: live and simulation P/L both count the rent as spent; it comes back to the wallet only", async () => {
+  test("opened and closed at the same price: in both modes the rent is on the records (deposit, refund), never in the P/L", async () => {
     const pool = agg.addPool({ lamportsPerToken: 1_000_000n, decimals: 6 });
     const liveId = await agent("live");
     const simId = await agent("simulation");
@@ -114,10 +114,18 @@ describe("the token account's rent, live", () => {
     const [simPos] = await json(await req("GET", `/api/v1/agent-positions/${simId}`));
     expect((await req("POST", `/api/v1/agent-positions/${simId}/${simPos.id}/close`)).status).toBe(200);
     const lamports = (sol: string) => toAtomic(new Big(sol), 9);
+    interface Row {
+      transaction_type: string;
+      input_amount: string;
+      output_amount: string;
+      fees: string;
+      rent_deposit_sol: string;
+      rent_refund_sol: string;
+    }
     const rows = (agentId: string) =>
       ctx.database.sqlite
-        .query<{ transaction_type: string; input_amount: string; output_amount: string; fees: string }, [string]>(
-          "SELECT transaction_type, input_amount, output_amount, fees FROM agent_transactions WHERE agent_id = ?",
+        .query<Row, [string]>(
+          "SELECT transaction_type, input_amount, output_amount, fees, rent_deposit_sol, rent_refund_sol FROM agent_transactions WHERE agent_id = ?",
         )
         .all(agentId);
     const pnl = (agentId: string) =>
@@ -128,32 +136,38 @@ describe("the token account's rent, live", () => {
           )
           .get(agentId)!.profit_loss_sol,
       );
+    // initial − Σ BUY(in + fees + rentDeposit) + Σ SELL(out − fees + rentRefund)
+    const fromRecords = (initial: bigint, txs: Row[]) =>
+      txs.reduce(
+        (sum, t) =>
+          t.transaction_type === "BUY"
+            ? sum - lamports(t.input_amount) - lamports(t.fees) - lamports(t.rent_deposit_sol)
+            : sum + lamports(t.output_amount) - lamports(t.fees) + lamports(t.rent_refund_sol),
+        initial,
+      );
     for (const id of [liveId, simId]) {
       const txs = rows(id);
       const buy = txs.find((t) => t.transaction_type === "BUY")!;
       const sale = txs.find((t) => t.transaction_type === "SELL")!;
-      // The rent is part of the buy's cost in both modes: live sees it in the SOL the buy spent, the
-      // simulation charges it with the buy's fees.
-      const rentInFees = id === simId ? RENT_LAMPORTS : 0n;
-      const swapFees = lamports(buy.fees) - rentInFees + lamports(sale.fees);
-      // The position lost its two swaps' fees and the rent: the rent is in no sale and no P/L.
-      expect({ id, pnl: pnl(id) }).toEqual({ id, pnl: -(swapFees + RENT_LAMPORTS) });
-      // Sold at the buy's price: the sale is what the buy swapped, the rent not included.
-      const swapped = lamports(buy.input_amount) - (RENT_LAMPORTS - rentInFees);
-      expect({ id, sold: lamports(sale.output_amount) }).toEqual({ id, sold: swapped });
+      expect({ id, deposit: lamports(buy.rent_deposit_sol), refund: lamports(sale.rent_refund_sol) }).toEqual({
+        id,
+        deposit: RENT_LAMPORTS,
+        refund: RENT_LAMPORTS - 5_000n,
+      });
+      // The position lost its two swaps' fees: the rent is in no sale, no cost and no P/L.
+      expect({ id, pnl: pnl(id) }).toEqual({ id, pnl: -(lamports(buy.fees) + lamports(sale.fees)) });
+      // Sold at the buy's price: the sale is what the buy swapped.
+      expect({ id, sold: lamports(sale.output_amount) }).toEqual({ id, sold: lamports(buy.input_amount) });
     }
-    // The wallet's SOL: the initial balance less the swaps' fees and the close's; the rent is back.
-    const liveTxs = rows(liveId);
-    const liveFees = liveTxs.reduce((s, t) => s + lamports(t.fees), 0n);
-    expect(chain.lamportsOf(address)).toBe(startLive - liveFees - 5_000n);
+    // The wallet's SOL is what the records say, to the lamport, in both modes.
+    expect(fromRecords(startLive, rows(liveId))).toBe(chain.lamportsOf(address));
     expect(ledgerLamports(liveId)).toBe(chain.lamportsOf(address));
-    const simFees = rows(simId).reduce((s, t) => s + lamports(t.fees), 0n);
     const simSol = ctx.database.sqlite
       .query<{ balance: string }, [string, string]>(
         "SELECT balance FROM agent_balances WHERE agent_id = ? AND token_address = ?",
       )
       .get(simId, SOL_MINT)!.balance;
-    expect(lamports(simSol)).toBe(10_000_000_000n - (simFees - RENT_LAMPORTS) - 5_000n);
+    expect(fromRecords(10_000_000_000n, rows(simId))).toBe(lamports(simSol));
   });
 
   test("a partial take-profit leaves the account open; the take-profit that sells the rest closes it", async () => {

@@ -5,8 +5,10 @@ import {
   SolanaRpcClient,
   SolanaRpcError,
   solDelta,
+  tokenAccountLamportsDelta,
   tokenDelta,
 } from "../../src/market/solana-rpc.ts";
+import { SOL_MINT } from "../../src/money.ts";
 import { type FakeMarket, startFakeMarket } from "../fakes/market.ts";
 import { FakeSolanaRpc, TOKEN_2022_PROGRAM } from "../fakes/solana-rpc.ts";
 
@@ -98,16 +100,37 @@ describe("SolanaRpcClient", () => {
       accountKeys: ["payer", "program", "loadedWritable"],
       preBalances: [10n, 1n, 100n],
       postBalances: [4n, 1n, 103n],
-      preTokenBalances: [{ mint: "m", owner: "payer", amount: 5n, decimals: 0 }],
+      preTokenBalances: [{ accountIndex: -1, mint: "m", owner: "payer", amount: 5n, decimals: 0 }],
       postTokenBalances: [
-        { mint: "m", owner: "payer", amount: 9n, decimals: 0 },
-        { mint: "m", owner: "payer", amount: 1n, decimals: 0 },
-        { mint: "m", owner: "other", amount: 50n, decimals: 0 },
+        { accountIndex: -1, mint: "m", owner: "payer", amount: 9n, decimals: 0 },
+        { accountIndex: -1, mint: "m", owner: "payer", amount: 1n, decimals: 0 },
+        { accountIndex: -1, mint: "m", owner: "other", amount: 50n, decimals: 0 },
       ],
     };
     expect(solDelta(tx, "payer")).toBe(-6n);
     expect(solDelta(tx, "loadedWritable")).toBe(3n);
     expect(solDelta(tx, "absent")).toBe(0n);
     expect(tokenDelta(tx, "payer", "m")).toBe(5n);
+  });
+
+  test("the wallet's SOL counts its wrapped-SOL accounts; a token account's lamports are its rent", () => {
+    // A sale that pays 0.1 SOL into the wallet's wSOL account (holding 0.5 wSOL + rent before) and
+    // closes it: the wallet's lamports rise by all of it; the account's change takes back what
+    // it held before. The mint's account (index 3) was created: its lamports are rent.
+    const rent = 2_039_280n;
+    const tx: LandedTransaction = {
+      slot: 1,
+      err: null,
+      feeLamports: 5000n,
+      accountKeys: ["wallet", "wsolAta", "pool", "mintAta"],
+      preBalances: [1_000_000_000n, 500_000_000n + rent, 9n, 0n],
+      postBalances: [1_000_000_000n + 600_000_000n + rent - 5000n - rent, 0n, 9n, rent],
+      preTokenBalances: [{ accountIndex: 1, mint: SOL_MINT, owner: "wallet", amount: 500_000_000n, decimals: 9 }],
+      postTokenBalances: [{ accountIndex: 3, mint: "m", owner: "wallet", amount: 0n, decimals: 6 }],
+    };
+    expect(solDelta(tx, "wallet")).toBe(100_000_000n - 5000n - rent);
+    expect(tokenAccountLamportsDelta(tx, "wallet", "m")).toBe(rent);
+    expect(tokenAccountLamportsDelta(tx, "wallet", SOL_MINT)).toBe(-(500_000_000n + rent));
+    expect(tokenAccountLamportsDelta(tx, "other", "m")).toBe(0n);
   });
 });

@@ -100,6 +100,52 @@ async function ok(base: string, method: string, path: string, expected: number, 
 
 const readDb = <T>(fn: (db: Database) => T): T => readDatabase(dbPath, fn);
 
+/**
+ * The ledger equation (docs/decisions.md "Books that reconcile") for every simulation wallet, read
+ * in one snapshot: SOL balance = initial − Σ BUY(inputAmount + fees + rentDepositSol) +
+ * Σ SELL(outputAmount − fees + rentRefundSol). Returns the wallets where it does not hold, to the lamport.
+ */
+function ledgerMismatches(): Array<{ agent: string; balance: string; records: string }> {
+  return readDb((db) =>
+    db.transaction(() => {
+      const wallets = db
+        .query<{ agent_id: string; wallet_address: string; balance: string }, [string]>(
+          "SELECT agent_id, wallet_address, balance FROM agent_balances WHERE token_address = ? AND wallet_address LIKE 'sim_%'",
+        )
+        .all(SOL_MINT);
+      const rows = db
+        .query<
+          {
+            agent_id: string;
+            wallet_address: string;
+            transaction_type: string;
+            input_amount: string;
+            output_amount: string;
+            fees: string | null;
+            rent_deposit_sol: string;
+            rent_refund_sol: string;
+          },
+          []
+        >(
+          "SELECT agent_id, wallet_address, transaction_type, input_amount, output_amount, fees, rent_deposit_sol, rent_refund_sol FROM agent_transactions WHERE status = 'confirmed'",
+        )
+        .all();
+      const out: Array<{ agent: string; balance: string; records: string }> = [];
+      for (const w of wallets) {
+        let sol = new Big(INITIAL_SOL);
+        for (const t of rows) {
+          if (t.agent_id !== w.agent_id || t.wallet_address !== w.wallet_address) continue;
+          const fees = new Big(t.fees ?? "0");
+          if (t.transaction_type === "BUY") sol = sol.minus(t.input_amount).minus(fees).minus(t.rent_deposit_sol);
+          else sol = sol.plus(t.output_amount).minus(fees).plus(t.rent_refund_sol);
+        }
+        if (!sol.eq(w.balance)) out.push({ agent: w.agent_id, balance: w.balance, records: sol.toFixed() });
+      }
+      return out;
+    })(),
+  );
+}
+
 test(`kill -9 at random points during a burst of signals, restart: nothing lost, nothing twice, books balance (seed ${SEED})`, async () => {
   console.log(`crash test seed: ${SEED} (rerun with CRASH_SEED=${SEED})`);
   const rng = prng(SEED);
@@ -164,7 +210,11 @@ test(`kill -9 at random points during a burst of signals, restart: nothing lost,
   let unacknowledged = 0;
 
   for (let round = 0; round < KILLS; round++) {
-    if (round > 0) child = await startChildService(env, { cwd: dir });
+    if (round > 0) {
+      child = await startChildService(env, { cwd: dir });
+      // Restarted (recovery may be settling): every wallet's records still sum to its SOL.
+      expect(ledgerMismatches()).toEqual([]);
+    }
     const svc = child;
 
     // The plan of this round, all from the seed.
@@ -242,6 +292,8 @@ test(`kill -9 at random points during a burst of signals, restart: nothing lost,
     await watcher;
     await killed!;
     expect(svc.proc.signalCode).toBe("SIGKILL"); // a real kill -9, not an exit of its own
+    // What the next start finds: the records sum to every wallet's SOL, whatever the kill cut.
+    expect(ledgerMismatches()).toEqual([]);
     // Where the kill landed, for the log: unfinished signals the next start must resume.
     const state = readDb((db) =>
       db
@@ -274,6 +326,7 @@ test(`kill -9 at random points during a burst of signals, restart: nothing lost,
     await Bun.sleep(50);
   }
   console.log(`final start settled in ${Math.round(performance.now() - settleStart)} ms`);
+  expect(ledgerMismatches()).toEqual([]);
   expect(await child.stop("SIGTERM")).toBe(0);
   const childOutput = child.output();
   child = undefined;
@@ -326,11 +379,13 @@ test(`kill -9 at random points during a burst of signals, restart: nothing lost,
       output_mint: string;
       output_amount: string;
       fees: string;
+      rent_deposit_sol: string;
+      rent_refund_sol: string;
       is_dca: number;
     }
     const txs = db
       .query<Tx, []>(
-        "SELECT id, agent_id, transaction_type, signal_id, position_id, input_mint, input_amount, output_mint, output_amount, fees, is_dca FROM agent_transactions",
+        "SELECT id, agent_id, transaction_type, signal_id, position_id, input_mint, input_amount, output_mint, output_amount, fees, rent_deposit_sol, rent_refund_sol, is_dca FROM agent_transactions",
       )
       .all();
     const buys = txs.filter((t) => t.transaction_type === "BUY");
@@ -428,12 +483,10 @@ test(`kill -9 at random points during a burst of signals, restart: nothing lost,
     expect(swaps.map((s) => s.position_id).sort()).toEqual(closedIds);
     expect(swaps.filter((s) => s.n !== 1)).toEqual([]);
 
-    // Balances: exactly the initial SOL minus what was spent plus what came back; tokens held =
-    // bought − sold = what the open positions still hold. What came back includes the token
-    // accounts' rent: a BUY's fees hold the rent when it opened the account, and the sale that
-    // closed a position emptied the account (one open position per agent and mint, checked above),
-    // which was closed and returned the rent less the close's fee to the SOL balance; that refund is
-    // in no transaction (not the SELL's output), so it is added once per closed position that sold.
+    // Balances: exactly the initial SOL minus what was spent plus what came back, the token
+    // accounts' rent included (each BUY that opened an account carries rentDepositSol, each SELL
+    // after which it was closed rentRefundSol); tokens held = bought − sold = what the open
+    // positions still hold.
     const balances = db
       .query<{ agent_id: string; token_address: string; balance: string }, []>(
         "SELECT agent_id, token_address, balance FROM agent_balances",
@@ -445,16 +498,19 @@ test(`kill -9 at random points during a burst of signals, restart: nothing lost,
       const mine = txs.filter((t) => t.agent_id === agent);
       let sol = new Big(INITIAL_SOL);
       for (const t of mine) {
-        if (t.transaction_type === "BUY") sol = sol.minus(t.input_amount).minus(t.fees);
-        else sol = sol.plus(t.output_amount).minus(t.fees);
+        if (t.transaction_type === "BUY") sol = sol.minus(t.input_amount).minus(t.fees).minus(t.rent_deposit_sol);
+        else sol = sol.plus(t.output_amount).minus(t.fees).plus(t.rent_refund_sol);
       }
+      // Every closed position that sold got its account's rent back, less the close's fee.
       const emptied = positions.filter(
         (p) =>
           p.agent_id === agent &&
           p.status === "closed" &&
           mine.some((t) => t.position_id === p.id && t.transaction_type === "SELL"),
       );
-      sol = sol.plus(new Big(TOKEN_ACCOUNT_REFUND_SOL).times(emptied.length));
+      const refunded = mine.filter((t) => t.transaction_type === "SELL" && new Big(t.rent_refund_sol).gt(0));
+      expect(refunded.length).toBe(emptied.length);
+      expect(refunded.every((t) => t.rent_refund_sol === TOKEN_ACCOUNT_REFUND_SOL)).toBe(true);
       expect({ agent, sol: balance(agent, SOL_MINT).toFixed() }).toEqual({ agent, sol: sol.toFixed() });
       for (const tk of TOKENS) {
         const held = mine.reduce(

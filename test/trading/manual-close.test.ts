@@ -9,9 +9,9 @@ import { MINT, startTrading, type TradingContext } from "../helpers/trading.ts";
 // Every number below is worked out by hand from the fake market's prices: SOL at $100, the token
 // bought at $0.01 (0.0001 SOL), 5 % of 10 SOL = 0.5 SOL swapped for 5000 tokens, and every swap
 // charged 0.000005 + 0.0001 = 0.000105 SOL of fees. The opening buy also pays the token account's
-// rent, 0.00203928 SOL (issue 15): the position's cost is 0.50214428 SOL, and its P/L counts the
-// rent as spent, as live's does. The close returns the rent, less the 0.000005 SOL fee of the
-// transaction that closes the account, to the wallet's SOL only: not into the sale or the P/L.
+// rent, 0.00203928 SOL, recorded apart (rentDepositSol): the position's cost is 0.500105 SOL. The
+// close returns the rent, less the 0.000005 SOL fee of the transaction that closes the account,
+// to the wallet's SOL (rentRefundSol): not into the sale, the cost or the P/L.
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const SIM_HASH = /^sim_[0-9a-f]{32}$/;
@@ -58,12 +58,12 @@ describe("close after take-profit sales", () => {
     const { agent, signal, pos } = await openOne({
       takeProfit: { enabled: true, percentage: 50, sellPercentage: 50, maxLevels: 3 },
     });
-    // The opening buy paid 0.000105 in fees and 0.00203928 of token account rent (issue 15): its
-    // cost is 0.50214428.
+    // The opening buy paid 0.000105 in fees and, beside them, 0.00203928 of token account rent
+    // (its rentDepositSol): its cost is 0.500105.
     expect(t.solBalance(agent.id)).toBe("9.49785572");
 
     // Level 1 at 0.0001 × 1.5 = 0.00015 SOL ($0.015): half of 5000 tokens sold for 0.375 SOL.
-    // Realized: 0.375 − 0.000105 − 0.50214428 × 2500/5000 = 0.12382286.
+    // Realized: 0.375 − 0.000105 − 0.500105 × 2500/5000 = 0.1248425.
     price("0.015");
     const report = await tick();
     expect(report).toMatchObject({ positions: 1, priced: 1, actions: 1, closed: 0, failed: 0 });
@@ -71,16 +71,16 @@ describe("close after take-profit sales", () => {
     expect(afterTp.takeProfit).toEqual({
       remainingAmount: 2500,
       levelsHit: 1,
-      realizedProfitSol: 0.12382286,
+      realizedProfitSol: 0.1248425,
       moonBagActivated: false,
       moonBagAmount: null,
     });
     expect(t.solBalance(agent.id)).toBe("9.87275072");
     expect(t.tokenBalance(agent.id)).toBe("2500");
 
-    // Close at $0.012: 2500 tokens for 0.3 SOL. P/L = 0.3 − 0.000105 + 0.12382286 − 0.25107214
-    // = 0.17264572, which is also (0.374895 + 0.299895) − 0.50214428: every net proceed minus the
-    // cost, the rent included (its refund goes to the wallet, not the P/L).
+    // Close at $0.012: 2500 tokens for 0.3 SOL. P/L = 0.3 − 0.000105 + 0.1248425 − 0.2500525
+    // = 0.174685, which is also (0.374895 + 0.299895) − 0.500105: every net proceed minus the
+    // cost (the rent and its refund are the wallet's, not the P/L's).
     price("0.012");
     const res = await closeLong(agent.id, pos.id, {});
     expect(res.status).toBe(200);
@@ -98,12 +98,12 @@ describe("close after take-profit sales", () => {
       success: true,
       transactionId: expect.stringMatching(UUID),
       historicalSwapId: expect.stringMatching(UUID),
-      profitLossSol: 0.17264572,
-      profitLossUsd: 17.264572,
-      changePercent: pct("0.17264572", "0.50214428"),
+      profitLossSol: 0.174685,
+      profitLossUsd: 17.4685,
+      changePercent: pct("0.174685", "0.500105"),
       transactionHash: expect.stringMatching(SIM_HASH),
     });
-    expect(body.changePercent).toBeCloseTo(34.38169603, 7);
+    expect(body.changePercent).toBeCloseTo(34.92966477, 7);
 
     // The SELL of what remained.
     const sell = await json(
@@ -145,9 +145,9 @@ describe("close after take-profit sales", () => {
       amount: "5000",
       purchasePrice: "0.0001",
       salePrice: "0.00012",
-      profitLossSol: "0.17264572",
-      profitLossUsd: "17.264572",
-      changePercent: "34.3816",
+      profitLossSol: "0.174685",
+      profitLossUsd: "17.4685",
+      changePercent: "34.9296",
       purchaseTransactionId: pos.purchase.transaction.id,
       saleTransactionId: body.transactionId,
       signalId: String(signal.id),
@@ -155,7 +155,7 @@ describe("close after take-profit sales", () => {
       purchaseTime: pos.purchase.transaction.time,
     });
 
-    // Balances: 10 − 0.50214428 + 0.374895 + 0.299895 + the rent back less the close's fee, 0.00203428.
+    // Balances: 10 − 0.500105 − 0.00203928 + 0.374895 + 0.299895 + the rent back less the close's fee, 0.00203428.
     expect(t.solBalance(agent.id)).toBe("10.17468");
     expect(t.tokenBalance(agent.id)).toBe("0");
     expect(await t.positions(agent.id)).toEqual([]);
@@ -181,31 +181,31 @@ describe("close after take-profit sales", () => {
     price("0.02");
     await tick();
     const [bag] = await t.positions(agent.id);
-    // Realized: 0.5 − 0.000105 − 0.25107214 (half the cost, rent included) = 0.24882286.
+    // Realized: 0.5 − 0.000105 − 0.2500525 (half the cost) = 0.2498425.
     expect(bag.takeProfit).toEqual({
       remainingAmount: 2500,
       levelsHit: 1,
-      realizedProfitSol: 0.24882286,
+      realizedProfitSol: 0.2498425,
       moonBagActivated: true,
       moonBagAmount: 2500,
     });
     // Closed by the short form at $0.01: 2500 tokens for 0.25 SOL. P/L = (0.499895 + 0.249895)
-    // − 0.50214428 = 0.24764572; the balance also gets the rent back: 10 + 0.24764572 + 0.00203428.
+    // − 0.500105 = 0.249685; the balance: 10 + 0.249685 − 0.00203928 + 0.00203428 (the rent back).
     price("0.01");
     const res = await closeShort(pos.id);
     expect(res.status).toBe(200);
     const body = await json(res);
     expect(body).toMatchObject({
       success: true,
-      profitLossSol: 0.24764572,
-      profitLossUsd: 24.764572,
-      changePercent: pct("0.24764572", "0.50214428"),
+      profitLossSol: 0.249685,
+      profitLossUsd: 24.9685,
+      changePercent: pct("0.249685", "0.500105"),
     });
     expect(t.solBalance(agent.id)).toBe("10.24968");
     const [swap] = await swaps(agent.id);
     expect(swap).toMatchObject({
       closeReason: "manual",
-      profitLossSol: "0.24764572",
+      profitLossSol: "0.249685",
       salePrice: "0.0001",
       saleTransactionId: body.transactionId,
     });
@@ -215,24 +215,24 @@ describe("close after take-profit sales", () => {
 describe("close requests", () => {
   test("the short form with reason stop_loss closes with closeReason stop_loss", async () => {
     const { agent, pos } = await openOne();
-    price("0.02"); // 5000 tokens for 1 SOL: P/L 0.999895 − 0.50214428 = 0.49775072
+    price("0.02"); // 5000 tokens for 1 SOL: P/L 0.999895 − 0.500105 = 0.49979
     const res = await closeShort(pos.id, { reason: "stop_loss" });
     expect(res.status).toBe(200);
     const body = await json(res);
     expect(body).toMatchObject({
       success: true,
-      profitLossSol: 0.49775072,
-      profitLossUsd: 49.775072,
-      changePercent: pct("0.49775072", "0.50214428"),
+      profitLossSol: 0.49979,
+      profitLossUsd: 49.979,
+      changePercent: pct("0.49979", "0.500105"),
     });
     const [swap] = await swaps(agent.id);
     expect(swap).toMatchObject({
       id: body.historicalSwapId,
       closeReason: "stop_loss",
-      profitLossSol: "0.49775072",
+      profitLossSol: "0.49979",
       salePrice: "0.0002",
     });
-    expect(t.solBalance(agent.id)).toBe("10.499785"); // 10 + 0.49775072 + the rent back 0.00203428
+    expect(t.solBalance(agent.id)).toBe("10.499785"); // 10 + 0.49979 − 0.00203928 + the rent back 0.00203428
   });
 
   test("a manual close bypasses stop-loss and DCA: one SELL at the current price, no DCA buy", async () => {
@@ -244,12 +244,12 @@ describe("close requests", () => {
     price("0.005");
     const res = await closeLong(agent.id, pos.id, { reason: "manual" });
     expect(res.status).toBe(200);
-    // 5000 tokens for 0.25 SOL: P/L 0.249895 − 0.50214428 = −0.25224928.
+    // 5000 tokens for 0.25 SOL: P/L 0.249895 − 0.500105 = −0.25021.
     expect(await json(res)).toMatchObject({
       success: true,
-      profitLossSol: -0.25224928,
-      profitLossUsd: -25.224928,
-      changePercent: pct("-0.25224928", "0.50214428"),
+      profitLossSol: -0.25021,
+      profitLossUsd: -25.021,
+      changePercent: pct("-0.25021", "0.500105"),
     });
     expect((await txs(agent.id)).map((x: any) => `${x.transactionType}:${x.isDca}`).sort()).toEqual([
       "BUY:false",

@@ -38,10 +38,11 @@ const get = async (path: string, headers: Record<string, string> = {}) => {
 };
 
 test("both position endpoints, the performance and the public API agree on a position with fees, take-profit and DCA", async () => {
-  // SOL $100. Opening buy: 0.5 SOL → 5000 tokens at 0.0001 SOL, fees 0.000105 plus the token
-  // account's rent 0.00203928 (issue 15): cost 0.50214428.
+  // SOL $100. Opening buy: 0.5 SOL → 5000 tokens at 0.0001 SOL, fees 0.000105: cost 0.500105
+  // (the token account's rent, 0.00203928, is the BUY's rentDepositSol, not a cost).
   const FEE = new Big("0.000105");
-  const OPEN_FEE = FEE.plus(RENT);
+  const [buy] = await get(`/api/v1/agent-transactions?agentId=${agentId}&transactionType=BUY`);
+  expect([buy.fees, buy.rentDepositSol]).toEqual([FEE.toFixed(), RENT]);
   // Level 1 at entry × 1.5 = 0.00015 SOL ($0.015): half the tokens, 2500, sold for 0.375 SOL.
   price("0.015");
   expect(await tick()).toMatchObject({ actions: 1, failed: 0 });
@@ -53,18 +54,19 @@ test("both position endpoints, the performance and the public API agree on a pos
   price("0.012");
   expect(await tick()).toMatchObject({ actions: 0 });
 
-  const costSol = new Big("0.5").plus(OPEN_FEE).plus("0.25").plus(FEE); // 0.75224928
+  const costSol = new Big("0.5").plus(FEE).plus("0.25").plus(FEE); // 0.75021
   const purchaseAmount = new Big(5000).plus("2777.777777");
   const remaining = new Big(2500).plus("2777.777777");
-  // Take-profit: net proceeds minus the cost of the tokens sold, at the cost before the DCA buy.
-  const realized = new Big("0.375").minus(FEE).minus(new Big("0.50214428").times(2500).div(5000));
+  // Take-profit: net proceeds minus the average cost of the tokens sold (half of 0.500105).
+  const realized = new Big("0.375").minus(FEE).minus(new Big("0.500105").times(2500).div(5000));
   const value = remaining.times("0.00012");
-  const openCost = costSol.times(remaining).div(purchaseAmount);
+  // Held cost: the half left (0.2500525) plus the DCA buy (0.250105); the sale is not restated.
+  const openCost = new Big("0.2500525").plus("0.250105");
   const pnlSol = realized.plus(value).minus(openCost);
   const pnlUsd = pnlSol.times(100);
-  expect(realized.toFixed()).toBe("0.12382286");
-  // 0.12382286 + 0.63333333324 − 0.75224928 × 5277.777777 / 7777.777777
-  expect(pnlSol.toFixed(12)).toBe("0.246701324692"); // money.ts rounds down
+  expect(realized.toFixed()).toBe("0.1248425");
+  // 0.1248425 + 0.63333333324 − 0.5001575
+  expect(pnlSol.toFixed(12)).toBe("0.258018333240");
 
   const [viaAgentPositions] = await get(`/api/v1/agent-positions/${agentId}`);
   const [viaAgent] = await get(`/api/v1/agents/${agentId}/positions`);

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { SOL_MINT } from "../../src/money.ts";
+import { Big, SOL_MINT } from "../../src/money.ts";
 import { json, login, type TestContext } from "../helpers/context.ts";
 import { MINT, MINT2, startTrading, type TradingContext } from "../helpers/trading.ts";
 
@@ -8,9 +8,9 @@ import { MINT, MINT2, startTrading, type TradingContext } from "../helpers/tradi
 // peak / take-profit progress that survives a restart. The tests drive ticks directly and move
 // the ManualClock. Numbers are worked out by hand: SOL at $100, the token bought at $0.01
 // (0.0001 SOL), 0.5 SOL swapped for 5000 tokens, 0.000105 SOL of fees per swap; the opening buy
-// also pays the token account's rent, 0.00203928 SOL (issue 15): cost 0.50214428 SOL. The close
-// returns the rent, less the 0.000005 SOL fee of closing the account, to the wallet's SOL only:
-// not into the sale or the position's P/L (as live's separate close transaction does).
+// also pays the token account's rent, 0.00203928 SOL, recorded apart (rentDepositSol): cost
+// 0.500105 SOL. The close returns the rent, less the 0.000005 SOL fee of closing the account, to
+// the wallet's SOL (rentRefundSol): never into the sale, the cost or the position's P/L.
 
 let t: TradingContext;
 /** The service in use: replaced by restart(). */
@@ -95,18 +95,18 @@ describe("trailing stop-loss", () => {
     price("0.015");
     expect(await tick()).toMatchObject({ actions: 1, closed: 1, failed: 0 });
     expect(row(pos.id)).toMatchObject({ status: "closed", close_reason: "stop_loss", remaining_amount: "0" });
-    // 5000 tokens for 0.75 SOL: P/L 0.749895 − 0.50214428 = 0.24775072.
+    // 5000 tokens for 0.75 SOL: P/L 0.749895 − 0.500105 = 0.24979 (the rent is not a cost).
     const [swap] = await swaps(agent.id);
     expect(swap).toMatchObject({
       closeReason: "stop_loss",
-      profitLossSol: "0.24775072",
-      profitLossUsd: "24.775072",
+      profitLossSol: "0.24979",
+      profitLossUsd: "24.979",
       salePrice: "0.00015",
       purchasePrice: "0.0001",
       amount: "5000",
     });
     // The close closed the token account: its rent came back to the balance less the close's fee
-    // (issue 15): 10 − 0.50214428 + 0.749895 + 0.00203428.
+    // (rentRefundSol): 10 − 0.500105 − 0.00203928 + 0.749895 + 0.00203428.
     expect(bal(agent.id)).toBe("10.249785");
     expect(bal(agent.id, MINT)).toBe("0");
     expect(await positions(agent.id)).toEqual([]);
@@ -187,11 +187,11 @@ describe("take-profit levels, then the moon bag", () => {
     // $0.03 = 0.0003 SOL is past all three levels (0.00015, 0.0002, 0.00025): one level per tick.
     price("0.03");
     const expected = [
-      // sold, remaining, realizedProfitSol: proceeds − 0.000105 − 0.50214428 × sold / 5000, cumulated
-      // (the cost holds the token account's rent; issue 15)
-      { sold: "2500", proceeds: "0.75", remaining: 2500, realized: 0.49882286 },
-      { sold: "1250", proceeds: "0.375", remaining: 1250, realized: 0.74818179 },
-      { sold: "625", proceeds: "0.1875", remaining: 625, realized: 0.872808755 },
+      // sold, remaining, realizedProfitSol: proceeds − 0.000105 − 0.500105 × sold / 5000, cumulated
+      // (average cost; the token account's rent is not a cost)
+      { sold: "2500", proceeds: "0.75", remaining: 2500, realized: 0.4998425 },
+      { sold: "1250", proceeds: "0.375", remaining: 1250, realized: 0.74971125 },
+      { sold: "625", proceeds: "0.1875", remaining: 625, realized: 0.874593125 },
     ];
     for (const [i, e] of expected.entries()) {
       expect(await tick()).toMatchObject({ actions: 1, closed: 0, failed: 0 });
@@ -224,7 +224,7 @@ describe("take-profit levels, then the moon bag", () => {
     expect(p.takeProfit).toEqual({
       remainingAmount: 625,
       levelsHit: 3,
-      realizedProfitSol: 0.872808755,
+      realizedProfitSol: 0.874593125,
       moonBagActivated: true,
       moonBagAmount: 625,
     });
@@ -236,12 +236,12 @@ describe("take-profit levels, then the moon bag", () => {
     expect(await tick()).toMatchObject({ actions: 1, closed: 1 });
     const [swap] = await swaps(agent.id);
     // P/L: every net proceed minus the cost = (0.749895 + 0.374895 + 0.187395 + 0.14052)
-    // − 0.50214428 = 0.95056072 (the rent is spent). The balance also gets the rent back less the
+    // − 0.500105 = 0.9526 (the rent is apart). The balance also gets the rent back less the
     // close's fee: 10.81004072 + 0.14052 + 0.00203428.
     expect(swap).toMatchObject({
       closeReason: "stop_loss",
-      profitLossSol: "0.95056072",
-      profitLossUsd: "95.056072",
+      profitLossSol: "0.9526",
+      profitLossUsd: "95.26",
       amount: "5000",
     });
     expect(bal(agent.id)).toBe("10.952595");
@@ -275,16 +275,18 @@ describe("take-profit levels, then the moon bag", () => {
     });
     const sells = await txs(agent.id, "&isTakeProfit=true");
     // The sale that empties the position closes the token account: the rent (less the close's fee)
-    // comes back to the balance, not into the sale or the P/L (0.749895 − 0.50214428).
+    // comes back to the balance as the SELL's rentRefundSol, not into the sale or the P/L
+    // (0.749895 − 0.500105).
     expect(sells.map((x: any) => [x.inputAmount, x.outputAmount])).toEqual([["5000", "0.75"]]);
     const [swap] = await swaps(agent.id);
+    expect(sells.map((x: any) => x.rentRefundSol)).toEqual(["0.00203428"]);
     expect(swap).toMatchObject({
       closeReason: "take_profit",
-      profitLossSol: "0.24775072",
+      profitLossSol: "0.24979",
       saleTransactionId: sells[0].id,
     });
     expect(t.count("historical_swaps", "position_id = ?", pos.id)).toBe(1);
-    expect(bal(agent.id)).toBe("10.249785"); // 10 − 0.50214428 + 0.749895 + 0.00203428
+    expect(bal(agent.id)).toBe("10.249785"); // 10 − 0.500105 − 0.00203928 + 0.749895 + 0.00203428
   });
 });
 
@@ -337,12 +339,68 @@ describe("DCA", () => {
     // DCA count survives a restart: still no third order.
     await restart();
     expect(await tick()).toMatchObject({ actions: 0 });
-    // Cost 0.50214428 (rent included) + 2 × 0.250105 = 1.00235428; value at $0.001: 11024.531023 × 0.00001.
+    // Cost 0.500105 (rent apart) + 2 × 0.250105 = 1.000315; value at $0.001: 11024.531023 × 0.00001.
     [p] = await positions(agent.id);
-    expect(p.profitLoss.native).toBeCloseTo(11024.531023 * 0.00001 - 1.00235428, 12);
+    expect(p.profitLoss.native).toBeCloseTo(11024.531023 * 0.00001 - 1.000315, 12);
   });
 
-  test("a DCA buy the wallet cannot pay fails, is logged, and changes nothing", async () => {
+  test("take-profit, then a DCA buy, then the close: P/L is Σ SELL(out − fees) − Σ BUY(in + fees), the SOL the wallet gained", async () => {
+    const { agent, pos } = await openOne({
+      stopLoss: { enabled: false, percentage: 25 },
+      takeProfit: { enabled: true, percentage: 50, sellPercentage: 50, maxLevels: 3 },
+      dca: { enabled: true, maxOrders: 1, priceDropTriggerPercentage: 10, amountPercentage: 100 },
+    });
+    price("0.015"); // +50 %: half sold
+    expect(await tick()).toMatchObject({ actions: 1, failed: 0 });
+    price("0.009"); // −10 %: DCA buys 100 % of the opening 0.5 SOL
+    expect(await tick()).toMatchObject({ actions: 1, failed: 0 });
+    const res = await ctx.request("POST", `/api/v1/agent-positions/${pos.id}/close`, { token });
+    expect(res.status).toBe(200);
+    const closed = await json(res);
+    const records = await txs(agent.id);
+    expect(records.map((x: any) => `${x.transactionType}:${x.isDca}:${x.isTakeProfit}`).sort()).toEqual([
+      "BUY:false:false",
+      "BUY:true:false",
+      "SELL:false:false",
+      "SELL:false:true",
+    ]);
+    let flows = new Big(0);
+    let rent = new Big(0);
+    for (const x of records) {
+      const net =
+        x.transactionType === "BUY" ? new Big(x.inputAmount).plus(x.fees).neg() : new Big(x.outputAmount).minus(x.fees);
+      flows = flows.plus(net);
+      rent = rent.plus(x.rentRefundSol ?? "0").minus(x.rentDepositSol ?? "0");
+    }
+    const [swap] = await swaps(agent.id);
+    expect(swap.profitLossSol).toBe(flows.toFixed());
+    expect(closed.profitLossSol).toBe(Number(flows));
+    // The wallet gained exactly that, and the rent's round trip (less the account close's fee).
+    expect(rent.toFixed()).toBe("-0.000005");
+    expect(bal(agent.id)).toBe(new Big(10).plus(flows).plus(rent).toFixed());
+  });
+
+  test("editing the opening BUY's record (inputAmount 16) does not change the DCA order's size", async () => {
+    const { agent, pos } = await openOne({
+      stopLoss: { enabled: false, percentage: 25 },
+      dca: { enabled: true, maxOrders: 1, priceDropTriggerPercentage: 10, amountPercentage: 50 },
+    });
+    const [buy] = await txs(agent.id, "&transactionType=BUY");
+    const edit = await ctx.request("PUT", `/api/v1/agent-transactions/${buy.id}`, {
+      token,
+      body: { inputAmount: "16" },
+    });
+    expect(edit.status).toBe(200);
+    expect((await json(edit)).inputAmount).toBe("16"); // what is shown changes
+    price("0.009");
+    expect(await tick()).toMatchObject({ actions: 1, failed: 0 });
+    // 50 % of the 0.5 SOL the opening buy swapped (the position's own openingSol), not of 16.
+    const dcas = await txs(agent.id, "&isDca=true");
+    expect(dcas.map((x: any) => x.inputAmount)).toEqual(["0.25"]);
+    expect(row(pos.id).remaining_amount).toBe("7777.777777");
+  });
+
+  test("a DCA order that would take the wallet under minimumAgentBalance is skipped (minimum_balance), logged, counted", async () => {
     const { agent, pos } = await openOne({
       stopLoss: { enabled: false, percentage: 25 },
       dca: { enabled: true, maxOrders: 2, priceDropTriggerPercentage: 10, amountPercentage: 1000 },
@@ -353,15 +411,20 @@ describe("DCA", () => {
       .run(agent.id, SOL_MINT);
     price("0.009");
     const quotes = t.fake.requestsTo("jupiter.quote").length;
-    expect(await tick()).toMatchObject({ actions: 1, failed: 1 });
+    expect(await tick()).toMatchObject({ actions: 1, failed: 0 });
     // Refused before the swap: no quote asked for (a live swap would already have spent the SOL).
     expect(t.fake.requestsTo("jupiter.quote").length).toBe(quotes);
     expect(bal(agent.id)).toBe("1");
     expect(bal(agent.id, MINT)).toBe("5000");
     expect(t.count("agent_transactions", "agent_id = ? AND is_dca = 1", agent.id)).toBe(0);
     expect(row(pos.id).remaining_amount).toBe("5000");
-    const line = ctx.logs.map((l) => JSON.parse(l)).find((l) => l.msg === "trade failed" && l.positionId === pos.id);
-    expect(line).toMatchObject({ agentId: agent.id, side: "buy", dcaOrder: 1, reason: "Insufficient SOL balance" });
+    const line = ctx.logs
+      .map((l) => JSON.parse(l))
+      .find((l) => l.msg === "DCA order skipped" && l.positionId === pos.id);
+    expect(line).toMatchObject({ agentId: agent.id, dcaOrder: 1, rule: "minimum_balance" });
+    expect(line.reason).toContain("below minimumAgentBalance 0.5");
+    const metrics = await ctx.services.metrics.exposition();
+    expect(metrics).toContain('trading_trades_skipped_total{mode="simulation",rule="minimum_balance"} 1');
   });
 });
 
@@ -375,12 +438,12 @@ describe("stale trade", () => {
     expect(row(pos.id)).toMatchObject({ status: "closed", close_reason: "stale_trade" });
     token = (await login(ctx)).token; // a day later the first access token has expired
     const [swap] = await swaps(agent.id);
-    // Sold at the entry price: P/L is the two swaps' fees and the rent, −0.00224928. The balance
-    // gets the rent back but for the close's fee: 10 − 0.000105 × 2 − 0.000005 = 9.999785.
+    // Sold at the entry price: P/L is the two swaps' fees, −0.00021 (the rent is apart). The
+    // balance gets the rent back but for the close's fee: 10 − 0.000105 × 2 − 0.000005 = 9.999785.
     expect(swap).toMatchObject({
       closeReason: "stale_trade",
-      profitLossSol: "-0.00224928",
-      profitLossUsd: "-0.224928",
+      profitLossSol: "-0.00021",
+      profitLossUsd: "-0.021",
       salePrice: "0.0001",
     });
     expect(new Date(swap.saleTime).getTime() - new Date(swap.purchaseTime).getTime()).toBe(86_400_001);
@@ -417,8 +480,8 @@ describe("exit signals", () => {
       await t.settle();
       expect(row(pos.id)).toMatchObject({ status: "closed", close_reason: "signal" });
       const [swap] = await swaps(holder.id);
-      // 5000 tokens for 0.6 SOL: 0.599895 − 0.50214428 = 0.09775072.
-      expect(swap).toMatchObject({ closeReason: "signal", profitLossSol: "0.09775072", signalId: String(buy.id) });
+      // 5000 tokens for 0.6 SOL: 0.599895 − 0.500105 = 0.09979.
+      expect(swap).toMatchObject({ closeReason: "signal", profitLossSol: "0.09979", signalId: String(buy.id) });
       const sells = await txs(holder.id, "&transactionType=SELL");
       expect(sells.map((x: any) => [x.signalId, x.outputAmount, x.id])).toEqual([
         [exit.id, "0.6", swap.saleTransactionId], // the swap's SOL only: the rent goes to the balance

@@ -16,8 +16,8 @@ describe("signal → position", () => {
     const signal = await t.postSignal();
     await t.settle();
 
-    // 5% of 10 SOL = 0.5 SOL swapped; fees 0.000005 + 0.0001, plus the new token account's rent
-    // 0.00203928 (issue 15): 9.5 − 0.00214428.
+    // 5% of 10 SOL = 0.5 SOL swapped; fees 0.000005 + 0.0001, and the new token account's rent
+    // 0.00203928 beside them: 9.5 − 0.000105 − 0.00203928.
     expect(t.solBalance(agent.id)).toBe("9.49785572");
     // 0.5 SOL × $100 / $0.01 = 5000 tokens.
     expect(t.tokenBalance(agent.id)).toBe("5000");
@@ -40,8 +40,8 @@ describe("signal → position", () => {
         moonBagAmount: null,
       },
     });
-    // P/L at the entry price is minus the fees and the rent (returned at the close).
-    expect(pos.profitLoss.native).toBeCloseTo(-0.00214428, 9);
+    // P/L at the entry price is minus the fees (the rent is the BUY's rentDepositSol, not a cost).
+    expect(pos.profitLoss.native).toBeCloseTo(-0.000105, 9);
     expect(pos.profitLoss.priceChangePercent).toBe(0);
 
     const txs = await json(
@@ -55,7 +55,9 @@ describe("signal → position", () => {
       inputAmount: "0.5",
       outputMint: MINT,
       outputAmount: "5000",
-      fees: "0.00214428",
+      fees: "0.000105",
+      rentDepositSol: "0.00203928",
+      rentRefundSol: "0",
       routes: ["Raydium"],
       slippage: "300",
       priceImpact: "0",

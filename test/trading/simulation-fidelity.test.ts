@@ -20,8 +20,8 @@ import { MINT, MINT2, RENT, startTrading, type TradingContext } from "../helpers
 import { type MarketHarness, marketHarness } from "../market/helpers.ts";
 
 // Simulation is never kinder than live (issue 15 "Simulation fidelity"): a mint's first buy pays
-// the token account's rent (returned to the wallet's SOL, not the position's P/L, when the position
-// closes and the account with it), a
+// the token account's rent (its BUY's rentDepositSol, returned to the wallet's SOL as the closing
+// SELL's rentRefundSol when the position closes and the account with it; never in fees or P/L), a
 // Token-2022 transfer fee is withheld from the tokens a swap moves, and a simulated swap pays the
 // priority fee live would pay at most. Figures: SOL $100, the token at $0.01 (0.0001 SOL), 5 % of
 // 10 SOL = 0.5 SOL per buy, network fee 0.000005 SOL.
@@ -41,7 +41,7 @@ const closePosition = async (positionId: string) => {
 };
 
 describe("token account rent", () => {
-  test("the first buy of a mint pays the rent with its fees; the close returns it to the wallet, not the P/L; the next position pays again", async () => {
+  test("the first buy of a mint pays the rent on its own record; the close returns it to the wallet, not the P/L; the next position pays again", async () => {
     t = await startTrading();
     const agent = await t.createAgent();
     await t.postSignal();
@@ -50,25 +50,36 @@ describe("token account rent", () => {
     expect(t.solBalance(agent.id)).toBe("9.49785572");
     const [pos] = await t.positions(agent.id);
     const [buy] = await txs(agent.id);
-    expect(buy).toMatchObject({ transactionType: "BUY", inputAmount: "0.5", fees: "0.00214428" });
-    // While the account is open the rent is spent: the position's P/L at the entry price shows it.
-    expect(pos.profitLoss.native).toBeCloseTo(-0.00214428, 12);
+    expect(buy).toMatchObject({
+      transactionType: "BUY",
+      inputAmount: "0.5",
+      fees: "0.000105",
+      rentDepositSol: "0.00203928",
+      rentRefundSol: "0",
+    });
+    // The rent is not a cost of the position: its P/L at the entry price is the buy's fees.
+    expect(pos.profitLoss.native).toBeCloseTo(-0.000105, 12);
     // The entry price is the swap's, rent and fees excluded.
     expect(pos.purchase.priceNative).toBe(0.0001);
 
-    // Closed at the entry price: the sale returns the swap's 0.5 SOL. The position's P/L counts the
-    // rent as spent, as live's does (live closes the account in a separate transaction after the
-    // position is recorded): −(the two swaps' fees + the rent) = −0.00224928.
+    // Closed at the entry price: the sale returns the swap's 0.5 SOL. The position's P/L is
+    // Σ SELL(out − fees) − Σ BUY(in + fees) = −(the two swaps' fees) = −0.00021.
     const closed = await closePosition(pos.id);
     const fees = new Big("0.000105").times(2);
-    expect(closed.profitLossSol).toBe(-Number(fees.plus(RENT)));
-    expect(closed.profitLossSol).toBe(-0.00224928);
+    expect(closed.profitLossSol).toBe(-Number(fees));
+    expect(closed.profitLossSol).toBe(-0.00021);
     const [swap] = await json(
       await t.ctx.request("GET", `/api/v1/agent-historical-swaps?agentId=${agent.id}`, { token: t.token }),
     );
-    expect(swap).toMatchObject({ profitLossSol: "-0.00224928", salePrice: "0.0001" });
+    expect(swap).toMatchObject({ profitLossSol: "-0.00021", salePrice: "0.0001" });
     const sell = (await txs(agent.id)).find((x: { transactionType: string }) => x.transactionType === "SELL");
-    expect(sell).toMatchObject({ inputAmount: "5000", outputAmount: "0.5", fees: "0.000105" });
+    expect(sell).toMatchObject({
+      inputAmount: "5000",
+      outputAmount: "0.5",
+      fees: "0.000105",
+      rentDepositSol: "0",
+      rentRefundSol: "0.00203428",
+    });
     // The account is closed and the rent, less the 0.000005 fee of the transaction that closes it
     // (what live gets back), is the wallet's SOL again: only the swaps' fees and the close's are lost.
     expect(new Big(RENT).minus(TOKEN_ACCOUNT_CLOSE_FEE_SOL).toFixed()).toBe("0.00203428");
@@ -82,6 +93,8 @@ describe("token account rent", () => {
     await t.settle();
     // 5 % of 9.999785 = 0.49998925 swapped, 0.000105 fees, 0.00203928 rent.
     expect(t.solBalance(agent.id)).toBe(new Big("9.999785").minus("0.49998925").minus("0.00214428").toFixed());
+    const second = (await txs(agent.id))[0];
+    expect(second).toMatchObject({ transactionType: "BUY", fees: "0.000105", rentDepositSol: "0.00203928" });
   });
 
   test("a DCA buy into an open position pays no rent (the account exists); every mint has its own account", async () => {
@@ -97,14 +110,14 @@ describe("token account rent", () => {
     t.fake.setToken(MINT, { priceUsd: "0.009" });
     expect(await t.ctx.services.trading.monitor.tick()).toMatchObject({ actions: 1, failed: 0 });
     const dca = (await txs(agent.id)).find((x: { isDca: boolean }) => x.isDca);
-    expect(dca).toMatchObject({ inputAmount: "0.25", fees: "0.000105" });
-    // 10 − 0.50214428 − 0.250105.
+    expect(dca).toMatchObject({ inputAmount: "0.25", fees: "0.000105", rentDepositSol: "0" });
+    // 10 − 0.500105 − 0.00203928 (rent) − 0.250105.
     expect(t.solBalance(agent.id)).toBe("9.24775072");
 
     await t.postSignal({ tokenAddress: MINT2, symbol: "WIF" });
     await t.settle();
     const wif = (await txs(agent.id)).find((x: { outputMint: string }) => x.outputMint === MINT2);
-    expect(wif.fees).toBe(new Big("0.000105").plus(RENT).toFixed());
+    expect([wif.fees, wif.rentDepositSol]).toEqual(["0.000105", RENT]);
   });
 });
 
@@ -116,8 +129,8 @@ describe("priority fee: the live model", () => {
     await t.postSignal();
     await t.settle();
     const [buy] = await txs(agent.id);
-    // 0.000005 + 0.001 + rent.
-    expect(buy.fees).toBe(new Big("0.001005").plus(RENT).toFixed());
+    // 0.000005 + 0.001; the rent on its own.
+    expect([buy.fees, buy.rentDepositSol]).toEqual(["0.001005", RENT]);
   });
 
   test("a fixed LIVE_PRIORITY_FEE is what a simulated swap pays", async () => {
@@ -126,7 +139,7 @@ describe("priority fee: the live model", () => {
     await t.postSignal();
     await t.settle();
     const [buy] = await txs(agent.id);
-    expect(buy.fees).toBe(new Big("0.000025").plus(RENT).toFixed());
+    expect(buy.fees).toBe("0.000025");
   });
 
   test("an explicit SIMULATION_PRIORITY_FEE_SOL wins", async () => {
@@ -135,7 +148,7 @@ describe("priority fee: the live model", () => {
     await t.postSignal();
     await t.settle();
     const [buy] = await txs(agent.id);
-    expect(buy.fees).toBe(new Big("0.000305").plus(RENT).toFixed());
+    expect(buy.fees).toBe("0.000305");
   });
 
   test("one function: the simulation charges exactly the most the live inspection lets a swap pay", () => {

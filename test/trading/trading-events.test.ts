@@ -66,7 +66,7 @@ describe("trading events", () => {
           mode: "simulation",
           transactionId: buyTx.id,
           positionId: pos.id,
-          amountSol: "0.50214428", // 0.5 swapped, 0.000105 fees, 0.00203928 token account rent
+          amountSol: "0.500105", // 0.5 swapped, 0.000105 fees (the rent is apart: rentDepositSol)
           tokens: "5000",
           hash: buyTx.hash,
         },
@@ -127,12 +127,12 @@ describe("trading events", () => {
         change: "take_profit",
         levelsHit: 1,
         remainingAmount: "2500",
-        realizedProfitSol: "0.12382286", // 0.374895 − half of the 0.50214428 cost
+        realizedProfitSol: "0.1248425", // 0.374895 − half of the 0.500105 cost
       },
     });
 
-    // The close at $0.012: P/L (0.374895 + 0.299895) − 0.50214428 = 0.17264572 SOL (the rent is
-    // in the cost; its refund goes to the wallet, not the sale or the P/L).
+    // The close at $0.012: P/L (0.374895 + 0.299895) − 0.500105 = 0.174685 SOL (the rent and its
+    // refund are the wallet's, not the sale's or the P/L's).
     t.fake.setToken(MINT, { priceUsd: "0.012" });
     const res = await t.ctx.request("POST", `/api/v1/agent-positions/${pos.id}/close`, { token: t.token });
     const closed = await json(res);
@@ -162,8 +162,8 @@ describe("trading events", () => {
         tokenAddress: MINT,
         reason: "manual",
         historicalSwapId: closed.historicalSwapId,
-        profitLossSol: 0.17264572,
-        profitLossUsd: 17.264572,
+        profitLossSol: 0.174685,
+        profitLossUsd: 17.4685,
       },
     });
   });

@@ -7,12 +7,10 @@ import type { positions } from "../schema/trading.ts";
 
 type PositionColumns = typeof positions.$inferSelect;
 
-/** A position with what the engine needs beside its own columns (owner, opening size, config). */
+/** A position with what the engine needs beside its own columns (owner, config). */
 export type PositionRecord = Omit<PositionColumns, "tradingMode"> & {
   tradingMode: "simulation" | "live";
   userId: string;
-  /** SOL swapped by the opening buy (fees excluded): the base of DCA order sizes. */
-  openingSolAmount: string;
   configOverrides: string | null;
 };
 
@@ -30,18 +28,33 @@ export type NewOpenPosition = Pick<
   | "purchaseAmount"
   | "costSol"
   | "costUsd"
+  | "openingSol"
+  | "heldCostSol"
   | "purchaseTransactionId"
   | "purchaseTransactionHash"
 > & { tradingMode: "simulation" | "live"; signalId: number };
 
 export type DcaFields = Pick<
   PositionColumns,
-  "entryPriceSol" | "entryPriceUsd" | "purchaseAmount" | "remainingAmount" | "costSol" | "costUsd" | "dcaOrders"
+  | "entryPriceSol"
+  | "entryPriceUsd"
+  | "purchaseAmount"
+  | "remainingAmount"
+  | "costSol"
+  | "costUsd"
+  | "heldCostSol"
+  | "dcaOrders"
 >;
 
 export type TakeProfitFields = Pick<
   PositionColumns,
-  "remainingAmount" | "levelsHit" | "realizedProfitSol" | "realizedProfitUsd" | "moonBagActivated" | "moonBagAmount"
+  | "remainingAmount"
+  | "heldCostSol"
+  | "levelsHit"
+  | "realizedProfitSol"
+  | "realizedProfitUsd"
+  | "moonBagActivated"
+  | "moonBagAmount"
 >;
 
 export type CloseFields = Pick<PositionColumns, "remainingAmount" | "closeReason" | "lastPriceSol">;
@@ -86,17 +99,16 @@ const SELECT = `SELECT p.id, p.agent_id AS agentId, a.user_id AS userId, p.walle
   p.trading_mode AS tradingMode, p.token_address AS tokenAddress, p.token_symbol AS tokenSymbol,
   p.token_decimals AS tokenDecimals, p.signal_id AS signalId, p.status, p.entry_price_sol AS entryPriceSol,
   p.entry_price_usd AS entryPriceUsd, p.purchase_amount AS purchaseAmount, p.cost_sol AS costSol,
-  p.cost_usd AS costUsd, p.remaining_amount AS remainingAmount, p.peak_price_sol AS peakPriceSol,
+  p.cost_usd AS costUsd, p.opening_sol AS openingSol, p.held_cost_sol AS heldCostSol, p.remaining_amount AS remainingAmount, p.peak_price_sol AS peakPriceSol,
   p.last_price_sol AS lastPriceSol, p.last_price_usd AS lastPriceUsd, p.levels_hit AS levelsHit,
   p.realized_profit_sol AS realizedProfitSol, p.realized_profit_usd AS realizedProfitUsd,
   p.moon_bag_activated AS moonBagActivated, p.moon_bag_amount AS moonBagAmount, p.dca_orders AS dcaOrders,
   p.purchase_transaction_id AS purchaseTransactionId, p.purchase_transaction_hash AS purchaseTransactionHash,
-  COALESCE(t.input_amount, '0') AS openingSolAmount, c.overrides AS configOverrides,
+  c.overrides AS configOverrides,
   p.opened_at AS openedAt, p.closed_at AS closedAt, p.close_reason AS closeReason,
   p.created_at AS createdAt, p.updated_at AS updatedAt
   FROM positions p
   JOIN agents a ON a.id = p.agent_id
-  LEFT JOIN agent_transactions t ON t.id = p.purchase_transaction_id
   LEFT JOIN agent_configs c ON c.agent_id = p.agent_id`;
 
 // Rows are fresh objects from bun:sqlite: the flag is fixed in place (allOpen maps every open
@@ -189,15 +201,16 @@ export class PositionRepository {
       .deferred();
   }
 
-  /** SOL swapped by the position's opening buy (fees excluded; "0" when unknown), as PositionRecord has it. */
+  /**
+   * SOL swapped by the position's opening buy (fees and rent excluded), as settlement wrote it on
+   * the position: the base of DCA order sizes. Never read from the BUY's ledger row, which
+   * `PUT /agent-transactions/:id` can edit (editing the ledger changes what is shown, not what the
+   * agent does).
+   */
   openingSolAmount(positionId: string): string {
     return (
-      this.sqlite
-        .query<{ a: string }, [string]>(
-          `SELECT COALESCE(t.input_amount, '0') AS a FROM positions p
-           LEFT JOIN agent_transactions t ON t.id = p.purchase_transaction_id WHERE p.id = ?`,
-        )
-        .get(positionId)?.a ?? "0"
+      this.sqlite.query<{ a: string }, [string]>("SELECT opening_sol AS a FROM positions WHERE id = ?").get(positionId)
+        ?.a ?? "0"
     );
   }
 
@@ -285,9 +298,10 @@ export class PositionRepository {
     this.sqlite
       .query(
         `INSERT INTO positions (id, agent_id, wallet_address, trading_mode, token_address, token_symbol, token_decimals, signal_id,
-           status, entry_price_sol, entry_price_usd, purchase_amount, cost_sol, cost_usd, remaining_amount, peak_price_sol,
-           last_price_sol, last_price_usd, purchase_transaction_id, purchase_transaction_hash, opened_at, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           status, entry_price_sol, entry_price_usd, purchase_amount, cost_sol, cost_usd, opening_sol, held_cost_sol, remaining_amount,
+           peak_price_sol, last_price_sol, last_price_usd, purchase_transaction_id, purchase_transaction_hash, opened_at, created_at,
+           updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         o.id,
@@ -303,6 +317,8 @@ export class PositionRepository {
         o.purchaseAmount,
         o.costSol,
         o.costUsd,
+        o.openingSol,
+        o.heldCostSol,
         o.purchaseAmount,
         o.entryPriceSol,
         o.entryPriceSol,
@@ -320,7 +336,7 @@ export class PositionRepository {
     this.sqlite
       .query(
         `UPDATE positions SET entry_price_sol = ?, entry_price_usd = ?, purchase_amount = ?, remaining_amount = ?, cost_sol = ?,
-           cost_usd = ?, dca_orders = ?, updated_at = ? WHERE id = ?`,
+           cost_usd = ?, held_cost_sol = ?, dca_orders = ?, updated_at = ? WHERE id = ?`,
       )
       .run(
         f.entryPriceSol,
@@ -329,6 +345,7 @@ export class PositionRepository {
         f.remainingAmount,
         f.costSol,
         f.costUsd,
+        f.heldCostSol,
         f.dcaOrders,
         now,
         id,
@@ -339,11 +356,12 @@ export class PositionRepository {
   recordTakeProfit(id: string, f: TakeProfitFields, now: string): void {
     this.sqlite
       .query(
-        `UPDATE positions SET remaining_amount = ?, levels_hit = ?, realized_profit_sol = ?, realized_profit_usd = ?,
-           moon_bag_activated = ?, moon_bag_amount = ?, updated_at = ? WHERE id = ?`,
+        `UPDATE positions SET remaining_amount = ?, held_cost_sol = ?, levels_hit = ?, realized_profit_sol = ?,
+           realized_profit_usd = ?, moon_bag_activated = ?, moon_bag_amount = ?, updated_at = ? WHERE id = ?`,
       )
       .run(
         f.remainingAmount,
+        f.heldCostSol,
         f.levelsHit,
         f.realizedProfitSol,
         f.realizedProfitUsd,
@@ -357,7 +375,7 @@ export class PositionRepository {
   close(id: string, f: CloseFields, now: string): void {
     this.sqlite
       .query(
-        "UPDATE positions SET status = 'closed', remaining_amount = ?, closed_at = ?, close_reason = ?, last_price_sol = ?, updated_at = ? WHERE id = ?",
+        "UPDATE positions SET status = 'closed', held_cost_sol = '0', remaining_amount = ?, closed_at = ?, close_reason = ?, last_price_sol = ?, updated_at = ? WHERE id = ?",
       )
       .run(f.remainingAmount, now, f.closeReason, f.lastPriceSol, now, id);
   }

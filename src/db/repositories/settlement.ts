@@ -17,6 +17,8 @@ export type ConfirmedFields = Pick<
   TransactionColumns,
   | "transactionValueUsd"
   | "fees"
+  | "rentDepositSol"
+  | "rentRefundSol"
   | "inputAmount"
   | "inputPrice"
   | "outputAmount"
@@ -47,10 +49,10 @@ export class SettlementRepository {
     this.sqlite
       .query(
         `INSERT INTO agent_transactions (id, agent_id, wallet_address, transaction_type, transaction_value_usd, transaction_time,
-           destination_address, signal_id, fees, routes, input_mint, input_symbol, input_amount, input_price, output_mint,
-           output_symbol, output_amount, output_price, slippage, price_impact, is_dca, is_take_profit, trading_mode,
-           transaction_hash, status, position_id, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           destination_address, signal_id, fees, rent_deposit_sol, rent_refund_sol, routes, input_mint, input_symbol, input_amount,
+           input_price, output_mint, output_symbol, output_amount, output_price, slippage, price_impact, is_dca, is_take_profit,
+           trading_mode, transaction_hash, status, position_id, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         t.id,
@@ -62,6 +64,8 @@ export class SettlementRepository {
         t.destinationAddress,
         t.signalId,
         t.fees,
+        t.rentDepositSol,
+        t.rentRefundSol,
         JSON.stringify(t.routes),
         t.inputMint,
         t.inputSymbol,
@@ -88,12 +92,15 @@ export class SettlementRepository {
   confirmPending(id: string, f: ConfirmedFields, now: string): void {
     this.sqlite
       .query(
-        `UPDATE agent_transactions SET transaction_value_usd = ?, fees = ?, input_amount = ?, input_price = ?, output_amount = ?,
-           output_price = ?, status = ?, position_id = ?, updated_at = ? WHERE id = ?`,
+        `UPDATE agent_transactions SET transaction_value_usd = ?, fees = ?, rent_deposit_sol = ?, rent_refund_sol = ?,
+           input_amount = ?, input_price = ?, output_amount = ?, output_price = ?, status = ?, position_id = ?, updated_at = ?
+           WHERE id = ?`,
       )
       .run(
         f.transactionValueUsd,
         f.fees,
+        f.rentDepositSol,
+        f.rentRefundSol,
         f.inputAmount,
         f.inputPrice,
         f.outputAmount,
@@ -103,6 +110,19 @@ export class SettlementRepository {
         now,
         id,
       );
+  }
+
+  /**
+   * The token account emptied by this SELL was closed by its own transaction (live): the SOL it
+   * gave back (its lamports less that transaction's fee) is recorded on the SELL, so the records
+   * sum to the wallet's SOL.
+   */
+  recordRentRefund(saleTransactionId: string, refundSol: string, now: string): void {
+    this.sqlite
+      .query(
+        "UPDATE agent_transactions SET rent_refund_sol = ?, updated_at = ? WHERE id = ? AND transaction_type = 'SELL'",
+      )
+      .run(refundSol, now, saleTransactionId);
   }
 
   /** A pending live trade the chain refused or never included. */

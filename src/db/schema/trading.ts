@@ -95,6 +95,9 @@ export const agentTransactions = sqliteTable(
     destinationAddress: text("destination_address"),
     signalId: integer("signal_id"),
     fees: text("fees"),
+    /** Token-account rent paid by this BUY / returned after this SELL (SOL; not part of `fees`). */
+    rentDepositSol: text("rent_deposit_sol").notNull().default("0"),
+    rentRefundSol: text("rent_refund_sol").notNull().default("0"),
     routes: text("routes", { mode: "json" }).$type<string[]>(),
     inputMint: text("input_mint").notNull(),
     inputSymbol: text("input_symbol"),
@@ -148,9 +151,13 @@ export const positions = sqliteTable(
     entryPriceUsd: text("entry_price_usd").notNull(),
     /** Tokens bought in total (first buy plus DCA). */
     purchaseAmount: text("purchase_amount").notNull(),
-    /** SOL spent in total, fees included (first buy plus DCA): the "original cost". */
+    /** SOL spent in total, fees included, rent excluded (first buy plus DCA): the "original cost". */
     costSol: text("cost_sol").notNull(),
     costUsd: text("cost_usd").notNull(),
+    /** SOL the opening buy swapped (fees and rent excluded): the base of DCA order sizes. */
+    openingSol: text("opening_sol").notNull().default("0"),
+    /** Cost of the tokens still held (average cost × remaining), fees included, rent excluded. */
+    heldCostSol: text("held_cost_sol").notNull().default("0"),
     remainingAmount: text("remaining_amount").notNull(),
     peakPriceSol: text("peak_price_sol").notNull(),
     lastPriceSol: text("last_price_sol"),

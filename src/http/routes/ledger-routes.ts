@@ -30,7 +30,7 @@ export interface LedgerRoutesSpec {
   create: Schema;
   update: Schema;
   /** Response descriptions; created/updated default to "Created record"/"Updated record". */
-  text: { list: string; getOne: string; created?: string; updated?: string };
+  text: { list: string; getOne: string; created?: string; updated?: string; updateDescription?: string };
   /** Statuses create can answer besides 400/401/404 (balances: 409). */
   createErrors?: number[];
   /** Read routes registered after the list and before /{id}, so their path is never read as an id. */
@@ -77,6 +77,7 @@ export function ledgerRoutes(spec: LedgerRoutesSpec) {
     ...write,
     method: "put",
     path: "/{id}",
+    ...(spec.text.updateDescription ? { description: spec.text.updateDescription } : {}),
     request: { params: spec.idParam, body: { ...jsonContent(spec.update), required: true } },
     responses: {
       200: { description: spec.text.updated ?? "Updated record", ...jsonContent(spec.item) },

@@ -2,11 +2,13 @@ import { PublicKey, TransactionInstruction, TransactionMessage, VersionedTransac
 import bs58 from "bs58";
 import { type Clock, isoNow } from "../../clock.ts";
 import { inTransaction, type SqliteHandle } from "../../db/client.ts";
+import { SettlementRepository } from "../../db/repositories/settlement.ts";
 import type { Logger } from "../../logger.ts";
 import type { MintInfo, RpcCaller } from "../../market/mint-info.ts";
 import type { SolanaRpcClient } from "../../market/solana-rpc.ts";
 import { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from "../../market/solana-rpc.ts";
 import { parseTokenAccount } from "../../market/token-layouts.ts";
+import { decStr, fromAtomic, SOL_DECIMALS } from "../../money.ts";
 import { mirrorChainBalances } from "../../wallets/live-balances.ts";
 import { closesTokenAccount } from "../rules/fees.ts";
 import type { InspectorChain, SendChain } from "./chain-reads.ts";
@@ -122,6 +124,8 @@ export interface ClosedPositionSale {
   mint: string;
   /** The sale's confirmation slot: every read is at or after it (minContextSlot). */
   slot: number;
+  /** The SELL's agent_transactions id: a confirmed close records the rent it got back on it. */
+  saleTransactionId?: string;
 }
 
 export type CloseAccountResult =
@@ -262,14 +266,23 @@ export class TokenAccountCloser {
         signature,
         outcome: state.kind === "failed" ? `failed: ${JSON.stringify(state.err)}` : state.kind,
       };
-    // The rent is the wallet's SOL again: mirror it, read at or after the close's slot.
+    // The rent is the wallet's SOL again: mirror it, read at or after the close's slot, and record
+    // what came back (the account's lamports less this transaction's fee) on the SELL that emptied
+    // it, so the transaction records sum to the wallet's SOL (docs/decisions.md "Books that reconcile").
     const balances = await this.d.rpc.getBalances(wallet, state.slot);
-    inTransaction(this.d.db, () =>
+    const now = isoNow(this.d.clock);
+    inTransaction(this.d.db, () => {
       mirrorChainBalances(this.d.db, { agentId: sale.agentId, walletAddress: wallet }, balances, {
-        now: isoNow(this.d.clock),
+        now,
         mints: [mint],
-      }),
-    );
+      });
+      if (sale.saleTransactionId)
+        new SettlementRepository(this.d.db.sqlite).recordRentRefund(
+          sale.saleTransactionId,
+          decStr(fromAtomic(raw.lamports - CLOSE_ACCOUNT_FEE_LAMPORTS, SOL_DECIMALS)),
+          now,
+        );
+    });
     return { status: "closed", account, signature, rentLamports: raw.lamports };
   }
 }

@@ -6,10 +6,13 @@
 // - A trigger price ≤ 0 (k × drop ≥ 100 %) never fires; an amount that rounds to 0 lamports does not fire.
 // - No DCA once the moon bag is active: the moon bag is left to stop-loss, stale-trade or close.
 // - The rule does not check the balance: the buy goes through the normal execution path, which
-//   refuses (and logs) a buy the wallet cannot pay.
+//   refuses (and logs) a buy the wallet cannot pay, and skips (rule `minimum_balance`) an order
+//   that would leave the wallet under minimumAgentBalance (dcaWithinMinimumBalance; SPEC: an
+//   agent needs the minimum balance to trade, and a DCA buy is a trade).
 
 import type { Big } from "../../money.ts";
 import { big, HUNDRED, roundLamports } from "./decimal-input.ts";
+import { heldCostAfterBuy } from "./pnl.ts";
 import type { DcaSettings, DecimalInput } from "./types.ts";
 
 export interface DcaPositionState {
@@ -17,7 +20,7 @@ export interface DcaPositionState {
   entryPriceSol: DecimalInput;
   /** DCA orders filled so far. */
   dcaOrders: number;
-  /** SOL swapped by the opening buy (its transaction's inputAmount), fees excluded. */
+  /** SOL swapped by the opening buy, fees and rent excluded (the position's openingSol, never a ledger row). */
   originalCostSol: DecimalInput;
   moonBagActivated: boolean;
 }
@@ -36,6 +39,18 @@ export function dcaTriggerPrice(entryPriceSol: DecimalInput, dropPercentage: Dec
 /** amountPercentage % of the original SOL cost, rounded down to lamports. */
 export function dcaOrderAmountSol(originalCostSol: DecimalInput, amountPercentage: DecimalInput): Big {
   return roundLamports(big(originalCostSol).times(big(amountPercentage)).div(HUNDRED));
+}
+
+/**
+ * Whether a DCA order of `amountSol` leaves the wallet at or above the minimum balance. The
+ * order's SOL is what is known before the swap; its fees (a few lamports) are not.
+ */
+export function dcaWithinMinimumBalance(
+  solBalance: DecimalInput,
+  amountSol: DecimalInput,
+  minimumAgentBalance: DecimalInput,
+): boolean {
+  return big(solBalance).minus(big(amountSol)).gte(big(minimumAgentBalance));
 }
 
 export function evaluateDca(settings: DcaSettings, position: DcaPositionState, priceSol: DecimalInput): DcaDecision {
@@ -58,6 +73,8 @@ export interface DcaFillPosition {
   remainingAmount: DecimalInput;
   /** SOL spent in total, fees included. */
   costSol: DecimalInput;
+  /** Cost of the tokens held (rules/pnl.ts). */
+  heldCostSol: DecimalInput;
   dcaOrders: number;
 }
 
@@ -74,13 +91,15 @@ export interface DcaFillResult {
   purchaseAmount: Big;
   remainingAmount: Big;
   costSol: Big;
+  heldCostSol: Big;
   dcaOrders: number;
 }
 
 /**
  * The position after a DCA buy. The average entry is the average price paid per token over every
  * token bought (fees excluded): (entry × purchaseAmount + solSwapped) / (purchaseAmount + tokens).
- * Fees go into costSol only, which is what P/L is measured against (see pnl.ts).
+ * Fees go into costSol and heldCostSol only: the held cost is what P/L is measured against, and a
+ * DCA buy adds to it without restating what earlier sales realized (see pnl.ts).
  */
 export function applyDcaFill(position: DcaFillPosition, fill: DcaFill): DcaFillResult {
   const bought = big(position.purchaseAmount);
@@ -94,6 +113,7 @@ export function applyDcaFill(position: DcaFillPosition, fill: DcaFill): DcaFillR
     purchaseAmount,
     remainingAmount: big(position.remainingAmount).plus(tokens),
     costSol: big(position.costSol).plus(big(fill.solSwapped)).plus(big(fill.feesSol)),
+    heldCostSol: heldCostAfterBuy(position.heldCostSol, fill.solSwapped, fill.feesSol),
     dcaOrders: position.dcaOrders + 1,
   };
 }

@@ -1,18 +1,21 @@
 // Profit and loss of positions (SPEC.md "Position (open)", "Historical swap", close response;
-// PRODUCT.md §4). How fees count (docs/decisions.md "Trading rules"):
-// - costSol is every SOL that went in: each buy's swapped SOL plus its fees (opening buy and DCA).
-// - Every sale counts its NET proceeds: the SOL the swap returned minus that swap's fees.
-// - Cost is allocated to tokens in proportion to the tokens bought: a sale of q tokens carries
-//   costSol × q / purchaseAmount, and the tokens still held carry costSol × remaining / purchaseAmount
-//   (`openCostSol`). So, as long as no DCA buy follows a take-profit sale, realized + closing P/L
-//   equals (all net proceeds − costSol) exactly. A DCA buy after a take-profit sale re-averages
-//   the cost over all tokens bought; profit already realized is not restated.
+// PRODUCT.md §4; docs/decisions.md "Books that reconcile"). ONE cost basis, average cost:
+// - costSol is every SOL that went in, fees included, token-account rent excluded: each buy's
+//   swapped SOL plus its fees (opening buy and DCA). It only grows; percentages are measured
+//   against it.
+// - heldCostSol is the cost carried by the tokens still held. A buy (opening or DCA) adds its
+//   swapped SOL plus fees to it; a sale of q of the r tokens held takes heldCostSol × q / r out
+//   of it (all of it when q = r), and realizes `proceeds − fees − that cost`.
+// - So a closed position's P/L (Σ realized) is exactly Σ SELL(out − fees) − Σ BUY(in + fees),
+//   whatever the order of take-profit sales and DCA buys: the cost taken out by the sales sums to
+//   the cost put in. Rent is not in it: the BUY that creates the token account records it as
+//   rentDepositSol and the SELL after which the account is closed as rentRefundSol.
 // - Unrealized value is the market value of the remaining tokens (no sell fee deducted yet).
 // - USD figures are the SOL figures at the SOL/USD price passed in (the current value may use the
 //   token's own stored USD price instead, which the SOL/USD price was implied from).
-// - This is THE P/L of an open position: every view (GET /agent-positions/:agentId,
-//   GET /agents/:id/positions, the agent performance's unrealized P/L) shows positionPnl
-//   (issue 12; src/trading/position-view.ts).
+// - This is THE P/L of a position: every view (GET /agent-positions/:agentId,
+//   GET /agents/:id/positions, the performance's unrealized P/L, the public API), the historical
+//   swap, the close response and the backtest come from these functions.
 // - Percentages are P/L versus costSol (profitLoss.percent, changePercent) and price versus the
 //   average entry price (priceChangePercent). Division by a zero cost or price gives 0.
 
@@ -21,27 +24,42 @@ import { big, percentOf } from "./decimal-input.ts";
 import type { DecimalInput } from "./types.ts";
 
 export interface PositionCostBasis {
-  /** SOL spent in total, fees included. */
+  /** SOL spent in total, fees included (rent excluded). */
   costSol: DecimalInput;
-  /** Tokens bought in total (opening buy plus DCA). */
-  purchaseAmount: DecimalInput;
+  /** Cost of the tokens still held. */
+  heldCostSol: DecimalInput;
   /** Tokens still held. */
   remainingAmount: DecimalInput;
 }
 
-/** Cost carried by the tokens still held: costSol × remaining / purchaseAmount. */
-export function openCostSol(position: PositionCostBasis): Big {
-  const cost = big(position.costSol);
-  const bought = big(position.purchaseAmount);
-  const remaining = big(position.remainingAmount);
-  if (bought.lte(0)) return new Big(0);
-  if (remaining.eq(bought)) return cost;
-  return cost.times(remaining).div(bought);
+/** Cost carried by the tokens still held. */
+export function openCostSol(position: Pick<PositionCostBasis, "heldCostSol">): Big {
+  return big(position.heldCostSol);
 }
 
-export interface TakeProfitSaleInput {
-  costSol: DecimalInput;
-  purchaseAmount: DecimalInput;
+/** Cost of `tokensSold` of the tokens held at average cost: all of it when every token is sold. */
+export function costOfTokensSold(
+  heldCostSol: DecimalInput,
+  remainingAmount: DecimalInput,
+  tokensSold: DecimalInput,
+): Big {
+  const held = big(heldCostSol);
+  const remaining = big(remainingAmount);
+  const sold = big(tokensSold);
+  if (sold.lte(0)) return new Big(0);
+  if (remaining.lte(0) || sold.gte(remaining)) return held;
+  return held.times(sold).div(remaining);
+}
+
+/** Held cost after a buy (opening or DCA): plus the SOL swapped and its fees. */
+export function heldCostAfterBuy(heldCostSol: DecimalInput, solSwapped: DecimalInput, feesSol: DecimalInput): Big {
+  return big(heldCostSol).plus(big(solSwapped)).plus(big(feesSol));
+}
+
+export interface SaleInput {
+  heldCostSol: DecimalInput;
+  /** Tokens held before the sale. */
+  remainingAmount: DecimalInput;
   tokensSold: DecimalInput;
   /** SOL the swap returned. */
   proceedsSol: DecimalInput;
@@ -49,20 +67,29 @@ export interface TakeProfitSaleInput {
   feesSol: DecimalInput;
 }
 
-export interface TakeProfitSalePnl {
+export interface SalePnl {
   netProceedsSol: Big;
   costBasisSol: Big;
   /** Add to the position's realizedProfitSol. */
   realizedProfitSol: Big;
+  /** The position's heldCostSol after the sale. */
+  heldCostAfterSol: Big;
+}
+
+/** What one sale (a take-profit level or the close) realizes: net proceeds less the average cost of the tokens sold. */
+export function salePnl(input: SaleInput): SalePnl {
+  const netProceedsSol = big(input.proceedsSol).minus(big(input.feesSol));
+  const costBasisSol = costOfTokensSold(input.heldCostSol, input.remainingAmount, input.tokensSold);
+  return {
+    netProceedsSol,
+    costBasisSol,
+    realizedProfitSol: netProceedsSol.minus(costBasisSol),
+    heldCostAfterSol: big(input.heldCostSol).minus(costBasisSol),
+  };
 }
 
 /** Profit locked in by one take-profit sale (PRODUCT.md §4: added to realizedProfitSol). */
-export function takeProfitSalePnl(input: TakeProfitSaleInput): TakeProfitSalePnl {
-  const bought = big(input.purchaseAmount);
-  const netProceedsSol = big(input.proceedsSol).minus(big(input.feesSol));
-  const costBasisSol = bought.lte(0) ? new Big(0) : big(input.costSol).times(big(input.tokensSold)).div(bought);
-  return { netProceedsSol, costBasisSol, realizedProfitSol: netProceedsSol.minus(costBasisSol) };
-}
+export const takeProfitSalePnl = salePnl;
 
 export interface PositionPnlInput extends PositionCostBasis {
   /** Average entry price in SOL. */
@@ -134,7 +161,7 @@ export interface ClosePnlInput extends PositionCostBasis {
 export interface ClosePnl {
   netProceedsSol: Big;
   openCostSol: Big;
-  /** net proceeds + realized take-profit profit − cost of the tokens sold now. */
+  /** net proceeds + realized take-profit profit − cost of the tokens held: Σ realized over the position's life. */
   profitLossSol: Big;
   profitLossUsd: Big;
   /** profitLossSol versus costSol. */
@@ -149,6 +176,7 @@ export function closePnl(input: ClosePnlInput): ClosePnl {
   const solUsd = big(input.solUsdPrice);
   const remaining = big(input.remainingAmount);
   const entry = big(input.entryPriceSol);
+  // The close sells every token held, so it takes all of the held cost.
   const netProceedsSol = big(input.proceedsSol).minus(big(input.feesSol));
   const open = openCostSol(input);
   const profitLossSol = netProceedsSol.plus(big(input.realizedProfitSol)).minus(open);

@@ -7,7 +7,7 @@ import { recordBalanceSnapshot } from "../../ledgers/balance-snapshots.ts";
 import { Big, decNum, decStr, SOL_MINT } from "../../money.ts";
 import type { SwapFill } from "../executor.ts";
 import { applyDcaFill, type DcaFillResult } from "../rules/dca.ts";
-import { closePnl, takeProfitSalePnl } from "../rules/pnl.ts";
+import { closePnl, salePnl } from "../rules/pnl.ts";
 import type { CloseReason, TradingMode } from "../rules/types.ts";
 import { priceImpactPercent, type SwapSides } from "./amounts.ts";
 import type { CloseResult, SaleRequest } from "./types.ts";
@@ -34,6 +34,9 @@ export interface TradeRecord extends SwapSides {
   status: "confirmed" | "pending";
   /** null: a live swap recorded without a position (pending open, orphan). */
   positionId: string | null;
+  /** Token-account rent this BUY paid / this SELL got back (0 when absent; never in `fees`). */
+  rentDepositSol?: Big;
+  rentRefundSol?: Big;
 }
 
 export interface OpenedPosition {
@@ -48,7 +51,9 @@ export interface OpenedPosition {
   entryPriceSol: Big;
   entryPriceUsd: Big;
   tokens: Big;
-  /** SOL swapped plus fees. */
+  /** SOL swapped (fees and rent excluded): the position's openingSol, base of DCA sizes. */
+  solSwapped: Big;
+  /** SOL swapped plus fees (rent excluded). */
   cost: Big;
   solUsd: Big;
   transactionId: string;
@@ -79,6 +84,8 @@ const transactionColumns = (t: TradeRecord): TradeTransaction => ({
   destinationAddress: t.tokenMint,
   signalId: t.signalId,
   fees: decStr(t.fill.feesSol),
+  rentDepositSol: decStr(t.rentDepositSol ?? new Big(0)),
+  rentRefundSol: decStr(t.rentRefundSol ?? new Big(0)),
   routes: t.fill.routes,
   inputMint: t.inputMint,
   inputSymbol: t.inputSymbol,
@@ -137,6 +144,8 @@ export class TradeBook {
         purchaseAmount: decStr(o.tokens),
         costSol: decStr(o.cost),
         costUsd: decStr(o.cost.times(o.solUsd), 6),
+        openingSol: decStr(o.solSwapped),
+        heldCostSol: decStr(o.cost),
         purchaseTransactionId: o.transactionId,
         purchaseTransactionHash: o.transactionHash,
       },
@@ -157,6 +166,7 @@ export class TradeBook {
         purchaseAmount: p.purchaseAmount,
         remainingAmount: p.remainingAmount,
         costSol: p.costSol,
+        heldCostSol: p.heldCostSol,
         dcaOrders: p.dcaOrders,
       },
       { solSwapped: buy.solSwapped, feesSol: buy.feesSol, tokensReceived: buy.tokens },
@@ -171,6 +181,7 @@ export class TradeBook {
         remainingAmount: decStr(next.remainingAmount),
         costSol: decStr(next.costSol),
         costUsd: decStr(new Big(p.costUsd).plus(cost.times(solUsd)), 6),
+        heldCostSol: decStr(next.heldCostSol),
         dcaOrders: next.dcaOrders,
       },
       now,
@@ -193,9 +204,9 @@ export class TradeBook {
   ): { realizedProfitSol: Big; closed: CloseResult | null } {
     let realizedAfter = new Big(p.realizedProfitSol);
     if (sale.kind === "take_profit") {
-      const tp = takeProfitSalePnl({
-        costSol: p.costSol,
-        purchaseAmount: p.purchaseAmount,
+      const tp = salePnl({
+        heldCostSol: p.heldCostSol,
+        remainingAmount: p.remainingAmount,
         tokensSold: s.sold,
         proceedsSol: s.proceeds,
         feesSol: s.feesSol,
@@ -205,6 +216,7 @@ export class TradeBook {
         p.id,
         {
           remainingAmount: decStr(s.remainingAfter),
+          heldCostSol: decStr(tp.heldCostAfterSol),
           levelsHit: sale.levelsHit,
           realizedProfitSol: decStr(realizedAfter),
           realizedProfitUsd: decStr(new Big(p.realizedProfitUsd).plus(tp.realizedProfitSol.times(solUsd)), 6),
@@ -231,11 +243,11 @@ export class TradeBook {
     solUsd: Big,
     now: string,
   ): CloseResult {
-    // For a take-profit sale that empties the position, its profit is already in realizedAfter
-    // and the close adds nothing more from this sale.
+    // For a take-profit sale that empties the position, its profit (and the cost of every token
+    // left) is already in realizedAfter and the close adds nothing more from this sale.
     const pnl = closePnl({
       costSol: p.costSol,
-      purchaseAmount: p.purchaseAmount,
+      heldCostSol: finalSale ? p.heldCostSol : "0",
       remainingAmount: finalSale ? p.remainingAmount : "0",
       entryPriceSol: p.entryPriceSol,
       realizedProfitSol: realizedAfter,

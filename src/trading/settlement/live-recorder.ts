@@ -5,6 +5,7 @@ import { newRowId } from "../../db/row-id.ts";
 import type { Logger } from "../../logger.ts";
 import { Big } from "../../money.ts";
 import { mirrorChainBalances } from "../../wallets/live-balances.ts";
+import type { SwapFill } from "../executor.ts";
 import type { LiveSwapFill } from "../live-executor.ts";
 import type { LiveTradeJournal } from "../live-journal.ts";
 import type { DcaFillResult } from "../rules/dca.ts";
@@ -80,6 +81,7 @@ export class LiveRecorder {
           entryPriceSol: entrySol,
           entryPriceUsd: entryUsd,
           tokens,
+          solSwapped,
           cost,
           solUsd,
           transactionId: txId,
@@ -325,7 +327,9 @@ export class LiveRecorder {
     pendingId: string | null,
     now: string,
     sides: SwapSides,
-    t: Pick<TradeRecord, "agentId" | "walletAddress" | "signalId" | "fill" | "isDca" | "isTakeProfit" | "positionId">,
+    t: Pick<TradeRecord, "agentId" | "walletAddress" | "signalId" | "isDca" | "isTakeProfit" | "positionId"> & {
+      fill: SwapFill;
+    },
   ): void {
     const record: TradeRecord = {
       ...sides,
@@ -335,6 +339,8 @@ export class LiveRecorder {
       mode: "live",
       status: "confirmed",
       positionId: t.positionId || null,
+      rentDepositSol: t.fill.rentDepositSol,
+      rentRefundSol: t.fill.rentRefundSol,
     };
     if (pendingId) this.d.book.confirmTransaction(pendingId, record);
     else this.d.book.insertTransaction(record);

@@ -9,7 +9,7 @@ import type { ChainBalances, LandedTransaction } from "../../market/solana-rpc.t
 import { Big, fromAtomic } from "../../money.ts";
 import type { SwapFill } from "../executor.ts";
 import type { TokenAccountCloser } from "../live/close-token-account.ts";
-import { amountsFromChain, isLiveFill, type LiveSwapFill } from "../live-executor.ts";
+import { amountsFromChain, isLiveFill, type LiveSwapFill, rentOfFill } from "../live-executor.ts";
 import { type LiveTrade, type LiveTradeJournal, saleIntent } from "../live-journal.ts";
 import { lamportsToSol, safeDiv, swapSides } from "./amounts.ts";
 import type { TradeBook } from "./bookkeeping.ts";
@@ -159,6 +159,7 @@ export class LiveSettlement implements Settlement {
       inputAtomic: amounts.inputAtomic,
       outputAtomic: amounts.outputAtomic,
       feesSol: lamportsToSol(landed.feeLamports),
+      ...rentOfFill(amounts),
       routes: [],
       priceImpactPct: "0",
       slippageBps: 0,
@@ -248,6 +249,7 @@ export class LiveSettlement implements Settlement {
       walletAddress,
       mint: trade.tokenAddress,
       slot: f.live.slot,
+      saleTransactionId: trade.transactionId,
     });
   }
 

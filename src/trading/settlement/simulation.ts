@@ -21,11 +21,12 @@ import type {
   SettleOutcome,
 } from "./types.ts";
 
-// Token account rent (issue 15 "Simulation fidelity"): the buy that opens a position on a mint the
-// wallet holds none of creates the token account, so its rent is charged with the buy's fees (in
-// costSol, as every SOL spent); the sale that closes the position closes the account, so the rent,
-// less the close's fee, comes back to the wallet's SOL: not in that sale's SOL nor the position's
-// P/L, which counts the rent as spent, as live's does (docs/decisions.md "Simulation fidelity").
+// Token account rent (docs/decisions.md "Books that reconcile"): the buy that opens a position on
+// a mint the wallet holds none of creates the token account and pays its rent, recorded on that
+// BUY as rentDepositSol (not in its fees, cost, entry or P/L); the sale that closes the position
+// closes the account, and the rent less the close's fee comes back to the wallet's SOL, recorded
+// on that SELL as rentRefundSol. So the records sum to the SOL balance: initial −
+// Σ BUY(inputAmount + fees + rentDepositSol) + Σ SELL(outputAmount − fees + rentRefundSol).
 //
 // Simulation settlement (issue: trading engine): the fill is the aggregator's quote, and the
 // agent's ledger moves by it — debit of the SOL spent (size plus fees), credit of the tokens, and
@@ -51,22 +52,21 @@ export class SimulationSettlement implements Settlement {
     const txId = newRowId();
     const h = this.book.db;
     const tokenKey = { agentId: t.agentId, walletAddress: t.walletAddress, tokenAddress: t.tokenAddress };
-    let fill = swapFill;
-    let cost = solSwapped.plus(fill.feesSol);
+    const fill = swapFill;
+    const cost = solSwapped.plus(fill.feesSol);
+    let rent = new Big(0);
     const taken = inOrJoinTransaction(h, () => {
       // Another settle already recorded this (agent, signal, action): nothing is written.
       if (!this.book.keys.insert(t.agentId, t.signalId, "BUY", txId, now)) return true;
       // The tokens first: what the credit finds held before tells whether this buy creates the
-      // token account (none held), whose rent the cost then includes. A refused debit below rolls
-      // the credit back with everything else.
+      // token account (none held) and pays its rent. A refused debit below rolls the credit back
+      // with everything else.
       const heldBefore = credit(h, tokenKey, tokens, { now, tokenSymbol: t.symbol, decimals: t.decimals }).minus(
         tokens,
       );
-      fill = { ...swapFill, feesSol: swapFill.feesSol.plus(tokenAccountRentSol(heldBefore)) };
-      cost = solSwapped.plus(fill.feesSol);
-      const sol = debit(h, { agentId: t.agentId, walletAddress: t.walletAddress, tokenAddress: SOL_MINT }, cost, {
-        now,
-      });
+      rent = tokenAccountRentSol(heldBefore);
+      const solKey = { agentId: t.agentId, walletAddress: t.walletAddress, tokenAddress: SOL_MINT };
+      const sol = debit(h, solKey, cost.plus(rent), { now });
       this.book.insertTransaction({
         ...buySides({
           tokenMint: t.tokenAddress,
@@ -88,6 +88,7 @@ export class SimulationSettlement implements Settlement {
         mode: t.mode,
         status: fill.status,
         positionId,
+        rentDepositSol: rent,
       });
       this.book.openPosition({
         id: positionId,
@@ -101,6 +102,7 @@ export class SimulationSettlement implements Settlement {
         entryPriceSol: entrySol,
         entryPriceUsd: entryUsd,
         tokens,
+        solSwapped,
         cost,
         solUsd,
         transactionId: txId,
@@ -209,9 +211,10 @@ export class SimulationSettlement implements Settlement {
       if (sold.gt(0)) {
         debit(h, key, sold, { now });
         // The sale that closes the position empties the token account, which is then closed: its
-        // rent comes back to the wallet's SOL, not into the sale or the position's P/L, as live's
-        // separate close transaction returns it after the position is recorded. Not for a
-        // Token-2022 mint with a transfer fee: live cannot close its account.
+        // rent (less the close's fee) comes back to the wallet's SOL, recorded on this SELL as
+        // rentRefundSol, not in its proceeds or the position's P/L, as live's separate close
+        // transaction returns it. Not for a Token-2022 mint with a transfer fee: live cannot
+        // close its account.
         const refund =
           (sale.kind === "close" || sale.closesPosition) && !fill.keepsTokenAccount
             ? tokenAccountRefundSol(readBalance(h, key))
@@ -240,6 +243,7 @@ export class SimulationSettlement implements Settlement {
           mode: p.tradingMode,
           status: fill.status,
           positionId: p.id,
+          rentRefundSol: refund,
         });
       }
       const r = this.book.recordSale(

@@ -5,6 +5,7 @@ import {
   type DcaPositionState,
   type DcaSettings,
   dcaTriggerPrice,
+  dcaWithinMinimumBalance,
   evaluateDca,
 } from "../../../src/trading/rules/index.ts";
 
@@ -110,7 +111,14 @@ describe("applyDcaFill", () => {
     // Opening buy: 0.5 SOL for 500 tokens (entry 0.001) + 0.000105 fees.
     // DCA: 0.25 SOL for 312.5 tokens (price 0.0008) + 0.000105 fees.
     const after = applyDcaFill(
-      { entryPriceSol: "0.001", purchaseAmount: "500", remainingAmount: "500", costSol: "0.500105", dcaOrders: 0 },
+      {
+        entryPriceSol: "0.001",
+        purchaseAmount: "500",
+        remainingAmount: "500",
+        costSol: "0.500105",
+        heldCostSol: "0.500105",
+        dcaOrders: 0,
+      },
       { solSwapped: "0.25", feesSol: "0.000105", tokensReceived: "312.5" },
     );
     expect({
@@ -118,25 +126,49 @@ describe("applyDcaFill", () => {
       purchaseAmount: after.purchaseAmount.toFixed(),
       remainingAmount: after.remainingAmount.toFixed(),
       costSol: after.costSol.toFixed(),
+      heldCostSol: after.heldCostSol.toFixed(),
       dcaOrders: after.dcaOrders,
     }).toEqual({
       entryPriceSol: new Big("0.75").div("812.5").toFixed(), // 0.000923076923…
       purchaseAmount: "812.5",
       remainingAmount: "812.5",
       costSol: "0.75021",
+      heldCostSol: "0.75021",
       dcaOrders: 1,
     });
   });
 
   test("after take-profit sales the remainder grows by the tokens bought", () => {
     const after = applyDcaFill(
-      { entryPriceSol: "0.002", purchaseAmount: "100", remainingAmount: "50", costSol: "0.2", dcaOrders: 1 },
+      {
+        entryPriceSol: "0.002",
+        purchaseAmount: "100",
+        remainingAmount: "50",
+        costSol: "0.2",
+        heldCostSol: "0.1",
+        dcaOrders: 1,
+      },
       { solSwapped: "0.1", feesSol: "0", tokensReceived: "100" },
     );
     expect(after.entryPriceSol.toFixed()).toBe("0.0015");
     expect(after.purchaseAmount.toFixed()).toBe("200");
     expect(after.remainingAmount.toFixed()).toBe("150");
     expect(after.costSol.toFixed()).toBe("0.3");
+    // The held cost grows by the buy only: what the sale realized is not restated.
+    expect(after.heldCostSol.toFixed()).toBe("0.2");
     expect(after.dcaOrders).toBe(2);
+  });
+});
+
+describe("dcaWithinMinimumBalance", () => {
+  test.each([
+    // balance, order, minimum → allowed
+    ["10", "0.5", "9.5", true],
+    ["10", "0.500000001", "9.5", false],
+    ["16", "8", "9.5", false],
+    ["1", "0", "0.5", true],
+    ["0.4", "0.1", "0", true],
+  ])("balance %s, order %s, minimum %s → %p", (balance, amount, minimum, expected) => {
+    expect(dcaWithinMinimumBalance(balance, amount, minimum)).toBe(expected);
   });
 });

@@ -2,49 +2,59 @@ import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { Big } from "../../../src/money.ts";
 import {
+  applyDcaFill,
   closePnl,
-  evaluateTakeProfit,
+  costOfTokensSold,
   openCostSol,
   positionPnl,
-  takeProfitSalePnl,
+  salePnl,
 } from "../../../src/trading/rules/index.ts";
 
 const s = (v: Big | null) => (v === null ? null : v.toFixed());
 
-describe("openCostSol", () => {
+describe("costOfTokensSold", () => {
   test.each([
+    // held cost, remaining, sold → cost of the tokens sold
     ["1.000105", "1000", "1000", "1.000105"],
     ["1", "1000", "500", "0.5"],
     ["1", "1000", "0", "0"],
     ["0.3", "3", "1", "0.1"],
     ["1", "0", "0", "0"],
-  ])("cost %s, bought %s, remaining %s → %s", (costSol, purchaseAmount, remainingAmount, expected) => {
-    expect(openCostSol({ costSol, purchaseAmount, remainingAmount }).toFixed()).toBe(expected);
+    ["1.5", "1600", "2000", "1.5"], // more than held: all of it, never more
+  ])("held %s over %s tokens, %s sold → %s", (heldCostSol, remainingAmount, sold, expected) => {
+    expect(costOfTokensSold(heldCostSol, remainingAmount, sold).toFixed()).toBe(expected);
+  });
+
+  test("openCostSol is the held cost", () => {
+    expect(openCostSol({ heldCostSol: "0.42" }).toFixed()).toBe("0.42");
   });
 });
 
-describe("takeProfitSalePnl", () => {
+describe("salePnl", () => {
   test.each([
-    // cost, bought, sold, proceeds, fees → net, basis, realized
-    ["1", "1000", "500", "0.75", "0.000105", "0.749895", "0.5", "0.249895"],
-    ["1", "1000", "500", "0.4", "0", "0.4", "0.5", "-0.1"],
-    ["1.000105", "1000", "1000", "2", "0.000105", "1.999895", "1.000105", "0.99979"],
+    // held, remaining, sold, proceeds, fees → net, basis, realized, held after
+    ["1", "1000", "500", "0.75", "0.000105", "0.749895", "0.5", "0.249895", "0.5"],
+    ["1", "1000", "500", "0.4", "0", "0.4", "0.5", "-0.1", "0.5"],
+    ["1.000105", "1000", "1000", "2", "0.000105", "1.999895", "1.000105", "0.99979", "0"],
+    // after a DCA that followed a sale: the average cost of what is held now
+    ["1.5", "1500", "750", "0.6", "0", "0.6", "0.75", "-0.15", "0.75"],
   ])(
-    "cost %s, bought %s, sold %s for %s − fees %s",
-    (costSol, purchaseAmount, tokensSold, proceedsSol, feesSol, net, basis, realized) => {
-      const r = takeProfitSalePnl({ costSol, purchaseAmount, tokensSold, proceedsSol, feesSol });
-      expect([r.netProceedsSol.toFixed(), r.costBasisSol.toFixed(), r.realizedProfitSol.toFixed()]).toEqual([
-        net,
-        basis,
-        realized,
-      ]);
+    "held %s over %s, sold %s for %s − fees %s",
+    (heldCostSol, remainingAmount, tokensSold, proceedsSol, feesSol, net, basis, realized, after) => {
+      const r = salePnl({ heldCostSol, remainingAmount, tokensSold, proceedsSol, feesSol });
+      expect([
+        r.netProceedsSol.toFixed(),
+        r.costBasisSol.toFixed(),
+        r.realizedProfitSol.toFixed(),
+        r.heldCostAfterSol.toFixed(),
+      ]).toEqual([net, basis, realized, after]);
     },
   );
 });
 
 const held = {
   costSol: "1",
-  purchaseAmount: "1000",
+  heldCostSol: "1",
   remainingAmount: "1000",
   entryPriceSol: "0.001",
   realizedProfitSol: "0",
@@ -70,7 +80,7 @@ describe("positionPnl", () => {
     },
     {
       name: "fees count against P/L but not against the price change",
-      input: { ...held, costSol: "1.000105", currentPriceSol: "0.001", solUsdPrice: "100" },
+      input: { ...held, costSol: "1.000105", heldCostSol: "1.000105", currentPriceSol: "0.001", solUsdPrice: "100" },
       out: {
         currentPriceNative: "0.001",
         currentPriceUsd: "0.1",
@@ -88,6 +98,7 @@ describe("positionPnl", () => {
       name: "after a take-profit sale: realized plus unrealized",
       input: {
         ...held,
+        heldCostSol: "0.5",
         remainingAmount: "500",
         realizedProfitSol: "0.25",
         currentPriceSol: "0.0008",
@@ -118,7 +129,14 @@ describe("closePnl", () => {
   test.each([
     {
       name: "plain close with fees",
-      input: { ...held, costSol: "1.000105", proceedsSol: "1.5", feesSol: "0.000105", solUsdPrice: "100" },
+      input: {
+        ...held,
+        costSol: "1.000105",
+        heldCostSol: "1.000105",
+        proceedsSol: "1.5",
+        feesSol: "0.000105",
+        solUsdPrice: "100",
+      },
       out: {
         netProceedsSol: "1.499895",
         openCostSol: "1.000105",
@@ -133,6 +151,7 @@ describe("closePnl", () => {
       name: "close after take-profit includes the realized profit",
       input: {
         ...held,
+        heldCostSol: "0.25",
         remainingAmount: "250",
         realizedProfitSol: "0.5",
         proceedsSol: "0.2",
@@ -153,6 +172,7 @@ describe("closePnl", () => {
       name: "nothing remained (take_profit close): P/L is the realized profit",
       input: {
         ...held,
+        heldCostSol: "0",
         remainingAmount: "0",
         realizedProfitSol: "0.7",
         proceedsSol: "0",
@@ -174,7 +194,7 @@ describe("closePnl", () => {
       input: {
         ...held,
         costSol: "2",
-        purchaseAmount: "10",
+        heldCostSol: "2",
         remainingAmount: "10",
         entryPriceSol: "0.2",
         proceedsSol: "1.5",
@@ -204,57 +224,97 @@ describe("closePnl", () => {
     expect(r.changePercent.round(10).toFixed()).toBe(changePercent);
   });
 
-  test("property: take-profit sales then a close add up to all net proceeds − all cost", () => {
-    const amount = fc.bigInt({ min: 1n, max: 10n ** 15n });
+  test("a DCA buy after a take-profit sale does not restate the cost: P/L is the SOL the wallet gained", () => {
+    // Buy 1 SOL for 1000 tokens; sell half at +50 %; DCA 100 % of the original size at −10 %;
+    // close everything at that price. The wallet: −1 + 0.75 − 1 + 1.45 = +0.2 SOL. Pro-rating the
+    // cost over every token ever bought reported 0.1737 here.
+    let p = { costSol: "1", heldCostSol: "1", remainingAmount: "1000", purchaseAmount: "1000", entryPriceSol: "0.001" };
+    const tp = salePnl({
+      heldCostSol: p.heldCostSol,
+      remainingAmount: p.remainingAmount,
+      tokensSold: "500",
+      proceedsSol: "0.75",
+      feesSol: "0",
+    });
+    const realized = tp.realizedProfitSol;
+    p = { ...p, heldCostSol: tp.heldCostAfterSol.toFixed(), remainingAmount: "500" };
+    const dca = applyDcaFill({ ...p, dcaOrders: 0 }, { solSwapped: "1", feesSol: "0", tokensReceived: "1111.111111" });
+    const close = closePnl({
+      costSol: dca.costSol,
+      heldCostSol: dca.heldCostSol,
+      remainingAmount: dca.remainingAmount,
+      entryPriceSol: dca.entryPriceSol,
+      realizedProfitSol: realized,
+      proceedsSol: "1.45",
+      feesSol: "0",
+      solUsdPrice: "100",
+    });
+    expect(close.profitLossSol.toFixed()).toBe("0.2");
+  });
+
+  test("property: any buy / take-profit / DCA / close sequence: P/L = Σ SELL(out − fees) − Σ BUY(in + fees)", () => {
+    const lamports = (max: bigint) => fc.bigInt({ min: 1n, max });
+    const step = fc.oneof(
+      fc.record({ kind: fc.constant("tp" as const), pct: fc.integer({ min: 1, max: 100 }), out: lamports(10n ** 12n) }),
+      fc.record({
+        kind: fc.constant("dca" as const),
+        sol: lamports(10n ** 12n),
+        tokens: fc.bigInt({ min: 1n, max: 10n ** 15n }),
+      }),
+    );
     fc.assert(
       fc.property(
-        amount, // tokens bought, atomic (6 decimals)
-        fc.bigInt({ min: 1n, max: 10n ** 12n }), // cost, lamports
-        fc.array(fc.tuple(fc.integer({ min: 1, max: 100 }), fc.bigInt({ min: 0n, max: 10n ** 12n })), { maxLength: 4 }),
+        lamports(10n ** 12n), // opening buy, lamports
+        fc.bigInt({ min: 1n, max: 10n ** 15n }), // tokens it bought, atomic (6 decimals)
+        fc.array(step, { maxLength: 8 }),
         fc.bigInt({ min: 0n, max: 10n ** 12n }), // closing proceeds, lamports
-        (boughtAtomic, costLamports, sales, closeLamports) => {
-          const purchaseAmount = new Big(boughtAtomic.toString()).div(1e6);
-          const costSol = new Big(costLamports.toString()).div(1e9);
-          const fee = new Big("0.000105");
-          let remaining = purchaseAmount;
+        fc.bigInt({ min: 0n, max: 200_000n }), // fees per swap, lamports
+        (inLamports, boughtAtomic, steps, closeLamports, feeLamports) => {
+          const sol = (l: bigint) => new Big(l.toString()).div(1e9);
+          const tok = (a: bigint) => new Big(a.toString()).div(1e6);
+          const fee = sol(feeLamports);
+          let p = {
+            costSol: sol(inLamports).plus(fee),
+            heldCostSol: sol(inLamports).plus(fee),
+            remainingAmount: tok(boughtAtomic),
+            purchaseAmount: tok(boughtAtomic),
+            entryPriceSol: sol(inLamports).div(tok(boughtAtomic)),
+          };
           let realized = new Big(0);
-          let allNet = new Big(0);
-          let levelsHit = 0;
-          for (const [sellPct, proceedsLamports] of sales) {
-            const d = evaluateTakeProfit(
-              { enabled: true, percentage: 10, sellPercentage: sellPct, maxLevels: 10 },
-              { entryPriceSol: "1", remainingAmount: remaining, levelsHit, moonBagActivated: false, tokenDecimals: 6 },
-              "100",
-            );
-            if (!d.triggered) continue;
-            const proceedsSol = new Big(proceedsLamports.toString()).div(1e9);
-            const sale = takeProfitSalePnl({
-              costSol,
-              purchaseAmount,
-              tokensSold: d.sellAmount,
-              proceedsSol,
+          let wallet = sol(inLamports).plus(fee).neg(); // Σ SELL(out − fees) − Σ BUY(in + fees)
+          for (const st of steps) {
+            if (st.kind === "dca") {
+              const next = applyDcaFill(
+                { ...p, dcaOrders: 0 },
+                { solSwapped: sol(st.sol), feesSol: fee, tokensReceived: tok(st.tokens) },
+              );
+              p = { ...p, ...next };
+              wallet = wallet.minus(sol(st.sol)).minus(fee);
+              continue;
+            }
+            const sold = p.remainingAmount.times(st.pct).div(100).round(6, Big.roundDown);
+            if (sold.lte(0) || sold.gte(p.remainingAmount)) continue; // the close sells the rest
+            const sale = salePnl({
+              heldCostSol: p.heldCostSol,
+              remainingAmount: p.remainingAmount,
+              tokensSold: sold,
+              proceedsSol: sol(st.out),
               feesSol: fee,
             });
             realized = realized.plus(sale.realizedProfitSol);
-            allNet = allNet.plus(sale.netProceedsSol);
-            remaining = d.remainingAfter;
-            levelsHit = d.levelsHit;
+            p = { ...p, heldCostSol: sale.heldCostAfterSol, remainingAmount: p.remainingAmount.minus(sold) };
+            wallet = wallet.plus(sol(st.out)).minus(fee);
           }
-          const closeProceeds = remaining.gt(0) ? new Big(closeLamports.toString()).div(1e9) : new Big(0);
-          const closeFee = remaining.gt(0) ? fee : new Big(0);
           const close = closePnl({
-            costSol,
-            purchaseAmount,
-            remainingAmount: remaining,
-            entryPriceSol: "1",
+            ...p,
             realizedProfitSol: realized,
-            proceedsSol: closeProceeds,
-            feesSol: closeFee,
+            proceedsSol: sol(closeLamports),
+            feesSol: fee,
             solUsdPrice: "100",
           });
-          allNet = allNet.plus(closeProceeds.minus(closeFee));
-          // Exact up to big.js's 30-decimal division.
-          expect(close.profitLossSol.minus(allNet.minus(costSol)).abs().lt("1e-20")).toBe(true);
+          wallet = wallet.plus(sol(closeLamports)).minus(fee);
+          // Exactly: the cost the sales take out sums to the cost the buys put in.
+          expect(close.profitLossSol.toFixed()).toBe(wallet.toFixed());
         },
       ),
     );

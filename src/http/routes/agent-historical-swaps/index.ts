@@ -27,6 +27,8 @@ export const agentHistoricalSwapRoutes = ledgerRoutes({
   text: {
     list: "Swaps, most recent sale first",
     getOne: "One swap",
+    updateDescription:
+      "Edits what the record shows. Trading never reads a historical swap back (positions and their P/L are the engine's own), so an edit changes what is shown, not what the agent does.",
   },
   // /export is registered before /{id} so it is never read as an id.
   extraReads: (router, s, read) => {

@@ -22,5 +22,7 @@ export const agentTransactionRoutes = ledgerRoutes({
   text: {
     list: "Transactions, newest transactionTime first",
     getOne: "One transaction",
+    updateDescription:
+      "Edits what the record shows. Trading never reads a transaction record back: DCA order sizes, entry price and cost come from the position's own fields, written when the trade settled, so an edit changes what is shown, not what the agent does.",
   },
 });

@@ -30,7 +30,19 @@ export const TransactionSchema = z
     transactionTime: z.string(),
     destinationAddress: z.string().nullable(),
     signalId: z.number().int().nullable(),
-    fees: z.string().nullable(),
+    fees: z.string().nullable().openapi({
+      description: "SOL: the network and priority fees of the swap; never the token account's rent",
+    }),
+    rentDepositSol: z.string().openapi({
+      description:
+        'SOL of token-account rent this BUY paid (it created the account); "0" otherwise. Not part of fees, the cost or P/L. SOL balance = initial − Σ BUY(inputAmount + fees + rentDepositSol) + Σ SELL(outputAmount − fees + rentRefundSol)',
+      example: "0.00203928",
+    }),
+    rentRefundSol: z.string().openapi({
+      description:
+        'SOL of token-account rent that came back to the wallet after this SELL emptied the account and it was closed (the rent less the closing transaction\'s fee); "0" otherwise. Not part of fees, proceeds or P/L',
+      example: "0.00203428",
+    }),
     routes: z.array(z.string()),
     inputMint: z.string(),
     inputSymbol: z.string().nullable(),
@@ -85,6 +97,8 @@ const optionalFields = {
     .nullable()
     .optional(),
   fees: decimalString("fees", "0.000105").nullable().optional(),
+  rentDepositSol: decimalString("rentDepositSol", "0.00203928").optional(),
+  rentRefundSol: decimalString("rentRefundSol", "0.00203428").optional(),
   routes: z
     .array(z.string({ error: "routes must be an array of strings" }).max(255), {
       error: "routes must be an array of strings",

@@ -1,0 +1,294 @@
+import {
+  createApproveCheckedInstruction,
+  createAssociatedTokenAccountIdempotentInstruction,
+  createCloseAccountInstruction,
+  createSyncNativeInstruction,
+  createTransferCheckedInstruction,
+  getAssociatedTokenAddressSync,
+  NATIVE_MINT,
+} from "@solana/spl-token";
+import {
+  AddressLookupTableAccount,
+  ComputeBudgetProgram,
+  TransactionInstruction as Ix,
+  PublicKey,
+  SystemProgram,
+  type TransactionInstruction,
+  TransactionMessage,
+  VersionedTransaction,
+} from "@solana/web3.js";
+import bs58 from "bs58";
+import type { ChainAggregator, Pool } from "./chain-aggregator.ts";
+import { MEMO_PROGRAM } from "./chain-aggregator.ts";
+
+// Jupiter Swap API v2 on the litesvm chain aggregator, in the documented wire format:
+//   GET  /swap/v2/build?inputMint&outputMint&amount&taker[&slippageBps]
+//        → quote fields + computeBudgetInstructions (a compute-unit price only), setupInstructions,
+//          swapInstruction, cleanupInstruction, otherInstructions, addressesByLookupTableAddress,
+//          blockhashWithMetadata; instructions {programId, accounts[{pubkey, isSigner,
+//          isWritable}], data (base64)}.
+//   GET  /swap/v2/order?inputMint&outputMint&amount[&taker] → quote fields + router, mode, feeBps,
+//        feeMint, requestId, transaction (base64 v0, unsigned; null without taker),
+//        lastValidBlockHeight (string), expireAt.
+//   POST /swap/v2/execute {signedTransaction, requestId} → {status, signature, slot, code, error?,
+//        inputAmountResult, outputAmountResult, totalInputAmount, totalOutputAmount, swapEvents}.
+//        Idempotent per requestId: the same request answers the first outcome without landing again.
+// Errors: 400 {error, errorCode} for a bad request or an unroutable pair (as v1's quote).
+//
+// There is no Jupiter program on litesvm, so the "route" is SPL Token transfers the pool lets the
+// taker sign as its delegate (as v1's swaps): a buy wraps SOL into the taker's wSOL account
+// (setup), pays the pool from it (setup) and receives the tokens (swapInstruction), and closes the
+// wSOL account (cleanup); a sell pays tokens (setup) and receives wSOL (swapInstruction), closed
+// into SOL (cleanup). `mode` "hostile" adds a SOL transfer to `thief` to otherInstructions,
+// "foreign-program" a Memo instruction. An /order transaction is those instructions assembled by
+// the fake, with its own compute budget.
+
+/** What the fake's compute-budget instruction asks: a price a taker must not simply accept. */
+export const FAKE_BUILD_MICRO_LAMPORTS = 5_000_000;
+const ORDER_COMPUTE_UNITS = 200_000;
+const SOL = NATIVE_MINT.toBase58();
+
+interface StoredOrder {
+  body: Record<string, unknown>;
+  message: Uint8Array;
+  result: Record<string, unknown> | null;
+  expired: boolean;
+}
+
+const apiIx = (ix: TransactionInstruction) => ({
+  programId: ix.programId.toBase58(),
+  accounts: ix.keys.map((k) => ({ pubkey: k.pubkey.toBase58(), isSigner: k.isSigner, isWritable: k.isWritable })),
+  data: Buffer.from(ix.data).toString("base64"),
+});
+const bad = (error: string, errorCode = "INVALID_REQUEST") => Response.json({ error, errorCode }, { status: 400 });
+
+export class SwapV2 {
+  readonly buildRequests: URLSearchParams[] = [];
+  readonly orderRequests: URLSearchParams[] = [];
+  readonly executeRequests: Array<Record<string, unknown>> = [];
+  /** The router and fee an /order answer names. */
+  router = "iris";
+  feeBps = 0;
+  private readonly orders = new Map<string, StoredOrder>();
+  private nextRequest = 1;
+
+  constructor(private readonly agg: ChainAggregator) {}
+
+  /** The order can no longer be executed (its ~2 minute lifetime is over). */
+  expireOrder(requestId: string): void {
+    const o = this.orders.get(requestId);
+    if (o) o.expired = true;
+  }
+
+  async handle(req: Request, url: URL): Promise<Response> {
+    if (req.method === "GET" && url.pathname === "/swap/v2/build") return this.build(url.searchParams);
+    if (req.method === "GET" && url.pathname === "/swap/v2/order") return this.order(url.searchParams);
+    if (req.method === "POST" && url.pathname === "/swap/v2/execute")
+      return this.execute(await req.json().catch(() => null));
+    return Response.json({ error: "Not found" }, { status: 404 });
+  }
+
+  private taker(q: URLSearchParams): PublicKey | null | "bad" {
+    const t = q.get("taker");
+    if (t === null || t === "") return null;
+    try {
+      return new PublicKey(t);
+    } catch {
+      return "bad";
+    }
+  }
+
+  private build(q: URLSearchParams): Response {
+    this.buildRequests.push(q);
+    const taker = this.taker(q);
+    if (taker === null || taker === "bad") return bad("taker: a valid public key is required");
+    const r = this.agg.priceQuote(q);
+    if (r instanceof Response) return r;
+    const route = this.route(r.pool, r.poolMoves, BigInt(String(r.quote.inAmount)), r.quote.inputMint === SOL, taker);
+    const { blockhash, lastValidBlockHeight } = this.agg.chain.latestBlockhash();
+    return Response.json({
+      ...r.quote,
+      computeBudgetInstructions: [
+        apiIx(ComputeBudgetProgram.setComputeUnitPrice({ microLamports: FAKE_BUILD_MICRO_LAMPORTS })),
+      ],
+      setupInstructions: route.setup.map(apiIx),
+      swapInstruction: apiIx(route.swap),
+      cleanupInstruction: route.cleanup ? apiIx(route.cleanup) : null,
+      otherInstructions: route.other.map(apiIx),
+      addressesByLookupTableAddress: { [r.pool.lookupTable.toBase58()]: this.tableAddresses(r.pool) },
+      blockhashWithMetadata: { blockhash: Array.from(bs58.decode(blockhash)), lastValidBlockHeight },
+    });
+  }
+
+  private order(q: URLSearchParams): Response {
+    this.orderRequests.push(q);
+    const taker = this.taker(q);
+    if (taker === "bad") return bad("taker: not a valid public key");
+    const r = this.agg.priceQuote(q);
+    if (r instanceof Response) return r;
+    const requestId = `req-${this.nextRequest++}`;
+    const { blockhash, lastValidBlockHeight } = this.agg.chain.latestBlockhash();
+    const body: Record<string, unknown> = {
+      mode: "ultra",
+      ...r.quote,
+      feeMint: r.quote.inputMint,
+      feeBps: this.feeBps,
+      router: this.router,
+      swapType: "aggregator",
+      requestId,
+      taker: taker?.toBase58() ?? null,
+      transaction: null,
+      lastValidBlockHeight: String(lastValidBlockHeight),
+      expireAt: String(Math.floor(Date.now() / 1000) + 120),
+      totalTime: 1,
+    };
+    if (taker) {
+      const buy = r.quote.inputMint === SOL;
+      const route = this.route(r.pool, r.poolMoves, BigInt(String(r.quote.inAmount)), buy, taker);
+      const ixs = [
+        ComputeBudgetProgram.setComputeUnitLimit({ units: ORDER_COMPUTE_UNITS }),
+        ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 100_000 }),
+        ...route.setup,
+        route.swap,
+        ...(route.cleanup ? [route.cleanup] : []),
+        ...route.other,
+      ];
+      const message = new TransactionMessage({ payerKey: taker, recentBlockhash: blockhash, instructions: ixs });
+      const v0 = message.compileToV0Message([this.lookupTable(r.pool)]);
+      const tx = new VersionedTransaction(v0);
+      body.transaction = Buffer.from(tx.serialize()).toString("base64");
+      this.orders.set(requestId, { body, message: v0.serialize(), result: null, expired: false });
+    }
+    return Response.json(body);
+  }
+
+  private async execute(raw: unknown): Promise<Response> {
+    const b = (raw ?? {}) as Record<string, unknown>;
+    this.executeRequests.push(b);
+    if (typeof b.signedTransaction !== "string" || typeof b.requestId !== "string")
+      return Response.json({ error: "signedTransaction and requestId are required", code: -2 }, { status: 400 });
+    const order = this.orders.get(b.requestId);
+    if (!order || order.expired)
+      return Response.json({ status: "Failed", code: -1, error: "Order not found or expired" });
+    if (order.result) return Response.json(order.result); // idempotent per requestId
+    let tx: VersionedTransaction;
+    try {
+      tx = VersionedTransaction.deserialize(Buffer.from(b.signedTransaction, "base64"));
+    } catch {
+      return Response.json({ status: "Failed", code: -2, error: "Invalid signed transaction" });
+    }
+    if (!Buffer.from(tx.message.serialize()).equals(Buffer.from(order.message)))
+      return Response.json({ status: "Failed", code: -3, error: "Transaction message differs from the order" });
+    const sent = await this.agg.chain.rpcCall("sendTransaction", [
+      b.signedTransaction,
+      { encoding: "base64", skipPreflight: true },
+    ]);
+    const signature = bs58.encode(tx.signatures[0]!);
+    const landed = this.agg.chain.landed.get(signature);
+    const q = order.body;
+    order.result =
+      sent.error || !landed || landed.err
+        ? {
+            status: "Failed",
+            signature,
+            code: sent.error ? -1002 : -1000,
+            error: sent.error ? String(sent.error.message) : `Transaction failed: ${JSON.stringify(landed?.err)}`,
+          }
+        : {
+            status: "Success",
+            signature,
+            slot: String(landed.slot),
+            code: 0,
+            totalInputAmount: q.inAmount,
+            totalOutputAmount: q.outAmount,
+            inputAmountResult: q.inAmount,
+            outputAmountResult: q.outAmount,
+            swapEvents: [
+              { inputMint: q.inputMint, inputAmount: q.inAmount, outputMint: q.outputMint, outputAmount: q.outAmount },
+            ],
+          };
+    return Response.json(order.result);
+  }
+
+  private tableAddresses(pool: Pool): string[] {
+    return this.lookupTable(pool).state.addresses.map((a) => a.toBase58());
+  }
+
+  private lookupTable(pool: Pool): AddressLookupTableAccount {
+    const table = this.agg.chain.svm.getAccount(pool.lookupTable)!;
+    return new AddressLookupTableAccount({
+      key: pool.lookupTable,
+      state: AddressLookupTableAccount.deserialize(Buffer.from(table.data)),
+    });
+  }
+
+  /** The taker's side of the swap, split as /build splits a route. */
+  private route(pool: Pool, poolMoves: bigint, amount: bigint, buy: boolean, taker: PublicKey) {
+    const ata = getAssociatedTokenAddressSync(pool.mint, taker, false, pool.programId);
+    const wsol = getAssociatedTokenAddressSync(NATIVE_MINT, taker);
+    this.agg.run(pool.owner, [
+      buy
+        ? createApproveCheckedInstruction(
+            pool.tokenAccount,
+            pool.mint,
+            taker,
+            pool.owner.publicKey,
+            poolMoves,
+            pool.decimals,
+            [],
+            pool.programId,
+          )
+        : createApproveCheckedInstruction(pool.wsolAccount, NATIVE_MINT, taker, pool.owner.publicKey, poolMoves, 9),
+    ]);
+    const setup: TransactionInstruction[] = [
+      createAssociatedTokenAccountIdempotentInstruction(taker, wsol, taker, NATIVE_MINT),
+    ];
+    let swap: TransactionInstruction;
+    if (buy) {
+      setup.push(
+        SystemProgram.transfer({ fromPubkey: taker, toPubkey: wsol, lamports: amount }),
+        createSyncNativeInstruction(wsol),
+        createAssociatedTokenAccountIdempotentInstruction(taker, ata, taker, pool.mint, pool.programId),
+        createTransferCheckedInstruction(wsol, NATIVE_MINT, pool.wsolAccount, taker, amount, 9),
+      );
+      swap = createTransferCheckedInstruction(
+        pool.tokenAccount,
+        pool.mint,
+        ata,
+        taker,
+        poolMoves,
+        pool.decimals,
+        [],
+        pool.programId,
+      );
+    } else {
+      setup.push(
+        createTransferCheckedInstruction(
+          ata,
+          pool.mint,
+          pool.tokenAccount,
+          taker,
+          amount,
+          pool.decimals,
+          [],
+          pool.programId,
+        ),
+      );
+      swap = createTransferCheckedInstruction(pool.wsolAccount, NATIVE_MINT, wsol, taker, poolMoves, 9);
+    }
+    const other: TransactionInstruction[] = [];
+    if (this.agg.mode === "hostile")
+      other.push(
+        SystemProgram.transfer({ fromPubkey: taker, toPubkey: this.agg.thief, lamports: this.agg.hostileLamports }),
+      );
+    if (this.agg.mode === "foreign-program")
+      other.push(
+        new Ix({
+          programId: MEMO_PROGRAM,
+          keys: [{ pubkey: taker, isSigner: true, isWritable: false }],
+          data: Buffer.from("route"),
+        }),
+      );
+    return { setup, swap, cleanup: createCloseAccountInstruction(wsol, taker, taker), other };
+  }
+}

@@ -1,0 +1,139 @@
+import { createHash } from "node:crypto";
+import { Keypair, SystemProgram, VersionedTransaction } from "@solana/web3.js";
+import bs58 from "bs58";
+import type { LiteSvmRpc } from "./litesvm-rpc.ts";
+
+// A Jito block engine on 127.0.0.1 that lands bundles on the litesvm chain, speaking the JSON-RPC
+// of https://docs.jito.wtf/lowlatencytxnsend/ on POST /api/v1/bundles:
+//   getTipAccounts → [8 base58 addresses] (fresh keys, funded on the chain so a small tip is valid)
+//   sendBundle [[base64...], {encoding: "base64"}] → bundle id (sha256 of the signatures, hex);
+//     at most 5 transactions; a bundle without a System transfer to a tip account is refused
+//     (-32602, as a bundle the engine would never pick); base58 is accepted too, as Jito does.
+//   getBundleStatuses [[ids]] → {context: {slot}, value: [{bundle_id, transactions, slot,
+//     confirmation_status: "confirmed", err: {Ok: null}} | null]}
+// Controls: `dropNext` (accept the next bundle, never land it), `bundles`, `requests`.
+
+const TIP_FUNDING = 1_000_000n;
+
+export class FakeJitoBlockEngine {
+  readonly tipAccounts = Array.from({ length: 8 }, () => Keypair.generate().publicKey);
+  readonly requests: Array<{ method: string; params: unknown[] }> = [];
+  readonly bundles = new Map<string, { signatures: string[]; landed: boolean; slot: number }>();
+  dropNext = false;
+  private server: ReturnType<typeof Bun.serve> | null = null;
+
+  constructor(readonly chain: LiteSvmRpc) {
+    for (const a of this.tipAccounts) chain.airdrop(a, TIP_FUNDING);
+  }
+
+  get url(): string {
+    if (!this.server) throw new Error("not started");
+    return `http://127.0.0.1:${this.server.port}`;
+  }
+
+  async start(): Promise<this> {
+    this.server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (req) => this.handle(req) });
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    await this.server?.stop(true);
+    this.server = null;
+  }
+
+  private async handle(req: Request): Promise<Response> {
+    const url = new URL(req.url);
+    if (req.method !== "POST" || url.pathname !== "/api/v1/bundles")
+      return Response.json({ error: "Not found" }, { status: 404 });
+    const body = (await req.json().catch(() => null)) as { id?: unknown; method?: unknown; params?: unknown } | null;
+    const id = body?.id ?? null;
+    const method = String(body?.method);
+    const params = Array.isArray(body?.params) ? body.params : [];
+    this.requests.push({ method, params });
+    const error = (code: number, message: string) => Response.json({ jsonrpc: "2.0", id, error: { code, message } });
+    const ok = (result: unknown) => Response.json({ jsonrpc: "2.0", id, result });
+    switch (method) {
+      case "getTipAccounts":
+        return ok(this.tipAccounts.map((a) => a.toBase58()));
+      case "sendBundle": {
+        const r = this.sendBundle(params);
+        return typeof r === "string" ? ok(r) : error(r.code, r.message);
+      }
+      case "getBundleStatuses": {
+        const ids = Array.isArray(params[0]) ? (params[0] as unknown[]).map(String) : [];
+        const value = ids.map((bid) => {
+          const b = this.bundles.get(bid);
+          return b?.landed
+            ? {
+                bundle_id: bid,
+                transactions: b.signatures,
+                slot: b.slot,
+                confirmation_status: "confirmed",
+                err: { Ok: null },
+              }
+            : null;
+        });
+        return ok({ context: { slot: this.chain.slot }, value });
+      }
+      default:
+        return error(-32601, "Method not found");
+    }
+  }
+
+  private sendBundle(params: unknown[]): string | { code: number; message: string } {
+    const raw = params[0];
+    const encoding = (params[1] as { encoding?: unknown } | undefined)?.encoding ?? "base58";
+    if (!Array.isArray(raw) || raw.length === 0 || raw.length > 5)
+      return { code: -32602, message: "bundle must contain 1 to 5 transactions" };
+    let txs: VersionedTransaction[];
+    try {
+      txs = raw.map((t) =>
+        VersionedTransaction.deserialize(
+          encoding === "base64" ? Buffer.from(String(t), "base64") : bs58.decode(String(t)),
+        ),
+      );
+    } catch {
+      return { code: -32602, message: "could not decode transactions" };
+    }
+    if (!txs.some((tx) => this.tips(tx)))
+      return {
+        code: -32602,
+        message: "Bundles must write lock at least one tip account to be eligible for the auction",
+      };
+    const signatures = txs.map((tx) => bs58.encode(tx.signatures[0]!));
+    const bundleId = createHash("sha256").update(signatures.join(",")).digest("hex");
+    const entry = { signatures, landed: false, slot: this.chain.slot };
+    this.bundles.set(bundleId, entry);
+    if (this.dropNext) {
+      this.dropNext = false;
+      return bundleId;
+    }
+    // All or nothing: every transaction must pass a simulation before any lands.
+    for (const t of raw) {
+      const b64 = encoding === "base64" ? String(t) : Buffer.from(bs58.decode(String(t))).toString("base64");
+      const sim = this.chain.rpcCall("simulateTransaction", [b64, { encoding: "base64", sigVerify: true }]);
+      if (sim.error || (sim.result as { value: { err: unknown } }).value.err) return bundleId;
+    }
+    for (const t of raw) {
+      const b64 = encoding === "base64" ? String(t) : Buffer.from(bs58.decode(String(t))).toString("base64");
+      this.chain.rpcCall("sendTransaction", [b64, { encoding: "base64", skipPreflight: true }]);
+    }
+    entry.landed = signatures.every((s) => this.chain.landed.has(s));
+    return bundleId;
+  }
+
+  /** Whether the transaction transfers lamports to a tip account (System transfer, static keys). */
+  private tips(tx: VersionedTransaction): boolean {
+    const keys = tx.message.staticAccountKeys;
+    const tipSet = new Set(this.tipAccounts.map((a) => a.toBase58()));
+    return tx.message.compiledInstructions.some((ix) => {
+      if (!keys[ix.programIdIndex]?.equals(SystemProgram.programId)) return false;
+      const to = keys[ix.accountKeyIndexes[1] ?? -1];
+      return ix.data[0] === 2 && to !== undefined && tipSet.has(to.toBase58());
+    });
+  }
+}
+
+export async function startFakeJitoBlockEngine(chain: LiteSvmRpc): Promise<FakeJitoBlockEngine> {
+  return new FakeJitoBlockEngine(chain).start();
+}
