@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ManualClock } from "../../../src/clock.ts";
-import { ConfigError, loadConfig } from "../../../src/config.ts";
+import { ConfigError, configSchema, loadConfig } from "../../../src/config.ts";
 import { isSolanaAddress } from "../../../src/http/solana-address.ts";
 import { DemoMarketState, DemoQuotes, DemoTokenPrices } from "../../../src/market/demo/providers.ts";
 import { DEMO_SOL, DEMO_TOKENS } from "../../../src/market/demo/tokens.ts";
@@ -217,6 +217,16 @@ describe("configuration", () => {
     ]);
     expect(loadConfig({ LIVE_TRADING_ENABLED: "true" }).DEMO_MARKET).toBe(false);
   });
+});
+
+test("the trap covers every URL variable of the configuration", () => {
+  const urlVariables = Object.keys(configSchema.shape).filter((k) => k.endsWith("_URL"));
+  const env = startTrap();
+  try {
+    expect(urlVariables.filter((k) => !(k in env.env()))).toEqual([]);
+  } finally {
+    env.stop();
+  }
 });
 
 describe("the service on the demo market (in-process, every outside URL at a trap)", () => {
