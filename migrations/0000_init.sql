@@ -190,6 +190,15 @@ CREATE TABLE `price_bars` (
 );
 --> statement-breakpoint
 CREATE INDEX `price_bars_time_idx` ON `price_bars` (`time`);--> statement-breakpoint
+CREATE TABLE `price_impacts` (
+	`token_address` text NOT NULL,
+	`size_bucket` integer NOT NULL,
+	`impact_pct` text NOT NULL,
+	`samples` integer NOT NULL,
+	`updated_at` text NOT NULL,
+	PRIMARY KEY(`token_address`, `size_bucket`)
+);
+--> statement-breakpoint
 CREATE TABLE `agent_transactions` (
 	`id` text PRIMARY KEY NOT NULL,
 	`agent_id` text NOT NULL,

@@ -135,6 +135,9 @@ export async function serve(config: Config, opts: ServeOptions = {}): Promise<Se
     const firstStart = !adminExists(database.sqlite);
     if (firstStart) await ensureAdmin();
 
+    // Signals left unfinished by the last run are queued (or expired) before the API can accept a
+    // new one, so they keep their place ahead of it; /health/ready is false until then.
+    services.signalIntake.ensureRecovered();
     const deps = createAppDeps(services);
     gate.open({ main: createApp(deps), public: publicServer ? createPublicApp(deps) : undefined });
 

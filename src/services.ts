@@ -12,6 +12,7 @@ import type { DatabaseHandle } from "./db/client.ts";
 import { GroupCommit } from "./db/group-commit.ts";
 import { eventNameLookup } from "./db/repositories/event-names.ts";
 import { PositionRepository } from "./db/repositories/positions.ts";
+import { PriceImpactRepository } from "./db/repositories/price-impacts.ts";
 import { TradingAgentRepository } from "./db/repositories/trading-agents.ts";
 import { WalCheckpointer } from "./db/wal-checkpointer.ts";
 import { EventBus } from "./events/bus.ts";
@@ -32,12 +33,14 @@ import { QuotePricing } from "./market/quote-pricing.ts";
 import { openPositionsFromDatabase } from "./metrics/database-sources.ts";
 import { createMetrics, type Metrics } from "./metrics/metrics.ts";
 import { createNotifications, type NotificationOptions, type Notifications } from "./notifications/index.ts";
+import { ImpactRecorder } from "./price-history/impact-recorder.ts";
 import { SignalIntake } from "./signals/signal-intake.ts";
 import { SignalQueue } from "./signals/signal-queue.ts";
 import { SignalService } from "./signals/signal-service.ts";
 import { createStrategyLab, type StrategyLab, type StrategyLabOptions } from "./strategy-lab.ts";
 import type { TradeExecutor } from "./trading/executor.ts";
 import { createLiveTrading, type LiveTrading, type LiveTradingOptions } from "./trading/live-trading.ts";
+import { PriceWaits } from "./trading/monitor-prices.ts";
 import { PositionLocks } from "./trading/position-locks.ts";
 import { PositionMonitor } from "./trading/position-monitor.ts";
 import { MarketPricedPositions, StoredOpenPositions } from "./trading/position-view.ts";
@@ -178,7 +181,9 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
   // 3. Events, market connections (PRODUCT.md §5: nothing connects until serve() runs the start
   //    hooks), metrics.
   const events = new EventBus(() => clock.now(), undefined, eventNameLookup(database.sqlite));
-  const market = createMarket(config, { clock, logger, events }, opts.market);
+  // Each quote's price impact is kept beside the price bars for backtests (src/price-history/impact-recorder.ts).
+  const impacts = new ImpactRecorder(new PriceImpactRepository(database.sqlite), clock, logger);
+  const market = createMarket(config, { clock, logger, events, onQuote: (q) => impacts.observe(q) }, opts.market);
   const metrics = createMetrics(clock, {
     openPositions: openPositionsFromDatabase(database.sqlite),
     solPrice: () => market.solPrice.snapshot(),
@@ -266,6 +271,8 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
     liveTradingEnabled: config.LIVE_TRADING_ENABLED,
     commits: groupCommit,
   });
+  // Why the monitor waits on a position: set by its ticks, shown with the position.
+  const priceWaits = new PriceWaits();
   const monitor = new PositionMonitor({
     sqlite: database.sqlite,
     clock,
@@ -277,14 +284,15 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
     tokenPrices: market.tokenPrices,
     quotePricing: market.quotes.configured ? new QuotePricing({ quotes: market.quotes, logger }) : null,
     intervalSeconds: config.MONITOR_INTERVAL_SECONDS,
+    waits: priceWaits,
     live: live ?? undefined,
   });
   const strategyLab = createStrategyLab(config, { database, clock, logger, market }, opts.strategyLab);
   const openPositions =
     opts.openPositions ??
     (market.tokenPrices.configured
-      ? new MarketPricedPositions(positionStore, market.tokenPrices, market.solPrice, logger)
-      : new StoredOpenPositions(positionStore));
+      ? new MarketPricedPositions(positionStore, market.tokenPrices, market.solPrice, logger, priceWaits)
+      : new StoredOpenPositions(positionStore, priceWaits));
   const notifications = createNotifications(
     {
       config,
@@ -314,6 +322,7 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
     commits: groupCommit,
     recordKeyUse: (id) => apiKeys.recordUse(id),
     hasAgents: (userId) => signalAgents.hasAgents(userId),
+    recovery: { maxAgeSeconds: config.SIGNAL_MAX_AGE_SECONDS },
   });
   // PRODUCT.md §6 "signals received": every signal accepted by POST /trading-signals (not replays).
   signalIntake.onAccepted(() => metrics.signalsReceived.inc());
@@ -346,7 +355,8 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
   // WAL checkpoints: registered first, so its shutdown step runs last, after every writer stopped.
   lifecycle.onStart(() => walCheckpoints.start(), "WAL checkpoints");
   lifecycle.onShutdown(() => walCheckpoints.stop(), "WAL checkpoints");
-  lifecycle.onStart(() => signalIntake.recover(signals, config.SIGNAL_MAX_AGE_SECONDS), "signal recovery");
+  // Normally done already: serve() recovers before it opens the door (a no-op then).
+  lifecycle.onStart(() => signalIntake.ensureRecovered(), "signal recovery");
   lifecycle.onShutdown(() => signalQueue.stop(), "signal queue");
   lifecycle.onShutdown(() => {
     for (const t of timers) clearInterval(t);

@@ -6,6 +6,7 @@ import type { Config } from "./config.ts";
 import type { DatabaseHandle } from "./db/client.ts";
 import { BacktestRepository } from "./db/repositories/backtests.ts";
 import { PriceBarRepository } from "./db/repositories/price-bars.ts";
+import { PriceImpactRepository } from "./db/repositories/price-impacts.ts";
 import { SignalRepository } from "./db/repositories/signals.ts";
 import { StrategyLabSignalRepository } from "./db/repositories/strategy-lab-signals.ts";
 import type { Logger } from "./logger.ts";
@@ -56,6 +57,7 @@ export function createStrategyLab(
     repo,
     service: backtests,
     bars,
+    impacts: new PriceImpactRepository(sqlite),
     decimals: deps.market.decimals,
     clock: deps.clock,
     logger: deps.logger,

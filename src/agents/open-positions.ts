@@ -28,6 +28,8 @@ export interface PositionView {
     moonBagActivated: boolean;
     moonBagAmount: number | null;
   };
+  /** Why the monitor does not act on the position now (no usable price); null while it is priced. */
+  waitingReason: string | null;
   createdAt: string;
   updatedAt: string;
 }

@@ -1,6 +1,7 @@
 import type { Clock } from "../clock.ts";
 import type { BacktestRepository } from "../db/repositories/backtests.ts";
 import type { PriceBarRepository } from "../db/repositories/price-bars.ts";
+import type { PriceImpactRepository } from "../db/repositories/price-impacts.ts";
 import type { Logger } from "../logger.ts";
 import type { TokenDecimalsProvider } from "../market/types.ts";
 import type { BacktestService } from "./backtest-service.ts";
@@ -15,6 +16,8 @@ export interface BacktestWorkerDeps {
   repo: BacktestRepository;
   service: BacktestService;
   bars: PriceBarRepository;
+  /** Recorded price impacts, applied to the fills. */
+  impacts?: PriceImpactRepository;
   decimals: TokenDecimalsProvider;
   clock: Clock;
   logger: Logger;

@@ -7,10 +7,12 @@ import {
   TOKEN_ACCOUNT_REFUND_SOL,
   TOKEN_ACCOUNT_RENT_SOL,
 } from "../trading/rules/index.ts";
+import { type ImpactTable, impactOf } from "./price-impact.ts";
 
 // Simulated fills at a bar's price: what the simulation executor does with a quote
-// (src/trading/simulation-executor.ts), the quote being the bar's price with no price impact
-// (history has no order book). Slippage is checked by the rule, fees are the rule's simulation
+// (src/trading/simulation-executor.ts), the quote being the bar's price less the price impact the
+// service recorded for the token and the trade's size (src/backtest/price-impact.ts; a default
+// where none was recorded), as the aggregator's quote reduces its output by its impact. Slippage is checked by the rule, fees are the rule's simulation
 // fees; amounts are whole atomic units rounded down, as the aggregator's quotes are. The opening
 // buy pays the token account's rent beside its fees (rentDepositSol) and the closing sale's
 // account close gives it back to the balance (rentRefundSol) less the fee of the transaction that
@@ -54,13 +56,16 @@ export function simulateBuy(
   priorityFeeSol: number,
   /** The buy opens a position (creates the token account and pays its rent). */
   opensAccount = false,
+  /** Price impact (fraction) of a trade of this many lamports; none when absent. */
+  impact?: (lamports: bigint) => Big,
 ): BuyFill | Refused {
   const lamports = toAtomic(sizeSol, SOL_DECIMALS);
   if (lamports <= 0n) return { refused: "Trade size rounds to zero" };
   const slip = slippageRefusal(slippage);
   if (slip) return slip;
   const solSwapped = fromAtomic(lamports, SOL_DECIMALS);
-  const tokensAtomic = toAtomic(solSwapped.div(priceSol), decimals);
+  const keep = new Big(1).minus(impact ? impact(lamports) : 0);
+  const tokensAtomic = toAtomic(solSwapped.div(priceSol).times(keep), decimals);
   if (tokensAtomic <= 0n) return { refused: "The quote returned no output amount" };
   const feesSol = simulationSwapFeeSol(priorityFeeSol);
   const rentDepositSol = new Big(opensAccount ? TOKEN_ACCOUNT_RENT_SOL : 0);
@@ -83,11 +88,15 @@ export function simulateSell(
   priorityFeeSol: number,
   /** The sale closes the position (and its token account, whose rent comes back). */
   closesAccount = false,
+  /** Price impact (fraction) of a trade of this many lamports; none when absent. */
+  impact?: (lamports: bigint) => Big,
 ): SellFill | Refused {
   const slip = slippageRefusal(slippage);
   if (slip) return slip;
   const sold = fromAtomic(toAtomic(tokens, decimals), decimals);
-  const lamports = toAtomic(sold.times(priceSol), SOL_DECIMALS);
+  const value = sold.times(priceSol);
+  const keep = new Big(1).minus(impact ? impact(toAtomic(value, SOL_DECIMALS)) : 0);
+  const lamports = toAtomic(value.times(keep), SOL_DECIMALS);
   if (lamports <= 0n) return { refused: "The quote returned no output amount" };
   return {
     proceeds: fromAtomic(lamports, SOL_DECIMALS),
@@ -98,3 +107,16 @@ export function simulateSell(
 
 export const isRefused = (f: object): f is Refused => "refused" in f;
 export { Big };
+
+/**
+ * The fills of one replay: its slippage, priority fee and recorded price impacts bound, so a
+ * fill is asked for by token, amount and bar price alone.
+ */
+export function replayFills(slippage: SlippageSettings, priorityFeeSol: number, impacts: ImpactTable) {
+  return {
+    buy: (token: string, sizeSol: Big, priceSol: string, decimals: number, opensAccount = false) =>
+      simulateBuy(sizeSol, priceSol, decimals, slippage, priorityFeeSol, opensAccount, impactOf(impacts, token)),
+    sell: (token: string, tokens: Big, priceSol: string, decimals: number, closesAccount = false) =>
+      simulateSell(tokens, priceSol, decimals, slippage, priorityFeeSol, closesAccount, impactOf(impacts, token)),
+  };
+}

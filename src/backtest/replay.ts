@@ -12,10 +12,11 @@ import {
   positionSizeSol,
   salePnl,
 } from "../trading/rules/index.ts";
-import { isRefused, simulateBuy, simulateSell } from "./fills.ts";
+import { isRefused, replayFills } from "./fills.ts";
 import { MinHeap } from "./heap.ts";
 import { summarize } from "./metrics.ts";
 import { type ScanState, scan, screenFor, stopFactorOf } from "./position-scan.ts";
+import { NO_IMPACTS } from "./price-impact.ts";
 import type {
   BacktestCloseReason,
   BacktestTrade,
@@ -92,6 +93,8 @@ export function alignSignals(
 
 export function replayVariant(input: ReplayInput, aligned = alignSignals(input.signals, input.paths)): ReplayResult {
   const { config, priorityFeeSol } = input;
+  // Fills at the bar's price less the recorded price impact (src/backtest/price-impact.ts).
+  const fills = replayFills(config.slippage, priorityFeeSol, input.impacts ?? NO_IMPACTS);
   const stopFactor = stopFactorOf(config);
   let balance = new Big(input.initialSol);
   let lastTradeAtMs: number | null = null;
@@ -157,14 +160,7 @@ export function replayVariant(input: ReplayInput, aligned = alignSignals(input.s
     let proceeds = new Big(0);
     let fees = new Big(0);
     if (remaining.gt(0)) {
-      const fill = simulateSell(
-        remaining,
-        p.path.closes[index]!,
-        p.path.decimals,
-        config.slippage,
-        priorityFeeSol,
-        true,
-      );
+      const fill = fills.sell(p.tokenAddress, remaining, p.path.closes[index]!, p.path.decimals, true);
       if (isRefused(fill)) return false;
       proceeds = fill.proceeds;
       fees = fill.feesSol;
@@ -199,14 +195,7 @@ export function replayVariant(input: ReplayInput, aligned = alignSignals(input.s
       return;
     }
     if (action.kind === "take_profit") {
-      const fill = simulateSell(
-        action.sellAmount,
-        price,
-        p.path.decimals,
-        config.slippage,
-        priorityFeeSol,
-        action.closesPosition,
-      );
+      const fill = fills.sell(p.tokenAddress, action.sellAmount, price, p.path.decimals, action.closesPosition);
       if (isRefused(fill)) return;
       const received = fill.proceeds;
       balance = balance.plus(received.minus(fill.feesSol)).plus(fill.rentRefundSol);
@@ -250,7 +239,7 @@ export function replayVariant(input: ReplayInput, aligned = alignSignals(input.s
       // minimum balance (rules/dca.ts); so does the replay.
       if (!dcaWithinMinimumBalance(balance, action.amountSol, config.minimumAgentBalance)) return;
       if (balance.lt(action.amountSol)) return;
-      const fill = simulateBuy(action.amountSol, price, p.path.decimals, config.slippage, priorityFeeSol);
+      const fill = fills.buy(p.tokenAddress, action.amountSol, price, p.path.decimals);
       if (isRefused(fill) || balance.lt(fill.paid)) return;
       balance = balance.minus(fill.paid);
       lastTradeAtMs = time;
@@ -349,7 +338,7 @@ export function replayVariant(input: ReplayInput, aligned = alignSignals(input.s
       tradeSizeSol: size,
     });
     if (!post.eligible) return void skip(post.rule);
-    const fill = simulateBuy(size, path.closes[index]!, path.decimals, config.slippage, priorityFeeSol, true);
+    const fill = fills.buy(signal.tokenAddress, size, path.closes[index]!, path.decimals, true);
     if (isRefused(fill) || balance.lt(fill.paid)) return void skip("failed");
     balance = balance.minus(fill.paid);
     lastTradeAtMs = time;

@@ -1,5 +1,6 @@
 import type { BacktestTradeRow, BacktestVariantRow } from "../db/repositories/backtests.ts";
 import type { PriceBarRepository } from "../db/repositories/price-bars.ts";
+import type { PriceImpactRepository } from "../db/repositories/price-impacts.ts";
 import type { LabSignal } from "../db/repositories/strategy-lab-signals.ts";
 import type { Logger } from "../logger.ts";
 import type { TokenDecimalsProvider } from "../market/types.ts";
@@ -17,6 +18,8 @@ export interface RunBacktestDeps {
   logger: Logger;
   priorityFeeSol: number;
   horizonMs: number;
+  /** Recorded price impacts; absent: the default impact for every fill (src/backtest/price-impact.ts). */
+  impacts?: Pick<PriceImpactRepository, "table">;
 }
 
 export type VariantResult = Omit<BacktestVariantRow, "backtestId">;
@@ -36,11 +39,19 @@ export async function runBacktest(
   });
   const paths = loadPaths(d.bars, signals, d.horizonMs, decimals);
   const aligned = alignSignals(signals, paths);
+  const impacts = d.impacts?.table(mints);
   const variants: VariantResult[] = [];
   const trades: TradeResult[] = [];
   for (const [i, v] of input.variants.entries()) {
     const r = replayVariant(
-      { config: v.config, initialSol: String(input.initialSol), signals, paths, priorityFeeSol: d.priorityFeeSol },
+      {
+        config: v.config,
+        initialSol: String(input.initialSol),
+        signals,
+        paths,
+        priorityFeeSol: d.priorityFeeSol,
+        impacts,
+      },
       aligned,
     );
     variants.push({ position: i, name: v.name, summary: JSON.stringify(r.summary), equity: JSON.stringify(r.equity) });

@@ -10,6 +10,7 @@ import type { Config } from "../config.ts";
 import { loadConfig } from "../config.ts";
 import { openDatabase } from "../db/client.ts";
 import { PriceBarRepository } from "../db/repositories/price-bars.ts";
+import { PriceImpactRepository } from "../db/repositories/price-impacts.ts";
 import { StrategyLabSignalRepository } from "../db/repositories/strategy-lab-signals.ts";
 import { ValidationError } from "../errors.ts";
 import { csvLine } from "../http/csv.ts";
@@ -133,6 +134,7 @@ export async function runBacktestCommand(config: Config, o: BacktestCliOptions):
       { initialSol: req.initialSol, variants, signals },
       {
         bars: new PriceBarRepository(database.sqlite),
+        impacts: new PriceImpactRepository(database.sqlite),
         // Decimals only round fills to atomic units; without the aggregator 6 is assumed (as the worker does).
         decimals: market.tokenPrices.configured ? market.decimals : { getDecimals: async () => new Map() },
         logger,

@@ -22,7 +22,7 @@ import { LanedRateLimiter, type Pacer, type RateLimit, RateLimiter } from "./rat
 import { type Probes, Reachability, ReachabilityProber } from "./reachability.ts";
 import { type SolPriceOptions, SolPriceService } from "./sol-price.ts";
 import { dataSourceStatus } from "./status.ts";
-import type { Market, QuoteProvider } from "./types.ts";
+import type { Market, Quote, QuoteProvider } from "./types.ts";
 
 // Builds Services.market from configuration (PRODUCT.md §5): one adapter per configured source,
 // a "not configured" stand-in for each disabled one. Nothing connects here: the SOL price stream
@@ -74,6 +74,8 @@ export interface MarketDeps {
   clock: Clock;
   logger: Logger;
   events?: EventBus | null;
+  /** Told every swap-aggregator quote answered (price impacts for backtests). */
+  onQuote?: (q: Quote) => void;
 }
 
 export interface MarketServices extends Market {
@@ -146,7 +148,10 @@ export function createMarket(config: Config, deps: MarketDeps, opts: MarketOptio
       : null;
 
   const tokenPrices = swapHttp
-    ? new JupiterPriceClient(swapHttp, deps.clock, { cacheTtlMs: opts.tokenPriceCacheTtlMs })
+    ? new JupiterPriceClient(swapHttp, deps.clock, {
+        // Within one monitor tick: the monitor does not decide on a price older than two ticks.
+        cacheTtlMs: opts.tokenPriceCacheTtlMs ?? Math.min(5_000, config.MONITOR_INTERVAL_SECONDS * 1000),
+      })
     : null;
   const solFeed = solFeedHttp ? new JupiterPriceClient(solFeedHttp, deps.clock, { cacheTtlMs: 0 }) : null;
 
@@ -194,8 +199,8 @@ export function createMarket(config: Config, deps: MarketDeps, opts: MarketOptio
     prober,
     tokenPrices: tokenPrices ?? unconfiguredTokenPrices,
     decimals: tokenPrices ?? unconfiguredTokenPrices,
-    quotes: swapHttp ? new JupiterSwapClient(swapHttp) : unconfiguredQuotes,
-    liveQuotes: liveSwapHttp ? new JupiterSwapClient(liveSwapHttp) : unconfiguredQuotes,
+    quotes: swapHttp ? new JupiterSwapClient(swapHttp, deps.onQuote) : unconfiguredQuotes,
+    liveQuotes: liveSwapHttp ? new JupiterSwapClient(liveSwapHttp, deps.onQuote) : unconfiguredQuotes,
     marketData,
     whales,
     status: () => dataSourceStatus(config, reachability),

@@ -27,7 +27,7 @@ export class JupiterPriceClient implements TokenPriceProvider, TokenDecimalsProv
 
   constructor(
     private readonly http: HttpClient,
-    clock: Clock,
+    private readonly clock: Clock,
     opts: JupiterPriceOptions = {},
   ) {
     this.cache = new BatchCache(opts.cacheTtlMs ?? 5_000, clock);
@@ -79,6 +79,7 @@ export class JupiterPriceClient implements TokenPriceProvider, TokenDecimalsProv
         decimals: decimals !== null && decimals >= 0 ? decimals : null,
         priceChange24h: num(entry.priceChange24h),
         liquidityUsd: num(entry.liquidity),
+        observedAtMs: this.clock.now(),
       });
     }
     return out;

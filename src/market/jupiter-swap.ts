@@ -36,7 +36,11 @@ export function prioritizationFee(fee: PriorityFee): {
 export class JupiterSwapClient implements QuoteProvider {
   readonly configured = true;
 
-  constructor(private readonly http: HttpClient) {}
+  constructor(
+    private readonly http: HttpClient,
+    /** Told every quote answered (the price impacts backtests apply; src/price-history/impact-recorder.ts). */
+    private readonly onQuote?: (q: Quote) => void,
+  ) {}
 
   async quote(req: QuoteRequest): Promise<Quote> {
     checkQuoteRequest(req);
@@ -47,7 +51,9 @@ export class JupiterSwapClient implements QuoteProvider {
       slippageBps: req.slippageBps,
       swapMode: req.swapMode,
     });
-    return parseQuote(this.http.service, body);
+    const quote = parseQuote(this.http.service, body);
+    this.onQuote?.(quote);
+    return quote;
   }
 
   async swapTransaction(quote: Quote, userPublicKey: string, priorityFee: PriorityFee): Promise<SwapTransaction> {

@@ -45,10 +45,31 @@ export class QuotePricing {
   ): Promise<Map<string, P | TokenPrice>> {
     const out = new Map<string, P | TokenPrice>(prices);
     if (!this.d.quotes.configured || solUsd.lte(0)) return out;
-    // The largest holding per missing mint: one quote per mint.
+    const inSol = await this.pricesInSol(held.filter((h) => !prices.has(h.tokenAddress)));
+    for (const [mint, priceSol] of inSol) {
+      const decimals = held.find((h) => h.tokenAddress === mint)?.tokenDecimals ?? null;
+      out.set(mint, {
+        mint,
+        usd: decStr(priceSol.times(solUsd), 12),
+        decimals,
+        priceChange24h: null,
+        liquidityUsd: null,
+      });
+    }
+    return out;
+  }
+
+  /**
+   * SOL per whole token of every held mint, from a sell quote of the largest holding: a price in
+   * SOL that needs no SOL/USD (the monitor's source while SOL/USD is stale). A mint whose quote
+   * fails is absent.
+   */
+  async pricesInSol(held: readonly HeldToken[]): Promise<Map<string, Big>> {
+    const out = new Map<string, Big>();
+    if (!this.d.quotes.configured) return out;
+    // The largest holding per mint: one quote per mint.
     const wanted = new Map<string, { atomic: bigint; decimals: number }>();
     for (const h of held) {
-      if (prices.has(h.tokenAddress)) continue;
       const atomic = toAtomic(h.remainingAmount, h.tokenDecimals);
       const seen = wanted.get(h.tokenAddress);
       if (atomic > 0n && (!seen || atomic > seen.atomic))
@@ -63,14 +84,7 @@ export class QuotePricing {
       mints.map(async (mint) => {
         const { atomic, decimals } = wanted.get(mint)!;
         const priceSol = await this.sellPriceSol(mint, atomic, decimals);
-        if (priceSol)
-          out.set(mint, {
-            mint,
-            usd: decStr(priceSol.times(solUsd), 12),
-            decimals,
-            priceChange24h: null,
-            liquidityUsd: null,
-          });
+        if (priceSol) out.set(mint, priceSol);
       }),
     );
     return out;

@@ -44,6 +44,8 @@ export interface SolPriceSource {
    * ServiceNotConfiguredError when no source is configured, ExternalServiceError when all fail.
    */
   fetchCurrent(): Promise<SolPrice>;
+  /** Asks the sources once now, even with a value in hand (a stale one); throws as fetchCurrent. */
+  refresh?(): Promise<SolPrice>;
   /** Starts the stream (or polling). Never called by createServices: serve() runs it. */
   start(): void;
   stop(): Promise<void>;
@@ -60,6 +62,8 @@ export interface TokenPrice {
   decimals: number | null;
   priceChange24h: number | null;
   liquidityUsd: number | null;
+  /** When the service received it (epoch ms, service clock); absent: just now. A cached price is older. */
+  observedAtMs?: number;
 }
 
 export interface TokenPriceProvider {

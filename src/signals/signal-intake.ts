@@ -27,18 +27,29 @@ export interface SignalIntakeDeps {
   recordKeyUse?: (apiKeyId: string) => void;
   /** Whether the user has any agent (an index probe, inside the group commit). */
   hasAgents?: (userId: string) => boolean;
+  /** Start-up recovery's age limit (SIGNAL_MAX_AGE_SECONDS): older unfinished signals expire. */
+  recovery?: { maxAgeSeconds: number };
 }
 
 export class SignalIntake {
   private readonly listeners: Array<(userId: string, signal: Signal) => void> = [];
+  private recoveryDone = false;
 
   constructor(private readonly d: SignalIntakeDeps) {}
+
+  /** Whether start-up recovery has run: until then /health/ready answers false. */
+  get recovered(): boolean {
+    return this.recoveryDone;
+  }
 
   /**
    * Stores a signal (SignalService.create: Idempotency-Key replay and conflict rules) in the next
    * group commit; resolves once it is committed. A new signal is then announced and queued.
    */
   async submit(userId: string, apiKeyId: string, input: SignalInput, idempotencyKey?: string): Promise<SubmitResult> {
+    // serve() recovers before the door opens; a signal arriving first by any other way (an app
+    // built without serve) still finds the unfinished ones queued ahead of it.
+    this.ensureRecovered();
     const r = await this.d.commits.write(() => {
       // An owner without agents: the processor would find no one to evaluate and only mark the
       // signal processed in a later commit. It is stored processed in this one instead, and not
@@ -71,8 +82,18 @@ export class SignalIntake {
     this.listeners.push(l);
   }
 
+  /**
+   * Start-up recovery (PRODUCT.md §4; issue 24 "Recovery before the door opens"): young unfinished
+   * signals are queued again, oldest first, before any new signal can be; old ones expire. Once.
+   */
+  ensureRecovered(): void {
+    if (this.recoveryDone || !this.d.recovery) return;
+    this.recover(this.d.signals, this.d.recovery.maxAgeSeconds);
+  }
+
   /** Start-up recovery: resume young unfinished signals, expire old ones (PRODUCT.md §4). */
   recover(signals: SignalService, maxAgeSeconds: number): { resume: number[]; expired: number[] } {
+    this.recoveryDone = true;
     const r = signals.recoverUnfinished(maxAgeSeconds);
     for (const id of r.expired) this.d.logger.warn("signal expired unprocessed", { signalId: id });
     for (const id of r.resume) this.d.queue.enqueue(id);

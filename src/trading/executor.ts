@@ -26,6 +26,11 @@ export interface SwapRequest {
    * cap (a stop-loss or stale exit with slippage.maxExitBps null must be able to get out).
    */
   maxImpactBps?: number | null;
+  /**
+   * Refuse the fill when the quote's output (atomic units) is below this: a take-profit sale's
+   * price floor (the level's price less slippage), so a sale decided at +60 % is not made at −15 %.
+   */
+  minOutputAtomic?: bigint;
   /** Screen the token before this buy (signal buys; issue 15): the agent's filters. */
   screening?: TokenScreeningFilters;
   /** What the swap is for: journaled with a live swap BEFORE it is sent (crash recovery). */

@@ -23,7 +23,7 @@ import { inspectSwapTransaction, SwapRefusedError } from "./live/transaction-ins
 import { ActionAlreadyTakenError, type LiveTradeJournal, PENDING_TRADE_MESSAGE } from "./live-journal.ts";
 import { priorityFeeLamports } from "./rules/fees.ts";
 import { checkSlippage } from "./rules/slippage.ts";
-import { assertPriceImpact } from "./simulation-executor.ts";
+import { assertPriceFloor, assertPriceImpact } from "./simulation-executor.ts";
 import type { TokenScreen } from "./token-screen.ts";
 
 // Live swaps on Solana (issue: live trading, issue 15; PRODUCT.md §5 "Live swap"). One swap, step
@@ -141,6 +141,7 @@ export class LiveExecutor implements TradeExecutor {
     });
     if (req.maxImpactBps !== null) assertPriceImpact(quote.priceImpactPct, req.maxImpactBps ?? req.maxBps);
     if (BigInt(quote.outAmount) <= 0n) throw new TradingError("The quote returned no output amount");
+    assertPriceFloor(BigInt(quote.outAmount), req.minOutputAtomic);
     if (req.screening && this.d.screen)
       await this.d.screen.check(req.tokenMint, BigInt(quote.outAmount), req.screening, req.slippageBps);
     this.log.info("live swap quoted", {

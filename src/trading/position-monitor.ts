@@ -3,16 +3,23 @@ import { type Clock, isoNow } from "../clock.ts";
 import { type DatabaseHandle, inTransaction } from "../db/client.ts";
 import type { MonitorRow, PositionRepository, PriceUpdate } from "../db/repositories/positions.ts";
 import { TradingAgentRepository } from "../db/repositories/trading-agents.ts";
-import { OperationalError } from "../errors.ts";
+import { NotFoundError, OperationalError } from "../errors.ts";
 import type { EventBus } from "../events/bus.ts";
 import type { Logger } from "../logger.ts";
 import type { QuotePricing } from "../market/quote-pricing.ts";
 import type { TokenPriceProvider } from "../market/types.ts";
 import { type Big, decStr } from "../money.ts";
+import {
+  type MintPrice,
+  type MonitorPriceSources,
+  PriceWaits,
+  priceHeldTokens,
+  WAIT_UNPRICED,
+} from "./monitor-prices.ts";
 import type { PositionLocks } from "./position-locks.ts";
 import { decidePositionAction, type PositionAction } from "./rules/position-action.ts";
 import { screenPosition } from "./rules/quick-screen.ts";
-import { canonicalDecimal, type TokenTickPrice, tickPrice } from "./tick-price.ts";
+import { canonicalDecimal } from "./tick-price.ts";
 import type { TradingEngine } from "./trading-engine.ts";
 
 // The position monitor (PRODUCT.md §4): one tick prices every token with an open position in
@@ -40,8 +47,13 @@ export interface PositionMonitorDeps {
   locks: PositionLocks;
   engine: TradingEngine;
   tokenPrices: TokenPriceProvider;
-  /** Prices a held mint the price source omits from a sell quote (src/market/quote-pricing.ts). */
-  quotePricing?: Pick<QuotePricing, "fillMissing"> | null;
+  /**
+   * Prices a held mint from a sell quote (src/market/quote-pricing.ts): one the price source
+   * omits, and every one while SOL/USD is stale (monitor-prices.ts).
+   */
+  quotePricing?: Pick<QuotePricing, "fillMissing" | "pricesInSol"> | null;
+  /** Why a position is not acted on (its `waitingReason`); the monitor's own when not given. */
+  waits?: PriceWaits;
   intervalSeconds: number;
   /**
    * Live trading (src/trading/live-trading.ts): pending live swaps are reconciled by signature at
@@ -57,8 +69,6 @@ export interface PositionMonitorDeps {
 
 interface Planned {
   position: MonitorRow;
-  config: TradingConfig;
-  priceSol: Big;
   action: PositionAction;
 }
 
@@ -71,10 +81,20 @@ export class PositionMonitor {
   lastTick: TickReport | null = null;
   lastTickAt = 0;
   private readonly agents: TradingAgentRepository;
+  readonly waits: PriceWaits;
+  private readonly sources: MonitorPriceSources;
 
   constructor(private readonly d: PositionMonitorDeps) {
     this.log = d.logger.child({ component: "monitor" });
     this.agents = new TradingAgentRepository(d.sqlite);
+    this.waits = d.waits ?? new PriceWaits();
+    this.sources = {
+      tokenPrices: d.tokenPrices,
+      solUsd: () => d.engine.solUsdReading(),
+      quotePricing: d.quotePricing,
+      maxPriceAgeMs: 2 * d.intervalSeconds * 1000,
+      now: () => d.clock.now(),
+    };
   }
 
   /** The open positions and, per agent holding any, its owner and configuration (parsed once per tick). */
@@ -119,13 +139,9 @@ export class PositionMonitor {
     const { positions: open, agents } = this.openPositions();
     report.positions = open.length;
     if (open.length > 0) {
-      const mints = [...new Set(open.map((p) => p.tokenAddress))];
-      let prices: Map<string, { usd: string }>;
-      let solUsd: Big;
+      let prices: Map<string, MintPrice>;
       try {
-        [prices, solUsd] = await Promise.all([this.d.tokenPrices.getPrices(mints), this.d.engine.solUsd()]);
-        if (this.d.quotePricing && prices.size < mints.length)
-          prices = await this.d.quotePricing.fillMissing(prices, open, solUsd);
+        prices = await priceHeldTokens(this.sources, open);
       } catch (err) {
         // Temporary: no prices this tick means no decisions this tick; the next tick retries.
         this.log.warn("monitor tick skipped: prices unavailable", {
@@ -135,62 +151,7 @@ export class PositionMonitor {
         this.lastTick = report;
         return report;
       }
-
-      const now = isoNow(this.d.clock);
-      const nowMs = this.d.clock.now();
-      const planned: Planned[] = [];
-      const updates: PriceUpdate[] = [];
-      const peaks: Array<{ p: MonitorRow; userId: string; peak: string }> = [];
-      // Prices in SOL once per token, not per position (10,000 positions share 500 tokens).
-      const perToken = new Map<string, TokenTickPrice | null>();
-      const tokenPrice = (mint: string) => {
-        let v = perToken.get(mint);
-        if (v === undefined) {
-          const price = prices.get(mint);
-          // unknown price: never treated as zero
-          v = price && solUsd.gt(0) ? tickPrice(price.usd, solUsd) : null;
-          perToken.set(mint, v);
-        }
-        return v;
-      };
-      for (const p of open) {
-        const agent = agents.get(p.agentId);
-        if (!agent) continue; // not possible (both read in one transaction); a type guard
-        const tp = tokenPrice(p.tokenAddress);
-        if (!tp) continue;
-        report.priced++;
-        // Most positions fire nothing: screened in doubles, decided exactly only when it may matter.
-        const screen = screenPosition(agent.config, p, tp.screen, nowMs);
-        if (screen !== null) {
-          const peak = screen === "price" ? tp.sol : canonicalDecimal(p.peakPriceSol);
-          updates.push({ rowid: p.rowid, id: p.id, lastPriceSol: tp.sol, lastPriceUsd: tp.usd, peakPriceSol: peak });
-          if (screen === "price") peaks.push({ p, userId: agent.userId, peak });
-          continue;
-        }
-        // DCA orders are sized from the opening buy: read only when the rule may use it.
-        const openingSol = agent.config.dca.enabled ? this.d.positions.openingSolAmount(p.id) : "0";
-        const decision = this.decide({ ...p, openingSol }, agent.config, tp.priceSol);
-        const peak = decStr(decision.peakPriceSol);
-        updates.push({ rowid: p.rowid, id: p.id, lastPriceSol: tp.sol, lastPriceUsd: tp.usd, peakPriceSol: peak });
-        if (decision.peakChanged) peaks.push({ p, userId: agent.userId, peak });
-        if (decision.action.kind !== "none" && !this.liveHeld(p))
-          planned.push({ position: p, config: agent.config, priceSol: tp.priceSol, action: decision.action });
-      }
-      // Actions run oldest position first (the read has no order; a stable sort keeps rowid order among equals).
-      planned.sort((a, b) =>
-        a.position.openedAt < b.position.openedAt ? -1 : a.position.openedAt > b.position.openedAt ? 1 : 0,
-      );
-      // Current and peak prices of every position in one transaction: a restart loses nothing.
-      this.d.positions.recordPrices(updates, now);
-      for (const { p, userId, peak } of peaks) {
-        this.d.events.publish("position.updated", userId, {
-          positionId: p.id,
-          agentId: p.agentId,
-          change: "peak",
-          peakPriceSol: peak,
-        });
-      }
-
+      const planned = this.plan(open, agents, prices, report);
       for (const plan of planned) {
         report.actions++;
         const outcome = await this.act(plan);
@@ -205,8 +166,79 @@ export class PositionMonitor {
     return report;
   }
 
+  /**
+   * Prices every position, stores current and peak prices, and returns the actions to take,
+   * oldest position first. A position whose token has no usable price waits (PriceWaits).
+   */
+  private plan(
+    open: MonitorRow[],
+    agents: Map<string, { userId: string; config: TradingConfig }>,
+    prices: Map<string, MintPrice>,
+    report: TickReport,
+  ): Planned[] {
+    const now = isoNow(this.d.clock);
+    const nowMs = this.d.clock.now();
+    const planned: Planned[] = [];
+    const updates: PriceUpdate[] = [];
+    const peaks: Array<{ p: MonitorRow; userId: string; peak: string }> = [];
+    this.waits.retain(new Set(open.map((p) => p.id)));
+    for (const p of open) {
+      const agent = agents.get(p.agentId);
+      if (!agent) continue; // not possible (both read in one transaction); a type guard
+      const mp = prices.get(p.tokenAddress);
+      if (mp?.kind !== "priced") {
+        this.wait(p, mp?.reason ?? WAIT_UNPRICED);
+        continue;
+      }
+      const tp = mp.price;
+      this.waits.clear(p.id);
+      report.priced++;
+      // Most positions fire nothing: screened in doubles, decided exactly only when it may matter.
+      const screen = screenPosition(agent.config, p, tp.screen, nowMs);
+      if (screen !== null) {
+        const peak = screen === "price" ? tp.sol : canonicalDecimal(p.peakPriceSol);
+        updates.push({ rowid: p.rowid, id: p.id, lastPriceSol: tp.sol, lastPriceUsd: tp.usd, peakPriceSol: peak });
+        if (screen === "price") peaks.push({ p, userId: agent.userId, peak });
+        continue;
+      }
+      // DCA orders are sized from the opening buy: read only when the rule may use it.
+      const openingSol = agent.config.dca.enabled ? this.d.positions.openingSolAmount(p.id) : "0";
+      const decision = this.decide({ ...p, openingSol }, agent.config, tp.priceSol);
+      const peak = decStr(decision.peakPriceSol);
+      updates.push({ rowid: p.rowid, id: p.id, lastPriceSol: tp.sol, lastPriceUsd: tp.usd, peakPriceSol: peak });
+      if (decision.peakChanged) peaks.push({ p, userId: agent.userId, peak });
+      if (decision.action.kind !== "none" && !this.liveHeld(p)) planned.push({ position: p, action: decision.action });
+    }
+    // Actions run oldest position first (the read has no order; a stable sort keeps rowid order among equals).
+    planned.sort((a, b) =>
+      a.position.openedAt < b.position.openedAt ? -1 : a.position.openedAt > b.position.openedAt ? 1 : 0,
+    );
+    // Current and peak prices of every position in one transaction: a restart loses nothing.
+    this.d.positions.recordPrices(updates, now);
+    for (const { p, userId, peak } of peaks) {
+      this.d.events.publish("position.updated", userId, {
+        positionId: p.id,
+        agentId: p.agentId,
+        change: "peak",
+        peakPriceSol: peak,
+      });
+    }
+    return planned;
+  }
+
+  /** A position that cannot be priced now waits; said in the log when the reason changes. */
+  private wait(p: Pick<MonitorRow, "id" | "agentId" | "tokenAddress">, reason: string): void {
+    if (this.waits.set(p.id, reason, this.d.clock.now()))
+      this.log.warn("position waits: no usable price", {
+        positionId: p.id,
+        agentId: p.agentId,
+        tokenAddress: p.tokenAddress,
+        reason,
+      });
+  }
+
   /** A live position the monitor must leave alone this tick (see PositionMonitorDeps.live). */
-  private liveHeld(p: MonitorRow): boolean {
+  private liveHeld(p: Pick<MonitorRow, "id" | "agentId" | "tokenAddress" | "tradingMode">): boolean {
     if (p.tradingMode !== "live") return false;
     if (!this.d.live) return false; // no live trading configured: the engine refuses the trade itself
     if (this.d.live.pendingFor(p.agentId, p.tokenAddress)) return true;
@@ -217,38 +249,47 @@ export class PositionMonitor {
     return false;
   }
 
-  /** Executes one position's action under its lock, re-deciding on the fresh row. */
+  /**
+   * Executes one position's action under its lock, decided again at that moment (issue 24
+   * "Decide at the moment of acting"): the row, the agent's configuration and the token's price
+   * are read afresh, since an earlier action of the tick may have held it for a while (a live
+   * swap: up to a minute) during which the owner may have changed the rules or the price moved.
+   */
   private async act(plan: Planned): Promise<"closed" | "done" | "failed" | "skipped"> {
     const id = plan.position.id;
     return this.d.locks.withLock(id, async () => {
-      const fresh = this.d.positions.byId(id);
-      if (fresh?.status !== "open") return "skipped";
-      const action = this.decide(fresh, plan.config, plan.priceSol).action;
       try {
+        const fresh = this.d.positions.byId(id);
+        if (fresh?.status !== "open" || this.liveHeld(fresh)) return "skipped";
+        const config = resolveStoredConfig(fresh.configOverrides);
+        const price = (await priceHeldTokens(this.sources, [fresh])).get(fresh.tokenAddress);
+        if (price?.kind !== "priced") {
+          this.wait(fresh, price?.reason ?? WAIT_UNPRICED);
+          return "skipped";
+        }
+        const action = this.decide(fresh, config, price.price.priceSol).action;
+        if (action.kind !== "none")
+          this.log.info("rule triggered", {
+            positionId: id,
+            agentId: fresh.agentId,
+            rule: action.kind === "close" ? action.reason : action.kind,
+            ...(action.kind === "close" ? { detail: action.detail } : {}),
+            ...(action.kind === "take_profit" ? { level: action.level } : {}),
+            ...(action.kind === "dca" ? { order: action.order } : {}),
+            priceSol: price.price.sol,
+          });
         switch (action.kind) {
           case "none":
             return "skipped";
           case "close":
-            this.log.info("rule triggered", {
-              positionId: id,
-              agentId: fresh.agentId,
-              rule: action.reason,
-              detail: action.detail,
-            });
-            return (await this.d.engine.sell(fresh, { kind: "close", reason: action.reason })).status === "sold"
-              ? "closed"
-              : "skipped";
+            await this.d.engine.closeUnderLock(fresh, action.reason, { raw: true });
+            return "closed";
           case "take_profit": {
-            this.log.info("rule triggered", {
-              positionId: id,
-              agentId: fresh.agentId,
-              rule: "take_profit",
-              level: action.level,
-            });
             const sold = await this.d.engine.sell(fresh, {
               kind: "take_profit",
               amount: action.sellAmount,
               levelsHit: action.levelsHit,
+              levelPriceSol: action.levelPriceSol,
               moonBagActivated: action.moonBagActivated,
               moonBagAmount: action.moonBagAmount,
               closesPosition: action.closesPosition,
@@ -256,20 +297,14 @@ export class PositionMonitor {
             if (sold.status === "skipped") return "skipped";
             return action.closesPosition ? "closed" : "done";
           }
-          case "dca":
-            this.log.info("rule triggered", {
-              positionId: id,
-              agentId: fresh.agentId,
-              rule: "dca",
-              order: action.order,
-            });
-            {
-              const r = await this.d.engine.dcaBuy(fresh, action.order, action.amountSol);
-              return r === "recorded" ? "done" : r;
-            }
+          case "dca": {
+            const r = await this.d.engine.dcaBuy(fresh, action.order, action.amountSol);
+            return r === "recorded" ? "done" : r;
+          }
         }
       } catch (err) {
         if (err instanceof OperationalError) throw err;
+        if (err instanceof NotFoundError) return "skipped"; // sold by another run meanwhile
         // Temporary: the engine logged the failed trade; the next tick tries again.
         return "failed";
       }

@@ -4,6 +4,7 @@ import type { PositionRecord, PositionRepository } from "../db/repositories/posi
 import type { Logger } from "../logger.ts";
 import type { SolPriceSource, TokenPriceProvider } from "../market/types.ts";
 import { Big, decNum } from "../money.ts";
+import type { PriceWaits } from "./monitor-prices.ts";
 import { positionPnl } from "./rules/pnl.ts";
 
 // Open positions as SPEC "Position (open)" shows them, with their P/L from the ONE P/L function
@@ -21,6 +22,7 @@ export class MarketPricedPositions implements OpenPositionSource {
     private readonly tokenPrices: TokenPriceProvider,
     private readonly solPrice: SolPriceSource,
     private readonly logger: Logger,
+    private readonly waits?: PriceWaits,
   ) {}
 
   async listOpen(q: OpenPositionQuery): Promise<PositionView[]> {
@@ -37,27 +39,36 @@ export class MarketPricedPositions implements OpenPositionSource {
         this.tokenPrices.getPrices([...new Set(rows.map((r) => r.tokenAddress))]),
         this.solPrice.current() ?? this.solPrice.fetchCurrent(),
       ]);
-      prices = p;
-      solUsd = new Big(s.price);
+      // A stale SOL/USD would show every token moving with SOL: the prices the monitor stored
+      // (in SOL, from a sell quote while SOL/USD is stale) are shown instead.
+      if (!s.isStale) {
+        prices = p;
+        solUsd = new Big(s.price);
+      }
     } catch (err) {
       this.logger.warn("positions priced from stored values: market unavailable", {
         reason: err instanceof Error ? err.message : String(err),
       });
     }
-    return rows.map((r) => pricePosition(r, prices.get(r.tokenAddress)?.usd ?? null, solUsd));
+    return rows.map((r) => pricePosition(r, prices.get(r.tokenAddress)?.usd ?? null, solUsd, this.waits));
   }
 }
 
 /** Open positions priced at the last prices the monitor stored (no network). */
 export class StoredOpenPositions implements OpenPositionSource {
-  constructor(private readonly positions: PositionRepository) {}
+  constructor(
+    private readonly positions: PositionRepository,
+    private readonly waits?: PriceWaits,
+  ) {}
 
   async listOpen(q: OpenPositionQuery): Promise<PositionView[]> {
     return (await this.listPriced(q)).map((p) => p.view);
   }
 
   async listPriced(q: OpenPositionQuery): Promise<PricedPosition[]> {
-    return this.positions.openForAgents(q.agentIds, q.walletAddress).map((r) => pricePosition(r, null, null));
+    return this.positions
+      .openForAgents(q.agentIds, q.walletAddress)
+      .map((r) => pricePosition(r, null, null, this.waits));
   }
 }
 
@@ -66,7 +77,12 @@ export class StoredOpenPositions implements OpenPositionSource {
  * price is then the one implied by the last stored USD and SOL prices, and the token price the
  * last stored one (the entry price until the monitor priced it).
  */
-export function pricePosition(r: PositionRecord, tokenUsd: string | null, solUsd: Big | null): PricedPosition {
+export function pricePosition(
+  r: PositionRecord,
+  tokenUsd: string | null,
+  solUsd: Big | null,
+  waits?: Pick<PriceWaits, "get">,
+): PricedPosition {
   const impliedSolUsd =
     r.lastPriceSol && r.lastPriceUsd && new Big(r.lastPriceSol).gt(0)
       ? new Big(r.lastPriceUsd).div(r.lastPriceSol)
@@ -118,6 +134,7 @@ export function pricePosition(r: PositionRecord, tokenUsd: string | null, solUsd
       moonBagActivated: r.moonBagActivated,
       moonBagAmount: r.moonBagAmount === null ? null : decNum(r.moonBagAmount),
     },
+    waitingReason: waits?.get(r.id)?.reason ?? null,
     createdAt: r.createdAt,
     updatedAt: r.updatedAt,
   };

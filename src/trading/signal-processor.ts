@@ -23,7 +23,7 @@ import {
 import { isExitSignal } from "./rules/exit-signal.ts";
 import { positionSizeSol } from "./rules/position-sizing.ts";
 import { SignalQuoteBook } from "./signal-quotes.ts";
-import type { TradingEngine } from "./trading-engine.ts";
+import type { OpenResult, TradingEngine } from "./trading-engine.ts";
 
 // What a signal does (SPEC "Events" item 1, PRODUCT.md §4): every agent of the signal's owner —
 // and only theirs — is evaluated in order; each refusal is logged with its rule; eligible agents
@@ -89,6 +89,24 @@ export class SignalProcessor {
     if (status === "pending") return { outcome: "pending", reason: null };
     if (status === "failed") return { outcome: "failed", reason: failure ?? "The live swap failed on chain" };
     return status ? { outcome: "traded", reason: null } : { outcome: "failed", reason: failure };
+  }
+
+  /**
+   * The evaluation of a buy from the engine's result. Opened and failed say it all; a pending or
+   * skipped buy is read from its trade key inside the commit, because the reconciler may settle a
+   * live swap between the engine's answer and this write.
+   */
+  private openOutcome(agentId: string, signalId: number, result: OpenResult) {
+    switch (result.status) {
+      case "opened":
+        return { outcome: "traded", reason: null };
+      case "failed":
+        return { outcome: "failed", reason: result.reason };
+      case "pending":
+        return this.keyedOutcome(agentId, signalId, null, true);
+      case "skipped":
+        return this.keyedOutcome(agentId, signalId, null);
+    }
   }
 
   private mark(signalId: number, status: "processing" | "processed"): Promise<void> {
@@ -260,25 +278,17 @@ export class SignalProcessor {
         await refuse(post);
         return;
       }
-      let failure: string | null = null;
-      let sentBefore = false;
-      const positionId = await this.d.engine.openPosition({
+      const result = await this.d.engine.openPosition({
         agent: { id: a.id, userId: a.userId, name: a.name, tradingMode: a.tradingMode },
         config,
         walletAddress: wallet,
         signal: { id: signal.id, tokenAddress: signal.tokenAddress, symbol: signal.symbol },
         sizeSol: size,
         marketSymbol: md?.symbol ?? null,
-        onFailure: (reason) => (failure = reason),
-        onAlreadySent: () => (sentBefore = true),
         // Live agents quote and swap on their own (the live executor ignores shared quotes).
         sharedQuotes: a.tradingMode === "simulation" ? sharedQuotes : undefined,
       });
-      // A live swap sent but not yet confirmed wrote its trade key: "pending" until reconciled; a
-      // buy sent before a restart and settled by the reconciler meanwhile is "traded".
-      await this.record(signal.id, a.id, true, null, () =>
-        positionId ? { outcome: "traded", reason: null } : this.keyedOutcome(a.id, signal.id, failure, sentBefore),
-      );
+      await this.record(signal.id, a.id, true, null, () => this.openOutcome(a.id, signal.id, result));
     });
   }
 }

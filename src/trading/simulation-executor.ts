@@ -46,6 +46,7 @@ export class SimulationExecutor implements TradeExecutor {
       : await this.quotes.quote(request);
     if (cap !== null) assertPriceImpact(quote.priceImpactPct, cap);
     const quoted = BigInt(quote.outAmount);
+    assertPriceFloor(quoted, req.minOutputAtomic);
     // On a buy the pool's transfer to the wallet is the one that pays the fee.
     const outputAtomic = req.side === "BUY" ? quoted - transferFeeAtomic(quoted, transferFee) : quoted;
     if (outputAtomic <= 0n) throw new TradingError("The quote returned no output amount");
@@ -65,6 +66,15 @@ export class SimulationExecutor implements TradeExecutor {
       ...(closesTokenAccount(transferFee?.basisPoints ?? 0) ? {} : { keepsTokenAccount: true }),
     };
   }
+}
+
+/** A sale with a price floor (a take-profit level) is not made below it (SwapRequest.minOutputAtomic). */
+export function assertPriceFloor(quotedOutAtomic: bigint, minOutputAtomic: bigint | undefined): void {
+  if (minOutputAtomic === undefined || quotedOutAtomic >= minOutputAtomic) return;
+  throw new TradingError("The quote is below the sale's price floor", {
+    quoted: quotedOutAtomic.toString(),
+    floor: minOutputAtomic.toString(),
+  });
 }
 
 /** A quote whose price impact alone exceeds slippage.maxBps would fill worse than allowed. */

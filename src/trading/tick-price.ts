@@ -26,3 +26,9 @@ const CANONICAL = /^(0|[1-9]\d*)(\.\d{0,17}[1-9])?$/;
 
 /** decStr(v) without the Big round trip when `v` is already in that form (a stored peak, almost always). */
 export const canonicalDecimal = (v: string): string => (CANONICAL.test(v) ? v : decStr(v));
+
+/** A tick price from a price in SOL (a sell quote); the USD text is priceSol × the last SOL/USD known. */
+export function tickPriceFromSol(priceSol: Big, solUsd: Big): TokenTickPrice {
+  const screen = screenPrice(priceSol);
+  return { priceSol, screen, sol: screen.text ?? decStr(priceSol), usd: decStr(priceSol.times(solUsd), 12) };
+}

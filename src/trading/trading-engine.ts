@@ -1,4 +1,4 @@
-import { resolveStoredConfig, type TradingConfig } from "../agents/trading-config.ts";
+import { resolveStoredConfig } from "../agents/trading-config.ts";
 import type { Clock } from "../clock.ts";
 import type { DatabaseHandle } from "../db/client.ts";
 import type { GroupCommit } from "../db/group-commit.ts";
@@ -24,15 +24,17 @@ import { ActionAlreadyTakenError, saleIntent } from "./live-journal.ts";
 import type { PositionLocks } from "./position-locks.ts";
 import { dcaWithinMinimumBalance } from "./rules/dca.ts";
 import { exitImpactCapBps, resolveSlippageBps } from "./rules/slippage.ts";
+import { takeProfitFloorLamports } from "./rules/take-profit.ts";
 import type { CloseReason, TradingMode } from "./rules/types.ts";
 import { TradeBook } from "./settlement/bookkeeping.ts";
 import { TradeReporter } from "./settlement/post-commit.ts";
 import { SimulationSettlement } from "./settlement/simulation.ts";
 import type { CloseResult, SaleRequest, Settled, Settlement, SettleOutcome } from "./settlement/types.ts";
-import type { SharedQuotes } from "./signal-quotes.ts";
 import { screeningFilters } from "./token-screen.ts";
+import { NOTHING_SOLD, type OpenRequest, type OpenResult, type SaleResult } from "./trade-requests.ts";
 
 export type { CloseResult } from "./settlement/types.ts";
+export type { AgentForTrade, OpenRequest, OpenResult, SaleResult } from "./trade-requests.ts";
 
 // The trading engine's execution path (issue: trading engine; PRODUCT.md §4; issue 12). Every
 // trade — signal buy, DCA buy, take-profit sale, close — goes the same way:
@@ -43,32 +45,6 @@ export type { CloseResult } from "./settlement/types.ts";
 //   4. the post-commit step reports it: log line, metric, events (settlement/post-commit.ts).
 // A failure at any step leaves the database as it was and is reported as a failed trade (SPEC
 // "Facts about trading behaviour"). A trade another run already made is a "skipped" result.
-
-export interface AgentForTrade {
-  id: string;
-  userId: string;
-  name: string;
-  tradingMode: TradingMode;
-}
-
-export interface OpenRequest {
-  agent: AgentForTrade;
-  config: TradingConfig;
-  walletAddress: string;
-  signal: { id: number; tokenAddress: string; symbol: string | null };
-  sizeSol: Big;
-  /** Market data symbol, when the caller fetched it. */
-  marketSymbol?: string | null;
-  /** Told why, when the trade failed (the signal evaluation keeps the reason). */
-  onFailure?: (reason: string) => void;
-  /** Quotes shared across the agents trading this signal (see SwapRequest.sharedQuotes). */
-  sharedQuotes?: SharedQuotes;
-  /** Told when this buy was already sent before (a restart): the reconciler decides its outcome. */
-  onAlreadySent?: () => void;
-}
-
-/** What a sale did: the close's answer when the position closed, or why nothing happened. */
-export type SaleResult = { status: "sold"; closed: CloseResult | null } | { status: "skipped"; reason: string };
 
 export interface TradingEngineDeps {
   sqlite: DatabaseHandle["sqlite"];
@@ -118,10 +94,24 @@ export class TradingEngine {
     return ex;
   }
 
-  /** USD per SOL now: the stream's value, or one fetched. */
+  /**
+   * USD per SOL now: the stream's value, or one fetched. It may be stale: use it for the USD
+   * columns a record shows, never to decide a trade (solUsdReading).
+   */
   async solUsd(): Promise<Big> {
     const current = this.d.market.solPrice.current() ?? (await this.d.market.solPrice.fetchCurrent());
     return new Big(current.price);
+  }
+
+  /**
+   * USD per SOL with its staleness, for decisions: a stale value is refreshed once first (the
+   * stream or poll may simply not have run); still stale, the caller must price in SOL or wait.
+   */
+  async solUsdReading(): Promise<{ price: Big; stale: boolean }> {
+    const source = this.d.market.solPrice;
+    let current = source.current() ?? (await source.fetchCurrent());
+    if (current.isStale && source.refresh) current = await source.refresh().catch(() => current);
+    return { price: new Big(current.price), stale: current.isStale };
   }
 
   private async tokenDecimals(mint: string): Promise<number> {
@@ -182,17 +172,19 @@ export class TradingEngine {
     return outcome;
   }
 
-  /**
-   * Opens a position for an eligible agent (signal buy). Returns the position id, or null when
-   * the trade failed (logged, event published, nothing changed), is pending, or was already done.
-   */
-  async openPosition(req: OpenRequest): Promise<string | null> {
+  /** Opens a position for an eligible agent (signal buy): one result says how it ended (OpenResult). */
+  async openPosition(req: OpenRequest): Promise<OpenResult> {
     const { agent, config, signal } = req;
     const mode = agent.tradingMode;
     const ctx = { agentId: agent.id, signalId: signal.id, tokenAddress: signal.tokenAddress };
+    const already = {
+      status: "skipped",
+      rule: "already_traded",
+      reason: "signal already traded by this agent",
+    } as const;
     if (this.alreadyTraded(agent.id, signal.id, "BUY")) {
       this.log.info("trade skipped: signal already traded by this agent", ctx);
-      return null;
+      return already;
     }
     try {
       const executor = this.executorFor(mode);
@@ -226,18 +218,18 @@ export class TradingEngine {
         mode,
       };
       const outcome = await this.settle(mode, (s) => s.open(trade, fill, solUsd));
-      if (outcome.status === "skipped") this.log.info("trade skipped: signal already traded by this agent", ctx);
-      return outcome.status === "settled" ? outcome.trade.positionId : null;
+      if (outcome.status === "settled") return { status: "opened", positionId: outcome.trade.positionId };
+      if (outcome.status === "pending") return { status: "pending", reason: "the live swap awaits the chain" };
+      this.log.info("trade skipped: signal already traded by this agent", ctx);
+      return already;
     } catch (err) {
       if (err instanceof ActionAlreadyTakenError) {
         // An earlier attempt (before a restart) was sent: the reconciler completes it, not a new swap.
         this.log.info("trade skipped: this signal's buy was already sent", ctx);
-        req.onAlreadySent?.();
-        return null;
+        return { status: "pending", reason: "the buy was sent before a restart" };
       }
       this.reporter.failed(ctx, agent.userId, "buy", mode, err, this.log);
-      req.onFailure?.(publicErrorMessage(err));
-      return null;
+      return { status: "failed", reason: publicErrorMessage(err) };
     }
   }
 
@@ -318,6 +310,7 @@ export class TradingEngine {
         return { status: "skipped", reason: "exit already done" };
       const config = resolveStoredConfig(p.configOverrides);
       const solUsd = await this.solUsd();
+      const slippageBps = resolveSlippageBps(null, config.slippage);
       // Nothing left to sell (take-profit sold it all): the close records the outcome only.
       const fill: SwapFill = amount.gt(0)
         ? await this.executorFor(mode).swap({
@@ -327,9 +320,13 @@ export class TradingEngine {
             tokenMint: p.tokenAddress,
             tokenDecimals: p.tokenDecimals,
             amountAtomic: toAtomic(amount, p.tokenDecimals),
-            slippageBps: resolveSlippageBps(null, config.slippage),
+            slippageBps,
             maxBps: config.slippage.maxBps,
             maxImpactBps: exitImpactCapBps(sale.kind === "close" ? sale.reason : "take_profit", config.slippage),
+            // A take-profit sells at its level or not at all: the level's price less slippage.
+            ...(sale.kind === "take_profit" && sale.levelPriceSol
+              ? { minOutputAtomic: takeProfitFloorLamports(amount, sale.levelPriceSol, slippageBps) }
+              : {}),
             intent: saleIntent(p.id, sale),
           })
         : NOTHING_SOLD;
@@ -352,8 +349,9 @@ export class TradingEngine {
   }
 
   /**
-   * Closes an open position: manual close endpoint, stop-loss, stale trade, exit signal. Takes the
-   * position's lock, re-reads it, and answers 404 when it is no longer open (someone else sold).
+   * Closes an open position: manual close endpoint, exit signal (and, through closeUnderLock, the
+   * monitor's stop-loss and stale exits). Takes the position's lock, re-reads it, and answers 404
+   * when it is no longer open (someone else sold).
    */
   async closePosition(
     positionId: string,
@@ -364,30 +362,32 @@ export class TradingEngine {
       const p = opts.userId
         ? this.d.positions.openOwned(opts.userId, positionId, opts.agentId)
         : this.d.positions.byId(positionId);
-      if (p?.status !== "open") throw new NotFoundError("Position not found");
-      let r: SaleResult;
-      try {
-        r = await this.sell(p, { kind: "close", reason, signalId: opts.signalId });
-      } catch (err) {
-        if (err instanceof AppError && !(err instanceof OperationalError)) throw err;
-        // A storage error is not a provider's: it keeps its 500 and its text stays in the log.
-        if (isStorageError(err)) throw err;
-        throw new ExternalServiceError("trading", publicErrorMessage(err));
-      }
-      if (r.status === "skipped") throw new NotFoundError("Position not found");
-      if (!r.closed) throw new TradingError("Close produced no result");
-      return r.closed;
+      return this.closeUnderLock(p, reason, opts);
     });
   }
-}
 
-const NOTHING_SOLD: SwapFill = {
-  inputAtomic: 0n,
-  outputAtomic: 0n,
-  feesSol: new Big(0),
-  routes: [],
-  priceImpactPct: "0",
-  slippageBps: 0,
-  txHash: "",
-  status: "confirmed",
-};
+  /**
+   * The one close every caller ends in, for a caller that holds the position's lock and has just
+   * re-read the row (the monitor). NotFoundError when it is no longer open or another run sold it.
+   */
+  async closeUnderLock(
+    p: PositionRecord | null,
+    reason: CloseReason,
+    opts: { signalId?: number; raw?: boolean } = {},
+  ): Promise<CloseResult> {
+    if (p?.status !== "open") throw new NotFoundError("Position not found");
+    let r: SaleResult;
+    try {
+      r = await this.sell(p, { kind: "close", reason, signalId: opts.signalId });
+    } catch (err) {
+      // raw: the engine's own error (the monitor: an OperationalError stops its loop).
+      if (opts.raw || (err instanceof AppError && !(err instanceof OperationalError))) throw err;
+      // A storage error is not a provider's: it keeps its 500 and its text stays in the log.
+      if (isStorageError(err)) throw err;
+      throw new ExternalServiceError("trading", publicErrorMessage(err));
+    }
+    if (r.status === "skipped") throw new NotFoundError("Position not found");
+    if (!r.closed) throw new TradingError("Close produced no result");
+    return r.closed;
+  }
+}

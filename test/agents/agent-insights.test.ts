@@ -88,6 +88,7 @@ describe("GET /agents/:id/positions", () => {
           moonBagAmount: null,
         },
         createdAt: "2026-01-01T00:00:00.000Z",
+        waitingReason: null,
         updatedAt: "2026-01-01T00:00:00.000Z",
       },
     ]);

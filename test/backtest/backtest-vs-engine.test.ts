@@ -1,11 +1,11 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { Big, decStr } from "../../src/money.ts";
+import { Big, decStr, SOL_MINT } from "../../src/money.ts";
 import { TOKEN_ACCOUNT_REFUND_SOL, TOKEN_ACCOUNT_RENT_SOL } from "../../src/trading/rules/fees.ts";
 import { createUser, json } from "../helpers/context.ts";
 import { MINT, startTrading, type TradingContext } from "../helpers/trading.ts";
 
 // Issue 17 acceptance: a backtest of the same signal and configuration as a simulation agent
-// yields the same trade as the agent made. The real engine trades on the fake market while the
+// yields the same trade as the agent made, price impact included (issue 24: 1 % per quote). The real engine trades on the fake market while the
 // price recorder records the same path as 1-minute bars; the backtest then replays those bars.
 // Also: the backtest API (202, progress, results, trades JSON/CSV, delete), validation through
 // the agent configuration's rules, and another user's backtest is 404.
@@ -49,7 +49,10 @@ async function tradeThePath(agentId: string) {
 }
 
 describe("backtest versus the engine", () => {
-  test("same signal, same configuration, same price path: same trade", async () => {
+  test("same signal, same configuration, same price path: same trade, with 1 % price impact on every quote", async () => {
+    // Every quote moves the pool 1 % (the aggregator's output is 1 % short): the engine's fills
+    // carry it, the service records it per token and size, and the replay applies it.
+    t.fake.quote.priceImpactPct = "0.01";
     const agent = await t.createAgent({ config: CONFIG });
     const swaps = await tradeThePath(agent.id);
     expect(swaps).toHaveLength(1);
@@ -67,6 +70,12 @@ describe("backtest versus the engine", () => {
     );
 
     const { ctx, token } = t;
+    // Every quote's impact was recorded for the token, per size bucket.
+    const recorded = ctx.database.sqlite
+      .query<{ impact: string }, [string]>("SELECT impact_pct AS impact FROM price_impacts WHERE token_address = ?")
+      .all(MINT);
+    expect(recorded.length).toBeGreaterThan(0);
+    expect(new Set(recorded.map((r) => r.impact))).toEqual(new Set(["0.01"]));
     const res = await ctx.request("POST", "/api/v1/backtests", {
       token,
       body: {
@@ -130,6 +139,27 @@ describe("backtest versus the engine", () => {
     expect((await json(await ctx.request("GET", "/api/v1/backtests", { token }))).map((b: any) => b.id)).toEqual([id]);
     expect((await ctx.request("DELETE", `/api/v1/backtests/${id}`, { token })).status).toBe(200);
     expect((await ctx.request("GET", `/api/v1/backtests/${id}`, { token })).status).toBe(404);
+  });
+
+  test("each quote's price impact is recorded per token and size bucket: the mean of the recent quotes", async () => {
+    const { ctx } = t;
+    const quote = (lamports: string) =>
+      ctx.services.market.quotes.quote({ inputMint: SOL_MINT, outputMint: MINT, amount: lamports, slippageBps: 300 });
+    const rows = () =>
+      ctx.database.sqlite
+        .query<{ bucket: number; impact: string; samples: number }, [string]>(
+          "SELECT size_bucket AS bucket, impact_pct AS impact, samples FROM price_impacts WHERE token_address = ? ORDER BY size_bucket",
+        )
+        .all(MINT);
+    t.fake.quote.priceImpactPct = "0.02";
+    await quote("500000000"); // 0.5 SOL: bucket 4
+    t.fake.quote.priceImpactPct = "0.04";
+    await quote("400000000"); // 0.4 SOL: bucket 4 too
+    await quote("5000000000"); // 5 SOL: bucket 7
+    expect(rows()).toEqual([
+      { bucket: 4, impact: "0.03", samples: 2 },
+      { bucket: 7, impact: "0.04", samples: 1 },
+    ]);
   });
 
   test("recorded bars are served by GET /tokens/:address/prices, folded on request", async () => {

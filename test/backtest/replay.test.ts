@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { resolveConfig } from "../../src/agents/trading-config.ts";
+import type { ImpactTable } from "../../src/backtest/price-impact.ts";
 import { replayVariant } from "../../src/backtest/replay.ts";
 import type { ReplaySignal, TokenPath } from "../../src/backtest/types.ts";
 
@@ -29,13 +30,25 @@ const signal = (id: number, token: string, minute: number, extra: Partial<Replay
   ...extra,
 });
 
-function run(overrides: Record<string, unknown>, prices: Record<string, string[]>, signals: ReplaySignal[]) {
+/** The pools of these paths move nothing: a recorded impact of 0 (the figures are the rules' alone). */
+const NO_IMPACT: ImpactTable = {
+  byToken: new Map([A, B].map((t) => [t, [{ sizeBucket: 0, impactPct: "0" }]])),
+  byBucket: new Map(),
+};
+
+function run(
+  overrides: Record<string, unknown>,
+  prices: Record<string, string[]>,
+  signals: ReplaySignal[],
+  impacts: ImpactTable | undefined = NO_IMPACT,
+) {
   return replayVariant({
     config: resolveConfig(overrides),
     initialSol: "10",
     signals,
     paths: new Map(Object.entries(prices).map(([k, v]) => [k, path(v)])),
     priorityFeeSol: 0.0001,
+    impacts,
   });
 }
 
@@ -138,5 +151,30 @@ describe("backtest replay: each rule's effect on a trade", () => {
     // 0.949785 × 0.6 = 0.569871; P/L 0.569871 − 0.000105 − 0.474997786 = 0.094768214.
     expect(b).toMatchObject({ signalId: 4, costSol: "0.474997786", amount: "0.949785", closeReason: "end_of_data" });
     expect(b!.profitLossSol).toBe("0.094768214");
+  });
+});
+
+describe("backtest replay: price impact (issue 24)", () => {
+  const prices = { [A]: ["0.001", "0.002", "0.0016", "0.0015", "0.003"] };
+
+  test("the recorded impact of the token's size bucket reduces each fill's output, as the quote does", () => {
+    // 2 % recorded for A at 1 SOL (bucket 5: above 0.5, up to 1 SOL): 1 SOL buys 1000 × 0.98 = 980
+    // tokens; the sale of 980 at 0.0015 (1.47 SOL, bucket 6) takes the nearest bucket's 2 %:
+    // 1.47 × 0.98 = 1.4406.
+    const impacts: ImpactTable = {
+      byToken: new Map([[A, [{ sizeBucket: 5, impactPct: "0.02" }]]]),
+      byBucket: new Map(),
+    };
+    const r = run(fixed1, prices, [signal(1, A, 0)], impacts);
+    expect(r.trades[0]).toMatchObject({ amount: "980", closeReason: "stop_loss" });
+    // P/L: 1.4406 − 0.000105 − 1.00214428.
+    expect(r.trades[0]!.profitLossSol).toBe("0.43835072");
+  });
+
+  test("nothing recorded for the token: the bucket's mean over other tokens, else the 1 % default, never 0", () => {
+    const other: ImpactTable = { byToken: new Map(), byBucket: new Map([[5, "0.05"]]) };
+    expect(run(fixed1, prices, [signal(1, A, 0)], other).trades[0]).toMatchObject({ amount: "950" });
+    const none: ImpactTable = { byToken: new Map(), byBucket: new Map() };
+    expect(run(fixed1, prices, [signal(1, A, 0)], none).trades[0]).toMatchObject({ amount: "990" });
   });
 });

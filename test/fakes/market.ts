@@ -139,6 +139,7 @@ export class FakeMarket {
   publishTime = 1_767_225_600;
   private readonly routes: FakeRoute[] = [];
   private readonly injected = new Map<string, InjectedResponse[]>();
+  private readonly holds = new Map<string, Array<{ arrived: () => void; released: Promise<void> }>>();
   private server: ReturnType<typeof Bun.serve> | null = null;
 
   constructor(opts: FakeMarketOptions = {}) {
@@ -311,6 +312,21 @@ export class FakeMarket {
     this.injected.set(route, q);
   }
 
+  /**
+   * The next request of `route` waits, before it is answered, until the test calls release():
+   * `reached` resolves when it arrives. Lets a test act while a trade is in flight, without sleeps.
+   */
+  hold(route: FakeRouteName): { reached: Promise<void>; release(): void } {
+    let arrived!: () => void;
+    let release!: () => void;
+    const reached = new Promise<void>((r) => (arrived = r));
+    const released = new Promise<void>((r) => (release = r));
+    const q = this.holds.get(route) ?? [];
+    q.push({ arrived: () => arrived(), released });
+    this.holds.set(route, q);
+    return { reached, release: () => release() };
+  }
+
   clearInjected(): void {
     this.injected.clear();
   }
@@ -352,6 +368,11 @@ export class FakeMarket {
     });
     if (!route) return Response.json({ error: `No fake route for ${req.method} ${url.pathname}` }, { status: 404 });
 
+    const held = this.holds.get(route.name)?.shift();
+    if (held) {
+      held.arrived();
+      await held.released;
+    }
     const forced = this.injected.get(route.name)?.shift();
     if (forced) {
       if (forced.delayMs) await Bun.sleep(forced.delayMs);

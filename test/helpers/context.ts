@@ -64,6 +64,8 @@ export interface ContextOptions {
   clock?: ManualClock;
   dir?: string;
   services?: Partial<ServiceOptions>;
+  /** false: skip start-up signal recovery, which serve() runs before it opens the door (default true). */
+  recover?: boolean;
 }
 
 export async function createTestContext(opts: ContextOptions = {}): Promise<TestContext> {
@@ -88,6 +90,8 @@ export async function createTestContext(opts: ContextOptions = {}): Promise<Test
     }),
   );
   await services.accounts.ensureAdmin(config.ADMIN_EMAIL, config.ADMIN_PASSWORD);
+  // As serve() does before it opens the door.
+  if (opts.recover !== false) services.signalIntake.ensureRecovered();
   const app = createApp(services);
   let closed = false;
 

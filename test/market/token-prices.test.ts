@@ -32,6 +32,8 @@ test("prices and decimals of known mints; the key header goes along", async () =
     decimals: 5,
     priceChange24h: 1.29,
     liquidityUsd: 12_000_000,
+    // When the service received it: the monitor does not decide on a price older than two ticks.
+    observedAtMs: h.clock.now(),
   });
   expect(prices.get(WIF)?.usd).toBe("1.87");
   expect(prices.get(SOL_MINT)?.usd).toBe("150");

@@ -24,6 +24,24 @@ export const priceBars = sqliteTable(
   (t) => [primaryKey({ columns: [t.tokenAddress, t.time] }), index("price_bars_time_idx").on(t.time)],
 );
 
+/**
+ * Price impact the swap aggregator quoted, per token and trade-size bucket (src/backtest/price-impact.ts
+ * `impactBucket`, by the SOL side of the quote), beside the bars: a backtest applies it to its
+ * fills. `impactPct` is a fraction (0.01 = 1 %), the mean of the last `samples` quotes (at most
+ * IMPACT_SAMPLES_MAX, so it follows the pool).
+ */
+export const priceImpacts = sqliteTable(
+  "price_impacts",
+  {
+    tokenAddress: text("token_address").notNull(),
+    sizeBucket: integer("size_bucket").notNull(),
+    impactPct: text("impact_pct").notNull(),
+    samples: integer("samples").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.tokenAddress, t.sizeBucket] })],
+);
+
 /** A backtest run: queued → running → done | failed, with progress 0..1. */
 export const backtests = sqliteTable(
   "backtests",

@@ -9,7 +9,7 @@
 //   while the price stays above them. Each sale is one SELL transaction and raises levelsHit by one.
 // - A sale that leaves nothing (sellPercentage 100) closes the position with closeReason `take_profit`.
 
-import { Big } from "../../money.ts";
+import { Big, SOL_DECIMALS, toAtomic } from "../../money.ts";
 import { big, HUNDRED, roundTokens } from "./decimal-input.ts";
 import type { DecimalInput, TakeProfitSettings } from "./types.ts";
 
@@ -85,4 +85,21 @@ export function evaluateTakeProfit(
     moonBagAmount: moonBagActivated ? remainingAfter : null,
     closesPosition,
   };
+}
+
+/**
+ * The price floor of a take-profit sale in lamports: `amount` tokens at the level's price less
+ * the sale's slippage, rounded down. The sale is decided on the tick's price and made on a quote
+ * taken later; below this the level has not really been reached and nothing is sold.
+ */
+export function takeProfitFloorLamports(
+  amount: DecimalInput,
+  levelPriceSol: DecimalInput,
+  slippageBps: number,
+): bigint {
+  const sol = big(amount)
+    .times(big(levelPriceSol))
+    .times(10_000 - slippageBps)
+    .div(10_000);
+  return toAtomic(sol, SOL_DECIMALS);
 }

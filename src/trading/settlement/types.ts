@@ -43,6 +43,8 @@ export type SaleRequest =
       /** Tokens to sell (the engine sizes the swap with it; the fill says what was sold). */
       amount?: Big;
       levelsHit: number;
+      /** The level's price (SOL per token): the sale's price floor, less slippage. */
+      levelPriceSol?: Big;
       moonBagActivated: boolean;
       moonBagAmount: Big | null;
       closesPosition: boolean;

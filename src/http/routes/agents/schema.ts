@@ -133,6 +133,10 @@ export const PositionSchema = z
       moonBagActivated: z.boolean(),
       moonBagAmount: z.number().nullable(),
     }),
+    waitingReason: z.string().nullable().openapi({
+      description:
+        "Why the position monitor does not act on this position now: no usable price (SOL/USD stale and no price in SOL from a sell quote, or no price at all). null while it is priced.",
+    }),
     createdAt: z.string(),
     updatedAt: z.string(),
   })

@@ -29,7 +29,11 @@ const ready = createRoute({
   summary: "Readiness: can the service answer requests",
   responses: {
     200: { description: "Ready; `degraded: true` when the cache is unavailable", ...jsonContent(ReadySchema) },
-    503: { description: "Not ready: the database is unavailable", ...jsonContent(ReadySchema) },
+    503: {
+      description:
+        "Not ready: the database is unavailable, or signals left unfinished by the last run are not queued yet",
+      ...jsonContent(ReadySchema),
+    },
   },
 });
 
@@ -59,6 +63,8 @@ export function healthRoutes(s: AppDeps) {
       const timestamp = isoNow(s.clock);
       if (database?.status !== "healthy")
         return c.json({ ready: false, message: "Database unavailable", timestamp }, 503);
+      if (!s.signalIntake.recovered)
+        return c.json({ ready: false, message: "Recovering unfinished signals", timestamp }, 503);
       if (cache && cache.status !== "healthy")
         return c.json({ ready: true, degraded: true as const, message: "Cache unavailable", timestamp }, 200);
       return c.json({ ready: true, timestamp }, 200);
