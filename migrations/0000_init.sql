@@ -44,6 +44,7 @@ CREATE TABLE `agents` (
 );
 --> statement-breakpoint
 CREATE INDEX `agents_user_created_idx` ON `agents` (`user_id`,`created_at`);--> statement-breakpoint
+CREATE UNIQUE INDEX `agents_user_name_uq` ON `agents` (`user_id`,lower("name"));--> statement-breakpoint
 CREATE TABLE `balance_snapshots` (
 	`id` text PRIMARY KEY NOT NULL,
 	`agent_id` text NOT NULL,

@@ -138,7 +138,10 @@ function mountRoutes(app: OpenAPIHono<AppEnv>, s: AppDeps): void {
   mountDeclared(app, "/api/v1/health", healthRoutes(s));
   mountDeclared(app, "/api/v1/price-feeds", priceFeedRoutes(s));
   mountDeclared(app, "/api/v1/data-sources", dataSourceRoutes(s));
+  // SPEC lists /metrics among the paths under {base_url}/api/v1; the root one is where Prometheus
+  // looks by default. Both serve the same exposition.
   mountDeclared(app, "/", metricsRoutes(s));
+  mountDeclared(app, "/api/v1", metricsRoutes(s));
   mountDeclared(app, SIGNALS_PATH, tradingSignalRoutes(s));
   mountDeclared(app, "/api/v1/agent-positions", agentPositionRoutes(s));
   mountDeclared(app, "/api/v1/agents", agentRoutes(s));

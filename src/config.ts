@@ -180,6 +180,8 @@ export const configSchema = z.object({
   /** Notifications (issue 18; PRODUCT.md §7): webhook URLs on loopback/private networks, the Telegram bot. */
   WEBHOOK_ALLOW_PRIVATE_URLS: bool(false),
   WEBHOOK_MAX_IN_FLIGHT: int(8, 1, 1000),
+  /** How long one webhook delivery may take before it counts as failed (and is retried). */
+  WEBHOOK_TIMEOUT_SECONDS: int(5, 1, 60),
   TELEGRAM_BOT_TOKEN: optionalSecret,
   TELEGRAM_API_URL: sourceUrl("https://api.telegram.org").refine((v) => v !== "", {
     error: "must be an http(s) URL",

@@ -150,6 +150,8 @@ export async function serve(config: Config, opts: ServeOptions = {}): Promise<Se
     log.info("listening", {
       host: config.HOST,
       port,
+      // Where to point a browser: a wildcard address is reached through loopback on this machine.
+      dashboard: `${browserOrigin(config.HOST, port)}/`,
       ...(publicServer ? { publicPort: publicServer.port } : {}),
       database: database.path,
       version: VERSION,
@@ -196,6 +198,12 @@ export async function serve(config: Config, opts: ServeOptions = {}): Promise<Se
     database.close();
     throw err;
   }
+}
+
+/** http://host:port for a browser: IPv6 in brackets, a wildcard address as loopback. */
+export function browserOrigin(host: string, port: number): string {
+  const reachable = host === "0.0.0.0" ? "127.0.0.1" : host === "::" ? "::1" : host;
+  return `http://${reachable.includes(":") ? `[${reachable}]` : reachable}:${port}`;
 }
 
 /** Lets the event loop run the I/O that is waiting (accepted connections, their requests). */

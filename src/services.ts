@@ -15,6 +15,7 @@ import { createWalletArea } from "./composition/wallets.ts";
 import { registerWorkers } from "./composition/workers.ts";
 import type { Config } from "./config.ts";
 import type { DatabaseHandle } from "./db/client.ts";
+import { eventNameLookup } from "./db/repositories/event-names.ts";
 import type { PositionRepository } from "./db/repositories/positions.ts";
 import { PriceImpactRepository } from "./db/repositories/price-impacts.ts";
 import type { WalCheckpointer } from "./db/wal-checkpointer.ts";
@@ -133,7 +134,7 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
   const accounts = new AccountService(database, passwords, signer, blacklist, clock, logger);
   const apiKeys = new ApiKeyService(database, clock);
   // Events, market connections (PRODUCT.md §5: nothing connects until serve() runs the start hooks), metrics.
-  const events = new EventBus(() => clock.now());
+  const events = new EventBus(() => clock.now(), undefined, eventNameLookup(database.sqlite));
   // Each quote's price impact is kept beside the price bars for backtests (src/price-history/impact-recorder.ts).
   const impacts = new ImpactRecorder(new PriceImpactRepository(database.sqlite), clock, logger);
   const market = createMarket(config, { clock, logger, events, onQuote: (q) => impacts.observe(q) }, opts.market);

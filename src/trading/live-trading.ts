@@ -180,12 +180,15 @@ export class LiveTrading {
   }
 }
 
-/** Live trading when SOLANA_RPC_URL is set; null otherwise. */
+/**
+ * Live trading when SOLANA_RPC_URL is set; null otherwise, and on the demo market, where nothing
+ * leaves the machine (PRODUCT.md §7) and live trading cannot run anyway.
+ */
 export function createLiveTrading(
   config: Config,
   deps: LiveTradingDeps,
   opts: LiveTradingOptions = {},
 ): LiveTrading | null {
-  if (!config.SOLANA_RPC_URL) return null;
+  if (!config.SOLANA_RPC_URL || config.DEMO_MARKET) return null;
   return new LiveTrading(config, deps, opts);
 }

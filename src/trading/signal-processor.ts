@@ -245,7 +245,11 @@ export class SignalProcessor {
           automatedTradingLive: a.automatedTradingLive,
         },
         config,
-        signal: { tokenAddress: signal.tokenAddress, signalStrength: signal.signalStrength },
+        signal: {
+          tokenAddress: signal.tokenAddress,
+          signalStrength: signal.signalStrength,
+          signalType: signal.signalType,
+        },
         liveTradingEnabled: this.d.liveTradingEnabled,
         hasWallet: a.walletAddress !== null,
         hasOpenPositionOnToken: this.d.positions.hasOpen(a.id, signal.tokenAddress),

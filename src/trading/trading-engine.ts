@@ -129,7 +129,8 @@ export class TradingEngine {
     const map = await this.d.market.decimals.getDecimals([mint]);
     const dec = map.get(mint);
     if (dec !== undefined) return dec;
-    throw new TradingError(`Token decimals unknown for ${mint}; cannot size the trade`);
+    const why = this.d.market.decimals.whyUnknown?.(mint) ?? `Token decimals unknown for ${mint}`;
+    throw new TradingError(`${why}; cannot size the trade`);
   }
 
   /** The status of the trade holding this signal's key: confirmed, pending, failed; null when none. */

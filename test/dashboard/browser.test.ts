@@ -130,8 +130,9 @@ t(
     await page.getByRole("button", { name: "Log in" }).click();
     await page.getByRole("heading", { name: "Agents" }).waitFor();
     await page.getByText("Live", { exact: true }).waitFor();
-    // The refresh token is in an HttpOnly cookie: page scripts cannot see it.
-    expect(await page.evaluate("document.cookie")).toBe("");
+    // The refresh token is in an HttpOnly cookie: page scripts cannot see it, only the session
+    // hint that says there is one to resume (src/http/routes/auth/refresh-cookie.ts).
+    expect(await page.evaluate("document.cookie")).toBe("trading_agent_session=1");
     const cookies = await context.cookies();
     const refresh = cookies.find((c) => c.name === "trading_agent_refresh");
     expect(refresh?.httpOnly).toBe(true);

@@ -94,6 +94,7 @@ describe("GET /api/v1/events", () => {
       data: {
         positionId: pos.id,
         agentId: agent.id,
+        agentName: "agent",
         tokenAddress: MINT,
         tokenSymbol: "BONK",
         amount: "5000",

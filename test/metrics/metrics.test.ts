@@ -24,6 +24,20 @@ function expectFamily(families: Map<string, Family>, name: string, type: string)
 }
 
 describe("exposition", () => {
+  test("GET /api/v1/metrics serves the same exposition as GET /metrics", async () => {
+    const ctx = await context();
+    const root = await ctx.request("GET", "/metrics");
+    const api = await ctx.request("GET", "/api/v1/metrics");
+    expect(api.status).toBe(200);
+    expect(api.headers.get("content-type")).toBe(root.headers.get("content-type"));
+    // Same families with the same types and help (values move between two scrapes).
+    const a = parseExposition(await root.text());
+    const b = parseExposition(await api.text());
+    expect([...b.keys()].toSorted()).toEqual([...a.keys()].toSorted());
+    for (const [name, f] of a)
+      expect({ type: b.get(name)?.type, help: b.get(name)?.help }, name).toEqual({ type: f.type, help: f.help });
+  });
+
   test("no credential, Prometheus text content type, process CPU and memory", async () => {
     const ctx = await context();
     const res = await ctx.request("GET", "/metrics");

@@ -70,7 +70,7 @@ describe("POST /trading-signals", () => {
     [{ ...base, signalStrength: 6 }, "Signal strength must be between 1 and 5"],
     [{ ...base, signalStrength: 2.5 }, "Signal strength must be between 1 and 5"],
     [{ ...base, signalStrength: "4" }, "Signal strength must be between 1 and 5"],
-    [{ ...base, signalStrength: undefined }, "Signal strength must be between 1 and 5"],
+    [{ ...base, signalStrength: undefined }, "Signal strength is required"],
     [{ ...base, tokenAddress: undefined }, "Token address is required"],
     [{ ...base, tokenAddress: "x".repeat(256) }, "Token address must be at most 255 characters"],
     [{ ...base, tokenAddress: "BONK" }, "Token address must be a base58 Solana address (32 bytes)"],

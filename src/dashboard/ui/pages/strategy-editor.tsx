@@ -7,6 +7,7 @@ import {
   type ConfigField,
   getPath,
   guessField,
+  isListKind,
   leafPaths,
   messagesByField,
   setPath,
@@ -27,7 +28,7 @@ export function toDraft(config: Config, fields: ConfigField[]): Draft {
   for (const f of fields) {
     const v = getPath(config, f.path);
     if (f.kind === "boolean") d[f.path] = v === true;
-    else if (f.kind === "tokenList") d[f.path] = Array.isArray(v) ? v.join("\n") : "";
+    else if (isListKind(f.kind)) d[f.path] = Array.isArray(v) ? v.join("\n") : "";
     else d[f.path] = v === null || v === undefined ? "" : String(v);
   }
   return d;
@@ -39,7 +40,7 @@ export function fromDraft(draft: Draft, fields: ConfigField[]): Config {
   for (const f of fields) {
     const raw = draft[f.path];
     let value: unknown = raw;
-    if (f.kind === "tokenList") {
+    if (isListKind(f.kind)) {
       value = String(raw)
         .split(/[\s,]+/)
         .filter(Boolean);
@@ -113,7 +114,7 @@ export function FieldInput(props: {
         onChange={(v) => props.onChange(v)}
       />
     );
-  } else if (f.kind === "tokenList") {
+  } else if (isListKind(f.kind)) {
     input = (
       <textarea {...common} rows={3} value={String(value)} onInput={(e) => props.onChange(e.currentTarget.value)} />
     );

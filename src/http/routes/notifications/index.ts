@@ -64,11 +64,18 @@ export function notificationRoutes(s: AppDeps) {
   return router
     .openapi(getPrefs, (c) => c.json(n.preferences.get(c.get("auth").userId), 200))
     .openapi(putPrefs, (c) => c.json(n.preferences.update(c.get("auth").userId, c.req.valid("json")), 200))
-    .openapi(telegramStatus, (c) =>
-      c.json({ configured: n.telegram !== null, chats: n.telegram?.links.links(c.get("auth").userId) ?? [] }, 200),
-    )
+    .openapi(telegramStatus, (c) => {
+      const bot = n.telegram?.bot.status() ?? { authorized: null, lastError: null };
+      const chats = n.telegram?.links.links(c.get("auth").userId) ?? [];
+      return c.json({ configured: n.telegram !== null, ...bot, chats }, 200);
+    })
     .openapi(link, (c) => {
-      const { code, expiresAt } = telegramOrFail().links.create(c.get("auth").userId);
+      const telegram = telegramOrFail();
+      // A code for a bot whose token the Bot API refused could never be redeemed.
+      if (telegram.bot.status().authorized === false) {
+        throw new ServiceNotConfiguredError("The Telegram Bot API refused TELEGRAM_BOT_TOKEN; fix it and restart");
+      }
+      const { code, expiresAt } = telegram.links.create(c.get("auth").userId);
       return c.json({ code, expiresAt, instructions: `Send /start ${code} to the bot before ${expiresAt}` }, 201);
     })
     .openapi(unlink, (c) => {
