@@ -1,3 +1,4 @@
+import { Database } from "bun:sqlite";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openDatabase } from "../src/db/client.ts";
@@ -95,6 +96,32 @@ export async function authenticatedRead(o: BenchOptions, s: ServiceUnderTest): P
   const rows = throughputRows("read.agents", `GET /agents, JWT, ${count} agents`, "bare Bun.serve, same JSON", 0.4, c);
   (rows[0] as BenchRow).details!.responseBytes = text.length;
   return rows;
+}
+
+/**
+ * 1b. The same read while another connection commits 20 times a second (a signal bot, the
+ * monitor): every commit changes the database's change stamp, so kept answers are dropped and
+ * most requests run the handler. The writes touch no row the answer reads.
+ */
+export async function authenticatedReadUnderWrites(o: BenchOptions, s: ServiceUnderTest): Promise<BenchRow[]> {
+  const writer = new Database(s.dbPath);
+  writer.exec("PRAGMA busy_timeout = 5000");
+  writer.exec("CREATE TABLE IF NOT EXISTS bench_ticks (n INTEGER NOT NULL)");
+  const tick = writer.query("INSERT INTO bench_ticks (n) VALUES (?)");
+  let n = 0;
+  const timer = setInterval(() => tick.run(++n), 50);
+  try {
+    const rows = await authenticatedRead(o, s);
+    return rows.map((r) => ({
+      ...r,
+      id: r.id.replace("read.agents", "read.agents-under-writes"),
+      name: r.name.replace("GET /agents, JWT", "GET /agents, JWT, 20 commits/s by another connection"),
+      details: { ...r.details, commits: n },
+    }));
+  } finally {
+    clearInterval(timer);
+    writer.close();
+  }
 }
 
 /** 2. POST /api/v1/trading-signals with an API key vs a bare Bun.serve parsing the JSON body. */

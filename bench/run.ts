@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { backtestBench } from "./backtest.ts";
 import { fanOut } from "./fan-out.ts";
 import { footprint } from "./footprint.ts";
-import { authenticatedRead, signalIngest } from "./http-throughput.ts";
+import { authenticatedRead, authenticatedReadUnderWrites, signalIngest } from "./http-throughput.ts";
 import { type BenchOptions, type ServiceUnderTest, startServiceUnderTest } from "./lib/context.ts";
 import { loadTool } from "./lib/load.ts";
 import { describeMachine, machine } from "./lib/machine.ts";
@@ -99,6 +99,8 @@ try {
   }
   const s = sut as ServiceUnderTest;
   if (selected.has("read")) await step("1. authenticated read", () => authenticatedRead(o, s));
+  if (selected.has("read"))
+    await step("1b. authenticated read, database changing", () => authenticatedReadUnderWrites(o, s));
   if (selected.has("ingest")) await step("2. signal ingest", () => signalIngest(o, s));
   if (selected.has("fanout")) await step("3. fan-out", () => fanOut(o, s));
   if (selected.has("scale")) await step("5. scale of reads", () => readScale(o, s));

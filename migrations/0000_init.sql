@@ -44,6 +44,7 @@ CREATE TABLE `agents` (
 );
 --> statement-breakpoint
 CREATE INDEX `agents_user_created_idx` ON `agents` (`user_id`,`created_at`);--> statement-breakpoint
+CREATE UNIQUE INDEX `agents_user_name_uq` ON `agents` (`user_id`,lower("name"));--> statement-breakpoint
 CREATE TABLE `balance_snapshots` (
 	`id` text PRIMARY KEY NOT NULL,
 	`agent_id` text NOT NULL,
@@ -292,8 +293,7 @@ CREATE TABLE `historical_swaps` (
 	`close_reason` text NOT NULL,
 	`position_id` text,
 	`created_at` text NOT NULL,
-	`updated_at` text NOT NULL,
-	FOREIGN KEY (`agent_id`) REFERENCES `agents`(`id`) ON UPDATE no action ON DELETE cascade
+	`updated_at` text NOT NULL
 );
 --> statement-breakpoint
 CREATE INDEX `historical_swaps_agent_sale_idx` ON `historical_swaps` (`agent_id`,`sale_time`);--> statement-breakpoint
@@ -307,18 +307,21 @@ CREATE TABLE `live_trades` (
 	`input_atomic` text NOT NULL,
 	`expected_output_atomic` text NOT NULL,
 	`token_decimals` integer NOT NULL,
+	`blockhash` text NOT NULL,
 	`last_valid_block_height` integer NOT NULL,
+	`signed_at_slot` integer NOT NULL,
+	`priority_fee_lamports` integer NOT NULL,
 	`status` text NOT NULL,
 	`intent` text,
 	`transaction_id` text,
 	`error` text,
 	`created_at` text NOT NULL,
-	`updated_at` text NOT NULL,
-	FOREIGN KEY (`agent_id`) REFERENCES `agents`(`id`) ON UPDATE no action ON DELETE cascade
+	`updated_at` text NOT NULL
 );
 --> statement-breakpoint
 CREATE INDEX `live_trades_status_idx` ON `live_trades` (`status`);--> statement-breakpoint
 CREATE INDEX `live_trades_agent_token_idx` ON `live_trades` (`agent_id`,`token_address`);--> statement-breakpoint
+CREATE INDEX `live_trades_wallet_idx` ON `live_trades` (`wallet_address`);--> statement-breakpoint
 CREATE TABLE `positions` (
 	`id` text PRIMARY KEY NOT NULL,
 	`agent_id` text NOT NULL,

@@ -1,11 +1,11 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
 import { HTTPException } from "hono/http-exception";
 import { dashboardRoutes } from "./dashboard/serve.ts";
 import {
   AppError,
   AuthenticationError,
+  MethodNotAllowedError,
   NotFoundError,
   PayloadTooLargeError,
   toErrorBody,
@@ -14,8 +14,8 @@ import {
 import type { AppDeps, AppEnv } from "./http/app-env.ts";
 import { MAX_BODY_BYTES, MAX_IMPORT_BODY_BYTES } from "./http/body-limits.ts";
 import { errorAnswer } from "./http/error-answer.ts";
-import { createHotRead } from "./http/hot-read.ts";
 import { edge } from "./http/middleware/edge.ts";
+import { allowedMethods, declaredOperations, mountDeclared } from "./http/operation.ts";
 import { agentBalanceRoutes } from "./http/routes/agent-balances/index.ts";
 import { agentHistoricalSwapRoutes } from "./http/routes/agent-historical-swaps/index.ts";
 import { agentPositionRoutes } from "./http/routes/agent-positions/index.ts";
@@ -30,19 +30,17 @@ import { eventRoutes } from "./http/routes/events/index.ts";
 import { healthRoutes } from "./http/routes/health/index.ts";
 import { metricsRoutes } from "./http/routes/metrics/index.ts";
 import { notificationRoutes } from "./http/routes/notifications/index.ts";
+import { portfolioRoutes } from "./http/routes/portfolio/index.ts";
 import { priceFeedRoutes } from "./http/routes/price-feeds/index.ts";
 import { publicRoutes } from "./http/routes/public/index.ts";
 import { signalSourceRoutes } from "./http/routes/signal-sources/index.ts";
 import { tokenRoutes } from "./http/routes/tokens/index.ts";
-import { createDirectSignalPost, SIGNALS_PATH } from "./http/routes/trading-signals/direct-post.ts";
-import { tradingSignalRoutes } from "./http/routes/trading-signals/index.ts";
+import { SIGNALS_PATH, tradingSignalRoutes } from "./http/routes/trading-signals/index.ts";
 import { walletWatchRoutes } from "./http/routes/wallet-watches/index.ts";
 import { walletRoutes } from "./http/routes/wallets/index.ts";
 import { webhookRoutes } from "./http/routes/webhooks/index.ts";
 
 export { MAX_BODY_BYTES, MAX_IMPORT_BODY_BYTES };
-
-const IMPORT_PATH = `${SIGNALS_PATH}/import`;
 
 /**
  * Builds the HTTP app from its dependencies (createAppDeps(services), src/http/deps.ts). No side
@@ -51,12 +49,6 @@ const IMPORT_PATH = `${SIGNALS_PATH}/import`;
 export function createApp(s: AppDeps): OpenAPIHono<AppEnv> {
   const app = createBaseApp(s);
   mountRoutes(app, s);
-  // Kept GET answers are served in front of the chain (src/http/hot-read.ts). Hono's `request()`
-  // (the tests) and the listener both call `app.fetch`, so both take this path.
-  const hot = createHotRead(s);
-  const signalPost = createDirectSignalPost(s);
-  const chain = app.fetch;
-  app.fetch = (req, ...rest) => hot(req) ?? signalPost(req, (r) => chain(r, ...rest)) ?? chain(req, ...rest);
   return app;
 }
 
@@ -66,7 +58,7 @@ export function createApp(s: AppDeps): OpenAPIHono<AppEnv> {
  */
 export function createPublicApp(s: AppDeps): OpenAPIHono<AppEnv> {
   const app = createBaseApp(s);
-  app.route("/v1", publicRoutes(s));
+  mountDeclared(app, "/v1", publicRoutes(s));
   return app;
 }
 
@@ -93,21 +85,6 @@ function createBaseApp(s: AppDeps): OpenAPIHono<AppEnv> {
   if (s.config.CORS_ORIGINS.length > 0) {
     app.use("*", cors({ origin: s.config.CORS_ORIGINS, exposeHeaders: ["X-Request-Id", "Retry-After"], maxAge: 600 }));
   }
-  const limit = (maxSize: number) =>
-    bodyLimit({
-      maxSize,
-      onError: () => {
-        throw new PayloadTooLargeError(maxSize);
-      },
-    });
-  const defaultLimit = limit(MAX_BODY_BYTES);
-  const importLimit = limit(MAX_IMPORT_BODY_BYTES);
-  // Bun gives a GET or HEAD request no body (the limit's own first check): those skip its layer.
-  app.use("*", (c, next) => {
-    const method = c.req.method;
-    if (method === "GET" || method === "HEAD") return next();
-    return c.req.path === IMPORT_PATH ? importLimit(c, next) : defaultLimit(c, next);
-  });
 
   app.onError((err, c) => {
     const mapped = err instanceof HTTPException && !(err instanceof AppError) ? fromHonoException(err) : err;
@@ -117,7 +94,17 @@ function createBaseApp(s: AppDeps): OpenAPIHono<AppEnv> {
     return c.json(answer.body, answer.status as 400);
   });
 
+  // A known path with a method it does not take: 405 with Allow (RFC 9110 §15.5.6), from the
+  // declared operations (read when the first request misses, after every route is mounted).
+  let allowed: ((path: string) => string[]) | undefined;
   app.notFound((c) => {
+    allowed ??= allowedMethods(declaredOperations(app));
+    const methods = allowed(c.req.path);
+    if (methods.length > 0) {
+      const error = new MethodNotAllowedError(`Method not allowed: ${c.req.method} ${c.req.path}`);
+      const { status, body } = toErrorBody(error, { development: false });
+      return c.json(body, status as 405, { Allow: methods.join(", ") });
+    }
     const { status, body } = toErrorBody(new NotFoundError(`Route not found: ${c.req.method} ${c.req.path}`), {
       development: false,
     });
@@ -147,28 +134,32 @@ function fromHonoException(err: HTTPException): AppError | Response {
 }
 
 function mountRoutes(app: OpenAPIHono<AppEnv>, s: AppDeps): void {
-  app.route("/api/v1/auth", authRoutes(s));
-  app.route("/api/v1/api-keys", apiKeyRoutes(s));
-  app.route("/api/v1/health", healthRoutes(s));
-  app.route("/api/v1/price-feeds", priceFeedRoutes(s));
-  app.route("/api/v1/data-sources", dataSourceRoutes(s));
-  app.route("/", metricsRoutes(s));
-  app.route(SIGNALS_PATH, tradingSignalRoutes(s));
-  app.route("/api/v1/agent-positions", agentPositionRoutes(s));
-  app.route("/api/v1/agents", agentRoutes(s));
-  app.route("/api/v1/wallets", walletRoutes(s));
-  app.route("/api/v1/agent-balances", agentBalanceRoutes(s));
-  app.route("/api/v1/agent-transactions", agentTransactionRoutes(s));
-  app.route("/api/v1/agent-historical-swaps", agentHistoricalSwapRoutes(s));
-  app.route("/api/v1/events", eventRoutes(s));
-  app.route("/api/v1/backtests", backtestRoutes(s));
-  app.route("/api/v1/tokens", tokenRoutes(s));
-  app.route("/api/v1/webhooks", webhookRoutes(s));
-  app.route("/api/v1/notifications", notificationRoutes(s));
-  app.route("/api/v1/signal-sources", signalSourceRoutes(s));
-  app.route("/api/v1/wallet-watches", walletWatchRoutes(s));
-  app.route("/v1", publicRoutes(s));
-  app.route("/", dashboardRoutes()); // the web dashboard (issue 14): main port only
+  mountDeclared(app, "/api/v1/auth", authRoutes(s));
+  mountDeclared(app, "/api/v1/api-keys", apiKeyRoutes(s));
+  mountDeclared(app, "/api/v1/health", healthRoutes(s));
+  mountDeclared(app, "/api/v1/price-feeds", priceFeedRoutes(s));
+  mountDeclared(app, "/api/v1/data-sources", dataSourceRoutes(s));
+  // SPEC lists /metrics among the paths under {base_url}/api/v1; the root one is where Prometheus
+  // looks by default. Both serve the same exposition.
+  mountDeclared(app, "/", metricsRoutes(s));
+  mountDeclared(app, "/api/v1", metricsRoutes(s));
+  mountDeclared(app, SIGNALS_PATH, tradingSignalRoutes(s));
+  mountDeclared(app, "/api/v1/agent-positions", agentPositionRoutes(s));
+  mountDeclared(app, "/api/v1/agents", agentRoutes(s));
+  mountDeclared(app, "/api/v1/portfolio", portfolioRoutes(s));
+  mountDeclared(app, "/api/v1/wallets", walletRoutes(s));
+  mountDeclared(app, "/api/v1/agent-balances", agentBalanceRoutes(s));
+  mountDeclared(app, "/api/v1/agent-transactions", agentTransactionRoutes(s));
+  mountDeclared(app, "/api/v1/agent-historical-swaps", agentHistoricalSwapRoutes(s));
+  mountDeclared(app, "/api/v1/events", eventRoutes(s));
+  mountDeclared(app, "/api/v1/backtests", backtestRoutes(s));
+  mountDeclared(app, "/api/v1/tokens", tokenRoutes(s));
+  mountDeclared(app, "/api/v1/webhooks", webhookRoutes(s));
+  mountDeclared(app, "/api/v1/notifications", notificationRoutes(s));
+  mountDeclared(app, "/api/v1/signal-sources", signalSourceRoutes(s));
+  mountDeclared(app, "/api/v1/wallet-watches", walletWatchRoutes(s));
+  mountDeclared(app, "/v1", publicRoutes(s));
+  mountDeclared(app, "/", dashboardRoutes(s)); // the web dashboard (issue 14): main port only
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
     type: "http",

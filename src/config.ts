@@ -110,6 +110,11 @@ export const configSchema = z.object({
     .string()
     .default("auto")
     .refine((v) => v === "auto" || /^\d+$/.test(v), { error: "must be auto or a whole number of lamports" }),
+  /**
+   * The most priority fee (lamports) a stop-loss or stale exit pays when it is re-sent after its
+   * blockhash expired unconfirmed (it doubles per attempt from LIVE_PRIORITY_FEE's cap).
+   */
+  LIVE_EXIT_PRIORITY_FEE_MAX: int(5_000_000, 0, 1_000_000_000),
   LIVE_SIMULATE_BEFORE_SEND: bool(true),
   /**
    * Priority fee of a transaction this service assembles itself (Swap API v2 `build`): this
@@ -180,6 +185,8 @@ export const configSchema = z.object({
   /** Notifications (issue 18; PRODUCT.md §7): webhook URLs on loopback/private networks, the Telegram bot. */
   WEBHOOK_ALLOW_PRIVATE_URLS: bool(false),
   WEBHOOK_MAX_IN_FLIGHT: int(8, 1, 1000),
+  /** How long one webhook delivery may take before it counts as failed (and is retried). */
+  WEBHOOK_TIMEOUT_SECONDS: int(5, 1, 60),
   TELEGRAM_BOT_TOKEN: optionalSecret,
   TELEGRAM_API_URL: sourceUrl("https://api.telegram.org").refine((v) => v !== "", {
     error: "must be an http(s) URL",

@@ -7,6 +7,7 @@ export const ErrorCode = {
   AUTHORIZATION_ERROR: "AUTHORIZATION_ERROR",
   VALIDATION_ERROR: "VALIDATION_ERROR",
   NOT_FOUND: "NOT_FOUND",
+  METHOD_NOT_ALLOWED: "METHOD_NOT_ALLOWED",
   CONFLICT: "CONFLICT",
   TRADING_ERROR: "TRADING_ERROR",
   EXTERNAL_SERVICE_ERROR: "EXTERNAL_SERVICE_ERROR",
@@ -24,6 +25,7 @@ const statusOf: Record<ErrorCode, number> = {
   AUTHORIZATION_ERROR: 403,
   VALIDATION_ERROR: 400,
   NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
   CONFLICT: 409,
   TRADING_ERROR: 400,
   EXTERNAL_SERVICE_ERROR: 502,
@@ -73,6 +75,12 @@ export class AuthorizationError extends AppError {
 export class NotFoundError extends AppError {
   constructor(message: string) {
     super(ErrorCode.NOT_FOUND, message);
+  }
+}
+/** A known path asked with a method it does not take (the answer carries `Allow`). */
+export class MethodNotAllowedError extends AppError {
+  constructor(message: string) {
+    super(ErrorCode.METHOD_NOT_ALLOWED, message);
   }
 }
 export class ConflictError extends AppError {

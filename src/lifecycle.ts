@@ -7,8 +7,12 @@ import type { Logger } from "./logger.ts";
 
 export type Hook = () => unknown;
 
-/** Default bound for all shutdown hooks together; serve() passes what is left of its own bound. */
-export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
+/**
+ * The one shutdown bound: serve() spends it on requests, the hooks' drain and the listener close
+ * (passing the hooks what is left); Services.stop() alone gives it all to the hooks.
+ * systemd's TimeoutStopSec is above it (deploy/).
+ */
+export const SHUTDOWN_TIMEOUT_MS = 20_000;
 
 export interface StopOptions {
   /** Bound for all shutdown hooks together; a hook still running then is abandoned (logged). */
@@ -44,7 +48,7 @@ export class Lifecycle {
    * next one still runs: a stuck worker must not keep the database from being closed.
    */
   stop(opts: StopOptions = {}): Promise<void> {
-    this.stopping ??= this.runShutdown(opts.timeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS);
+    this.stopping ??= this.runShutdown(opts.timeoutMs ?? SHUTDOWN_TIMEOUT_MS);
     return this.stopping;
   }
 

@@ -5,6 +5,7 @@ import { type DatabaseHandle, openDatabase } from "./db/client.ts";
 import { adminExists } from "./db/repositories/admin-presence.ts";
 import { AppError } from "./errors.ts";
 import { StartGate } from "./http/start-gate.ts";
+import { SHUTDOWN_TIMEOUT_MS } from "./lifecycle.ts";
 import type { ServiceOptions, Services } from "./services.ts";
 import { VERSION } from "./version.ts";
 
@@ -17,8 +18,6 @@ import { VERSION } from "./version.ts";
 // (issue 16)", "Start-up and memory"): evaluating them is most of a start. Until the apps exist,
 // src/http/start-gate.ts answers /health/live and holds every other request for the apps.
 
-/** Whole shutdown bound: requests, workers' drain, listener close. systemd's TimeoutStopSec is above it. */
-export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 20_000;
 /** Shorter than this draws a warning: the spec sets no rule for ADMIN_PASSWORD, so warn, don't refuse. */
 export const ADMIN_PASSWORD_MIN_RECOMMENDED = 12;
 
@@ -151,13 +150,15 @@ export async function serve(config: Config, opts: ServeOptions = {}): Promise<Se
     log.info("listening", {
       host: config.HOST,
       port,
+      // Where to point a browser: a wildcard address is reached through loopback on this machine.
+      dashboard: `${browserOrigin(config.HOST, port)}/`,
       ...(publicServer ? { publicPort: publicServer.port } : {}),
       database: database.path,
       version: VERSION,
     });
 
     const s = services;
-    const timeoutMs = opts.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;
+    const timeoutMs = opts.shutdownTimeoutMs ?? SHUTDOWN_TIMEOUT_MS;
     let stopping: Promise<void> | undefined;
     const stop = async (reason: string) => {
       const deadline = performance.now() + timeoutMs;
@@ -197,6 +198,12 @@ export async function serve(config: Config, opts: ServeOptions = {}): Promise<Se
     database.close();
     throw err;
   }
+}
+
+/** http://host:port for a browser: IPv6 in brackets, a wildcard address as loopback. */
+export function browserOrigin(host: string, port: number): string {
+  const reachable = host === "0.0.0.0" ? "127.0.0.1" : host === "::" ? "::1" : host;
+  return `http://${reachable.includes(":") ? `[${reachable}]` : reachable}:${port}`;
 }
 
 /** Lets the event loop run the I/O that is waiting (accepted connections, their requests). */

@@ -68,18 +68,20 @@ export function createStrategyLab(
     horizonMs,
   });
   const timer = opts.timer ?? deps.clock;
-  const gecko = config.HISTORY_DATA_URL
-    ? new GeckoTerminalClient(
-        new HttpClient({
-          service: "historyData",
-          baseUrl: config.HISTORY_DATA_URL,
-          timeoutMs: config.HTTP_TIMEOUT_MS,
-          limiter: new RateLimiter(opts.historyLimit ?? GECKOTERMINAL_LIMIT, timer),
-          timer,
-          logger: deps.logger,
-        }),
-      )
-    : null;
+  // The demo market calls no outside source, GeckoTerminal's history included (PRODUCT.md §7).
+  const gecko =
+    config.HISTORY_DATA_URL && !config.DEMO_MARKET
+      ? new GeckoTerminalClient(
+          new HttpClient({
+            service: "historyData",
+            baseUrl: config.HISTORY_DATA_URL,
+            timeoutMs: config.HTTP_TIMEOUT_MS,
+            limiter: new RateLimiter(opts.historyLimit ?? GECKOTERMINAL_LIMIT, timer),
+            timer,
+            logger: deps.logger,
+          }),
+        )
+      : null;
   const history = new HistoryImporter(gecko, bars, deps.logger);
   return {
     bars,

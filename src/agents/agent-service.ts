@@ -3,7 +3,9 @@ import type { DatabaseHandle } from "../db/client.ts";
 import { inTransaction } from "../db/client.ts";
 import { AgentWalletRepository } from "../db/repositories/agent-wallets.ts";
 import { AgentRepository } from "../db/repositories/agents.ts";
-import { ValidationError } from "../errors.ts";
+import { LiveTradeRepository } from "../db/repositories/live-trades.ts";
+import { AGENT_NAME_INDEX } from "../db/schema/agents.ts";
+import { ConflictError, ValidationError } from "../errors.ts";
 import { credit } from "../ledgers/balance-ledger.ts";
 import { recordBalanceSnapshot } from "../ledgers/balance-snapshots.ts";
 import type { Logger } from "../logger.ts";
@@ -68,10 +70,12 @@ export class AgentService {
     const now = isoNow(this.clock);
     const id = crypto.randomUUID();
     const walletAddress = generateSimulationAddress();
-    inTransaction(this.database, () => {
-      this.agents.insert({ id, userId, name: input.name, tradingMode: input.tradingMode ?? "simulation" }, now);
-      this.seedSimulationWallet(id, walletAddress, now);
-    });
+    nameConflict(() =>
+      inTransaction(this.database, () => {
+        this.agents.insert({ id, userId, name: input.name, tradingMode: input.tradingMode ?? "simulation" }, now);
+        this.seedSimulationWallet(id, walletAddress, now);
+      }),
+    );
     this.logger.info("agent created", {
       agentId: id,
       userId,
@@ -128,23 +132,25 @@ export class AgentService {
 
   update(userId: string, agentId: string, patch: AgentUpdate): AgentView {
     if (Object.values(patch).every((v) => v === undefined)) throw new ValidationError(NO_UPDATE_FIELDS_MESSAGE);
-    inTransaction(this.database, () => {
-      const row = requireOwnedAgent(this.database, userId, agentId);
-      // SPEC "States and transitions": updatedAt changes on every valid update, even within the
-      // same millisecond as the previous write.
-      const previous = Date.parse(row.updatedAt);
-      const now = new Date(Math.max(this.clock.now(), previous + 1)).toISOString();
-      this.agents.update(
-        agentId,
-        {
-          name: patch.name ?? row.name,
-          tradingMode: patch.tradingMode ?? row.tradingMode,
-          automatedTradingSimulation: patch.automatedTradingSimulation ?? row.automatedTradingSimulation,
-          automatedTradingLive: patch.automatedTradingLive ?? row.automatedTradingLive,
-        },
-        now,
-      );
-    });
+    nameConflict(() =>
+      inTransaction(this.database, () => {
+        const row = requireOwnedAgent(this.database, userId, agentId);
+        // SPEC "States and transitions": updatedAt changes on every valid update, even within the
+        // same millisecond as the previous write.
+        const previous = Date.parse(row.updatedAt);
+        const now = new Date(Math.max(this.clock.now(), previous + 1)).toISOString();
+        this.agents.update(
+          agentId,
+          {
+            name: patch.name ?? row.name,
+            tradingMode: patch.tradingMode ?? row.tradingMode,
+            automatedTradingSimulation: patch.automatedTradingSimulation ?? row.automatedTradingSimulation,
+            automatedTradingLive: patch.automatedTradingLive ?? row.automatedTradingLive,
+          },
+          now,
+        );
+      }),
+    );
     const view = this.get(userId, agentId);
     this.logger.info("agent updated", {
       agentId,
@@ -155,11 +161,15 @@ export class AgentService {
 
   /**
    * Deletes the agent. Foreign keys cascade to its wallets, balances, positions, balance history,
-   * configuration, transactions and swaps (SPEC: irreversible).
+   * configuration, transactions and swaps (SPEC: irreversible). Refused (409) while a live swap
+   * of the agent is pending or unknown: it may still land, and must land on a known agent. The
+   * live swap journal is kept (no cascade): each row keeps the wallet that paid.
    */
   delete(userId: string, agentId: string): void {
     inTransaction(this.database, () => {
       requireOwnedAgent(this.database, userId, agentId);
+      const inDoubt = new LiveTradeRepository(this.database.sqlite).countUnresolvedForAgent(agentId);
+      if (inDoubt > 0) throw new ConflictError(AGENT_SWAP_IN_DOUBT_MESSAGE, { unresolvedLiveSwaps: inDoubt });
       this.agents.delete(agentId);
     });
     this.logger.info("agent deleted", { agentId, userId });
@@ -199,8 +209,23 @@ export class AgentService {
   }
 }
 
+export const AGENT_SWAP_IN_DOUBT_MESSAGE =
+  "The agent has a live swap awaiting confirmation on chain (pending or unknown); it cannot be deleted until the swap is reconciled";
+
 export const NO_UPDATE_FIELDS_MESSAGE =
   "At least one field must be provided: name, tradingMode, automatedTradingSimulation or automatedTradingLive";
 
 /** SIMULATION_INITIAL_SOL (parsed as a number by the config schema) as exact decimal text. */
 export const initialSolText = (v: number): string => new Big(String(v)).toFixed();
+
+/** The unique index on (user, lower(name)) refused the write: the spec's 409 (PRODUCT.md §7). */
+function nameConflict(write: () => void): void {
+  try {
+    write();
+  } catch (err) {
+    if (String(err).includes(AGENT_NAME_INDEX) || String(err).includes("agents.user_id, lower(name)")) {
+      throw new ConflictError("Agent name already exists");
+    }
+    throw err;
+  }
+}

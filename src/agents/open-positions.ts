@@ -28,6 +28,13 @@ export interface PositionView {
     moonBagActivated: boolean;
     moonBagAmount: number | null;
   };
+  /** Beyond SPEC: the rules' price levels now, in SOL (src/trading/rules/position-levels.ts). */
+  levels: {
+    stopLossPrice: number | null;
+    takeProfit: Array<{ level: number; price: number; hit: boolean }>;
+    dca: Array<{ order: number; price: number }>;
+    dcaOrdersFilled: number;
+  };
   /** Why the monitor does not act on the position now (no usable price); null while it is priced. */
   waitingReason: string | null;
   createdAt: string;
@@ -42,6 +49,8 @@ export interface OpenPositionQuery {
 /** A position view with its exact (unrounded) unrealized P/L, for sums such as the performance. */
 export interface PricedPosition {
   view: PositionView;
+  /** Exact value of the remaining tokens at the current price (positionPnl.valueNative). */
+  valueSol: Big;
   /** Value of the remaining tokens minus the cost they carry (positionPnl.unrealizedSol). */
   unrealizedSol: Big;
   unrealizedUsd: Big;

@@ -24,6 +24,8 @@ export interface TradingConfig {
     allowedTokens: string[];
     blockedTokens: string[];
     minSignalStrength: number;
+    /** Entry signal types the agent acts on; [] = every type that is not an exit type (PRODUCT.md §7). */
+    signalTypes: string[];
     /** Token screening (issue 15; src/trading/rules/token-screening.ts says what each does). */
     rejectFreezeAuthority: boolean;
     rejectMintAuthority: boolean;
@@ -51,6 +53,7 @@ export const DEFAULT_TRADING_CONFIG: Readonly<TradingConfig> = deepFreeze({
     allowedTokens: [],
     blockedTokens: [],
     minSignalStrength: 1,
+    signalTypes: [],
     rejectFreezeAuthority: true,
     rejectMintAuthority: false,
     maxTransferFeeBps: 100,
@@ -103,6 +106,20 @@ const tokenList = () =>
     )
     .max(1000, { error: "must hold at most 1000 token addresses" });
 
+// The list chooses among entry types only: exit signals (sell, exit, close) are handled before
+// eligibility, so an exit type in the list changes nothing.
+const signalTypeList = () =>
+  z
+    .array(
+      z
+        .string({ error: "must be a signal type string" })
+        .trim()
+        .min(1, { error: "must not be empty" })
+        .max(50, { error: "must be at most 50 characters" }),
+      { error: "must be an array of signal types" },
+    )
+    .max(100, { error: "must hold at most 100 signal types" });
+
 const objectError = (iss: { code: string }) => (iss.code === "invalid_type" ? "must be an object" : undefined);
 
 const groups = {
@@ -134,6 +151,7 @@ const groups = {
     allowedTokens: tokenList(),
     blockedTokens: tokenList(),
     minSignalStrength: intBetween(1, 5),
+    signalTypes: signalTypeList(),
     rejectFreezeAuthority: bool(),
     rejectMintAuthority: bool(),
     maxTransferFeeBps: intBetween(0, 10_000),
@@ -196,8 +214,13 @@ export const TradingConfigPatchSchema = z.strictObject(
     minimumAgentBalance: minimumAgentBalance.optional(),
   },
   {
+    // A missing `config` is most often a configuration sent without its wrapper: say so.
     error: (iss) =>
-      iss.code === "invalid_type" ? "must be an object (a partial configuration) or null to reset" : undefined,
+      iss.code !== "invalid_type"
+        ? undefined
+        : iss.input === undefined
+          ? 'is missing: send {"config": {...}} with the changed fields inside (or {"config": null} to reset)'
+          : "must be an object (a partial configuration) or null to reset",
   },
 );
 

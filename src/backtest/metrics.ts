@@ -44,7 +44,9 @@ export function summarize(
     wins,
     losses,
     winRate: trades.length ? round(wins / trades.length) : 0,
-    profitLossSol: decStr(total),
+    // SOL to the lamport (9 decimals): a sum of per-trade P/Ls computed through prices carries
+    // sub-lamport digits (-0.018922826000000001) no wallet could hold; to the nearest lamport.
+    profitLossSol: total.round(9, Big.roundHalfUp).toFixed(),
     returnPercent: start.gt(0) ? round(Number(total.div(start).times(100))) : 0,
     maxDrawdownPercent: round(maxDrawdown),
     profitFactor: grossLoss.gt(0) ? round(Number(grossProfit.div(grossLoss))) : null,

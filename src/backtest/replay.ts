@@ -316,7 +316,11 @@ export function replayVariant(input: ReplayInput, aligned = alignSignals(input.s
     const pre = checkBeforeMarketData({
       agent: { tradingMode: "simulation", automatedTradingSimulation: true, automatedTradingLive: false },
       config,
-      signal: { tokenAddress: signal.tokenAddress, signalStrength: signal.signalStrength },
+      signal: {
+        tokenAddress: signal.tokenAddress,
+        signalStrength: signal.signalStrength,
+        signalType: signal.signalType,
+      },
       liveTradingEnabled: false,
       hasWallet: true,
       hasOpenPositionOnToken: open.has(signal.tokenAddress),

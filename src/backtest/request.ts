@@ -41,9 +41,19 @@ export const BacktestRequestSchema = z.strictObject({
     .max(1_000_000_000, { error: "initialSol must be at most 1000000000" }),
   signals: SignalSelectionSchema,
   variants: z
-    .array(z.strictObject({ name: z.string().trim().min(1).max(100), config: z.unknown().optional() }), {
-      error: "variants must be an array",
-    })
+    .array(
+      z.strictObject({
+        name: z.string().trim().min(1).max(100),
+        // Validated by applyConfigUpdate (its own 400), documented as the PUT config body's patch.
+        config: z
+          .unknown()
+          .optional()
+          .openapi({ allOf: [{ $ref: "#/components/schemas/TradingConfigPatch" }] } as never),
+      }),
+      {
+        error: "variants must be an array",
+      },
+    )
     .min(1, { error: "At least one variant is required" })
     .max(MAX_VARIANTS, { error: `At most ${MAX_VARIANTS} variants` }),
 });

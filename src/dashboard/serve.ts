@@ -1,7 +1,7 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import type { AppEnv } from "../http/app-env.ts";
-import { createRouter } from "../http/router.ts";
+import type { AppDeps, AppEnv } from "../http/app-env.ts";
+import { auth, createRouter, operation } from "../http/operation.ts";
 import { errorResponses } from "../http/schemas.ts";
 import { type DashboardAssets, loadDashboardAssets, type ServedFile } from "./assets.ts";
 
@@ -23,21 +23,21 @@ export const DASHBOARD_CSP = [
   "frame-ancestors 'none'",
 ].join("; ");
 
-const page = createRoute({
+const page = operation({
   method: "get",
   path: "/",
   tags: ["dashboard"],
   summary: "The web dashboard (HTML page)",
-  security: [],
+  auth: auth.none,
   responses: { 200: { description: "The dashboard page", content: { "text/html": { schema: z.string() } } } },
 });
 
-const asset = createRoute({
+const asset = operation({
   method: "get",
   path: "/dashboard/{file}",
   tags: ["dashboard"],
   summary: "A script or stylesheet of the dashboard (content-hashed name)",
-  security: [],
+  auth: auth.none,
   request: { params: z.object({ file: z.string().openapi({ example: "app-0123456789ab.js" }) }) },
   responses: {
     200: { description: "The file", content: { "text/javascript": { schema: z.string() } } },
@@ -45,8 +45,8 @@ const asset = createRoute({
   },
 });
 
-export function dashboardRoutes(load: () => Promise<DashboardAssets> = loadDashboardAssets) {
-  const router = createRouter();
+export function dashboardRoutes(s: AppDeps, load: () => Promise<DashboardAssets> = loadDashboardAssets) {
+  const router = createRouter(s);
   router.openapi(page, async (c) => send(c, (await load()).html, "no-cache") as never);
   router.openapi(asset, async (c) => {
     const file = (await load()).files.get(c.req.path);

@@ -1,5 +1,6 @@
 import type { Database } from "bun:sqlite";
 import { embeddedMigrations } from "./embedded-migrations.ts";
+import { ensureUniqueAgentNames } from "./schema-repairs.ts";
 
 // Applies the migrations embedded at build time, in journal order, each in its own transaction,
 // recording applied tags. It reads nothing from disk, so the compiled binary migrates from any
@@ -26,6 +27,7 @@ export function applyMigrations(sqlite: Database, migrations = embeddedMigration
     })();
     applied.push(m.tag);
   }
+  ensureUniqueAgentNames(sqlite);
   return applied;
 }
 

@@ -157,6 +157,18 @@ export interface ServiceEvent {
 
 export type Listener = (e: ServiceEvent) => void;
 
+/** Events about one agent's trading: they also carry `agentName` and `tokenSymbol` (PRODUCT.md §7). */
+export const AGENT_EVENT_TYPES: readonly EventType[] = [
+  "trade.executed",
+  "trade.failed",
+  "position.opened",
+  "position.updated",
+  "position.closed",
+];
+
+/** Names for an agent event's ids, looked up where the data lives (src/db/repositories/event-names.ts). */
+export type EventNamer = (data: Record<string, unknown>) => { agentName: string | null; tokenSymbol: string | null };
+
 export class EventBus<M extends EventMap = EventPayloads> {
   private seq = 0;
   private readonly listeners = new Set<Listener>();
@@ -166,15 +178,23 @@ export class EventBus<M extends EventMap = EventPayloads> {
   constructor(
     private readonly now: () => number = Date.now,
     private readonly keep = 1000,
+    /** Adds agentName and tokenSymbol to agent events; without it they go out as published. */
+    private readonly namer?: EventNamer,
   ) {}
 
   publish<K extends EventType>(type: K, userId: string | null, data: M[K]): ServiceEvent {
+    let payload = data as Record<string, unknown>;
+    if (this.namer && AGENT_EVENT_TYPES.includes(type)) {
+      // A publisher's own symbol (position.opened has it) wins over the looked-up one.
+      const names = this.namer(payload);
+      payload = { ...payload, agentName: names.agentName, tokenSymbol: payload.tokenSymbol ?? names.tokenSymbol };
+    }
     const e: ServiceEvent = {
       id: ++this.seq,
       type,
       userId,
       time: new Date(this.now()).toISOString(),
-      data: data as Record<string, unknown>,
+      data: payload,
     };
     this.recent.push(e);
     if (this.recent.length > this.keep) this.recent.splice(0, this.recent.length - this.keep);

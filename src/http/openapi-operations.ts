@@ -218,8 +218,17 @@ export const TAGS: Array<{ name: string; description: string }> = [
   { name: "dashboard", description: "The web dashboard served by the binary" },
 ];
 
-type Operation = { summary?: string; operationId?: string; security?: unknown; tags?: string[] };
-type Document = { paths?: object; info?: object };
+// biome-ignore lint/suspicious/noExplicitAny: the generated document is walked as loose JSON
+type Json = Record<string, any>;
+type Operation = {
+  summary?: string;
+  operationId?: string;
+  security?: unknown;
+  tags?: string[];
+  parameters?: Json[];
+  requestBody?: Json;
+};
+type Document = { paths?: object; info?: object; components?: Json };
 
 /**
  * Finishes the generated document: summaries and operationIds from the table, `security: []`
@@ -229,6 +238,7 @@ type Document = { paths?: object; info?: object };
 export function finishOpenApiDocument<T extends Document>(doc: T): T {
   const source = (doc.paths ?? {}) as Record<string, Record<string, Operation>>;
   const paths: Record<string, Record<string, Operation>> = {};
+  const updateBodies = new Set<Json | undefined>();
   for (const [path, ops] of Object.entries(source)) {
     if (path.length > 1 && path.endsWith("/")) continue;
     const out: Record<string, Operation> = {};
@@ -238,15 +248,37 @@ export function finishOpenApiDocument<T extends Document>(doc: T): T {
         ...op,
         ...(entry ? { operationId: entry.operationId, summary: op.summary ?? entry.summary } : {}),
         security: op.security ?? [],
+        ...(op.parameters ? { parameters: op.parameters.map(withoutNullInQuery) } : {}),
       };
+      if (method === "put" || method === "patch")
+        updateBodies.add(op.requestBody?.content?.["application/json"]?.schema);
     }
     paths[path] = out;
   }
+  // Every update body refuses `{}` (its schema's refine, test/http/openapi-edge.test.ts): say so.
+  const schemas: Json = { ...doc.components?.schemas };
+  for (const body of updateBodies) {
+    const name = (body?.$ref as string | undefined)?.split("/").pop();
+    if (name && schemas[name]) schemas[name] = { ...schemas[name], minProperties: 1 };
+  }
   return {
     ...doc,
+    ...(doc.components ? { components: { ...doc.components, schemas } } : {}),
     info: { ...doc.info, license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" } },
     servers: [{ url: "/", description: "This service" }],
     tags: TAGS,
     paths,
   };
+}
+
+/**
+ * A query string carries text, never a JSON null: the generator marks coerced numbers as
+ * `["integer", "null"]`, which the server refuses (`?offset=null` is 400), so the type says text
+ * that reads as the number.
+ */
+function withoutNullInQuery(param: Json): Json {
+  const type = param.schema?.type;
+  if (param.in !== "query" || !Array.isArray(type) || !type.includes("null")) return param;
+  const rest = type.filter((t: string) => t !== "null");
+  return { ...param, schema: { ...param.schema, type: rest.length === 1 ? rest[0] : rest } };
 }

@@ -2,6 +2,7 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Server } from "bun";
 import { isoNow } from "../clock.ts";
 import type { AppEnv } from "./app-env.ts";
+import { edgeHeaders, requestIdFor } from "./middleware/edge.ts";
 
 // The listeners' fetch while `serve` loads the domain and the routes after listening
 // (src/server.ts, docs/decisions.md "Performance (issue 16)", "Start-up and memory"). Until the
@@ -37,26 +38,18 @@ export class StartGate {
     const app = this.apps?.[name];
     if (app) return app.fetch(req, { server });
     if (name === "main" && req.method === "GET" && new URL(req.url).pathname === LIVE_PATH)
-      return liveAnswer(this.clock);
+      return liveAnswer(req, this.clock);
     return this.ready.then((apps) => apps?.[name]?.fetch(req, { server }) ?? unavailable());
   }
 }
 
 const LIVE_PATH = "/api/v1/health/live";
 
-/** GET /api/v1/health/live's body and the headers every response carries (middleware/edge.ts). */
-function liveAnswer(clock: { now(): number }): Response {
-  return Response.json(
-    { live: true, timestamp: isoNow(clock) },
-    {
-      headers: {
-        "X-Content-Type-Options": "nosniff",
-        "Referrer-Policy": "no-referrer",
-        "X-Frame-Options": "DENY",
-        "Cache-Control": "no-store",
-      },
-    },
-  );
+/** GET /api/v1/health/live's body with the headers every response carries (middleware/edge.ts). */
+function liveAnswer(req: Request, clock: { now(): number }): Response {
+  return new Response(JSON.stringify({ live: true, timestamp: isoNow(clock) }), {
+    headers: edgeHeaders(requestIdFor(req.headers.get("x-request-id")), "application/json"),
+  });
 }
 
 function unavailable(): Response {

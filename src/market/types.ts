@@ -83,6 +83,8 @@ export interface TokenPriceProvider {
  */
 export interface TokenDecimalsProvider {
   getDecimals(mints: readonly string[]): Promise<Map<string, number>>;
+  /** Why a mint is absent, when the provider knows better than "unknown" (the demo market). */
+  whyUnknown?(mint: string): string;
 }
 
 // ---------------------------------------------------------------------------------------------

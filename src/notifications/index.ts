@@ -68,7 +68,7 @@ export function createNotifications(d: NotificationDeps, opts: NotificationOptio
     logger: d.logger,
     events: d.events,
     box,
-    sender: opts.sender ?? new FetchWebhookSender(),
+    sender: opts.sender ?? new FetchWebhookSender(d.config.WEBHOOK_TIMEOUT_SECONDS * 1000),
     guard,
     maxInFlight: d.config.WEBHOOK_MAX_IN_FLIGHT,
   });

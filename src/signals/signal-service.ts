@@ -23,6 +23,7 @@ export type Signal = SignalCreatedEvent["signal"];
 
 export interface SignalFilter {
   tokenAddress?: string;
+  symbol?: string;
   signalType?: string;
   startDate?: string;
   endDate?: string;

@@ -31,6 +31,13 @@ export interface SwapRequest {
    * price floor (the level's price less slippage), so a sale decided at +60 % is not made at −15 %.
    */
   minOutputAtomic?: bigint;
+  /**
+   * Live: how far below the expected output at an independent price a fill may be (bps; our
+   * floor, live/floor.ts). Default slippageBps; stop-loss and stale exits: maxExitBps ?? maxBps.
+   */
+  floorBps?: number;
+  /** Live: SOL per whole token the service recorded, used when the Price API cannot price the token. */
+  referencePriceSol?: Big;
   /** Screen the token before this buy (signal buys; issue 15): the agent's filters. */
   screening?: TokenScreeningFilters;
   /** What the swap is for: journaled with a live swap BEFORE it is sent (crash recovery). */

@@ -24,7 +24,15 @@ import type { SaleRequest } from "./settlement/types.ts";
 // token for that agent: nothing is ever sent twice, and the position cannot be sold while its
 // buy is in doubt.
 
-export type LiveTradeStatus = "sending" | "pending" | "confirmed" | "failed" | "expired";
+export type LiveTradeStatus = "sending" | "pending" | "unknown" | "confirmed" | "failed" | "expired";
+
+/**
+ * What an operator reads for an attempt in state "unknown" (API, dashboard, log): the node could
+ * not prove the transaction absent, so it may have landed; nothing of that token is traded until
+ * the chain answers.
+ */
+export const UNKNOWN_ATTEMPT_MESSAGE =
+  "The outcome of this live swap cannot be proven: the Solana RPC node has no history back to when it was sent, so it may have landed. Look the signature up on an explorer or a full-history RPC node; point SOLANA_RPC_URL at a node with full transaction history and the next monitor tick settles it. Until then this token is not traded for this agent or wallet.";
 
 /** What a pending live swap was for: how the reconciler settles it once the chain has spoken. */
 export type LiveIntent =
@@ -120,6 +128,11 @@ export class LiveTradeJournal {
     this.rows.resolve(signature, status, opts.error ?? null, opts.transactionId ?? null, isoNow(this.clock));
   }
 
+  /** Not provable either way by the node (live/outcome.ts "unknown"): stays open, every action blocked. */
+  markUnknown(signature: string, reason: string): boolean {
+    return this.rows.markUnknown(signature, reason, UNKNOWN_ATTEMPT_MESSAGE, isoNow(this.clock));
+  }
+
   /** Outcome unknown: handed to the reconciler with what it was for and the pending transaction row. */
   markPending(signature: string, intent: LiveIntent, transactionId: string): void {
     this.rows.markPending(signature, JSON.stringify(intent), transactionId, isoNow(this.clock));
@@ -134,9 +147,17 @@ export class LiveTradeJournal {
     return this.rows.unresolved().map((r) => parse(r) as LiveTrade);
   }
 
-  /** True while a swap of this token by this agent is in doubt (the executor refuses another). */
-  hasUnresolved(agentId: string, tokenAddress: string): boolean {
-    return this.rows.hasUnresolved(agentId, tokenAddress);
+  /**
+   * True while a swap of this token by this agent, or from this wallet, is in doubt (the executor
+   * refuses another): a wallet's attempt blocks its token whichever agent holds the wallet now.
+   */
+  hasUnresolved(agentId: string, tokenAddress: string, walletAddress = ""): boolean {
+    return this.rows.hasUnresolved(agentId, walletAddress, tokenAddress);
+  }
+
+  /** Attempts of the agent (any token) still in doubt: deleting it would lose track of them. */
+  countUnresolvedForAgent(agentId: string): number {
+    return this.rows.countUnresolvedForAgent(agentId);
   }
 
   /**
@@ -150,6 +171,15 @@ export class LiveTradeJournal {
       .filter((r) => sameAction(JSON.parse(r.intent) as LiveIntent, intent));
     if (rows.length === 0) return null;
     return rows.some((r) => r.status === "confirmed") ? "done" : "in_doubt";
+  }
+
+  /** The highest priority fee an expired attempt of this very action paid (null: none expired). */
+  lastExpiredFee(agentId: string, tokenAddress: string, intent: LiveIntent): number | null {
+    const fees = this.rows
+      .expiredAttempts(agentId, tokenAddress)
+      .filter((r) => sameAction(JSON.parse(r.intent) as LiveIntent, intent))
+      .map((r) => r.priorityFeeLamports);
+    return fees.length > 0 ? Math.max(...fees) : null;
   }
 
   /** True while any swap of the wallet is in doubt (deposit checks wait for it). */

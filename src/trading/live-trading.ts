@@ -50,7 +50,7 @@ export interface LiveTradingDeps {
   logger: Logger;
   events: EventBus;
   metrics: Metrics;
-  market: Pick<Market, "quotes" | "solPrice">;
+  market: Pick<Market, "quotes" | "solPrice" | "tokenPrices">;
   wallets: LiveWalletRegistry;
   /** The engine's SOL price (late-bound: the engine is built after this). */
   solUsd(): Promise<Big>;
@@ -78,6 +78,7 @@ export class LiveTrading {
       | "SOLANA_RPC_URL"
       | "HTTP_TIMEOUT_MS"
       | "LIVE_PRIORITY_FEE"
+      | "LIVE_EXIT_PRIORITY_FEE_MAX"
       | "LIVE_SIMULATE_BEFORE_SEND"
       | "LIVE_TRADING_ENABLED"
       | "LIVE_EXTRA_PROGRAMS"
@@ -106,7 +107,7 @@ export class LiveTrading {
       sender,
       wallets: d.wallets,
       mintInfo: this.mintInfo,
-      hasUnresolved: (agentId, mint) => this.journal.hasUnresolved(agentId, mint),
+      hasUnresolved: (agentId, mint, wallet) => this.journal.hasUnresolved(agentId, mint, wallet),
       openPositionHolds: (wallet, mint) => positions.openForWalletToken(wallet, mint),
       db: d.database,
       clock: d.clock,
@@ -117,6 +118,7 @@ export class LiveTrading {
     this.executor = d.market.quotes.configured
       ? new LiveExecutor({
           quotes: d.market.quotes,
+          prices: d.market.tokenPrices,
           rpc: this.rpc,
           inspector,
           sender,
@@ -126,6 +128,7 @@ export class LiveTrading {
           logger: d.logger,
           clock: d.clock,
           priorityFee,
+          exitPriorityFeeMax: config.LIVE_EXIT_PRIORITY_FEE_MAX,
           simulateBeforeSend: config.LIVE_SIMULATE_BEFORE_SEND,
           confirmation: opts.confirmation,
           screen: new TokenScreen({
@@ -182,12 +185,15 @@ export class LiveTrading {
   }
 }
 
-/** Live trading when SOLANA_RPC_URL is set; null otherwise. */
+/**
+ * Live trading when SOLANA_RPC_URL is set; null otherwise, and on the demo market, where nothing
+ * leaves the machine (PRODUCT.md §7) and live trading cannot run anyway.
+ */
 export function createLiveTrading(
   config: Config,
   deps: LiveTradingDeps,
   opts: LiveTradingOptions = {},
 ): LiveTrading | null {
-  if (!config.SOLANA_RPC_URL) return null;
+  if (!config.SOLANA_RPC_URL || config.DEMO_MARKET) return null;
   return new LiveTrading(config, deps, opts);
 }

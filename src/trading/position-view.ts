@@ -6,6 +6,7 @@ import type { SolPriceSource, TokenPriceProvider } from "../market/types.ts";
 import { Big, decNum } from "../money.ts";
 import type { PriceWaits } from "./monitor-prices.ts";
 import { positionPnl } from "./rules/pnl.ts";
+import { positionLevels } from "./rules/position-levels.ts";
 
 // Open positions as SPEC "Position (open)" shows them, with their P/L from the ONE P/L function
 // (rules/pnl.ts positionPnl: realized take-profit profit plus the remaining tokens' value minus
@@ -102,6 +103,13 @@ export function pricePosition(
     ...(!live && solUsd === null ? { currentPriceUsd: r.lastPriceUsd ?? r.entryPriceUsd } : {}),
   });
   const config = resolveStoredConfig(r.configOverrides);
+  const levels = positionLevels(config, {
+    entryPriceSol: r.entryPriceSol,
+    peakPriceSol: r.peakPriceSol,
+    levelsHit: r.levelsHit,
+    dcaOrders: r.dcaOrders,
+    moonBagActivated: r.moonBagActivated,
+  });
   const view: PositionView = {
     id: r.id,
     agentId: r.agentId,
@@ -134,9 +142,20 @@ export function pricePosition(
       moonBagActivated: r.moonBagActivated,
       moonBagAmount: r.moonBagAmount === null ? null : decNum(r.moonBagAmount),
     },
+    levels: {
+      stopLossPrice: levels.stopLossPrice ? decNum(levels.stopLossPrice) : null,
+      takeProfit: levels.takeProfit.map((l) => ({ level: l.level, price: decNum(l.price), hit: l.hit })),
+      dca: levels.dca.map((l) => ({ order: l.order, price: decNum(l.price) })),
+      dcaOrdersFilled: r.dcaOrders,
+    },
     waitingReason: waits?.get(r.id)?.reason ?? null,
     createdAt: r.createdAt,
     updatedAt: r.updatedAt,
   };
-  return { view, unrealizedSol: pnl.unrealizedSol, unrealizedUsd: pnl.unrealizedSol.times(sol) };
+  return {
+    view,
+    valueSol: pnl.valueNative,
+    unrealizedSol: pnl.unrealizedSol,
+    unrealizedUsd: pnl.unrealizedSol.times(sol),
+  };
 }

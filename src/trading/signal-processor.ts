@@ -245,7 +245,11 @@ export class SignalProcessor {
           automatedTradingLive: a.automatedTradingLive,
         },
         config,
-        signal: { tokenAddress: signal.tokenAddress, signalStrength: signal.signalStrength },
+        signal: {
+          tokenAddress: signal.tokenAddress,
+          signalStrength: signal.signalStrength,
+          signalType: signal.signalType,
+        },
         liveTradingEnabled: this.d.liveTradingEnabled,
         hasWallet: a.walletAddress !== null,
         hasOpenPositionOnToken: this.d.positions.hasOpen(a.id, signal.tokenAddress),
@@ -281,6 +285,8 @@ export class SignalProcessor {
         signal: { id: signal.id, tokenAddress: signal.tokenAddress, symbol: signal.symbol },
         sizeSol: size,
         marketSymbol: md?.symbol ?? null,
+        // Live: a second, independent price for the buy's floor when the Price API has none.
+        marketPriceUsd: a.tradingMode === "live" ? ((await marketData())?.priceUsd ?? null) : null,
         // Live agents quote and swap on their own (the live executor ignores shared quotes).
         sharedQuotes: a.tradingMode === "simulation" ? sharedQuotes : undefined,
       });

@@ -22,6 +22,8 @@ export interface OpenRequest {
   sizeSol: Big;
   /** Market data symbol, when the caller fetched it. */
   marketSymbol?: string | null;
+  /** Market data price (USD per token), when the caller fetched it: a live buy's fallback reference price. */
+  marketPriceUsd?: string | null;
   /** Quotes shared across the agents trading this signal (see SwapRequest.sharedQuotes). */
   sharedQuotes?: SharedQuotes;
 }

@@ -20,10 +20,11 @@ import type { Market } from "../market/types.ts";
 import type { Metrics } from "../metrics/metrics.ts";
 import { Big, decNum, decStr, SOL_DECIMALS, SOL_MINT, toAtomic } from "../money.ts";
 import type { SwapFill, TradeExecutor } from "./executor.ts";
+import { recordedPriceSol } from "./live/floor.ts";
 import { ActionAlreadyTakenError, saleIntent } from "./live-journal.ts";
 import type { PositionLocks } from "./position-locks.ts";
 import { dcaWithinMinimumBalance } from "./rules/dca.ts";
-import { exitImpactCapBps, resolveSlippageBps } from "./rules/slippage.ts";
+import { exitImpactCapBps, floorBpsFor, resolveSlippageBps } from "./rules/slippage.ts";
 import { takeProfitFloorLamports } from "./rules/take-profit.ts";
 import type { CloseReason, TradingMode } from "./rules/types.ts";
 import { TradeBook } from "./settlement/bookkeeping.ts";
@@ -128,7 +129,8 @@ export class TradingEngine {
     const map = await this.d.market.decimals.getDecimals([mint]);
     const dec = map.get(mint);
     if (dec !== undefined) return dec;
-    throw new TradingError(`Token decimals unknown for ${mint}; cannot size the trade`);
+    const why = this.d.market.decimals.whyUnknown?.(mint) ?? `Token decimals unknown for ${mint}`;
+    throw new TradingError(`${why}; cannot size the trade`);
   }
 
   /** The status of the trade holding this signal's key: confirmed, pending, failed; null when none. */
@@ -203,6 +205,7 @@ export class TradingEngine {
         slippageBps: resolveSlippageBps(null, config.slippage),
         maxBps: config.slippage.maxBps,
         sharedQuotes: req.sharedQuotes,
+        referencePriceSol: recordedPriceSol(req.marketPriceUsd, solUsd),
         screening: screeningFilters(config.filters),
         intent: { kind: "open", userId: agent.userId, signalId: signal.id, symbol },
       });
@@ -265,6 +268,7 @@ export class TradingEngine {
         amountAtomic: toAtomic(amountSol, SOL_DECIMALS),
         slippageBps: resolveSlippageBps(null, config.slippage),
         maxBps: config.slippage.maxBps,
+        referencePriceSol: recordedPriceSol(p.lastPriceSol),
         // Screened like the opening buy: since entry a Token-2022 fee may have been raised or the
         // way back to SOL gone, and averaging down into either only adds to the loss.
         screening: screeningFilters(config.filters),
@@ -326,6 +330,8 @@ export class TradingEngine {
             ...(sale.kind === "take_profit" && sale.levelPriceSol
               ? { minOutputAtomic: takeProfitFloorLamports(amount, sale.levelPriceSol, slippageBps) }
               : {}),
+            floorBps: floorBpsFor(sale.kind === "close" ? sale.reason : "take_profit", config.slippage),
+            referencePriceSol: recordedPriceSol(p.lastPriceSol),
             intent: saleIntent(p.id, sale),
           })
         : NOTHING_SOLD;

@@ -3,6 +3,7 @@ import { type DatabaseHandle, inTransaction } from "../db/client.ts";
 import { AgentWalletRepository, type WalletRecord } from "../db/repositories/agent-wallets.ts";
 import { requireOwnedAgent } from "../db/repositories/agents.ts";
 import { deleteWalletBalances } from "../db/repositories/balances.ts";
+import { LiveTradeRepository } from "../db/repositories/live-trades.ts";
 import { PositionRepository } from "../db/repositories/positions.ts";
 import { ConflictError, NotFoundError, ServiceNotConfiguredError, ValidationError } from "../errors.ts";
 import { readBalance, setBalance } from "../ledgers/balance-ledger.ts";
@@ -65,9 +66,14 @@ export const LIVE_DEPOSITS_NOT_CONFIGURED = "Deposit checks for live wallets nee
 export const LIVE_WALLET_NOT_LOADED_MESSAGE =
   "Wallet is not loaded from environment variables (WALLET_1, WALLET_2, ...); live wallets must be configured there";
 
+/** 409 while a live swap of the agent or from the wallet may still land or has landed unseen. */
+export const WALLET_SWAP_IN_DOUBT_MESSAGE =
+  "A live swap of this agent or wallet is awaiting confirmation on chain (pending or unknown); the wallet cannot be reassigned or reset until it is reconciled";
+
 export class WalletService {
   private readonly wallets: AgentWalletRepository;
   private readonly positions: PositionRepository;
+  private readonly liveTrades: LiveTradeRepository;
 
   constructor(
     private readonly database: DatabaseHandle,
@@ -79,6 +85,17 @@ export class WalletService {
   ) {
     this.wallets = new AgentWalletRepository(database.sqlite);
     this.positions = new PositionRepository(database.sqlite);
+    this.liveTrades = new LiveTradeRepository(database.sqlite);
+  }
+
+  /**
+   * A swap whose outcome is not recorded must keep its agent and wallet together: moved or reset,
+   * a landing swap would be booked to the wrong wallet or to none.
+   */
+  private assertNoSwapInDoubt(agentId: string, walletAddresses: Array<string | undefined>): void {
+    const agentOpen = this.liveTrades.countUnresolvedForAgent(agentId);
+    const walletOpen = walletAddresses.some((w) => w !== undefined && this.liveTrades.hasUnresolvedForWallet(w));
+    if (agentOpen > 0 || walletOpen) throw new ConflictError(WALLET_SWAP_IN_DOUBT_MESSAGE);
   }
 
   private view(r: WalletRecord): AgentWalletView {
@@ -141,6 +158,7 @@ export class WalletService {
       if (holder) return false; // already this agent's wallet of this type
       const now = isoNow(this.clock);
       const current = this.wallets.ofAgentAndType(agentId, walletType);
+      this.assertNoSwapInDoubt(agentId, [current?.walletAddress, walletAddress]);
       if (current) {
         const open = this.positions.countOpenInWallet(agentId, current.walletAddress);
         if (open > 0) {
@@ -184,6 +202,7 @@ export class WalletService {
     if (wallet.walletType !== "simulation") throw new ValidationError("Live wallets cannot be reset");
     const now = isoNow(this.clock);
     const removed = inTransaction(this.database, () => {
+      this.assertNoSwapInDoubt(wallet.agentId, [walletAddress]);
       const positions = this.positions.deleteOpenInWallet(wallet.agentId, walletAddress);
       deleteWalletBalances(this.database, wallet.agentId, walletAddress, SOL_MINT);
       const key = { agentId: wallet.agentId, walletAddress, tokenAddress: SOL_MINT };

@@ -87,6 +87,8 @@ describe("GET /agents/:id/positions", () => {
           moonBagActivated: false,
           moonBagAmount: null,
         },
+        // Stop 10 % below the peak (the entry); take-profit and DCA are off by default.
+        levels: { stopLossPrice: 0.0009, takeProfit: [], dca: [], dcaOrdersFilled: 0 },
         createdAt: "2026-01-01T00:00:00.000Z",
         waitingReason: null,
         updatedAt: "2026-01-01T00:00:00.000Z",

@@ -27,6 +27,7 @@ const DEFAULTS = {
     allowedTokens: [],
     blockedTokens: [],
     minSignalStrength: 1,
+    signalTypes: [],
     // Issue 15 token screening.
     rejectFreezeAuthority: true,
     rejectMintAuthority: false,
@@ -232,6 +233,16 @@ describe("PUT /agents/:id/config", () => {
       ["filters.minSignalStrength must be a whole number between 1 and 5"],
     ],
     [
+      "filters.signalTypes not an array",
+      { filters: { signalTypes: "buy" } },
+      ["filters.signalTypes must be an array of signal types"],
+    ],
+    [
+      "filters.signalTypes with an empty or too long entry",
+      { filters: { signalTypes: ["buy", " ", "x".repeat(51)] } },
+      ["filters.signalTypes.1 must not be empty", "filters.signalTypes.2 must be at most 50 characters"],
+    ],
+    [
       "filters.rejectFreezeAuthority not a boolean",
       { filters: { rejectFreezeAuthority: "yes" } },
       ["filters.rejectFreezeAuthority must be true or false"],
@@ -321,7 +332,9 @@ describe("PUT /agents/:id/config", () => {
       success: false,
       error: "Invalid trading configuration",
       code: "VALIDATION_ERROR",
-      details: ["config must be an object (a partial configuration) or null to reset"],
+      details: [
+        'config is missing: send {"config": {...}} with the changed fields inside (or {"config": null} to reset)',
+      ],
     });
   });
 

@@ -108,7 +108,7 @@ test("every benchmark module loads and exports its entry point", async () => {
     import("../../bench/footprint.ts"),
   ]);
   expect(mods.map((m) => Object.keys(m).sort())).toEqual([
-    ["authenticatedRead", "durableInsertsPerSecond", "signalIngest"],
+    ["authenticatedRead", "authenticatedReadUnderWrites", "durableInsertsPerSecond", "signalIngest"],
     ["fanOut", "rawFanOutFloorMs"],
     ["monitorTick"],
     ["readScale"],

@@ -101,6 +101,9 @@ test("start, log in, create an agent, SIGTERM (exit 0), start again and find the
   expect(agent.name).toBe("binary-e2e");
   expect(await first.stop("SIGTERM")).toBe(0);
   expect(first.logs.at(-1)).toMatchObject({ msg: "stopped", reason: "SIGTERM" });
+  // The process is gone soon after it said "stopped" (systemd waits on the exit, not the line).
+  console.log(`binary exit after "stopped": ${first.exitAfterStoppedMs()?.toFixed(0)} ms`);
+  expect(first.exitAfterStoppedMs()!).toBeLessThan(200);
   expect(await first.stderr()).toBe("");
   // Only the binary and the data directory: nothing else was needed beside it, nothing written.
   expect(readdirSync(runDir).toSorted()).toEqual(["data", "trading-agent"]);
@@ -155,4 +158,7 @@ test("start, log in, create an agent, SIGTERM (exit 0), start again and find the
   } finally {
     expect(await second.stop("SIGTERM")).toBe(0);
   }
+  // The operator's unlock (PRODUCT.md §7) from the binary: an account that is not locked says so.
+  const unlock = await run([binary, "unlock", "--email", "admin@example.com"], { cwd: runDir, env });
+  expect(unlock).toEqual({ code: 0, stdout: "admin@example.com was not locked; failure count reset\n", stderr: "" });
 });

@@ -66,6 +66,8 @@ test("prints the comparison and writes the trades CSV, equal to the API's backte
     const cells = lines[2 + i]!.split(/\s+/);
     expect(cells[1]).toBe(String(v.trades));
     expect(cells[3]).toBe(v.profitLossSol);
+    // Exact to the lamport, no float residue.
+    expect(cells[3]).toMatch(/^-?\d+(\.\d{1,9})?$/);
   }
   const apiCsv = await (await ctx.request("GET", `/api/v1/backtests/${id}/trades?format=csv`, { token })).text();
   expect(readFileSync(join(ctx.dir, "t.csv"), "utf8")).toBe(apiCsv);

@@ -54,6 +54,8 @@ export interface RunningService {
   stderr(): Promise<string>;
   /** Sends the signal and resolves with the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number>;
+  /** Milliseconds from reading the "stopped" log line to the process's exit; null before both. */
+  exitAfterStoppedMs(): number | null;
 }
 
 /** Starts `cmd` and resolves once it logs "listening"; rejects with its output if it exits first. */
@@ -67,6 +69,8 @@ export async function startService(
   const stderrText = new Response(proc.stderr).text();
   let onListening: (entry: Record<string, unknown>) => void = () => {};
   const listening = new Promise<Record<string, unknown>>((resolve) => (onListening = resolve));
+  let stoppedAt: number | null = null;
+  let exitedAt: number | null = null;
   // Keep draining stdout for the whole life of the process, or a full pipe would block it.
   const pump = (async () => {
     const decoder = new TextDecoder();
@@ -82,6 +86,7 @@ export async function startService(
           const entry = JSON.parse(line) as Record<string, unknown>;
           logs.push(entry);
           if (entry.msg === "listening") onListening(entry);
+          if (entry.msg === "stopped") stoppedAt = performance.now();
         } catch {
           // not a log line
         }
@@ -89,6 +94,7 @@ export async function startService(
     }
   })();
   const exited = proc.exited.then(async (code) => {
+    exitedAt = performance.now();
     await pump;
     return code;
   });
@@ -109,6 +115,7 @@ export async function startService(
       proc.kill(signal);
       return exited;
     },
+    exitAfterStoppedMs: () => (stoppedAt === null || exitedAt === null ? null : exitedAt - stoppedAt),
   };
 }
 

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { browserOrigin } from "../../src/server.ts";
 import { childEnv, freePort, run, SOURCE_CLI, startService } from "./process-helpers.ts";
 
 // `trading-agent serve` (and no command at all) as a child process: SIGTERM and SIGINT stop it
@@ -24,6 +25,9 @@ test.each(["SIGTERM", "SIGINT"] as const)("%s stops the service gracefully with 
   expect(msgs.slice(-2)).toEqual(["shutting down", "stopped"]);
   expect(svc.logs.at(-1)).toMatchObject({ level: "info", msg: "stopped", reason: signal });
   expect(await svc.stderr()).toBe("");
+  // Nothing keeps the process alive after it said "stopped" (a supervisor waits on the exit).
+  console.log(`exit after "stopped": ${svc.exitAfterStoppedMs()?.toFixed(0)} ms`);
+  expect(svc.exitAfterStoppedMs()!).toBeLessThan(200);
 });
 
 test("no command means serve", async () => {
@@ -33,9 +37,17 @@ test("no command means serve", async () => {
   expect(svc.logs.find((l) => l.msg === "listening")).toMatchObject({
     host: "127.0.0.1",
     port,
+    dashboard: `http://127.0.0.1:${port}/`,
     database: join(dir, "trading.db"),
   });
   expect(await svc.stop()).toBe(0);
+});
+
+test("the dashboard URL a browser can open, for wildcard and IPv6 listen addresses too", () => {
+  expect(browserOrigin("127.0.0.1", 3000)).toBe("http://127.0.0.1:3000");
+  expect(browserOrigin("0.0.0.0", 3000)).toBe("http://127.0.0.1:3000");
+  expect(browserOrigin("::", 3000)).toBe("http://[::1]:3000");
+  expect(browserOrigin("fd00::5", 80)).toBe("http://[fd00::5]:80");
 });
 
 test("a port already in use exits 1 with one error line", async () => {

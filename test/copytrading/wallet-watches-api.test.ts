@@ -1,5 +1,4 @@
 import { describe, expect, test } from "bun:test";
-import { assertAuthMatrix } from "../helpers/auth-matrix.ts";
 import {
   contextsClosedAfterEach,
   createApiKey,
@@ -10,7 +9,8 @@ import {
 } from "../helpers/context.ts";
 
 // /api/v1/wallet-watches (issue "Copy trading" item 1): fields and defaults, validation in the
-// spec's error shape, limits, ownership, and the auth matrix of every route.
+// spec's error shape, limits and ownership. The credential checks of every route are the generated
+// test/http/route-security.test.ts's (the routes are declared with auth.scoped("signals")).
 
 const context = contextsClosedAfterEach();
 const ADDRESS = "7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU";
@@ -149,38 +149,6 @@ describe("wallet watches API", () => {
       (await ctx.request("PUT", `/api/v1/wallet-watches/${id}`, { apiKey: key, body: { label: "k" } })).status,
     ).toBe(200);
     expect((await ctx.request("DELETE", `/api/v1/wallet-watches/${id}`, { apiKey: key })).status).toBe(200);
-  });
-
-  test("auth matrix of every route", async () => {
-    await setup();
-    const mine = await json(await req("POST", "/api/v1/wallet-watches", { address: ADDRESS }));
-    const other = await createUser(ctx);
-    const theirs = await json(await req("POST", "/api/v1/wallet-watches", { address: ADDRESS }, other.token));
-    const routes = [
-      { method: "POST", path: "/api/v1/wallet-watches", body: { address: OTHER } },
-      { method: "GET", path: "/api/v1/wallet-watches" },
-      { method: "GET", path: `/api/v1/wallet-watches/${mine.id}`, foreignPath: `/api/v1/wallet-watches/${theirs.id}` },
-      {
-        method: "PUT",
-        path: `/api/v1/wallet-watches/${mine.id}`,
-        body: { label: "x" },
-        foreignPath: `/api/v1/wallet-watches/${theirs.id}`,
-      },
-      {
-        method: "GET",
-        path: `/api/v1/wallet-watches/${mine.id}/trades`,
-        foreignPath: `/api/v1/wallet-watches/${theirs.id}/trades`,
-      },
-      {
-        method: "DELETE",
-        path: `/api/v1/wallet-watches/${mine.id}`,
-        foreignPath: `/api/v1/wallet-watches/${theirs.id}`,
-      },
-    ];
-    for (const r of routes) {
-      // The POST of the matrix creates OTHER once; later runs answer 409, which is neither 401 nor 403.
-      await assertAuthMatrix(ctx, { ...r, scope: "signals", token });
-    }
   });
 
   test("the OpenAPI document covers every operation", async () => {

@@ -20,6 +20,8 @@ afterAll(async () => {
 
 const COOKIE_MODE = { "X-Refresh-Cookie": "1" };
 const cookieOf = (res: Response) => res.headers.get("set-cookie") ?? "";
+/** The session hint's Set-Cookie, as sent. */
+const res0 = (setCookie: string) => /trading_agent_session=[^,]*/.exec(setCookie)?.[0] ?? "";
 const cookieValue = (setCookie: string) => /trading_agent_refresh=([^;]*)/.exec(setCookie)?.[1] ?? "";
 
 async function dashboardLogin(rememberMe: boolean) {
@@ -43,6 +45,21 @@ describe("refresh-token cookie", () => {
     expect(setCookie).not.toContain("Expires"); // a session cookie without "remember me"
     expect(setCookie).not.toContain("Secure"); // plain http here; https gets Secure
     expect(cookieValue(setCookie).split(".")).toHaveLength(3);
+  });
+
+  test("beside it, a readable session hint ('1', no secret) tells the page a session may be resumed; logout clears both", async () => {
+    const { body, setCookie } = await dashboardLogin(false);
+    const hint = res0(setCookie);
+    expect(hint).toBe("trading_agent_session=1; Path=/; SameSite=Strict");
+    const out = await ctx.request("POST", "/api/v1/auth/logout", {
+      body: {},
+      token: body.accessToken,
+      headers: { cookie: `trading_agent_refresh=${cookieValue(setCookie)}`, ...COOKIE_MODE },
+    });
+    expect(cookieOf(out)).toMatch(/trading_agent_session=;.*Max-Age=0/);
+    // The page asks for a refresh only when the hint is there (src/dashboard/ui/api.ts).
+    const ui = await Bun.file(new URL("../../src/dashboard/ui/api.ts", import.meta.url)).text();
+    expect(ui).toContain('if (!document.cookie.split("; ").includes("trading_agent_session=1")) return;');
   });
 
   test("remember me makes the cookie outlive the browser session (30 days)", async () => {

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { changeStamp } from "../../src/db/change-stamp.ts";
 import { type DatabaseHandle, openDatabase } from "../../src/db/client.ts";
-import { WalIndexHeader } from "../../src/db/wal-index-header.ts";
+import { untilNextCommit, WalIndexHeader } from "../../src/db/wal-index-header.ts";
 
 // docs/decisions.md "Performance (issue 16)": the change stamp re-runs its statements only when the
 // WAL-index header moved. Every kind of commit must move it; nothing else may be needed to see one.
@@ -79,4 +79,15 @@ test("a database without a -shm file (in memory) still gets a working stamp", ()
   mem.sqlite.run("INSERT INTO t VALUES (1)");
   expect(stamp()).not.toBe(first);
   mem.close();
+});
+
+test("the optimization itself: while nothing commits the statements run once, not per call", () => {
+  // Without the header check (untilNextCommit returning `read` itself) this counts 100 runs.
+  let runs = 0;
+  const stamp = untilNextCommit(handle.sqlite, () => String(++runs));
+  for (let i = 0; i < 100; i++) stamp();
+  expect(runs).toBe(1);
+  handle.sqlite.run("INSERT INTO t VALUES (1)");
+  for (let i = 0; i < 100; i++) stamp();
+  expect(runs).toBe(2);
 });

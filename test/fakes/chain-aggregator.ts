@@ -79,9 +79,25 @@ export interface Pool {
 
 export type SwapMode = "honest" | "hostile" | "foreign-program";
 
+/**
+ * What a hostile aggregator can do inside well-formed answers (all off by default):
+ * `threshold` replaces the quote's otherAmountThreshold; `quoteBps` quotes (and routes) only that
+ * share of the fair output (a bad price); `deliverBps` makes the route deliver only that share of
+ * what was quoted; `slippageBps` echoes another slippage than asked; `lastValidBlockHeight`
+ * replaces the swap answer's height (a stale one).
+ */
+export interface Tamper {
+  threshold?: string;
+  quoteBps?: number;
+  deliverBps?: number;
+  slippageBps?: number;
+  lastValidBlockHeight?: number;
+}
+
 export class ChainAggregator {
   readonly pools = new Map<string, Pool>();
   mode: SwapMode = "honest";
+  tamper: Tamper = {};
   /** The third address a hostile swap pays, and how much. */
   readonly thief = Keypair.generate().publicKey;
   hostileLamports = 50_000_000n;
@@ -307,25 +323,27 @@ export class ChainAggregator {
     const unit = 10n ** BigInt(pool.decimals);
     let outAmount: bigint;
     let poolMoves: bigint; // gross tokens (buy) or lamports (sell) leaving the pool
+    const share = (v: bigint) =>
+      this.tamper.quoteBps === undefined ? v : (v * BigInt(this.tamper.quoteBps)) / 10_000n;
     if (buy) {
-      poolMoves = (amount * unit) / pool.opts.lamportsPerToken;
+      poolMoves = share((amount * unit) / pool.opts.lamportsPerToken);
       outAmount = poolMoves - this.transferFee(pool, poolMoves);
     } else {
       const received = amount - this.transferFee(pool, amount);
-      poolMoves = (received * pool.opts.lamportsPerToken) / unit;
+      poolMoves = share((received * pool.opts.lamportsPerToken) / unit);
       outAmount = poolMoves;
     }
     if (outAmount <= 0n)
       return Response.json({ error: "No routes found", errorCode: "COULD_NOT_FIND_ANY_ROUTE" }, { status: 400 });
-    const threshold = (outAmount * BigInt(10_000 - slippageBps)) / 10_000n;
+    const threshold = this.tamper.threshold ?? ((outAmount * BigInt(10_000 - slippageBps)) / 10_000n).toString();
     const quote = {
       inputMint,
       inAmount: amount.toString(),
       outputMint,
       outAmount: outAmount.toString(),
-      otherAmountThreshold: threshold.toString(),
+      otherAmountThreshold: threshold,
       swapMode: "ExactIn",
-      slippageBps,
+      slippageBps: this.tamper.slippageBps ?? slippageBps,
       platformFee: null,
       priceImpactPct: "0",
       routePlan: [
@@ -372,7 +390,9 @@ export class ChainAggregator {
     const buy = stored.inputMint === SOL;
     const pool = this.pools.get(String(buy ? stored.outputMint : stored.inputMint))!;
     const amount = BigInt(String(stored.inAmount));
-    const poolMoves = BigInt(String(stored.poolMoves));
+    const quoted = BigInt(String(stored.poolMoves));
+    const poolMoves =
+      this.tamper.deliverBps === undefined ? quoted : (quoted * BigInt(this.tamper.deliverBps)) / 10_000n;
     const fee = priorityFeeOf(b.prioritizationFeeLamports);
     const microLamports = (fee * 1_000_000n) / BigInt(COMPUTE_UNIT_LIMIT);
     // The pool lets the wallet take exactly this swap's amount (the single-signer trick).
@@ -444,7 +464,8 @@ export class ChainAggregator {
       key: pool.lookupTable,
       state: AddressLookupTableAccount.deserialize(Buffer.from(table.data)),
     });
-    const { blockhash, lastValidBlockHeight } = this.chain.latestBlockhash();
+    const { blockhash, lastValidBlockHeight: height } = this.chain.latestBlockhash();
+    const lastValidBlockHeight = this.tamper.lastValidBlockHeight ?? height;
     const message = new TransactionMessage({
       payerKey: wallet,
       recentBlockhash: blockhash,

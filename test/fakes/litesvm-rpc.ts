@@ -89,6 +89,11 @@ export class LiteSvmRpc {
    * null): a send lands but its confirmation is held, e.g. to kill the service in between.
    */
   withholdConfirmations = false;
+  /**
+   * The oldest slot whose transactions the node still has (getFirstAvailableBlock): statuses and
+   * transactions that landed before it answer null, as a node without full history does.
+   */
+  firstAvailableSlot = 0;
   private readonly blockhashes = new Map<string, number>();
   private readonly heightAtSlot = new Map<number, number>();
   private readonly tokenAccounts = new Set<string>();
@@ -234,6 +239,14 @@ export class LiteSvmRpc {
       case "getLatestBlockhash":
         this.minContext(cfg(0));
         return this.ctx(this.latestBlockhash());
+      case "isBlockhashValid": {
+        this.minContext(cfg(1));
+        const last = this.blockhashes.get(String(params[0]));
+        const height = this.heightAtSlot.get(this.viewSlot) ?? this.blockHeight;
+        return this.ctx(last !== undefined && height <= last && String(params[0]) === this.svm.latestBlockhash());
+      }
+      case "getFirstAvailableBlock":
+        return this.firstAvailableSlot;
       case "getMinimumBalanceForRentExemption":
         return Number(this.svm.minimumBalanceForRentExemption(BigInt(Number(params[0]))));
       case "getBalance":
@@ -591,6 +604,7 @@ export class LiteSvmRpc {
     return sigs.map((s) => {
       const t = this.withholdConfirmations ? undefined : this.landed.get(String(s));
       if (!t || t.slot > this.viewSlot) return null; // a lagging node has not seen it yet
+      if (t.slot < this.firstAvailableSlot) return null; // pruned from this node's history
       const depth = this.viewSlot - t.slot;
       return {
         slot: t.slot,
@@ -633,7 +647,7 @@ export class LiteSvmRpc {
 
   private transactionJson(signature: string, c: Record<string, unknown>): unknown {
     const t = this.withholdConfirmations ? undefined : this.landed.get(signature);
-    if (!t || t.slot > this.viewSlot) return null;
+    if (!t || t.slot > this.viewSlot || t.slot < this.firstAvailableSlot) return null;
     if (t.tx.version === 0 && c.maxSupportedTransactionVersion !== 0)
       throw new RpcError(
         -32015,

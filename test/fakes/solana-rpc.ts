@@ -307,6 +307,19 @@ export class FakeSolanaRpc {
           slotsInEpoch: 432_000,
           transactionCount: null,
         };
+      case "getLatestBlockhash":
+        // The one blockhash this fake chain knows (the fake aggregator builds with it too).
+        return {
+          context: this.context(),
+          value: { blockhash: this.market.swap.blockhash, lastValidBlockHeight: this.market.swap.lastValidBlockHeight },
+        };
+      case "isBlockhashValid":
+        return {
+          context: this.context(),
+          value: params[0] === this.market.swap.blockhash && this.blockHeight <= this.market.swap.lastValidBlockHeight,
+        };
+      case "getFirstAvailableBlock":
+        return 0;
       case "getMultipleAccounts":
         return this.multipleAccounts(params);
       case "getAccountInfo": {

@@ -57,6 +57,8 @@ export async function startTrading(
   const session = await login(ctx);
   const apiKey = (await createApiKey(ctx, session.token, ["signals"])).key;
 
+  // Agent names are unique per user: unnamed agents are "agent", "agent 2", "agent 3", ...
+  let unnamed = 0;
   const t: TradingContext = {
     fake,
     ctx,
@@ -67,7 +69,10 @@ export async function startTrading(
       const tok = o.token ?? session.token;
       const res = await ctx.request("POST", "/api/v1/agents", {
         token: tok,
-        body: { name: o.name ?? "agent", tradingMode: o.tradingMode ?? "simulation" },
+        body: {
+          name: o.name ?? (++unnamed === 1 ? "agent" : `agent ${unnamed}`),
+          tradingMode: o.tradingMode ?? "simulation",
+        },
       });
       if (res.status !== 201) throw new Error(`agent creation failed: ${res.status} ${await res.text()}`);
       const agent = await json(res);

@@ -21,13 +21,14 @@ const preflight = (ctx: TestContext, origin: string, path = "/api/v1/auth/login"
   });
 
 describe("CORS", () => {
-  test("off by default: no CORS header for any origin, and a preflight is an unknown route", async () => {
+  test("off by default: no CORS header for any origin, and a preflight is a method the path does not take", async () => {
     const ctx = await context();
     const res = await ctx.request("GET", "/api/v1/health/live", { headers: { origin: APP } });
     expect(res.status).toBe(200);
     for (const [name] of res.headers) expect(name.startsWith("access-control-"), name).toBe(false);
     const pre = await preflight(ctx, APP);
-    expect(pre.status).toBe(404);
+    expect(pre.status).toBe(405);
+    expect(pre.headers.get("allow")).toBe("POST");
     expect(pre.headers.get("access-control-allow-origin")).toBeNull();
   });
 
@@ -101,7 +102,8 @@ describe("security headers on every response", () => {
     ],
     ["401 no credential", "GET", "/api/v1/auth/me", {}, 401],
     ["404 unknown route", "GET", "/api/v1/nowhere", {}, 404],
-    ["404 unknown method", "PATCH", "/api/v1/health", {}, 404],
+    ["404 unknown path", "GET", "/api/v1/nothing-here", {}, 404],
+    ["405 known path, another method", "PATCH", "/api/v1/health", {}, 405],
     [
       "413 oversize body",
       "POST",

@@ -72,7 +72,7 @@ describe("400 for bodies the API cannot read", () => {
 });
 
 describe("404 for unknown routes", () => {
-  test("unknown path and known path with another method, in the spec's shape", async () => {
+  test("unknown path 404, known path with another method 405 with Allow, in the spec's shape", async () => {
     const ctx = await context();
     let res = await ctx.request("GET", "/api/v1/does-not-exist");
     expect(res.status).toBe(404);
@@ -81,13 +81,18 @@ describe("404 for unknown routes", () => {
       error: "Route not found: GET /api/v1/does-not-exist",
       code: "NOT_FOUND",
     });
+    // A known path with a method it does not take: 405 naming the methods it does take.
     res = await ctx.request("DELETE", LOGIN);
-    expect(res.status).toBe(404);
+    expect(res.status).toBe(405);
+    expect(res.headers.get("allow")).toBe("POST");
     expect(await json(res)).toEqual({
       success: false,
-      error: "Route not found: DELETE /api/v1/auth/login",
-      code: "NOT_FOUND",
+      error: "Method not allowed: DELETE /api/v1/auth/login",
+      code: "METHOD_NOT_ALLOWED",
     });
+    res = await ctx.request("POST", "/api/v1/agents/0b5e2a4c-7a1d-4d8e-9a51-2f6a3c1d9e10");
+    expect(res.status).toBe(405);
+    expect(res.headers.get("allow")).toBe("GET, PUT, DELETE, HEAD");
   });
 });
 

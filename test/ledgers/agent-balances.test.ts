@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { TokenPriceLookup } from "../../src/ledgers/token-price-lookup.ts";
 import { SOL_MINT } from "../../src/money.ts";
 import { createAgent, insertPosition, simulationWalletOf } from "../agents/fixtures.ts";
-import { assertAuthMatrix } from "../helpers/auth-matrix.ts";
 import { createApiKey, createTestContext, createUser, json, login, type TestContext } from "../helpers/context.ts";
 
 // SPEC "Agent balance", "Agent balance endpoints".
@@ -350,40 +349,10 @@ describe("PUT and DELETE /agent-balances/:id", () => {
   });
 });
 
-test("auth matrix on every balance route", async () => {
-  const mine = await createAgent(ctx, token);
+// The route security matrix is generated for every route (test/http/route-security.test.ts);
+// what it cannot know is that a list filtered by another user's agent is a 404.
+test("a list filtered by another user's agent answers 404", async () => {
   const theirs = await createAgent(ctx, other.token);
-  const myBalance = await json(await post(validBody(mine.id)));
-  const theirBalance = await json(await post(validBody(theirs.id), other.token));
-  await assertAuthMatrix(ctx, {
-    method: "GET",
-    path: `/api/v1/agent-balances?agentId=${mine.id}`,
-    foreignPath: `/api/v1/agent-balances?agentId=${theirs.id}`,
-    scope: "balances",
-    token,
-  });
-  await assertAuthMatrix(ctx, {
-    method: "GET",
-    path: `/api/v1/agent-balances/${myBalance.id}`,
-    foreignPath: `/api/v1/agent-balances/${theirBalance.id}`,
-    scope: "balances",
-    token,
-  });
-  await assertAuthMatrix(ctx, { method: "POST", path: "/api/v1/agent-balances", body: validBody(mine.id), token });
-  await assertAuthMatrix(ctx, {
-    method: "PUT",
-    path: `/api/v1/agent-balances/${myBalance.id}`,
-    foreignPath: `/api/v1/agent-balances/${theirBalance.id}`,
-    body: { balance: "1" },
-    token,
-  });
-  await assertAuthMatrix(ctx, {
-    method: "DELETE",
-    path: `/api/v1/agent-balances/${myBalance.id}`,
-    foreignPath: `/api/v1/agent-balances/${theirBalance.id}`,
-    token,
-  });
-  expect((await ctx.request("GET", `/api/v1/agent-balances/${theirBalance.id}`, { token: other.token })).status).toBe(
-    200,
-  );
+  const res = await ctx.request("GET", `/api/v1/agent-balances?agentId=${theirs.id}`, { token });
+  expect(res.status).toBe(404);
 });

@@ -1,5 +1,6 @@
 import type { Keypair } from "@solana/web3.js";
 import bs58 from "bs58";
+import { ManualClock } from "../../src/clock.ts";
 import { LiveWalletRegistry } from "../../src/wallets/live-wallet-registry.ts";
 import { type ChainAggregator, startChainAggregator } from "../fakes/chain-aggregator.ts";
 import { type LiteSvmRpc, startLiteSvmRpc } from "../fakes/litesvm-rpc.ts";
@@ -21,15 +22,27 @@ export interface LiveService {
   stop(): Promise<void>;
 }
 
-export async function startLiveService(wallet: Keypair): Promise<LiveService> {
+/** A ManualClock whose waits can move the chain on too (a test sets onSleep for a while). */
+export class ChainClock extends ManualClock {
+  onSleep: ((ms: number) => void) | null = null;
+  override async sleep(ms: number): Promise<void> {
+    await super.sleep(ms);
+    this.onSleep?.(ms);
+  }
+}
+
+export async function startLiveService(wallet: Keypair, opts: { clock?: ChainClock } = {}): Promise<LiveService> {
   const chain = await startLiteSvmRpc();
   const agg = await startChainAggregator(chain);
   chain.airdrop(wallet.publicKey, 2_000_000_000n);
   const fake = await startFakeMarket();
   const ctx = await createTestContext({
+    clock: opts.clock,
     env: {
       SWAP_AGGREGATOR_URL: agg.url,
       SOL_PRICE_FEED_URL: agg.url,
+      // Market data (DexScreener's shape) from the fake market: a live buy's second price source.
+      MARKET_DATA_URL: fake.url,
       SOLANA_RPC_URL: chain.url,
       LIVE_TRADING_ENABLED: "true",
       WALLETS_RATE_LIMIT_PER_MINUTE: "100000",

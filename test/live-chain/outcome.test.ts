@@ -6,6 +6,7 @@ import {
   broadcastUntilSettled,
   classifyAttempt,
   classifySend,
+  judgeAttempt,
 } from "../../src/trading/live/outcome.ts";
 import type { Pool } from "../fakes/chain-aggregator.ts";
 import { type ChainContext, signedBase64, startChain } from "./chain-context.ts";
@@ -128,7 +129,13 @@ describe("broadcastUntilSettled against litesvm", () => {
     const s = await c.swap("buy", pool, 100_000_000n);
     const raw = signedBase64(s.tx, c.wallet);
     const signature = (await import("bs58")).default.encode(s.tx.signatures[0]!);
-    return { raw, signature, lastValidBlockHeight: s.lastValidBlockHeight };
+    const attempt = {
+      signature,
+      blockhash: s.tx.message.recentBlockhash,
+      lastValidBlockHeight: s.lastValidBlockHeight,
+      signedAtSlot: c.chain.slot,
+    };
+    return { raw, signature, lastValidBlockHeight: s.lastValidBlockHeight, attempt };
   }
 
   test("a send that errors but lands is found by its signature, and landed once", async () => {
@@ -137,7 +144,7 @@ describe("broadcastUntilSettled against litesvm", () => {
     const clock = chainClock(c);
     const r = await broadcastUntilSettled(
       { chain: rpcSendChain(c.rpc), clock },
-      { signedBase64: b.raw, signature: b.signature, lastValidBlockHeight: b.lastValidBlockHeight },
+      { signedBase64: b.raw, attempt: b.attempt },
     );
     expect(r.state.kind).toBe("landed");
     expect(r.sendErrors).toBe(1);
@@ -155,7 +162,7 @@ describe("broadcastUntilSettled against litesvm", () => {
     const clock = chainClock(c);
     const r = await broadcastUntilSettled(
       { chain: rpcSendChain(c.rpc), clock },
-      { signedBase64: b.raw, signature: b.signature, lastValidBlockHeight: b.lastValidBlockHeight },
+      { signedBase64: b.raw, attempt: b.attempt },
     );
     expect(r.state.kind).toBe("landed");
     expect(r.sends).toBe(4);
@@ -175,7 +182,7 @@ describe("broadcastUntilSettled against litesvm", () => {
     // Before the height passes: still pending after 10 rounds (20 s = 50 slots).
     const early = await broadcastUntilSettled(
       { chain, clock },
-      { signedBase64: b.raw, signature: b.signature, lastValidBlockHeight: b.lastValidBlockHeight, maxRounds: 10 },
+      { signedBase64: b.raw, attempt: b.attempt, maxRounds: 10 },
     );
     expect(early.state.kind).toBe("pending");
     expect(c.chain.blockHeight).toBeLessThanOrEqual(b.lastValidBlockHeight);
@@ -192,7 +199,7 @@ describe("broadcastUntilSettled against litesvm", () => {
 
     const late = await broadcastUntilSettled(
       { chain, clock },
-      { signedBase64: b.raw, signature: b.signature, lastValidBlockHeight: b.lastValidBlockHeight, maxRounds: 10 },
+      { signedBase64: b.raw, attempt: b.attempt, maxRounds: 10 },
     );
     expect(late.state.kind).toBe("expired");
     expect(late.sends).toBe(1); // past the height nothing more is sent after this round's read
@@ -209,5 +216,39 @@ describe("broadcastUntilSettled against litesvm", () => {
     const status = await chain.readStatus(b.signature);
     expect(status.status).toBeNull();
     expect(classifyAttempt({ lastValidBlockHeight: b.lastValidBlockHeight, height, status }).kind).toBe("pending");
+  });
+
+  test("judgeAttempt: past the height and unknown to the node is expired only when the node's history reaches the signing slot; else unknown", async () => {
+    const b = await signedBuy();
+    const chain = rpcSendChain(c.rpc);
+    await c.rpc.sendTransaction(b.raw, { skipPreflight: true }); // it DID land
+    const landedAt = c.chain.landed.get(b.signature)!.slot;
+    c.chain.advance(b.lastValidBlockHeight - c.chain.blockHeight + 1);
+    // A node that pruned the landing slot answers null for it: that null must not be proof.
+    c.chain.firstAvailableSlot = landedAt + 1;
+    const height = await chain.readHeight();
+    const status = await chain.readStatus(b.signature);
+    expect(status.status).toBeNull();
+    expect(classifyAttempt({ lastValidBlockHeight: b.lastValidBlockHeight, height, status }).kind).toBe("expired");
+    const judged = await judgeAttempt(chain, b.attempt, height, status);
+    expect(judged.kind).toBe("unknown");
+    // A node with history back to the signing slot finds it: landed.
+    c.chain.firstAvailableSlot = 0;
+    const full = await chain.readStatus(b.signature);
+    expect((await judgeAttempt(chain, b.attempt, await chain.readHeight(), full)).kind).toBe("landed");
+  });
+
+  test("judgeAttempt: a transaction that never landed is expired with full history, and pending while its blockhash is still valid", async () => {
+    const b = await signedBuy();
+    const chain = rpcSendChain(c.rpc);
+    // The recorded height claims expiry early (as a stale one would): the node still accepts the blockhash.
+    const early = { ...b.attempt, lastValidBlockHeight: c.chain.blockHeight - 1 };
+    const h0 = await chain.readHeight();
+    const s0 = await chain.readStatus(b.signature);
+    expect((await judgeAttempt(chain, early, h0, s0)).kind).toBe("pending");
+    c.chain.advance(b.lastValidBlockHeight - c.chain.blockHeight + 1);
+    const height = await chain.readHeight();
+    const status = await chain.readStatus(b.signature);
+    expect((await judgeAttempt(chain, b.attempt, height, status)).kind).toBe("expired");
   });
 });

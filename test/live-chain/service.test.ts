@@ -131,9 +131,11 @@ describe("the service on a real chain", () => {
     expect(walletTxs()).toBe(2);
   });
 
-  test("a brand-new token Price API v3 omits: bought (decimals from the mint account), priced by the monitor from a sell quote, its take-profit fires", async () => {
+  test("a brand-new token Price API v3 omits: bought against the market data's price (decimals from the mint account), priced by the monitor from a sell quote, its take-profit fires", async () => {
     pool = agg.addPool({ lamportsPerToken: 2_000_000n, decimals: 9, unpriced: true });
     const mint = pool.mint.toBase58();
+    // The buy's floor needs an independent price: market data has one (0.002 SOL at $150).
+    service.fake.setToken(mint, { symbol: "NEW", priceUsd: "0.3", decimals: 9 });
     const agentId = await liveAgent({
       takeProfit: { enabled: true, percentage: 50, sellPercentage: 50, maxLevels: 3 },
     });

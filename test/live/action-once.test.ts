@@ -34,7 +34,10 @@ function sent(intent: LiveIntent): string {
       inputAtomic: "1",
       expectedOutputAtomic: "1",
       tokenDecimals: 5,
+      blockhash: "B",
       lastValidBlockHeight: 1,
+      signedAtSlot: 1,
+      priorityFeeLamports: 0,
     },
     intent,
   );

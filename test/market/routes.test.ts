@@ -1,6 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { type FakeMarket, startFakeMarket } from "../fakes/market.ts";
-import { assertAuthMatrix } from "../helpers/auth-matrix.ts";
 import { createTestContext, createUser, json, login, type TestContext } from "../helpers/context.ts";
 import { until } from "./helpers.ts";
 
@@ -31,12 +30,6 @@ const withFake = (env: Record<string, string> = {}, market: Record<string, unkno
 };
 
 describe("GET /price-feeds/sol-usd", () => {
-  test("auth matrix (JWT only)", async () => {
-    ctx = await createTestContext();
-    const { token } = await login(ctx);
-    await assertAuthMatrix(ctx, { method: "GET", path: "/api/v1/price-feeds/sol-usd", token });
-  });
-
   test("the test default (every source off): 503 naming what to set, and nothing connects", async () => {
     ctx = await createTestContext();
     const { token } = await login(ctx);
@@ -135,12 +128,6 @@ describe("GET /price-feeds/sol-usd", () => {
 });
 
 describe("GET /data-sources/status", () => {
-  test("auth matrix (JWT only)", async () => {
-    ctx = await createTestContext();
-    const { token } = await login(ctx);
-    await assertAuthMatrix(ctx, { method: "GET", path: "/api/v1/data-sources/status", token });
-  });
-
   test("the test default: every source off", async () => {
     ctx = await createTestContext();
     const { token } = await login(ctx);

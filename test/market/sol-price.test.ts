@@ -81,7 +81,9 @@ describe("stream mode (priceNetwork configured)", () => {
   });
 
   test("stale after more than 60 s without an update, fresh again with the next one", async () => {
-    h = marketHarness(fake);
+    // The idle watchdog would take a minute of clock silence for a dropped stream (tested apart);
+    // here only the price's age may make it stale.
+    h = marketHarness(fake, {}, { solPrice: { idleTimeoutMs: 10 * 60_000 } });
     h.market.solPrice.start();
     await until(() => price()?.isStale === false, "fresh");
     h.clock.advance(60_000);

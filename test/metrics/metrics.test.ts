@@ -24,6 +24,20 @@ function expectFamily(families: Map<string, Family>, name: string, type: string)
 }
 
 describe("exposition", () => {
+  test("GET /api/v1/metrics serves the same exposition as GET /metrics", async () => {
+    const ctx = await context();
+    const root = await ctx.request("GET", "/metrics");
+    const api = await ctx.request("GET", "/api/v1/metrics");
+    expect(api.status).toBe(200);
+    expect(api.headers.get("content-type")).toBe(root.headers.get("content-type"));
+    // Same families with the same types and help (values move between two scrapes).
+    const a = parseExposition(await root.text());
+    const b = parseExposition(await api.text());
+    expect([...b.keys()].toSorted()).toEqual([...a.keys()].toSorted());
+    for (const [name, f] of a)
+      expect({ type: b.get(name)?.type, help: b.get(name)?.help }, name).toEqual({ type: f.type, help: f.help });
+  });
+
   test("no credential, Prometheus text content type, process CPU and memory", async () => {
     const ctx = await context();
     const res = await ctx.request("GET", "/metrics");
@@ -97,7 +111,7 @@ describe("http_requests_total and http_request_duration_seconds", () => {
     expect((await ctx.request("GET", `/api/v1/api-keys/${id}`, { token })).status).toBe(404); // handler's NotFound
     expect((await ctx.request("GET", "/api/v1/api-keys/not-a-uuid", { token })).status).toBe(400); // validator
     expect((await ctx.request("GET", `/api/v1/no-such-thing/${id}`)).status).toBe(404); // no route
-    expect((await ctx.request("DELETE", "/api/v1/health")).status).toBe(404); // path exists, method does not
+    expect((await ctx.request("DELETE", "/api/v1/health")).status).toBe(405); // path exists, method does not
     expect(
       (
         await ctx.request("POST", "/api/v1/auth/login", {
@@ -118,7 +132,7 @@ describe("http_requests_total and http_request_duration_seconds", () => {
     expect(count({ method: "GET", status: "404", route: "/api/v1/api-keys/:id" })).toBe(1);
     expect(count({ method: "GET", status: "400", route: "/api/v1/api-keys/:id" })).toBe(1);
     expect(count({ method: "GET", status: "404", route: "unmatched" })).toBe(1);
-    expect(count({ method: "DELETE", status: "404", route: "unmatched" })).toBe(1);
+    expect(count({ method: "DELETE", status: "405", route: "unmatched" })).toBe(1);
     expect(count({ method: "POST", status: "400", route: "/api/v1/auth/login" })).toBe(1);
     expect(count({ method: "POST", status: "200", route: "/api/v1/auth/login" })).toBe(1);
   });

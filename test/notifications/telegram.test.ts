@@ -1,5 +1,6 @@
 import { afterEach, expect, test } from "bun:test";
 import { ManualClock } from "../../src/clock.ts";
+import { pollBackoffMs } from "../../src/notifications/telegram/bot.ts";
 import { NOT_LINKED_TEXT } from "../../src/notifications/telegram/messages.ts";
 import { type FakeTelegram, startFakeTelegram } from "../fakes/telegram.ts";
 import { json, login } from "../helpers/context.ts";
@@ -75,7 +76,12 @@ test("linking with a one-time code; a non-linked chat gets no data", async () =>
   for (const secret of [position.id, "BONK", "alpha", agent.id]) expect(all).not.toContain(secret);
 
   const status = await json(await t.ctx.request("GET", "/api/v1/notifications/telegram", { token: t.token }));
-  expect(status).toEqual({ configured: true, chats: [{ chatId: String(LINKED), linkedAt: expect.any(String) }] });
+  expect(status).toEqual({
+    configured: true,
+    authorized: true,
+    lastError: null,
+    chats: [{ chatId: String(LINKED), linkedAt: expect.any(String) }],
+  });
 });
 
 test("an expired code does not link", async () => {
@@ -237,4 +243,32 @@ test("/unlink stops notifications; DELETE of a chat unlinks it from the API", as
   await t.settle();
   await poll();
   expect(tg.messagesTo(LINKED).some((m) => m.text.startsWith("🟢"))).toBe(false);
+});
+
+test("a token the Bot API refuses: authorized false with the error, no link code, and polling backs off", async () => {
+  const tg = await startFakeTelegram();
+  const t = await startTrading({ env: { ...tg.env(), TELEGRAM_BOT_TOKEN: "999999:REFUSED-token-abcdefghijklmnop" } });
+  cleanups.push(
+    () => tg.close(),
+    () => t.close(),
+  );
+  const status = async () => json(await t.ctx.request("GET", "/api/v1/notifications/telegram", { token: t.token }));
+  // Before the Bot API answered anything: not known yet.
+  expect(await status()).toEqual({ configured: true, authorized: null, lastError: null, chats: [] });
+
+  await expect(t.ctx.services.notifications.telegram!.bot.pollOnce(0)).rejects.toThrow();
+  const after = await status();
+  expect(after).toEqual({ configured: true, authorized: false, lastError: "401 Unauthorized", chats: [] });
+  expect(JSON.stringify(after)).not.toContain("REFUSED");
+
+  const link = await t.ctx.request("POST", "/api/v1/notifications/telegram/link", { token: t.token });
+  expect(link.status).toBe(503);
+  expect((await json(link)).error).toBe("The Telegram Bot API refused TELEGRAM_BOT_TOKEN; fix it and restart");
+});
+
+test("polling backs off: 5 s doubling to 5 minutes, and 5 minutes at once for a refused token", () => {
+  expect([1, 2, 3, 4, 5, 6, 7, 20].map((n) => pollBackoffMs(n, false))).toEqual([
+    5_000, 10_000, 20_000, 40_000, 80_000, 160_000, 300_000, 300_000,
+  ]);
+  expect(pollBackoffMs(1, true)).toBe(300_000);
 });

@@ -50,6 +50,8 @@ test("a verifying receiver gets position.opened on the first delivery tick after
   expect(got?.payload?.type).toBe("position.opened");
   expect(got?.payload?.data.positionId).toBe(position.id);
   expect(got?.payload?.data.agentId).toBe(agent.id);
+  // The message names the agent and the token, not only their ids (PRODUCT.md §7).
+  expect(got?.payload?.data).toMatchObject({ agentName: "agent", tokenSymbol: "BONK" });
   expect(got?.id).toMatch(/^msg_[0-9a-f]{32}$/);
   expect(got?.signature).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
   // Events the endpoint did not subscribe to (trade.executed) were not queued.
@@ -264,4 +266,36 @@ test("at most WEBHOOK_MAX_IN_FLIGHT deliveries are attempted at once", async () 
   expect((await worker.tick()).attempted).toBe(2);
   expect((await worker.tick()).attempted).toBe(1);
   expect(receiver.verified()).toHaveLength(5);
+});
+
+test("WEBHOOK_TIMEOUT_SECONDS bounds one delivery: a receiver that never answers fails it after that long", async () => {
+  const t = await startTrading({
+    clock: new ManualClock(Date.now()),
+    env: { WEBHOOK_ALLOW_PRIVATE_URLS: "true", WEBHOOK_TIMEOUT_SECONDS: "1" },
+  });
+  let answer: () => void = () => {};
+  const silent = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch: () => new Promise<Response>((resolve) => (answer = () => resolve(new Response("late")))),
+  });
+  cleanups.push(
+    () => t.close(),
+    async () => {
+      answer();
+      await silent.stop(true);
+    },
+  );
+  await createWebhook(t.ctx, t.token, `http://127.0.0.1:${silent.port}/hook`, ["position.opened"]);
+  await t.createAgent();
+  await t.postSignal();
+  await t.settle();
+  const started = performance.now();
+  const report = await t.ctx.services.notifications.webhookWorker.tick();
+  const took = performance.now() - started;
+  expect(report).toEqual({ attempted: 1, delivered: 0, failed: 1 });
+  expect(took).toBeGreaterThanOrEqual(990);
+  expect(took).toBeLessThan(4_000);
+  const row = t.ctx.database.sqlite.query<{ error: string }, []>("SELECT error FROM webhook_attempts").get();
+  expect(row?.error).toBe("Timed out after 1000 ms");
 });

@@ -87,6 +87,7 @@ describe("eligibility end to end: one signal, one failing rule per agent", () =>
       automation: await t.createAgent({ name: "automation-off", automated: false }),
       live_trading: liveAgent,
       signal_strength: await t.createAgent({ name: "strength", config: { filters: { minSignalStrength: 5 } } }),
+      signal_type: await t.createAgent({ name: "types", config: { filters: { signalTypes: ["hold", "dip"] } } }),
       allowed_tokens: await t.createAgent({ name: "allowed", config: { filters: { allowedTokens: [MINT2] } } }),
       blocked_tokens: await t.createAgent({ name: "blocked", config: { filters: { blockedTokens: [MINT2, MINT] } } }),
       open_position: openPosition,
@@ -108,6 +109,7 @@ describe("eligibility end to end: one signal, one failing rule per agent", () =>
       config: {
         filters: {
           minSignalStrength: 4,
+          signalTypes: ["dip", "Buy"],
           allowedTokens: [MINT],
           blockedTokens: [MINT2],
           minMarketCap: 3_000_000,
@@ -140,6 +142,7 @@ describe("eligibility end to end: one signal, one failing rule per agent", () =>
     const reason = (rule: string) => evaluation(signal.id, agents[rule]!.id)!.reason;
     expect(reason("automation")).toBe("automation: Automated trading is disabled for simulation mode");
     expect(reason("signal_strength")).toBe("signal_strength: Signal strength 4 is below the minimum 5");
+    expect(reason("signal_type")).toBe('signal_type: Signal type "buy" is not in signalTypes');
     expect(reason("allowed_tokens")).toBe(`allowed_tokens: Token ${MINT} is not in allowedTokens`);
     expect(reason("blocked_tokens")).toBe(`blocked_tokens: Token ${MINT} is in blockedTokens`);
     expect(reason("trade_interval")).toBe(

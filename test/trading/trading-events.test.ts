@@ -57,6 +57,9 @@ describe("trading events", () => {
         userId: me,
         data: {
           agentId: agent.id,
+          // Every agent event names the agent and the token (PRODUCT.md §7).
+          agentName: "agent",
+          tokenSymbol: "BONK",
           signalId: signal.id,
           tokenAddress: MINT,
           side: "buy",
@@ -74,6 +77,7 @@ describe("trading events", () => {
         data: {
           positionId: pos.id,
           agentId: agent.id,
+          agentName: "agent",
           tokenAddress: MINT,
           tokenSymbol: "BONK",
           amount: "5000",
@@ -91,7 +95,14 @@ describe("trading events", () => {
     expect(tickEvents[0]).toEqual({
       type: "position.updated",
       userId: me,
-      data: { positionId: pos.id, agentId: agent.id, change: "peak", peakPriceSol: "0.00015" },
+      data: {
+        positionId: pos.id,
+        agentId: agent.id,
+        agentName: "agent",
+        tokenSymbol: "BONK",
+        change: "peak",
+        peakPriceSol: "0.00015",
+      },
     });
     expect(tickEvents[1]).toMatchObject({
       userId: me,
@@ -111,6 +122,8 @@ describe("trading events", () => {
       data: {
         positionId: pos.id,
         agentId: agent.id,
+        agentName: "agent",
+        tokenSymbol: "BONK",
         change: "take_profit",
         levelsHit: 1,
         remainingAmount: "2500",
@@ -144,6 +157,8 @@ describe("trading events", () => {
       data: {
         positionId: pos.id,
         agentId: agent.id,
+        agentName: "agent",
+        tokenSymbol: "BONK",
         tokenAddress: MINT,
         reason: "manual",
         historicalSwapId: closed.historicalSwapId,
@@ -164,6 +179,9 @@ describe("trading events", () => {
     expect(failed[0]!.userId).toBe(t.userId);
     expect(failed[0]!.data).toMatchObject({
       agentId: agent.id,
+      // No position: the symbol comes from the signal.
+      agentName: "agent",
+      tokenSymbol: "WIF",
       signalId: signal.id,
       tokenAddress: MINT2,
       side: "buy",

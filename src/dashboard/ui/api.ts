@@ -66,6 +66,9 @@ export function refreshAccess(): Promise<string | null> {
 /** On page load: resume the session from the cookie when there is one. */
 export async function resumeSession(): Promise<void> {
   try {
+    // Without the session hint cookie (set beside the HttpOnly refresh cookie) there is nothing to
+    // resume: asking anyway would log a refused refresh on every first visit.
+    if (!document.cookie.split("; ").includes("trading_agent_session=1")) return;
     const token = await postRefresh();
     if (token) {
       const me = await fetch("/api/v1/auth/me", { headers: { Authorization: `Bearer ${token}` } });

@@ -4,7 +4,10 @@
 // DEFAULT_TRADING_CONFIG, so a new or changed field fails a test until it is described here.
 // Fields the server returns that are not in this table are still editable (generic inputs).
 
-export type FieldKind = "number" | "integer" | "boolean" | "choice" | "nullableNumber" | "tokenList";
+export type FieldKind = "number" | "integer" | "boolean" | "choice" | "nullableNumber" | "tokenList" | "textList";
+
+/** Kinds edited as a list of words, one per line. */
+export const isListKind = (kind: FieldKind): boolean => kind === "tokenList" || kind === "textList";
 
 export interface ConfigField {
   path: string;
@@ -144,6 +147,14 @@ export const CONFIG_FIELDS: readonly ConfigField[] = [
     unit: "mint addresses, one per line",
   },
   { path: "filters.minSignalStrength", label: "Minimum signal strength", kind: "integer", default: 1, range: "1 to 5" },
+  {
+    path: "filters.signalTypes",
+    label: "Signal types to buy on",
+    kind: "textList",
+    default: [],
+    unit: "signal types, one per line",
+    range: "empty = every type except sell, exit, close",
+  },
   {
     path: "filters.rejectFreezeAuthority",
     label: "Reject tokens with a freeze authority",

@@ -7,18 +7,24 @@ const toNum = (v: unknown): number | null => {
   return Number.isFinite(n) ? n : null;
 };
 
+/**
+ * Below 1, four significant digits: a micro-priced token's 0.000000142857 reads 0.0000001429, not
+ * 0.00000014, whose next tick would look like a jump. From 1 up, `maxDigits` decimals.
+ */
 export function fmtNum(v: unknown, maxDigits = 4): string {
   const n = toNum(v);
   if (n === null) return "–";
-  const digits = Math.abs(n) !== 0 && Math.abs(n) < 0.001 ? 8 : maxDigits;
-  return n.toLocaleString(undefined, { maximumFractionDigits: digits });
+  if (n !== 0 && Math.abs(n) < 1) return n.toLocaleString(undefined, { maximumSignificantDigits: 4 });
+  return n.toLocaleString(undefined, { maximumFractionDigits: maxDigits });
 }
 
 export const fmtSol = (v: unknown) => `${fmtNum(v, 4)} SOL`;
 export function fmtUsd(v: unknown): string {
   const n = toNum(v);
   if (n === null) return "–";
-  return `${n < 0 ? "−" : ""}$${Math.abs(n).toLocaleString(undefined, { maximumFractionDigits: Math.abs(n) < 1 ? 6 : 2 })}`;
+  const abs = Math.abs(n);
+  const digits = abs !== 0 && abs < 1 ? { maximumSignificantDigits: 4 } : { maximumFractionDigits: 2 };
+  return `${n < 0 ? "−" : ""}$${abs.toLocaleString(undefined, digits)}`;
 }
 export function fmtPct(v: unknown): string {
   const n = toNum(v);

@@ -1,10 +1,13 @@
 import { signal } from "@preact/signals";
 import { refreshAccess, session } from "./api.ts";
+import { rememberFromEvent } from "./names.ts";
 
 // One EventSource for the whole page: GET /api/v1/events with the access token in the query
 // (EventSource cannot send headers). The server ends the stream when that token expires; the
 // browser's own reconnect then gets 401 and gives up, so on a closed stream we fetch a fresh
 // token and reopen from the last event id (?lastEventId=): nothing is lost in between.
+// The first connection of a page asks for ?lastEventId=0: the server replays what its buffer
+// still holds of this user's events, so the live feed shows the latest ones again after a reload.
 
 export type EventType =
   | "signal.created"
@@ -35,8 +38,11 @@ const TYPES: EventType[] = [
 ];
 
 export const streamState = signal<"off" | "connecting" | "open" | "reconnecting">("off");
-/** The latest events (newest first), for the overview's feed. */
+/** The latest events worth a line in the overview's feed (newest first, at most FEED_SIZE). */
 export const recentEvents = signal<ServiceEvent[]>([]);
+export const FEED_SIZE = 50;
+/** Price ticks and peak updates are too frequent to crowd the feed. */
+const inFeed = (e: ServiceEvent) => e.type !== "price.sol" && e.type !== "position.updated";
 
 const listeners = new Set<(e: ServiceEvent) => void>();
 let source: EventSource | null = null;
@@ -56,7 +62,11 @@ function dispatch(raw: MessageEvent<string>): void {
   } catch {
     return;
   }
-  if (e.type !== "price.sol") recentEvents.value = [e, ...recentEvents.value].slice(0, 50);
+  rememberFromEvent(e.data);
+  // A reconnect may replay what the feed holds; ids restart with the service, hence the time too.
+  if (inFeed(e) && !recentEvents.value.some((r) => r.id === e.id && r.time === e.time)) {
+    recentEvents.value = [e, ...recentEvents.value].slice(0, FEED_SIZE);
+  }
   for (const fn of listeners) fn(e);
 }
 
@@ -64,7 +74,7 @@ export function startStream(): void {
   if (source || !session.value) return;
   clearTimeout(retry);
   const params = new URLSearchParams({ access_token: session.value.accessToken });
-  if (lastId) params.set("lastEventId", lastId);
+  params.set("lastEventId", lastId ?? "0");
   streamState.value = streamState.value === "off" ? "connecting" : "reconnecting";
   const es = new EventSource(`/api/v1/events?${params}`);
   source = es;

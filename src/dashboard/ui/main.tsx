@@ -2,6 +2,7 @@ import "uplot/dist/uPlot.min.css";
 import "./style.css";
 import "./parts.css";
 import "./settings.css";
+import "./depth.css";
 import { render } from "preact";
 import { useEffect } from "preact/hooks";
 import { logout, resumeSession, session, sessionChecked } from "./api.ts";
@@ -37,6 +38,10 @@ function Nav() {
         {link(href("notifications"), "Notifications", top === "notifications")}
       </nav>
       <div class="row">
+        {/* The browsable reference of /api/v1 (served by this service, nothing loads from outside). */}
+        <a class="header-link" href="/api/v1/docs" target="_blank" rel="noopener">
+          API reference
+        </a>
         <span class={`stream ${streamState.value}`} title="Live event stream">
           {streamState.value === "open" ? "Live" : streamState.value === "off" ? "Offline" : "Reconnecting…"}
         </span>
@@ -50,8 +55,8 @@ function Nav() {
 }
 
 function Page() {
-  const [top, id, tab] = route.value;
-  if (top === "agents" && id) return <AgentPage id={id} tab={tab ?? "positions"} />;
+  const [top, id, tab, sub] = route.value;
+  if (top === "agents" && id) return <AgentPage id={id} tab={tab ?? "positions"} sub={sub} />;
   if (top === "signals" && id) return <SignalDetailPage id={id} />;
   if (top === "signals") return <SignalsPage />;
   if (top === "api-keys") return <ApiKeysPage />;

@@ -43,7 +43,45 @@ export interface Position {
   profitLoss: { native: number; usd: number; percent: number; priceChangePercent: number };
   stopLoss: { percentage: number; peakPrice: number };
   takeProfit: { remainingAmount: number; levelsHit: number; realizedProfitSol: number; moonBagActivated: boolean };
+  /** The rules' price levels now (SOL); absent from servers that do not report them. */
+  levels?: {
+    stopLossPrice: number | null;
+    takeProfit: Array<{ level: number; price: number; hit: boolean }>;
+    dca: Array<{ order: number; price: number }>;
+    dcaOrdersFilled: number;
+  };
   createdAt: string;
+}
+
+export interface ModeTotals {
+  solBalance: string;
+  openPositions: number;
+  positionsValueSol: string;
+  totalValueSol: string;
+  totalValueUsd: string | null;
+  realizedProfitLossSol: string;
+  realizedProfitLossUsd: string;
+  unrealizedProfitLossSol: string;
+  unrealizedProfitLossUsd: string;
+  closedTrades: number;
+  today: { realizedProfitLossSol: string; realizedProfitLossUsd: string; closedTrades: number };
+}
+
+/** GET /portfolio: totals across the user's agents, per trading mode. */
+export interface Portfolio {
+  agents: number;
+  solUsdPrice: string | null;
+  todayStart: string;
+  simulation: ModeTotals;
+  live: ModeTotals;
+}
+
+export interface PriceBar {
+  time: string;
+  open: string;
+  high: string;
+  low: string;
+  close: string;
 }
 
 export interface Swap {
@@ -75,6 +113,9 @@ export interface Transaction {
   isDca: boolean;
   isTakeProfit: boolean;
   fees: string;
+  /** confirmed, pending (live, awaiting the chain), unknown (live, not provable: see the page's note), failed. */
+  status: string;
+  transactionHash: string | null;
 }
 
 export interface Signal {

@@ -20,6 +20,8 @@ export type NewSignal = Pick<
 
 export interface SignalQuery {
   tokenAddress?: string;
+  /** The signal's symbol, any case. */
+  symbol?: string;
   signalType?: string;
   startDate?: string;
   endDate?: string;
@@ -39,6 +41,10 @@ function where(userId: string, f: SignalQuery): { sql: string; params: Param[] }
   if (f.tokenAddress) {
     clauses.push("token_address = ?");
     params.push(f.tokenAddress);
+  }
+  if (f.symbol) {
+    clauses.push("symbol = ? COLLATE NOCASE");
+    params.push(f.symbol);
   }
   if (f.signalType) {
     clauses.push("signal_type = ?");

@@ -1,5 +1,8 @@
+import { sql } from "drizzle-orm";
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { users } from "./users.ts";
+
+export const AGENT_NAME_INDEX = "agents_user_name_uq";
 
 export const agents = sqliteTable(
   "agents",
@@ -17,7 +20,13 @@ export const agents = sqliteTable(
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
   },
-  (t) => [index("agents_user_created_idx").on(t.userId, t.createdAt)],
+  (t) => [
+    index("agents_user_created_idx").on(t.userId, t.createdAt),
+    // Names are unique per user, ignoring letter case, because Telegram's /pause NAME and the
+    // signal decisions name agents (PRODUCT.md §7). Databases created before the index get it
+    // from src/db/schema-repairs.ts, which renames existing duplicates first.
+    uniqueIndex(AGENT_NAME_INDEX).on(t.userId, sql`lower(${t.name})`),
+  ],
 );
 
 /** Only the fields the user changed; GET merges them over the defaults (SPEC "Agent trading configuration"). */

@@ -190,9 +190,11 @@ export const historicalSwaps = sqliteTable(
   "historical_swaps",
   {
     id: text("id").primaryKey(),
-    agentId: text("agent_id")
-      .notNull()
-      .references(() => agents.id, { onDelete: "cascade" }),
+    /**
+     * No foreign key: a journal row outlives its agent (a swap that lands after the agent is
+     * gone must still be found by signature, with the wallet that paid for it).
+     */
+    agentId: text("agent_id").notNull(),
     walletAddress: text("wallet_address").notNull(),
     tokenAddress: text("token_address").notNull(),
     tokenSymbol: text("token_symbol").notNull(),
@@ -230,9 +232,11 @@ export const liveTrades = sqliteTable(
   "live_trades",
   {
     signature: text("signature").primaryKey(),
-    agentId: text("agent_id")
-      .notNull()
-      .references(() => agents.id, { onDelete: "cascade" }),
+    /**
+     * No foreign key: a journal row outlives its agent (a swap that lands after the agent is
+     * gone must still be found by signature, with the wallet that paid for it).
+     */
+    agentId: text("agent_id").notNull(),
     walletAddress: text("wallet_address").notNull(),
     tokenAddress: text("token_address").notNull(),
     side: text("side", { enum: ["BUY", "SELL"] }).notNull(),
@@ -240,7 +244,14 @@ export const liveTrades = sqliteTable(
     inputAtomic: text("input_atomic").notNull(),
     expectedOutputAtomic: text("expected_output_atomic").notNull(),
     tokenDecimals: integer("token_decimals").notNull(),
+    /** The transaction's blockhash and its last valid height, both from our own getLatestBlockhash. */
+    blockhash: text("blockhash").notNull(),
     lastValidBlockHeight: integer("last_valid_block_height").notNull(),
+    /** The context slot of that getLatestBlockhash answer: the transaction cannot land at or before it. */
+    signedAtSlot: integer("signed_at_slot").notNull(),
+    /** The priority fee the transaction pays (lamports); an exit re-sent after expiry pays more. */
+    priorityFeeLamports: integer("priority_fee_lamports").notNull(),
+    /** sending | pending | confirmed | failed | expired | unknown (live-journal.ts). */
     status: text("status").notNull(),
     /** What the trade was for (open, dca, take_profit, close) as JSON; set when it is pending. */
     intent: text("intent"),
@@ -253,5 +264,6 @@ export const liveTrades = sqliteTable(
   (t) => [
     index("live_trades_status_idx").on(t.status),
     index("live_trades_agent_token_idx").on(t.agentId, t.tokenAddress),
+    index("live_trades_wallet_idx").on(t.walletAddress),
   ],
 );

@@ -37,11 +37,12 @@ const bearer = (c: Context): string | undefined => bearerOf(c.req.header("author
 const looksLikeApiKey = (v: string | undefined) => v?.startsWith("svc_");
 
 /**
- * The API key a request presents: X-Api-Key when sent (whatever it holds), else a bearer token
- * that looks like a key. Also used by the signal route served in front of the chain.
+ * The API key a request presents: X-Api-Key when sent with a value (whatever it holds), else a
+ * bearer token that looks like a key. An empty X-Api-Key is no key at all: clients and proxies
+ * send the header empty when a variable is unset, and the request's JWT then decides.
  */
-export function presentedApiKey(xApiKey: string | null | undefined, authorization: string | null | undefined) {
-  if (xApiKey !== null && xApiKey !== undefined) return xApiKey;
+function presentedApiKey(xApiKey: string | null | undefined, authorization: string | null | undefined) {
+  if (xApiKey) return xApiKey;
   const token = bearerOf(authorization);
   return looksLikeApiKey(token) ? token : undefined;
 }
@@ -106,7 +107,7 @@ export function createAuthMiddleware(deps: AuthDeps) {
   const requireUser =
     (opts: { queryToken?: string } = {}): MiddlewareHandler<AppEnv> =>
     async (c, next) => {
-      if (c.req.header("x-api-key") !== undefined || looksLikeApiKey(bearer(c))) verifyKey(c, "full_access");
+      if (c.req.header("x-api-key") || looksLikeApiKey(bearer(c))) verifyKey(c, "full_access");
       else await verifyJwt(c, jwtFrom(c, opts.queryToken));
       await next();
     };
@@ -134,7 +135,7 @@ export function createAuthMiddleware(deps: AuthDeps) {
     (scope: Scope): MiddlewareHandler<AppEnv> =>
     async (c, next) => {
       const token = bearer(c);
-      if (c.req.header("x-api-key") !== undefined || looksLikeApiKey(token)) verifyKey(c, scope);
+      if (c.req.header("x-api-key") || looksLikeApiKey(token)) verifyKey(c, scope);
       else {
         const checking = verifyJwt(c, token);
         if (checking) await checking;
@@ -152,23 +153,7 @@ export function createAuthMiddleware(deps: AuthDeps) {
     return (c, next) => (c.req.method === "GET" ? read(c, next) : write(c, next));
   };
 
-  /**
-   * The user of a bearer token whose claims are remembered and which every check `verifyJwt`
-   * makes still accepts (not expired, not revoked, the user active); undefined otherwise, and then
-   * the caller sends the request through the chain, which answers whatever the refusal is.
-   * Nothing here verifies a signature: only a token verified before passes.
-   */
-  const rememberedJwtUser = (authorization: string | null): string | undefined => {
-    const token = bearerOf(authorization);
-    if (!token || looksLikeApiKey(token)) return undefined;
-    const claims = tokens.get(token);
-    if (!claims || claims === "expired") return undefined;
-    if (deps.blacklist.isRevoked(claims.jti) || !users.isActive(claims.userId)) return undefined;
-    return claims.userId;
-  };
-
   return {
-    rememberedJwtUser,
     requireJwt,
     requireUser,
     requireApiKey,

@@ -1,6 +1,5 @@
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../app-env.ts";
-import { routeLabel } from "./metrics.ts";
 
 // Hot read answers kept as bytes while the database has not changed (docs/decisions.md
 // "Performance (issue 16)"). A GET whose answer is a pure function of (caller, URL, database
@@ -14,8 +13,6 @@ interface Entry {
   stamp: string;
   body: string;
   contentType: string;
-  /** The route's metrics label (what the chain's edge middleware counts it under). */
-  route: string;
 }
 
 export interface ResponseCacheOptions {
@@ -36,17 +33,6 @@ export class ResponseCache {
 
   get size(): number {
     return this.entries.size;
-  }
-
-  /**
-   * The answer kept for a JWT caller's GET of `url`, if it is still the database's answer; for
-   * the hot path in front of the app's chain (src/http/hot-read.ts).
-   */
-  freshFor(userId: string, url: string): { body: string; contentType: string; route: string } | undefined {
-    const hit = this.entries.get(keyOf({ kind: "jwt", userId }, url));
-    if (!hit || hit.stamp !== this.opts.stamp()) return undefined;
-    this.hits++;
-    return hit;
   }
 
   /** For GET routes whose 200 answer depends only on the caller, the URL and the database. */
@@ -73,7 +59,7 @@ export class ResponseCache {
         const oldest = this.entries.keys().next().value;
         if (oldest !== undefined) this.entries.delete(oldest);
       }
-      this.entries.set(key, { stamp, body, contentType, route: routeLabel(c) });
+      this.entries.set(key, { stamp, body, contentType });
     };
   }
 }

@@ -1,8 +1,8 @@
-import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Scope } from "../../auth/scopes.ts";
 import type { AppDeps, AppEnv } from "../app-env.ts";
-import { createRouter } from "../router.ts";
-import { errorResponses, jsonContent, jwtOrKeySecurity, SuccessSchema, userSecurity } from "../schemas.ts";
+import { type AuthDeclaration, auth, createRouter, operation } from "../operation.ts";
+import { errorResponses, jsonContent, SuccessSchema } from "../schemas.ts";
 
 // The five CRUD routes every per-agent ledger has (agent balances, transactions, historical
 // swaps; SPEC "... endpoints"): GETs take a JWT or a key with the ledger's scope, writes a JWT or
@@ -34,16 +34,14 @@ export interface LedgerRoutesSpec {
   /** Statuses create can answer besides 400/401/404 (balances: 409). */
   createErrors?: number[];
   /** Read routes registered after the list and before /{id}, so their path is never read as an id. */
-  extraReads?: (router: OpenAPIHono<AppEnv>, s: AppDeps, read: typeof readMeta) => void;
+  extraReads?: (router: OpenAPIHono<AppEnv>, s: AppDeps, read: { tags: string[]; auth: AuthDeclaration }) => void;
 }
-
-const readMeta = { security: jwtOrKeySecurity };
 
 export function ledgerRoutes(spec: LedgerRoutesSpec) {
   const tags = [spec.tag];
-  const read = { tags, ...readMeta };
-  const write = { tags, security: userSecurity };
-  const list = createRoute({
+  const read = { tags, auth: auth.scoped(spec.scope) };
+  const write = { tags, auth: auth.user };
+  const list = operation({
     ...read,
     method: "get",
     path: "/",
@@ -53,7 +51,7 @@ export function ledgerRoutes(spec: LedgerRoutesSpec) {
       ...errorResponses(400, 401, 403, 404),
     },
   });
-  const getOne = createRoute({
+  const getOne = operation({
     ...read,
     method: "get",
     path: "/{id}",
@@ -63,7 +61,7 @@ export function ledgerRoutes(spec: LedgerRoutesSpec) {
       ...errorResponses(400, 401, 403, 404),
     },
   });
-  const create = createRoute({
+  const create = operation({
     ...write,
     method: "post",
     path: "/",
@@ -73,7 +71,7 @@ export function ledgerRoutes(spec: LedgerRoutesSpec) {
       ...errorResponses(400, 401, 404, ...(spec.createErrors ?? [])),
     },
   });
-  const update = createRoute({
+  const update = operation({
     ...write,
     method: "put",
     path: "/{id}",
@@ -84,7 +82,7 @@ export function ledgerRoutes(spec: LedgerRoutesSpec) {
       ...errorResponses(400, 401, 404),
     },
   });
-  const remove = createRoute({
+  const remove = operation({
     ...write,
     method: "delete",
     path: "/{id}",
@@ -93,13 +91,12 @@ export function ledgerRoutes(spec: LedgerRoutesSpec) {
   });
 
   return (s: AppDeps) => {
-    const router = createRouter();
-    router.use("*", s.auth.readWithScopeWriteWithUser(spec.scope));
+    const router = createRouter(s);
     const svc = spec.service(s);
     const user = (c: { get(k: "auth"): { userId: string } }) => c.get("auth").userId;
     // The handlers' bodies are checked by the schemas above; the casts only bridge the generic types.
     router.openapi(list, async (c) => c.json((await svc.list(user(c), c.req.valid("query") as never)) as never, 200));
-    spec.extraReads?.(router, s, readMeta);
+    spec.extraReads?.(router, s, read);
     router
       .openapi(getOne, (c) => c.json(svc.get(user(c), c.req.valid("param").id) as never, 200))
       .openapi(create, (c) => c.json(svc.create(user(c), c.req.valid("json") as never) as never, 201))

@@ -98,6 +98,10 @@ export class DemoTokenPrices implements TokenPriceProvider, TokenDecimalsProvide
     }
     return out;
   }
+
+  whyUnknown(mint: string): string {
+    return `${mint} is not a demo market token (see README "Demo market")`;
+  }
 }
 
 export class DemoMarketData implements MarketDataProvider {

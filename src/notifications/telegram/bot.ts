@@ -44,6 +44,36 @@ export interface TelegramBotDeps {
   actions: TelegramActions;
 }
 
+export interface TelegramBotStatus {
+  /** true after the Bot API answered, false once it refused the token, null before any answer. */
+  authorized: boolean | null;
+  lastError: string | null;
+}
+
+/**
+ * The Bot API refuses an unknown token with 401 Unauthorized (404 Not Found for a malformed one):
+ * the bot is then not authorized until a round succeeds. Other failures (network, 5xx, 409
+ * conflict with another poller) say nothing about the token and keep what was known.
+ */
+export function failedStatus(err: unknown, previous: TelegramBotStatus): TelegramBotStatus {
+  const code = (err as { error_code?: unknown }).error_code;
+  const description = (err as { description?: unknown }).description;
+  const lastError =
+    typeof code === "number"
+      ? `${code}${typeof description === "string" ? ` ${description}` : ""}`
+      : err instanceof Error
+        ? err.message
+        : String(err);
+  const refused = code === 401 || code === 404;
+  return { authorized: refused ? false : previous.authorized, lastError };
+}
+
+/** 5 s after the first failure, doubling to 5 minutes; a refused token waits 5 minutes at once. */
+export function pollBackoffMs(failuresInARow: number, refused: boolean): number {
+  if (refused) return 300_000;
+  return Math.min(5_000 * 2 ** Math.max(0, failuresInARow - 1), 300_000);
+}
+
 // Callback data (at most 64 bytes): a prefix and the position id.
 const CLOSE_ASK = "ca:";
 const CLOSE_DO = "cd:";
@@ -207,13 +237,31 @@ export class TelegramBot {
     }
   }
 
+  private state: TelegramBotStatus = { authorized: null, lastError: null };
+
+  /** What the Bot API said last (PRODUCT.md §7: GET /notifications/telegram shows it). */
+  status(): TelegramBotStatus {
+    return { ...this.state };
+  }
+
   /** One getUpdates round (long polling for `timeoutSeconds`); returns how many updates were handled. */
   async pollOnce(timeoutSeconds = 0, signal?: AbortSignal): Promise<number> {
-    const updates = await this.bot.api.getUpdates(
-      { offset: this.offset, timeout: timeoutSeconds, allowed_updates: ["message", "callback_query"] },
-      // grammY types its signal with the abort-controller polyfill; the runtime's is the same shape.
-      signal as Parameters<typeof this.bot.api.getUpdates>[1],
-    );
+    let updates: Update[];
+    try {
+      updates = await this.bot.api.getUpdates(
+        { offset: this.offset, timeout: timeoutSeconds, allowed_updates: ["message", "callback_query"] },
+        // grammY types its signal with the abort-controller polyfill; the runtime's is the same shape.
+        signal as Parameters<typeof this.bot.api.getUpdates>[1],
+      );
+    } catch (err) {
+      if (!signal?.aborted) {
+        const next = failedStatus(err, this.state);
+        // The token is a secret: never in a status the API shows (nor a log line built from it).
+        this.state = { ...next, lastError: next.lastError?.replaceAll(this.d.token, "***") ?? null };
+      }
+      throw err;
+    }
+    this.state = { authorized: true, lastError: null };
     for (const u of updates) {
       this.offset = u.update_id + 1;
       await this.handle(u);
@@ -224,19 +272,33 @@ export class TelegramBot {
   private running: AbortController | null = null;
   private loopDone: Promise<void> | null = null;
 
-  /** serve(): long polling until stop(); a failed round waits 5 s (a real timer: a ManualClock would spin) and retries. */
+  /**
+   * serve(): long polling until stop(). A failed round waits before the next (a real timer: a
+   * ManualClock would spin), longer after each failure in a row (pollBackoffMs); the same error
+   * again is logged at debug level, so a refused token does not fill the log.
+   */
   start(): void {
     if (this.running) return;
     const ctl = new AbortController();
     this.running = ctl;
     this.loopDone = (async () => {
+      let failures = 0;
+      let lastLogged: string | null = null;
       while (!ctl.signal.aborted) {
         try {
           await this.pollOnce(30, ctl.signal);
+          failures = 0;
+          lastLogged = null;
         } catch (err) {
           if (ctl.signal.aborted) break;
-          this.log.warn("telegram polling failed", { error: err instanceof Error ? err.message : String(err) });
-          await abortableDelay(5_000, ctl.signal);
+          failures += 1;
+          const error = this.state.lastError ?? String(err);
+          const wait = pollBackoffMs(failures, this.state.authorized === false);
+          const fields = { error, authorized: this.state.authorized, retryInSeconds: wait / 1000 };
+          if (error !== lastLogged) this.log.warn("telegram polling failed", fields);
+          else this.log.debug("telegram polling failed", fields);
+          lastLogged = error;
+          await abortableDelay(wait, ctl.signal);
         }
       }
     })();

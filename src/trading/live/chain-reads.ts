@@ -36,7 +36,20 @@ export interface StatusRead {
   status: SignatureStatus | null;
 }
 
+/** Our own blockhash (getLatestBlockhash), with the context slot it was read at. */
+export interface BlockhashRead {
+  blockhash: string;
+  lastValidBlockHeight: number;
+  contextSlot: number;
+}
+
 export interface SendChain {
+  /** getLatestBlockhash (confirmed): the blockhash every swap is signed with, and its last valid height. */
+  latestBlockhash(minContextSlot?: number): Promise<BlockhashRead>;
+  /** isBlockhashValid at or after `minContextSlot` (processed, as sendTransaction checks it). */
+  blockhashValid(blockhash: string, minContextSlot: number): Promise<boolean>;
+  /** getFirstAvailableBlock: the oldest slot whose transactions the node can still find. */
+  firstAvailableSlot(): Promise<number>;
   /** Submits signed bytes once (maxRetries 0: this service rebroadcasts itself). */
   sendRaw(base64Tx: string): Promise<string>;
   /** Finalized block height and its slot (getEpochInfo): what expiry is measured against. */
@@ -88,6 +101,35 @@ export function rpcInspectorChain(rpc: RpcCaller): InspectorChain {
 
 export function rpcSendChain(rpc: RpcCaller): SendChain {
   return {
+    async latestBlockhash(minContextSlot) {
+      const r = await rpc.call<{
+        context?: { slot?: unknown };
+        value?: { blockhash?: unknown; lastValidBlockHeight?: unknown };
+      }>("getLatestBlockhash", [
+        { commitment: "confirmed", ...(minContextSlot !== undefined ? { minContextSlot } : {}) },
+      ]);
+      const v = r?.value;
+      if (
+        typeof r?.context?.slot !== "number" ||
+        typeof v?.blockhash !== "string" ||
+        typeof v.lastValidBlockHeight !== "number"
+      )
+        throw new Error("getLatestBlockhash answered without context, blockhash and lastValidBlockHeight");
+      return { blockhash: v.blockhash, lastValidBlockHeight: v.lastValidBlockHeight, contextSlot: r.context.slot };
+    },
+    async blockhashValid(blockhash, minContextSlot) {
+      const r = await rpc.call<{ value?: unknown }>("isBlockhashValid", [
+        blockhash,
+        { commitment: "processed", minContextSlot },
+      ]);
+      if (typeof r?.value !== "boolean") throw new Error("isBlockhashValid answered without a boolean value");
+      return r.value;
+    },
+    async firstAvailableSlot() {
+      const r = await rpc.call<unknown>("getFirstAvailableBlock", []);
+      if (typeof r !== "number") throw new Error("getFirstAvailableBlock answered without a slot");
+      return r;
+    },
     async sendRaw(base64Tx) {
       const r = await rpc.call<unknown>("sendTransaction", [
         base64Tx,

@@ -141,7 +141,7 @@ export interface TokenAccountCloserDeps {
   wallets: { has(address: string): boolean; signTransaction<T extends VersionedTransaction>(a: string, tx: T): T };
   mintInfo: { get(mint: string): Promise<Pick<MintInfo, "tokenProgram" | "transferFeeBps">> };
   /** A swap of this agent's token in doubt: its tokens may still arrive. */
-  hasUnresolved(agentId: string, mint: string): boolean;
+  hasUnresolved(agentId: string, mint: string, walletAddress: string): boolean;
   /** Any open position of the wallet holding the mint. */
   openPositionHolds(walletAddress: string, mint: string): boolean;
   db: SqliteHandle;
@@ -219,7 +219,7 @@ export class TokenAccountCloser {
     if (!this.d.wallets.has(wallet)) return { status: "skipped", reason: "the wallet's key is not loaded" };
     if (this.d.openPositionHolds(wallet, mint))
       return { status: "skipped", reason: "another open position of the wallet holds the token" };
-    if (this.d.hasUnresolved(sale.agentId, mint))
+    if (this.d.hasUnresolved(sale.agentId, mint, wallet))
       return { status: "skipped", reason: "a swap of the token is in doubt" };
     const info = await this.d.mintInfo.get(mint);
     if (!closesTokenAccount(info.transferFeeBps))
@@ -237,8 +237,8 @@ export class TokenAccountCloser {
       return { status: "skipped", reason: "the account's close authority is not the wallet", account };
 
     const target = { wallet, account, tokenProgram: info.tokenProgram };
-    const { blockhash, lastValidBlockHeight } = await latestBlockhash(this.d.rpc, read.slot);
-    const tx = buildCloseAccountTransaction(target, blockhash);
+    const ours = await this.d.sender.latestBlockhash(read.slot);
+    const tx = buildCloseAccountTransaction(target, ours.blockhash);
     const refusal = closeAccountRefusal(tx, target);
     if (refusal) throw new Error(`close transaction refused before signing: ${refusal}`);
     this.d.wallets.signTransaction(wallet, tx);
@@ -251,8 +251,12 @@ export class TokenAccountCloser {
       { chain: this.d.sender, clock: this.d.clock, logger: this.log },
       {
         signedBase64: wire,
-        signature,
-        lastValidBlockHeight,
+        attempt: {
+          signature,
+          blockhash: ours.blockhash,
+          lastValidBlockHeight: ours.lastValidBlockHeight,
+          signedAtSlot: ours.contextSlot,
+        },
         intervalMs: this.d.confirmation?.pollIntervalMs,
         maxRounds: this.d.confirmation?.maxPolls ?? 30,
         signal: this.abort.signal,
@@ -285,17 +289,4 @@ export class TokenAccountCloser {
     });
     return { status: "closed", account, signature, rentLamports: raw.lamports };
   }
-}
-
-async function latestBlockhash(
-  rpc: RpcCaller,
-  minContextSlot: number,
-): Promise<{ blockhash: string; lastValidBlockHeight: number }> {
-  const r = await rpc.call<{ value?: { blockhash?: unknown; lastValidBlockHeight?: unknown } }>("getLatestBlockhash", [
-    { commitment: "confirmed", minContextSlot },
-  ]);
-  const v = r?.value;
-  if (typeof v?.blockhash !== "string" || typeof v.lastValidBlockHeight !== "number")
-    throw new Error("getLatestBlockhash answered without blockhash and lastValidBlockHeight");
-  return { blockhash: v.blockhash, lastValidBlockHeight: v.lastValidBlockHeight };
 }

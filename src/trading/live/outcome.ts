@@ -6,10 +6,14 @@ import type { HeightRead, SendChain, StatusRead } from "./chain-reads.ts";
 // - A send that errors is "maybe sent": the node may have forwarded it before failing to answer
 //   (a timeout, a 5xx, a load balancer's error after the leader got it). Its signature is known
 //   before sending, so it is reconciled by signature, never retried as a new transaction.
-// - "expired" only when proven: the finalized block height is past the blockhash's
-//   lastValidBlockHeight (so no block can include it any more), and a status read answered at a
-//   context slot at or after that height read does not know the signature. A lagging node (an
-//   older context slot) proves nothing: the answer stays "pending".
+// - "expired" only when proven (judgeAttempt): the finalized block height is past the
+//   lastValidBlockHeight of the transaction's OWN blockhash (ours, from getLatestBlockhash at
+//   signing), a status read (searchTransactionHistory) answered at a context slot at or after that
+//   height read does not know the signature, the node says the blockhash is no longer valid, and
+//   the node's history reaches back past the slot we signed at (getFirstAvailableBlock). A lagging
+//   node (an older context slot) proves nothing: "pending". A node whose history starts after the
+//   signing slot cannot prove absence (its null may hide a landed swap): "unknown", which stays
+//   open and blocks the token until a node that can tell settles it.
 // - Sending: the same signed bytes every ~2 s (maxRetries 0, so the node does not retry on its
 //   own schedule) until the transaction is confirmed, failed or proven expired.
 
@@ -25,11 +29,22 @@ export type AttemptState =
   | { kind: "landed"; slot: number }
   | { kind: "failed"; slot: number; err: unknown }
   | { kind: "pending"; reason: string }
-  | { kind: "expired"; provenAtSlot: number };
+  | { kind: "expired"; provenAtSlot: number }
+  | { kind: "unknown"; reason: string };
+
+/** The signed transaction as journaled: what its outcome is judged against. */
+export interface Attempt {
+  signature: string;
+  blockhash: string;
+  lastValidBlockHeight: number;
+  /** Context slot of the getLatestBlockhash answer it was signed with: it cannot land at or before it. */
+  signedAtSlot: number;
+}
 
 /**
  * Classifies one status read. `height` must have been read BEFORE `status`; `null` when it could
- * not be read. Only a confirmed or finalized status counts as landed.
+ * not be read. Only a confirmed or finalized status counts as landed. Its "expired" is what the
+ * height and the status say; judgeAttempt adds the blockhash and history reads that prove it.
  */
 export function classifyAttempt(input: {
   lastValidBlockHeight: number;
@@ -54,11 +69,41 @@ export function classifyAttempt(input: {
   return { kind: "expired", provenAtSlot: input.status.contextSlot };
 }
 
+/**
+ * classifyAttempt, with an "expired" verdict proven by two more reads made AFTER the status:
+ * isBlockhashValid at or after the status's context slot must say false, and the node's first
+ * available block must be at or before the signing slot (history only ever shrinks from the old
+ * end, so a later read covering it covered the status read too). Unreadable: "pending".
+ */
+export async function judgeAttempt(
+  chain: Pick<SendChain, "blockhashValid" | "firstAvailableSlot">,
+  attempt: Attempt,
+  height: HeightRead | null,
+  status: StatusRead,
+): Promise<AttemptState> {
+  const state = classifyAttempt({ lastValidBlockHeight: attempt.lastValidBlockHeight, height, status });
+  if (state.kind !== "expired") return state;
+  let valid: boolean;
+  let firstSlot: number;
+  try {
+    valid = await chain.blockhashValid(attempt.blockhash, status.contextSlot);
+    firstSlot = await chain.firstAvailableSlot();
+  } catch (err) {
+    return { kind: "pending", reason: `expiry not provable now: ${err instanceof Error ? err.message : String(err)}` };
+  }
+  if (valid) return { kind: "pending", reason: "the node still accepts the transaction's blockhash" };
+  if (firstSlot > attempt.signedAtSlot)
+    return {
+      kind: "unknown",
+      reason: `the node's history starts at slot ${firstSlot}, after slot ${attempt.signedAtSlot} the swap was signed at: it cannot prove the swap absent`,
+    };
+  return state;
+}
+
 export interface BroadcastInput {
   /** The signed transaction, base64: re-sent byte for byte. */
   signedBase64: string;
-  signature: string;
-  lastValidBlockHeight: number;
+  attempt: Attempt;
   /** Default 2000 ms. */
   intervalMs?: number;
   /** Rounds before giving up with "pending" (the caller keeps the attempt for reconciliation). */
@@ -95,9 +140,9 @@ export async function broadcastUntilSettled(
         await deps.chain.sendRaw(input.signedBase64);
       } catch (err) {
         sendErrors++;
-        const r = classifySend(input.signature, err);
+        const r = classifySend(input.attempt.signature, err);
         deps.logger?.warn("send errored; the transaction may have been sent", {
-          signature: input.signature,
+          signature: input.attempt.signature,
           error: r.kind === "maybe-sent" ? r.error : "",
         });
       }
@@ -111,14 +156,14 @@ export async function broadcastUntilSettled(
     }
     let status: StatusRead;
     try {
-      status = await deps.chain.readStatus(input.signature);
+      status = await deps.chain.readStatus(input.attempt.signature);
     } catch (err) {
       state = { kind: "pending", reason: `status unreadable: ${err instanceof Error ? err.message : String(err)}` };
       continue;
     }
-    state = classifyAttempt({ lastValidBlockHeight: input.lastValidBlockHeight, height, status });
+    state = await judgeAttempt(deps.chain, input.attempt, height, status);
     if (state.kind !== "pending") break;
-    if (height && height.blockHeight > input.lastValidBlockHeight) pastHeight = true;
+    if (height && height.blockHeight > input.attempt.lastValidBlockHeight) pastHeight = true;
   }
   return { state, sends, sendErrors };
 }

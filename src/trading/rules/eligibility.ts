@@ -18,6 +18,7 @@ export const ELIGIBILITY_RULES = [
   "live_trading",
   "wallet",
   "signal_strength",
+  "signal_type",
   "allowed_tokens",
   "blocked_tokens",
   "open_position",
@@ -42,6 +43,7 @@ export interface AgentTradingFlags {
 export interface EntrySignal {
   tokenAddress: string;
   signalStrength: number;
+  signalType: string;
 }
 
 /** Market data of the signal's token; any field may be missing at the provider (PRODUCT.md §5). */
@@ -105,6 +107,10 @@ export function checkBeforeMarketData(input: PreMarketEligibilityInput): Eligibi
     return refuse("signal_strength", `Signal strength ${signal.signalStrength} is below the minimum ${minStrength}`);
   }
 
+  if (!signalTypeAccepted(config.filters.signalTypes, signal.signalType)) {
+    return refuse("signal_type", `Signal type "${signal.signalType}" is not in signalTypes`);
+  }
+
   // Token addresses are base58 and case-sensitive: compared exactly.
   const { allowedTokens, blockedTokens } = config.filters;
   if (allowedTokens.length > 0 && !allowedTokens.includes(token)) {
@@ -130,6 +136,17 @@ export function checkBeforeMarketData(input: PreMarketEligibilityInput): Eligibi
   }
 
   return ELIGIBLE;
+}
+
+/**
+ * PRODUCT.md §7 `filters.signalTypes`: an empty list accepts every entry type (exit types never
+ * reach eligibility); a non-empty list accepts only its types. Letter case is ignored, as it is
+ * for the exit types, so "Buy" in a signal matches "buy" in the list.
+ */
+export function signalTypeAccepted(signalTypes: readonly string[], signalType: string): boolean {
+  if (signalTypes.length === 0) return true;
+  const wanted = signalType.toLowerCase();
+  return signalTypes.some((t) => t.toLowerCase() === wanted);
 }
 
 /** A market filter is set (a set filter, even 0, needs market data: PRODUCT.md §4). */

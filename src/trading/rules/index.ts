@@ -8,6 +8,7 @@ export * from "./exit-signal.ts";
 export * from "./fees.ts";
 export * from "./pnl.ts";
 export * from "./position-action.ts";
+export * from "./position-levels.ts";
 export * from "./position-sizing.ts";
 export * from "./quick-screen.ts";
 export * from "./slippage.ts";

@@ -25,6 +25,19 @@ export function checkSlippage(requestedBps: number, settings: Pick<SlippageSetti
 }
 
 /**
+ * How far below the expected output at an independent price a live fill may land (bps; the floor,
+ * src/trading/live/floor.ts): a stop-loss or stale exit uses `maxExitBps`, else `maxBps` (it must
+ * get out); entries, DCA, take-profit and other sales use `defaultBps`.
+ */
+export function floorBpsFor(
+  reason: "manual" | "stop_loss" | "stale_trade" | "take_profit" | "signal" | "entry" | null,
+  settings: { defaultBps: number; maxBps: number; maxExitBps: number | null },
+): number {
+  if (reason === "stop_loss" || reason === "stale_trade") return settings.maxExitBps ?? settings.maxBps;
+  return settings.defaultBps;
+}
+
+/**
  * The price-impact cap of a sale (issue 15 "Exits stall"): a stop-loss or stale-trade exit uses
  * `slippage.maxExitBps` (null = no cap: a collapsing thin token must still be sold); any other
  * sale keeps the entry cap `slippage.maxBps`.

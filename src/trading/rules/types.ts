@@ -51,6 +51,8 @@ export interface FilterSettings {
   allowedTokens: readonly string[];
   blockedTokens: readonly string[];
   minSignalStrength: number;
+  /** Entry signal types the agent acts on; empty = every type that is not an exit type. */
+  signalTypes: readonly string[];
 }
 
 export interface SlippageSettings {

@@ -74,8 +74,35 @@ export class LiveSettlement implements Settlement {
 
   // --- the engine's fills --------------------------------------------------------------------
 
+  /**
+   * Records a fill the chain has (or may have) taken. Should recording throw, the swap is not
+   * "failed": the signature leaves the executor's in-flight set, so the reconciler records it
+   * from the chain (retrying with backoff; a signature is recorded once), and the engine hears
+   * "pending".
+   */
+  private recordOrDefer<T extends OpenSettled | DcaSettled | SaleSettled>(
+    f: LiveSwapFill,
+    record: () => SettleOutcome<T>,
+  ): SettleOutcome<T> {
+    try {
+      return record();
+    } catch (err) {
+      this.d.journal.inFlight.delete(f.live.signature);
+      this.logger.error("live swap sent but recording it failed; the reconciler records it from the chain", {
+        signature: f.live.signature,
+        status: f.status,
+        reason: err instanceof Error ? err.message : String(err),
+      });
+      return { status: "pending", signature: f.live.signature };
+    }
+  }
+
   open(t: OpenTrade, fill: SwapFill, solUsd: Big): SettleOutcome<OpenSettled> {
     const f = this.liveFill(fill);
+    return this.recordOrDefer(f, () => this.recordOpen(t, f, solUsd));
+  }
+
+  private recordOpen(t: OpenTrade, f: LiveSwapFill, solUsd: Big): SettleOutcome<OpenSettled> {
     if (f.status !== "pending") return { status: "settled", trade: this.recorder.settleOpen(t, f, solUsd, null) };
     this.pending.record(f, { kind: "open", userId: t.userId, signalId: t.signalId, symbol: t.symbol }, solUsd, {
       agentId: t.agentId,
@@ -95,6 +122,10 @@ export class LiveSettlement implements Settlement {
 
   dca(p: PositionRecord, order: number, fill: SwapFill, solUsd: Big): SettleOutcome<DcaSettled> {
     const f = this.liveFill(fill);
+    return this.recordOrDefer(f, () => this.recordDca(p, order, f, solUsd));
+  }
+
+  private recordDca(p: PositionRecord, order: number, f: LiveSwapFill, solUsd: Big): SettleOutcome<DcaSettled> {
     if (f.status !== "pending")
       return { status: "settled", trade: this.recorder.settleDca(p.id, order, f, solUsd, null, p.userId) };
     this.pending.record(f, { kind: "dca", positionId: p.id, order }, solUsd, {
@@ -115,11 +146,14 @@ export class LiveSettlement implements Settlement {
 
   sell(p: PositionRecord, sale: SaleRequest, fill: SwapFill, solUsd: Big): SettleOutcome<SaleSettled> {
     const f = this.liveFill(fill);
-    if (f.status !== "pending") {
-      const trade = this.recorder.settleSell(p.id, sale, f, solUsd, null, p.userId);
-      this.closeTokenAccountAfter(trade, p.walletAddress, f);
-      return { status: "settled", trade };
-    }
+    const outcome = this.recordOrDefer(f, () => this.recordSell(p, sale, f, solUsd));
+    if (outcome.status === "settled") this.closeTokenAccountAfter(outcome.trade, p.walletAddress, f);
+    return outcome;
+  }
+
+  private recordSell(p: PositionRecord, sale: SaleRequest, f: LiveSwapFill, solUsd: Big): SettleOutcome<SaleSettled> {
+    if (f.status !== "pending")
+      return { status: "settled", trade: this.recorder.settleSell(p.id, sale, f, solUsd, null, p.userId) };
     const exitSignal = sale.kind === "close" ? sale.signalId : undefined;
     const intent = saleIntent(p.id, sale);
     this.pending.record(f, intent, solUsd, {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ManualClock } from "../../../src/clock.ts";
-import { ConfigError, loadConfig } from "../../../src/config.ts";
+import { ConfigError, configSchema, loadConfig } from "../../../src/config.ts";
 import { isSolanaAddress } from "../../../src/http/solana-address.ts";
 import { DemoMarketState, DemoQuotes, DemoTokenPrices } from "../../../src/market/demo/providers.ts";
 import { DEMO_SOL, DEMO_TOKENS } from "../../../src/market/demo/tokens.ts";
@@ -219,6 +219,16 @@ describe("configuration", () => {
   });
 });
 
+test("the trap covers every URL variable of the configuration", () => {
+  const urlVariables = Object.keys(configSchema.shape).filter((k) => k.endsWith("_URL"));
+  const env = startTrap();
+  try {
+    expect(urlVariables.filter((k) => !(k in env.env()))).toEqual([]);
+  } finally {
+    env.stop();
+  }
+});
+
 describe("the service on the demo market (in-process, every outside URL at a trap)", () => {
   let trap: Trap;
   let ctx: TestContext;
@@ -256,6 +266,39 @@ describe("the service on the demo market (in-process, every outside URL at a tra
     const positions = await json(await ctx.request("GET", `/api/v1/agent-positions/${agent.id}`, { token }));
     expect(positions.length).toBe(1);
     expect(positions[0]).toMatchObject({ tokenAddress: MOON.address });
+    expect(trap.connections).toBe(0);
+  });
+
+  test("imported old signals queue no history import (GeckoTerminal is an outside source); nothing left the host", async () => {
+    const old = new Date(ctx.clock.now() - 2 * 86_400_000).toISOString();
+    const csv =
+      "id,createdAt,tokenAddress,symbol,signalType,signalStrength,activationReason,source\r\n" +
+      `,${old},${MOON.address},MOON,buy,4,,hist\r\n`;
+    const res = await ctx.request("POST", "/api/v1/trading-signals/import", {
+      token,
+      rawBody: csv,
+      headers: { "content-type": "text/csv" },
+    });
+    expect(await json(res)).toEqual({ imported: 1, duplicates: 0, historyQueued: 0 });
+    expect(await ctx.services.strategyLab.history.tick()).toBeNull();
+    expect(trap.connections).toBe(0);
+  });
+
+  test("README's BONK signal under the demo market: refused with 'not a demo market token'", async () => {
+    const agent = await json(await ctx.request("POST", "/api/v1/agents", { token, body: { name: "bonk" } }));
+    await ctx.request("PUT", `/api/v1/agents/${agent.id}`, { token, body: { automatedTradingSimulation: true } });
+    const BONK = "DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263";
+    const signal = await json(
+      await ctx.request("POST", "/api/v1/trading-signals", {
+        apiKey,
+        body: { tokenAddress: BONK, symbol: "BONK", signalType: "buy", signalStrength: 4 },
+      }),
+    );
+    await ctx.services.signalQueue.idle();
+    const detail = await json(await ctx.request("GET", `/api/v1/trading-signals/${signal.id}`, { token }));
+    const mine = detail.processing.evaluations.find((e: { agentId: string }) => e.agentId === agent.id);
+    expect(mine.reason).toContain(`${BONK} is not a demo market token (see README "Demo market")`);
+    expect(mine.reason).not.toContain("decimals unknown");
     expect(trap.connections).toBe(0);
   });
 

@@ -27,11 +27,13 @@ function base(): EligibilityInput {
         allowedTokens: [],
         blockedTokens: ["Blocked111"],
         minSignalStrength: 3,
+        // Letter case is ignored: the signal's "BUY" matches.
+        signalTypes: ["buy", "dip"],
       },
       timing: { minTimeBetweenTradesSeconds: 60 },
       minimumAgentBalance: 0.5,
     },
-    signal: { tokenAddress: TOKEN, signalStrength: 3 },
+    signal: { tokenAddress: TOKEN, signalStrength: 3, signalType: "BUY" },
     liveTradingEnabled: false,
     hasWallet: true,
     hasOpenPositionOnToken: false,
@@ -68,6 +70,8 @@ const failing: [EligibilityRule, string, Tweak][] = [
   ],
   ["wallet", "Agent has no simulation wallet", (i) => (i.hasWallet = false)],
   ["signal_strength", "Signal strength 2 is below the minimum 3", (i) => (i.signal.signalStrength = 2)],
+  ["signal_type", 'Signal type "hold" is not in signalTypes', (i) => (i.signal.signalType = "hold")],
+  ["signal_type", 'Signal type "buy " is not in signalTypes', (i) => (i.signal.signalType = "buy ")],
   ["allowed_tokens", `Token ${TOKEN} is not in allowedTokens`, (i) => (i.config.filters.allowedTokens = ["Other111"])],
   [
     "allowed_tokens",

@@ -5,7 +5,11 @@ import { fmtNum, fmtPct, fmtSol, fmtTime, fmtUsd, localToIso, plClass, short } f
 import type { Swap, Transaction } from "../types.ts";
 
 // Trade history (transactions) and historical swaps (closed positions), each with the filters the
-// list routes take; the swaps' CSV export uses the same filters.
+// list routes take; the swaps' CSV export uses the same filters. A live trade whose outcome is
+// "unknown" (the RPC node cannot prove whether it landed) is flagged with what the operator does.
+
+const UNKNOWN_NOTE =
+  "Outcome unknown: the Solana RPC node has no history back to when this live swap was sent, so it may have landed. Look its signature up on an explorer, and point SOLANA_RPC_URL at a node with full transaction history: the next monitor tick settles it. Until then this token is not traded for this agent or wallet.";
 
 function Transactions({ agentId }: { agentId: string }) {
   const [type, setType] = useState("");
@@ -34,6 +38,7 @@ function Transactions({ agentId }: { agentId: string }) {
         </label>
       </div>
       <ErrorNote error={error} />
+      {data?.some((t) => t.status === "unknown") && <p class="warning">{UNKNOWN_NOTE}</p>}
       {data?.length === 0 && <p class="muted">No trades match.</p>}
       {data && data.length > 0 && (
         <div class="table-wrap">
@@ -57,6 +62,12 @@ function Transactions({ agentId }: { agentId: string }) {
                     {t.transactionType}
                     {t.isDca && <span class="badge">DCA</span>}
                     {t.isTakeProfit && <span class="badge">TP</span>}
+                    {t.status === "pending" && <span class="badge">pending</span>}
+                    {t.status === "unknown" && (
+                      <span class="badge warn" title={`${UNKNOWN_NOTE} Signature: ${t.transactionHash ?? "–"}`}>
+                        unknown
+                      </span>
+                    )}
                   </td>
                   <td>
                     {fmtNum(t.inputAmount)} {t.inputSymbol}

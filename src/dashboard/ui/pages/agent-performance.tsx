@@ -52,7 +52,8 @@ export function AgentPerformance({ agentId }: { agentId: string }) {
               {p.wins} / {p.losses}
             </dd>
             <dt>Win rate</dt>
-            <dd>{fmtNum(p.winRate, 2)} %</dd>
+            {/* No closed trade: no rate to show (0 % would read as "every trade lost"). */}
+            <dd>{p.totalTrades === 0 ? "–" : `${fmtNum(p.winRate, 2)} %`}</dd>
             <dt>Realized P/L</dt>
             <dd class={plClass(p.realizedProfitLossSol)}>
               {fmtSol(p.realizedProfitLossSol)} ({fmtUsd(p.realizedProfitLossUsd)})

@@ -3,9 +3,12 @@ import { api, get } from "../api.ts";
 import { ConfirmButton, ErrorNote, Section } from "../components.tsx";
 import { fmtNum, fmtPct, fmtSol, fmtTime, fmtUsd, plClass, short } from "../format.ts";
 import { onEvent } from "../live.ts";
+import { href } from "../router.ts";
 import type { Position } from "../types.ts";
+import { DcaLevel, StopLevel, TakeProfitLevel } from "./position-levels.tsx";
 
-// Open positions, kept current by the event stream: a position event of this agent refetches the
+// Open positions with the rules' levels (stop, next take-profit, next DCA order; the token links
+// to the position's chart), kept current by the event stream: a position event of this agent refetches the
 // list (coalesced), and the SOL price tick refreshes prices at most every 15 s. No polling loop:
 // an idle agent costs no requests.
 
@@ -71,25 +74,14 @@ export function AgentPositions({ agentId }: { agentId: string }) {
       <div class="table-wrap">
         {positions && positions.length > 0 && (
           <table class="cards-on-phone">
-            <thead>
-              <tr>
-                <th>Token</th>
-                <th>Amount</th>
-                <th>Entry (SOL)</th>
-                <th>Price (SOL)</th>
-                <th>Value</th>
-                <th>P/L</th>
-                <th>Opened</th>
-                <th>
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
+            <PositionsHead />
             <tbody>
               {positions.map((p) => (
                 <tr key={p.id} aria-label={`Position ${p.tokenSymbol}`}>
                   <td data-label="Token" title={p.tokenAddress}>
-                    <strong>{p.tokenSymbol || short(p.tokenAddress)}</strong>
+                    <a href={href("agents", agentId, "positions", p.id)} title="Chart and levels">
+                      <strong>{p.tokenSymbol || short(p.tokenAddress)}</strong>
+                    </a>
                     {p.takeProfit.levelsHit > 0 && <span class="badge">TP {p.takeProfit.levelsHit}</span>}
                   </td>
                   <td data-label="Amount">{fmtNum(p.takeProfit.remainingAmount)}</td>
@@ -102,6 +94,15 @@ export function AgentPositions({ agentId }: { agentId: string }) {
                   <td data-label="P/L" class={plClass(p.profitLoss.native)}>
                     {fmtSol(p.profitLoss.native)}
                     <div class="small">{fmtPct(p.profitLoss.percent)}</div>
+                  </td>
+                  <td data-label="Stop (SOL)" class="levels">
+                    <StopLevel p={p} />
+                  </td>
+                  <td data-label="Take-profit (SOL)" class="levels">
+                    <TakeProfitLevel p={p} />
+                  </td>
+                  <td data-label="DCA (SOL)" class="levels">
+                    <DcaLevel p={p} />
                   </td>
                   <td data-label="Opened" class="small">
                     {fmtTime(p.createdAt)}
@@ -122,5 +123,27 @@ export function AgentPositions({ agentId }: { agentId: string }) {
         )}
       </div>
     </Section>
+  );
+}
+
+function PositionsHead() {
+  return (
+    <thead>
+      <tr>
+        <th>Token</th>
+        <th>Amount</th>
+        <th>Entry (SOL)</th>
+        <th>Price (SOL)</th>
+        <th>Value</th>
+        <th>P/L</th>
+        <th>Stop (SOL)</th>
+        <th>Take-profit (SOL)</th>
+        <th>DCA (SOL)</th>
+        <th>Opened</th>
+        <th>
+          <span class="sr-only">Actions</span>
+        </th>
+      </tr>
+    </thead>
   );
 }

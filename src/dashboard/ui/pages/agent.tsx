@@ -9,6 +9,7 @@ import { AgentPositions } from "./agent-positions.tsx";
 import { AgentSettings } from "./agent-settings.tsx";
 import { AgentWallets } from "./agent-wallets.tsx";
 import { AutomationSwitch } from "./overview.tsx";
+import { PositionDetail } from "./position-detail.tsx";
 import { StrategyEditor } from "./strategy-editor.tsx";
 
 // Agent (issue 14 page 3), one tab at a time so a phone screen shows one thing well and the
@@ -23,7 +24,7 @@ const TABS = [
   ["settings", "Settings"],
 ] as const;
 
-export function AgentPage({ id, tab }: { id: string; tab: string }) {
+export function AgentPage({ id, tab, sub }: { id: string; tab: string; sub?: string }) {
   const { data, error } = useLoad(() => get<Agent>(`/agents/${id}`), [id]);
   const [agent, setAgent] = useState<Agent | null>(null);
   useEffect(() => setAgent(data ?? null), [data]);
@@ -46,7 +47,8 @@ export function AgentPage({ id, tab }: { id: string; tab: string }) {
           </a>
         ))}
       </nav>
-      {tab === "positions" && <AgentPositions agentId={id} />}
+      {tab === "positions" &&
+        (sub ? <PositionDetail agentId={id} positionId={sub} /> : <AgentPositions agentId={id} />)}
       {tab === "history" && <AgentHistory agentId={id} />}
       {tab === "performance" && <AgentPerformance agentId={id} />}
       {tab === "strategy" && <StrategyEditor agentId={id} />}

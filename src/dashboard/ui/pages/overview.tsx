@@ -1,14 +1,17 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, get } from "../api.ts";
 import { ErrorNote, Section, useLoad } from "../components.tsx";
-import { fmtNum, fmtSol, fmtTime, fmtUsd, plClass, short } from "../format.ts";
-import { onEvent, recentEvents } from "../live.ts";
+import { fmtSol, fmtTime, fmtUsd, plClass } from "../format.ts";
+import { onEvent } from "../live.ts";
+import { rememberAgents, rememberTokens } from "../names.ts";
 import { href, navigate } from "../router.ts";
 import { type Agent, type Balance, type Performance, SOL_MINT, type SolPrice } from "../types.ts";
+import { LiveFeed } from "./live-feed.tsx";
+import { PortfolioCard } from "./portfolio-card.tsx";
 import { DisabledWebhooksWarning } from "./webhook-warning.tsx";
 
-// Overview (issue 14 page 2): every agent with its switches and figures, the SOL price, the
-// data sources and a live feed of signals and trades.
+// Overview (issue 14 page 2): the portfolio total, every agent with its switches and figures, the
+// SOL price, the data sources and a live feed of signals and trades.
 
 interface AgentLine {
   agent: Agent;
@@ -18,12 +21,14 @@ interface AgentLine {
 
 async function loadAgents(): Promise<AgentLine[]> {
   const agents = await get<Agent[]>("/agents");
+  rememberAgents(agents);
   return Promise.all(
     agents.map(async (agent) => {
       const [performance, balances] = await Promise.all([
         get<Performance>(`/agents/${agent.id}/performance`).catch(() => null),
         get<Balance[]>(`/agent-balances?agentId=${agent.id}`).catch(() => [] as Balance[]),
       ]);
+      rememberTokens(balances.map((b) => ({ tokenAddress: b.tokenAddress, symbol: b.tokenSymbol })));
       // The SOL of the wallet the agent trades with now (simulation wallets start with sim_).
       const sim = agent.tradingMode === "simulation";
       const sol = balances.find((b) => b.tokenAddress === SOL_MINT && b.walletAddress.startsWith("sim_") === sim);
@@ -178,48 +183,9 @@ function DataSourcesCard() {
   );
 }
 
-function describeEvent(e: { type: string; data: Record<string, unknown> }): string {
-  const d = e.data;
-  const sig = d.signal as Record<string, unknown> | undefined;
-  switch (e.type) {
-    case "signal.created":
-      return `Signal #${sig?.id} ${sig?.signalType} ${sig?.symbol ?? sig?.tokenAddress} (strength ${sig?.signalStrength})`;
-    case "trade.executed":
-      return `${String(d.side).toUpperCase()} ${d.tokenSymbol ?? short(String(d.tokenAddress ?? ""))} ${d.amountSol ? `${fmtNum(d.amountSol)} SOL` : d.proceedsSol ? `→ ${fmtNum(d.proceedsSol)} SOL` : ""} (${d.mode})`;
-    case "trade.failed":
-      return `${String(d.side).toUpperCase()} failed: ${d.reason}`;
-    case "position.opened":
-      return `Position opened: ${d.tokenSymbol ?? d.tokenAddress}`;
-    case "position.closed":
-      return `Position closed (${d.reason}): P/L ${fmtSol(d.profitLossSol)}`;
-    case "webhook.disabled":
-      return `Webhook disabled: ${d.reason}`;
-    default:
-      return `${e.type}`;
-  }
-}
-
-function LiveFeed() {
-  const events = recentEvents.value.filter((e) => e.type !== "position.updated");
-  return (
-    <Section title="Live feed">
-      {events.length === 0 ? (
-        <p class="muted">Signals and trades appear here as they happen.</p>
-      ) : (
-        <ol class="plain feed" aria-live="polite">
-          {events.map((e) => (
-            <li key={e.id}>
-              <time class="muted small">{new Date(e.time).toLocaleTimeString()}</time> {describeEvent(e)}
-            </li>
-          ))}
-        </ol>
-      )}
-    </Section>
-  );
-}
-
 export function OverviewPage() {
-  const { data, error, reload } = useLoad(loadAgents, []);
+  const [refresh, setRefresh] = useState(0);
+  const { data, error } = useLoad(loadAgents, [refresh]);
   const [rows, setRows] = useState<AgentLine[]>([]);
   useEffect(() => setRows(data ?? []), [data]);
   // Figures change with trades: reload (at most every 2 s) when a trade or position event arrives.
@@ -229,7 +195,7 @@ export function OverviewPage() {
       if (e.type.startsWith("position.") || e.type.startsWith("trade.")) {
         timer ??= setTimeout(() => {
           timer = undefined;
-          reload();
+          setRefresh((n) => n + 1);
         }, 2_000);
       }
     });
@@ -242,6 +208,7 @@ export function OverviewPage() {
   return (
     <div class="grid">
       <DisabledWebhooksWarning />
+      <PortfolioCard refresh={refresh} />
       <Section title="Agents">
         <CreateAgent onCreated={(a) => navigate("agents", a.id)} />
         <ErrorNote error={error} />

@@ -113,7 +113,7 @@ export function PreferencesSection() {
   if (!prefs) return <Section title="Notification preferences">{<ErrorNote error={error} />}</Section>;
   return (
     <Section title="Notification preferences">
-      <p class="muted small">Which messages the Telegram bot sends you. Webhooks have their own event list below.</p>
+      <p class="muted small">Which messages the Telegram bot sends you. Webhooks have their own event list, above.</p>
       <form onSubmit={save} aria-label="Notification preferences">
         <fieldset aria-describedby={errors.get("events") ? "pref-events-error" : undefined}>
           <legend>Telegram messages</legend>

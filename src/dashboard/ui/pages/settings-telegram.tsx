@@ -6,9 +6,14 @@ import { fmtTime } from "../format.ts";
 // Telegram (issue 18 item 2) on the settings page: whether the bot is configured, a one-time
 // code to link a chat (`/start CODE` to the bot before it expires), the linked chats. While a
 // code is on screen the chat list is fetched every few seconds, so the new chat appears on its own.
+// A token the Bot API refused is shown as such, with its error, and no code is offered: it could
+// never be redeemed.
 
 interface TelegramStatus {
   configured: boolean;
+  /** false once the Bot API refused the token; null before its first answer. */
+  authorized: boolean | null;
+  lastError: string | null;
   chats: Array<{ chatId: string; linkedAt: string }>;
 }
 interface LinkCode {
@@ -57,11 +62,25 @@ export function TelegramSection() {
       )}
       {data?.configured && (
         <>
-          <p>
-            <span class="badge ok">bot configured</span> Messages about your positions and trades go to every chat
-            linked here; the bot answers only linked chats.
-          </p>
-          {code ? (
+          {data.authorized === false ? (
+            <div class="notice" role="alert">
+              <p>
+                <span class="badge warn">bot token refused</span> The Telegram Bot API refused{" "}
+                <code>TELEGRAM_BOT_TOKEN</code>
+                {data.lastError ? ` (${data.lastError})` : ""}. Check the token with @BotFather, set it in the service's
+                environment and restart it; until then no chat can be linked and nothing is sent.
+              </p>
+            </div>
+          ) : (
+            <p>
+              <span class={`badge ${data.authorized ? "ok" : "warn"}`}>
+                {data.authorized ? "bot connected" : "bot configured, not yet reached"}
+              </span>{" "}
+              Messages about your positions and trades go to every chat linked here; the bot answers only linked chats.
+              {data.lastError && <span class="muted small"> Last error: {data.lastError}</span>}
+            </p>
+          )}
+          {data.authorized === false ? null : code ? (
             <div class="notice" role="status" aria-label="Link code">
               <p>Send this message to your bot before {fmtTime(code.expiresAt)} (the code works once):</p>
               <p class="big">

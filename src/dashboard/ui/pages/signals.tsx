@@ -3,27 +3,64 @@ import { download, get, query } from "../api.ts";
 import { ErrorNote, Section, useLoad } from "../components.tsx";
 import { fmtTime, localToIso, short } from "../format.ts";
 import { onEvent } from "../live.ts";
+import { rememberTokens } from "../names.ts";
 import { href } from "../router.ts";
 import type { Signal } from "../types.ts";
 
 // Signals (issue 14 page 4): the list with the route's filters, and one signal with what each
 // agent decided and why (`processing.evaluations`, issue 13; shown when the server sends it).
 
+/** One cell's worth of what the user's agents did with a signal (from `processing`). */
+export function outcomeOf(s: Signal): { text: string; tone: "" | "ok" | "warn" } {
+  const p = s.processing;
+  if (!p) return { text: "–", tone: "" };
+  if (p.status !== "done") return { text: p.status, tone: "" };
+  if (p.evaluations.length === 0) return { text: "no agent acted", tone: "" };
+  const counts = new Map<string, number>();
+  for (const e of p.evaluations) counts.set(e.outcome, (counts.get(e.outcome) ?? 0) + 1);
+  const order = ["traded", "failed", "pending", "ineligible"];
+  const text = [...counts.entries()]
+    .sort(([a], [b]) => order.indexOf(a) - order.indexOf(b))
+    .map(([outcome, n]) => `${outcome} ${n}`)
+    .join(" · ");
+  return { text, tone: counts.has("failed") ? "warn" : counts.has("traded") ? "ok" : "" };
+}
+
 export function SignalsPage() {
+  const [symbol, setSymbol] = useState("");
   const [token, setToken] = useState("");
   const [type, setType] = useState("");
   const [from, setFrom] = useState("");
   const [to, setTo] = useState("");
   const [exportError, setExportError] = useState<unknown>(null);
   const filters = {
+    symbol: symbol.trim(),
     tokenAddress: token.trim(),
     signalType: type.trim(),
     startDate: localToIso(from),
     endDate: localToIso(to),
   };
-  const q = query({ ...filters, limit: 200 });
-  const { data, error, reload } = useLoad(() => get<Signal[]>(`/trading-signals${q}`), [q]);
-  useEffect(() => onEvent((e) => e.type === "signal.created" && reload()), [q]);
+  const q = query({ ...filters, limit: 200, include: "processing" });
+  const { data, error, reload } = useLoad(async () => {
+    const signals = await get<Signal[]>(`/trading-signals${q}`);
+    rememberTokens(signals);
+    return signals;
+  }, [q]);
+  // Decisions arrive after the signal: trades refresh the outcomes too (one reload per second at most).
+  useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const off = onEvent((e) => {
+      if (e.type !== "signal.created" && !e.type.startsWith("trade.")) return;
+      timer ??= setTimeout(() => {
+        timer = undefined;
+        reload();
+      }, 1_000);
+    });
+    return () => {
+      off();
+      clearTimeout(timer);
+    };
+  }, [q]);
   return (
     <Section
       title="Signals"
@@ -39,6 +76,10 @@ export function SignalsPage() {
       }
     >
       <div class="row wrap filters">
+        <label>
+          Symbol
+          <input value={symbol} maxLength={50} onInput={(e) => setSymbol(e.currentTarget.value)} />
+        </label>
         <label>
           Token address
           <input value={token} onInput={(e) => setToken(e.currentTarget.value)} />
@@ -69,21 +110,28 @@ export function SignalsPage() {
                 <th>Type</th>
                 <th>Strength</th>
                 <th>Source</th>
+                <th>Outcome</th>
               </tr>
             </thead>
             <tbody>
-              {data.map((s) => (
-                <tr key={s.id}>
-                  <td>
-                    <a href={href("signals", String(s.id))}>#{s.id}</a>
-                  </td>
-                  <td class="small">{fmtTime(s.createdAt)}</td>
-                  <td title={s.tokenAddress}>{s.symbol || short(s.tokenAddress)}</td>
-                  <td>{s.signalType}</td>
-                  <td>{s.signalStrength}</td>
-                  <td>{s.source ?? "–"}</td>
-                </tr>
-              ))}
+              {data.map((s) => {
+                const outcome = outcomeOf(s);
+                return (
+                  <tr key={s.id} aria-label={`Signal ${s.id}`}>
+                    <td>
+                      <a href={href("signals", String(s.id))}>#{s.id}</a>
+                    </td>
+                    <td class="small">{fmtTime(s.createdAt)}</td>
+                    <td title={s.tokenAddress}>{s.symbol || short(s.tokenAddress)}</td>
+                    <td>{s.signalType}</td>
+                    <td>{s.signalStrength}</td>
+                    <td>{s.source ?? "–"}</td>
+                    <td>
+                      <span class={`badge ${outcome.tone}`}>{outcome.text}</span>
+                    </td>
+                  </tr>
+                );
+              })}
             </tbody>
           </table>
         </div>

@@ -7,10 +7,12 @@ import {
   type ConfigField,
   getPath,
   guessField,
+  isListKind,
   leafPaths,
   messagesByField,
   setPath,
 } from "../config-fields.ts";
+import { TokenPicker } from "../token-picker.tsx";
 
 // The strategy editor: one labelled input per configuration field with its default, unit and
 // range; Save sends the whole form as {config}; the API's validation messages (`details`) are
@@ -26,7 +28,7 @@ export function toDraft(config: Config, fields: ConfigField[]): Draft {
   for (const f of fields) {
     const v = getPath(config, f.path);
     if (f.kind === "boolean") d[f.path] = v === true;
-    else if (f.kind === "tokenList") d[f.path] = Array.isArray(v) ? v.join("\n") : "";
+    else if (isListKind(f.kind)) d[f.path] = Array.isArray(v) ? v.join("\n") : "";
     else d[f.path] = v === null || v === undefined ? "" : String(v);
   }
   return d;
@@ -38,7 +40,7 @@ export function fromDraft(draft: Draft, fields: ConfigField[]): Config {
   for (const f of fields) {
     const raw = draft[f.path];
     let value: unknown = raw;
-    if (f.kind === "tokenList") {
+    if (isListKind(f.kind)) {
       value = String(raw)
         .split(/[\s,]+/)
         .filter(Boolean);
@@ -74,7 +76,10 @@ export function FieldInput(props: {
 }) {
   const { field: f, value, errors } = props;
   const id = inputId(f.path, props.idPrefix);
-  const hint = [f.default !== undefined ? `Default ${showDefault(f.default)}` : "", f.unit ?? "", f.range ?? ""]
+  // Token lists are picked by symbol (TokenPicker); the table's unit describes the stored form.
+  const picked = f.kind === "tokenList" && /Tokens$/.test(f.path);
+  const unit = picked ? "by symbol or mint address" : f.unit;
+  const hint = [f.default !== undefined ? `Default ${showDefault(f.default)}` : "", unit ?? "", f.range ?? ""]
     .filter(Boolean)
     .join(" · ");
   const describedBy = `${id}-hint${errors ? ` ${id}-error` : ""}`;
@@ -99,7 +104,17 @@ export function FieldInput(props: {
         ))}
       </select>
     );
-  } else if (f.kind === "tokenList") {
+  } else if (picked) {
+    input = (
+      <TokenPicker
+        id={id}
+        label={f.label}
+        value={String(value)}
+        describedBy={describedBy}
+        onChange={(v) => props.onChange(v)}
+      />
+    );
+  } else if (isListKind(f.kind)) {
     input = (
       <textarea {...common} rows={3} value={String(value)} onInput={(e) => props.onChange(e.currentTarget.value)} />
     );
@@ -116,7 +131,7 @@ export function FieldInput(props: {
     );
   }
   return (
-    <div class={`field ${f.kind === "boolean" ? "inline" : ""} ${errors ? "invalid" : ""}`}>
+    <div class={`field ${f.kind === "boolean" ? "inline" : ""} ${picked ? "tokens" : ""} ${errors ? "invalid" : ""}`}>
       <label for={id}>{f.label}</label>
       {input}
       <small id={`${id}-hint`} class="muted">

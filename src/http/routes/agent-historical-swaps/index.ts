@@ -1,5 +1,6 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import { csvResponse } from "../../csv.ts";
+import { operation } from "../../operation.ts";
 import { errorResponses } from "../../schemas.ts";
 import { ledgerRoutes } from "../ledger-routes.ts";
 import {
@@ -32,8 +33,7 @@ export const agentHistoricalSwapRoutes = ledgerRoutes({
   },
   // /export is registered before /{id} so it is never read as an id.
   extraReads: (router, s, read) => {
-    const exportCsv = createRoute({
-      tags: ["agent-historical-swaps"],
+    const exportCsv = operation({
       ...read,
       method: "get",
       path: "/export",

@@ -1,8 +1,8 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import { requireOwnedAgent } from "../../../agents/ownership.ts";
 import type { AppDeps } from "../../app-env.ts";
-import { createRouter } from "../../router.ts";
-import { errorResponses, jsonContent, jwtOrKeySecurity, userSecurity, uuidParam } from "../../schemas.ts";
+import { auth, createRouter, operation } from "../../operation.ts";
+import { errorResponses, jsonContent, uuidParam } from "../../schemas.ts";
 import { PositionSchema } from "../agents/schema.ts";
 
 // /api/v1/agent-positions (SPEC "Position endpoints"): open positions with market data, and the
@@ -39,44 +39,44 @@ const CloseResponse = z
   })
   .openapi("ClosePositionResponse");
 
-const listAll = createRoute({
+const listAll = operation({
   method: "get",
   path: "/",
   tags,
-  security: jwtOrKeySecurity,
+  auth: auth.scoped("positions"),
   request: { query: ListQuery },
   responses: {
     200: { description: "Open positions of all the user's agents", ...jsonContent(z.array(PositionSchema)) },
     ...errorResponses(400, 401, 403),
   },
 });
-const listAgent = createRoute({
+const listAgent = operation({
   method: "get",
   path: "/{agentId}",
   tags,
-  security: jwtOrKeySecurity,
+  auth: auth.scoped("positions"),
   request: { params: AgentParam, query: ListQuery },
   responses: {
     200: { description: "Open positions of the agent with market data", ...jsonContent(z.array(PositionSchema)) },
     ...errorResponses(400, 401, 403, 404),
   },
 });
-const close = createRoute({
+const close = operation({
   method: "post",
   path: "/{agentId}/{positionId}/close",
   tags,
-  security: userSecurity,
+  auth: auth.user,
   request: { params: CloseParams, body: { ...jsonContent(CloseBody), required: false } },
   responses: {
     200: { description: "Closed: the remaining tokens were sold", ...jsonContent(CloseResponse) },
     ...errorResponses(400, 401, 404, 409, 502),
   },
 });
-const closeShort = createRoute({
+const closeShort = operation({
   method: "post",
   path: "/{id}/close",
   tags,
-  security: userSecurity,
+  auth: auth.user,
   request: {
     params: uuidParam("id", "Invalid position ID format"),
     body: { ...jsonContent(CloseBody), required: false },
@@ -88,8 +88,7 @@ const closeShort = createRoute({
 });
 
 export function agentPositionRoutes(s: AppDeps) {
-  const router = createRouter();
-  router.use("*", s.auth.readWithScopeWriteWithUser("positions"));
+  const router = createRouter(s);
   return router
     .openapi(listAll, async (c) => {
       const userId = c.get("auth").userId;

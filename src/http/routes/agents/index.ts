@@ -1,12 +1,12 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import { requireOwnedAgent } from "../../../agents/ownership.ts";
 import { computePerformance } from "../../../agents/performance.ts";
 import { formatConfigIssues, INVALID_CONFIG_MESSAGE } from "../../../agents/trading-config.ts";
 import { ValidationError } from "../../../errors.ts";
 import { listBalanceHistory } from "../../../ledgers/balance-snapshots.ts";
 import type { AppDeps } from "../../app-env.ts";
-import { createRouter } from "../../router.ts";
-import { errorResponses, jsonContent, jwtOrKeySecurity, userSecurity } from "../../schemas.ts";
+import { auth, createRouter, operation } from "../../operation.ts";
+import { errorResponses, jsonContent } from "../../schemas.ts";
 import {
   AgentIdParam,
   AgentListQuery,
@@ -27,10 +27,10 @@ import {
 // the `agents` scope (SPEC scope table, PRODUCT.md §2); every other method is JWT only.
 
 const tags = ["agents"];
-const read = { tags, security: jwtOrKeySecurity };
-const write = { tags, security: userSecurity };
+const read = { tags, auth: auth.scoped("agents") };
+const write = { tags, auth: auth.user };
 
-const create = createRoute({
+const create = operation({
   ...write,
   method: "post",
   path: "/",
@@ -43,8 +43,10 @@ const create = createRoute({
     ...errorResponses(400, 401),
   },
 });
-const list = createRoute({
+// The list answers only from the caller's rows: kept while the database is unchanged.
+const list = operation({
   ...read,
+  cached: true,
   method: "get",
   path: "/",
   request: { query: AgentListQuery },
@@ -53,21 +55,21 @@ const list = createRoute({
     ...errorResponses(400, 401, 403),
   },
 });
-const getOne = createRoute({
+const getOne = operation({
   ...read,
   method: "get",
   path: "/{id}",
   request: { params: AgentIdParam },
   responses: { 200: { description: "One agent", ...jsonContent(AgentSchema) }, ...errorResponses(400, 401, 403, 404) },
 });
-const update = createRoute({
+const update = operation({
   ...write,
   method: "put",
   path: "/{id}",
   request: { params: AgentIdParam, body: { ...jsonContent(UpdateAgentBody), required: true } },
   responses: { 200: { description: "Updated agent", ...jsonContent(AgentSchema) }, ...errorResponses(400, 401, 404) },
 });
-const remove = createRoute({
+const remove = operation({
   ...write,
   method: "delete",
   path: "/{id}",
@@ -77,10 +79,11 @@ const remove = createRoute({
       description: "Deleted with its positions, balance history and configuration",
       ...jsonContent(DeleteAgentResponse),
     },
-    ...errorResponses(400, 401, 404),
+    // 409 while a live swap of the agent is pending or unknown.
+    ...errorResponses(400, 401, 404, 409),
   },
 });
-const getConfig = createRoute({
+const getConfig = operation({
   ...read,
   method: "get",
   path: "/{id}/config",
@@ -90,7 +93,7 @@ const getConfig = createRoute({
     ...errorResponses(400, 401, 403, 404),
   },
 });
-const putConfig = createRoute({
+const putConfig = operation({
   ...write,
   method: "put",
   path: "/{id}/config",
@@ -103,7 +106,7 @@ const putConfig = createRoute({
     ...errorResponses(400, 401, 404),
   },
 });
-const positions = createRoute({
+const positions = operation({
   ...read,
   method: "get",
   path: "/{id}/positions",
@@ -113,7 +116,7 @@ const positions = createRoute({
     ...errorResponses(400, 401, 403, 404),
   },
 });
-const performance = createRoute({
+const performance = operation({
   ...read,
   method: "get",
   path: "/{id}/performance",
@@ -123,7 +126,7 @@ const performance = createRoute({
     ...errorResponses(400, 401, 403, 404),
   },
 });
-const balanceHistory = createRoute({
+const balanceHistory = operation({
   ...read,
   method: "get",
   path: "/{id}/balance-history",
@@ -138,10 +141,7 @@ const balanceHistory = createRoute({
 });
 
 export function agentRoutes(s: AppDeps) {
-  const router = createRouter();
-  router.use("*", s.auth.readWithScopeWriteWithUser("agents"));
-  // The list answers only from the caller's rows: kept while the database is unchanged.
-  router.use("/", s.responseCache.middleware());
+  const router = createRouter(s);
   const user = (c: { get(k: "auth"): { userId: string } }) => c.get("auth").userId;
 
   return router

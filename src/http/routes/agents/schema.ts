@@ -105,7 +105,9 @@ export const TradingConfigView = z
 export const ConfigResponse = z.object({ config: TradingConfigView }).openapi("AgentConfigResponse");
 
 export const ConfigUpdateBody = z
-  .object({ config: TradingConfigPatchSchema.nullable() })
+  // clone(): the schema may be built before the OpenAPI extension ran (the domain imports plain zod);
+  // a copy made here has .openapi() either way, and validates exactly as the original.
+  .object({ config: TradingConfigPatchSchema.clone().openapi("TradingConfigPatch").nullable() })
   .openapi("AgentConfigUpdateRequest", {
     example: { config: { stopLoss: { percentage: 15 }, takeProfit: { enabled: true } } },
   });
@@ -133,6 +135,21 @@ export const PositionSchema = z
       moonBagActivated: z.boolean(),
       moonBagAmount: z.number().nullable(),
     }),
+    levels: z
+      .object({
+        stopLossPrice: z
+          .number()
+          .nullable()
+          .openapi({ description: "peak × (1 − stopLoss.percentage/100); null when off" }),
+        takeProfit: z
+          .array(z.object({ level: z.number().int(), price: z.number(), hit: z.boolean() }))
+          .openapi({ description: "Every take-profit level at the current average entry; empty when off" }),
+        dca: z
+          .array(z.object({ order: z.number().int(), price: z.number() }))
+          .openapi({ description: "DCA orders not yet filled, from the current average entry; empty when off" }),
+        dcaOrdersFilled: z.number().int(),
+      })
+      .openapi({ description: "Price levels (SOL per token) at which the position's rules act now" }),
     waitingReason: z.string().nullable().openapi({
       description:
         "Why the position monitor does not act on this position now: no usable price (SOL/USD stale and no price in SOL from a sell quote, or no price at all). null while it is priced.",

@@ -1,12 +1,12 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import type { AppDeps } from "../../app-env.ts";
-import { createRouter } from "../../router.ts";
-import { bearerSecurity, errorResponses, jsonContent, SuccessSchema } from "../../schemas.ts";
+import { auth, createRouter, operation } from "../../operation.ts";
+import { errorResponses, jsonContent, SuccessSchema } from "../../schemas.ts";
 import { ApiKeyIdParam, ApiKeyListItem, ApiKeyView, CreateApiKeyBody, CreatedApiKey } from "./schema.ts";
 
-const common = { tags: ["api-keys"], security: bearerSecurity };
+const common = { tags: ["api-keys"], auth: auth.jwt };
 
-const create = createRoute({
+const create = operation({
   ...common,
   method: "post",
   path: "/",
@@ -16,7 +16,7 @@ const create = createRoute({
     ...errorResponses(400, 401, 409),
   },
 });
-const list = createRoute({
+const list = operation({
   ...common,
   method: "get",
   path: "/",
@@ -25,14 +25,14 @@ const list = createRoute({
     ...errorResponses(401),
   },
 });
-const getOne = createRoute({
+const getOne = operation({
   ...common,
   method: "get",
   path: "/{id}",
   request: { params: ApiKeyIdParam },
   responses: { 200: { description: "One key", ...jsonContent(ApiKeyView) }, ...errorResponses(400, 401, 404) },
 });
-const remove = createRoute({
+const remove = operation({
   ...common,
   method: "delete",
   path: "/{id}",
@@ -41,8 +41,7 @@ const remove = createRoute({
 });
 
 export function apiKeyRoutes(s: AppDeps) {
-  const router = createRouter();
-  router.use("*", s.auth.requireJwt());
+  const router = createRouter(s);
   return router
     .openapi(create, (c) => {
       const { name, scopes } = c.req.valid("json");

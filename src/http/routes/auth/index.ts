@@ -1,10 +1,8 @@
-import { createRoute } from "@hono/zod-openapi";
 import { ValidationError } from "../../../errors.ts";
 import type { AppDeps } from "../../app-env.ts";
 import { clientAddress } from "../../client-address.ts";
-import { rateLimit } from "../../rate-limit.ts";
-import { createRouter } from "../../router.ts";
-import { bearerSecurity, errorResponses, jsonContent, SuccessMessageSchema } from "../../schemas.ts";
+import { auth, createRouter, operation, type RateLimitDeclaration } from "../../operation.ts";
+import { errorResponses, jsonContent, SuccessMessageSchema } from "../../schemas.ts";
 import { clearRefreshCookie, refreshTokenFromCookie, setRefreshCookie, wantsRefreshCookie } from "./refresh-cookie.ts";
 import {
   LoginBody,
@@ -17,13 +15,21 @@ import {
   UserSchema,
 } from "./schema.ts";
 
+// SPEC "Limits": login and register are limited per client address.
+const perAddress = {
+  limiter: "login",
+  key: (c, s) => `login:${clientAddress(c, s.config.TRUST_PROXY)}`,
+} as const satisfies RateLimitDeclaration;
+
 /** Logout with a refresh token that is not the user's valid one: the access token is revoked anyway (issue 13). */
 export const LOGOUT_REFRESH_NOT_RECOGNISED = "Logged out; the refresh token was not recognised";
 
-const login = createRoute({
+const login = operation({
   method: "post",
   path: "/login",
   tags: ["auth"],
+  auth: auth.none,
+  rateLimit: perAddress,
   request: { body: { ...jsonContent(LoginBody), required: true } },
   responses: {
     200: { description: "Logged in", ...jsonContent(LoginResponse) },
@@ -31,10 +37,12 @@ const login = createRoute({
   },
 });
 
-const register = createRoute({
+const register = operation({
   method: "post",
   path: "/register",
   tags: ["auth"],
+  auth: auth.none,
+  rateLimit: perAddress,
   request: { body: { ...jsonContent(RegisterBody), required: true } },
   responses: {
     201: { description: "Registered and logged in", ...jsonContent(LoginResponse) },
@@ -42,27 +50,28 @@ const register = createRoute({
   },
 });
 
-const refresh = createRoute({
+const refresh = operation({
   method: "post",
   path: "/refresh",
   tags: ["auth"],
+  auth: auth.none,
   request: { body: { ...jsonContent(RefreshBody), required: true } },
   responses: { 200: { description: "New token pair", ...jsonContent(TokenPairSchema) }, ...errorResponses(400, 401) },
 });
 
-const me = createRoute({
+const me = operation({
   method: "get",
   path: "/me",
   tags: ["auth"],
-  security: bearerSecurity,
+  auth: auth.jwt,
   responses: { 200: { description: "The current user", ...jsonContent(UserSchema) }, ...errorResponses(401) },
 });
 
-const logout = createRoute({
+const logout = operation({
   method: "post",
   path: "/logout",
   tags: ["auth"],
-  security: bearerSecurity,
+  auth: auth.jwt,
   request: { body: { ...jsonContent(LogoutBody), required: false } },
   responses: {
     200: {
@@ -76,14 +85,8 @@ const logout = createRoute({
 });
 
 export function authRoutes(s: AppDeps) {
-  const router = createRouter();
+  const router = createRouter(s);
   const trustProxy = s.config.TRUST_PROXY;
-  const perAddress = rateLimit(s.limiters.login, (c) => `login:${clientAddress(c, s.config.TRUST_PROXY)}`);
-
-  router.use("/login", perAddress);
-  router.use("/register", perAddress);
-  router.use("/me", s.auth.requireJwt());
-  router.use("/logout", s.auth.requireJwt());
 
   return router
     .openapi(login, async (c) => {

@@ -13,6 +13,12 @@ import { decodeJwt } from "jose";
 export const REFRESH_COOKIE = "trading_agent_refresh";
 export const REFRESH_COOKIE_PATH = "/api/v1/auth";
 export const COOKIE_MODE_HEADER = "X-Refresh-Cookie";
+/**
+ * A readable companion of the refresh cookie holding only "1": the page tries POST /auth/refresh
+ * on load only when it is there, so a first visit does not log a refused refresh (400). It grants
+ * nothing; it lives and goes with the refresh cookie.
+ */
+export const SESSION_HINT_COOKIE = "trading_agent_session";
 
 export const wantsRefreshCookie = (c: Context): boolean => c.req.header(COOKIE_MODE_HEADER) === "1";
 
@@ -29,15 +35,19 @@ const overHttps = (c: Context, trustProxy: boolean): boolean =>
  */
 export function setRefreshCookie(c: Context, refreshToken: string, trustProxy: boolean): void {
   const claims = decodeJwt(refreshToken);
+  const lifetime = claims.rm === true && typeof claims.exp === "number" ? { expires: new Date(claims.exp * 1000) } : {};
+  const secure = overHttps(c, trustProxy);
   setCookie(c, REFRESH_COOKIE, refreshToken, {
     httpOnly: true,
     sameSite: "Strict",
     path: REFRESH_COOKIE_PATH,
-    secure: overHttps(c, trustProxy),
-    ...(claims.rm === true && typeof claims.exp === "number" ? { expires: new Date(claims.exp * 1000) } : {}),
+    secure,
+    ...lifetime,
   });
+  setCookie(c, SESSION_HINT_COOKIE, "1", { sameSite: "Strict", path: "/", secure, ...lifetime });
 }
 
 export function clearRefreshCookie(c: Context, trustProxy: boolean): void {
   deleteCookie(c, REFRESH_COOKIE, { path: REFRESH_COOKIE_PATH, secure: overHttps(c, trustProxy) });
+  deleteCookie(c, SESSION_HINT_COOKIE, { path: "/", secure: overHttps(c, trustProxy) });
 }

@@ -1,9 +1,9 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import { BacktestRequestSchema } from "../../../backtest/request.ts";
 import type { AppDeps } from "../../app-env.ts";
 import { csvResponse } from "../../csv.ts";
-import { createRouter } from "../../router.ts";
-import { errorResponses, jsonContent, pagination, SuccessSchema, userSecurity, uuidParam } from "../../schemas.ts";
+import { auth, createRouter, operation } from "../../operation.ts";
+import { errorResponses, jsonContent, pagination, SuccessSchema, uuidParam } from "../../schemas.ts";
 
 // /api/v1/backtests (issue 17): create (202, run by the worker), read with per-variant results,
 // trades as JSON or CSV, list, delete. JWT only; another user's backtest is 404.
@@ -64,11 +64,11 @@ const TradesQuery = z.object({
   variant: z.string().max(100).optional(),
 });
 
-const create = createRoute({
+const create = operation({
   method: "post",
   path: "/",
   tags,
-  security: userSecurity,
+  auth: auth.user,
   request: {
     body: {
       ...jsonContent(
@@ -95,33 +95,33 @@ const create = createRoute({
     ...errorResponses(400, 401),
   },
 });
-const list = createRoute({
+const list = operation({
   method: "get",
   path: "/",
   tags,
-  security: userSecurity,
+  auth: auth.user,
   request: { query: z.object(pagination(50, 500)) },
   responses: {
     200: { description: "Backtests, newest first", ...jsonContent(z.array(BacktestListItem)) },
     ...errorResponses(400, 401),
   },
 });
-const getOne = createRoute({
+const getOne = operation({
   method: "get",
   path: "/{id}",
   tags,
-  security: userSecurity,
+  auth: auth.user,
   request: { params: IdParam },
   responses: {
     200: { description: "Status, progress and per-variant results", ...jsonContent(BacktestSchema) },
     ...errorResponses(400, 401, 404),
   },
 });
-const trades = createRoute({
+const trades = operation({
   method: "get",
   path: "/{id}/trades",
   tags,
-  security: userSecurity,
+  auth: auth.user,
   request: { params: IdParam, query: TradesQuery },
   responses: {
     200: {
@@ -131,11 +131,11 @@ const trades = createRoute({
     ...errorResponses(400, 401, 404),
   },
 });
-const remove = createRoute({
+const remove = operation({
   method: "delete",
   path: "/{id}",
   tags,
-  security: userSecurity,
+  auth: auth.user,
   request: { params: IdParam },
   responses: {
     200: { description: "Deleted with its results", ...jsonContent(SuccessSchema) },
@@ -144,8 +144,7 @@ const remove = createRoute({
 });
 
 export function backtestRoutes(s: AppDeps) {
-  const router = createRouter();
-  router.use("*", s.auth.requireUser());
+  const router = createRouter(s);
   const lab = s.strategyLab.backtests;
   return router
     .openapi(create, (c) => c.json(lab.create(c.get("auth").userId, c.req.valid("json")), 202))

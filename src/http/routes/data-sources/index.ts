@@ -1,18 +1,17 @@
-import { createRoute } from "@hono/zod-openapi";
-import type { AppDeps, AppEnv } from "../../app-env.ts";
-import { rateLimit } from "../../rate-limit.ts";
-import { createRouter } from "../../router.ts";
-import { errorResponses, userSecurity } from "../../schemas.ts";
+import type { AppDeps } from "../../app-env.ts";
+import { auth, createRouter, operation } from "../../operation.ts";
+import { errorResponses } from "../../schemas.ts";
 import { DataSourceStatusSchema } from "./schema.ts";
 
 // GET /data-sources/status (SPEC): `configured` per source, booleans only. SPEC "Limits": 30
 // requests per minute on /data-sources, counted per user.
 
-const status = createRoute({
+const status = operation({
   method: "get",
   path: "/status",
   tags: ["data-sources"],
-  security: userSecurity,
+  auth: auth.user,
+  rateLimit: { limiter: "dataSources", key: (c) => `data-sources:${c.get("auth").userId}` },
   responses: {
     200: {
       description: "Which data sources are configured",
@@ -23,11 +22,6 @@ const status = createRoute({
 });
 
 export function dataSourceRoutes(s: AppDeps) {
-  const router = createRouter();
-  router.use("*", s.auth.requireUser());
-  router.use(
-    "*",
-    rateLimit<AppEnv>(s.limiters.dataSources, (c) => `data-sources:${c.get("auth").userId}`),
-  );
+  const router = createRouter(s);
   return router.openapi(status, (c) => c.json(s.market.status(), 200));
 }

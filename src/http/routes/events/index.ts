@@ -1,20 +1,20 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import { EventStreamHub } from "../../../events/event-stream.ts";
 import type { AppDeps } from "../../app-env.ts";
-import { createRouter } from "../../router.ts";
-import { errorResponses, userSecurity } from "../../schemas.ts";
+import { createRouter, operation } from "../../operation.ts";
+import { errorResponses } from "../../schemas.ts";
 import { EVENT_STREAM_DESCRIPTION, EventStreamHeaders, EventStreamQuery } from "./schema.ts";
 
 // GET /api/v1/events: the user's live events as Server-Sent Events (PRODUCT.md §6). JWT in the
 // Authorization header, or in `?access_token=` because EventSource cannot send headers.
 
-const stream = createRoute({
+const stream = operation({
   method: "get",
   path: "/",
   tags: ["events"],
   summary: "Live events of the caller (Server-Sent Events)",
   description: EVENT_STREAM_DESCRIPTION,
-  security: userSecurity,
+  auth: { kind: "user", queryToken: "access_token" },
   request: { query: EventStreamQuery, headers: EventStreamHeaders },
   responses: {
     200: {
@@ -36,8 +36,7 @@ export function eventRoutes(s: AppDeps) {
   const hub = new EventStreamHub(s.events, { heartbeatMs: s.config.EVENTS_HEARTBEAT_SECONDS * 1000 });
   // Open streams never end by themselves: shutdown ends them so the listener can close.
   s.onShutdown(() => hub.closeAll(), "event streams");
-  const router = createRouter();
-  router.use("*", s.auth.requireUser({ queryToken: "access_token" }));
+  const router = createRouter(s);
   return router.openapi(stream, (c) => {
     // The stream is idle by design between events: exempt it from the listener's idle timeout
     // (Bun.serve's server.timeout); heartbeats still reveal a dead peer (issue 13).

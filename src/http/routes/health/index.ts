@@ -1,16 +1,16 @@
-import { createRoute } from "@hono/zod-openapi";
 import { isoNow } from "../../../clock.ts";
 import type { AppDeps } from "../../app-env.ts";
-import { createRouter } from "../../router.ts";
+import { auth, createRouter, operation } from "../../operation.ts";
 import { jsonContent } from "../../schemas.ts";
 import { HealthSchema, LiveSchema, ReadySchema } from "./schema.ts";
 
 // SPEC "Price, data-source, health endpoints" and the Health rows of its state table: a
 // non-database dependency unhealthy → degraded (200); the database unhealthy → unhealthy (503).
 
-const health = createRoute({
+const health = operation({
   method: "get",
   path: "/",
+  auth: auth.none,
   tags: ["health"],
   summary: "Health of the service and its dependencies",
   responses: {
@@ -22,9 +22,10 @@ const health = createRoute({
   },
 });
 
-const ready = createRoute({
+const ready = operation({
   method: "get",
   path: "/ready",
+  auth: auth.none,
   tags: ["health"],
   summary: "Readiness: can the service answer requests",
   responses: {
@@ -37,16 +38,17 @@ const ready = createRoute({
   },
 });
 
-const live = createRoute({
+const live = operation({
   method: "get",
   path: "/live",
+  auth: auth.none,
   tags: ["health"],
   summary: "Liveness: the process is up",
   responses: { 200: { description: "The process is up", ...jsonContent(LiveSchema) } },
 });
 
 export function healthRoutes(s: AppDeps) {
-  return createRouter()
+  return createRouter(s)
     .openapi(health, async (c) => {
       const report = await s.health.report();
       const body = {

@@ -1,8 +1,7 @@
-import { createRoute } from "@hono/zod-openapi";
 import { NotFoundError, ServiceNotConfiguredError } from "../../../errors.ts";
 import type { AppDeps } from "../../app-env.ts";
-import { createRouter } from "../../router.ts";
-import { errorResponses, jsonContent, SuccessSchema, userSecurity } from "../../schemas.ts";
+import { auth, createRouter, operation } from "../../operation.ts";
+import { errorResponses, jsonContent, SuccessSchema } from "../../schemas.ts";
 import {
   ChatIdParam,
   LinkCodeSchema,
@@ -14,22 +13,22 @@ import {
 // /api/v1/notifications (issue 18): the user's notification preferences and their Telegram
 // chats. JWT only.
 
-const common = { tags: ["notifications"], security: userSecurity };
+const common = { tags: ["notifications"], auth: auth.user };
 
-const getPrefs = createRoute({
+const getPrefs = operation({
   ...common,
   method: "get",
   path: "/preferences",
   responses: { 200: { description: "Preferences", ...jsonContent(PreferencesSchema) }, ...errorResponses(401) },
 });
-const putPrefs = createRoute({
+const putPrefs = operation({
   ...common,
   method: "put",
   path: "/preferences",
   request: { body: { ...jsonContent(UpdatePreferencesBody), required: true } },
   responses: { 200: { description: "Updated", ...jsonContent(PreferencesSchema) }, ...errorResponses(400, 401) },
 });
-const telegramStatus = createRoute({
+const telegramStatus = operation({
   ...common,
   method: "get",
   path: "/telegram",
@@ -38,7 +37,7 @@ const telegramStatus = createRoute({
     ...errorResponses(401),
   },
 });
-const link = createRoute({
+const link = operation({
   ...common,
   method: "post",
   path: "/telegram/link",
@@ -47,7 +46,7 @@ const link = createRoute({
     ...errorResponses(401, 503),
   },
 });
-const unlink = createRoute({
+const unlink = operation({
   ...common,
   method: "delete",
   path: "/telegram/chats/{chatId}",
@@ -56,8 +55,7 @@ const unlink = createRoute({
 });
 
 export function notificationRoutes(s: AppDeps) {
-  const router = createRouter();
-  router.use("*", s.auth.requireUser());
+  const router = createRouter(s);
   const n = s.notifications;
   const telegramOrFail = () => {
     if (!n.telegram) throw new ServiceNotConfiguredError("Telegram is not configured: set TELEGRAM_BOT_TOKEN");
@@ -66,11 +64,18 @@ export function notificationRoutes(s: AppDeps) {
   return router
     .openapi(getPrefs, (c) => c.json(n.preferences.get(c.get("auth").userId), 200))
     .openapi(putPrefs, (c) => c.json(n.preferences.update(c.get("auth").userId, c.req.valid("json")), 200))
-    .openapi(telegramStatus, (c) =>
-      c.json({ configured: n.telegram !== null, chats: n.telegram?.links.links(c.get("auth").userId) ?? [] }, 200),
-    )
+    .openapi(telegramStatus, (c) => {
+      const bot = n.telegram?.bot.status() ?? { authorized: null, lastError: null };
+      const chats = n.telegram?.links.links(c.get("auth").userId) ?? [];
+      return c.json({ configured: n.telegram !== null, ...bot, chats }, 200);
+    })
     .openapi(link, (c) => {
-      const { code, expiresAt } = telegramOrFail().links.create(c.get("auth").userId);
+      const telegram = telegramOrFail();
+      // A code for a bot whose token the Bot API refused could never be redeemed.
+      if (telegram.bot.status().authorized === false) {
+        throw new ServiceNotConfiguredError("The Telegram Bot API refused TELEGRAM_BOT_TOKEN; fix it and restart");
+      }
+      const { code, expiresAt } = telegram.links.create(c.get("auth").userId);
       return c.json({ code, expiresAt, instructions: `Send /start ${code} to the bot before ${expiresAt}` }, 201);
     })
     .openapi(unlink, (c) => {

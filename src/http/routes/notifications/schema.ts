@@ -46,6 +46,10 @@ export const UpdatePreferencesBody = z
 export const TelegramStatusSchema = z
   .object({
     configured: z.boolean(),
+    /** false once the Bot API refused the token; null before its first answer or without a bot. */
+    authorized: z.boolean().nullable(),
+    /** The Bot API's (or the network's) last error, null after a successful round. */
+    lastError: z.string().nullable(),
     chats: z.array(z.object({ chatId: z.string(), linkedAt: z.string() })),
   })
   .openapi("TelegramStatus");

@@ -1,18 +1,17 @@
-import { createRoute } from "@hono/zod-openapi";
 import type { AppDeps } from "../../app-env.ts";
-import { createRouter } from "../../router.ts";
-import { errorResponses, userSecurity } from "../../schemas.ts";
+import { auth, createRouter, operation } from "../../operation.ts";
+import { errorResponses } from "../../schemas.ts";
 import { SolPriceSchema } from "./schema.ts";
 
 // GET /price-feeds/sol-usd (SPEC "Price, data-source, health endpoints"): the latest SOL/USD
 // value with its staleness. Before the first update the sources are asked once: 502 when they
 // fail, 503 when none is configured (docs/decisions.md "Market connections").
 
-const solUsd = createRoute({
+const solUsd = operation({
   method: "get",
   path: "/sol-usd",
   tags: ["price-feeds"],
-  security: userSecurity,
+  auth: auth.user,
   responses: {
     200: { description: "SOL/USD price", content: { "application/json": { schema: SolPriceSchema } } },
     ...errorResponses(401, 502, 503),
@@ -20,7 +19,6 @@ const solUsd = createRoute({
 });
 
 export function priceFeedRoutes(s: AppDeps) {
-  const router = createRouter();
-  router.use("*", s.auth.requireUser());
+  const router = createRouter(s);
   return router.openapi(solUsd, async (c) => c.json(await s.market.solPrice.fetchCurrent(), 200));
 }

@@ -1,4 +1,5 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
+import { createMiddleware } from "hono/factory";
 import { requireOwnedAgent } from "../../../agents/ownership.ts";
 import { isoNow } from "../../../clock.ts";
 import { getAgentSignal, listAgentSignals } from "../../../public-api/agent-signals.ts";
@@ -7,9 +8,9 @@ import { listLiveTrades } from "../../../public-api/live-trades.ts";
 import { apiUsage } from "../../../public-api/usage.ts";
 import { RECENT_SIGNALS_MS, WhaleFeed, watchedTokens } from "../../../public-api/whale-feed.ts";
 import { VERSION } from "../../../version.ts";
-import type { AppDeps } from "../../app-env.ts";
-import { createRouter } from "../../router.ts";
-import { apiKeySecurity, errorResponses, jsonContent } from "../../schemas.ts";
+import type { AppDeps, AppEnv } from "../../app-env.ts";
+import { auth, createRouter, operation } from "../../operation.ts";
+import { errorResponses, jsonContent } from "../../schemas.ts";
 import {
   AgentIdParam,
   AgentListQuery,
@@ -32,9 +33,9 @@ import {
 // takes an API key of any scope as `Authorization: Bearer <key>` (X-API-Key works too), the
 // health check included, as the spec says all of them do. Another user's agent is 404.
 
-const common = { tags: ["public"], security: apiKeySecurity };
+const common = { tags: ["public"], auth: auth.apiKey(null) };
 
-const health = createRoute({
+const health = operation({
   ...common,
   method: "get",
   path: "/platform/health",
@@ -45,7 +46,7 @@ const health = createRoute({
     ...errorResponses(401),
   },
 });
-const usage = createRoute({
+const usage = operation({
   ...common,
   method: "get",
   path: "/platform/usage",
@@ -53,7 +54,7 @@ const usage = createRoute({
   responses: { 200: { description: "Usage", ...jsonContent(UsageSchema) }, ...errorResponses(401) },
 });
 const agentsRoute = (path: string, summary: string) =>
-  createRoute({
+  operation({
     ...common,
     method: "get",
     path,
@@ -67,7 +68,7 @@ const agentsRoute = (path: string, summary: string) =>
 // SPEC writes the path with a trailing slash; both spellings answer.
 const agents = agentsRoute("/agents", "All agents of the key's user");
 const agentsSlash = agentsRoute("/agents/", "All agents of the key's user (same as /v1/agents)");
-const agent = createRoute({
+const agent = operation({
   ...common,
   method: "get",
   path: "/agents/{agentId}",
@@ -75,7 +76,7 @@ const agent = createRoute({
   request: { params: AgentIdParam },
   responses: { 200: { description: "The agent", ...jsonContent(PublicAgentSchema) }, ...errorResponses(400, 401, 404) },
 });
-const wallet = createRoute({
+const wallet = operation({
   ...common,
   method: "get",
   path: "/agents/{agentId}/wallet",
@@ -89,7 +90,7 @@ const wallet = createRoute({
     ...errorResponses(400, 401, 404),
   },
 });
-const liveTrades = createRoute({
+const liveTrades = operation({
   ...common,
   method: "get",
   path: "/agents/{agentId}/live-trades",
@@ -100,14 +101,14 @@ const liveTrades = createRoute({
     ...errorResponses(400, 401, 404),
   },
 });
-const solPrice = createRoute({
+const solPrice = operation({
   ...common,
   method: "get",
   path: "/prices/sol",
   summary: "Latest SOL price",
   responses: { 200: { description: "SOL/USD", ...jsonContent(SolPriceSchema) }, ...errorResponses(401, 502, 503) },
 });
-const agentSignals = createRoute({
+const agentSignals = operation({
   ...common,
   method: "get",
   path: "/agents/{agentId}/signals",
@@ -118,7 +119,7 @@ const agentSignals = createRoute({
     ...errorResponses(400, 401, 404),
   },
 });
-const agentSignal = createRoute({
+const agentSignal = operation({
   ...common,
   method: "get",
   path: "/agents/{agentId}/signals/{signalId}",
@@ -129,10 +130,17 @@ const agentSignal = createRoute({
     ...errorResponses(400, 401, 404),
   },
 });
-const whalesLatest = createRoute({
+// PRODUCT.md §5: without WHALE_DATA_API_KEY both whale routes answer 503, before any validation.
+const whalesConfigured = (s: AppDeps) =>
+  createMiddleware<AppEnv>(async (_c, next) => {
+    s.market.whales.assertConfigured();
+    await next();
+  });
+const whalesLatest = operation({
   ...common,
   method: "get",
   path: "/whale-trades/latest",
+  guard: whalesConfigured,
   summary: "Latest whale trades of the tokens the user holds or was signalled",
   request: { query: WhaleQuerySchema },
   responses: {
@@ -140,10 +148,11 @@ const whalesLatest = createRoute({
     ...errorResponses(400, 401, 502, 503),
   },
 });
-const whalesToken = createRoute({
+const whalesToken = operation({
   ...common,
   method: "get",
   path: "/whale-trades/{tokenAddress}",
+  guard: whalesConfigured,
   summary: "Latest whale trades of one token",
   request: { params: TokenAddressParam, query: WhaleQuerySchema },
   responses: {
@@ -154,13 +163,7 @@ const whalesToken = createRoute({
 
 export function publicRoutes(s: AppDeps) {
   const whales = new WhaleFeed(s.market.whales, s.clock);
-  const router = createRouter();
-  router.use("*", s.auth.requireApiKey(null));
-  // PRODUCT.md §5: without WHALE_DATA_API_KEY both whale routes answer 503, before any validation.
-  router.use("/whale-trades/*", async (_c, next) => {
-    whales.assertConfigured();
-    await next();
-  });
+  const router = createRouter(s);
   const user = (c: { get(k: "auth"): { userId: string } }) => c.get("auth").userId;
   const ownedAgent = (c: { get(k: "auth"): { userId: string } }, agentId: string) =>
     requireOwnedAgent(s.database, user(c), agentId);

@@ -1,7 +1,7 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import type { AppDeps } from "../../app-env.ts";
-import { createRouter } from "../../router.ts";
-import { errorResponses, isoDateTime, jsonContent, jwtOrKeySecurity } from "../../schemas.ts";
+import { auth, createRouter, operation } from "../../operation.ts";
+import { errorResponses, isoDateTime, jsonContent } from "../../schemas.ts";
 
 // GET /api/v1/signal-sources/report (issue 17 item 5): per source and signal type, how the
 // caller's signals moved afterwards (src/backtest/signal-source-report.ts). Only the caller's
@@ -15,7 +15,16 @@ const percent = (name: string, def: number, max: number) =>
     .refine((v) => v > 0 && v <= max, { error: `${name} must be above 0 and at most ${max}` })
     .optional()
     .transform((v) => v ?? def)
-    .openapi({ param: { name, in: "query" }, example: String(def) });
+    // Documented as the number it is read as, with the bounds the refine above enforces.
+    .openapi({
+      param: { name, in: "query" },
+      type: "number",
+      exclusiveMinimum: 0,
+      maximum: max,
+      description: `Above 0, at most ${max}, with up to 4 decimals`,
+      default: def,
+      example: def,
+    });
 
 const Query = z.object({
   startDate: isoDateTime("startDate").optional(),
@@ -53,11 +62,11 @@ const Report = z
   })
   .openapi("SignalSourceReport");
 
-const report = createRoute({
+const report = operation({
   method: "get",
   path: "/report",
   tags: ["backtests"],
-  security: jwtOrKeySecurity,
+  auth: auth.scoped("signals"),
   description:
     "Per source and signal type: signals, the share that reached +gainPercent before -lossPercent within windowHours of the signal, median maximum gain and drawdown, median minutes to the peak. From recorded or imported 1-minute bars (closes), your signals only.",
   request: { query: Query },
@@ -68,8 +77,7 @@ const report = createRoute({
 });
 
 export function signalSourceRoutes(s: AppDeps) {
-  const router = createRouter();
-  router.use("*", s.auth.requireJwtOrApiKey("signals"));
+  const router = createRouter(s);
   return router.openapi(report, (c) => {
     const q = c.req.valid("query");
     const sources = s.strategyLab.report.build(c.get("auth").userId, q);

@@ -1,9 +1,9 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import type { PriceBar } from "../../../db/repositories/price-bars.ts";
 import { ValidationError } from "../../../errors.ts";
 import type { AppDeps } from "../../app-env.ts";
-import { createRouter } from "../../router.ts";
-import { errorResponses, isoDateTime, jsonContent, userSecurity } from "../../schemas.ts";
+import { auth, createRouter, operation } from "../../operation.ts";
+import { errorResponses, isoDateTime, jsonContent } from "../../schemas.ts";
 
 // GET /api/v1/tokens/:address/prices (issue 17): the recorded (or imported) price path of a
 // token as OHLC bars in SOL, 1-minute bars folded into 5-minute or 1-hour ones on request.
@@ -27,11 +27,11 @@ const BarSchema = z
   .object({ time: z.string(), open: z.string(), high: z.string(), low: z.string(), close: z.string() })
   .openapi("PriceBar");
 
-const prices = createRoute({
+const prices = operation({
   method: "get",
   path: "/{address}/prices",
   tags: ["tokens"],
-  security: userSecurity,
+  auth: auth.user,
   request: { params: Params, query: Query },
   responses: {
     200: { description: "OHLC bars, SOL per token, oldest first", ...jsonContent(z.array(BarSchema)) },
@@ -55,8 +55,7 @@ export function foldBars(bars: readonly PriceBar[], ms: number): PriceBar[] {
 }
 
 export function tokenRoutes(s: AppDeps) {
-  const router = createRouter();
-  router.use("*", s.auth.requireUser());
+  const router = createRouter(s);
   return router.openapi(prices, (c) => {
     const q = c.req.valid("query");
     const end = q.endDate ? Date.parse(q.endDate) : s.clock.now();

@@ -1,12 +1,14 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import type { ImportedSignalRow } from "../../../db/repositories/signals.ts";
 import { ValidationError } from "../../../errors.ts";
 import { MAX_IMPORT_ROWS } from "../../../signals/signal-import.ts";
 import type { AppDeps, AppEnv } from "../../app-env.ts";
+import { MAX_IMPORT_BODY_BYTES } from "../../body-limits.ts";
 import { CsvSyntaxError, parseCsv, uncell } from "../../csv-parse.ts";
-import { errorResponses, isStrictIsoDateTime, jsonContent, userSecurity } from "../../schemas.ts";
+import { auth, operation } from "../../operation.ts";
+import { errorResponses, isStrictIsoDateTime, jsonContent } from "../../schemas.ts";
 import { CreateSignalBody } from "./schema.ts";
 
 // POST /api/v1/trading-signals/import (issue 17 item 3): a CSV in the export's columns, as the
@@ -43,20 +45,20 @@ const ImportResult = z
   .object({ imported: z.number().int(), duplicates: z.number().int(), historyQueued: z.number().int() })
   .openapi("SignalImportResult");
 
-export const importSignals = createRoute({
+export const importSignals = operation({
   method: "post",
   path: "/import",
   tags: ["trading-signals"],
-  security: userSecurity,
+  auth: auth.user,
   description: `CSV with the export's header (${IMPORT_COLUMNS.join(", ")}; id optional and ignored), at most ${MAX_IMPORT_ROWS} rows. Stored as already processed: imported signals never trigger trades. Rows equal to one of your signals (createdAt, tokenAddress, signalType, source) are skipped as duplicates.`,
   // Before the body validators: a wrong Content-Type gets this route's own message.
-  middleware: [
+  bodyLimit: MAX_IMPORT_BODY_BYTES,
+  guard: () =>
     createMiddleware<AppEnv>(async (c, next) => {
       if (!MEDIA_TYPES.includes(mediaType(c)))
         throw new ValidationError("Content-Type must be text/csv or application/json");
       await next();
     }),
-  ] as const,
   request: {
     // Not `required`: @hono/zod-openapi would then run the JSON validator on a text/csv body too.
     body: {

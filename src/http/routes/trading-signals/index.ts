@@ -1,18 +1,8 @@
-import { createRoute, z } from "@hono/zod-openapi";
-import { createMiddleware } from "hono/factory";
-import type { AppDeps, AppEnv } from "../../app-env.ts";
+import { z } from "@hono/zod-openapi";
+import type { AppDeps } from "../../app-env.ts";
 import { csvResponse } from "../../csv.ts";
-import { rateLimit } from "../../rate-limit.ts";
-import { createRouter } from "../../router.ts";
-import {
-  apiKeySecurity,
-  errorResponses,
-  jsonContent,
-  jwtOrKeySecurity,
-  SuccessSchema,
-  userSecurity,
-} from "../../schemas.ts";
-import { signalLimitKey } from "./direct-post.ts";
+import { auth, createRouter, operation } from "../../operation.ts";
+import { errorResponses, jsonContent, SuccessSchema } from "../../schemas.ts";
 import { importHandler, importSignals } from "./import.ts";
 import {
   CreateSignalBody,
@@ -25,24 +15,31 @@ import {
   UpdateSignalBody,
 } from "./schema.ts";
 
+export const SIGNALS_PATH = "/api/v1/trading-signals";
+
+/** Per-key limiter key of POST /trading-signals. */
+const signalLimitKey = (apiKeyId: string) => `signals:${apiKeyId}`;
+
 const tags = ["trading-signals"];
 
-const create = createRoute({
+const create = operation({
   method: "post",
   path: "/",
   tags,
-  security: apiKeySecurity,
+  // The key's use is counted by the intake's group commit (a 201), or by the check otherwise.
+  auth: auth.apiKey("signals", { useCountedBy: 201 }),
+  rateLimit: { limiter: "signals", key: (c) => signalLimitKey(c.get("auth").apiKeyId as string) },
   request: { headers: IdempotencyHeader, body: { ...jsonContent(CreateSignalBody), required: true } },
   responses: {
     201: { description: "Created (or replayed for a repeated Idempotency-Key)", ...jsonContent(SignalSchema) },
     ...errorResponses(400, 401, 403, 409, 429),
   },
 });
-const list = createRoute({
+const list = operation({
   method: "get",
   path: "/",
   tags,
-  security: jwtOrKeySecurity,
+  auth: auth.scoped("signals"),
   request: { query: SignalListQuery },
   responses: {
     200: {
@@ -52,11 +49,11 @@ const list = createRoute({
     ...errorResponses(400, 401, 403),
   },
 });
-const exportCsv = createRoute({
+const exportCsv = operation({
   method: "get",
   path: "/export",
   tags,
-  security: jwtOrKeySecurity,
+  auth: auth.scoped("signals"),
   request: { query: SignalExportQuery },
   responses: {
     200: {
@@ -66,11 +63,11 @@ const exportCsv = createRoute({
     ...errorResponses(400, 401, 403),
   },
 });
-const deleteAll = createRoute({
+const deleteAll = operation({
   method: "delete",
   path: "/all",
   tags,
-  security: userSecurity,
+  auth: auth.user,
   responses: {
     200: {
       description: "Deleted every signal of the user",
@@ -79,11 +76,11 @@ const deleteAll = createRoute({
     ...errorResponses(401),
   },
 });
-const getOne = createRoute({
+const getOne = operation({
   method: "get",
   path: "/{id}",
   tags,
-  security: jwtOrKeySecurity,
+  auth: auth.scoped("signals"),
   request: { params: SignalIdParam },
   responses: {
     200: {
@@ -93,22 +90,22 @@ const getOne = createRoute({
     ...errorResponses(400, 401, 403, 404),
   },
 });
-const update = createRoute({
+const update = operation({
   method: "put",
   path: "/{id}",
   tags,
-  security: userSecurity,
+  auth: auth.user,
   request: { params: SignalIdParam, body: { ...jsonContent(UpdateSignalBody), required: true } },
   responses: {
     200: { description: "Updated signal (not processed again)", ...jsonContent(SignalSchema) },
     ...errorResponses(400, 401, 404),
   },
 });
-const remove = createRoute({
+const remove = operation({
   method: "delete",
   path: "/{id}",
   tags,
-  security: userSecurity,
+  auth: auth.user,
   request: { params: SignalIdParam },
   responses: { 200: { description: "Deleted", ...jsonContent(SuccessSchema) }, ...errorResponses(400, 401, 404) },
 });
@@ -125,23 +122,7 @@ export const SIGNAL_CSV_COLUMNS = [
 ] as const;
 
 export function tradingSignalRoutes(s: AppDeps) {
-  const router = createRouter();
-  const { requireApiKey, readWithScopeWriteWithUser } = s.auth;
-  const perKey = rateLimit<AppEnv>(s.limiters.signals, (c) => signalLimitKey(c.get("auth").apiKeyId as string));
-
-  // The key's use is counted by the intake's group commit (a 201), or by the middleware otherwise.
-  const postAuth = requireApiKey("signals", { useCountedBy: 201 });
-  const otherAuth = readWithScopeWriteWithUser("signals");
-  // POST takes only an API key (then the per-key limit); GETs take a JWT or a signals key;
-  // PUT/DELETE a JWT (PRODUCT.md §2), and so does the import (a user's bulk upload, not a bot's).
-  router.use(
-    "*",
-    createMiddleware<AppEnv>(async (c, next) => {
-      if (c.req.method === "POST" && !c.req.path.endsWith("/import"))
-        await postAuth(c, async () => void (await perKey(c, next)));
-      else await otherAuth(c, next);
-    }),
-  );
+  const router = createRouter(s);
 
   // Registration order matters: /export, /all and /import before /{id}, so they are never read as ids.
   return router

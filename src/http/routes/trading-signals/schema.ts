@@ -3,7 +3,10 @@ import { isoDateTime, pagination } from "../../schemas.ts";
 import { isSolanaAddress, SOLANA_ADDRESS_MESSAGE } from "../../solana-address.ts";
 
 const strength = z
-  .number({ error: "Signal strength must be between 1 and 5" })
+  .number({
+    error: (iss) =>
+      iss.input === undefined ? "Signal strength is required" : "Signal strength must be between 1 and 5",
+  })
   .int({ error: "Signal strength must be between 1 and 5" })
   .min(1, { error: "Signal strength must be between 1 and 5" })
   .max(5, { error: "Signal strength must be between 1 and 5" });
@@ -141,6 +144,7 @@ export const SignalIdParam = z.object({
 
 const filterFields = {
   tokenAddress: z.string().max(255).optional(),
+  symbol: z.string().trim().max(50).optional().openapi({ description: "The signal's symbol, any case" }),
   signalType: z.string().max(50).optional(),
   startDate: isoDateTime("startDate").optional(),
   endDate: isoDateTime("endDate").optional(),

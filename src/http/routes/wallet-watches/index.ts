@@ -1,7 +1,7 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import type { AppDeps } from "../../app-env.ts";
-import { createRouter } from "../../router.ts";
-import { errorResponses, jsonContent, jwtOrKeySecurity, SuccessSchema } from "../../schemas.ts";
+import { auth, createRouter, operation } from "../../operation.ts";
+import { errorResponses, jsonContent, SuccessSchema } from "../../schemas.ts";
 import {
   CreateWalletWatchBody,
   DetectedTradeSchema,
@@ -14,10 +14,10 @@ import {
 // /api/v1/wallet-watches (copy trading; PRODUCT.md §7): the wallets a user follows. A JWT, or an
 // API key with the signals scope (a watch is a signal source), for every method.
 
-const common = { tags: ["copy trading"], security: jwtOrKeySecurity };
+const common = { tags: ["copy trading"], auth: auth.scoped("signals") };
 const idParams = { params: WalletWatchIdParam };
 
-const create = createRoute({
+const create = operation({
   ...common,
   method: "post",
   path: "/",
@@ -27,7 +27,7 @@ const create = createRoute({
     ...errorResponses(400, 401, 403, 409),
   },
 });
-const list = createRoute({
+const list = operation({
   ...common,
   method: "get",
   path: "/",
@@ -36,7 +36,7 @@ const list = createRoute({
     ...errorResponses(401, 403),
   },
 });
-const getOne = createRoute({
+const getOne = operation({
   ...common,
   method: "get",
   path: "/{id}",
@@ -46,7 +46,7 @@ const getOne = createRoute({
     ...errorResponses(400, 401, 403, 404),
   },
 });
-const update = createRoute({
+const update = operation({
   ...common,
   method: "put",
   path: "/{id}",
@@ -56,7 +56,7 @@ const update = createRoute({
     ...errorResponses(400, 401, 403, 404, 409),
   },
 });
-const remove = createRoute({
+const remove = operation({
   ...common,
   method: "delete",
   path: "/{id}",
@@ -66,7 +66,7 @@ const remove = createRoute({
     ...errorResponses(400, 401, 403, 404),
   },
 });
-const trades = createRoute({
+const trades = operation({
   ...common,
   method: "get",
   path: "/{id}/trades",
@@ -81,8 +81,7 @@ const trades = createRoute({
 });
 
 export function walletWatchRoutes(s: AppDeps) {
-  const router = createRouter();
-  router.use("*", s.auth.requireJwtOrApiKey("signals"));
+  const router = createRouter(s);
   const watches = s.copyTrading.watches;
   return router
     .openapi(create, (c) => {

@@ -1,8 +1,7 @@
-import { createRoute, z } from "@hono/zod-openapi";
-import type { AppDeps, AppEnv } from "../../app-env.ts";
-import { rateLimit } from "../../rate-limit.ts";
-import { createRouter } from "../../router.ts";
-import { errorResponses, jsonContent, userSecurity } from "../../schemas.ts";
+import { z } from "@hono/zod-openapi";
+import type { AppDeps } from "../../app-env.ts";
+import { auth, createRouter, type Declaration, operation } from "../../operation.ts";
+import { errorResponses, jsonContent } from "../../schemas.ts";
 import {
   AgentIdPathParam,
   AgentWalletsResponse,
@@ -19,10 +18,14 @@ import {
 // /api/v1/wallets (SPEC "Wallet endpoints"; PRODUCT.md §3): JWT only, 5 requests per minute per
 // user on every path (SPEC "Limits": /wallets/*).
 
-const common = { tags: ["wallets"], security: userSecurity };
+const common = {
+  tags: ["wallets"],
+  auth: auth.user,
+  rateLimit: { limiter: "wallets", key: (c) => `wallets:${c.get("auth").userId}` },
+} as const satisfies Pick<Declaration, "auth" | "rateLimit"> & { tags: string[] };
 const RESET_MESSAGE = "Simulation wallet reset to its initial state";
 
-const list = createRoute({
+const list = operation({
   ...common,
   method: "get",
   path: "/",
@@ -35,7 +38,7 @@ const list = createRoute({
     ...errorResponses(400, 401, 429),
   },
 });
-const forAgent = createRoute({
+const forAgent = operation({
   ...common,
   method: "get",
   path: "/agent/{agentId}",
@@ -48,7 +51,7 @@ const forAgent = createRoute({
     ...errorResponses(400, 401, 404, 429),
   },
 });
-const assign = createRoute({
+const assign = operation({
   ...common,
   method: "post",
   path: "/assign",
@@ -58,27 +61,29 @@ const assign = createRoute({
     ...errorResponses(400, 401, 404, 409, 429),
   },
 });
-const resetIndex = createRoute({
+const resetIndex = operation({
   ...common,
   method: "post",
   path: "/reset",
   request: { body: { ...jsonContent(ResetWalletBody), required: true } },
   responses: {
     200: { description: "Reset (simulation wallets only)", ...jsonContent(ResetWalletResponse) },
-    ...errorResponses(400, 401, 404, 429),
+    // 409 while a live swap of the wallet's agent is pending or unknown.
+    ...errorResponses(400, 401, 404, 409, 429),
   },
 });
-const reset = createRoute({
+const reset = operation({
   ...common,
   method: "post",
   path: "/{walletAddress}/reset",
   request: { params: WalletAddressParam },
   responses: {
     200: { description: "Reset (simulation wallets only)", ...jsonContent(ResetWalletResponse) },
-    ...errorResponses(400, 401, 404, 429),
+    // 409 while a live swap of the wallet's agent is pending or unknown.
+    ...errorResponses(400, 401, 404, 409, 429),
   },
 });
-const checkDeposits = createRoute({
+const checkDeposits = operation({
   ...common,
   method: "post",
   path: "/{walletAddress}/check-deposits",
@@ -91,12 +96,7 @@ const checkDeposits = createRoute({
 });
 
 export function walletRoutes(s: AppDeps) {
-  const router = createRouter();
-  router.use("*", s.auth.requireUser());
-  router.use(
-    "*",
-    rateLimit<AppEnv>(s.limiters.wallets, (c) => `wallets:${c.get("auth").userId}`),
-  );
+  const router = createRouter(s);
   const user = (c: { get(k: "auth"): { userId: string } }) => c.get("auth").userId;
 
   // /reset and /assign are registered before /{walletAddress}/... (no overlap, but kept explicit).

@@ -1,7 +1,7 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import type { AppDeps } from "../../app-env.ts";
-import { createRouter } from "../../router.ts";
-import { errorResponses, jsonContent, SuccessSchema, userSecurity } from "../../schemas.ts";
+import { auth, createRouter, operation } from "../../operation.ts";
+import { errorResponses, jsonContent, SuccessSchema } from "../../schemas.ts";
 import {
   CreatedWebhookSchema,
   CreateWebhookBody,
@@ -17,10 +17,10 @@ import {
 // /api/v1/webhooks (issue 18; PRODUCT.md §7): the user's endpoints, JWT only. The signing secret
 // appears in the creation (and rotation) response and nowhere else.
 
-const common = { tags: ["webhooks"], security: userSecurity };
+const common = { tags: ["webhooks"], auth: auth.user };
 const idParams = { params: WebhookIdParam };
 
-const create = createRoute({
+const create = operation({
   ...common,
   method: "post",
   path: "/",
@@ -30,7 +30,7 @@ const create = createRoute({
     ...errorResponses(400, 401),
   },
 });
-const list = createRoute({
+const list = operation({
   ...common,
   method: "get",
   path: "/",
@@ -39,28 +39,28 @@ const list = createRoute({
     ...errorResponses(401),
   },
 });
-const getOne = createRoute({
+const getOne = operation({
   ...common,
   method: "get",
   path: "/{id}",
   request: idParams,
   responses: { 200: { description: "One webhook", ...jsonContent(WebhookSchema) }, ...errorResponses(400, 401, 404) },
 });
-const update = createRoute({
+const update = operation({
   ...common,
   method: "patch",
   path: "/{id}",
   request: { ...idParams, body: { ...jsonContent(UpdateWebhookBody), required: true } },
   responses: { 200: { description: "Updated", ...jsonContent(WebhookSchema) }, ...errorResponses(400, 401, 404) },
 });
-const remove = createRoute({
+const remove = operation({
   ...common,
   method: "delete",
   path: "/{id}",
   request: idParams,
   responses: { 200: { description: "Deleted", ...jsonContent(SuccessSchema) }, ...errorResponses(400, 401, 404) },
 });
-const test = createRoute({
+const test = operation({
   ...common,
   method: "post",
   path: "/{id}/test",
@@ -70,7 +70,7 @@ const test = createRoute({
     ...errorResponses(400, 401, 404),
   },
 });
-const rotate = createRoute({
+const rotate = operation({
   ...common,
   method: "post",
   path: "/{id}/rotate-secret",
@@ -80,7 +80,7 @@ const rotate = createRoute({
     ...errorResponses(400, 401, 404),
   },
 });
-const deliveries = createRoute({
+const deliveries = operation({
   ...common,
   method: "get",
   path: "/{id}/deliveries",
@@ -92,8 +92,7 @@ const deliveries = createRoute({
 });
 
 export function webhookRoutes(s: AppDeps) {
-  const router = createRouter();
-  router.use("*", s.auth.requireUser());
+  const router = createRouter(s);
   const hooks = s.notifications.webhooks;
   return router
     .openapi(create, async (c) => {

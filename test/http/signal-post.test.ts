@@ -1,12 +1,10 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { createDirectSignalPost } from "../../src/http/routes/trading-signals/direct-post.ts";
 import { createApiKey, createTestContext, json, login, type TestContext } from "../helpers/context.ts";
 import { parseExposition, sampleValue } from "../metrics/exposition.ts";
 
-// src/http/routes/trading-signals/direct-post.ts: POST /trading-signals served in front of Hono's
-// chain. Its answers must be the chain's. A request with an Origin header always goes through the
-// chain (without CORS_ORIGINS set, the chain then answers exactly as for no Origin), which gives
-// each test the chain's answer to compare with.
+// POST /trading-signals, the signal bots' hot path: its answers (201, replays, conflicts, storage
+// failures, refusals) with their headers, limiter hits, use counts and metrics. A request with an
+// Origin header (CORS_ORIGINS unset) must be answered exactly as one without.
 
 let ctx: TestContext;
 let key: { id: string; key: string };
@@ -36,7 +34,7 @@ const useCount = () =>
 const signalRows = () =>
   (ctx.database.sqlite.query("SELECT count(*) AS n FROM trading_signals").get() as { n: number }).n;
 
-describe("POST /trading-signals in front of the chain", () => {
+describe("POST /trading-signals", () => {
   test("a 201 is the chain's: status, headers, body (trimmed by the same schema), one limiter hit each", async () => {
     const direct = await post(body);
     const chained = await post(body, THROUGH_CHAIN);
@@ -136,38 +134,5 @@ describe("POST /trading-signals in front of the chain", () => {
         c.status === 400 ? String(120 - hits + 1) : "none",
       );
     }
-  });
-
-  test("answers a valid post itself and hands the rest to the chain (the function alone)", async () => {
-    const direct = createDirectSignalPost(ctx.services);
-    const handed: Request[] = [];
-    const chain = (req: Request) => {
-      handed.push(req);
-      return new Response("chain", { status: 299 });
-    };
-    const request = (b: string, headers: Record<string, string> = {}, path = "/api/v1/trading-signals") =>
-      new Request(`http://localhost${path}`, {
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          "content-length": String(Buffer.byteLength(b)),
-          "x-api-key": key.key,
-          ...headers,
-        },
-        body: b,
-      });
-    const ok = await direct(request(JSON.stringify(body)), chain);
-    expect(ok?.status).toBe(201);
-    expect(handed).toHaveLength(0);
-    // Not its request at all: undefined, the caller sends it to the chain untouched.
-    expect(direct(request(JSON.stringify(body), {}, "/api/v1/trading-signals?x=1"), chain)).toBeUndefined();
-    expect(direct(request(JSON.stringify(body), THROUGH_CHAIN), chain)).toBeUndefined();
-    expect(direct(request(JSON.stringify(body), { "x-api-key": "svc_wrong" }), chain)).toBeUndefined();
-    expect(direct(request(JSON.stringify(body), { "content-type": "text/plain" }), chain)).toBeUndefined();
-    // Read but refused: the chain gets the same body back.
-    const invalid = JSON.stringify({ ...body, signalStrength: 0 });
-    expect((await direct(request(invalid), chain))?.status).toBe(299);
-    expect(await handed[0]?.text()).toBe(invalid);
-    expect(signalRows()).toBe(1);
   });
 });

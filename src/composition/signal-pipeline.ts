@@ -1,0 +1,47 @@
+import type { ApiKeyService } from "../auth/api-keys.ts";
+import type { DatabaseHandle } from "../db/client.ts";
+import type { GroupCommit } from "../db/group-commit.ts";
+import { TradingAgentRepository } from "../db/repositories/trading-agents.ts";
+import type { EventBus } from "../events/bus.ts";
+import type { Logger } from "../logger.ts";
+import type { Metrics } from "../metrics/metrics.ts";
+import { SignalIntake } from "../signals/signal-intake.ts";
+import { SignalQueue } from "../signals/signal-queue.ts";
+import type { SignalService } from "../signals/signal-service.ts";
+import type { SignalProcessor } from "../trading/signal-processor.ts";
+
+interface Deps {
+  database: DatabaseHandle;
+  logger: Logger;
+  events: EventBus;
+  metrics: Metrics;
+  apiKeys: ApiKeyService;
+  signals: SignalService;
+  groupCommit: GroupCommit;
+  processor: SignalProcessor;
+  /** Signals older than this (seconds) are expired, not resumed, by the start-up recovery. */
+  signalMaxAgeSeconds: number;
+}
+
+/**
+ * The signal pipeline: POST /trading-signals → intake → queue → processor. Each stage is given
+ * the next one when it is built, so it is built from its end: the processor (given), the queue
+ * that feeds it, the intake that fills the queue. Nothing is re-bound later.
+ */
+export function createSignalPipeline(d: Deps): { signalQueue: SignalQueue; signalIntake: SignalIntake } {
+  const signalQueue = new SignalQueue((id) => d.processor.process(id), d.logger);
+  const signalAgents = new TradingAgentRepository(d.database.sqlite);
+  const signalIntake = new SignalIntake({
+    events: d.events,
+    queue: signalQueue,
+    logger: d.logger,
+    signals: d.signals,
+    commits: d.groupCommit,
+    recordKeyUse: (id) => d.apiKeys.recordUse(id),
+    hasAgents: (userId) => signalAgents.hasAgents(userId),
+    recovery: { maxAgeSeconds: d.signalMaxAgeSeconds },
+  });
+  // PRODUCT.md §6 "signals received": every signal accepted by POST /trading-signals (not replays).
+  signalIntake.onAccepted(() => d.metrics.signalsReceived.inc());
+  return { signalQueue, signalIntake };
+}

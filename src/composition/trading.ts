@@ -1,0 +1,116 @@
+import type { Clock } from "../clock.ts";
+import type { Config } from "../config.ts";
+import type { DatabaseHandle } from "../db/client.ts";
+import { GroupCommit } from "../db/group-commit.ts";
+import { PositionRepository } from "../db/repositories/positions.ts";
+import { WalCheckpointer } from "../db/wal-checkpointer.ts";
+import type { EventBus } from "../events/bus.ts";
+import type { Logger } from "../logger.ts";
+import type { MarketServices } from "../market/index.ts";
+import { QuotePricing } from "../market/quote-pricing.ts";
+import type { Metrics } from "../metrics/metrics.ts";
+import { SignalService } from "../signals/signal-service.ts";
+import type { TradeExecutor } from "../trading/executor.ts";
+import type { LiveTrading } from "../trading/live-trading.ts";
+import { PriceWaits } from "../trading/monitor-prices.ts";
+import { PositionLocks } from "../trading/position-locks.ts";
+import { PositionMonitor } from "../trading/position-monitor.ts";
+import { priorityFeeSetting, simulationPriorityFeeSol } from "../trading/rules/fees.ts";
+import { SignalProcessor } from "../trading/signal-processor.ts";
+import { SimulationExecutor } from "../trading/simulation-executor.ts";
+import { TokenScreen } from "../trading/token-screen.ts";
+import { TradingEngine } from "../trading/trading-engine.ts";
+import type { ServiceOptions } from "./options.ts";
+
+export interface TradingArea {
+  signals: SignalService;
+  walCheckpoints: WalCheckpointer;
+  groupCommit: GroupCommit;
+  positions: PositionRepository;
+  locks: PositionLocks;
+  engine: TradingEngine;
+  processor: SignalProcessor;
+  monitor: PositionMonitor;
+  priceWaits: PriceWaits;
+}
+
+interface Deps {
+  database: DatabaseHandle;
+  clock: Clock;
+  logger: Logger;
+  events: EventBus;
+  metrics: Metrics;
+  market: MarketServices;
+  live: LiveTrading | null;
+}
+
+/** The trading engine (issue 5): one execution path for every trade, behind per-mode executors. */
+export function createTradingArea(config: Config, d: Deps, opts: ServiceOptions): TradingArea {
+  const { database, clock, logger, events, metrics, market, live } = d;
+  const signals = new SignalService(database, clock);
+  // Small writes of concurrent requests and trades share one commit (src/db/group-commit.ts).
+  // WAL checkpoints beside the event loop (src/db/wal-checkpointer.ts), looked at after every
+  // group commit: many small commits checkpoint in small steps as SQLite's own threshold is passed.
+  const walCheckpoints = new WalCheckpointer({ sqlite: database.sqlite, logger });
+  const groupCommit = new GroupCommit(database, { afterCommit: () => walCheckpoints.poll() });
+  const positions = new PositionRepository(database.sqlite);
+  const locks = new PositionLocks();
+  // Token screening and mint facts read over the live RPC (issue 15); without SOLANA_RPC_URL only
+  // requireSellable can be judged (docs/decisions.md "Live integration").
+  // The demo market has no chain: its made-up tokens have no mint accounts to read.
+  const mintInfo = config.DEMO_MARKET ? null : (live?.mintInfo ?? null);
+  const screen = new TokenScreen({ mintInfo, quotes: market.quotes, logger, clock });
+  const fee = simulationPriorityFeeSol(
+    config.SIMULATION_PRIORITY_FEE_SOL,
+    priorityFeeSetting(config.LIVE_PRIORITY_FEE),
+  );
+  const executors: Partial<Record<"simulation" | "live", TradeExecutor>> = {
+    ...(market.quotes.configured ? { simulation: new SimulationExecutor(market.quotes, fee, screen) } : {}),
+    ...(live?.executor ? { live: live.executor } : {}),
+    ...opts.executors,
+  };
+  const sqlite = database.sqlite;
+  const commits = groupCommit;
+  const engine = new TradingEngine({
+    sqlite,
+    clock,
+    logger,
+    events,
+    metrics,
+    market,
+    executors,
+    positions,
+    locks,
+    mintInfo,
+    commits,
+    live: live?.settlement,
+  });
+  const processor = new SignalProcessor({
+    sqlite,
+    clock,
+    logger,
+    signals,
+    positions,
+    engine,
+    commits,
+    marketData: market.marketData,
+    liveTradingEnabled: config.LIVE_TRADING_ENABLED,
+  });
+  // Why the monitor waits on a position: set by its ticks, shown with the position.
+  const priceWaits = new PriceWaits();
+  const monitor = new PositionMonitor({
+    sqlite,
+    clock,
+    logger,
+    events,
+    positions,
+    locks,
+    engine,
+    tokenPrices: market.tokenPrices,
+    quotePricing: market.quotes.configured ? new QuotePricing({ quotes: market.quotes, logger }) : null,
+    intervalSeconds: config.MONITOR_INTERVAL_SECONDS,
+    waits: priceWaits,
+    live: live ?? undefined,
+  });
+  return { signals, walCheckpoints, groupCommit, positions, locks, engine, processor, monitor, priceWaits };
+}

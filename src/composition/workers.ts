@@ -1,0 +1,61 @@
+import type { AccessTokenBlacklist } from "../auth/blacklist.ts";
+import type { Config } from "../config.ts";
+import type { WalCheckpointer } from "../db/wal-checkpointer.ts";
+import type { Lifecycle } from "../lifecycle.ts";
+import type { MarketServices } from "../market/index.ts";
+import type { Notifications } from "../notifications/index.ts";
+import type { SignalIntake } from "../signals/signal-intake.ts";
+import type { SignalQueue } from "../signals/signal-queue.ts";
+import type { SignalService } from "../signals/signal-service.ts";
+import type { StrategyLab } from "../strategy-lab.ts";
+import type { LiveTrading } from "../trading/live-trading.ts";
+import type { PositionMonitor } from "../trading/position-monitor.ts";
+
+interface Workers {
+  config: Config;
+  blacklist: AccessTokenBlacklist;
+  market: MarketServices;
+  live: LiveTrading | null;
+  strategyLab: StrategyLab;
+  notifications: Notifications;
+  walCheckpoints: WalCheckpointer;
+  monitor: PositionMonitor;
+  signals: SignalService;
+  signalQueue: SignalQueue;
+  signalIntake: SignalIntake;
+}
+
+/**
+ * Background workers. serve() runs the start hooks in this order once it listens; shutdown runs
+ * in reverse (what started last stops first), so the timers go after the workers drain.
+ */
+export function registerWorkers(lifecycle: Lifecycle, w: Workers): void {
+  const { market, strategyLab, notifications, monitor, live } = w;
+  const minute = 60_000;
+  const timers = [setInterval(() => w.blacklist.sweep(), 5 * minute)];
+  for (const t of timers) t.unref?.();
+  // WAL checkpoints: registered first, so its shutdown step runs last, after every writer stopped.
+  lifecycle.onStart(() => w.walCheckpoints.start(), "WAL checkpoints");
+  lifecycle.onShutdown(() => w.walCheckpoints.stop(), "WAL checkpoints");
+  // Normally done already: serve() recovers before it opens the door (a no-op then).
+  lifecycle.onStart(() => w.signalIntake.ensureRecovered(), "signal recovery");
+  lifecycle.onShutdown(() => w.signalQueue.stop(), "signal queue");
+  lifecycle.onShutdown(() => {
+    for (const t of timers) clearInterval(t);
+  }, "timers");
+  lifecycle.onStart(() => market.solPrice.start(), "SOL price feed");
+  lifecycle.onStart(() => market.prober.start(), "reachability probes");
+  lifecycle.onShutdown(() => market.stop(), "SOL price feed");
+  lifecycle.onStart(() => monitor.start(), "position monitor");
+  // Shutdown runs in reverse: the monitor's last tick ends before the closes it started are awaited.
+  if (live) lifecycle.onShutdown(() => live.closer.stop(), "token account closes");
+  lifecycle.onShutdown(() => monitor.stop(), "position monitor");
+  lifecycle.onStart(() => strategyLab.recorder.start(), "price history recorder");
+  lifecycle.onShutdown(() => strategyLab.recorder.stop(), "price history recorder");
+  lifecycle.onStart(() => strategyLab.worker.start(), "backtest worker");
+  lifecycle.onShutdown(() => strategyLab.worker.stop(), "backtest worker");
+  lifecycle.onStart(() => notifications.start(), "notifications");
+  lifecycle.onShutdown(() => notifications.stop(), "notifications");
+  lifecycle.onStart(() => strategyLab.history.start(), "history import");
+  lifecycle.onShutdown(() => strategyLab.history.stop(), "history import");
+}

@@ -1,0 +1,77 @@
+import { Section } from "../components.tsx";
+import { fmtNum, fmtSol, short } from "../format.ts";
+import { recentEvents, type ServiceEvent } from "../live.ts";
+import { agentNames, tokenSymbols } from "../names.ts";
+import { href } from "../router.ts";
+
+// The overview's live feed: the latest signals, trades and position changes, each naming its agent
+// and token. After a reload it starts from the stream's replay (live.ts), so the last events are
+// still there. Names: the event's own `agentName` / `tokenSymbol` when the server sends them,
+// otherwise looked up from what the page has loaded (names.ts); an unknown id shows shortened.
+
+const str = (v: unknown) => (typeof v === "string" && v ? v : null);
+
+function tokenOf(d: Record<string, unknown>): string {
+  const address = str(d.tokenAddress) ?? "";
+  return str(d.tokenSymbol) ?? tokenSymbols.value.get(address) ?? short(address);
+}
+
+function agentOf(d: Record<string, unknown>): { id: string; name: string } | null {
+  const id = str(d.agentId);
+  if (!id) return null;
+  return { id, name: str(d.agentName) ?? agentNames.value.get(id) ?? short(id, 4) };
+}
+
+export function describeEvent(e: Pick<ServiceEvent, "type" | "data">): string {
+  const d = e.data;
+  const sig = d.signal as Record<string, unknown> | undefined;
+  switch (e.type) {
+    case "signal.created":
+      return `Signal #${sig?.id} ${sig?.signalType} ${str(sig?.symbol) ?? tokenOf({ tokenAddress: sig?.tokenAddress })} (strength ${sig?.signalStrength})`;
+    case "trade.executed": {
+      const what = d.isTakeProfit ? ` take-profit ${d.takeProfitLevel ?? ""}`.trimEnd() : d.isDca ? " DCA" : "";
+      const amount = d.amountSol ? `${fmtNum(d.amountSol)} SOL` : d.proceedsSol ? `→ ${fmtNum(d.proceedsSol)} SOL` : "";
+      return `${String(d.side).toUpperCase()}${what} ${tokenOf(d)} ${amount} (${d.mode})`;
+    }
+    case "trade.failed":
+      return `${String(d.side).toUpperCase()} ${tokenOf(d)} failed: ${d.reason}`;
+    case "position.opened":
+      return `Position opened: ${tokenOf(d)}`;
+    case "position.closed":
+      return `Position closed: ${tokenOf(d)} (${d.reason}), P/L ${fmtSol(d.profitLossSol)}`;
+    case "webhook.disabled":
+      return `Webhook disabled: ${d.reason}`;
+    default:
+      return e.type;
+  }
+}
+
+export function LiveFeed() {
+  const events = recentEvents.value;
+  return (
+    <Section title="Live feed">
+      {events.length === 0 ? (
+        <p class="muted">Signals and trades appear here as they happen.</p>
+      ) : (
+        <ol class="plain feed" aria-live="polite">
+          {events.map((e) => {
+            const agent = agentOf(e.data);
+            return (
+              <li key={e.id}>
+                <time class="muted small" dateTime={e.time}>
+                  {new Date(e.time).toLocaleTimeString()}
+                </time>{" "}
+                {agent && (
+                  <>
+                    <a href={href("agents", agent.id)}>{agent.name}</a>:{" "}
+                  </>
+                )}
+                {describeEvent(e)}
+              </li>
+            );
+          })}
+        </ol>
+      )}
+    </Section>
+  );
+}

@@ -1,0 +1,172 @@
+import type { VersionedTransaction } from "@solana/web3.js";
+import { TradingError } from "../../errors.ts";
+import { web3 } from "../../lazy/modules.ts";
+import type { Logger } from "../../logger.ts";
+import { unexpectedResponse } from "../../market/http-client.ts";
+import type { PriorityFee, Quote, QuoteProvider, TokenPriceProvider } from "../../market/types.ts";
+import { SOL_MINT } from "../../money.ts";
+import type { SwapRequest } from "../executor.ts";
+import { priorityFeeLamports } from "../rules/fees.ts";
+import { assertPriceFloor } from "../simulation-executor.ts";
+import type { TokenScreen } from "../token-screen.ts";
+import type { BlockhashRead, InspectorChain, SendChain } from "./chain-reads.ts";
+import {
+  type FloorVerdict,
+  judgeQuote,
+  NO_REFERENCE_PRICE_MESSAGE,
+  priceApiReference,
+  type ReferencePrice,
+} from "./floor.ts";
+import { inspectSwapTransaction, SwapRefusedError } from "./transaction-inspector.ts";
+
+// A live swap up to the moment the key would touch it: our reference price, the aggregator's
+// quote judged against our floor (floor.ts), the aggregator's transaction inspected against that
+// floor (transaction-inspector.ts), and OUR blockhash put in it (the aggregator's blockhash and
+// lastValidBlockHeight are never what the outcome is judged by). Anything unexpected throws;
+// nothing is signed.
+
+/** Solana's base fee per signature (lamports); the pending estimate adds the priority fee. */
+export const BASE_FEE_LAMPORTS = 5_000n;
+
+export interface PrepareDeps {
+  quotes: QuoteProvider;
+  /** Price API v3: the independent price the floor is computed from. */
+  prices: Pick<TokenPriceProvider, "getPrices">;
+  inspector: InspectorChain;
+  sender: Pick<SendChain, "latestBlockhash">;
+  allowedPrograms: ReadonlySet<string>;
+  screen?: TokenScreen | null;
+  log: Logger;
+}
+
+export interface PreparedSwap {
+  quote: Quote;
+  floor: FloorVerdict;
+  /** Unsigned, with our blockhash in it. */
+  tx: VersionedTransaction;
+  blockhash: BlockhashRead;
+  /** The most priority fee this transaction may pay (lamports): what the inspection allowed. */
+  priorityFeeCapLamports: number;
+  /** What the aggregator says it set (null when it did not say). */
+  reportedPriorityFeeLamports: number | null;
+}
+
+/** Most a swap may pay in fees: one signature plus the priority fee asked for (or its auto cap). */
+export function maxSwapFeeLamports(fee: PriorityFee): bigint {
+  return BASE_FEE_LAMPORTS + BigInt(priorityFeeLamports(fee));
+}
+
+/** The Price API's price, else the price the caller recorded; without either, no live swap. */
+export async function referencePrice(
+  prices: PrepareDeps["prices"],
+  req: Pick<SwapRequest, "tokenMint" | "referencePriceSol">,
+): Promise<ReferencePrice> {
+  let fromApi: ReferencePrice | null = null;
+  let apiError: unknown = null;
+  try {
+    fromApi = await priceApiReference(prices, req.tokenMint);
+  } catch (err) {
+    apiError = err;
+  }
+  if (fromApi) return fromApi;
+  if (req.referencePriceSol?.gt(0)) return { priceSol: req.referencePriceSol, source: "recorded" };
+  if (apiError) throw apiError;
+  throw new TradingError(NO_REFERENCE_PRICE_MESSAGE, { tokenAddress: req.tokenMint });
+}
+
+export async function prepareSwap(d: PrepareDeps, req: SwapRequest, fee: PriorityFee): Promise<PreparedSwap> {
+  const ctx = { agentId: req.agentId, walletAddress: req.walletAddress, side: req.side, tokenAddress: req.tokenMint };
+  const ref = await referencePrice(d.prices, req);
+  const quote = await d.quotes.quote({
+    inputMint: req.side === "BUY" ? SOL_MINT : req.tokenMint,
+    outputMint: req.side === "BUY" ? req.tokenMint : SOL_MINT,
+    amount: req.amountAtomic.toString(),
+    slippageBps: req.slippageBps,
+  });
+  if (BigInt(quote.outAmount) <= 0n) throw new TradingError("The quote returned no output amount");
+  // A take-profit sells at its level or not at all (the level's price less slippage).
+  assertPriceFloor(BigInt(quote.outAmount), req.minOutputAtomic);
+  const floor = judgeQuote(
+    {
+      side: req.side,
+      amountAtomic: req.amountAtomic,
+      tokenDecimals: req.tokenDecimals,
+      slippageBps: req.slippageBps,
+      floorBps: req.floorBps ?? req.slippageBps,
+      maxImpactBps: req.maxImpactBps === undefined ? req.maxBps : req.maxImpactBps,
+    },
+    quote,
+    ref,
+  );
+  if (req.screening && d.screen)
+    await d.screen.check(req.tokenMint, BigInt(quote.outAmount), req.screening, req.slippageBps);
+  d.log.info("live swap quoted", {
+    ...ctx,
+    inAmount: quote.inAmount,
+    outAmount: quote.outAmount,
+    minOut: floor.minOutAtomic.toString(),
+    floor: floor.floorAtomic.toString(),
+    aggregatorMinOut: quote.otherAmountThreshold,
+    referencePriceSol: ref.priceSol.toPrecision(8),
+    slippageBps: req.slippageBps,
+    priceImpactPct: quote.priceImpactPct,
+  });
+
+  const built = await d.quotes.swapTransaction(quote, req.walletAddress, fee);
+  if (built.simulationError) {
+    throw new TradingError("The swap aggregator reports that the swap would fail", {
+      simulationError: clipJson(built.simulationError),
+    });
+  }
+  const tx = deserialize(built.swapTransaction);
+  try {
+    await inspectSwapTransaction(
+      { chain: d.inspector, allowedPrograms: d.allowedPrograms, logger: d.log },
+      {
+        transaction: tx,
+        wallet: req.walletAddress,
+        intent: {
+          side: req.side === "BUY" ? "buy" : "sell",
+          mint: req.tokenMint,
+          inAmount: req.amountAtomic,
+          minOutAmount: floor.minOutAtomic,
+        },
+        maxFeeLamports: maxSwapFeeLamports(fee),
+      },
+    );
+  } catch (err) {
+    if (err instanceof SwapRefusedError)
+      d.log.warn("live swap refused before signing; nothing sent", { ...ctx, check: err.check, reason: err.message });
+    throw err;
+  }
+  // Our blockhash, read after the inspection (the freshest), replaces the aggregator's: its
+  // lastValidBlockHeight is then known from our own read, and that is what expiry is judged by.
+  const blockhash = await d.sender.latestBlockhash();
+  tx.message.recentBlockhash = blockhash.blockhash;
+  return {
+    quote,
+    floor,
+    tx,
+    blockhash,
+    priorityFeeCapLamports: priorityFeeLamports(fee),
+    reportedPriorityFeeLamports: built.prioritizationFeeLamports,
+  };
+}
+
+function deserialize(base64: string): VersionedTransaction {
+  try {
+    return web3().VersionedTransaction.deserialize(Buffer.from(base64, "base64"));
+  } catch {
+    throw unexpectedResponse("swapAggregator", "swap transaction is not a valid serialized transaction");
+  }
+}
+
+export function clipJson(v: unknown): string {
+  let s: string;
+  try {
+    s = typeof v === "string" ? v : JSON.stringify(v);
+  } catch {
+    s = String(v);
+  }
+  return s.length > 300 ? `${s.slice(0, 300)}…` : s;
+}

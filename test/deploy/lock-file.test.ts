@@ -1,0 +1,91 @@
+import { expect, test } from "bun:test";
+import { join } from "node:path";
+import pkg from "../../package.json" with { type: "json" };
+import lock from "../../package-lock.json" with { type: "json" };
+
+// `npm ci` refuses a lock file that lacks a package some locked package lists as an optional
+// dependency, even one built for another system (Biome's and litesvm's per-platform builds):
+// "Missing: @biomejs/cli-darwin-arm64@2.6.8 from lock file". This reads the lock as npm ci does,
+// without the network: every dependency of every locked package resolves to a locked entry whose
+// version satisfies the range.
+//
+// litesvm 0.8.0 names four platform builds that were never published (darwin-arm64, darwin-x64,
+// linux-arm64-gnu, linux-arm64-musl), so no lock could list them. package.json's `overrides` alias
+// each to litesvm's linux-x64-musl build of the same version: its os/cpu/libc fields keep npm from
+// installing it on those platforms (where litesvm 0.8.0 has no native build either way), and on
+// linux-x64-musl it is the real build again. litesvm 0.4.0, whose builds all exist, needs glibc
+// 2.38 (Debian 12 has 2.36); 1.x takes @solana/kit types (docs/decisions.md "Operator experience III").
+const UNPUBLISHED = [
+  "litesvm-darwin-arm64",
+  "litesvm-darwin-x64",
+  "litesvm-linux-arm64-gnu",
+  "litesvm-linux-arm64-musl",
+];
+
+type Entry = {
+  version?: string;
+  dependencies?: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
+  dev?: boolean;
+};
+const packages = (lock as unknown as { packages: Record<string, Entry> }).packages;
+
+/** npm's resolution: the nearest node_modules/<name> up from the dependent's folder. */
+function resolveFrom(dependent: string, name: string): Entry | undefined {
+  let dir = dependent;
+  for (;;) {
+    const hit = packages[dir === "" ? `node_modules/${name}` : join(dir, "node_modules", name)];
+    if (hit) return hit;
+    if (dir === "") return undefined;
+    const up = dir.lastIndexOf("/node_modules/");
+    dir = up === -1 ? "" : dir.slice(0, up);
+  }
+}
+
+test("every dependency and optional dependency of every locked package is in the lock", () => {
+  const missing: string[] = [];
+  for (const [path, entry] of Object.entries(packages)) {
+    const deps = { ...entry.dependencies, ...entry.optionalDependencies };
+    for (const [name, range] of Object.entries(deps)) {
+      const found = resolveFrom(path, name);
+      if (!found?.version) missing.push(`${name}@${range} (for ${path || "the root"})`);
+      else if (!Bun.semver.satisfies(found.version, range)) {
+        missing.push(`${name}@${range} (locked ${found.version}, for ${path || "the root"})`);
+      }
+    }
+  }
+  expect(missing).toEqual([]);
+});
+
+test("the lock's root matches package.json", () => {
+  const root = packages[""] as Entry & { devDependencies?: Record<string, string> };
+  expect(root.dependencies).toEqual(pkg.dependencies);
+  expect(root.devDependencies).toEqual(pkg.devDependencies);
+});
+
+test("Biome's builds for other systems are locked (npm ci on macOS, Windows, musl)", () => {
+  for (const name of ["@biomejs/cli-darwin-arm64", "@biomejs/cli-win32-x64", "@biomejs/cli-linux-x64-musl"]) {
+    expect(packages[`node_modules/${name}`]?.version, name).toBeString();
+  }
+});
+
+test("litesvm's unpublished builds are aliased to its linux-x64-musl build, which npm installs on no other platform", () => {
+  const version = packages["node_modules/litesvm"]?.version as string;
+  const overrides = (pkg as unknown as { overrides: { litesvm: Record<string, string> } }).overrides.litesvm;
+  expect(Object.keys(overrides).toSorted()).toEqual(UNPUBLISHED);
+  for (const name of UNPUBLISHED) {
+    expect(overrides[name]).toBe(`npm:litesvm-linux-x64-musl@${version}`);
+    const entry = packages[`node_modules/${name}`] as Entry & { os?: string[]; cpu?: string[]; libc?: string[] };
+    expect({
+      os: entry.os,
+      cpu: entry.cpu,
+      libc: entry.libc,
+      optional: (entry as { optional?: boolean }).optional,
+    }).toEqual({
+      os: ["linux"],
+      cpu: ["x64"],
+      libc: ["musl"],
+      optional: true,
+    });
+  }
+});
