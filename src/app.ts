@@ -100,7 +100,9 @@ function createBaseApp(s: AppDeps): OpenAPIHono<AppEnv> {
   app.notFound((c) => {
     allowed ??= allowedMethods(declaredOperations(app));
     const methods = allowed(c.req.path);
-    if (methods.length > 0) {
+    // A declared method whose handler found nothing (an unknown dashboard asset) is a 404, not a 405.
+    const method = c.req.method === "HEAD" ? "GET" : c.req.method;
+    if (methods.length > 0 && !methods.includes(method)) {
       const error = new MethodNotAllowedError(`Method not allowed: ${c.req.method} ${c.req.path}`);
       const { status, body } = toErrorBody(error, { development: false });
       return c.json(body, status as 405, { Allow: methods.join(", ") });

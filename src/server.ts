@@ -157,30 +157,15 @@ export async function serve(config: Config, opts: ServeOptions = {}): Promise<Se
       version: VERSION,
     });
 
-    const s = services;
-    const timeoutMs = opts.shutdownTimeoutMs ?? SHUTDOWN_TIMEOUT_MS;
-    let stopping: Promise<void> | undefined;
-    const stop = async (reason: string) => {
-      const deadline = performance.now() + timeoutMs;
-      const left = () => Math.max(0, deadline - performance.now());
-      log.info("shutting down", { reason, timeoutMs });
-      // 1. Stop accepting: new connections are refused from here on.
-      const closed = Promise.all(servers.map((srv) => srv.stop(false)));
-      // 2. Let the handlers already running finish (a streaming response such as the SSE feed
-      //    counts only until its Response is returned; its stream is closed by its shutdown hook).
-      if (!(await within(inflight.idle(), left())))
-        log.warn("requests still running at the shutdown bound", { count: inflight.count });
-      // 3. Workers drain: trades in flight finish, the monitor stops, streams close (hooks).
-      await s.stop({ timeoutMs: left() });
-      // 4. Wait for the connections to end, then cut what is left.
-      if (!(await within(closed, left()))) {
-        log.warn("closing connections still open at the shutdown bound");
-        await Promise.all(servers.map((srv) => srv.stop(true)));
-      }
-      // 5. Checkpoint the WAL into the database file and close it.
-      database.close();
-      log.info("stopped", { reason });
+    const drain: Drain = {
+      log,
+      servers,
+      inflight,
+      services,
+      database,
+      timeoutMs: opts.shutdownTimeoutMs ?? SHUTDOWN_TIMEOUT_MS,
     };
+    let stopping: Promise<void> | undefined;
 
     return {
       services,
@@ -189,7 +174,7 @@ export async function serve(config: Config, opts: ServeOptions = {}): Promise<Se
       port,
       publicPort: publicServer?.port,
       inflightRequests: () => inflight.count,
-      stop: (reason = "stop") => (stopping ??= stop(reason)),
+      stop: (reason = "stop") => (stopping ??= shutdown(drain, reason)),
     };
   } catch (err) {
     gate.fail();
@@ -198,6 +183,39 @@ export async function serve(config: Config, opts: ServeOptions = {}): Promise<Se
     database.close();
     throw err;
   }
+}
+
+interface Drain {
+  log: Services["logger"];
+  servers: Server<undefined>[];
+  inflight: InflightCounter;
+  services: Services;
+  database: DatabaseHandle;
+  timeoutMs: number;
+}
+
+/** The graceful stop, each step bounded by what is left of one shutdown timeout. */
+async function shutdown(d: Drain, reason: string): Promise<void> {
+  const { log, servers, inflight, database } = d;
+  const deadline = performance.now() + d.timeoutMs;
+  const left = () => Math.max(0, deadline - performance.now());
+  log.info("shutting down", { reason, timeoutMs: d.timeoutMs });
+  // 1. Stop accepting: new connections are refused from here on.
+  const closed = Promise.all(servers.map((srv) => srv.stop(false)));
+  // 2. Let the handlers already running finish (a streaming response such as the SSE feed
+  //    counts only until its Response is returned; its stream is closed by its shutdown hook).
+  if (!(await within(inflight.idle(), left())))
+    log.warn("requests still running at the shutdown bound", { count: inflight.count });
+  // 3. Workers drain: trades in flight finish, the monitor stops, streams close (hooks).
+  await d.services.stop({ timeoutMs: left() });
+  // 4. Wait for the connections to end, then cut what is left.
+  if (!(await within(closed, left()))) {
+    log.warn("closing connections still open at the shutdown bound");
+    await Promise.all(servers.map((srv) => srv.stop(true)));
+  }
+  // 5. Checkpoint the WAL into the database file and close it.
+  database.close();
+  log.info("stopped", { reason });
 }
 
 /** http://host:port for a browser: IPv6 in brackets, a wildcard address as loopback. */

@@ -1,4 +1,5 @@
 import { Big, fromAtomic, SOL_DECIMALS, toAtomic } from "../money.ts";
+import { type ImpactTable, impactOf } from "../price-impact.ts";
 import {
   checkSlippage,
   resolveSlippageBps,
@@ -7,11 +8,10 @@ import {
   TOKEN_ACCOUNT_REFUND_SOL,
   TOKEN_ACCOUNT_RENT_SOL,
 } from "../trading/rules/index.ts";
-import { type ImpactTable, impactOf } from "./price-impact.ts";
 
 // Simulated fills at a bar's price: what the simulation executor does with a quote
 // (src/trading/simulation-executor.ts), the quote being the bar's price less the price impact the
-// service recorded for the token and the trade's size (src/backtest/price-impact.ts; a default
+// service recorded for the token and the trade's size (src/price-impact.ts; a default
 // where none was recorded), as the aggregator's quote reduces its output by its impact. Slippage is checked by the rule, fees are the rule's simulation
 // fees; amounts are whole atomic units rounded down, as the aggregator's quotes are. The opening
 // buy pays the token account's rent beside its fees (rentDepositSol) and the closing sale's

@@ -1,4 +1,5 @@
 import { Big, decStr } from "../money.ts";
+import { NO_IMPACTS } from "../price-impact.ts";
 import {
   applyDcaFill,
   checkBeforeMarketData,
@@ -16,7 +17,6 @@ import { isRefused, replayFills } from "./fills.ts";
 import { MinHeap } from "./heap.ts";
 import { summarize } from "./metrics.ts";
 import { type ScanState, scan, screenFor, stopFactorOf } from "./position-scan.ts";
-import { NO_IMPACTS } from "./price-impact.ts";
 import type {
   BacktestCloseReason,
   BacktestTrade,
@@ -93,7 +93,7 @@ export function alignSignals(
 
 export function replayVariant(input: ReplayInput, aligned = alignSignals(input.signals, input.paths)): ReplayResult {
   const { config, priorityFeeSol } = input;
-  // Fills at the bar's price less the recorded price impact (src/backtest/price-impact.ts).
+  // Fills at the bar's price less the recorded price impact (src/price-impact.ts).
   const fills = replayFills(config.slippage, priorityFeeSol, input.impacts ?? NO_IMPACTS);
   const stopFactor = stopFactorOf(config);
   let balance = new Big(input.initialSol);

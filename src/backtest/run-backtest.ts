@@ -18,7 +18,7 @@ export interface RunBacktestDeps {
   logger: Logger;
   priorityFeeSol: number;
   horizonMs: number;
-  /** Recorded price impacts; absent: the default impact for every fill (src/backtest/price-impact.ts). */
+  /** Recorded price impacts; absent: the default impact for every fill (src/price-impact.ts). */
   impacts?: Pick<PriceImpactRepository, "table">;
 }
 

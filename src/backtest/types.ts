@@ -1,5 +1,5 @@
 import type { TradingConfig } from "../agents/trading-config.ts";
-import type { ImpactTable } from "./price-impact.ts";
+import type { ImpactTable } from "../price-impact.ts";
 
 // Inputs and outputs of one backtest replay (issue 17).
 
@@ -32,7 +32,7 @@ export interface ReplayInput {
   paths: ReadonlyMap<string, TokenPath>;
   /** SIMULATION_PRIORITY_FEE_SOL: every simulated swap pays it plus the network fee. */
   priorityFeeSol: number;
-  /** Recorded price impacts (src/backtest/price-impact.ts); absent: the default for every fill. */
+  /** Recorded price impacts (src/price-impact.ts); absent: the default for every fill. */
   impacts?: ImpactTable;
 }
 

@@ -26,6 +26,10 @@ export const OPERATIONS: Record<Key, OperationDoc> = {
   "GET /api/v1/health/ready": { operationId: "getReadiness", summary: "Readiness: can the service answer requests" },
   "GET /api/v1/health/live": { operationId: "getLiveness", summary: "Liveness: the process is up" },
   "GET /metrics": { operationId: "getMetrics", summary: "Prometheus metrics" },
+  "GET /api/v1/metrics": {
+    operationId: "getApiMetrics",
+    summary: "Prometheus metrics (the same exposition as /metrics)",
+  },
   "GET /api/v1/price-feeds/sol-usd": { operationId: "getSolUsdPrice", summary: "Current SOL/USD price" },
   "GET /api/v1/data-sources/status": { operationId: "getDataSourceStatus", summary: "Outside data sources" },
 

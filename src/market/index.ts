@@ -87,6 +87,24 @@ export interface MarketServices extends Market {
   liveQuotes?: QuoteProvider;
 }
 
+/**
+ * One cheap question per source, asked only when a source was not heard from for a minute.
+ * Birdeye is left out: its calls cost the user's API credits; its use is the observation.
+ */
+function sourceProbes(
+  swapHttp: HttpClient | null,
+  solFeedHttp: HttpClient | null,
+  hermes: HermesClient | null,
+  marketData: MarketServices["marketData"],
+): Probes {
+  return {
+    ...(swapHttp ? { swapAggregator: () => swapHttp.getJson("/price/v3", { ids: SOL_MINT }) } : {}),
+    ...(solFeedHttp ? { solPriceFeed: () => solFeedHttp.getJson("/price/v3", { ids: SOL_MINT }) } : {}),
+    ...(hermes ? { priceNetwork: () => hermes.latest() } : {}),
+    ...(marketData.configured ? { marketData: () => marketData.getTokens([SOL_MINT]) } : {}),
+  };
+}
+
 export function createMarket(config: Config, deps: MarketDeps, opts: MarketOptions = {}): MarketServices {
   // DEMO_MARKET=true: the built-in synthetic market instead of every outside source (PRODUCT.md §7).
   if (config.DEMO_MARKET) return createDemoMarket(config, deps, opts);
@@ -183,16 +201,11 @@ export function createMarket(config: Config, deps: MarketDeps, opts: MarketOptio
     opts.solPrice,
   );
 
-  // One cheap question per source, asked only when a source was not heard from for a minute.
-  // Birdeye is left out: its calls cost the user's API credits; its use is the observation.
-  const probes: Probes = {
-    ...(swapHttp ? { swapAggregator: () => swapHttp.getJson("/price/v3", { ids: SOL_MINT }) } : {}),
-    ...(solFeedHttp ? { solPriceFeed: () => solFeedHttp.getJson("/price/v3", { ids: SOL_MINT }) } : {}),
-    ...(hermes ? { priceNetwork: () => hermes.latest() } : {}),
-    ...(marketData.configured ? { marketData: () => marketData.getTokens([SOL_MINT]) } : {}),
-  };
-
-  const prober = new ReachabilityProber(reachability, probes, deps.clock);
+  const prober = new ReachabilityProber(
+    reachability,
+    sourceProbes(swapHttp, solFeedHttp, hermes, marketData),
+    deps.clock,
+  );
   return {
     solPrice,
     reachability,

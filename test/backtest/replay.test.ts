@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { resolveConfig } from "../../src/agents/trading-config.ts";
-import type { ImpactTable } from "../../src/backtest/price-impact.ts";
 import { replayVariant } from "../../src/backtest/replay.ts";
 import type { ReplaySignal, TokenPath } from "../../src/backtest/types.ts";
+import type { ImpactTable } from "../../src/price-impact.ts";
 
 // Hand-built price paths (SOL per token, one bar a minute) and the effect of each rule on the
 // backtest trade, worked out by hand. Every swap pays 0.000005 network + 0.0001 priority = 0.000105 SOL.

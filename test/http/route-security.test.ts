@@ -136,6 +136,7 @@ describe("every declared route", () => {
       "GET /api/v1/health",
       "GET /api/v1/health/live",
       "GET /api/v1/health/ready",
+      "GET /api/v1/metrics",
       "GET /dashboard/{file}",
       "GET /metrics",
       "POST /api/v1/auth/login",

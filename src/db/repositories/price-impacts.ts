@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite";
-import { type ImpactTable, nextImpactMean, type RecordedImpact } from "../../backtest/price-impact.ts";
+import { type ImpactTable, nextImpactMean, type RecordedImpact } from "../../price-impact.ts";
 
 // The one writer and reader of price_impacts (src/db/schema/strategy-lab.ts).
 

@@ -25,7 +25,7 @@ export const priceBars = sqliteTable(
 );
 
 /**
- * Price impact the swap aggregator quoted, per token and trade-size bucket (src/backtest/price-impact.ts
+ * Price impact the swap aggregator quoted, per token and trade-size bucket (src/price-impact.ts
  * `impactBucket`, by the SOL side of the quote), beside the bars: a backtest applies it to its
  * fills. `impactPct` is a fraction (0.01 = 1 %), the mean of the last `samples` quotes (at most
  * IMPACT_SAMPLES_MAX, so it follows the pool).

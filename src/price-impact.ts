@@ -1,4 +1,4 @@
-import { Big, decStr, fromAtomic, SOL_DECIMALS } from "../money.ts";
+import { Big, decStr, fromAtomic, SOL_DECIMALS } from "./money.ts";
 
 // Price impact in backtests (issue 24 "Backtests with impact"). A fill at the bar's price alone is
 // better than any real swap: every quote moves the pool. The service records each quote's price
