@@ -1,4 +1,4 @@
-import { Big, decStr } from "../money.ts";
+import { Big } from "../money.ts";
 import type { BacktestTrade, VariantSummary } from "./types.ts";
 
 // A variant's figures (issue 17) from its trades and its equity curve (sampled after every trade,
