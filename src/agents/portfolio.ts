@@ -2,6 +2,7 @@ import type { SqliteHandle } from "../db/client.ts";
 import { closedTradesOfUser, solHoldingsOfUser, type WalletMode } from "../db/repositories/portfolio.ts";
 import { Big, decStr } from "../money.ts";
 import type { OpenPositionSource } from "./open-positions.ts";
+import type { ModeTotals, Portfolio } from "./portfolio-shape.ts";
 
 // GET /api/v1/portfolio: the totals of all the user's agents, one set per mode. Simulation SOL is
 // virtual, so it is never added to live SOL: each mode gets its own totals. The figures are the
@@ -10,28 +11,7 @@ import type { OpenPositionSource } from "./open-positions.ts";
 // P/L of the historical swaps, and "today" = the realized P/L of positions closed since
 // `todayStart` (the dashboard sends the viewer's local midnight; default UTC midnight).
 
-export interface ModeTotals {
-  solBalance: string;
-  openPositions: number;
-  positionsValueSol: string;
-  totalValueSol: string;
-  /** totalValueSol at the current SOL/USD price, rounded down to cents; null while no price is known. */
-  totalValueUsd: string | null;
-  realizedProfitLossSol: string;
-  realizedProfitLossUsd: string;
-  unrealizedProfitLossSol: string;
-  unrealizedProfitLossUsd: string;
-  closedTrades: number;
-  today: { realizedProfitLossSol: string; realizedProfitLossUsd: string; closedTrades: number };
-}
-
-export interface Portfolio {
-  agents: number;
-  solUsdPrice: string | null;
-  todayStart: string;
-  simulation: ModeTotals;
-  live: ModeTotals;
-}
+export type { ModeTotals, Portfolio };
 
 interface Sums {
   sol: Big;

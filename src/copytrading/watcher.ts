@@ -8,6 +8,7 @@ import type { MarketDataProvider } from "../market/types.ts";
 import type { WalletActivitySource } from "../market/wallet-activity.ts";
 import { decStr, fromAtomic } from "../money.ts";
 import type { SignalIntake } from "../signals/signal-intake.ts";
+import { TickLoop } from "../tick-loop.ts";
 import { type DetectedTrade, detectTrade } from "./detect.ts";
 import type { CopyTradingMetrics } from "./metrics.ts";
 
@@ -56,9 +57,14 @@ export class WalletWatcher {
   private readonly log: Logger;
   /** Where the next tick starts, so a spent budget does not starve the same watches every tick. */
   private offset = 0;
-  private stopped = true;
-  private timer: ReturnType<typeof setTimeout> | null = null;
-  private running: Promise<unknown> | null = null;
+  private readonly loop = new TickLoop(
+    () => this.tick(),
+    () => this.d.intervalSeconds * 1000,
+    (err) => {
+      this.log.error("copy trading tick failed", { error: message(err) });
+      return undefined;
+    },
+  );
 
   constructor(private readonly d: WalletWatcherDeps) {
     this.log = d.logger.child({ component: "copy-trading" });
@@ -227,24 +233,11 @@ export class WalletWatcher {
 
   /** Runs a tick, then waits what is left of the interval; never two ticks at once. */
   start(): void {
-    if (!this.stopped) return;
-    this.stopped = false;
-    const loop = async () => {
-      if (this.stopped) return;
-      const began = Date.now();
-      this.running = this.tick().catch((err) => this.log.error("copy trading tick failed", { error: message(err) }));
-      await this.running;
-      this.running = null;
-      if (this.stopped) return;
-      this.timer = setTimeout(loop, Math.max(0, this.d.intervalSeconds * 1000 - (Date.now() - began)));
-    };
-    void loop();
+    this.loop.start();
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    if (this.running) await this.running;
+  /** Stops the loop and waits for the tick in flight. */
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 }

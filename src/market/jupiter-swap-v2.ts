@@ -138,26 +138,30 @@ export class JupiterSwapV2Client implements Pick<QuoteProvider, "configured" | "
 
   /** GET /swap/v2/build: the Metis route as instructions for `taker`, ExactIn only. */
   async build(req: QuoteRequest, taker: string): Promise<BuildResult> {
-    checkQuoteRequest(req);
-    if ((req.swapMode ?? "ExactIn") !== "ExactIn") throw new ValidationError("Swap API v2 /build is ExactIn only");
-    const body = await this.http.getJson("/swap/v2/build", {
-      inputMint: req.inputMint,
-      outputMint: req.outputMint,
-      amount: req.amount,
-      taker,
-      slippageBps: req.slippageBps,
-    });
-    const refused = refusal(this.http.service, body);
-    if (refused) throw refused;
+    const body = await this.swapGet("/swap/v2/build", req, taker);
     const build = parsed(this.http.service, buildResponseSchema, body, "build answer");
     return { quote: parseQuote(this.http.service, body), build };
   }
 
   /** GET /swap/v2/order: every router competes; with `taker` the answer carries the transaction. */
   async order(req: QuoteRequest, taker?: string): Promise<OrderResult> {
+    const body = await this.swapGet("/swap/v2/order", req, taker);
+    const order = parsed(this.http.service, orderResponseSchema, body, "order answer");
+    if (taker && !order.transaction)
+      throw unexpectedResponse(this.http.service, "order answer without a transaction for the taker");
+    return { quote: parseQuote(this.http.service, body), order, router: order.router ?? null, feeBps: order.feeBps };
+  }
+
+  /** GET /build or /order for an ExactIn request: the answer's body, unless Jupiter refused. */
+  private async swapGet(
+    path: "/swap/v2/build" | "/swap/v2/order",
+    req: QuoteRequest,
+    taker?: string,
+  ): Promise<unknown> {
     checkQuoteRequest(req);
-    if ((req.swapMode ?? "ExactIn") !== "ExactIn") throw new ValidationError("Swap API v2 /order is ExactIn only");
-    const body = await this.http.getJson("/swap/v2/order", {
+    if ((req.swapMode ?? "ExactIn") !== "ExactIn")
+      throw new ValidationError(`Swap API v2 ${path.slice(8)} is ExactIn only`);
+    const body = await this.http.getJson(path, {
       inputMint: req.inputMint,
       outputMint: req.outputMint,
       amount: req.amount,
@@ -166,10 +170,7 @@ export class JupiterSwapV2Client implements Pick<QuoteProvider, "configured" | "
     });
     const refused = refusal(this.http.service, body);
     if (refused) throw refused;
-    const order = parsed(this.http.service, orderResponseSchema, body, "order answer");
-    if (taker && !order.transaction)
-      throw unexpectedResponse(this.http.service, "order answer without a transaction for the taker");
-    return { quote: parseQuote(this.http.service, body), order, router: order.router ?? null, feeBps: order.feeBps };
+    return body;
   }
 
   /**

@@ -3,6 +3,7 @@ import type { PriceBarRepository } from "../db/repositories/price-bars.ts";
 import type { Logger } from "../logger.ts";
 import type { SolPriceSource, TokenPriceProvider } from "../market/types.ts";
 import { Big, decStr } from "../money.ts";
+import { TickLoop } from "../tick-loop.ts";
 
 // Price history (issue 17): every token with a signal in the last PRICE_HISTORY_DAYS is priced
 // each tick through the market's tokenPrices provider — ONE batched call for all of them (the
@@ -24,9 +25,14 @@ export const MINUTE_MS = 60_000;
 const HOUR_MS = 3_600_000;
 
 export class PriceRecorder {
-  private timer: ReturnType<typeof setTimeout> | null = null;
-  private running: Promise<unknown> | null = null;
-  private stopped = true;
+  private readonly loop = new TickLoop(
+    () => this.tick(),
+    () => this.d.intervalSeconds * 1000,
+    (err) => {
+      this.log.error("price history tick failed", { reason: err instanceof Error ? err.message : String(err) });
+      return undefined;
+    },
+  );
   private lastPrune = 0;
   private readonly log: Logger;
 
@@ -73,25 +79,11 @@ export class PriceRecorder {
   }
 
   start(): void {
-    if (!this.stopped) return;
-    this.stopped = false;
-    const loop = async () => {
-      if (this.stopped) return;
-      const began = Date.now();
-      this.running = this.tick().catch((err) =>
-        this.log.error("price history tick failed", { reason: err instanceof Error ? err.message : String(err) }),
-      );
-      await this.running;
-      this.running = null;
-      if (!this.stopped)
-        this.timer = setTimeout(loop, Math.max(0, this.d.intervalSeconds * 1000 - (Date.now() - began)));
-    };
-    void loop();
+    this.loop.start();
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    if (this.running) await this.running;
+  /** Stops the loop and waits for the tick in flight. */
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 }

@@ -9,6 +9,7 @@ import type { Logger } from "../logger.ts";
 import type { QuotePricing } from "../market/quote-pricing.ts";
 import type { TokenPriceProvider } from "../market/types.ts";
 import { type Big, decStr } from "../money.ts";
+import { TickLoop } from "../tick-loop.ts";
 import {
   type MintPrice,
   type MonitorPriceSources,
@@ -74,9 +75,17 @@ interface Planned {
 
 export class PositionMonitor {
   private readonly log: Logger;
-  private timer: ReturnType<typeof setTimeout> | null = null;
-  private running: Promise<unknown> | null = null;
-  private stopped = true;
+  private readonly loop = new TickLoop(
+    () => this.tick(),
+    () => this.d.intervalSeconds * 1000,
+    (err) => {
+      this.log.error("monitor tick failed", { reason: err instanceof Error ? err.message : String(err) });
+      // Operational: trading on would repeat the fault; the loop stops until a restart.
+      if (!(err instanceof OperationalError)) return undefined;
+      this.log.error("position monitor stopped: operational error", { reason: err.message });
+      return "stop";
+    },
+  );
   private lastHourlySnapshot = 0;
   lastTick: TickReport | null = null;
   lastTickAt = 0;
@@ -331,33 +340,11 @@ export class PositionMonitor {
 
   /** Runs a tick, then waits what is left of the interval; never two ticks at once. */
   start(): void {
-    if (!this.stopped) return;
-    this.stopped = false;
-    const loop = async () => {
-      if (this.stopped) return;
-      const began = Date.now();
-      this.running = this.tick().catch((err) => {
-        this.log.error("monitor tick failed", { reason: err instanceof Error ? err.message : String(err) });
-        // Operational: trading on would repeat the fault; the loop stops until a restart.
-        if (err instanceof OperationalError) {
-          this.log.error("position monitor stopped: operational error", { reason: err.message });
-          this.stopped = true;
-        }
-      });
-      await this.running;
-      this.running = null;
-      if (this.stopped) return;
-      const wait = Math.max(0, this.d.intervalSeconds * 1000 - (Date.now() - began));
-      this.timer = setTimeout(loop, wait);
-    };
-    void loop();
+    this.loop.start();
   }
 
   /** Stops the loop and waits for the tick in flight (its trades finish). */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    if (this.running) await this.running;
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 }

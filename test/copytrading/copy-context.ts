@@ -1,14 +1,13 @@
 import { SOL_MINT } from "../../src/money.ts";
-import { type FakeMarket, startFakeMarket } from "../fakes/market.ts";
+import type { FakeMarket } from "../fakes/market.ts";
 import { FakeSolanaRpc } from "../fakes/solana-rpc.ts";
 import { createTestContext, json, login, type TestContext } from "../helpers/context.ts";
+import { MINT, MINT2, startTwoTokenMarket } from "../live/live-context.ts";
 
 // A real service wired to the fake market and the fake Solana RPC, logged in, for copy trading:
 // a watched wallet W holding 10 SOL on the fake chain, whose swaps the test lands with
 // rpc.walletTrade(); the watcher is driven by tick(), the signal queue by settle().
 
-export const MINT = "DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263";
-export const MINT2 = "EKpQGSJtjMFqKZ9KQanSqYXRcF8fBopzLHYxdM65zcjm";
 export const W = "7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU";
 export const SOL = 1_000_000_000n;
 
@@ -39,16 +38,7 @@ export interface CopyContext {
 }
 
 export async function startCopy(env: Record<string, string> = {}): Promise<CopyContext> {
-  const fake = await startFakeMarket();
-  fake.setSolPrice(100);
-  fake.setToken(MINT, {
-    symbol: "BONK",
-    priceUsd: "0.01",
-    decimals: 6,
-    liquidityUsd: 250_000,
-    marketCapUsd: 3_000_000,
-  });
-  fake.setToken(MINT2, { symbol: "WIF", priceUsd: "2", decimals: 6 });
+  const fake = await startTwoTokenMarket();
   const rpc = new FakeSolanaRpc(fake);
   rpc.setSol(W, 10);
   const open = () =>
@@ -110,4 +100,4 @@ export async function startCopy(env: Record<string, string> = {}): Promise<CopyC
   return c;
 }
 
-export { SOL_MINT };
+export { MINT, MINT2, SOL_MINT };

@@ -1,14 +1,12 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
-import { type Browser, chromium } from "playwright-core";
+import type { Browser } from "playwright-core";
+import { CHROMIUM, hasChromium, launchChromium } from "../helpers/browser.ts";
 import { createTestContext, type TestContext } from "../helpers/context.ts";
 
 // Issue 13 item 8: the API reference page at /api/v1/docs renders in a real browser from what the
 // binary serves alone: every request the page makes stays on the service's origin, and the CSP
 // (no inline script) blocks nothing the page needs.
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const hasChromium = existsSync(CHROMIUM);
 if (!hasChromium && process.env.CI === "true") throw new Error(`${CHROMIUM} not found: apt-get install chromium`);
 
 let ctx: TestContext;
@@ -18,7 +16,7 @@ beforeAll(async () => {
   if (!hasChromium) return;
   ctx = await createTestContext();
   server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (req) => ctx.app.fetch(req) });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-dev-shm-usage"] });
+  browser = await launchChromium();
 }, 60_000);
 afterAll(async () => {
   await browser?.close().catch(() => {});

@@ -1,11 +1,12 @@
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { PriceBarRepository } from "../../src/db/repositories/price-bars.ts";
 import { type FakeMarket, startFakeMarket } from "../fakes/market.ts";
+import { CHROMIUM, hasChromium, launchChromium } from "../helpers/browser.ts";
 import { type ChildService, ROOT, startChildService } from "../helpers/child-service.ts";
 import { ADMIN_EMAIL, ADMIN_PASSWORD, offlineEnv } from "../helpers/context.ts";
 
@@ -19,8 +20,6 @@ import { ADMIN_EMAIL, ADMIN_PASSWORD, offlineEnv } from "../helpers/context.ts";
 // the session → log out. Every request the page makes must stay on the service's origin.
 // Screenshots of each page at desktop and phone width go to test-output/screenshots.
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const hasChromium = existsSync(CHROMIUM);
 if (!hasChromium) {
   const msg = `${CHROMIUM} not found: install Debian's chromium (apt-get install chromium) for the dashboard tests`;
   if (process.env.CI === "true") throw new Error(msg);
@@ -61,7 +60,7 @@ beforeAll(async () => {
       },
       { cwd: dir },
     ),
-    chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-dev-shm-usage"] }),
+    launchChromium(),
   ]);
   service = svc;
   browser = br;

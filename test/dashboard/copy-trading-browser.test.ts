@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { DEMO_COPY_WALLETS } from "../../src/market/demo/copy-wallets.ts";
+import { CHROMIUM, hasChromium, launchChromium, serveApp } from "../helpers/browser.ts";
 import { ADMIN_EMAIL, ADMIN_PASSWORD, createTestContext, json, login, type TestContext } from "../helpers/context.ts";
 
 // The dashboard's Copy trading page (issue "Copy trading" item 4) in a real headless Chromium
@@ -9,8 +9,6 @@ import { ADMIN_EMAIL, ADMIN_PASSWORD, createTestContext, json, login, type TestC
 // the watcher driven by the test: a bad address explained next to the field → follow a demo
 // wallet → its detected trades with what the automated agent did → pause, resume → remove.
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const hasChromium = existsSync(CHROMIUM);
 if (!hasChromium && process.env.CI === "true") throw new Error(`${CHROMIUM} not found: apt-get install chromium`);
 
 const STEP_MS = 30_000;
@@ -28,14 +26,8 @@ beforeAll(async () => {
   const { token } = await login(ctx);
   const agent = await json(await ctx.request("POST", "/api/v1/agents", { token, body: { name: "copier" } }));
   await ctx.request("PUT", `/api/v1/agents/${agent.id}`, { token, body: { automatedTradingSimulation: true } });
-  server = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    idleTimeout: 0,
-    fetch: (req, srv) => ctx.app.fetch(req, { server: srv }),
-  });
-  origin = `http://127.0.0.1:${server.port}`;
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-dev-shm-usage"] });
+  ({ server, origin } = serveApp(ctx, { idleTimeout: 0 }));
+  browser = await launchChromium();
   page = await (await browser.newContext({ viewport: { width: 1280, height: 860 } })).newPage();
   page.on("pageerror", (e) => pageErrors.push(e.message));
   page.setDefaultTimeout(10_000);

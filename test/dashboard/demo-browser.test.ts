@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { DEMO_TOKENS } from "../../src/market/demo/tokens.ts";
+import { CHROMIUM, hasChromium, launchChromium } from "../helpers/browser.ts";
 import { type ChildService, startChildService } from "../helpers/child-service.ts";
 import { ADMIN_EMAIL, ADMIN_PASSWORD, offlineEnv } from "../helpers/context.ts";
 
@@ -12,8 +13,6 @@ import { ADMIN_EMAIL, ADMIN_PASSWORD, offlineEnv } from "../helpers/context.ts";
 // headless Chromium: log in, create an agent, switch automation on, a demo signal's position shows
 // on the agent page without a reload, and the overview shows the demo SOL price.
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const hasChromium = existsSync(CHROMIUM);
 if (!hasChromium && process.env.CI === "true") throw new Error(`${CHROMIUM} not found: apt-get install chromium`);
 
 let dir = "";
@@ -30,7 +29,7 @@ beforeAll(async () => {
       { ...offlineEnv, DEMO_MARKET: "true", LOG_LEVEL: "warn", DATABASE_PATH: join(dir, "trading.db") },
       { cwd: dir },
     ),
-    chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-dev-shm-usage"] }),
+    launchChromium(),
   ]);
   page = await browser.newPage();
   page.setDefaultTimeout(15_000);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { type FakeTelegram, startFakeTelegram } from "../fakes/telegram.ts";
+import { CHROMIUM, hasChromium, launchChromium, serveApp } from "../helpers/browser.ts";
 import { ADMIN_EMAIL, ADMIN_PASSWORD, createTestContext, json, login, type TestContext } from "../helpers/context.ts";
 
 // Operator experience in a real headless Chromium against the real app on a 127.0.0.1 listener
@@ -10,8 +10,6 @@ import { ADMIN_EMAIL, ADMIN_PASSWORD, createTestContext, json, login, type TestC
 // request in the log); the Notifications page says the Bot API refused the token and offers no
 // link code; the strategy editor edits filters.signalTypes; "Win rate" is "–" without trades.
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const hasChromium = existsSync(CHROMIUM);
 if (!hasChromium && process.env.CI === "true") throw new Error(`${CHROMIUM} not found: apt-get install chromium`);
 const STEP_MS = 30_000;
 
@@ -36,9 +34,8 @@ beforeAll(async () => {
   const res = await ctx.request("POST", "/api/v1/agents", { token, body: { name: "Operator" } });
   agentId = (await json(res)).id;
   await ctx.services.notifications.telegram!.bot.pollOnce(0).catch(() => {});
-  server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (req, srv) => ctx.app.fetch(req, { server: srv }) });
-  origin = `http://127.0.0.1:${server.port}`;
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-dev-shm-usage"] });
+  ({ server, origin } = serveApp(ctx));
+  browser = await launchChromium();
   page = await (await browser.newContext()).newPage();
   page.on("response", (r) => {
     if (r.status() >= 400) failedResponses.push(`${r.status()} ${r.url()}`);

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { ManualClock } from "../../src/clock.ts";
 import { type FakeTelegram, startFakeTelegram } from "../fakes/telegram.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../fakes/webhook-receiver.ts";
+import { CHROMIUM, hasChromium, launchChromium, serveApp } from "../helpers/browser.ts";
 import { ROOT } from "../helpers/child-service.ts";
 import { ADMIN_EMAIL, ADMIN_PASSWORD, createTestContext, json, login, type TestContext } from "../helpers/context.ts";
 
@@ -18,8 +19,6 @@ import { ADMIN_EMAIL, ADMIN_PASSWORD, createTestContext, json, login, type TestC
 // disabled: the overview warns, the Notifications page shows the reason, Enable restores it → delete
 // with confirmation. Every request the page makes stays on the service's origin.
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const hasChromium = existsSync(CHROMIUM);
 if (!hasChromium && process.env.CI === "true") throw new Error(`${CHROMIUM} not found: apt-get install chromium`);
 
 const SHOTS = join(ROOT, "test-output/screenshots");
@@ -53,14 +52,8 @@ beforeAll(async () => {
   failing.respondWith(500);
   ctx = await createTestContext({ clock, env: { LOG_LEVEL: "warn", WEBHOOK_ALLOW_PRIVATE_URLS: "true", ...tg.env() } });
   userId = (await login(ctx)).user.id;
-  server = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    idleTimeout: 0,
-    fetch: (req, srv) => ctx.app.fetch(req, { server: srv }),
-  });
-  origin = `http://127.0.0.1:${server.port}`;
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-dev-shm-usage"] });
+  ({ server, origin } = serveApp(ctx, { idleTimeout: 0 }));
+  browser = await launchChromium();
   context = await browser.newContext({ viewport: DESKTOP });
   await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin });
   // What the page requested is read from its Resource Timing entries (every fetch, script, style

@@ -1,5 +1,4 @@
 import {
-  createApproveCheckedInstruction,
   createAssociatedTokenAccountIdempotentInstruction,
   createCloseAccountInstruction,
   createSyncNativeInstruction,
@@ -226,20 +225,7 @@ export class SwapV2 {
   private route(pool: Pool, poolMoves: bigint, amount: bigint, buy: boolean, taker: PublicKey) {
     const ata = getAssociatedTokenAddressSync(pool.mint, taker, false, pool.programId);
     const wsol = getAssociatedTokenAddressSync(NATIVE_MINT, taker);
-    this.agg.run(pool.owner, [
-      buy
-        ? createApproveCheckedInstruction(
-            pool.tokenAccount,
-            pool.mint,
-            taker,
-            pool.owner.publicKey,
-            poolMoves,
-            pool.decimals,
-            [],
-            pool.programId,
-          )
-        : createApproveCheckedInstruction(pool.wsolAccount, NATIVE_MINT, taker, pool.owner.publicKey, poolMoves, 9),
-    ]);
+    this.agg.approve(pool, taker, poolMoves, buy);
     const setup: TransactionInstruction[] = [
       createAssociatedTokenAccountIdempotentInstruction(taker, wsol, taker, NATIVE_MINT),
     ];

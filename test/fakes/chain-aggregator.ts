@@ -30,6 +30,7 @@ import {
 } from "@solana/web3.js";
 import { SwapV2 } from "./chain-aggregator-v2.ts";
 import type { LiteSvmRpc } from "./litesvm-rpc.ts";
+import { LocalServer } from "./local-server.ts";
 
 // A fake Jupiter (Swap API v1 /swap/v1/quote and /swap/v1/swap, Price API v3 /price/v3) on
 // 127.0.0.1 whose swap transactions are REAL: they execute on the litesvm chain of LiteSvmRpc and
@@ -94,7 +95,7 @@ export interface Tamper {
   lastValidBlockHeight?: number;
 }
 
-export class ChainAggregator {
+export class ChainAggregator extends LocalServer {
   readonly pools = new Map<string, Pool>();
   mode: SwapMode = "honest";
   tamper: Tamper = {};
@@ -111,23 +112,9 @@ export class ChainAggregator {
   /** Price API v3 requests answered (a monitor tick prices its positions with one). */
   priceRequests = 0;
   private nonce = 0;
-  private server: ReturnType<typeof Bun.serve> | null = null;
 
-  constructor(readonly chain: LiteSvmRpc) {}
-
-  get url(): string {
-    if (!this.server) throw new Error("not started");
-    return `http://127.0.0.1:${this.server.port}`;
-  }
-
-  async start(): Promise<this> {
-    this.server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (req) => this.handle(req) });
-    return this;
-  }
-
-  async stop(): Promise<void> {
-    await this.server?.stop(true);
-    this.server = null;
+  constructor(readonly chain: LiteSvmRpc) {
+    super();
   }
 
   /** Creates a mint (real instructions), a pool holding `supply` of it and `solLiquidity` of wSOL. */
@@ -243,6 +230,27 @@ export class ChainAggregator {
     this.chain.execute(tx);
   }
 
+  /**
+   * The pool lets `wallet` take exactly `poolMoves` of what it pays out (the single-signer trick):
+   * its token on a buy, its wSOL on a sell. Shared by the v1 swap and v2's /build and /order.
+   */
+  approve(pool: Pool, wallet: PublicKey, poolMoves: bigint, buy: boolean): void {
+    this.run(pool.owner, [
+      buy
+        ? createApproveCheckedInstruction(
+            pool.tokenAccount,
+            pool.mint,
+            wallet,
+            pool.owner.publicKey,
+            poolMoves,
+            pool.decimals,
+            [],
+            pool.programId,
+          )
+        : createApproveCheckedInstruction(pool.wsolAccount, NATIVE_MINT, wallet, pool.owner.publicKey, poolMoves, 9),
+    ]);
+  }
+
   /** An active address lookup table (its on-chain layout: 56-byte meta, then the addresses). */
   private writeLookupTable(address: PublicKey, addresses: PublicKey[]): void {
     const data = Buffer.alloc(56 + 32 * addresses.length);
@@ -264,7 +272,7 @@ export class ChainAggregator {
 
   // ---- HTTP ------------------------------------------------------------------------------------
 
-  private async handle(req: Request): Promise<Response> {
+  protected async handle(req: Request): Promise<Response> {
     const url = new URL(req.url);
     if (req.method === "GET" && url.pathname === "/price/v3") return this.price(url);
     if (url.pathname.startsWith("/swap/v2/")) return this.v2.handle(req, url);
@@ -396,20 +404,7 @@ export class ChainAggregator {
     const fee = priorityFeeOf(b.prioritizationFeeLamports);
     const microLamports = (fee * 1_000_000n) / BigInt(COMPUTE_UNIT_LIMIT);
     // The pool lets the wallet take exactly this swap's amount (the single-signer trick).
-    this.run(pool.owner, [
-      buy
-        ? createApproveCheckedInstruction(
-            pool.tokenAccount,
-            pool.mint,
-            wallet,
-            pool.owner.publicKey,
-            poolMoves,
-            pool.decimals,
-            [],
-            pool.programId,
-          )
-        : createApproveCheckedInstruction(pool.wsolAccount, NATIVE_MINT, wallet, pool.owner.publicKey, poolMoves, 9),
-    ]);
+    this.approve(pool, wallet, poolMoves, buy);
     const ixs: TransactionInstruction[] = [
       ComputeBudgetProgram.setComputeUnitLimit({ units: COMPUTE_UNIT_LIMIT }),
       ComputeBudgetProgram.setComputeUnitPrice({ microLamports }),

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { Keypair, SystemProgram, VersionedTransaction } from "@solana/web3.js";
 import bs58 from "bs58";
 import type { LiteSvmRpc } from "./litesvm-rpc.ts";
+import { LocalServer } from "./local-server.ts";
 
 // A Jito block engine on 127.0.0.1 that lands bundles on the litesvm chain, speaking the JSON-RPC
 // of https://docs.jito.wtf/lowlatencytxnsend/ on POST /api/v1/bundles:
@@ -15,33 +16,18 @@ import type { LiteSvmRpc } from "./litesvm-rpc.ts";
 
 const TIP_FUNDING = 1_000_000n;
 
-export class FakeJitoBlockEngine {
+export class FakeJitoBlockEngine extends LocalServer {
   readonly tipAccounts = Array.from({ length: 8 }, () => Keypair.generate().publicKey);
   readonly requests: Array<{ method: string; params: unknown[] }> = [];
   readonly bundles = new Map<string, { signatures: string[]; landed: boolean; slot: number }>();
   dropNext = false;
-  private server: ReturnType<typeof Bun.serve> | null = null;
 
   constructor(readonly chain: LiteSvmRpc) {
+    super();
     for (const a of this.tipAccounts) chain.airdrop(a, TIP_FUNDING);
   }
 
-  get url(): string {
-    if (!this.server) throw new Error("not started");
-    return `http://127.0.0.1:${this.server.port}`;
-  }
-
-  async start(): Promise<this> {
-    this.server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (req) => this.handle(req) });
-    return this;
-  }
-
-  async stop(): Promise<void> {
-    await this.server?.stop(true);
-    this.server = null;
-  }
-
-  private async handle(req: Request): Promise<Response> {
+  protected async handle(req: Request): Promise<Response> {
     const url = new URL(req.url);
     if (req.method !== "POST" || url.pathname !== "/api/v1/bundles")
       return Response.json({ error: "Not found" }, { status: 404 });

@@ -11,6 +11,7 @@ import { AddressLookupTableAccount, type MessageAccountKeys, PublicKey, Versione
 import bs58 from "bs58";
 import { LiteSVM } from "litesvm";
 import { landedDespiteError, transactionErrorJson } from "./litesvm-errors.ts";
+import { LocalServer } from "./local-server.ts";
 
 // A Solana JSON-RPC 2.0 node (https://solana.com/docs/rpc/http) on 127.0.0.1 whose state is a
 // real Solana runtime: litesvm (the SVM with the System, SPL Token, Token-2022, Associated Token
@@ -66,7 +67,7 @@ class RpcError extends Error {
   }
 }
 
-export class LiteSvmRpc {
+export class LiteSvmRpc extends LocalServer {
   readonly svm: LiteSVM;
   slot = 1_000;
   blockHeight = 900;
@@ -97,29 +98,14 @@ export class LiteSvmRpc {
   private readonly blockhashes = new Map<string, number>();
   private readonly heightAtSlot = new Map<number, number>();
   private readonly tokenAccounts = new Set<string>();
-  private server: ReturnType<typeof Bun.serve> | null = null;
 
   constructor() {
+    super();
     // Signatures are verified by the shim (so simulation can skip them, as sigVerify: false does).
     this.svm = new LiteSVM().withSigverify(false).withNativeMints();
     this.svm.warpToSlot(BigInt(this.slot));
     this.heightAtSlot.set(this.slot, this.blockHeight);
     this.blockhashes.set(this.svm.latestBlockhash(), this.blockHeight + BLOCKHASH_VALIDITY);
-  }
-
-  get url(): string {
-    if (!this.server) throw new Error("not started");
-    return `http://127.0.0.1:${this.server.port}`;
-  }
-
-  async start(): Promise<this> {
-    this.server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (req) => this.handle(req) });
-    return this;
-  }
-
-  async stop(): Promise<void> {
-    await this.server?.stop(true);
-    this.server = null;
   }
 
   // ---- controls --------------------------------------------------------------------------------
@@ -188,7 +174,7 @@ export class LiteSvmRpc {
 
   // ---- HTTP ------------------------------------------------------------------------------------
 
-  private async handle(req: Request): Promise<Response> {
+  protected async handle(req: Request): Promise<Response> {
     if (req.method !== "POST") return new Response("method not allowed", { status: 405 });
     let body: { id?: unknown; method?: unknown; params?: unknown };
     try {

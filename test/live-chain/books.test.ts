@@ -22,7 +22,6 @@ let chain: LiteSvmRpc;
 let agg: ChainAggregator;
 let ctx: TestContext;
 let token: string;
-let apiKey: string;
 const wallet = Keypair.generate();
 const address = wallet.publicKey.toBase58();
 const RENT = 2_039_280n;
@@ -31,34 +30,16 @@ const FIXED = { positionSizing: { type: "fixed", fixedAmountSol: 0.1 }, stopLoss
 let service: LiveService;
 beforeEach(async () => {
   service = await startLiveService(wallet);
-  ({ chain, agg, ctx, token, apiKey } = service);
+  ({ chain, agg, ctx, token } = service);
 });
 afterEach(() => service.stop());
 
 const req = (method: string, path: string, body?: unknown) => ctx.request(method, path, { token, body });
 const lamports = (sol: string) => toAtomic(new Big(sol), 9);
 
-async function agent(mode: "live" | "simulation", config: Record<string, unknown>): Promise<string> {
-  const a = await json(await req("POST", "/api/v1/agents", { name: mode, tradingMode: mode }));
-  const flags = mode === "live" ? { automatedTradingLive: true } : { automatedTradingSimulation: true };
-  expect((await req("PUT", `/api/v1/agents/${a.id}`, flags)).status).toBe(200);
-  expect((await req("PUT", `/api/v1/agents/${a.id}/config`, { config })).status).toBe(200);
-  if (mode === "live") {
-    const assign = { agentId: a.id, walletAddress: address, walletType: "live" };
-    expect((await req("POST", "/api/v1/wallets/assign", assign)).status).toBe(201);
-    expect((await req("POST", `/api/v1/wallets/${address}/check-deposits`)).status).toBe(200);
-  }
-  return a.id;
-}
+const agent = (mode: "live" | "simulation", config: Record<string, unknown>) => service.agent(mode, config);
 
-async function signal(pool: Pool): Promise<void> {
-  const res = await ctx.request("POST", "/api/v1/trading-signals", {
-    apiKey,
-    body: { tokenAddress: pool.mint.toBase58(), symbol: "POOL", signalType: "buy", signalStrength: 4 },
-  });
-  expect(res.status).toBe(201);
-  await ctx.services.signalQueue.idle();
-}
+const signal = (pool: Pool) => service.signal(pool.mint);
 
 async function close(agentId: string): Promise<{ profitLossSol: number }> {
   const [pos] = await json(await req("GET", `/api/v1/agent-positions/${agentId}`));

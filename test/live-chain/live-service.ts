@@ -1,11 +1,12 @@
-import type { Keypair } from "@solana/web3.js";
+import { expect } from "bun:test";
+import type { Keypair, PublicKey } from "@solana/web3.js";
 import bs58 from "bs58";
 import { ManualClock } from "../../src/clock.ts";
 import { LiveWalletRegistry } from "../../src/wallets/live-wallet-registry.ts";
 import { type ChainAggregator, startChainAggregator } from "../fakes/chain-aggregator.ts";
 import { type LiteSvmRpc, startLiteSvmRpc } from "../fakes/litesvm-rpc.ts";
 import { type FakeMarket, startFakeMarket } from "../fakes/market.ts";
-import { createApiKey, createTestContext, login, type TestContext } from "../helpers/context.ts";
+import { createApiKey, createTestContext, json, login, type TestContext } from "../helpers/context.ts";
 
 // The whole service in-process against litesvm: the chain's JSON-RPC shim as SOLANA_RPC_URL, the
 // chain aggregator (real swap transactions on that chain) as SWAP_AGGREGATOR_URL and SOL price
@@ -19,6 +20,10 @@ export interface LiveService {
   ctx: TestContext;
   token: string;
   apiKey: string;
+  /** An agent with automated trading on (and `config`); a live one trades the wallet, deposits checked. */
+  agent(mode: "live" | "simulation", config?: Record<string, unknown>, name?: string): Promise<string>;
+  /** A buy signal for `mint` posted with the signals key, the queue idle after it: the signal's id. */
+  signal(mint: PublicKey, strength?: number): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -55,6 +60,8 @@ export async function startLiveService(wallet: Keypair, opts: { clock?: ChainClo
   });
   const token = (await login(ctx)).token;
   const apiKey = (await createApiKey(ctx, token, ["signals"])).key;
+  const address = wallet.publicKey.toBase58();
+  const req = (method: string, path: string, body?: unknown) => ctx.request(method, path, { token, body });
   return {
     chain,
     agg,
@@ -62,6 +69,28 @@ export async function startLiveService(wallet: Keypair, opts: { clock?: ChainClo
     ctx,
     token,
     apiKey,
+    async agent(mode, config, name = mode) {
+      const a = await json(await req("POST", "/api/v1/agents", { name, tradingMode: mode }));
+      const flags = mode === "live" ? { automatedTradingLive: true } : { automatedTradingSimulation: true };
+      expect((await req("PUT", `/api/v1/agents/${a.id}`, flags)).status).toBe(200);
+      if (config) expect((await req("PUT", `/api/v1/agents/${a.id}/config`, { config })).status).toBe(200);
+      if (mode === "live") {
+        const assign = { agentId: a.id, walletAddress: address, walletType: "live" };
+        expect((await req("POST", "/api/v1/wallets/assign", assign)).status).toBe(201);
+        expect((await req("POST", `/api/v1/wallets/${address}/check-deposits`)).status).toBe(200);
+      }
+      return a.id;
+    },
+    async signal(mint, strength = 4) {
+      const res = await ctx.request("POST", "/api/v1/trading-signals", {
+        apiKey,
+        body: { tokenAddress: mint.toBase58(), symbol: "POOL", signalType: "buy", signalStrength: strength },
+      });
+      expect(res.status).toBe(201);
+      const id = (await json(res)).id as number;
+      await ctx.services.signalQueue.idle();
+      return id;
+    },
     async stop() {
       await ctx.close();
       await agg.stop();

@@ -15,7 +15,6 @@ let agg: ChainAggregator;
 let ctx: TestContext;
 let pool: Pool;
 let token: string;
-let apiKey: string;
 let service: LiveService;
 let clock: ChainClock;
 const wallet = Keypair.generate();
@@ -24,7 +23,7 @@ const address = wallet.publicKey.toBase58();
 beforeEach(async () => {
   clock = new ChainClock();
   service = await startLiveService(wallet, { clock });
-  ({ chain, agg, ctx, token, apiKey } = service);
+  ({ chain, agg, ctx, token } = service);
   // 0.001 SOL per whole token (6 decimals): 0.1 SOL buys 100 tokens at the fair price.
   pool = agg.addPool({ lamportsPerToken: 1_000_000n, decimals: 6 });
 });
@@ -33,26 +32,9 @@ afterEach(() => service.stop());
 
 const req = (method: string, path: string, body?: unknown) => ctx.request(method, path, { token, body });
 
-async function liveAgent(config?: Record<string, unknown>): Promise<string> {
-  const agent = await json(await req("POST", "/api/v1/agents", { name: "chain", tradingMode: "live" }));
-  expect((await req("PUT", `/api/v1/agents/${agent.id}`, { automatedTradingLive: true })).status).toBe(200);
-  if (config) expect((await req("PUT", `/api/v1/agents/${agent.id}/config`, { config })).status).toBe(200);
-  const assign = { agentId: agent.id, walletAddress: address, walletType: "live" };
-  expect((await req("POST", "/api/v1/wallets/assign", assign)).status).toBe(201);
-  expect((await req("POST", `/api/v1/wallets/${address}/check-deposits`)).status).toBe(200);
-  return agent.id;
-}
+const liveAgent = (config?: Record<string, unknown>) => service.agent("live", config, "chain");
 
-async function signal(): Promise<number> {
-  const res = await ctx.request("POST", "/api/v1/trading-signals", {
-    apiKey,
-    body: { tokenAddress: pool.mint.toBase58(), symbol: "POOL", signalType: "buy", signalStrength: 4 },
-  });
-  expect(res.status).toBe(201);
-  const id = (await json(res)).id as number;
-  await ctx.services.signalQueue.idle();
-  return id;
-}
+const signal = () => service.signal(pool.mint);
 
 /** Transactions the agent's wallet paid for that landed. */
 const walletTxs = () => [...chain.landed.values()].filter((t) => t.keys.static[0] === address);

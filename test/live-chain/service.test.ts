@@ -17,7 +17,6 @@ let agg: ChainAggregator;
 let ctx: TestContext;
 let pool: Pool;
 let token: string;
-let apiKey: string;
 const wallet = Keypair.generate();
 const address = wallet.publicKey.toBase58();
 
@@ -25,35 +24,15 @@ let service: LiveService;
 
 beforeEach(async () => {
   service = await startLiveService(wallet);
-  ({ chain, agg, ctx, token, apiKey } = service);
+  ({ chain, agg, ctx, token } = service);
   pool = agg.addPool({ lamportsPerToken: 1_000_000n, decimals: 6 });
 });
 
 afterEach(() => service.stop());
 
-async function liveAgent(config?: Record<string, unknown>): Promise<string> {
-  const req = (method: string, path: string, body?: unknown) => ctx.request(method, path, { token, body });
-  const agent = await json(await req("POST", "/api/v1/agents", { name: "chain", tradingMode: "live" }));
-  expect((await req("PUT", `/api/v1/agents/${agent.id}`, { automatedTradingLive: true })).status).toBe(200);
-  if (config) expect((await req("PUT", `/api/v1/agents/${agent.id}/config`, { config })).status).toBe(200);
-  expect(
-    (await req("POST", "/api/v1/wallets/assign", { agentId: agent.id, walletAddress: address, walletType: "live" }))
-      .status,
-  ).toBe(201);
-  expect((await req("POST", `/api/v1/wallets/${address}/check-deposits`)).status).toBe(200);
-  return agent.id;
-}
+const liveAgent = (config?: Record<string, unknown>) => service.agent("live", config, "chain");
 
-async function signal(strength = 4): Promise<number> {
-  const res = await ctx.request("POST", "/api/v1/trading-signals", {
-    apiKey,
-    body: { tokenAddress: pool.mint.toBase58(), symbol: "POOL", signalType: "buy", signalStrength: strength },
-  });
-  expect(res.status).toBe(201);
-  const id = (await json(res)).id as number;
-  await ctx.services.signalQueue.idle();
-  return id;
-}
+const signal = (strength = 4) => service.signal(pool.mint, strength);
 
 const rpc = () => new SolanaRpcClient({ url: chain.url, timeoutMs: 5_000 });
 /** Transactions the agent's wallet paid for that landed (the pool's set-up is the aggregator's). */

@@ -53,15 +53,9 @@ export interface LiveContext {
   close(): Promise<void>;
 }
 
-export async function startLive(opts: LiveOptions = {}): Promise<LiveContext> {
-  const keypairs = [Keypair.generate(), Keypair.generate()];
-  const walletEnv = {
-    WALLET_1: bs58.encode(keypairs[0]!.secretKey),
-    WALLET_2: JSON.stringify(Array.from(keypairs[1]!.secretKey)),
-  };
-  const registry = LiveWalletRegistry.fromEnv(walletEnv);
+/** The fake market these tests trade on: SOL at $100, BONK (MINT) and WIF (MINT2). */
+export async function startTwoTokenMarket(): Promise<FakeMarket> {
   const fake = await startFakeMarket();
-  const rpc = new FakeSolanaRpc(fake);
   fake.setSolPrice(100);
   fake.setToken(MINT, {
     symbol: "BONK",
@@ -71,6 +65,18 @@ export async function startLive(opts: LiveOptions = {}): Promise<LiveContext> {
     marketCapUsd: 3_000_000,
   });
   fake.setToken(MINT2, { symbol: "WIF", priceUsd: "2", decimals: 6 });
+  return fake;
+}
+
+export async function startLive(opts: LiveOptions = {}): Promise<LiveContext> {
+  const keypairs = [Keypair.generate(), Keypair.generate()];
+  const walletEnv = {
+    WALLET_1: bs58.encode(keypairs[0]!.secretKey),
+    WALLET_2: JSON.stringify(Array.from(keypairs[1]!.secretKey)),
+  };
+  const registry = LiveWalletRegistry.fromEnv(walletEnv);
+  const fake = await startTwoTokenMarket();
+  const rpc = new FakeSolanaRpc(fake);
   const wallet = keypairs[0]!.publicKey.toBase58();
   rpc.setSol(wallet, opts.walletSol ?? "2");
   rpc.setSol(keypairs[1]!.publicKey.toBase58(), "1");

@@ -1,3 +1,5 @@
+import { ApiError } from "./api.ts";
+
 // The API's 400 answers list every problem in `details` as "path: message" (src/http/router.ts);
 // service-side refusals use the same form (e.g. "url: … resolves to a private address"). Forms
 // put each message next to the field its path names; the rest goes to the form's own error.
@@ -22,4 +24,21 @@ export function fieldErrors(details: unknown, paths: string[]): FieldErrors {
     byField.set(path, [...(byField.get(path) ?? []), text.slice(path.length + 2)]);
   }
   return { byField, other };
+}
+
+/**
+ * A form's failed request: a 400's messages go next to their fields (`setErrors`), the rest to the
+ * form's own error (`setError`); any other failure is the form's error as it is.
+ */
+export function showFormError(
+  err: unknown,
+  paths: string[],
+  setErrors: (byField: Map<string, string[]>) => void,
+  setError: (err: unknown) => void,
+): void {
+  if (err instanceof ApiError && err.status === 400) {
+    const { byField, other } = fieldErrors(err.details, paths);
+    setErrors(byField);
+    setError(new ApiError(400, err.message, other));
+  } else setError(err);
 }

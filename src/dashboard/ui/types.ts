@@ -53,28 +53,8 @@ export interface Position {
   createdAt: string;
 }
 
-export interface ModeTotals {
-  solBalance: string;
-  openPositions: number;
-  positionsValueSol: string;
-  totalValueSol: string;
-  totalValueUsd: string | null;
-  realizedProfitLossSol: string;
-  realizedProfitLossUsd: string;
-  unrealizedProfitLossSol: string;
-  unrealizedProfitLossUsd: string;
-  closedTrades: number;
-  today: { realizedProfitLossSol: string; realizedProfitLossUsd: string; closedTrades: number };
-}
-
 /** GET /portfolio: totals across the user's agents, per trading mode. */
-export interface Portfolio {
-  agents: number;
-  solUsdPrice: string | null;
-  todayStart: string;
-  simulation: ModeTotals;
-  live: ModeTotals;
-}
+export type { ModeTotals, Portfolio } from "../../agents/portfolio-shape.ts";
 
 export interface PriceBar {
   time: string;

@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
-import { ApiError, api, get, query } from "../api.ts";
+import { api, get, query } from "../api.ts";
 import { ConfirmButton, ErrorNote, Section, useLoad } from "../components.tsx";
-import { fieldErrors } from "../field-errors.ts";
+import { showFormError } from "../field-errors.ts";
 import { fmtTime, short } from "../format.ts";
 import { href } from "../router.ts";
 
@@ -63,11 +63,7 @@ function FollowForm({ onCreated }: { onCreated: () => void }) {
       setLabel("");
       onCreated();
     } catch (err) {
-      if (err instanceof ApiError && err.status === 400) {
-        const { byField, other } = fieldErrors(err.details, FIELDS);
-        setErrors(byField);
-        setError(new ApiError(400, err.message, other));
-      } else setError(err);
+      showFormError(err, FIELDS, setErrors, setError);
     }
   };
   const addressErrors = errors.get("address");

@@ -1,7 +1,7 @@
 import { useEffect, useState } from "preact/hooks";
-import { ApiError, api, get } from "../api.ts";
+import { api, get } from "../api.ts";
 import { CheckboxGroup, ErrorNote, Section } from "../components.tsx";
-import { fieldErrors } from "../field-errors.ts";
+import { showFormError } from "../field-errors.ts";
 
 // Notification preferences (issue 18 item 3): which Telegram messages to send, and quiet hours
 // (messages then arrive silently). Inputs are sent as typed so the API's own validation message
@@ -102,11 +102,7 @@ export function PreferencesSection() {
       adopt(await api<Preferences>("PUT", "/notifications/preferences", body));
       setSaved("Preferences saved.");
     } catch (err) {
-      if (err instanceof ApiError && err.status === 400) {
-        const { byField, other } = fieldErrors(err.details, FIELDS);
-        setErrors(byField);
-        setError(new ApiError(400, err.message, other));
-      } else setError(err);
+      showFormError(err, FIELDS, setErrors, setError);
     }
   };
 

@@ -1,8 +1,8 @@
 import { useState } from "preact/hooks";
 import { WEBHOOK_EVENT_TYPES } from "../../../notifications/webhooks/event-types.ts";
-import { ApiError, api, get } from "../api.ts";
+import { api, get } from "../api.ts";
 import { CheckboxGroup, ErrorNote, Section, useLoad } from "../components.tsx";
-import { fieldErrors } from "../field-errors.ts";
+import { showFormError } from "../field-errors.ts";
 import { SecretOnce } from "../secret-once.tsx";
 import { type Webhook, WebhookCard } from "./webhook-card.tsx";
 
@@ -37,11 +37,7 @@ function CreateWebhook({ onCreated }: { onCreated: () => void }) {
       setDescription("");
       onCreated();
     } catch (err) {
-      if (err instanceof ApiError && err.status === 400) {
-        const { byField, other } = fieldErrors(err.details, FIELDS);
-        setErrors(byField);
-        setError(new ApiError(400, err.message, other));
-      } else setError(err);
+      showFormError(err, FIELDS, setErrors, setError);
     }
   };
   const urlErrors = errors.get("url");
