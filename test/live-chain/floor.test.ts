@@ -41,6 +41,15 @@ describe("the floor formula", () => {
     );
   });
 
+  test("a sale's own price floor binds the quote and the post-state, above our floor and the threshold", () => {
+    const sale = { ...buy, priceFloorAtomic: 99_500_000n };
+    expect(() => judgeQuote(sale, quote("99499999"), ref)).toThrow("below the sale's price floor");
+    expect(judgeQuote(sale, quote("100000000"), ref).minOutAtomic).toBe(99_500_000n);
+    expect(judgeQuote(sale, quote("100000000", { otherAmountThreshold: "99900000" }), ref).minOutAtomic).toBe(
+      99_900_000n,
+    );
+  });
+
   test("a quote reporting priceImpactPct 0 is judged by our own price: 5% short of it exceeds a 1% cap", () => {
     const loose = { ...buy, floorBps: 2_000, maxImpactBps: 100 };
     expect(() => judgeQuote(loose, quote("95000000"), ref)).toThrow(SLIPPAGE_EXCEEDED_MESSAGE);

@@ -1,7 +1,7 @@
 import { TradingError } from "../../errors.ts";
 import type { Quote, TokenPriceProvider } from "../../market/types.ts";
 import { Big, SOL_DECIMALS, SOL_MINT } from "../../money.ts";
-import { assertPriceImpact } from "../simulation-executor.ts";
+import { assertPriceFloor, assertPriceImpact } from "../simulation-executor.ts";
 
 // Our own floor (docs/decisions.md "Live safety"). The aggregator's quote and its
 // otherAmountThreshold are untrusted input: the least a live swap accepts is computed from OUR
@@ -30,6 +30,11 @@ export interface FloorRequest {
   floorBps: number;
   /** Price-impact cap (bps); null: none (an exit that must get out). */
   maxImpactBps: number | null;
+  /**
+   * A sale's own price floor (atomic units): a take-profit's level less slippage. The quote and
+   * the simulated post-state must both reach it, like the floor from the reference price.
+   */
+  priceFloorAtomic?: bigint;
 }
 
 /** SOL per whole token, from a source other than the quote being judged. */
@@ -41,7 +46,7 @@ export interface ReferencePrice {
 export interface FloorVerdict {
   expectedAtomic: bigint;
   floorAtomic: bigint;
-  /** What the simulated post-state must deliver: max(floor, the quote's otherAmountThreshold). */
+  /** What the simulated post-state must deliver: max(floor, the sale's price floor, the quote's otherAmountThreshold). */
   minOutAtomic: bigint;
 }
 
@@ -123,6 +128,7 @@ export function judgeQuote(
   const expectedAtomic = expectedOutputAtomic(r, ref.priceSol);
   const floorAtomic = floorOf(expectedAtomic, r.floorBps);
   const out = BigInt(quote.outAmount);
+  assertPriceFloor(out, r.priceFloorAtomic);
   if (expectedAtomic <= 0n || out < floorAtomic) {
     const quoted = quotedPriceSol(r, r.amountAtomic, out);
     const source = ref.source === "price_api" ? "the Price API" : "the recorded market price";
@@ -143,6 +149,7 @@ export function judgeQuote(
     const reported = new Big(quote.priceImpactPct || "0").abs();
     assertPriceImpact((ours.gt(reported) ? ours : reported).toFixed(), r.maxImpactBps);
   }
-  const threshold = BigInt(quote.otherAmountThreshold);
-  return { expectedAtomic, floorAtomic, minOutAtomic: threshold > floorAtomic ? threshold : floorAtomic };
+  let minOutAtomic = BigInt(quote.otherAmountThreshold);
+  for (const bound of [floorAtomic, r.priceFloorAtomic ?? 0n]) if (bound > minOutAtomic) minOutAtomic = bound;
+  return { expectedAtomic, floorAtomic, minOutAtomic };
 }

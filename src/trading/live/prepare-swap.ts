@@ -7,7 +7,6 @@ import type { PriorityFee, Quote, QuoteProvider, TokenPriceProvider } from "../.
 import { SOL_MINT } from "../../money.ts";
 import type { SwapRequest } from "../executor.ts";
 import { priorityFeeLamports } from "../rules/fees.ts";
-import { assertPriceFloor } from "../simulation-executor.ts";
 import type { TokenScreen } from "../token-screen.ts";
 import type { BlockhashRead, InspectorChain, SendChain } from "./chain-reads.ts";
 import {
@@ -84,8 +83,6 @@ export async function prepareSwap(d: PrepareDeps, req: SwapRequest, fee: Priorit
     slippageBps: req.slippageBps,
   });
   if (BigInt(quote.outAmount) <= 0n) throw new TradingError("The quote returned no output amount");
-  // A take-profit sells at its level or not at all (the level's price less slippage).
-  assertPriceFloor(BigInt(quote.outAmount), req.minOutputAtomic);
   const floor = judgeQuote(
     {
       side: req.side,
@@ -94,6 +91,8 @@ export async function prepareSwap(d: PrepareDeps, req: SwapRequest, fee: Priorit
       slippageBps: req.slippageBps,
       floorBps: req.floorBps ?? req.slippageBps,
       maxImpactBps: req.maxImpactBps === undefined ? req.maxBps : req.maxImpactBps,
+      // A take-profit sells at its level or not at all (the level's price less slippage).
+      priceFloorAtomic: req.minOutputAtomic,
     },
     quote,
     ref,
