@@ -1,4 +1,4 @@
-import type { LandedTransaction, TokenBalanceEntry } from "../market/solana-rpc.ts";
+import { type LandedTransaction, tokenDelta } from "../market/solana-rpc.ts";
 import { SOL_MINT } from "../money.ts";
 
 // What a watched wallet did in one landed transaction (issue "Copy trading" item 2), from the
@@ -14,15 +14,11 @@ export type DetectedTrade =
   | { kind: "buy" | "sell"; mint: string; solLamports: bigint; tokenAmount: bigint }
   | { kind: "ignored"; reason: "failed" | "no_trade" | "below_minimum" | "ambiguous" };
 
-function ownerSum(list: readonly TokenBalanceEntry[], owner: string, mint: string): bigint {
-  return list.filter((e) => e.owner === owner && e.mint === mint).reduce((a, e) => a + e.amount, 0n);
-}
-
 /** Change of the owner's SOL (lamports + wrapped SOL), fee added back when the owner paid it. */
 export function solChange(tx: LandedTransaction, owner: string): bigint {
   const i = tx.accountKeys.indexOf(owner);
   const lamports = i < 0 ? 0n : (tx.postBalances[i] ?? 0n) - (tx.preBalances[i] ?? 0n);
-  const wrapped = ownerSum(tx.postTokenBalances, owner, SOL_MINT) - ownerSum(tx.preTokenBalances, owner, SOL_MINT);
+  const wrapped = tokenDelta(tx, owner, SOL_MINT);
   const fee = i === 0 ? tx.feeLamports : 0n;
   return lamports + wrapped + fee;
 }
@@ -36,7 +32,7 @@ export function tokenChanges(tx: LandedTransaction, owner: string): Map<string, 
   );
   const out = new Map<string, bigint>();
   for (const mint of mints) {
-    const d = ownerSum(tx.postTokenBalances, owner, mint) - ownerSum(tx.preTokenBalances, owner, mint);
+    const d = tokenDelta(tx, owner, mint);
     if (d !== 0n) out.set(mint, d);
   }
   return out;

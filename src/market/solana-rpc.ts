@@ -348,7 +348,7 @@ export class SolanaRpcClient {
   }
 }
 
-/** The owner's SOL change in a landed transaction (lamports; negative when it spent). */
+/** A read's minContextSlot option: the node must have seen `slot` (none for an unknown slot). */
 const minSlot = (slot: number | undefined) => (slot !== undefined && slot > 0 ? { minContextSlot: slot } : {});
 
 /**
