@@ -324,6 +324,9 @@ t(
 t(
   "after a reload the live feed holds the latest 50 events, newest first",
   async () => {
+    // Only the signals' own events: the two automated agents trading them would put their trade
+    // events between the signals' at whatever moment each trade settles.
+    for (const id of Object.values(agents)) await call("PUT", `/agents/${id}`, { automatedTradingSimulation: false });
     let last = 0;
     for (let i = 0; i < 55; i++) last = (await postSignal(WIF, "WIF")).id;
     await page.goto(`${service.url}/`);
