@@ -10,6 +10,7 @@ import { HermesClient } from "./hermes.ts";
 import { type FetchLike, HttpClient, type RetryPolicy } from "./http-client.ts";
 import { JupiterPriceClient } from "./jupiter-price.ts";
 import { JupiterSwapClient } from "./jupiter-swap.ts";
+import { JupiterSwapV2Client, type SwapApi } from "./jupiter-swap-v2.ts";
 import {
   unconfiguredMarketData,
   unconfiguredQuotes,
@@ -85,6 +86,10 @@ export interface MarketServices extends Market {
   prober: ReachabilityProber;
   /** Quotes and swaps of live trades: the aggregator budget's priority lane (absent: `quotes`). */
   liveQuotes?: QuoteProvider;
+  /** SWAP_API: which Jupiter API live swaps (and simulation quotes) speak. */
+  swapApi?: SwapApi;
+  /** Swap API v2 over the live lane, when SWAP_API is build or order and the aggregator is configured. */
+  liveSwapV2?: JupiterSwapV2Client | null;
 }
 
 /**
@@ -214,6 +219,9 @@ export function createMarket(config: Config, deps: MarketDeps, opts: MarketOptio
     decimals: tokenPrices ?? unconfiguredTokenPrices,
     quotes: swapHttp ? new JupiterSwapClient(swapHttp, deps.onQuote) : unconfiguredQuotes,
     liveQuotes: liveSwapHttp ? new JupiterSwapClient(liveSwapHttp, deps.onQuote) : unconfiguredQuotes,
+    swapApi: config.SWAP_API,
+    liveSwapV2:
+      liveSwapHttp && config.SWAP_API !== "v1" ? new JupiterSwapV2Client(liveSwapHttp, { api: config.SWAP_API }) : null,
     marketData,
     whales,
     status: () => dataSourceStatus(config, reachability),
