@@ -21,6 +21,7 @@ import {
 } from "./not-configured.ts";
 import { LanedRateLimiter, type Pacer, type RateLimit, RateLimiter } from "./rate-limiter.ts";
 import { type Probes, Reachability, ReachabilityProber } from "./reachability.ts";
+import { sharedLaneQuotes } from "./simulation-quotes.ts";
 import { type SolPriceOptions, SolPriceService } from "./sol-price.ts";
 import { dataSourceStatus } from "./status.ts";
 import type { Market, Quote, QuoteProvider } from "./types.ts";
@@ -217,7 +218,9 @@ export function createMarket(config: Config, deps: MarketDeps, opts: MarketOptio
     prober,
     tokenPrices: tokenPrices ?? unconfiguredTokenPrices,
     decimals: tokenPrices ?? unconfiguredTokenPrices,
-    quotes: swapHttp ? new JupiterSwapClient(swapHttp, deps.onQuote) : unconfiguredQuotes,
+    quotes: swapHttp
+      ? sharedLaneQuotes(config.SWAP_API, swapHttp, { quoteTaker: config.SWAP_QUOTE_TAKER, onQuote: deps.onQuote })
+      : unconfiguredQuotes,
     liveQuotes: liveSwapHttp ? new JupiterSwapClient(liveSwapHttp, deps.onQuote) : unconfiguredQuotes,
     swapApi: config.SWAP_API,
     liveSwapV2:

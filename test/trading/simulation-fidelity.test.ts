@@ -133,8 +133,8 @@ describe("priority fee: the live model", () => {
     expect([buy.fees, buy.rentDepositSol]).toEqual(["0.001005", RENT]);
   });
 
-  test("a fixed LIVE_PRIORITY_FEE is what a simulated swap pays", async () => {
-    t = await startTrading({ env: { SIMULATION_PRIORITY_FEE_SOL: "", LIVE_PRIORITY_FEE: "20000" } });
+  test("SWAP_API=v1: a fixed LIVE_PRIORITY_FEE is what a simulated swap pays", async () => {
+    t = await startTrading({ env: { SIMULATION_PRIORITY_FEE_SOL: "", LIVE_PRIORITY_FEE: "20000", SWAP_API: "v1" } });
     const agent = await t.createAgent();
     await t.postSignal();
     await t.settle();
@@ -210,7 +210,7 @@ describe("Token-2022 transfer fee", () => {
       logger: createLogger({ level: "silent", write: () => {} }),
       clock,
     });
-    return new SimulationExecutor(h.market.quotes, 0.0001, screen);
+    return new SimulationExecutor(h.market.quotes, { priorityFeeLamports: 100_000, orderPriorityFee: false, tipLamports: 0 }, screen);
   }
 
   const swap = (ex: SimulationExecutor, side: "BUY" | "SELL", amountAtomic: bigint) =>
@@ -243,7 +243,7 @@ describe("Token-2022 transfer fee", () => {
   test("a sale debits every token sent but only what reaches the pool is quoted and paid for", async () => {
     const ex = await executor(250, 1_000_000_000n);
     const fill = await swap(ex, "SELL", 4_000_000_000n); // 4000 tokens sent, 100 withheld
-    const sent = fake.requestsTo("jupiter.quote").at(-1)!;
+    const sent = fake.requestsTo("jupiter.build").at(-1)!;
     expect(sent.query.get("inputMint")).toBe(MINT);
     expect(sent.query.get("amount")).toBe("3900000000");
     expect(fill.inputAtomic).toBe(4_000_000_000n);
