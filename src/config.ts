@@ -259,7 +259,6 @@ export function walletVariables(env: Record<string, string | undefined>): Array<
     .map((name) => ({ name, value: env[name] as string }));
 }
 
-
 /** LIVE_EXTRA_PROGRAMS: comma-separated program ids; `bad` names the first malformed entry. */
 export function parseExtraPrograms(
   text: string | undefined,

@@ -210,7 +210,11 @@ describe("Token-2022 transfer fee", () => {
       logger: createLogger({ level: "silent", write: () => {} }),
       clock,
     });
-    return new SimulationExecutor(h.market.quotes, { priorityFeeLamports: 100_000, orderPriorityFee: false, tipLamports: 0 }, screen);
+    return new SimulationExecutor(
+      h.market.quotes,
+      { priorityFeeLamports: 100_000, orderPriorityFee: false, tipLamports: 0 },
+      screen,
+    );
   }
 
   const swap = (ex: SimulationExecutor, side: "BUY" | "SELL", amountAtomic: bigint) =>

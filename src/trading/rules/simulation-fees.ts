@@ -59,7 +59,9 @@ export function simulatedPriorityLamports(model: SimulationFeeModel, quote?: Pic
 
 /** SOL charged for one simulated swap: the base fee plus simulatedPriorityLamports. */
 export function simulatedSwapFeeSol(model: SimulationFeeModel, quote?: Pick<Quote, "order">): Big {
-  return new Big(SIMULATION_NETWORK_FEE_SOL).plus(new Big(simulatedPriorityLamports(model, quote)).div(LAMPORTS_PER_SOL));
+  return new Big(SIMULATION_NETWORK_FEE_SOL).plus(
+    new Big(simulatedPriorityLamports(model, quote)).div(LAMPORTS_PER_SOL),
+  );
 }
 
 /** The per-swap priority fee and tip in SOL where no quote is at hand (backtests replay prices). */
