@@ -183,9 +183,7 @@ export function createMarket(config: Config, deps: MarketDeps, opts: MarketOptio
     ? new DexScreenerClient(
         client("marketData", config.MARKET_DATA_URL, {}, limiter(opts.limits?.marketData ?? DEFAULT_LIMITS.marketData)),
         deps.clock,
-        {
-          cacheTtlMs: opts.marketDataCacheTtlMs,
-        },
+        { cacheTtlMs: opts.marketDataCacheTtlMs },
       )
     : unconfiguredMarketData;
 
@@ -218,9 +216,7 @@ export function createMarket(config: Config, deps: MarketDeps, opts: MarketOptio
     prober,
     tokenPrices: tokenPrices ?? unconfiguredTokenPrices,
     decimals: tokenPrices ?? unconfiguredTokenPrices,
-    quotes: swapHttp
-      ? sharedLaneQuotes(config.SWAP_API, swapHttp, { quoteTaker: config.SWAP_QUOTE_TAKER, onQuote: deps.onQuote })
-      : unconfiguredQuotes,
+    quotes: swapHttp ? sharedLaneQuotes(config, swapHttp, deps.onQuote) : unconfiguredQuotes,
     liveQuotes: liveSwapHttp ? new JupiterSwapClient(liveSwapHttp, deps.onQuote) : unconfiguredQuotes,
     swapApi: config.SWAP_API,
     liveSwapV2:

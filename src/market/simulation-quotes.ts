@@ -1,6 +1,7 @@
+import type { Config } from "../config.ts";
 import type { HttpClient } from "./http-client.ts";
 import { JupiterSwapClient } from "./jupiter-swap.ts";
-import { JupiterSwapV2Client, type SwapApi } from "./jupiter-swap-v2.ts";
+import { JupiterSwapV2Client } from "./jupiter-swap-v2.ts";
 import type { Quote, QuoteProvider } from "./types.ts";
 
 // Market.quotes: the quotes simulated trades, token screening and quote pricing read, from the API
@@ -11,12 +12,13 @@ import type { Quote, QuoteProvider } from "./types.ts";
 // priority lane, never from here, so swapTransaction exists only on the v1 client.
 
 export function sharedLaneQuotes(
-  api: SwapApi,
+  config: Pick<Config, "SWAP_API" | "SWAP_QUOTE_TAKER">,
   http: HttpClient,
-  opts: { quoteTaker: string; onQuote?: (q: Quote) => void },
+  onQuote?: (q: Quote) => void,
 ): QuoteProvider {
-  if (api === "v1") return new JupiterSwapClient(http, opts.onQuote);
-  const v2 = new JupiterSwapV2Client(http, { api, quoteTaker: opts.quoteTaker, onQuote: opts.onQuote });
+  const api = config.SWAP_API;
+  if (api === "v1") return new JupiterSwapClient(http, onQuote);
+  const v2 = new JupiterSwapV2Client(http, { api, quoteTaker: config.SWAP_QUOTE_TAKER, onQuote });
   return {
     configured: true,
     quote: (req) => v2.quote(req),
