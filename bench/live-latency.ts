@@ -14,7 +14,8 @@ import { inProcessEnv, openServices, postBuySignal, seedUser } from "./lib/seed.
 import { type BenchRow, median, row } from "./lib/stats.ts";
 
 // 8. Live signal latency (issue 25 item 7): one live agent, a buy signal, timed from the signal
-// POST's 201 to the Solana RPC receiving sendTransaction, in this process (createServices + the
+// POST's 201 to the Solana RPC receiving sendTransaction (the aggregator receiving /execute when
+// SWAP_API=order lands through Jupiter), in this process (createServices + the
 // HTTP app). The swap aggregator is the litesvm chain aggregator (Swap API v1 and v2) and the RPC
 // the litesvm JSON-RPC shim, each behind a loopback proxy that answers 40 ms after a request
 // arrives (bench/lib/delay-proxy.ts), as providers across the internet would. The path is the one
@@ -116,11 +117,15 @@ export async function liveLatency(o: BenchOptions): Promise<BenchRow[]> {
   }
 }
 
-/** The first sendTransaction that arrived after `t0`, waited for up to 30 s. */
+/** The signed swap leaving us: the RPC's sendTransaction, or /execute when Jupiter lands it (SWAP_API=order). */
+const isSend = (r: ProxiedRequest) =>
+  r.rpcMethod === "sendTransaction" || (r.method === "POST" && r.path === "/swap/v2/execute");
+
+/** The first send that arrived after `t0`, waited for up to 30 s. */
 async function sendTransactionAfter(log: ProxiedRequest[], t0: number): Promise<ProxiedRequest | null> {
   const deadline = performance.now() + 30_000;
   while (performance.now() < deadline) {
-    const sent = log.find((r) => r.startMs >= t0 && r.rpcMethod === "sendTransaction");
+    const sent = log.find((r) => r.startMs >= t0 && isSend(r));
     if (sent) return sent;
     await Bun.sleep(1);
   }
