@@ -102,7 +102,7 @@ export class TradingError extends AppError {
 // Any other error of a trade is logged as a failed trade and retried next tick, like a temporary one.
 
 /** Retry next tick: nothing changed. */
-export class TemporaryError extends AppError {}
+class TemporaryError extends AppError {}
 
 /** Stop: the service cannot go on trading safely; the message says what is wrong. */
 export class OperationalError extends AppError {

@@ -19,7 +19,7 @@ import { VERSION } from "./version.ts";
 // src/http/start-gate.ts answers /health/live and holds every other request for the apps.
 
 /** Shorter than this draws a warning: the spec sets no rule for ADMIN_PASSWORD, so warn, don't refuse. */
-export const ADMIN_PASSWORD_MIN_RECOMMENDED = 12;
+const ADMIN_PASSWORD_MIN_RECOMMENDED = 12;
 
 export interface ServeOptions {
   /** Passed to createServices (tests: logger, clock, password cost). */

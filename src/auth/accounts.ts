@@ -19,8 +19,8 @@ import { ACCESS_TTL_S, REFRESH_REMEMBER_TTL_S, REFRESH_TTL_S, type TokenSigner }
 // Accounts: login with lockout, refresh with rotation and reuse detection, logout, registration,
 // and the admin bootstrap (SPEC "Authentication", PRODUCT.md §2).
 
-export const MAX_FAILED_LOGINS = 5;
-export const LOCK_MS = 15 * 60 * 1000;
+const MAX_FAILED_LOGINS = 5;
+const LOCK_MS = 15 * 60 * 1000;
 
 export interface PublicUser {
   id: string;

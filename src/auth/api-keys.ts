@@ -11,7 +11,6 @@ import { hasScope, type Scope } from "./scopes.ts";
 // prefix = first 8 characters; only the SHA-256 hex digest is stored.
 
 const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-export const API_KEY_PATTERN = /^svc_[A-Za-z0-9]{32}$/;
 const LAST_USED_EVERY_MS = 60_000;
 
 export function generateApiKey(): string {

@@ -8,8 +8,8 @@ import { ValidationError } from "../errors.ts";
 // validated exactly as PUT /agents/:id/config validates a partial configuration
 // (src/agents/trading-config.ts applyConfigUpdate), merged over the defaults.
 
-export const MAX_VARIANTS = 50;
-export const MAX_SIGNAL_IDS = 100_000;
+const MAX_VARIANTS = 50;
+const MAX_SIGNAL_IDS = 100_000;
 
 const isoDate = (field: string) =>
   z
@@ -17,7 +17,7 @@ const isoDate = (field: string) =>
     .refine((v) => !Number.isNaN(Date.parse(v)), { error: `${field} must be an ISO 8601 date` })
     .transform((v) => new Date(v).toISOString());
 
-export const SignalSelectionSchema = z.union([
+const SignalSelectionSchema = z.union([
   z.strictObject({
     signalIds: z
       .array(z.number().int().positive(), { error: "signals.signalIds must be an array of signal ids" })

@@ -16,7 +16,7 @@ import { WalIndexHeader } from "./wal-index-header.ts";
 // back to SQLite's automatic checkpoints: the WAL never grows unchecked. Closing the database
 // (openDatabase's close) still checkpoints and truncates the WAL.
 
-export const SQLITE_AUTOCHECKPOINT_FRAMES = 1_000;
+const SQLITE_AUTOCHECKPOINT_FRAMES = 1_000;
 
 export type CheckpointRequest =
   | { kind: "open"; path: string; busyTimeoutMs: number }
@@ -46,7 +46,7 @@ export interface WalCheckpointerOptions {
 }
 
 /** The worker's module: beside this file from source, an entry point of the compiled binary. */
-export function spawnCheckpointWorker(): Worker {
+function spawnCheckpointWorker(): Worker {
   // In an executable Bun names each entry point by its path from the entry points' common
   // directory (src/), in its virtual file system (build.ts).
   const compiled = /\$bunfs|~BUN/.test(import.meta.url);

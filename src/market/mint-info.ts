@@ -56,7 +56,7 @@ export function rawAccountOf(v: unknown): RawAccount | null {
   return { owner: o.owner, lamports: BigInt(o.lamports), data: new Uint8Array(Buffer.from(data, "base64")) };
 }
 
-export function mintInfoOf(mint: string, account: RawAccount): MintInfo | null {
+function mintInfoOf(mint: string, account: RawAccount): MintInfo | null {
   if (account.owner !== TOKEN_PROGRAM_ID && account.owner !== TOKEN_2022_PROGRAM_ID) return null;
   const m: ParsedMint | null = parseMint(account.data);
   if (!m?.isInitialized) return null;

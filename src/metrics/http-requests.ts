@@ -8,7 +8,7 @@ import type { Registry } from "./prom.ts";
 // as it formats its own Counter and Histogram (same value shapes, label order and series order).
 
 /** Upper bounds in seconds; +Inf is implicit. */
-export const HTTP_DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] as const;
+const HTTP_DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] as const;
 
 // A type, not an interface: it must be assignable to the registry's Record of labels.
 type Labels = { method: string; status: string; route: string };

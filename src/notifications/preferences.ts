@@ -30,7 +30,7 @@ export interface NotificationPreferences {
   updatedAt: string | null;
 }
 
-export const DEFAULT_PREFERENCES: NotificationPreferences = {
+const DEFAULT_PREFERENCES: NotificationPreferences = {
   events: [...NOTIFICATION_KINDS],
   quietHours: null,
   updatedAt: null,

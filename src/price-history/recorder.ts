@@ -21,7 +21,7 @@ export interface PriceRecorderDeps {
   intervalSeconds: number;
 }
 
-export const MINUTE_MS = 60_000;
+const MINUTE_MS = 60_000;
 const HOUR_MS = 3_600_000;
 
 export class PriceRecorder {

@@ -10,7 +10,7 @@ import type { Logger } from "../logger.ts";
 
 export type SignalHandler = (signalId: number) => Promise<void>;
 
-export const DEFAULT_SIGNAL_CONCURRENCY = 16;
+const DEFAULT_SIGNAL_CONCURRENCY = 16;
 
 export class SignalQueue {
   private readonly pending: number[] = [];

@@ -13,7 +13,7 @@ import { type TokenTickPrice, tickPrice, tickPriceFromSol } from "./tick-price.t
 // is older than two monitor ticks (a price source's cache kept it).
 
 /** The monitor's reading of SOL/USD: the value and whether it is stale (SPEC "SOL price"). */
-export interface SolUsdReading {
+interface SolUsdReading {
   price: Big;
   stale: boolean;
 }
@@ -29,9 +29,9 @@ export interface MonitorPriceSources {
 
 export type MintPrice = { kind: "priced"; price: TokenTickPrice } | { kind: "waiting"; reason: string };
 
-export const WAIT_STALE_SOL_USD = "SOL/USD is stale and no price in SOL (sell quote) is available for this token";
+const WAIT_STALE_SOL_USD = "SOL/USD is stale and no price in SOL (sell quote) is available for this token";
 export const WAIT_UNPRICED = "no price is available for this token";
-export const WAIT_OLD_PRICE = "the token's price is older than two monitor ticks";
+const WAIT_OLD_PRICE = "the token's price is older than two monitor ticks";
 
 /**
  * Every held mint's price in SOL, or why it waits. Throws when the prices cannot be had at all

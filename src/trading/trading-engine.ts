@@ -35,7 +35,7 @@ import { screeningFilters } from "./token-screen.ts";
 import { NOTHING_SOLD, type OpenRequest, type OpenResult, type SaleResult } from "./trade-requests.ts";
 
 export type { CloseResult } from "./settlement/types.ts";
-export type { AgentForTrade, OpenRequest, OpenResult, SaleResult } from "./trade-requests.ts";
+export type { OpenRequest, OpenResult, SaleResult } from "./trade-requests.ts";
 
 // The trading engine's execution path (issue: trading engine; PRODUCT.md §4; issue 12). Every
 // trade — signal buy, DCA buy, take-profit sale, close — goes the same way:

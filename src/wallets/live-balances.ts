@@ -91,7 +91,7 @@ export interface LiveDepositDeps {
   solUsd(): Big | null;
 }
 
-export const DEPOSIT_CHECK_PENDING_MESSAGE =
+const DEPOSIT_CHECK_PENDING_MESSAGE =
   "A live trade of this wallet is awaiting confirmation; check deposits again once it is reconciled";
 
 /**

@@ -13,14 +13,14 @@ import { untilNextCommit } from "../wal-index-header.ts";
 // Equal stamps therefore mean no watched row changed in between. The statement runs only after a
 // commit by anyone (../wal-index-header.ts).
 
-export interface WatchedTable {
+interface WatchedTable {
   table: string;
   /** Trigger events: "INSERT", "DELETE", "UPDATE" or "UPDATE OF col, ...". */
   on: readonly string[];
 }
 
 /** Installs the connection's counter and triggers (idempotent) and returns a reader of the stamp. */
-export function tableWritesStamp(sqlite: Database, counter: string, watched: readonly WatchedTable[]): () => string {
+function tableWritesStamp(sqlite: Database, counter: string, watched: readonly WatchedTable[]): () => string {
   const triggers = watched.flatMap(({ table, on }) =>
     on.map(
       (event, i) => `CREATE TEMP TRIGGER IF NOT EXISTS ${counter}_${table}_${i} AFTER ${event} ON main.${table}

@@ -6,8 +6,7 @@ import { webhookStamp } from "./table-writes.ts";
 // The webhooks tables (src/db/schema/notifications.ts), written only from here.
 
 export type WebhookRow = typeof webhooks.$inferSelect;
-export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
-export type AttemptRow = typeof webhookAttempts.$inferSelect;
+type DeliveryRow = typeof webhookDeliveries.$inferSelect;
 
 export interface DueDelivery {
   delivery: DeliveryRow;

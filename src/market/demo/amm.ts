@@ -4,7 +4,7 @@ import { Big } from "../../money.ts";
 // one pool against SOL holding half its liquidity on each side, so a quote has a real price impact
 // that grows with the trade's size against the pool, and a 0.25 % LP fee. Atomic units throughout.
 
-export const DEMO_FEE_BPS = 25n;
+const DEMO_FEE_BPS = 25n;
 
 export interface Pool {
   /** Atomic units of the input and output side. */

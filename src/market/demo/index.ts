@@ -15,15 +15,13 @@ import { DemoWhales } from "./whales.ts";
 
 import { Reachability, ReachabilityProber } from "../reachability.ts";
 
-export { DEMO_TOKENS } from "./tokens.ts";
-
 /**
  * SPEC "Data-source status" in demo mode (docs/decisions.md "Operator experience"): a source is
  * `configured` when the demo serves its role, so the flags still tell a client which features work.
  * priceNetwork (the Pyth stream) is not simulated: SOL/USD comes through the solPriceFeed role and
  * reports `source: "demo"`. The demo itself is announced in the start-up log and README.
  */
-export function demoDataSourceStatus(config: Pick<Config, "LIQUIDITY_CHECKS">): DataSourceStatus {
+function demoDataSourceStatus(config: Pick<Config, "LIQUIDITY_CHECKS">): DataSourceStatus {
   // In-process sources always answer: reachable whenever they serve their role.
   const role = (configured: boolean) => ({ configured, reachable: configured ? true : null });
   return {

@@ -10,9 +10,9 @@ import { gaussian } from "./seeded.ts";
 
 export const STEP_MS = 5_000;
 /** Pull back towards the base price per step (about 8 minutes' half-life). */
-export const REVERSION_PER_STEP = 0.007;
+const REVERSION_PER_STEP = 0.007;
 /** 24 hours of 5 s steps (priceChange24h; whale trades of the last hours): 138 KB per series. */
-export const HISTORY_STEPS = 17_280;
+const HISTORY_STEPS = 17_280;
 
 interface Series {
   base: number;

@@ -10,8 +10,8 @@ import { DEMO_TOKEN_BY_ADDRESS } from "./tokens.ts";
 // so the feed is the same on every read and new trades appear as the clock moves. Prices are the
 // walk's price at the trade's time.
 
-export const WHALE_BUCKET_MS = 120_000;
-export const WHALE_WINDOW_MS = 6 * 3_600_000;
+const WHALE_BUCKET_MS = 120_000;
+const WHALE_WINDOW_MS = 6 * 3_600_000;
 const BUY_PROBABILITY = 0.2;
 const MIN_USD = 2_000;
 const MAX_USD = 400_000;

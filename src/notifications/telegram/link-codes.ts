@@ -7,7 +7,7 @@ import type { TelegramRepository } from "../../db/repositories/telegram.ts";
 // `/start CODE` to the bot. Codes live 10 minutes, one per user, stored only as SHA-256 digests
 // (a code is a short-lived credential), and are deleted when used.
 
-export const LINK_CODE_TTL_MS = 10 * 60_000;
+const LINK_CODE_TTL_MS = 10 * 60_000;
 // No 0/O, 1/I/L: codes are typed by hand on a phone.
 const ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789";
 

@@ -10,7 +10,7 @@ import { type DailySummary, eventMessage, kindOf, type Names, summaryMessage } f
 // chat they linked; during their quiet hours it is sent silently. The daily summary goes once per
 // UTC day, from SUMMARY_HOUR_UTC on, covering the 24 hours before it.
 
-export const SUMMARY_HOUR_UTC = 8;
+const SUMMARY_HOUR_UTC = 8;
 
 export interface NotifierDeps {
   bot: TelegramBot;

@@ -4,7 +4,7 @@
 
 export const RETRY_DELAYS_MS = [5_000, 30_000, 120_000, 600_000, 3_600_000, 21_600_000] as const;
 export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
-export const DISABLE_AFTER_FAILING_MS = 24 * 3_600_000;
+const DISABLE_AFTER_FAILING_MS = 24 * 3_600_000;
 
 export type AttemptOutcome = { kind: "delivered" } | { kind: "retry"; nextAttemptAt: number } | { kind: "given_up" };
 

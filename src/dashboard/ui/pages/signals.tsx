@@ -11,7 +11,7 @@ import type { Signal } from "../types.ts";
 // agent decided and why (`processing.evaluations`, issue 13; shown when the server sends it).
 
 /** One cell's worth of what the user's agents did with a signal (from `processing`). */
-export function outcomeOf(s: Signal): { text: string; tone: "" | "ok" | "warn" } {
+function outcomeOf(s: Signal): { text: string; tone: "" | "ok" | "warn" } {
   const p = s.processing;
   if (!p) return { text: "–", tone: "" };
   if (p.status !== "done") return { text: p.status, tone: "" };

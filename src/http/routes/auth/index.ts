@@ -22,7 +22,7 @@ const perAddress = {
 } as const satisfies RateLimitDeclaration;
 
 /** Logout with a refresh token that is not the user's valid one: the access token is revoked anyway (issue 13). */
-export const LOGOUT_REFRESH_NOT_RECOGNISED = "Logged out; the refresh token was not recognised";
+const LOGOUT_REFRESH_NOT_RECOGNISED = "Logged out; the refresh token was not recognised";
 
 const login = operation({
   method: "post",

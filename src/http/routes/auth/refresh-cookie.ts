@@ -10,15 +10,15 @@ import { decodeJwt } from "jose";
 // other request needs the access token in the Authorization header. Decisions in
 // docs/decisions.md "Dashboard"; tests in test/dashboard/refresh-cookie.test.ts.
 
-export const REFRESH_COOKIE = "trading_agent_refresh";
-export const REFRESH_COOKIE_PATH = "/api/v1/auth";
-export const COOKIE_MODE_HEADER = "X-Refresh-Cookie";
+const REFRESH_COOKIE = "trading_agent_refresh";
+const REFRESH_COOKIE_PATH = "/api/v1/auth";
+const COOKIE_MODE_HEADER = "X-Refresh-Cookie";
 /**
  * A readable companion of the refresh cookie holding only "1": the page tries POST /auth/refresh
  * on load only when it is there, so a first visit does not log a refused refresh (400). It grants
  * nothing; it lives and goes with the refresh cookie.
  */
-export const SESSION_HINT_COOKIE = "trading_agent_session";
+const SESSION_HINT_COOKIE = "trading_agent_session";
 
 export const wantsRefreshCookie = (c: Context): boolean => c.req.header(COOKIE_MODE_HEADER) === "1";
 

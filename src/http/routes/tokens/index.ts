@@ -40,7 +40,7 @@ const prices = operation({
 });
 
 /** Folds 1-minute bars into `ms`-long bars: first open, highest high, lowest low, last close. */
-export function foldBars(bars: readonly PriceBar[], ms: number): PriceBar[] {
+function foldBars(bars: readonly PriceBar[], ms: number): PriceBar[] {
   const out: PriceBar[] = [];
   for (const b of bars) {
     const time = Math.floor(b.time / ms) * ms;

@@ -17,7 +17,7 @@ import { CreateSignalBody } from "./schema.ts";
 // details name the row as a spreadsheet numbers it: the header is row 1). The id column is
 // ignored (new ids). Imported signals never trade (src/signals/signal-import.ts).
 
-export const IMPORT_COLUMNS = [
+const IMPORT_COLUMNS = [
   "id",
   "createdAt",
   "tokenAddress",
@@ -81,7 +81,7 @@ async function readCsvBody(c: Context<AppEnv>): Promise<string> {
 }
 
 /** Parses and validates the whole file; throws one ValidationError listing every bad row. */
-export function parseSignalCsv(text: string, nowMs: number): ImportedSignalRow[] {
+function parseSignalCsv(text: string, nowMs: number): ImportedSignalRow[] {
   let records: string[][];
   try {
     records = parseCsv(text, MAX_IMPORT_ROWS + 2);
