@@ -1,6 +1,6 @@
 import { Big, decStr, fromAtomic, SOL_DECIMALS } from "./money.ts";
 
-// Price impact in backtests (issue 24 "Backtests with impact"). A fill at the bar's price alone is
+// Price impact in backtests. A fill at the bar's price alone is
 // better than any real swap: every quote moves the pool. The service records each quote's price
 // impact per token and trade-size bucket (src/price-history/impact-recorder.ts, table
 // price_impacts) and replay applies it to each fill, as the aggregator's quote does: output × (1 −

@@ -26,7 +26,7 @@ export interface TradingConfig {
     minSignalStrength: number;
     /** Entry signal types the agent acts on; [] = every type that is not an exit type (PRODUCT.md §7). */
     signalTypes: string[];
-    /** Token screening (issue 15; src/trading/rules/token-screening.ts says what each does). */
+    /** Token screening (src/trading/rules/token-screening.ts says what each does). */
     rejectFreezeAuthority: boolean;
     rejectMintAuthority: boolean;
     maxTransferFeeBps: number;

@@ -173,7 +173,7 @@ export class AccountService {
    * Blacklists the access token for its remaining life and revokes a supplied refresh token of
    * the same user. The access token is revoked whatever the refresh token is: a refresh token that
    * is malformed, forged, another user's or unknown is not an error (the logout happened) but is
-   * reported as not recognised (issue 13; docs/decisions.md "Authentication").
+   * reported as not recognised (docs/decisions.md "Authentication").
    */
   async logout(
     userId: string,

@@ -4,7 +4,7 @@ import { z } from "@hono/zod-openapi";
 import { applyConfigUpdate, INVALID_CONFIG_MESSAGE, type TradingConfig } from "../agents/trading-config.ts";
 import { ValidationError } from "../errors.ts";
 
-// POST /api/v1/backtests (issue 17): the body's shape, and each variant's configuration
+// POST /api/v1/backtests: the body's shape, and each variant's configuration
 // validated exactly as PUT /agents/:id/config validates a partial configuration
 // (src/agents/trading-config.ts applyConfigUpdate), merged over the defaults.
 

@@ -20,8 +20,8 @@ import { createMarket } from "../market/index.ts";
 import { priorityFeeSetting, simulationPriorityFeeSol } from "../trading/rules/fees.ts";
 import { UsageError } from "./args.ts";
 
-// `trading-agent backtest --config variants.json [--from] [--to] [--source] [--email] [--out]`
-// (issue 17 item 6): the same run as POST /backtests (src/backtest/run-backtest.ts) over the
+// `trading-agent backtest --config variants.json [--from] [--to] [--source] [--email] [--out]`:
+// the same run as POST /backtests (src/backtest/run-backtest.ts) over the
 // user's signals in DATABASE_PATH, without storing a backtest: a comparison table on stdout and
 // every variant's trades as CSV (the columns of GET /backtests/:id/trades?format=csv).
 

@@ -1,7 +1,7 @@
-// In-process event bus (issue: trading engine; PRODUCT.md §6 event list). Every signal, trade,
+// In-process event bus (PRODUCT.md §6 event list). Every signal, trade,
 // failure and position change is published here; the SSE stream and metrics subscribe.
 //
-// The event map (issue 12): one payload shape per event name, so a publisher cannot send a field
+// The event map: one payload shape per event name, so a publisher cannot send a field
 // the stream's readers do not expect. The shapes are written out here rather than imported from
 // signals/, market/ and trading/ (which all publish): the bus depends on nothing.
 

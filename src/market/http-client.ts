@@ -59,7 +59,7 @@ export interface HttpClientOptions {
   retry?: Partial<RetryPolicy>;
   fetch?: FetchLike;
   logger?: Logger;
-  /** Hears whether each call reached the provider (issue 13: reachability per source). */
+  /** Hears whether each call reached the provider (data-source status reports reachability per source). */
   reachability?: Reachability;
 }
 

@@ -2,8 +2,8 @@ import type { Registry } from "./prom.ts";
 
 // http_requests_total{method,status,route} and http_request_duration_seconds (PRODUCT.md §6), kept
 // as plain numbers per series and read by the registry only when /metrics is scraped. prom-client's
-// Counter and Histogram validate and hash the label object on every inc()/observe(): two of them
-// per request were a tenth of a cached GET /agents (docs/decisions.md "Performance (issue 16)").
+// Counter and Histogram validate and hash the label object on every inc()/observe(), and two of
+// them per request are a visible share of the cheapest routes (docs/decisions.md "Performance").
 // The text is unchanged: the registry formats what get()/getForPromString() return here exactly
 // as it formats its own Counter and Histogram (same value shapes, label order and series order).
 

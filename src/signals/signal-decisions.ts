@@ -2,7 +2,7 @@ import type { SqliteHandle } from "../db/client.ts";
 import { type EvaluationDetail, SignalEvaluationRepository } from "../db/repositories/signal-evaluations.ts";
 import type { SignalRecord, SignalStatus } from "../db/repositories/signals.ts";
 
-// What became of a signal, per agent (issue 13 item 4): the signal's processing state and each of
+// What became of a signal, per agent: the signal's processing state and each of
 // its owner's agents' outcome with the rule and reason, from what the signal processor recorded
 // in signal_evaluations. Answers "why did my signal do nothing?" without reading the log.
 

@@ -3,7 +3,7 @@ import type { TokenPriceProvider } from "../market/types.ts";
 import type { Big } from "../money.ts";
 import { type TokenTickPrice, tickPrice, tickPriceFromSol } from "./tick-price.ts";
 
-// The prices the monitor decides on (issue 24 "No decision on a stale number"). Rules compare a
+// The prices the monitor decides on: no decision on a stale number. Rules compare a
 // token's price in SOL with prices in SOL (entry, peak, levels). The price source answers in USD,
 // so the price in SOL is USD ÷ SOL/USD, which is only as good as SOL/USD: with a stale SOL/USD a
 // SOL move shows up as a move of every token (SOL −30 % read through the old SOL/USD is every

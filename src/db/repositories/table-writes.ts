@@ -1,7 +1,7 @@
 import type { Database } from "bun:sqlite";
 import { untilNextCommit } from "../wal-index-header.ts";
 
-// A change stamp for a few tables only (docs/decisions.md "Performance (issue 16)"). The
+// A change stamp for a few tables only (docs/decisions.md "Performance"). The
 // database-wide stamp (src/db/change-stamp.ts) moves with every commit, so under a stream of
 // signals a cache keyed by it never hits, though the signals touch none of the rows it keeps.
 // Two parts:

@@ -78,7 +78,7 @@ export class WebhookRepository {
   /**
    * The user's enabled endpoints; the caller filters on the event list (a JSON column). Asked for
    * every event of the user: a monitor tick that raises 10,000 peaks publishes 10,000 events, and a
-   * query each was a third of the tick. The answer is kept while the webhooks' write stamp
+   * query each would be a large part of the tick. The answer is kept while the webhooks' write stamp
    * (./table-writes.ts: any write to the table through this connection, any commit by another)
    * is unchanged, so an endpoint created, disabled or deleted anywhere is seen by the next event;
    * the signals, trades and positions written meanwhile do not empty it.

@@ -7,7 +7,7 @@ import { STEP_MS } from "./random-walk.ts";
 import { DEMO_TOKENS } from "./tokens.ts";
 import { DemoWhales } from "./whales.ts";
 
-// DEMO_MARKET=true (PRODUCT.md §7; issue 13 item 7): every market interface served in-process by a
+// DEMO_MARKET=true (PRODUCT.md §7): every market interface served in-process by a
 // synthetic market, so simulation trading, the position monitor and the public API work with no
 // internet and no keys. No outside source is called: no HttpClient is built at all. Live trading
 // cannot start with it (src/config.ts refuses LIVE_TRADING_ENABLED and WALLET_N), and a live swap

@@ -18,7 +18,7 @@ import { PriceWalk } from "./random-walk.ts";
 import { seededBase58, uniform } from "./seeded.ts";
 import { DEMO_SOL, DEMO_TOKEN_BY_ADDRESS, DEMO_TOKENS, type DemoToken } from "./tokens.ts";
 
-// The demo market's state and its price, decimals, quote and market-data answers (issue 13 item 7),
+// The demo market's state and its price, decimals, quote and market-data answers,
 // shaped exactly as the real adapters shape theirs (src/market/types.ts), so the trading engine,
 // the monitor and the routes cannot tell the difference. Series 0 is SOL/USD, series i+1 token i.
 

@@ -1,7 +1,7 @@
 import type { Clock } from "../../clock.ts";
 import { gaussian } from "./seeded.ts";
 
-// Seeded random-walk prices on the service clock (issue 13 item 7). Each series is a mean-reverting
+// Seeded random-walk prices on the service clock. Each series is a mean-reverting
 // walk of the log price (Ornstein–Uhlenbeck in discrete steps), so prices move like a market but
 // never drift off to zero or infinity however long the demo runs. Step k's shock is a pure function
 // of (series, k), and the walk starts at the base price when the market is created: the price at a

@@ -1,6 +1,6 @@
 import bs58 from "bs58";
 
-// Deterministic randomness for the demo market (issue 13 item 7): every number is a pure function
+// Deterministic randomness for the demo market: every number is a pure function
 // of (seed, stream, index), so the same clock readings give the same market in every run and the
 // answer never depends on the order in which prices are asked for.
 

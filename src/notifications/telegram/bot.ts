@@ -13,7 +13,7 @@ import {
   statusMessage,
 } from "./messages.ts";
 
-// The Telegram bot (issue 18), on grammY. Only linked chats get data: every command except
+// The Telegram bot, on grammY. Only linked chats get data: every command except
 // /start and /help answers an unlinked chat with how to link, nothing more. /close asks for
 // confirmation with inline buttons and then closes through the same engine path as the API
 // (closeReason manual). Updates come by long polling (no public URL needed); `pollOnce()` is one

@@ -3,7 +3,7 @@ import { sha256Hex } from "../../auth/hashing.ts";
 import { type Clock, isoNow } from "../../clock.ts";
 import type { TelegramRepository } from "../../db/repositories/telegram.ts";
 
-// Linking a Telegram chat (issue 18): the user asks the API for a one-time code, then sends
+// Linking a Telegram chat: the user asks the API for a one-time code, then sends
 // `/start CODE` to the bot. Codes live 10 minutes, one per user, stored only as SHA-256 digests
 // (a code is a short-lived credential), and are deleted when used.
 

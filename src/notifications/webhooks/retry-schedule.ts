@@ -1,4 +1,4 @@
-// Retry schedule of a webhook delivery (issue 18): the first attempt at once, then retries after
+// Retry schedule of a webhook delivery: the first attempt at once, then retries after
 // about 5 s, 30 s, 2 min, 10 min, 1 h and 6 h; after the last one fails the delivery is given up.
 // An endpoint whose failures have gone on for 24 h without one success is disabled.
 

@@ -8,7 +8,7 @@ import { generateWebhookSecret } from "./signing.ts";
 import { UnsafeUrlError } from "./ssrf-guard.ts";
 import type { WebhookView } from "./webhook-view.ts";
 
-// Webhook endpoints per user (issue 18): create (the secret is returned once, then only kept
+// Webhook endpoints per user: create (the secret is returned once, then only kept
 // sealed), list, get, update, delete, test, deliveries. Another user's id answers 404.
 
 const MAX_WEBHOOKS_PER_USER = 20;

@@ -1,4 +1,4 @@
-// Token screening before a buy (issue 15 "Screening"): four agent filters, each a refusal with
+// Token screening before a buy: four agent filters, each a refusal with
 // its rule name and a reason a user can act on. A pure function of the mint's facts (read from
 // the mint account: src/market/mint-info.ts) and whether a reverse quote exists.
 //

@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { decodeJwt } from "jose";
 
-// The dashboard's refresh token lives in a cookie page scripts cannot read (issue 14): HttpOnly,
+// The dashboard's refresh token lives in a cookie page scripts cannot read: HttpOnly,
 // SameSite=Strict, sent only to /api/v1/auth. A client opts in with the `X-Refresh-Cookie: 1`
 // header on login, refresh and logout; the cookie is read only on requests that carry that header,
 // a custom header no cross-site form or link can send (a cross-origin script would need a CORS

@@ -11,7 +11,7 @@ import { auth, operation } from "../../operation.ts";
 import { errorResponses, isStrictIsoDateTime, jsonContent } from "../../schemas.ts";
 import { CreateSignalBody } from "./schema.ts";
 
-// POST /api/v1/trading-signals/import (issue 17 item 3): a CSV in the export's columns, as the
+// POST /api/v1/trading-signals/import: a CSV in the export's columns, as the
 // body (text/csv) or as {csv} in JSON. Every row is checked as POST /trading-signals checks a
 // signal, plus a strict createdAt not in the future; any bad row refuses the whole file (400,
 // details name the row as a spreadsheet numbers it: the header is row 1). The id column is
