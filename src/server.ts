@@ -141,7 +141,7 @@ export async function serve(config: Config, opts: ServeOptions = {}): Promise<Se
     gate.open({ main: createApp(deps), public: publicServer ? createPublicApp(deps) : undefined });
 
     // On later starts after the apps are up (docs/decisions.md "Performance"): checking
-    // ADMIN_PASSWORD is an argon2id verification (0.4–0.6 s here); /health/live answers meanwhile.
+    // ADMIN_PASSWORD is an argon2id verification, slow by design; /health/live answers meanwhile.
     // A configuration problem still stops the start (the listeners are closed below).
     if (!firstStart) await ensureAdmin();
 

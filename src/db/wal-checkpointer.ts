@@ -11,7 +11,7 @@ import { WalIndexHeader } from "./wal-index-header.ts";
 // own connection runs a PASSIVE checkpoint (./checkpoint-worker.ts). A complete checkpoint lets the
 // next commit start the WAL again from its beginning, as SQLite's automatic checkpoint does.
 //
-// The worker starts on the first checkpoint needed (a thread costs ≈ 8 MiB; a service whose WAL
+// The worker starts on the first checkpoint needed (a thread costs megabytes of RSS; a service whose WAL
 // never reaches the threshold never starts one). If it cannot start or fails, the connection goes
 // back to SQLite's automatic checkpoints: the WAL never grows unchecked. Closing the database
 // (openDatabase's close) still checkpoints and truncates the WAL.

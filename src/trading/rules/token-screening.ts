@@ -19,7 +19,7 @@ export interface TokenScreeningFilters {
   requireSellable: boolean;
 }
 
-/** Defaults for the agent config schema's `filters` (the lead adds the fields there). */
+/** Defaults for the agent config schema's `filters` (src/agents/trading-config.ts). */
 export const TOKEN_SCREENING_DEFAULTS: TokenScreeningFilters = Object.freeze({
   rejectFreezeAuthority: true,
   rejectMintAuthority: false,
