@@ -13,7 +13,7 @@ import { DelayProxy, type ProxiedRequest, serialRounds } from "./lib/delay-proxy
 import { inProcessEnv, openServices, postBuySignal, seedUser } from "./lib/seed.ts";
 import { type BenchRow, median, row } from "./lib/stats.ts";
 
-// 8. Live signal latency (issue 25 item 7): one live agent, a buy signal, timed from the signal
+// 8. Live signal latency: one live agent, a buy signal, timed from the signal
 // POST's 201 to the Solana RPC receiving sendTransaction (the aggregator receiving /execute when
 // SWAP_API=order lands through Jupiter), in this process (createServices + the
 // HTTP app). The swap aggregator is the litesvm chain aggregator (Swap API v1 and v2) and the RPC

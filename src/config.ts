@@ -98,7 +98,7 @@ export const configSchema = z.object({
   SIMULATION_INITIAL_SOL: decimal(10, 0, 1_000_000_000),
   /**
    * Priority fee of every simulated swap. Unset (the default): the most a live swap pays under
-   * LIVE_PRIORITY_FEE (0.001 SOL for auto), so simulation is never kinder than live (issue 15).
+   * SWAP_API (src/trading/rules/simulation-fees.ts), so simulation is never kinder than live.
    */
   SIMULATION_PRIORITY_FEE_SOL: z.preprocess(
     (v) => (v === "" ? undefined : v),

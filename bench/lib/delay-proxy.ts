@@ -72,8 +72,13 @@ export class DelayProxy {
       body: body === "" ? undefined : body,
     });
     const payload = await res.arrayBuffer();
-    const wait = startMs + this.delayMs - performance.now();
-    if (wait > 0) await Bun.sleep(wait);
+    // Timers may fire a fraction of a millisecond early: wait again until the delay has passed.
+    for (
+      let wait = startMs + this.delayMs - performance.now();
+      wait > 0;
+      wait = startMs + this.delayMs - performance.now()
+    )
+      await Bun.sleep(Math.ceil(wait));
     entry.endMs = performance.now();
     const headers = new Headers(res.headers);
     headers.delete("content-encoding");

@@ -5,7 +5,7 @@ import { JupiterSwapV2Client } from "./jupiter-swap-v2.ts";
 import type { Quote, QuoteProvider } from "./types.ts";
 
 // Market.quotes: the quotes simulated trades, token screening and quote pricing read, from the API
-// and router a live trade would use (issue 25: "a simulated fill is the fill live would get"):
+// and router a live trade would use (so a simulated fill is the fill live would get):
 // SWAP_API=build → /swap/v2/build for SWAP_QUOTE_TAKER (Metis, no Jupiter fee), order →
 // /swap/v2/order without taker (every router; Jupiter's fee already out of outAmount), v1 →
 // /swap/v1/quote. Live swaps take their quotes from MarketServices.liveQuotes / liveSwapV2 on the

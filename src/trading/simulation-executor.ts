@@ -74,7 +74,7 @@ export class SimulationExecutor implements TradeExecutor {
  * The fill's routes: the route's DEX labels, led by the /order router that won (iris, jupiterz,
  * dflow, okx) when the quote came from /order, as a live order records it.
  */
-export function routesOf(quote: Pick<Quote, "routeLabels" | "order">): string[] {
+function routesOf(quote: Pick<Quote, "routeLabels" | "order">): string[] {
   const router = quote.order?.router;
   return router ? [router, ...quote.routeLabels.filter((l) => l !== router)] : quote.routeLabels;
 }

@@ -10,10 +10,10 @@ import {
 import { json } from "../helpers/context.ts";
 import { MINT, startTrading, type TradingContext } from "../helpers/trading.ts";
 
-// Simulation on Swap API v2 (issue 25 items 1 and 4; docs/decisions.md "Simulation on Swap API
-// v2"): with Jupiter's v1 retired (404), a simulation agent trades a signal through the whole
-// service over HTTP, quoting through /swap/v2/build by default and /swap/v2/order with
-// SWAP_API=order, and pays the priority fee a live swap could pay at most. Figures: SOL $100, the
+// Simulation on Swap API v2 (docs/decisions.md "Simulation on Swap API v2"): with Jupiter's v1
+// retired (404), a simulation agent trades a signal through the whole service over HTTP, quoting
+// through /swap/v2/build by default and /swap/v2/order with SWAP_API=order, and pays the priority
+// fee a live swap could pay at most. Figures: SOL $100, the
 // token at $0.01, 5 % of 10 SOL = 0.5 SOL per buy → 5000 tokens before any Jupiter fee.
 
 let t: TradingContext | undefined;

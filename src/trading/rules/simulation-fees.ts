@@ -1,4 +1,4 @@
-// What one simulated swap pays in SOL besides its amounts (PRODUCT.md §4, issue 25 item 4), so a
+// What one simulated swap pays in SOL besides its amounts (PRODUCT.md §4), so a
 // paper result is never better than the live one would be under the same SWAP_API
 // (docs/decisions.md "Simulation on Swap API v2"):
 // - the network's base fee (one signature);
