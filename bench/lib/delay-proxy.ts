@@ -78,7 +78,7 @@ export class DelayProxy {
       wait > 0;
       wait = startMs + this.delayMs - performance.now()
     )
-      await Bun.sleep(Math.ceil(wait));
+      await Bun.sleep(wait);
     entry.endMs = performance.now();
     const headers = new Headers(res.headers);
     headers.delete("content-encoding");
