@@ -227,6 +227,10 @@ describe("Jito bundles (JITO_BLOCK_ENGINE_URL set)", () => {
     chain.withholdConfirmations = true;
     await service.signal(pool.mint);
     expect(count("agent_transactions", "status = 'pending'")).toBe(1);
+    // While pending, the fees are the estimate: one signature, the priority fee set (0 on a quiet
+    // pool), the tip.
+    const [pending] = await records(agentId);
+    expect(lamports(pending!.fees)).toBe(5_000n + TIP);
     chain.withholdConfirmations = false;
     await ctx.services.trading.monitor.tick();
     expect(journal().map((r) => r.status)).toEqual(["confirmed"]);
