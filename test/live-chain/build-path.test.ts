@@ -3,8 +3,8 @@ import { Keypair } from "@solana/web3.js";
 import { Big, toAtomic } from "../../src/money.ts";
 import type { ChainAggregator, Pool } from "../fakes/chain-aggregator.ts";
 import type { LiteSvmRpc } from "../fakes/litesvm-rpc.ts";
-import { json, type TestContext } from "../helpers/context.ts";
-import { type LiveService, startLiveService } from "./live-service.ts";
+import { json, login, type TestContext } from "../helpers/context.ts";
+import { ChainClock, type LiveService, startLiveService } from "./live-service.ts";
 
 // The live path on Swap API v2 `/build` (SWAP_API=build, the default), the whole service over
 // HTTP on litesvm, with the aggregator's v1 endpoints retired (404): quotes and routes come from
@@ -23,9 +23,11 @@ let chain: LiteSvmRpc;
 let agg: ChainAggregator;
 let ctx: TestContext;
 let pool: Pool;
+let clock: ChainClock;
 
 async function start(opts: { jito?: boolean } = {}) {
-  service = await startLiveService(wallet, opts);
+  clock = new ChainClock();
+  service = await startLiveService(wallet, { ...opts, clock });
   ({ chain, agg, ctx } = service);
   agg.v1Retired = true;
   pool = agg.addPool({ lamportsPerToken: 1_000_000n, decimals: 6 }); // 0.001 SOL per token
@@ -178,6 +180,32 @@ describe("live swaps through /swap/v2/build, v1 retired", () => {
     expect(walletTxs()[0]!.signature).toBe(chain.sends[0]!);
     expect(journal().map((r) => r.status)).toEqual(["confirmed"]);
     expect(count("agent_transactions", "status = 'confirmed'")).toBe(1);
+    await expectBooksMatch(agentId, initial);
+  });
+});
+
+describe("exit fees that step up (build)", () => {
+  test("on a quiet pool a stale exit pays the estimate (0); each re-send after a proven expiry pays double what the last paid, at least 10 000 lamports more", async () => {
+    await start();
+    const agentId = await service.agent("live", { filters: { maxPositionAgeDays: 1 } });
+    const initial = chain.lamportsOf(address);
+    await service.signal(pool.mint);
+    ctx.clock.advance(2 * 86_400_000); // the position is stale
+    // Each attempt is dropped until its blockhash (150 blocks, 40 per wait) is past; the third lands.
+    for (let i = 0; i < 8; i++) chain.sendModes.push({ kind: "drop" });
+    clock.onSleep = () => chain.advance(40);
+    await ctx.services.trading.monitor.tick();
+    clock.onSleep = null;
+    const rows = journal().slice(1);
+    expect(rows.map((r) => [r.status, r.priority_fee_lamports])).toEqual([
+      ["expired", 0],
+      ["expired", 10_000],
+      ["confirmed", 20_000],
+    ]);
+    expect(chain.landed.get(rows[2]!.signature)!.fee).toBe(5_000n + 20_000n);
+    expect(rows.slice(0, 2).every((r) => !chain.landed.has(r.signature))).toBe(true);
+    await ctx.services.trading.live!.closer.idle();
+    service.token = (await login(ctx)).token; // two days on: the first session has expired
     await expectBooksMatch(agentId, initial);
   });
 });
