@@ -180,7 +180,10 @@ export class LiveExecutor implements TradeExecutor {
     }
   }
 
-  /** v1: the aggregator's transaction under the fee cap `fee`; build: assembled here, paying at least `fee` once stepped up. */
+  /**
+   * v1: the aggregator's transaction under the fee cap `fee`. build: assembled here at the
+   * estimated fee, or at least `fee` once an exit's fee has stepped up.
+   */
   private prepare(req: SwapRequest, fee: PriorityFee, stepped: boolean): Promise<PreparedSwap> {
     const deps = {
       prices: this.d.prices,
@@ -200,9 +203,8 @@ export class LiveExecutor implements TradeExecutor {
  * The swap's real amounts from the transaction's pre/post balances (docs/decisions.md "Books that
  * reconcile"): the SOL side is the wallet's change as solDelta sees it (lamports plus its
  * wrapped-SOL accounts), less the network fee and the Jito tip paid inside the transaction (both
- * the fill's fees) and less the rent of a token
- * account of the mint the swap created (recorded on its own as rentDepositSol) or plus the rent
- * of one it closed (rentRefundSol). So a BUY's input is the SOL that went into the swap, and the
+ * the fill's fees) and less the rent of a token account of the mint the swap created (recorded on
+ * its own as rentDepositSol) or plus the rent of one it closed (rentRefundSol). So a BUY's input is the SOL that went into the swap, and the
  * entry price (input ÷ tokens) is the simulation's for the same fill. Should the chain show no
  * movement (an RPC without token balances), the quote's amounts stand in and a warning is logged.
  */
