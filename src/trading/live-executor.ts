@@ -167,8 +167,12 @@ export class LiveExecutor implements TradeExecutor {
       );
       if (sent.kind === "fill") return sent.fill;
       const paid = prep.priorityFeeCapLamports;
-      if (!urgent || paid >= maxFee) throw new TradingError(EXPIRED_MESSAGE, { signature: sent.signature });
-      fee = nextExitFee(paid, maxFee);
+      const next = nextExitFee(paid, maxFee);
+      // At the cap: a price rounded down to whole micro-lamports can cost a lamport under it, so
+      // "no higher step left" ends the ladder too, not only paid ≥ cap.
+      const noStep = stepped && next <= priorityFeeLamports(fee);
+      if (!urgent || paid >= maxFee || noStep) throw new TradingError(EXPIRED_MESSAGE, { signature: sent.signature });
+      fee = next;
       stepped = true;
       this.log.warn("live exit expired unconfirmed; re-quoting with a higher priority fee", {
         agentId: req.agentId,

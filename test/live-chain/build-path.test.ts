@@ -25,7 +25,7 @@ let ctx: TestContext;
 let pool: Pool;
 let clock: ChainClock;
 
-async function start(opts: { jito?: boolean } = {}) {
+async function start(opts: { jito?: boolean; env?: Record<string, string> } = {}) {
   clock = new ChainClock();
   service = await startLiveService(wallet, { ...opts, clock });
   ({ chain, agg, ctx } = service);
@@ -207,6 +207,31 @@ describe("exit fees that step up (build)", () => {
     await ctx.services.trading.live!.closer.idle();
     service.token = (await login(ctx)).token; // two days on: the first session has expired
     await expectBooksMatch(agentId, initial);
+  });
+});
+
+describe("exit fees at the cap (build)", () => {
+  test("a price rounded down to whole micro-lamports costs a lamport under LIVE_EXIT_PRIORITY_FEE_MAX: the ladder still ends there, the exit fails, nothing more is sent", async () => {
+    // 1 399 818 units: 5 000 000 lamports is no whole price; the nearest below costs 4 999 999.
+    await start({ env: { LIVE_COMPUTE_UNIT_LIMIT: "1399818" } });
+    const agentId = await service.agent("live", { filters: { maxPositionAgeDays: 1 } });
+    await service.signal(pool.mint);
+    chain.recentFees = [1, 2, 3, 4].map((i) => ({ slot: chain.slot - i, fee: 100_000_000 })); // congested
+    ctx.clock.advance(2 * 86_400_000); // the position is stale
+    for (let i = 0; i < 60; i++) chain.sendModes.push({ kind: "drop" }); // never included
+    clock.onSleep = () => chain.advance(40);
+    await ctx.services.trading.monitor.tick();
+    clock.onSleep = null;
+    const rows = journal().slice(1);
+    expect(rows.map((r) => [r.status, r.priority_fee_lamports])).toEqual([
+      ["expired", 1_000_000],
+      ["expired", 2_000_000],
+      ["expired", 4_000_000],
+      ["expired", 4_999_999],
+    ]);
+    expect(count("positions", `agent_id = '${agentId}' AND status = 'open'`)).toBe(1);
+    expect(count("agent_transactions", "transaction_type = 'SELL'")).toBe(0);
+    expect(walletTxs()).toHaveLength(1); // the buy only
   });
 });
 
