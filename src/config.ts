@@ -205,7 +205,7 @@ export class ConfigError extends Error {
 export function loadConfig(env: Record<string, string | undefined>): Config {
   const result = configSchema.safeParse(env);
   if (result.success) {
-    const conflicts = demoMarketConflicts(result.data, env);
+    const conflicts = [...removedVariables(env), ...demoMarketConflicts(result.data, env)];
     if (conflicts.length > 0) throw new ConfigError(conflicts);
     return result.data;
   }
@@ -214,6 +214,18 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     return `${name}: ${issue.message}`;
   });
   throw new ConfigError(problems);
+}
+
+/**
+ * Variables that no longer exist but whose silent loss would change what live trading pays:
+ * LIVE_PRIORITY_FEE as a lamport cap (its "auto" meant 0.001 SOL, LIVE_PRIORITY_FEE_MAX's default).
+ */
+function removedVariables(env: Record<string, string | undefined>): string[] {
+  const fee = env.LIVE_PRIORITY_FEE;
+  if (fee === undefined || fee === "" || fee === "auto") return [];
+  return [
+    "LIVE_PRIORITY_FEE: no longer read; the priority-fee cap is LIVE_PRIORITY_FEE_MAX (lamports per transaction): move the value there and remove LIVE_PRIORITY_FEE",
+  ];
 }
 
 /**
