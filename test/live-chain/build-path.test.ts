@@ -29,7 +29,7 @@ async function start(opts: { jito?: boolean; env?: Record<string, string> } = {}
   clock = new ChainClock();
   service = await startLiveService(wallet, { ...opts, clock });
   ({ chain, agg, ctx } = service);
-  agg.v1Retired = true;
+  agg.v1Retired = opts.env?.SWAP_API !== "v1";
   pool = agg.addPool({ lamportsPerToken: 1_000_000n, decimals: 6 }); // 0.001 SOL per token
 }
 afterEach(() => service.stop());
@@ -232,6 +232,24 @@ describe("exit fees at the cap (build)", () => {
     expect(count("positions", `agent_id = '${agentId}' AND status = 'open'`)).toBe(1);
     expect(count("agent_transactions", "transaction_type = 'SELL'")).toBe(0);
     expect(walletTxs()).toHaveLength(1); // the buy only
+  });
+});
+
+describe("SWAP_API=v1 (legacy)", () => {
+  test("keeps Jupiter's own transaction: /swap/v1/quote and /swap/v1/swap, no /build, no bundle; the cap LIVE_PRIORITY_FEE_MAX", async () => {
+    await start({ jito: true, env: { SWAP_API: "v1", LIVE_PRIORITY_FEE_MAX: "300000" } });
+    const agentId = await service.agent("live");
+    const initial = chain.lamportsOf(address);
+    await service.signal(pool.mint);
+    expect(walletTxs()).toHaveLength(1);
+    expect(agg.v2.buildRequests).toEqual([]);
+    expect(agg.swapRequests).toHaveLength(1);
+    expect(agg.swapRequests[0]!.prioritizationFeeLamports).toEqual({
+      priorityLevelWithMaxLamports: { maxLamports: 300_000, priorityLevel: "veryHigh" },
+    });
+    expect(service.jito!.requests).toEqual([]);
+    expect(journal()[0]).toMatchObject({ status: "confirmed", priority_fee_lamports: 300_000, tip_lamports: 0 });
+    await expectBooksMatch(agentId, initial);
   });
 });
 
