@@ -8,10 +8,10 @@ import { maxSwapFeeLamports } from "../../src/trading/live-executor.ts";
 import {
   closesTokenAccount,
   priorityFeeLamports,
-  simulationPriorityFeeSol,
   TOKEN_ACCOUNT_CLOSE_FEE_SOL,
   transferFeeAtomic,
 } from "../../src/trading/rules/fees.ts";
+import { simulatedPriorityLamports, simulationFeeModel } from "../../src/trading/rules/simulation-fees.ts";
 import { SimulationExecutor } from "../../src/trading/simulation-executor.ts";
 import { TokenScreen } from "../../src/trading/token-screen.ts";
 import { type FakeMarket, startFakeMarket } from "../fakes/market.ts";
@@ -122,7 +122,7 @@ describe("token account rent", () => {
 });
 
 describe("priority fee: the live model", () => {
-  test("unset, SIMULATION_PRIORITY_FEE_SOL follows LIVE_PRIORITY_FEE: auto charges the live cap, 0.001 SOL", async () => {
+  test("unset, SIMULATION_PRIORITY_FEE_SOL follows LIVE_PRIORITY_FEE_MAX: the live cap, 0.001 SOL by default", async () => {
     t = await startTrading({ env: { SIMULATION_PRIORITY_FEE_SOL: "" } });
     expect(t.ctx.config.SIMULATION_PRIORITY_FEE_SOL).toBeUndefined();
     const agent = await t.createAgent();
@@ -133,8 +133,8 @@ describe("priority fee: the live model", () => {
     expect([buy.fees, buy.rentDepositSol]).toEqual(["0.001005", RENT]);
   });
 
-  test("SWAP_API=v1: a fixed LIVE_PRIORITY_FEE is what a simulated swap pays", async () => {
-    t = await startTrading({ env: { SIMULATION_PRIORITY_FEE_SOL: "", LIVE_PRIORITY_FEE: "20000", SWAP_API: "v1" } });
+  test("LIVE_PRIORITY_FEE_MAX is what a simulated swap pays", async () => {
+    t = await startTrading({ env: { SIMULATION_PRIORITY_FEE_SOL: "", LIVE_PRIORITY_FEE_MAX: "20000" } });
     const agent = await t.createAgent();
     await t.postSignal();
     await t.settle();
@@ -142,8 +142,24 @@ describe("priority fee: the live model", () => {
     expect(buy.fees).toBe("0.000025");
   });
 
+  test("with Jito on, the simulated swap pays the tip a live bundle carries too", async () => {
+    t = await startTrading({
+      env: {
+        SIMULATION_PRIORITY_FEE_SOL: "",
+        LIVE_PRIORITY_FEE_MAX: "20000",
+        JITO_BLOCK_ENGINE_URL: "http://127.0.0.1:9",
+        JITO_TIP_LAMPORTS: "30000",
+      },
+    });
+    const agent = await t.createAgent();
+    await t.postSignal();
+    await t.settle();
+    const [buy] = await txs(agent.id);
+    expect(buy.fees).toBe("0.000055"); // 5000 + 20 000 + 30 000 lamports
+  });
+
   test("an explicit SIMULATION_PRIORITY_FEE_SOL wins", async () => {
-    t = await startTrading({ env: { SIMULATION_PRIORITY_FEE_SOL: "0.0003", LIVE_PRIORITY_FEE: "20000" } });
+    t = await startTrading({ env: { SIMULATION_PRIORITY_FEE_SOL: "0.0003", LIVE_PRIORITY_FEE_MAX: "20000" } });
     const agent = await t.createAgent();
     await t.postSignal();
     await t.settle();
@@ -152,10 +168,18 @@ describe("priority fee: the live model", () => {
   });
 
   test("one function: the simulation charges exactly the most the live inspection lets a swap pay", () => {
-    for (const setting of ["auto", 0, 20_000, 1_500_000] as const) {
-      const simLamports = new Big(simulationPriorityFeeSol(undefined, setting)).times(1e9);
-      expect(simLamports.toNumber()).toBe(priorityFeeLamports(setting));
-      expect(maxSwapFeeLamports(setting)).toBe(5_000n + BigInt(priorityFeeLamports(setting)));
+    for (const cap of [0, 20_000, 1_500_000]) {
+      const config = {
+        SIMULATION_PRIORITY_FEE_SOL: undefined,
+        SWAP_API: "build" as const,
+        LIVE_PRIORITY_FEE_MAX: cap,
+        JITO_BLOCK_ENGINE_URL: "",
+        JITO_TIP_LAMPORTS: 10_000,
+      };
+      expect(simulatedPriorityLamports(simulationFeeModel(config))).toBe(priorityFeeLamports(cap));
+      expect(maxSwapFeeLamports(cap)).toBe(5_000n + BigInt(priorityFeeLamports(cap)));
+      const jito = { ...config, JITO_BLOCK_ENGINE_URL: "https://jito.example" };
+      expect(simulatedPriorityLamports(simulationFeeModel(jito))).toBe(cap + 10_000);
     }
     expect(priorityFeeLamports("auto")).toBe(1_000_000);
   });

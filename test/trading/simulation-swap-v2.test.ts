@@ -122,7 +122,6 @@ describe("the fee model (never kinder than live)", () => {
   const base: SimulationFeeConfig = {
     SIMULATION_PRIORITY_FEE_SOL: undefined,
     SWAP_API: "build",
-    LIVE_PRIORITY_FEE: "auto",
     LIVE_PRIORITY_FEE_MAX: 250_000,
     JITO_BLOCK_ENGINE_URL: "",
     JITO_TIP_LAMPORTS: 10_000,
@@ -138,8 +137,12 @@ describe("the fee model (never kinder than live)", () => {
       {},
       250_000,
     ],
-    ["v1 auto: its 0.001 SOL cap", { SWAP_API: "v1" }, {}, 1_000_000],
-    ["v1 fixed: that fee", { SWAP_API: "v1", LIVE_PRIORITY_FEE: "20000" }, {}, 20_000],
+    [
+      "v1: the cap of Jupiter's own fee, no tip (no bundle)",
+      { SWAP_API: "v1", JITO_BLOCK_ENGINE_URL: "http://jito" },
+      {},
+      250_000,
+    ],
     [
       "explicit: the operator's figure, rounded up to lamports",
       { SIMULATION_PRIORITY_FEE_SOL: 0.0000012345 },

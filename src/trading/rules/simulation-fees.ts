@@ -3,16 +3,17 @@
 // (docs/decisions.md "Simulation on Swap API v2"):
 // - the network's base fee (one signature);
 // - the priority fee: SIMULATION_PRIORITY_FEE_SOL when the operator set it (their choice wins);
-//   else the most a live swap pays: under `build` LIVE_PRIORITY_FEE_MAX (the cap of the
-//   getRecentPrioritizationFees estimate), under `order` the larger of that cap and the priority
-//   fee the order's own transaction names, under `v1` the cap of LIVE_PRIORITY_FEE;
-// - under `build` with JITO_BLOCK_ENGINE_URL set, the Jito tip every live swap then carries.
+//   else the most a live swap pays: LIVE_PRIORITY_FEE_MAX (the cap of the
+//   getRecentPrioritizationFees estimate under `build`, of Jupiter's own fee under `v1`), under
+//   `order` the larger of that cap and the priority fee the order's own transaction names;
+// - under `build` with JITO_BLOCK_ENGINE_URL set, the Jito tip every live swap then carries (Jito
+//   is build mode's only: an order is landed by Jupiter, a v1 swap sent as it comes).
 // Jupiter's /order fee is not charged here: it is already out of the order's outAmount.
 
 import type { Config } from "../../config.ts";
 import type { Quote } from "../../market/types.ts";
 import { Big } from "../../money.ts";
-import { priorityFeeLamports, priorityFeeSetting, SIMULATION_NETWORK_FEE_SOL } from "./fees.ts";
+import { SIMULATION_NETWORK_FEE_SOL } from "./fees.ts";
 
 const LAMPORTS_PER_SOL = 1_000_000_000;
 
@@ -27,12 +28,7 @@ export interface SimulationFeeModel {
 
 export type SimulationFeeConfig = Pick<
   Config,
-  | "SIMULATION_PRIORITY_FEE_SOL"
-  | "SWAP_API"
-  | "LIVE_PRIORITY_FEE"
-  | "LIVE_PRIORITY_FEE_MAX"
-  | "JITO_BLOCK_ENGINE_URL"
-  | "JITO_TIP_LAMPORTS"
+  "SIMULATION_PRIORITY_FEE_SOL" | "SWAP_API" | "LIVE_PRIORITY_FEE_MAX" | "JITO_BLOCK_ENGINE_URL" | "JITO_TIP_LAMPORTS"
 >;
 
 /** The fee model of every simulated swap under this configuration. */
@@ -44,10 +40,7 @@ export function simulationFeeModel(config: SimulationFeeConfig): SimulationFeeMo
     const lamports = Number(new Big(explicit).times(LAMPORTS_PER_SOL).round(0, Big.roundUp).toFixed(0));
     return { priorityFeeLamports: lamports, orderPriorityFee: false, tipLamports };
   }
-  const cap =
-    config.SWAP_API === "v1"
-      ? priorityFeeLamports(priorityFeeSetting(config.LIVE_PRIORITY_FEE))
-      : config.LIVE_PRIORITY_FEE_MAX;
+  const cap = config.LIVE_PRIORITY_FEE_MAX;
   return { priorityFeeLamports: cap, orderPriorityFee: config.SWAP_API === "order", tipLamports };
 }
 
