@@ -67,7 +67,7 @@ export async function liveLatency(o: BenchOptions): Promise<BenchRow[]> {
     await services.market.solPrice.refresh();
     const runs = o.quick ? 3 : 9;
     const pools = Array.from({ length: runs + 1 }, () => agg.addPool({ lamportsPerToken: 1_000_000n, decimals: 6 }));
-    const samples: Array<{ ms: number; fromPostMs: number; rounds: ProxiedRequest[][] }> = [];
+    const samples: Array<{ ms: number; fromPostMs: number; rounds: ProxiedRequest[][]; gapsMs: number[] }> = [];
     for (const [i, pool] of pools.entries()) {
       const t0 = performance.now();
       const res = await postBuySignal(app, user.apiKey as string, pool.mint.toBase58());
@@ -81,7 +81,13 @@ export async function liveLatency(o: BenchOptions): Promise<BenchRow[]> {
         );
       const rounds = serialRounds(log.filter((r) => r.startMs >= t0 && r.startMs < sent.startMs));
       // The first signal warms the JIT and the caches (SOL price, wallet state): not counted.
-      if (i > 0) samples.push({ ms: sent.startMs - t201, fromPostMs: sent.startMs - t0, rounds });
+      if (i > 0)
+        samples.push({
+          ms: sent.startMs - t201,
+          fromPostMs: sent.startMs - t0,
+          rounds,
+          gapsMs: ourGaps(rounds, t201, sent.startMs),
+        });
     }
     const ms = median(samples.map((s) => s.ms));
     const roundCounts = samples.map((s) => s.rounds.length);
@@ -103,6 +109,9 @@ export async function liveLatency(o: BenchOptions): Promise<BenchRow[]> {
           fromPostMedianMs: median(samples.map((s) => s.fromPostMs)),
           roundsPerRun: roundCounts,
           rounds: describeRounds(typical.rounds),
+          // Our own time before each round (from the 201 or the previous round's last answer) and
+          // before the send, median over the runs: where the figure exceeds the floor.
+          ourGapsMs: typical.gapsMs.map((_, k) => Math.round(median(samples.map((x) => x.gapsMs[k] ?? 0)) * 10) / 10),
         },
       }),
     ];
@@ -130,6 +139,18 @@ async function sendTransactionAfter(log: ProxiedRequest[], t0: number): Promise<
     await Bun.sleep(1);
   }
   return null;
+}
+
+/** Time the service spent between rounds: before round 1 (from t201), between rounds, before the send. */
+function ourGaps(rounds: ProxiedRequest[][], t201: number, sendMs: number): number[] {
+  let last = t201;
+  const gaps: number[] = [];
+  for (const round of rounds) {
+    gaps.push(Math.min(...round.map((r) => r.startMs)) - last);
+    last = Math.max(...round.map((r) => r.endMs));
+  }
+  gaps.push(sendMs - last);
+  return gaps;
 }
 
 /** "1: rpc getLatestBlockhash | 2: aggregator GET /swap/v1/quote + rpc getBalance | ...". */
