@@ -7,6 +7,7 @@ import type { Quote, QuoteRequest } from "../market/types.ts";
 import { SOL_MINT } from "../money.ts";
 import type { TransferFee } from "./rules/fees.ts";
 import { type ScreeningRule, screenToken, type TokenScreeningFilters } from "./rules/token-screening.ts";
+import { together } from "./together.ts";
 
 // Token screening before a signal buy, in BOTH modes: simulation is never
 // kinder than live. The executors call it with the buy's quote in hand, so the reverse quote is
@@ -61,10 +62,11 @@ export class TokenScreen {
     slippageBps: number,
     taker?: string,
   ): Promise<void> {
-    const info = this.d.mintInfo ? await this.d.mintInfo.get(mint) : null;
-    const reverseQuoteFound = filters.requireSellable
-      ? await this.sellable(mint, boughtAtomic, slippageBps, taker)
-      : null;
+    // The mint account and the quote back to SOL do not depend on each other: one round trip.
+    const [info, reverseQuoteFound] = await together([
+      () => (this.d.mintInfo ? this.d.mintInfo.get(mint) : null),
+      () => (filters.requireSellable ? this.sellable(mint, boughtAtomic, slippageBps, taker) : null),
+    ]);
     const result = screenToken(
       {
         freezeAuthority: info?.freezeAuthority ?? null,

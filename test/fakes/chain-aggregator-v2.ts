@@ -17,6 +17,7 @@ import {
   VersionedTransaction,
 } from "@solana/web3.js";
 import bs58 from "bs58";
+import { DEFAULT_QUOTE_TAKER } from "../../src/config.ts";
 import type { ChainAggregator, Pool } from "./chain-aggregator.ts";
 import { MEMO_PROGRAM } from "./chain-aggregator.ts";
 
@@ -46,6 +47,7 @@ import { MEMO_PROGRAM } from "./chain-aggregator.ts";
 export const FAKE_BUILD_MICRO_LAMPORTS = 5_000_000;
 const ORDER_COMPUTE_UNITS = 200_000;
 const SOL = NATIVE_MINT.toBase58();
+const QUOTE_TAKER = new PublicKey(DEFAULT_QUOTE_TAKER);
 
 interface StoredOrder {
   body: Record<string, unknown>;
@@ -226,7 +228,9 @@ export class SwapV2 {
   private route(pool: Pool, poolMoves: bigint, amount: bigint, buy: boolean, taker: PublicKey) {
     const ata = getAssociatedTokenAddressSync(pool.mint, taker, false, pool.programId);
     const wsol = getAssociatedTokenAddressSync(NATIVE_MINT, taker);
-    this.agg.approve(pool, taker, poolMoves, buy);
+    // The pool has one delegate per account: a route only quoted (for the service's quote taker,
+    // whose key nobody holds) must not take it from a wallet whose route is about to be signed.
+    if (!taker.equals(QUOTE_TAKER)) this.agg.approve(pool, taker, poolMoves, buy);
     const setup: TransactionInstruction[] = [
       createAssociatedTokenAccountIdempotentInstruction(taker, wsol, taker, NATIVE_MINT),
     ];

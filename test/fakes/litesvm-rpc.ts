@@ -95,6 +95,7 @@ export class LiteSvmRpc extends LocalServer {
    * transactions that landed before it answer null, as a node without full history does.
    */
   firstAvailableSlot = 0;
+  private readonly failures = new Map<string, Array<{ code: number; message: string }>>();
   private readonly blockhashes = new Map<string, number>();
   private readonly heightAtSlot = new Map<number, number>();
   private readonly tokenAccounts = new Set<string>();
@@ -154,6 +155,11 @@ export class LiteSvmRpc extends LocalServer {
     this.tokenAccounts.add(new PublicKey(address).toBase58());
   }
 
+  /** The next calls of `method` over HTTP answer these JSON-RPC errors (in order) instead. */
+  failNext(method: string, ...errors: Array<{ code: number; message: string }>): void {
+    this.failures.set(method, [...(this.failures.get(method) ?? []), ...errors]);
+  }
+
   /** Executes a transaction directly (set-up by the test or a fake pool), as if landed. */
   execute(tx: VersionedTransaction): LandedTx {
     const r = this.land(tx);
@@ -186,6 +192,8 @@ export class LiteSvmRpc extends LocalServer {
     const method = String(body.method);
     const params = Array.isArray(body.params) ? body.params : [];
     this.calls.push({ method, params });
+    const failure = this.failures.get(method)?.shift();
+    if (failure) return Response.json({ jsonrpc: "2.0", id, error: failure });
     try {
       const result = this.dispatch(method, params);
       return Response.json({ jsonrpc: "2.0", id, result });

@@ -41,21 +41,28 @@ export class ChainClock extends ManualClock {
 
 export async function startLiveService(
   wallet: Keypair,
-  opts: { clock?: ChainClock; env?: Record<string, string>; jito?: boolean } = {},
+  opts: {
+    clock?: ChainClock;
+    env?: Record<string, string>;
+    jito?: boolean;
+    /** The URL the service is given for a fake (e.g. a delay proxy in front of it); default the fake's. */
+    via?: (upstream: "aggregator" | "rpc", url: string) => string;
+  } = {},
 ): Promise<LiveService> {
   const chain = await startLiteSvmRpc();
   const agg = await startChainAggregator(chain);
   const jito = opts.jito ? await startFakeJitoBlockEngine(chain) : null;
   chain.airdrop(wallet.publicKey, 2_000_000_000n);
   const fake = await startFakeMarket();
+  const via = opts.via ?? ((_: string, url: string) => url);
   const ctx = await createTestContext({
     clock: opts.clock,
     env: {
-      SWAP_AGGREGATOR_URL: agg.url,
-      SOL_PRICE_FEED_URL: agg.url,
+      SWAP_AGGREGATOR_URL: via("aggregator", agg.url),
+      SOL_PRICE_FEED_URL: via("aggregator", agg.url),
       // Market data (DexScreener's shape) from the fake market: a live buy's second price source.
       MARKET_DATA_URL: fake.url,
-      SOLANA_RPC_URL: chain.url,
+      SOLANA_RPC_URL: via("rpc", chain.url),
       LIVE_TRADING_ENABLED: "true",
       WALLETS_RATE_LIMIT_PER_MINUTE: "100000",
       ...(jito ? { JITO_BLOCK_ENGINE_URL: jito.url } : {}),

@@ -173,15 +173,20 @@ export interface PreparedBuildSwap extends Assembled {
 }
 
 /**
- * Lookup tables from the chain, assembly with the instruction inspection, then the simulation
- * inspection of the assembled transaction. The tip is spent like input: a buy may lose it on top
- * of the input, a sell receives that much less.
+ * Lookup tables from the chain (or the caller's read of them for this swap), assembly with the
+ * instruction inspection, then the simulation inspection of the assembled transaction, resolved
+ * with the same tables it was compiled against. The tip is spent like input: a buy may lose it on
+ * top of the input, a sell receives that much less.
  */
 export async function prepareBuildSwap(
   deps: { chain: InspectorChain },
-  input: Omit<AssemblyInput, "lookupTables"> & { maxFeeLamports: bigint },
+  input: Omit<AssemblyInput, "lookupTables"> & {
+    maxFeeLamports: bigint;
+    lookupTables?: readonly AddressLookupTableAccount[];
+  },
 ): Promise<PreparedBuildSwap> {
-  const lookupTables = await resolveLookupTables(deps.chain, input.build.addressesByLookupTableAddress);
+  const lookupTables =
+    input.lookupTables ?? (await resolveLookupTables(deps.chain, input.build.addressesByLookupTableAddress));
   const assembled = assembleBuildTransaction({ ...input, lookupTables });
   const tip = input.tip?.lamports ?? 0n;
   const intent: SwapIntent =
@@ -190,7 +195,13 @@ export async function prepareBuildSwap(
       : { ...input.intent, minOutAmount: input.intent.minOutAmount - tip };
   const report = await inspectSwapTransaction(
     { chain: deps.chain, allowedPrograms: input.allowedPrograms },
-    { transaction: assembled.transaction, wallet: input.taker, intent, maxFeeLamports: input.maxFeeLamports },
+    {
+      transaction: assembled.transaction,
+      wallet: input.taker,
+      intent,
+      maxFeeLamports: input.maxFeeLamports,
+      lookupTables,
+    },
   );
   return { ...assembled, report };
 }

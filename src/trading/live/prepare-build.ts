@@ -1,29 +1,32 @@
+import type { AddressLookupTableAccount } from "@solana/web3.js";
 import type { JitoClient } from "../../market/jito.ts";
 import type { JupiterSwapV2Client } from "../../market/jupiter-swap-v2.ts";
 import type { RpcCaller } from "../../market/mint-info.ts";
 import type { SwapRequest } from "../executor.ts";
-import { prepareBuildSwap, writableAccounts } from "./build-assembly.ts";
+import { together } from "../together.ts";
+import { prepareBuildSwap, resolveLookupTables, writableAccounts } from "./build-assembly.ts";
+import type { BlockhashRead } from "./chain-reads.ts";
 import {
   BASE_FEE_LAMPORTS,
-  judgeLiveQuote,
+  judgeLiveFloor,
   logContext,
+  logQuoted,
   type PrepareDeps,
   type PreparedSwap,
   quoteRequestOf,
   referencePrice,
+  screenLiveBuy,
 } from "./prepare-swap.ts";
-import { estimatePriorityFee, feeLamports } from "./priority-fee.ts";
+import { estimatePriorityFee, feeLamports, type PriorityFee } from "./priority-fee.ts";
 import { SwapRefusedError } from "./transaction-inspector.ts";
 
 // A live swap on Swap API v2 `/build` (SWAP_API=build) up to the moment the key would touch it:
 // our reference price, /build's quote judged against our floor exactly as a v1 quote is
-// (judgeLiveQuote), our priority fee from getRecentPrioritizationFees over the route's writable
-// accounts (priority-fee.ts), the transaction assembled here with our compute-unit limit and an
-// optional Jito tip, inspected instruction by instruction and by simulation (build-assembly.ts),
-// and OUR blockhash put in it last (the freshest, as the v1 path does). Nothing is signed here.
-
-/** A valid base58 blockhash (32 zero bytes) the message is compiled with until ours is read. */
-const PLACEHOLDER_BLOCKHASH = "11111111111111111111111111111111";
+// (judgeLiveFloor, then the buy's screening), our priority fee from getRecentPrioritizationFees
+// over the route's writable accounts (priority-fee.ts), the transaction assembled here with our
+// compute-unit limit, OUR blockhash and an optional Jito tip, inspected instruction by instruction
+// and by simulation (build-assembly.ts). Independent reads share a round trip (together.ts:
+// docs/decisions.md "Live latency"). Nothing is signed here.
 
 export interface JitoSending {
   client: Pick<JitoClient, "tipAccounts" | "tipAccount" | "sendBundle">;
@@ -67,20 +70,20 @@ export async function prepareBuild(
   minPriorityLamports: number | null,
 ): Promise<PreparedSwap> {
   const s = d.build;
-  const ref = await referencePrice(d.prices, req);
-  const { quote, build } = await s.v2.build(quoteRequestOf(req), req.walletAddress);
-  const floor = await judgeLiveQuote(d, req, quote, ref);
-
-  const estimate = await estimatePriorityFee(s.rpc, writableAccounts(build), {
-    percentile: s.percentile,
-    maxLamports: BigInt(s.maxPriorityFeeLamports),
-    computeUnitLimit: s.computeUnitLimit,
-  });
-  const micro = exitPrice(estimate.microLamportsPerUnit, minPriorityLamports, s.computeUnitLimit);
-  const priorityLamports = feeLamports(micro, s.computeUnitLimit);
-  const tip = s.jito ? await jitoTip(s.jito) : undefined;
+  // Our reference price and /build's route do not depend on each other; the floor needs both.
+  const [ref, { quote, build }] = await together([
+    () => referencePrice(d.prices, req),
+    () => s.v2.build(quoteRequestOf(req), req.walletAddress),
+  ]);
+  const floor = judgeLiveFloor(req, quote, ref);
+  let after: AfterBuild;
   let prepared: Awaited<ReturnType<typeof prepareBuildSwap>>;
+  let micro: bigint;
   try {
+    after = await readAfterBuild(d, req, quote, build);
+    logQuoted(d.log, req, quote, floor, ref);
+    micro = exitPrice(after.estimate.microLamportsPerUnit, minPriorityLamports, s.computeUnitLimit);
+    // Compiled with OUR blockhash: the inspection simulates exactly the message that is signed.
     prepared = await prepareBuildSwap(
       { chain: d.inspector },
       {
@@ -92,12 +95,13 @@ export async function prepareBuild(
           inAmount: req.amountAtomic,
           minOutAmount: floor.minOutAtomic,
         },
-        blockhash: PLACEHOLDER_BLOCKHASH,
+        blockhash: after.blockhash.blockhash,
         computeUnitLimit: s.computeUnitLimit,
         microLamportsPerUnit: micro,
         allowedPrograms: d.allowedPrograms,
-        tip,
-        maxFeeLamports: BASE_FEE_LAMPORTS + priorityLamports,
+        tip: after.tip,
+        maxFeeLamports: BASE_FEE_LAMPORTS + feeLamports(micro, s.computeUnitLimit),
+        lookupTables: after.lookupTables,
       },
     );
   } catch (err) {
@@ -109,6 +113,8 @@ export async function prepareBuild(
       });
     throw err;
   }
+  const priorityLamports = feeLamports(micro, s.computeUnitLimit);
+  const { tip, estimate } = after;
   d.log.info("live swap assembled", {
     ...logContext(req),
     microLamportsPerUnit: micro.toString(),
@@ -117,20 +123,53 @@ export async function prepareBuild(
     priorityFeeCapped: estimate.capped,
     tipLamports: tip?.lamports.toString() ?? "0",
   });
-  const tx = prepared.transaction;
-  const blockhash = await d.sender.latestBlockhash();
-  tx.message.recentBlockhash = blockhash.blockhash;
   const jito = s.jito;
   return {
     quote,
     floor,
-    tx,
-    blockhash,
+    tx: prepared.transaction,
+    blockhash: after.blockhash,
     priorityFeeCapLamports: Number(priorityLamports),
     reportedPriorityFeeLamports: Number(priorityLamports),
     tipLamports: tip?.lamports ?? 0n,
     send: jito ? (signed) => jito.client.sendBundle([signed]) : undefined,
   };
+}
+
+interface AfterBuild {
+  estimate: PriorityFee;
+  tip: Awaited<ReturnType<typeof jitoTip>> | undefined;
+  lookupTables: AddressLookupTableAccount[];
+  blockhash: BlockhashRead;
+}
+
+/**
+ * The reads that need only /build's answer, together: screening's quote back to SOL, the recent
+ * fees over the route's write locks, the Jito tip account, the route's lookup tables and our
+ * blockhash (read a round before the inspection's simulation instead of after it; the journal
+ * keeps this read's lastValidBlockHeight and slot). Nothing is assembled until every one answered:
+ * a screening refusal or a failed read stops the swap before signing, as when they ran in turn.
+ */
+async function readAfterBuild(
+  d: PrepareBuildDeps,
+  req: SwapRequest,
+  quote: Parameters<typeof screenLiveBuy>[2],
+  build: Parameters<typeof writableAccounts>[0],
+): Promise<AfterBuild> {
+  const s = d.build;
+  const [, estimate, tip, lookupTables, blockhash] = await together([
+    () => screenLiveBuy(d, req, quote),
+    () =>
+      estimatePriorityFee(s.rpc, writableAccounts(build), {
+        percentile: s.percentile,
+        maxLamports: BigInt(s.maxPriorityFeeLamports),
+        computeUnitLimit: s.computeUnitLimit,
+      }),
+    () => (s.jito ? jitoTip(s.jito) : undefined),
+    () => resolveLookupTables(d.inspector, build.addressesByLookupTableAddress),
+    () => d.sender.latestBlockhash(),
+  ]);
+  return { estimate, tip, lookupTables, blockhash };
 }
 
 async function jitoTip(j: JitoSending) {

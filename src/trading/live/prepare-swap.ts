@@ -102,8 +102,16 @@ export async function judgeLiveQuote(
   quote: Quote,
   ref: ReferencePrice,
 ): Promise<FloorVerdict> {
+  const floor = judgeLiveFloor(req, quote, ref);
+  await screenLiveBuy(d, req, quote);
+  logQuoted(d.log, req, quote, floor, ref);
+  return floor;
+}
+
+/** The quote judged against OUR floor (floor.ts); throws TradingError, nothing asked of anyone. */
+export function judgeLiveFloor(req: SwapRequest, quote: Quote, ref: ReferencePrice): FloorVerdict {
   if (BigInt(quote.outAmount) <= 0n) throw new TradingError("The quote returned no output amount");
-  const floor = judgeQuote(
+  return judgeQuote(
     {
       side: req.side,
       amountAtomic: req.amountAtomic,
@@ -117,9 +125,20 @@ export async function judgeLiveQuote(
     quote,
     ref,
   );
+}
+
+/** A screened buy's token screening for the quoted amount (TokenScreenRefusedError refuses it). */
+export async function screenLiveBuy(
+  d: Pick<PrepareDeps, "screen">,
+  req: SwapRequest,
+  quote: Pick<Quote, "outAmount">,
+): Promise<void> {
   if (req.screening && d.screen)
     await d.screen.check(req.tokenMint, BigInt(quote.outAmount), req.screening, req.slippageBps, req.walletAddress);
-  d.log.info("live swap quoted", {
+}
+
+export function logQuoted(log: Logger, req: SwapRequest, quote: Quote, floor: FloorVerdict, ref: ReferencePrice) {
+  log.info("live swap quoted", {
     ...logContext(req),
     inAmount: quote.inAmount,
     outAmount: quote.outAmount,
@@ -130,7 +149,6 @@ export async function judgeLiveQuote(
     slippageBps: req.slippageBps,
     priceImpactPct: quote.priceImpactPct,
   });
-  return floor;
 }
 
 export async function prepareSwap(d: PrepareDeps, req: SwapRequest, fee: PriorityFee): Promise<PreparedSwap> {

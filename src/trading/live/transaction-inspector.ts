@@ -1,4 +1,4 @@
-import type { VersionedTransaction } from "@solana/web3.js";
+import type { AddressLookupTableAccount, VersionedTransaction } from "@solana/web3.js";
 import { TradingError } from "../../errors.ts";
 import { web3 } from "../../lazy/modules.ts";
 import type { Logger } from "../../logger.ts";
@@ -34,6 +34,12 @@ export interface InspectionInput {
   maxFeeLamports: bigint;
   /** Most it may lock as rent in new token accounts of the wallet (two accounts by default). */
   rentBudgetLamports?: bigint;
+  /**
+   * The lookup tables the transaction was compiled against, read from the chain by the caller for
+   * this swap (build mode): its keys are resolved with them instead of a second read of the same
+   * accounts. Absent, or not covering every table the message names: read here.
+   */
+  lookupTables?: readonly AddressLookupTableAccount[];
 }
 
 export interface InspectionReport {
@@ -80,7 +86,7 @@ export async function inspectSwapTransaction(deps: InspectorDeps, input: Inspect
   );
   refuse(checkFee(fee.feeLamports, input.maxFeeLamports));
 
-  const keys = await resolveKeys(deps.chain, input.transaction);
+  const keys = await resolveKeys(deps.chain, input.transaction, input.lookupTables);
   const writable = writableKeys(input.transaction, keys);
   const before = await deps.chain.getAccounts(writable);
   const base64 = Buffer.from(input.transaction.serialize()).toString("base64");
@@ -102,21 +108,16 @@ export async function inspectSwapTransaction(deps: InspectorDeps, input: Inspect
 }
 
 /** Static keys, then each lookup table's writable, then readonly entries (the runtime's order). */
-async function resolveKeys(chain: InspectorChain, tx: VersionedTransaction): Promise<string[]> {
+async function resolveKeys(
+  chain: InspectorChain,
+  tx: VersionedTransaction,
+  known: readonly AddressLookupTableAccount[] = [],
+): Promise<string[]> {
   const lookups = tx.message.addressTableLookups;
   const staticKeys = tx.message.staticAccountKeys.map((k) => k.toBase58());
   if (lookups.length === 0) return staticKeys;
-  const tables = await chain.getAccounts(lookups.map((l) => l.accountKey.toBase58()));
-  const { AddressLookupTableAccount, PublicKey } = web3();
-  const resolved = lookups.map((l, i) => {
-    const acc = tables.accounts[i];
-    if (!acc || acc.owner !== ALT_PROGRAM_ID)
-      throw new SwapRefusedError("programs", `address lookup table ${l.accountKey.toBase58()} was not found`);
-    return new AddressLookupTableAccount({
-      key: new PublicKey(l.accountKey),
-      state: AddressLookupTableAccount.deserialize(acc.data),
-    });
-  });
+  const given = lookups.map((l) => known.find((t) => t.key.equals(l.accountKey)));
+  const resolved = given.every((t) => t !== undefined) ? given : await readTables(chain, tx);
   try {
     const k = tx.message.getAccountKeys({ addressLookupTableAccounts: resolved });
     return k
@@ -126,6 +127,21 @@ async function resolveKeys(chain: InspectorChain, tx: VersionedTransaction): Pro
   } catch {
     throw new SwapRefusedError("programs", "the swap's address lookup table entries do not resolve");
   }
+}
+
+async function readTables(chain: InspectorChain, tx: VersionedTransaction): Promise<AddressLookupTableAccount[]> {
+  const lookups = tx.message.addressTableLookups;
+  const tables = await chain.getAccounts(lookups.map((l) => l.accountKey.toBase58()));
+  const { AddressLookupTableAccount, PublicKey } = web3();
+  return lookups.map((l, i) => {
+    const acc = tables.accounts[i];
+    if (!acc || acc.owner !== ALT_PROGRAM_ID)
+      throw new SwapRefusedError("programs", `address lookup table ${l.accountKey.toBase58()} was not found`);
+    return new AddressLookupTableAccount({
+      key: new PublicKey(l.accountKey),
+      state: AddressLookupTableAccount.deserialize(acc.data),
+    });
+  });
 }
 
 function writableKeys(tx: VersionedTransaction, keys: string[]): string[] {
