@@ -117,7 +117,18 @@ export const configSchema = z.object({
    * blockhash expired unconfirmed (it doubles per attempt from the fee the expired attempt paid).
    */
   LIVE_EXIT_PRIORITY_FEE_MAX: int(5_000_000, 0, 1_000_000_000),
-  LIVE_SIMULATE_BEFORE_SEND: bool(true),
+  /**
+   * Simulate the SIGNED transaction too (signatures verified) before sending. Unset or empty: on,
+   * except with SWAP_API=build, whose inspection already simulated the very message that is signed
+   * (trading/live-trading.ts; docs/decisions.md "Live latency").
+   */
+  LIVE_SIMULATE_BEFORE_SEND: z.preprocess(
+    (v) => (v === "" ? undefined : v),
+    z
+      .enum(["true", "false", "1", "0", "yes", "no"], { error: "must be true or false" })
+      .optional()
+      .transform((v) => (v === undefined ? undefined : v === "true" || v === "1" || v === "yes")),
+  ),
   /**
    * Priority fee of a live swap. `build`: this percentile of getRecentPrioritizationFees over the
    * swap's writable accounts, at most LIVE_PRIORITY_FEE_MAX lamports per transaction, at

@@ -32,6 +32,14 @@ describe("configuration", () => {
     expect(loadConfig({ LIVE_PRIORITY_FEE: "" }).LIVE_PRIORITY_FEE_MAX).toBe(1_000_000);
   });
 
+  test("LIVE_SIMULATE_BEFORE_SEND: unset or empty leaves the choice to the swap path (off for build, on otherwise); a value is kept", () => {
+    expect(loadConfig({}).LIVE_SIMULATE_BEFORE_SEND).toBeUndefined();
+    expect(loadConfig({ LIVE_SIMULATE_BEFORE_SEND: "" }).LIVE_SIMULATE_BEFORE_SEND).toBeUndefined();
+    expect(loadConfig({ LIVE_SIMULATE_BEFORE_SEND: "true" }).LIVE_SIMULATE_BEFORE_SEND).toBe(true);
+    expect(loadConfig({ LIVE_SIMULATE_BEFORE_SEND: "no" }).LIVE_SIMULATE_BEFORE_SEND).toBe(false);
+    expect(() => loadConfig({ LIVE_SIMULATE_BEFORE_SEND: "maybe" })).toThrow(ConfigError);
+  });
+
   test("one line per problem, naming the variable, never the value", () => {
     const secret = "short-secret-value";
     try {

@@ -136,7 +136,9 @@ export class LiveTrading {
           priorityFee: config.LIVE_PRIORITY_FEE_MAX,
           build,
           exitPriorityFeeMax: config.LIVE_EXIT_PRIORITY_FEE_MAX,
-          simulateBeforeSend: config.LIVE_SIMULATE_BEFORE_SEND,
+          // Unset: off when the transaction is assembled here (build), whose inspection simulated
+          // the very message that is signed; on for a transaction the aggregator built.
+          simulateBeforeSend: config.LIVE_SIMULATE_BEFORE_SEND ?? build === null,
           confirmation: opts.confirmation,
           screen: new TokenScreen({
             mintInfo: this.mintInfo,
