@@ -9,6 +9,7 @@ import type { FetchLike } from "../market/http-client.ts";
 import { MintInfoSource } from "../market/mint-info.ts";
 import { RpcRequestBudget } from "../market/rpc-budget.ts";
 import { SolanaRpcClient } from "../market/solana-rpc.ts";
+import type { MarketServices } from "../market/index.ts";
 import type { Market, PriorityFee } from "../market/types.ts";
 import type { Metrics } from "../metrics/metrics.ts";
 import { Big } from "../money.ts";
@@ -50,7 +51,7 @@ export interface LiveTradingDeps {
   logger: Logger;
   events: EventBus;
   metrics: Metrics;
-  market: Pick<Market, "quotes" | "solPrice" | "tokenPrices">;
+  market: Pick<Market, "quotes" | "solPrice" | "tokenPrices"> & Partial<Pick<MarketServices, "swapApi" | "liveSwapV2">>;
   wallets: LiveWalletRegistry;
   /** The engine's SOL price (late-bound: the engine is built after this). */
   solUsd(): Promise<Big>;
@@ -115,6 +116,8 @@ export class LiveTrading {
       confirmation: opts.confirmation,
     });
     const priorityFee: PriorityFee = priorityFeeSetting(config.LIVE_PRIORITY_FEE);
+    // SWAP_API=order: live swaps, and the screen's quotes, through Jupiter's /order.
+    const orders = d.market.swapApi === "order" ? (d.market.liveSwapV2 ?? null) : null;
     this.executor = d.market.quotes.configured
       ? new LiveExecutor({
           quotes: d.market.quotes,
@@ -131,9 +134,10 @@ export class LiveTrading {
           exitPriorityFeeMax: config.LIVE_EXIT_PRIORITY_FEE_MAX,
           simulateBeforeSend: config.LIVE_SIMULATE_BEFORE_SEND,
           confirmation: opts.confirmation,
+          orders,
           screen: new TokenScreen({
             mintInfo: this.mintInfo,
-            quotes: d.market.quotes,
+            quotes: orders ?? d.market.quotes,
             logger: d.logger,
             clock: d.clock,
           }),

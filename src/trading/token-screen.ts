@@ -30,7 +30,8 @@ export class TokenScreenRefusedError extends TradingError {
 export interface TokenScreenDeps {
   /** null when SOLANA_RPC_URL is empty. */
   mintInfo: { get(mint: string): Promise<MintInfo> } | null;
-  quotes: QuoteProvider;
+  /** Only quote(): the v1 client, or the v2 one in order mode. */
+  quotes: Pick<QuoteProvider, "quote">;
   logger: Logger;
   clock: Pick<Clock, "now">;
   /** How long a found route back to SOL vouches for amounts up to the one quoted; default 60 s. */

@@ -251,6 +251,13 @@ export const liveTrades = sqliteTable(
     signedAtSlot: integer("signed_at_slot").notNull(),
     /** The priority fee the transaction pays (lamports); an exit re-sent after expiry pays more. */
     priorityFeeLamports: integer("priority_fee_lamports").notNull(),
+    /**
+     * Order mode (SWAP_API=order): Jupiter's requestId the signed order is executed under, its
+     * router (iris, jupiterz, dflow, okx) and its fee (bps of the SOL side); null on other paths.
+     */
+    requestId: text("request_id"),
+    router: text("router"),
+    orderFeeBps: integer("order_fee_bps"),
     /** sending | pending | confirmed | failed | expired | unknown (live-journal.ts). */
     status: text("status").notNull(),
     /** What the trade was for (open, dca, take_profit, close) as JSON; set when it is pending. */
