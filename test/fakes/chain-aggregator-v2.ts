@@ -82,12 +82,16 @@ export class SwapV2 {
   executeLies = false;
   /** New orders are born expired: /execute answers code -1 without sending anything. */
   ordersExpireAtOnce = false;
+  /** Called after each /order answer with a transaction is made (a test moves the chain on). */
+  onOrder: (() => void) | null = null;
+  /** Called with each /execute body as it arrives (a test looks at the journal then). */
+  onExecute: ((body: Record<string, unknown>) => void) | null = null;
   private readonly orders = new Map<string, StoredOrder>();
   private nextRequest = 1;
 
-  constructor(private readonly agg: ChainAggregator) {
-    agg.chain.airdrop(this.feeAccount, 1_000_000_000n);
-  }
+  private feeAccountFunded = false;
+
+  constructor(private readonly agg: ChainAggregator) {}
 
   /** The order can no longer be executed (its ~2 minute lifetime is over). */
   expireOrder(requestId: string): void {
@@ -175,6 +179,11 @@ export class SwapV2 {
     if (taker) {
       const route = this.route(r.pool, r.poolMoves, amount - buyFee, buy, taker);
       const fee = buyFee + sellFee;
+      // Rent-exempt before the first fee lands in it.
+      if (fee > 0n && !this.feeAccountFunded) {
+        this.agg.chain.airdrop(this.feeAccount, 1_000_000_000n);
+        this.feeAccountFunded = true;
+      }
       const ixs = [
         ComputeBudgetProgram.setComputeUnitLimit({ units: ORDER_COMPUTE_UNITS }),
         ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 100_000 }),
@@ -189,6 +198,7 @@ export class SwapV2 {
       const tx = new VersionedTransaction(v0);
       body.transaction = Buffer.from(tx.serialize()).toString("base64");
       this.orders.set(requestId, { body, message: v0.serialize(), result: null, expired: this.ordersExpireAtOnce });
+      this.onOrder?.();
     }
     return Response.json(body);
   }
@@ -196,6 +206,7 @@ export class SwapV2 {
   private async execute(raw: unknown): Promise<Response> {
     const b = (raw ?? {}) as Record<string, unknown>;
     this.executeRequests.push(b);
+    this.onExecute?.(b);
     const gatewayTimeout = () => Response.json({ error: "Gateway Timeout" }, { status: 504 });
     if (this.executeTimeouts > 0) {
       this.executeTimeouts--;

@@ -109,6 +109,8 @@ export class ChainAggregator extends LocalServer {
   /** Swap API v2 (/swap/v2/build, /order, /execute): chain-aggregator-v2.ts. */
   readonly v2: SwapV2 = new SwapV2(this);
   readonly swapRequests: Array<Record<string, unknown>> = [];
+  /** Every request, as "METHOD /path". */
+  readonly requests: string[] = [];
   /** Price API v3 requests answered (a monitor tick prices its positions with one). */
   priceRequests = 0;
   private nonce = 0;
@@ -274,6 +276,7 @@ export class ChainAggregator extends LocalServer {
 
   protected async handle(req: Request): Promise<Response> {
     const url = new URL(req.url);
+    this.requests.push(`${req.method} ${url.pathname}`);
     if (req.method === "GET" && url.pathname === "/price/v3") return this.price(url);
     if (url.pathname.startsWith("/swap/v2/")) return this.v2.handle(req, url);
     if (this.v1Retired && url.pathname.startsWith("/swap/v1/"))

@@ -36,7 +36,10 @@ export class ChainClock extends ManualClock {
   }
 }
 
-export async function startLiveService(wallet: Keypair, opts: { clock?: ChainClock } = {}): Promise<LiveService> {
+export async function startLiveService(
+  wallet: Keypair,
+  opts: { clock?: ChainClock; env?: Record<string, string> } = {},
+): Promise<LiveService> {
   const chain = await startLiteSvmRpc();
   const agg = await startChainAggregator(chain);
   chain.airdrop(wallet.publicKey, 2_000_000_000n);
@@ -51,6 +54,7 @@ export async function startLiveService(wallet: Keypair, opts: { clock?: ChainClo
       SOLANA_RPC_URL: chain.url,
       LIVE_TRADING_ENABLED: "true",
       WALLETS_RATE_LIMIT_PER_MINUTE: "100000",
+      ...opts.env,
     },
     services: {
       ...fake.serviceOptions(),
