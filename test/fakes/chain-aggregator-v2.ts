@@ -9,8 +9,8 @@ import {
 import {
   AddressLookupTableAccount,
   ComputeBudgetProgram,
-  Keypair,
   TransactionInstruction as Ix,
+  Keypair,
   PublicKey,
   SystemProgram,
   type TransactionInstruction,

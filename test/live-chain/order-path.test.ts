@@ -107,10 +107,10 @@ describe("buying and selling through /order + /execute", () => {
     expect(agg.v2.buildRequests).toHaveLength(0);
     expect(agg.swapRequests).toHaveLength(0);
     const rows = journal();
-    const executed = agg.v2.executeRequests.map((b) => b.requestId);
+    const executed = agg.v2.executeRequests.map((b) => String(b.requestId));
     expect(rows.map((r) => [r.status, r.request_id, r.router])).toEqual([
-      ["confirmed", executed[0], "iris"],
-      ["confirmed", executed[1], "iris"],
+      ["confirmed", executed[0]!, "iris"],
+      ["confirmed", executed[1]!, "iris"],
     ]);
     expect(executed[0]).not.toBe(executed[1]);
     // The transaction signed is the order's own (its blockhash is Jupiter's, checked on our node).
@@ -186,6 +186,32 @@ describe("journal first, one order, the chain decides", () => {
     expect(journal().map((r) => r.status)).toEqual(["confirmed"]);
     const [buy] = await records(agentId);
     expect(buy).toMatchObject({ status: "confirmed", outputAmount: "100" });
+  });
+
+  test("an order whose confirmation comes late is pending, then settled by the reconciler from the chain with its router and Jupiter's fee", async () => {
+    agg.v2.feeBps = 50;
+    agg.v2.router = "okx";
+    const agentId = await liveAgent();
+    const start = chain.lamportsOf(address);
+    chain.withholdConfirmations = true; // executed and landed; our node does not report it yet
+    const id = await service.signal(pool.mint);
+    expect(evaluation(id, agentId)!.outcome).toBe("pending");
+    expect(journal().map((r) => r.status)).toEqual(["pending"]);
+    chain.withholdConfirmations = false;
+    await ctx.services.trading.monitor.tick();
+    expect(journal().map((r) => r.status)).toEqual(["confirmed"]);
+    expect(evaluation(id, agentId)!.outcome).toBe("traded");
+    const [buy] = await records(agentId);
+    const landed = chain.landed.get(journal()[0]!.signature)!;
+    expect(buy).toMatchObject({
+      status: "confirmed",
+      inputAmount: "0.0995",
+      outputAmount: "99.5",
+      routes: ["okx", "LiteSVM Pool"],
+    });
+    expect(lamports(buy!.fees)).toBe(landed.fee + 500_000n);
+    expect(fromRecords(start, await records(agentId))).toBe(chain.lamportsOf(address));
+    expect(agg.v2.executeRequests).toHaveLength(1);
   });
 
   test("an order Jupiter calls expired is not replaced by a new order while its transaction can land: pending until the chain proves expiry", async () => {

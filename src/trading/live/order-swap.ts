@@ -73,7 +73,10 @@ interface PreparedOrder {
 }
 
 /** The order's slippage and threshold may be tighter than the agent's, never looser. */
-export function judgeOrderSlippage(askedBps: number, quote: Pick<Quote, "slippageBps" | "outAmount" | "otherAmountThreshold">) {
+export function judgeOrderSlippage(
+  askedBps: number,
+  quote: Pick<Quote, "slippageBps" | "outAmount" | "otherAmountThreshold">,
+) {
   if (quote.slippageBps > askedBps)
     throw new TradingError(
       `The order's slippage of ${quote.slippageBps} bps is above the agent's ${askedBps} bps; not signed`,
@@ -184,7 +187,13 @@ export async function swapByOrder(d: OrderSwapDeps, req: SwapRequest, fee: Prior
     lastValidBlockHeight: prep.lastValidBlockHeight,
     signedAtSlot: prep.readAtSlot,
   };
-  const logCtx = { agentId: req.agentId, side: req.side, tokenAddress: req.tokenMint, signature, requestId: prep.requestId };
+  const logCtx = {
+    agentId: req.agentId,
+    side: req.side,
+    tokenAddress: req.tokenMint,
+    signature,
+    requestId: prep.requestId,
+  };
   if (d.simulateBeforeSend) {
     const sim = await d.rpc.simulateTransaction(wire);
     if (sim.err) {
@@ -221,7 +230,12 @@ export async function swapByOrder(d: OrderSwapDeps, req: SwapRequest, fee: Prior
       { signedBase64: wire, requestId: prep.requestId, attempt, intervalMs: d.pollIntervalMs, maxRounds: d.maxPolls },
     );
     const outcome = run.state;
-    d.log.info("live order executed", { ...logCtx, posts: run.posts, postErrors: run.postErrors, outcome: outcome.kind });
+    d.log.info("live order executed", {
+      ...logCtx,
+      posts: run.posts,
+      postErrors: run.postErrors,
+      outcome: outcome.kind,
+    });
     if (outcome.kind === "failed") {
       d.journal.resolve(signature, "failed", { error: clipJson(outcome.err) });
       throw new TradingError("The swap transaction failed on chain", { signature, error: clipJson(outcome.err) });
