@@ -188,6 +188,29 @@ describe("journal first, one order, the chain decides", () => {
     expect(buy).toMatchObject({ status: "confirmed", outputAmount: "100" });
   });
 
+  test("an /execute that never answers: the same bytes posted again, then pending; a new order only after the chain proves the first expired", async () => {
+    const agentId = await liveAgent();
+    agg.v2.executeTimeouts = 1_000; // Jupiter unreachable: nothing forwarded
+    const id = await service.signal(pool.mint);
+    expect(evaluation(id, agentId)!.outcome).toBe("pending");
+    const posts = agg.v2.executeRequests;
+    expect(posts.length).toBeGreaterThan(3); // beyond the HTTP client's own retries
+    expect(new Set(posts.map((p) => `${p.requestId} ${p.signedTransaction}`)).size).toBe(1);
+    expect(takerOrders()).toHaveLength(1);
+    await service.signal(pool.mint);
+    expect(takerOrders()).toHaveLength(1);
+
+    chain.expireBlockhash();
+    await ctx.services.trading.monitor.tick();
+    expect(journal().map((r) => r.status)).toEqual(["expired"]);
+    agg.v2.executeTimeouts = 0;
+    const next = await service.signal(pool.mint);
+    expect(evaluation(next, agentId)!.outcome).toBe("traded");
+    expect(takerOrders()).toHaveLength(2);
+    expect(journal().map((r) => r.status)).toEqual(["expired", "confirmed"]);
+    expect(walletTxs()).toHaveLength(1);
+  });
+
   test("an order whose confirmation comes late is pending, then settled by the reconciler from the chain with its router and Jupiter's fee", async () => {
     agg.v2.feeBps = 50;
     agg.v2.router = "okx";
