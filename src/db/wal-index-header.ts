@@ -2,27 +2,21 @@ import type { Database } from "bun:sqlite";
 import { closeSync, openSync, readSync } from "node:fs";
 import { endianness } from "node:os";
 
-// A commit detector that costs a 96-byte memory read instead of a read transaction. In WAL mode
-// every commit — by this connection, another connection or another process — rewrites the
-// WAL-index header at the start of the `-shm` file: its two 48-byte copies carry a change counter
-// (iChange, +1 per commit), the last valid frame and the salts
+// A commit detector that costs one pread instead of a read transaction (docs/decisions.md
+// "Performance"). In WAL mode every commit — by this connection, another connection or
+// another process — rewrites the WAL-index header at the start of the `-shm` file: its two 48-byte
+// copies carry a change counter (iChange, +1 per commit), the last valid frame and the salts
 // (https://sqlite.org/walformat.html, "The WAL-Index Header"). A writer publishes a commit by
 // writing copy 2, then copy 1, and readers only trust a header whose copies agree; so while all
 // 96 bytes are as they were, no commit has become visible since. `PRAGMA data_version`, the
 // statement this replaces on a hit, takes and releases a WAL read lock (two fcntl calls) each time.
-// The file is mapped shared (the same pages SQLite's own mapping writes to) and only ever read
-// here. A mapping faults if its file shrinks under it; SQLite truncates `-shm` only when a
-// connection opens it while no other connection has it open, and ours keeps it open until
-// release() has dropped the mapping. Where mapping fails, each read is a pread of the descriptor.
+// The file is read through a read-only descriptor (the page cache SQLite's mapping writes to):
+// nothing here can write to it, and a shrinking file cannot fault a read the way a mapping could.
 
 const HEADER_BYTES = 96;
 
 export class WalIndexHeader {
-  private constructor(
-    private fd: number | null,
-    /** The file's pages mapped read-shared (no system call per read); null: pread through `fd`. */
-    private view: Uint8Array | null,
-  ) {}
+  private constructor(private fd: number | null) {}
 
   /** The database's header reader, or null when it has no `-shm` file (not WAL, in memory). */
   static of(sqlite: Database): WalIndexHeader | null {
@@ -32,7 +26,7 @@ export class WalIndexHeader {
     const file = sqlite.filename;
     if (file && file !== ":memory:") {
       try {
-        reader = new WalIndexHeader(openSync(`${file}-shm`, "r"), mapped(`${file}-shm`));
+        reader = new WalIndexHeader(openSync(`${file}-shm`, "r"));
       } catch {
         reader = null;
       }
@@ -87,11 +81,6 @@ export class WalIndexHeader {
   /** Fills `into` from the start of the -shm file; false when it is closed or short. */
   private readStart(into: Uint8Array): boolean {
     if (this.fd === null) return false;
-    const view = this.view;
-    if (view !== null) {
-      into.set(view.subarray(0, into.length));
-      return true;
-    }
     try {
       return readSync(this.fd, into, 0, into.length, 0) === into.length;
     } catch {
@@ -102,7 +91,6 @@ export class WalIndexHeader {
   private close(): void {
     if (this.fd !== null) closeSync(this.fd);
     this.fd = null;
-    this.view = null;
   }
 }
 
@@ -110,15 +98,6 @@ export class WalIndexHeader {
 export interface WalFrames {
   last: number;
   backfilled: number;
-}
-
-function mapped(path: string): Uint8Array | null {
-  try {
-    const view = Bun.mmap(path, { shared: true });
-    return view.length >= 136 ? view : null;
-  } catch {
-    return null;
-  }
 }
 
 const open = new WeakMap<Database, WalIndexHeader | null>();

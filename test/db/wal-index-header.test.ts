@@ -7,7 +7,7 @@ import { changeStamp } from "../../src/db/change-stamp.ts";
 import { type DatabaseHandle, openDatabase } from "../../src/db/client.ts";
 import { untilNextCommit, WalIndexHeader } from "../../src/db/wal-index-header.ts";
 
-// docs/decisions.md "Performance (issue 16)": the change stamp re-runs its statements only when the
+// docs/decisions.md "Performance": the change stamp re-runs its statements only when the
 // WAL-index header moved. Every kind of commit must move it; nothing else may be needed to see one.
 
 let dir: string;
