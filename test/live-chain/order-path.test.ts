@@ -38,7 +38,7 @@ const liveAgent = () => service.agent("live", FIXED, "order");
 const walletTxs = () => [...chain.landed.values()].filter((t) => t.keys.static[0] === address);
 /** /order requests for the wallet (the screen's route-back quote asks without a taker). */
 const takerOrders = () => agg.v2.orderRequests.filter((q) => q.has("taker"));
-const v1Requests = () => agg.requests.filter((r) => r.includes("/swap/v1/"));
+const v1Requests = () => agg.requests.filter((r) => r.path.startsWith("/swap/v1/"));
 const evaluation = (signalId: number, agentId: string) =>
   ctx.database.sqlite
     .query<{ outcome: string; reason: string | null }, [number, string]>(

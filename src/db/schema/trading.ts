@@ -251,6 +251,8 @@ export const liveTrades = sqliteTable(
     signedAtSlot: integer("signed_at_slot").notNull(),
     /** The priority fee the transaction pays (lamports); an exit re-sent after expiry pays more. */
     priorityFeeLamports: integer("priority_fee_lamports").notNull(),
+    /** The Jito tip inside the transaction (lamports; 0 without Jito): part of the swap's fees. */
+    tipLamports: integer("tip_lamports").notNull().default(0),
     /**
      * Order mode (SWAP_API=order): Jupiter's requestId the signed order is executed under, its
      * router (iris, jupiterz, dflow, okx) and its fee (bps of the SOL side); null on other paths.

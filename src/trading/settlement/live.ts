@@ -192,13 +192,14 @@ export class LiveSettlement implements Settlement {
         landed,
         { inAmount: row.inputAtomic, outAmount: row.expectedOutputAtomic },
         this.logger,
+        BigInt(row.tipLamports),
       ),
       row.orderFeeBps,
     );
     const f: LiveSwapFill = {
       inputAtomic: amounts.inputAtomic,
       outputAtomic: amounts.outputAtomic,
-      feesSol: lamportsToSol(landed.feeLamports + amounts.orderFeeLamports),
+      feesSol: lamportsToSol(landed.feeLamports + BigInt(row.tipLamports) + amounts.orderFeeLamports),
       ...rentOfFill(amounts),
       routes: row.router ? [row.router] : [],
       priceImpactPct: "0",
