@@ -134,7 +134,10 @@ describe("stream mode (priceNetwork configured)", () => {
     fake.streams.sendKeepAlive();
     await until(() => h!.market.solPrice.keepAlives === 1, "keep-alive read");
     h.clock.advance(20_000); // 40 s since connect, 20 s since the keep-alive
-    for (let i = 0; i < 20; i++) await new Promise((r) => setTimeout(r, 1)); // let the watchdog look several times
+    // Nothing else reads the clock while the stream is quiet: each read is one look of the watchdog.
+    const reads = h.clock.reads;
+    await until(() => h!.clock.reads >= reads + 10, "ten looks of the watchdog");
+    expect(h.logs.some((l) => l.includes("SOL price stream silent"))).toBe(false);
     expect(h.market.solPrice.connects).toBe(1);
     expect(fake.streams.connections - before).toBe(1);
     h.clock.advance(10_001); // now more than 30 s of silence
@@ -160,11 +163,13 @@ describe("stream mode (priceNetwork configured)", () => {
     h = marketHarness(fake);
     h.market.solPrice.start();
     await until(() => fake.streams.openCount === 1, "connected");
+    const seen = fake.requests.length;
+    // stop() resolves once every loop of the feed has ended, so what it leaves is final: the
+    // stream closed, and no reconnect or fallback poll asked for while it stopped.
     await h.market.solPrice.stop();
     await until(() => fake.streams.openCount === 0, "closed");
-    const seen = fake.requests.length;
-    for (let i = 0; i < 30; i++) await new Promise((r) => setTimeout(r, 1));
     expect(fake.requests.length).toBe(seen);
+    expect(h.logs.filter((l) => l.includes("reconnecting") || l.includes("SOL price stream failed"))).toEqual([]);
   });
 });
 
