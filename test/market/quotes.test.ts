@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, beforeEach, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { Keypair, VersionedTransaction } from "@solana/web3.js";
 import { ManualClock } from "../../src/clock.ts";
 import type { ProviderError } from "../../src/market/http-client.ts";
 import { SOL_MINT } from "../../src/money.ts";
-import { type FakeMarket, startFakeMarket } from "../fakes/market.ts";
+import { fakeMarketPerFile } from "../helpers/fake-market.ts";
 import { marketHarness, rejection } from "./helpers.ts";
 
 // Jupiter Swap v1 (PRODUCT.md §5): quotes in atomic units with priceImpactPct as a fraction and
@@ -12,14 +12,7 @@ import { marketHarness, rejection } from "./helpers.ts";
 const BONK = "DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263";
 const user = Keypair.generate().publicKey.toBase58();
 
-let fake: FakeMarket;
-beforeAll(async () => {
-  fake = await startFakeMarket();
-});
-afterAll(() => fake.stop());
-beforeEach(() => {
-  fake.clearInjected();
-  fake.requests.length = 0;
+const fake = await fakeMarketPerFile(() => {
   fake.quote.priceImpactPct = "0";
   fake.quote.routeLabels = ["Raydium"];
   fake.quote.noRoute.clear();

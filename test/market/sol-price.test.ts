@@ -1,23 +1,16 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { afterEach, describe, expect, test } from "bun:test";
 import { ServiceNotConfiguredError } from "../../src/errors.ts";
 import { SOL_USD_FEED_ID } from "../../src/market/hermes.ts";
 import { SOL_MINT } from "../../src/money.ts";
-import { type FakeMarket, startFakeMarket } from "../fakes/market.ts";
+import { fakeMarketPerFile } from "../helpers/fake-market.ts";
 import { type MarketHarness, marketHarness, rejection, until } from "./helpers.ts";
 
 // SOL/USD (SPEC "SOL price", PRODUCT.md §5): the Hermes SSE stream with reconnects, latest
 // polling while it is down, Jupiter as second source (and only one without a Hermes key),
 // staleness on the injected clock, price.sol events.
 
-let fake: FakeMarket;
 let h: MarketHarness | null = null;
-beforeAll(async () => {
-  fake = await startFakeMarket();
-});
-afterAll(() => fake.stop());
-beforeEach(() => {
-  fake.clearInjected();
-  fake.requests.length = 0;
+const fake = await fakeMarketPerFile(() => {
   fake.streams.available = true;
   fake.streams.paused = false;
   fake.setSolPrice("150", { push: false });
