@@ -57,15 +57,24 @@ function manualTicks() {
   };
 }
 
-test("ticks again after what is left of the interval, never two at once; stop() waits for the tick in flight", async () => {
+/** A loop of hand-ended ticks every second on the manual timer. */
+function manualLoop() {
   const timer = new ManualTimer();
   const ticks = manualTicks();
-  const loop = new TickLoop(
-    ticks.tick,
-    () => 1_000,
-    () => undefined,
+  return {
     timer,
-  );
+    ticks,
+    loop: new TickLoop(
+      ticks.tick,
+      () => 1_000,
+      () => undefined,
+      timer,
+    ),
+  };
+}
+
+test("ticks again after what is left of the interval, never two at once; stop() waits for the tick in flight", async () => {
+  const { timer, ticks, loop } = manualLoop();
   loop.start();
   loop.start(); // already running: no second loop
   expect(ticks.ends).toHaveLength(1);
@@ -101,14 +110,7 @@ test("ticks again after what is left of the interval, never two at once; stop() 
 });
 
 test("stop() between ticks cancels the wait", async () => {
-  const timer = new ManualTimer();
-  const ticks = manualTicks();
-  const loop = new TickLoop(
-    ticks.tick,
-    () => 1_000,
-    () => undefined,
-    timer,
-  );
+  const { timer, ticks, loop } = manualLoop();
   loop.start();
   ticks.ends[0]!();
   await drained();
