@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { chromium } from "playwright-core";
+import { type BrowserContext, chromium, type Page } from "playwright-core";
 import type { TestContext } from "./context.ts";
 
 // What the dashboard's browser tests share: Debian's chromium (CHROMIUM_PATH to override),
@@ -23,4 +23,47 @@ export function serveApp(
     fetch: (req, srv) => ctx.app.fetch(req, { server: srv }),
   });
   return { server, origin: `http://127.0.0.1:${server.port}` };
+}
+
+export interface ServedPage {
+  origin: string;
+  page: Page;
+  /** Uncaught errors of the page's scripts, in order. */
+  pageErrors: string[];
+  /** Closes the browser and the listener (not the context the app belongs to). */
+  close(): Promise<void>;
+}
+
+/**
+ * `ctx`'s app on a 127.0.0.1 listener and one page of a fresh headless chromium, for a test
+ * file's browser flow: `prepare` sets up the browser context (permissions, init scripts) before
+ * the page opens; the page's uncaught errors are collected and its default timeout set.
+ */
+export async function openServedPage(
+  ctx: TestContext,
+  opts: {
+    idleTimeout?: number;
+    viewport?: { width: number; height: number };
+    timeoutMs?: number;
+    prepare?: (context: BrowserContext, origin: string) => Promise<void>;
+  } = {},
+): Promise<ServedPage> {
+  const { server, origin } = serveApp(ctx, opts.idleTimeout === undefined ? {} : { idleTimeout: opts.idleTimeout });
+  const browser = await launchChromium();
+  const close = async () => {
+    await browser.close().catch(() => {});
+    server.stop(true);
+  };
+  try {
+    const context = await browser.newContext(opts.viewport ? { viewport: opts.viewport } : {});
+    await opts.prepare?.(context, origin);
+    const page = await context.newPage();
+    const pageErrors: string[] = [];
+    page.on("pageerror", (e) => pageErrors.push(e.message));
+    page.setDefaultTimeout(opts.timeoutMs ?? 10_000);
+    return { origin, page, pageErrors, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
 }
