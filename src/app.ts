@@ -161,7 +161,7 @@ function mountRoutes(app: OpenAPIHono<AppEnv>, s: AppDeps): void {
   mountDeclared(app, "/api/v1/signal-sources", signalSourceRoutes(s));
   mountDeclared(app, "/api/v1/wallet-watches", walletWatchRoutes(s));
   mountDeclared(app, "/v1", publicRoutes(s));
-  mountDeclared(app, "/", dashboardRoutes(s)); // the web dashboard (issue 14): main port only
+  mountDeclared(app, "/", dashboardRoutes(s)); // the web dashboard: main port only
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
     type: "http",

@@ -18,9 +18,9 @@ import { LiveWalletRegistry } from "./wallets/live-wallet-registry.ts";
 // api-key create | backup PATH | backtest | unlock`, each with --help. runCli returns the exit code; main.ts exits
 // with it. Exit codes: 0 ok, 1 runtime failure, 2 bad configuration or usage.
 
-export const EXIT_OK = 0;
-export const EXIT_FAILURE = 1;
-export const EXIT_USAGE = 2;
+const EXIT_OK = 0;
+const EXIT_FAILURE = 1;
+const EXIT_USAGE = 2;
 
 export interface CliIo {
   out(text: string): void;

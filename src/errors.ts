@@ -93,7 +93,7 @@ export class TradingError extends AppError {
     super(ErrorCode.TRADING_ERROR, message, details);
   }
 }
-// The trading loop's error taxonomy (issue 12; freqtrade's TemporaryError / OperationalException):
+// The trading loop's error taxonomy (freqtrade's TemporaryError / OperationalException):
 // - TemporaryError: the world said no for now (a provider is down, a quote moved, a swap failed
 //   or is still unconfirmed). Nothing changed; the monitor's next tick retries.
 // - OperationalError: the service itself is in a state it cannot trade from safely (a settlement
@@ -102,7 +102,7 @@ export class TradingError extends AppError {
 // Any other error of a trade is logged as a failed trade and retried next tick, like a temporary one.
 
 /** Retry next tick: nothing changed. */
-export class TemporaryError extends AppError {}
+class TemporaryError extends AppError {}
 
 /** Stop: the service cannot go on trading safely; the message says what is wrong. */
 export class OperationalError extends AppError {

@@ -3,7 +3,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 // JSON lines on stdout (PRODUCT.md §1): level, time, msg, then context. The request id travels in
 // AsyncLocalStorage so that domain code deep in a request logs it without being handed it.
 
-export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
+type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
 const rank: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
 
 export type LogContext = Record<string, unknown>;
@@ -57,5 +57,3 @@ function redactReplacer(key: string, value: unknown): unknown {
   if (typeof value === "bigint") return value.toString();
   return value;
 }
-
-export const silentLogger: Logger = createLogger({ level: "silent" });

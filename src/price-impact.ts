@@ -1,6 +1,6 @@
 import { Big, decStr, fromAtomic, SOL_DECIMALS } from "./money.ts";
 
-// Price impact in backtests (issue 24 "Backtests with impact"). A fill at the bar's price alone is
+// Price impact in backtests. A fill at the bar's price alone is
 // better than any real swap: every quote moves the pool. The service records each quote's price
 // impact per token and trade-size bucket (src/price-history/impact-recorder.ts, table
 // price_impacts) and replay applies it to each fill, as the aggregator's quote does: output × (1 −
@@ -9,11 +9,11 @@ import { Big, decStr, fromAtomic, SOL_DECIMALS } from "./money.ts";
 // all DEFAULT_PRICE_IMPACT_PCT: an honest guess for the thin pools signals are about, not zero.
 
 /** Upper bounds (SOL) of the size buckets; a size above the last is the last bucket + 1. */
-export const IMPACT_BUCKET_EDGES_SOL = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 50, 100] as const;
+const IMPACT_BUCKET_EDGES_SOL = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 50, 100] as const;
 /** The impact assumed when nothing was ever recorded (1 %). */
-export const DEFAULT_PRICE_IMPACT_PCT = "0.01";
+const DEFAULT_PRICE_IMPACT_PCT = "0.01";
 /** The recorded mean follows the last this-many quotes. */
-export const IMPACT_SAMPLES_MAX = 100;
+const IMPACT_SAMPLES_MAX = 100;
 
 const EDGES = IMPACT_BUCKET_EDGES_SOL.map((e) => new Big(e));
 
@@ -40,7 +40,7 @@ export interface ImpactTable {
 export const NO_IMPACTS: ImpactTable = { byToken: new Map(), byBucket: new Map() };
 
 /** The impact (fraction) a fill of `lamports` in `token` gets in replay. */
-export function impactFor(table: ImpactTable, token: string, lamports: bigint): Big {
+function impactFor(table: ImpactTable, token: string, lamports: bigint): Big {
   const bucket = impactBucket(lamports);
   const own = table.byToken.get(token);
   if (own && own.length > 0) {

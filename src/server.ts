@@ -14,12 +14,12 @@ import { VERSION } from "./version.ts";
 // check) → background workers. The handle's stop() is the graceful shutdown of PRODUCT.md §6,
 // shared by the CLI's signal handlers and the tests.
 //
-// Listening comes before the domain and the routes are loaded (docs/decisions.md "Performance
-// (issue 16)", "Start-up and memory"): evaluating them is most of a start. Until the apps exist,
+// Listening comes before the domain and the routes are loaded (docs/decisions.md
+// "Performance", "Start-up and memory"): evaluating them is most of a start. Until the apps exist,
 // src/http/start-gate.ts answers /health/live and holds every other request for the apps.
 
 /** Shorter than this draws a warning: the spec sets no rule for ADMIN_PASSWORD, so warn, don't refuse. */
-export const ADMIN_PASSWORD_MIN_RECOMMENDED = 12;
+const ADMIN_PASSWORD_MIN_RECOMMENDED = 12;
 
 export interface ServeOptions {
   /** Passed to createServices (tests: logger, clock, password cost). */
@@ -54,7 +54,7 @@ export function isLoopback(host: string): boolean {
   return h === "localhost" || h === "::1" || /^127(\.\d{1,3}){3}$/.test(h) || /^::ffff:127(\.\d{1,3}){3}$/.test(h);
 }
 
-/** The loud start-up warnings (issue 8 "start-up safety"). Never includes a secret or its length. */
+/** The loud start-up warnings (docs/decisions.md "Binary, CLI and operations"). Never includes a secret or its length. */
 export function startupWarnings(config: Config): StartupWarning[] {
   const out: StartupWarning[] = [];
   if (!isLoopback(config.HOST)) {
@@ -87,8 +87,8 @@ export async function serve(config: Config, opts: ServeOptions = {}): Promise<Se
     const main = Bun.serve({
       hostname: config.HOST,
       port: config.PORT,
-      // Explicit, always: Bun's default (10 s) is below the event-stream heartbeat it used to have,
-      // and when left unset Bun prints a plain-text warning into the JSON log (issue 13).
+      // Explicit, always: the idle limit is the operator's (HTTP_IDLE_TIMEOUT_SECONDS, not Bun's 10 s),
+      // and when left unset Bun prints a plain-text warning into the JSON log.
       idleTimeout: config.HTTP_IDLE_TIMEOUT_SECONDS,
       fetch: (req, srv) => inflight.track(gate.fetch("main", req, srv)),
     });
@@ -140,8 +140,8 @@ export async function serve(config: Config, opts: ServeOptions = {}): Promise<Se
     const deps = createAppDeps(services);
     gate.open({ main: createApp(deps), public: publicServer ? createPublicApp(deps) : undefined });
 
-    // On later starts after the apps are up (docs/decisions.md "Performance (issue 16)"): checking
-    // ADMIN_PASSWORD is an argon2id verification (0.4–0.6 s here); /health/live answers meanwhile.
+    // On later starts after the apps are up (docs/decisions.md "Performance"): checking
+    // ADMIN_PASSWORD is an argon2id verification, slow by design; /health/live answers meanwhile.
     // A configuration problem still stops the start (the listeners are closed below).
     if (!firstStart) await ensureAdmin();
 

@@ -104,9 +104,9 @@ export interface Services {
   };
   /** priceSol of GET /agent-balances. */
   tokenPriceLookup: TokenPriceLookup;
-  /** Price history, history import and backtests (src/strategy-lab.ts, issue 17). */
+  /** Price history, history import and backtests (src/strategy-lab.ts). */
   strategyLab: StrategyLab;
-  /** Webhooks, notification preferences and the Telegram bot (src/notifications, issue 18). */
+  /** Webhooks, notification preferences and the Telegram bot (src/notifications). */
   notifications: Notifications;
   /** Wallet watches and the watcher that turns their trades into signals (src/copytrading). */
   copyTrading: CopyTrading;

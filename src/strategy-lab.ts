@@ -19,7 +19,7 @@ import { PriceRecorder } from "./price-history/recorder.ts";
 import { SignalImporter } from "./signals/signal-import.ts";
 import { priorityFeeSetting, simulationPriorityFeeSol } from "./trading/rules/fees.ts";
 
-// The strategy lab's parts (issue 17), built once by createServices: price history (recorder,
+// The strategy lab's parts, built once by createServices: price history (recorder,
 // GeckoTerminal import), backtests (service, worker) and the signal repository they read.
 
 export interface StrategyLab {

@@ -36,7 +36,7 @@ export interface AgentUpdate {
   automatedTradingLive?: boolean;
 }
 
-export const toAgentView = (r: AgentRow): AgentView => ({
+const toAgentView = (r: AgentRow): AgentView => ({
   id: r.id,
   userId: r.userId,
   name: r.name,

@@ -4,7 +4,7 @@ import type { Big } from "../money.ts";
 // GET /agents/:id/positions and the agent performance read them through `OpenPositionSource`;
 // both implementations (src/trading/position-view.ts: market-priced, or the last stored prices
 // when no token-price source is configured) compute P/L with the one function,
-// src/trading/rules/pnl.ts positionPnl (issue 12).
+// src/trading/rules/pnl.ts positionPnl.
 
 export interface PositionView {
   id: string;

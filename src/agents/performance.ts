@@ -9,7 +9,7 @@ import type { OpenPositionSource } from "./open-positions.ts";
 // position endpoints show). Sums are exact (big.js) and returned as decimal strings, like the
 // ledgers they are computed from.
 
-export interface TradeSummary {
+interface TradeSummary {
   id: string;
   tokenAddress: string;
   tokenSymbol: string;

@@ -11,7 +11,7 @@ import type { ModeTotals, Portfolio } from "./portfolio-shape.ts";
 // P/L of the historical swaps, and "today" = the realized P/L of positions closed since
 // `todayStart` (the dashboard sends the viewer's local midnight; default UTC midnight).
 
-export type { ModeTotals, Portfolio };
+export type { Portfolio };
 
 interface Sums {
   sol: Big;

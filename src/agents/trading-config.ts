@@ -8,8 +8,8 @@ import { z } from "zod";
 // configuration routes use `applyConfigUpdate`, which validates strictly (unknown keys refused,
 // every number in a range, cross-field rules) and reports one string per problem.
 
-export const POSITION_SIZING_TYPES = ["percentage", "fixed"] as const;
-export type PositionSizingType = (typeof POSITION_SIZING_TYPES)[number];
+const POSITION_SIZING_TYPES = ["percentage", "fixed"] as const;
+type PositionSizingType = (typeof POSITION_SIZING_TYPES)[number];
 
 export interface TradingConfig {
   positionSizing: { type: PositionSizingType; percentage: number; fixedAmountSol: number | null };
@@ -26,7 +26,7 @@ export interface TradingConfig {
     minSignalStrength: number;
     /** Entry signal types the agent acts on; [] = every type that is not an exit type (PRODUCT.md §7). */
     signalTypes: string[];
-    /** Token screening (issue 15; src/trading/rules/token-screening.ts says what each does). */
+    /** Token screening (src/trading/rules/token-screening.ts says what each does). */
     rejectFreezeAuthority: boolean;
     rejectMintAuthority: boolean;
     maxTransferFeeBps: number;
@@ -63,13 +63,6 @@ export const DEFAULT_TRADING_CONFIG: Readonly<TradingConfig> = deepFreeze({
   timing: { minTimeBetweenTradesSeconds: 0 },
   minimumAgentBalance: 0.5,
 });
-
-/** A partial configuration as accepted by PUT /agents/:id/config. */
-export type TradingConfigPatch = {
-  [G in keyof TradingConfig]?: TradingConfig[G] extends Record<string, unknown>
-    ? Partial<TradingConfig[G]>
-    : TradingConfig[G];
-};
 
 // ---- Leaf schemas: one place for every range (bounds beyond stopLoss.percentage are ours:
 // docs/decisions.md "Agents and ledgers").
@@ -168,7 +161,7 @@ const groups = {
 const minimumAgentBalance = between(0, 1_000_000);
 
 /** The complete configuration, with the rules that span fields (checked after merging). */
-export const TradingConfigSchema = z
+const TradingConfigSchema = z
   .strictObject({
     positionSizing: z.strictObject(groups.positionSizing, { error: objectError }),
     stopLoss: z.strictObject(groups.stopLoss, { error: objectError }),

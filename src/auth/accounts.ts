@@ -19,8 +19,8 @@ import { ACCESS_TTL_S, REFRESH_REMEMBER_TTL_S, REFRESH_TTL_S, type TokenSigner }
 // Accounts: login with lockout, refresh with rotation and reuse detection, logout, registration,
 // and the admin bootstrap (SPEC "Authentication", PRODUCT.md §2).
 
-export const MAX_FAILED_LOGINS = 5;
-export const LOCK_MS = 15 * 60 * 1000;
+const MAX_FAILED_LOGINS = 5;
+const LOCK_MS = 15 * 60 * 1000;
 
 export interface PublicUser {
   id: string;
@@ -173,7 +173,7 @@ export class AccountService {
    * Blacklists the access token for its remaining life and revokes a supplied refresh token of
    * the same user. The access token is revoked whatever the refresh token is: a refresh token that
    * is malformed, forged, another user's or unknown is not an error (the logout happened) but is
-   * reported as not recognised (issue 13; docs/decisions.md "Authentication").
+   * reported as not recognised (docs/decisions.md "Authentication").
    */
   async logout(
     userId: string,

@@ -11,7 +11,6 @@ import { hasScope, type Scope } from "./scopes.ts";
 // prefix = first 8 characters; only the SHA-256 hex digest is stored.
 
 const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-export const API_KEY_PATTERN = /^svc_[A-Za-z0-9]{32}$/;
 const LAST_USED_EVERY_MS = 60_000;
 
 export function generateApiKey(): string {
@@ -39,7 +38,7 @@ export interface VerifiedApiKey {
 /**
  * Verified keys by digest, each with the credential stamp it was verified under. The lookup (a
  * join of the key and its owner) was the largest per-request cost of POST /trading-signals
- * (docs/decisions.md "Performance (issue 16)"); the stamp (one statement) is read on every request
+ * (docs/decisions.md "Performance"); the stamp (one statement) is read on every request
  * instead, and any change to a key or its owner — by this process or another — moves it, so a
  * deleted key, a changed scope or a deactivated owner is refused on the very next request.
  */

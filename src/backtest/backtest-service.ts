@@ -10,7 +10,7 @@ import { NotFoundError } from "../errors.ts";
 import { type BacktestRequest, resolveVariants, type SignalSelection } from "./request.ts";
 import type { EquityPoint, VariantSummary } from "./types.ts";
 
-// Backtests as the API shows them (issue 17): created queued (202), run by the worker
+// Backtests as the API shows them: created queued (202), run by the worker
 // (src/backtest/backtest-worker.ts), read, listed and deleted by their owner only — another
 // user's id is 404.
 

@@ -8,7 +8,7 @@ import type { BacktestService } from "./backtest-service.ts";
 import { type BacktestRequest, resolveVariants } from "./request.ts";
 import { runBacktest } from "./run-backtest.ts";
 
-// Runs queued backtests one at a time (issue 17): claim → load signals and price paths → replay
+// Runs queued backtests one at a time: claim → load signals and price paths → replay
 // each variant, reporting progress between variants → store results (done) or the error
 // (failed). tick() runs one backtest; tests call it directly, start() loops it.
 

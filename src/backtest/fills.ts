@@ -48,7 +48,7 @@ function slippageRefusal(slippage: SlippageSettings): Refused | null {
   return check.ok ? null : { refused: check.message };
 }
 
-export function simulateBuy(
+function simulateBuy(
   sizeSol: Big,
   priceSol: string,
   decimals: number,
@@ -80,7 +80,7 @@ export function simulateBuy(
   };
 }
 
-export function simulateSell(
+function simulateSell(
   tokens: Big,
   priceSol: string,
   decimals: number,

@@ -5,7 +5,7 @@ import type { ReplaySignal, TokenPath } from "./types.ts";
 // The price paths a backtest replays: per token, its bars from its first signal to
 // `horizonMs` after its last one (a position can live no longer than the recorded history).
 
-export const DEFAULT_TOKEN_DECIMALS = 6;
+const DEFAULT_TOKEN_DECIMALS = 6;
 
 export function toReplaySignals(signals: readonly LabSignal[]): ReplaySignal[] {
   return signals.map((s) => ({

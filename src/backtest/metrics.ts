@@ -1,7 +1,7 @@
 import { Big } from "../money.ts";
 import type { BacktestTrade, VariantSummary } from "./types.ts";
 
-// A variant's figures (issue 17) from its trades and its equity curve (sampled after every trade,
+// A variant's figures from its trades and its equity curve (sampled after every trade,
 // open positions at their last price). Percentages are of the starting balance; win = P/L > 0.
 
 const round = (v: number, dp = 4) => Number(v.toFixed(dp));

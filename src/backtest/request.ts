@@ -4,12 +4,12 @@ import { z } from "@hono/zod-openapi";
 import { applyConfigUpdate, INVALID_CONFIG_MESSAGE, type TradingConfig } from "../agents/trading-config.ts";
 import { ValidationError } from "../errors.ts";
 
-// POST /api/v1/backtests (issue 17): the body's shape, and each variant's configuration
+// POST /api/v1/backtests: the body's shape, and each variant's configuration
 // validated exactly as PUT /agents/:id/config validates a partial configuration
 // (src/agents/trading-config.ts applyConfigUpdate), merged over the defaults.
 
-export const MAX_VARIANTS = 50;
-export const MAX_SIGNAL_IDS = 100_000;
+const MAX_VARIANTS = 50;
+const MAX_SIGNAL_IDS = 100_000;
 
 const isoDate = (field: string) =>
   z
@@ -17,7 +17,7 @@ const isoDate = (field: string) =>
     .refine((v) => !Number.isNaN(Date.parse(v)), { error: `${field} must be an ISO 8601 date` })
     .transform((v) => new Date(v).toISOString());
 
-export const SignalSelectionSchema = z.union([
+const SignalSelectionSchema = z.union([
   z.strictObject({
     signalIds: z
       .array(z.number().int().positive(), { error: "signals.signalIds must be an array of signal ids" })

@@ -5,7 +5,7 @@ import { loadPaths, toReplaySignals } from "./load-paths.ts";
 import { barAtOrAfter } from "./replay.ts";
 import type { TokenPath } from "./types.ts";
 
-// Signal-source report (issue 17 item 5): per source and signal type, how the caller's signals
+// Signal-source report: per source and signal type, how the caller's signals
 // moved after they were given, from the recorded or imported 1-minute bars. As in the backtest
 // (docs/decisions.md "Strategy lab") a signal enters at the close of the first bar at or after
 // its creation, and each bar stands for its close. Over the window [signal, signal + T]:

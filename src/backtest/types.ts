@@ -1,7 +1,7 @@
 import type { TradingConfig } from "../agents/trading-config.ts";
 import type { ImpactTable } from "../price-impact.ts";
 
-// Inputs and outputs of one backtest replay (issue 17).
+// Inputs and outputs of one backtest replay.
 
 export interface ReplaySignal {
   id: number;

@@ -2,7 +2,7 @@ import type { OptionSpec } from "./args.ts";
 
 // The backtest command as src/cli.ts registers it. Its run lives in ./backtest.ts, which loads
 // the market clients and the strategy engine: imported when the command runs, so that `serve`
-// and the other commands do not evaluate it at start (docs/decisions.md "Performance (issue 16)",
+// and the other commands do not evaluate it at start (docs/decisions.md "Performance",
 // "Start-up and memory").
 
 export const backtestCommand = {

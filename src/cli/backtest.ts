@@ -20,12 +20,12 @@ import { createMarket } from "../market/index.ts";
 import { priorityFeeSetting, simulationPriorityFeeSol } from "../trading/rules/fees.ts";
 import { UsageError } from "./args.ts";
 
-// `trading-agent backtest --config variants.json [--from] [--to] [--source] [--email] [--out]`
-// (issue 17 item 6): the same run as POST /backtests (src/backtest/run-backtest.ts) over the
+// `trading-agent backtest --config variants.json [--from] [--to] [--source] [--email] [--out]`:
+// the same run as POST /backtests (src/backtest/run-backtest.ts) over the
 // user's signals in DATABASE_PATH, without storing a backtest: a comparison table on stdout and
 // every variant's trades as CSV (the columns of GET /backtests/:id/trades?format=csv).
 
-export const TRADE_CSV_COLUMNS = [
+const TRADE_CSV_COLUMNS = [
   "variant",
   "signalId",
   "tokenAddress",
@@ -48,7 +48,7 @@ const FileSchema = z.union([
   z.looseObject({ variants: z.array(z.unknown()) }),
 ]);
 
-export interface BacktestCliOptions {
+interface BacktestCliOptions {
   configPath: string;
   email: string;
   from?: string;
@@ -57,7 +57,7 @@ export interface BacktestCliOptions {
   out: string;
 }
 
-export interface BacktestCliResult {
+interface BacktestCliResult {
   table: string;
   trades: number;
   out: string;
@@ -87,7 +87,7 @@ function readVariantsFile(path: string): Record<string, unknown> & { variants: u
   return parsed.data as Record<string, unknown> & { variants: unknown[] };
 }
 
-export async function runBacktestCommand(config: Config, o: BacktestCliOptions): Promise<BacktestCliResult> {
+async function runBacktestCommand(config: Config, o: BacktestCliOptions): Promise<BacktestCliResult> {
   for (const [flag, v] of [
     ["--from", o.from],
     ["--to", o.to],
@@ -172,7 +172,7 @@ export async function runBacktestCommand(config: Config, o: BacktestCliOptions):
   }
 }
 
-export class BacktestCliError extends Error {}
+class BacktestCliError extends Error {}
 
 /** src/cli.ts's CliIo, restated so that this module does not import the CLI back. */
 interface Io {
@@ -182,7 +182,7 @@ interface Io {
 }
 
 /** The variants side by side, in the file's order. */
-export function comparisonTable(rows: ReadonlyArray<{ name: string } & VariantSummary>): string {
+function comparisonTable(rows: ReadonlyArray<{ name: string } & VariantSummary>): string {
   const head = [
     "variant",
     "trades",

@@ -44,7 +44,7 @@ interface Deps {
   live: LiveTrading | null;
 }
 
-/** The trading engine (issue 5): one execution path for every trade, behind per-mode executors. */
+/** The trading engine: one execution path for every trade, behind per-mode executors. */
 export function createTradingArea(config: Config, d: Deps, opts: ServiceOptions): TradingArea {
   const { database, clock, logger, events, metrics, market, live } = d;
   const signals = new SignalService(database, clock);
@@ -55,7 +55,7 @@ export function createTradingArea(config: Config, d: Deps, opts: ServiceOptions)
   const groupCommit = new GroupCommit(database, { afterCommit: () => walCheckpoints.poll() });
   const positions = new PositionRepository(database.sqlite);
   const locks = new PositionLocks();
-  // Token screening and mint facts read over the live RPC (issue 15); without SOLANA_RPC_URL only
+  // Token screening and mint facts read over the live RPC; without SOLANA_RPC_URL only
   // requireSellable can be judged (docs/decisions.md "Live integration").
   // The demo market has no chain: its made-up tokens have no mint accounts to read.
   const mintInfo = config.DEMO_MARKET ? null : (live?.mintInfo ?? null);

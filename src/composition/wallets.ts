@@ -37,7 +37,7 @@ interface Deps {
   solUsd(): Promise<Big>;
 }
 
-/** Wallets and live trading (issue 6): RPC, swap journal, executor, settlement, reconciler, deposit checks. */
+/** Wallets and live trading: RPC, swap journal, executor, settlement, reconciler, deposit checks. */
 export function createWalletArea(config: Config, d: Deps, opts: ServiceOptions): WalletArea {
   const liveWallets = opts.liveWallets ?? LiveWalletRegistry.empty();
   const live = createLiveTrading(

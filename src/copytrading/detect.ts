@@ -15,7 +15,7 @@ export type DetectedTrade =
   | { kind: "ignored"; reason: "failed" | "no_trade" | "below_minimum" | "ambiguous" };
 
 /** Change of the owner's SOL (lamports + wrapped SOL), fee added back when the owner paid it. */
-export function solChange(tx: LandedTransaction, owner: string): bigint {
+function solChange(tx: LandedTransaction, owner: string): bigint {
   const i = tx.accountKeys.indexOf(owner);
   const lamports = i < 0 ? 0n : (tx.postBalances[i] ?? 0n) - (tx.preBalances[i] ?? 0n);
   const wrapped = tokenDelta(tx, owner, SOL_MINT);
@@ -24,7 +24,7 @@ export function solChange(tx: LandedTransaction, owner: string): bigint {
 }
 
 /** Each non-SOL mint whose balance the owner holds changed, with its change (atomic units). */
-export function tokenChanges(tx: LandedTransaction, owner: string): Map<string, bigint> {
+function tokenChanges(tx: LandedTransaction, owner: string): Map<string, bigint> {
   const mints = new Set(
     [...tx.preTokenBalances, ...tx.postTokenBalances]
       .filter((e) => e.owner === owner && e.mint !== SOL_MINT)

@@ -3,8 +3,6 @@ import { Counter, Histogram, type Registry } from "../metrics/prom.ts";
 // Copy trading on /metrics (PRODUCT.md §6 exposition): how late copies are, and what the watcher
 // saw. Registered on the service's own registry.
 
-export type WatchOutcome = "buy" | "sell" | "ignored";
-
 export interface CopyTradingMetrics {
   /** One per transaction decided: a detected buy or sell, or one ignored (failed, stale, history, no trade, under the minimum). */
   transactions: Counter<"outcome">;

@@ -46,7 +46,7 @@ export interface DetectedTradeView {
 
 const lamportsOf = (sol: number): string => toAtomic(decStr(sol, 9), 9).toString();
 
-export function toWalletWatch(r: WalletWatchRow): WalletWatch {
+function toWalletWatch(r: WalletWatchRow): WalletWatch {
   return {
     id: r.id,
     address: r.address,

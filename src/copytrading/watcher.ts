@@ -24,8 +24,8 @@ import type { CopyTradingMetrics } from "./metrics.ts";
 // tick() directly.
 
 /** Signatures asked for per poll: 15 s of even a very busy wallet. */
-export const SIGNATURE_PAGE = 100;
-export const NO_SOURCE_ERROR = "Copy trading needs the Solana RPC: set SOLANA_RPC_URL (or DEMO_MARKET=true)";
+const SIGNATURE_PAGE = 100;
+const NO_SOURCE_ERROR = "Copy trading needs the Solana RPC: set SOLANA_RPC_URL (or DEMO_MARKET=true)";
 
 export interface WalletWatcherDeps {
   database: DatabaseHandle;

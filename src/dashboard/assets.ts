@@ -31,7 +31,7 @@ function served(contentType: string, text: string): ServedFile {
   };
 }
 
-export function toAssets(bundle: DashboardBundle): DashboardAssets {
+function toAssets(bundle: DashboardBundle): DashboardAssets {
   return {
     html: served("text/html; charset=utf-8", bundle.html),
     files: new Map(bundle.files.map((f) => [f.path, served(f.contentType, f.body)])),

@@ -6,7 +6,7 @@ import { join } from "node:path";
 // the first request for `/`, so a clean clone needs no generated files) and by the size test.
 // Decisions in docs/decisions.md "Dashboard".
 
-export interface DashboardFile {
+interface DashboardFile {
   /** Path the page requests, e.g. /dashboard/app-1a2b3c4d.js */
   path: string;
   contentType: string;
@@ -18,7 +18,7 @@ export interface DashboardBundle {
   files: DashboardFile[];
 }
 
-export const UI_ENTRY = join(import.meta.dir, "ui/main.tsx");
+const UI_ENTRY = join(import.meta.dir, "ui/main.tsx");
 
 const shortHash = (text: string) => Bun.hash(text).toString(16).padStart(16, "0").slice(0, 12);
 

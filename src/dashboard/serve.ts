@@ -5,7 +5,7 @@ import { auth, createRouter, operation } from "../http/operation.ts";
 import { errorResponses } from "../http/schemas.ts";
 import { type DashboardAssets, loadDashboardAssets, type ServedFile } from "./assets.ts";
 
-// GET / (the page) and GET /dashboard/<hashed file> on the main port only (issue 14; app.ts
+// GET / (the page) and GET /dashboard/<hashed file> on the main port only (app.ts
 // mounts this in createApp, never in createPublicApp). The page talks to /api/v1 on the same
 // origin, so the policy below allows nothing but this origin: no inline script or style, no
 // third-party host, no framing.

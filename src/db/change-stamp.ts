@@ -8,7 +8,8 @@ import { untilNextCommit } from "./wal-index-header.ts";
  * process (`PRAGMA data_version`). Equal stamps mean no row changed in between, so a result read
  * under the first is still the result (src/http/middleware/response-cache.ts). The two
  * statements run only after a commit (./wal-index-header.ts): `PRAGMA data_version` takes a WAL
- * read lock, ≈ 3 µs, while the header read that stands in for both costs under one.
+ * read lock, several times the cost of the header read that stands in for both (docs/decisions.md
+ * "Performance").
  */
 export function changeStamp(sqlite: Database): () => string {
   const version = sqlite.query<{ data_version: number }, []>("PRAGMA data_version");

@@ -35,8 +35,8 @@ export function openDatabase(path: string, opts: OpenOptions = {}): DatabaseHand
   sqlite.exec("PRAGMA foreign_keys = ON");
   // Savepoint journals in memory: a group commit gives each write its own savepoint, and SQLite
   // copies every existing page a savepoint first modifies into its journal, by default a temp
-  // file. A 1,000-agent fan-out wrote ≈ 10,000 pages there per signal; in memory the fan-out
-  // takes 207–267 ms instead of 321–454 (docs/decisions.md "Performance (issue 16)").
+  // file. A large fan-out writes thousands of pages there per signal; in memory it does no
+  // file I/O for them (docs/decisions.md "Performance").
   sqlite.exec("PRAGMA temp_store = MEMORY");
   if (opts.migrate !== false) applyMigrations(sqlite);
   const db = drizzle(sqlite, { schema });

@@ -1,7 +1,7 @@
 import type { Statement } from "bun:sqlite";
 import type { SqliteHandle } from "./client.ts";
 
-// Group commit (docs/decisions.md "Performance (issue 16)"): many small writes that arrive in the
+// Group commit (docs/decisions.md "Performance"): many small writes that arrive in the
 // same turn of the event loop share ONE SQLite transaction and one commit. write(fn) parks `fn`;
 // the first park of a turn schedules a flush (setImmediate, so that callers whose I/O completes
 // in the same turn join); the flush runs every parked `fn` inside one immediate transaction, each
@@ -55,7 +55,7 @@ export class GroupCommit {
   private commit(batch: Array<Parked<unknown>>): void {
     const sqlite = this.handle.sqlite;
     // Savepoints by prepared statement: bun:sqlite's transaction() builds a new wrapper (with
-    // defineProperties) on every call, ≈ 5 % of a signal's CPU when it was made per write.
+    // defineProperties) on every call, a measurable share of a signal's CPU at one per write.
     const sp = (this.savepoints ??= {
       begin: sqlite.prepare("SAVEPOINT group_write"),
       release: sqlite.prepare("RELEASE group_write"),

@@ -30,17 +30,3 @@ export function applyMigrations(sqlite: Database, migrations = embeddedMigration
   ensureUniqueAgentNames(sqlite);
   return applied;
 }
-
-export function pendingMigrations(sqlite: Database, migrations = embeddedMigrations): string[] {
-  const exists = sqlite
-    .query<{ n: number }, []>("SELECT count(*) AS n FROM sqlite_master WHERE type='table' AND name='__migrations'")
-    .get();
-  if (!exists || exists.n === 0) return migrations.map((m) => m.tag);
-  const done = new Set(
-    sqlite
-      .query<{ tag: string }, []>("SELECT tag FROM __migrations")
-      .all()
-      .map((r) => r.tag),
-  );
-  return migrations.filter((m) => !done.has(m.tag)).map((m) => m.tag);
-}

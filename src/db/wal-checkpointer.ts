@@ -11,12 +11,12 @@ import { WalIndexHeader } from "./wal-index-header.ts";
 // own connection runs a PASSIVE checkpoint (./checkpoint-worker.ts). A complete checkpoint lets the
 // next commit start the WAL again from its beginning, as SQLite's automatic checkpoint does.
 //
-// The worker starts on the first checkpoint needed (a thread costs ≈ 8 MiB; a service whose WAL
+// The worker starts on the first checkpoint needed (a thread costs megabytes of RSS; a service whose WAL
 // never reaches the threshold never starts one). If it cannot start or fails, the connection goes
 // back to SQLite's automatic checkpoints: the WAL never grows unchecked. Closing the database
 // (openDatabase's close) still checkpoints and truncates the WAL.
 
-export const SQLITE_AUTOCHECKPOINT_FRAMES = 1_000;
+const SQLITE_AUTOCHECKPOINT_FRAMES = 1_000;
 
 export type CheckpointRequest =
   | { kind: "open"; path: string; busyTimeoutMs: number }
@@ -46,7 +46,7 @@ export interface WalCheckpointerOptions {
 }
 
 /** The worker's module: beside this file from source, an entry point of the compiled binary. */
-export function spawnCheckpointWorker(): Worker {
+function spawnCheckpointWorker(): Worker {
   // In an executable Bun names each entry point by its path from the entry points' common
   // directory (src/), in its virtual file system (build.ts).
   const compiled = /\$bunfs|~BUN/.test(import.meta.url);

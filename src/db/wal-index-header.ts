@@ -3,7 +3,7 @@ import { closeSync, openSync, readSync } from "node:fs";
 import { endianness } from "node:os";
 
 // A commit detector that costs one pread instead of a read transaction (docs/decisions.md
-// "Performance (issue 16)"). In WAL mode every commit — by this connection, another connection or
+// "Performance"). In WAL mode every commit — by this connection, another connection or
 // another process — rewrites the WAL-index header at the start of the `-shm` file: its two 48-byte
 // copies carry a change counter (iChange, +1 per commit), the last valid frame and the salts
 // (https://sqlite.org/walformat.html, "The WAL-Index Header"). A writer publishes a commit by

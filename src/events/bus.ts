@@ -1,7 +1,7 @@
-// In-process event bus (issue: trading engine; PRODUCT.md §6 event list). Every signal, trade,
+// In-process event bus (PRODUCT.md §6 event list). Every signal, trade,
 // failure and position change is published here; the SSE stream and metrics subscribe.
 //
-// The event map (issue 12): one payload shape per event name, so a publisher cannot send a field
+// The event map: one payload shape per event name, so a publisher cannot send a field
 // the stream's readers do not expect. The shapes are written out here rather than imported from
 // signals/, market/ and trading/ (which all publish): the bus depends on nothing.
 
@@ -32,7 +32,7 @@ interface TradeBase {
 }
 
 /** A signal buy, a DCA buy or a sale that settled. */
-export type TradeExecutedEvent =
+type TradeExecutedEvent =
   | (TradeBase & {
       side: "buy";
       signalId: number;
@@ -74,7 +74,7 @@ export interface TradeFailedEvent {
   transactionId?: string | null;
 }
 
-export interface PositionOpenedEvent {
+interface PositionOpenedEvent {
   positionId: string;
   agentId: string;
   tokenAddress: string;
@@ -84,7 +84,7 @@ export interface PositionOpenedEvent {
   signalId: number;
 }
 
-export type PositionUpdatedEvent =
+type PositionUpdatedEvent =
   | { positionId: string; agentId: string; change: "peak"; peakPriceSol: string }
   | {
       positionId: string;
@@ -103,7 +103,7 @@ export type PositionUpdatedEvent =
       realizedProfitSol: string;
     };
 
-export interface PositionClosedEvent {
+interface PositionClosedEvent {
   positionId: string;
   agentId: string;
   tokenAddress: string;
@@ -114,7 +114,7 @@ export interface PositionClosedEvent {
 }
 
 /** The SOL price as GET /v1/prices/sol answers it. */
-export interface SolPriceEvent {
+interface SolPriceEvent {
   price: string;
   lastUpdated: string;
   isStale: boolean;
@@ -122,7 +122,7 @@ export interface SolPriceEvent {
 }
 
 /** A webhook endpoint failing for 24 h was disabled (src/notifications/webhooks). */
-export interface WebhookDisabledEvent {
+interface WebhookDisabledEvent {
   webhookId: string;
   disabledAt: string;
   reason: string;
@@ -158,7 +158,7 @@ export interface ServiceEvent {
 export type Listener = (e: ServiceEvent) => void;
 
 /** Events about one agent's trading: they also carry `agentName` and `tokenSymbol` (PRODUCT.md §7). */
-export const AGENT_EVENT_TYPES: readonly EventType[] = [
+const AGENT_EVENT_TYPES: readonly EventType[] = [
   "trade.executed",
   "trade.failed",
   "position.opened",

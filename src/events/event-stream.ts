@@ -17,17 +17,17 @@ export function formatEvent(e: ServiceEvent): string {
   return `id: ${e.id}\nevent: ${e.type}\ndata: ${JSON.stringify({ id: e.id, type: e.type, time: e.time, data: e.data })}\n\n`;
 }
 
-export const HEARTBEAT_FRAME = ": keep-alive\n\n";
+const HEARTBEAT_FRAME = ": keep-alive\n\n";
 
 /**
  * Last frame of a stream whose access token expired. No `id:`, so the client's Last-Event-ID stays
  * that of the last real event: reconnecting with a fresh token and it loses nothing (README).
  */
-export const TOKEN_EXPIRED_FRAME =
+const TOKEN_EXPIRED_FRAME =
   'event: token.expired\ndata: {"message":"Access token expired: reconnect with a fresh token and Last-Event-ID (or ?lastEventId=)"}\n\n';
 
 /** What EventSource waits before reconnecting (sent once, in the first frame). */
-export const RETRY_MS = 3_000;
+const RETRY_MS = 3_000;
 
 /** A user sees their own events and the global ones (price.sol has no owner). */
 export const visibleTo = (e: ServiceEvent, userId: string): boolean => e.userId === null || e.userId === userId;

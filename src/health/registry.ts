@@ -3,7 +3,7 @@
 // (database, cache, queue) are registered in services.ts; the engine replaces "queue" with its
 // real queue depth and worker liveness, and the SOL price stream registers "priceFeed".
 
-export type ComponentStatus = "healthy" | "degraded" | "unhealthy";
+type ComponentStatus = "healthy" | "degraded" | "unhealthy";
 
 /** What a check returns. Extra fields (depth, workers, entries...) are reported as they are. */
 export interface CheckResult {
@@ -38,7 +38,7 @@ export interface HealthReport {
 }
 
 /** The core components, always present in the report in this order. */
-export const CORE_COMPONENTS = ["database", "cache", "queue"] as const;
+const CORE_COMPONENTS = ["database", "cache", "queue"] as const;
 
 /** A hung dependency (a stuck socket) must not hang the health endpoint with it. */
 const CHECK_TIMEOUT_MS = 2_000;

@@ -5,7 +5,7 @@ import type { ResponseCache } from "./middleware/response-cache.ts";
 import type { SlidingWindowLimiter } from "./rate-limit.ts";
 
 /** Who is calling: set by the auth middleware, read by handlers through `c.get("auth")`. */
-export interface AuthContext {
+interface AuthContext {
   userId: string;
   kind: "jwt" | "apiKey";
   /** JWT only: the access token's id and expiry (epoch s), needed by logout. */

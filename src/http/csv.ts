@@ -7,7 +7,7 @@ import type { Context } from "hono";
 
 const NUMBER = /^-?\d+(\.\d+)?([eE][-+]?\d+)?$/;
 
-export function csvCell(value: unknown): string {
+function csvCell(value: unknown): string {
   if (value === null || value === undefined) return "";
   let s = typeof value === "string" ? value : typeof value === "object" ? JSON.stringify(value) : String(value);
   if (/^[=+\-@\t\r]/.test(s) && !NUMBER.test(s)) s = `'${s}`;
@@ -22,7 +22,7 @@ export function csvLine(values: readonly unknown[]): string {
  * Streams rows as CSV: the header, then one line per row pulled lazily from `rows`, in chunks,
  * so an export of 100,000 rows never holds them all in memory.
  */
-export function csvStream<T extends object>(
+function csvStream<T extends object>(
   columns: readonly (keyof T & string)[],
   rows: Iterable<T>,
 ): ReadableStream<Uint8Array> {

@@ -200,7 +200,7 @@ export const OPERATIONS: Record<Key, OperationDoc> = {
   },
 };
 
-export const TAGS: Array<{ name: string; description: string }> = [
+const TAGS: Array<{ name: string; description: string }> = [
   { name: "auth", description: "Accounts, logins and tokens" },
   { name: "api-keys", description: "Scoped API keys for signal bots and read access" },
   { name: "agents", description: "Trading agents and their configuration" },

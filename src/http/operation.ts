@@ -113,7 +113,7 @@ function derivedResponses(route: RouteConfig, who: AuthDeclaration, limited: boo
 }
 
 /** Turns zod issues into the spec's 400: the first message as `error`, every issue in `details`. */
-export function validationErrorFrom(error: z.ZodError): ValidationError {
+function validationErrorFrom(error: z.ZodError): ValidationError {
   const details = error.issues.map((i) => (i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message));
   return new ValidationError(error.issues[0]?.message ?? "Invalid request", details);
 }

@@ -6,7 +6,7 @@ import { z } from "@hono/zod-openapi";
 /** The `content` block of an OpenAPI request body or response carrying JSON of `schema`. */
 export const jsonContent = <T>(schema: T) => ({ content: { "application/json": { schema } } });
 
-export const ErrorBodySchema = z
+const ErrorBodySchema = z
   .object({
     success: z.literal(false),
     error: z.string(),
@@ -63,11 +63,6 @@ export function pagination(defaultLimit: number, maxLimit: number) {
       .openapi({ param: { name: "offset", in: "query" }, example: 0 }),
   };
 }
-
-/** Query booleans arrive as text. */
-export const queryBoolean = z
-  .enum(["true", "false", "1", "0"], { error: "must be true or false" })
-  .transform((v) => v === "true" || v === "1");
 
 // ISO 8601 as the API accepts it (docs/decisions.md "Data layer"): a calendar date
 // (2026-01-31, read as midnight UTC) or a date-time with a T, minutes, optional seconds and

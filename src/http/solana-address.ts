@@ -1,6 +1,6 @@
 import bs58 from "bs58";
 
-// A Solana public key as text (issue 13 item 6): base58 that decodes to exactly 32 bytes. Token
+// A Solana public key as text: base58 that decodes to exactly 32 bytes. Token
 // mints are public keys, so "BONK" or an Ethereum address is refused at the edge with a clear 400
 // instead of being accepted and failing later at the swap aggregator.
 

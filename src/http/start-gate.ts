@@ -5,7 +5,7 @@ import type { AppEnv } from "./app-env.ts";
 import { edgeHeaders, requestIdFor } from "./middleware/edge.ts";
 
 // The listeners' fetch while `serve` loads the domain and the routes after listening
-// (src/server.ts, docs/decisions.md "Performance (issue 16)", "Start-up and memory"). Until the
+// (src/server.ts, docs/decisions.md "Performance", "Start-up and memory"). Until the
 // apps exist, GET /api/v1/health/live answers with the route's body and the headers every
 // response carries (the process is up: what liveness means); every other request waits for the
 // apps and is answered by them, so nothing is answered by half a service. If the start fails,

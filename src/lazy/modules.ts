@@ -1,6 +1,6 @@
 // Heavy libraries that only some set-ups use, loaded on their first use instead of at start
-// (docs/decisions.md "Performance (issue 16)", "Start-up and memory"). Evaluating
-// @solana/web3.js costs ≈ 14 MiB of resident memory and ≈ 30 ms; grammy ≈ 9 MiB and ≈ 60 ms.
+// (docs/decisions.md "Performance", "Start-up and memory"): evaluating @solana/web3.js or
+// grammy costs megabytes of resident memory and tens of milliseconds each.
 // A simulation-only service with no Telegram token never needs either, so an `import` at the
 // top of a module would make every start pay for them.
 //

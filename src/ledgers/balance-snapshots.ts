@@ -7,7 +7,7 @@ import { newRowId } from "../db/row-id.ts";
 // recordBalanceSnapshot inside its trade transaction; wallets write "initial" (a new simulation
 // wallet) and "reset". GET /agents/:id/balance-history reads them with listBalanceHistory.
 
-export type SnapshotReason = "initial" | "trade" | "hourly" | "reset" | "deposit";
+type SnapshotReason = "initial" | "trade" | "hourly" | "reset" | "deposit";
 
 export interface SnapshotInput {
   agentId: string;

@@ -15,12 +15,12 @@ import { LedgerCrud } from "./ledger-crud.ts";
 type Row = SwapRecord;
 
 export const CLOSE_REASONS = ["manual", "stop_loss", "stale_trade", "take_profit", "signal"] as const;
-export type CloseReason = (typeof CLOSE_REASONS)[number];
+type CloseReason = (typeof CLOSE_REASONS)[number];
 
 /** The record as the API shows it (SPEC "Historical swap"); positionId stays internal. */
 export type SwapView = Omit<Row, "positionId">;
 
-export const toSwapView = (r: Row): SwapView => ({
+const toSwapView = (r: Row): SwapView => ({
   id: r.id,
   agentId: r.agentId,
   walletAddress: r.walletAddress,
@@ -57,13 +57,13 @@ export type SwapCreate = { agentId: string } & Omit<
 
 export type SwapQuery = SwapFilter & { closeReason?: CloseReason };
 
-export const EXPORT_PAGE_SIZE = 500;
+const EXPORT_PAGE_SIZE = 500;
 
-export const derivedChangePercent = (purchasePrice: string, salePrice: string): string => {
+const derivedChangePercent = (purchasePrice: string, salePrice: string): string => {
   const p = new Big(purchasePrice);
   return p.eq(0) ? "0" : decStr(new Big(salePrice).minus(p).div(p).times(100));
 };
-export const derivedProfitLossSol = (purchasePrice: string, salePrice: string, amount: string): string =>
+const derivedProfitLossSol = (purchasePrice: string, salePrice: string, amount: string): string =>
   decStr(new Big(salePrice).minus(purchasePrice).times(amount));
 
 export class HistoricalSwapService {

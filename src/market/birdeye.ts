@@ -9,8 +9,8 @@ import type { WhaleTrade, WhaleTradeQuery, WhaleTradesProvider } from "./types.t
 // → {success: true, data: {items: [{tx_hash, block_unix_time, side, volume_usd, owner, source,
 //    from{address, symbol, ui_amount, price}, to{...}}], has_next}}. Errors: {success:false, message}.
 
-export const DEFAULT_WHALE_MIN_VOLUME_USD = 10_000;
-export const MAX_WHALE_LIMIT = 500;
+const DEFAULT_WHALE_MIN_VOLUME_USD = 10_000;
+const MAX_WHALE_LIMIT = 500;
 
 /** The whale query's limit and minimum volume with their defaults, or a 400 naming the bad one. */
 export function whaleQueryBounds(query: WhaleTradeQuery): { limit: number; minVolume: number } {

@@ -11,7 +11,7 @@ import type { MarketDataProvider, TokenMarketData } from "./types.ts";
 // Per token we keep its most liquid Solana pair, preferring pairs where it is the base token
 // (only there are priceUsd and marketCap the token's own).
 
-export const DEXSCREENER_BATCH = 30;
+const DEXSCREENER_BATCH = 30;
 
 export interface DexScreenerOptions {
   /** Default 15 s: eligibility checks of one signal for many agents share one lookup. */

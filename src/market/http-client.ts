@@ -12,7 +12,7 @@ import type { Reachability } from "./reachability.ts";
 
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
 
-export type QueryValue = string | number | boolean | undefined | null | readonly string[];
+type QueryValue = string | number | boolean | undefined | null | readonly string[];
 export type Query = Record<string, QueryValue>;
 
 export interface RetryPolicy {
@@ -27,7 +27,7 @@ export interface RetryPolicy {
   maxDelayMs: number;
 }
 
-export const DEFAULT_RETRY: RetryPolicy = { maxRetries: 2, baseDelayMs: 250, maxDelayMs: 5_000 };
+const DEFAULT_RETRY: RetryPolicy = { maxRetries: 2, baseDelayMs: 250, maxDelayMs: 5_000 };
 
 export type ProviderFailure = "status" | "timeout" | "network" | "malformed" | "unexpected";
 
@@ -59,7 +59,7 @@ export interface HttpClientOptions {
   retry?: Partial<RetryPolicy>;
   fetch?: FetchLike;
   logger?: Logger;
-  /** Hears whether each call reached the provider (issue 13: reachability per source). */
+  /** Hears whether each call reached the provider (data-source status reports reachability per source). */
   reachability?: Reachability;
 }
 

@@ -10,7 +10,7 @@ import type { TokenDecimalsProvider, TokenPrice, TokenPriceProvider } from "./ty
 // mint Jupiter cannot price is simply absent (or null); we report it as unknown, never as 0.
 // Used for token prices (swapAggregator) and as the SOL/USD source solPriceFeed.
 
-export const JUPITER_PRICE_BATCH = 50;
+const JUPITER_PRICE_BATCH = 50;
 
 export interface JupiterPriceOptions {
   /** How long a price (or a known miss) is reused; default 5 s (the monitor ticks every 10 s). */

@@ -4,7 +4,7 @@ import type { SolanaRpcClient } from "./solana-rpc.ts";
 import { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from "./solana-rpc.ts";
 import { MintExtension, type ParsedMint, parseMint } from "./token-layouts.ts";
 
-// What a mint account says about a token (issue 15 "Tokens" and "Screening"): decimals and token
+// What a mint account says about a token: decimals and token
 // program (so a brand-new token the price source omits still trades), and the authorities and
 // Token-2022 transfer fee that token screening judges. Read with getAccountInfo (base64) and
 // parsed here (token-layouts.ts), so any RPC node serves it, jsonParsed or not.
@@ -35,7 +35,7 @@ export interface MintInfo {
    */
   transferFeeBps: number;
   /**
-   * The transfer fee a simulated swap withholds (issue 15 "Simulation fidelity"), null without
+   * The transfer fee a simulated swap withholds, null without
    * one: the larger basis points and the larger cap of the fee in force and the scheduled one, so
    * the simulation never takes less than the chain may. Optional for readers built elsewhere.
    */
@@ -56,7 +56,7 @@ export function rawAccountOf(v: unknown): RawAccount | null {
   return { owner: o.owner, lamports: BigInt(o.lamports), data: new Uint8Array(Buffer.from(data, "base64")) };
 }
 
-export function mintInfoOf(mint: string, account: RawAccount): MintInfo | null {
+function mintInfoOf(mint: string, account: RawAccount): MintInfo | null {
   if (account.owner !== TOKEN_PROGRAM_ID && account.owner !== TOKEN_2022_PROGRAM_ID) return null;
   const m: ParsedMint | null = parseMint(account.data);
   if (!m?.isInitialized) return null;

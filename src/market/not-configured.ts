@@ -11,8 +11,8 @@ import type {
 // They connect nowhere; a call answers 503 SERVICE_NOT_CONFIGURED naming the variable to set.
 // The engine checks `configured` first where a missing source only means "skip" (filters).
 
-export const SWAP_AGGREGATOR_NOT_CONFIGURED = "Swap aggregator is not configured: set SWAP_AGGREGATOR_URL";
-export const MARKET_DATA_NOT_CONFIGURED = "Market data is not configured: set MARKET_DATA_URL";
+const SWAP_AGGREGATOR_NOT_CONFIGURED = "Swap aggregator is not configured: set SWAP_AGGREGATOR_URL";
+const MARKET_DATA_NOT_CONFIGURED = "Market data is not configured: set MARKET_DATA_URL";
 export const WHALE_DATA_NOT_CONFIGURED = "Whale trade data is not configured: set WHALE_DATA_API_KEY";
 export const WHALE_DATA_URL_NOT_CONFIGURED = "Whale trade data is not configured: set WHALE_DATA_URL";
 

@@ -2,8 +2,7 @@ import type { Logger } from "../logger.ts";
 import { type Big, decStr, fromAtomic, SOL_DECIMALS, SOL_MINT, toAtomic } from "../money.ts";
 import type { QuoteProvider, TokenPrice } from "./types.ts";
 
-// Prices from the swap aggregator for tokens the price source omits (issue 15 "when the price
-// source omits a mint, price it from the quote"). Jupiter Price API v3 leaves out mints it cannot
+// Prices from the swap aggregator for tokens the price source omits. Jupiter Price API v3 leaves out mints it cannot
 // price reliably — a brand-new token above all — and a position the monitor cannot price has no
 // stop-loss or take-profit. Such a mint is priced from an ExactIn SELL quote (token → SOL) of the
 // largest amount an open position holds: what selling would actually bring, price impact

@@ -58,7 +58,7 @@ export interface Pacer {
 export type LaneName = "priority" | "shared";
 
 /**
- * One provider budget, two lanes (docs/decisions.md "Performance (issue 16)"): callers wait in
+ * One provider budget, two lanes (docs/decisions.md "Performance"): callers wait in
  * the lane's queue and the budget's next slot goes to the priority lane first (live swaps and
  * their quotes), so a live trade never waits behind a queue of simulation, price or probe
  * requests; it waits at most for the one slot already handed out. The inner limiter still paces

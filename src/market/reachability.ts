@@ -84,7 +84,7 @@ export class Reachability {
 
 export type Probes = Partial<Record<DataSourceName, () => Promise<unknown>>>;
 
-export const PROBE_INTERVAL_MS = 60_000;
+const PROBE_INTERVAL_MS = 60_000;
 
 /** Asks each source that was not heard from for a minute one cheap question. */
 export class ReachabilityProber {

@@ -16,7 +16,7 @@ export interface RpcBudgetLimits {
   backgroundCeiling: number;
 }
 
-export const DEFAULT_RPC_BUDGET: RpcBudgetLimits = { windowMs: 10_000, limit: 100, backgroundCeiling: 60 };
+const DEFAULT_RPC_BUDGET: RpcBudgetLimits = { windowMs: 10_000, limit: 100, backgroundCeiling: 60 };
 
 export class RpcRequestBudget {
   /** Epoch ms of each request inside the current window, oldest first. */

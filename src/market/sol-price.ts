@@ -40,7 +40,7 @@ export interface SolPriceOptions {
   sleep: Clock["sleep"];
 }
 
-export const DEFAULT_SOL_PRICE_OPTIONS: SolPriceOptions = {
+const DEFAULT_SOL_PRICE_OPTIONS: SolPriceOptions = {
   staleAfterMs: 60_000,
   pollIntervalMs: 10_000,
   reconnectInitialMs: 1_000,
@@ -52,7 +52,7 @@ export const DEFAULT_SOL_PRICE_OPTIONS: SolPriceOptions = {
 };
 
 /** What the SOL feed needs from Jupiter Price v3. */
-export interface SolFeedPrices {
+interface SolFeedPrices {
   fetchPrices(mints: readonly string[], signal?: AbortSignal): Promise<Map<string, TokenPrice>>;
 }
 
@@ -68,7 +68,7 @@ export interface SolPriceDeps {
   events?: EventBus | null;
 }
 
-export const SOL_PRICE_NOT_CONFIGURED =
+const SOL_PRICE_NOT_CONFIGURED =
   "SOL price feed is not configured: set SOL_PRICE_FEED_URL, or PRICE_NETWORK_URL and PRICE_NETWORK_API_KEY";
 
 export class SolPriceService implements SolPriceSource {

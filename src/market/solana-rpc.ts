@@ -13,7 +13,7 @@ import type { FetchLike } from "./http-client.ts";
 // Failures are ExternalServiceError("solanaRpc", ...) (502 on request paths). Messages name the
 // data source, never the URL: RPC URLs often carry an API key in their query string.
 
-export const SOLANA_RPC_SERVICE = "solanaRpc";
+const SOLANA_RPC_SERVICE = "solanaRpc";
 
 /** The two SPL token programs: classic Token and Token-2022. Balances are read from both. */
 export const TOKEN_PROGRAM_ID = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA";
@@ -42,7 +42,7 @@ export interface SignatureStatus {
   confirmationStatus: Commitment | null;
 }
 
-export interface TokenBalanceEntry {
+interface TokenBalanceEntry {
   /** Index of the token account in the transaction's account keys (-1 when the node omits it). */
   accountIndex: number;
   mint: string;

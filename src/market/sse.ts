@@ -5,7 +5,7 @@ import { createParser } from "eventsource-parser";
 // this turns its callbacks into an async stream of items. Comments are yielded too: they are
 // keep-alives, and the price stream treats any item as a sign the connection is alive.
 
-export interface SseMessage {
+interface SseMessage {
   event: string;
   data: string;
   id: string | null;

@@ -13,8 +13,8 @@ import bs58 from "bs58";
 // A pure parser so that the mint reader, the transaction inspector and their tests agree on one
 // reading. Anything that does not fit these layouts is `null`, never a guess.
 
-export const MINT_SIZE = 82;
-export const TOKEN_ACCOUNT_SIZE = 165;
+const MINT_SIZE = 82;
+const TOKEN_ACCOUNT_SIZE = 165;
 const ACCOUNT_TYPE_MINT = 1;
 const ACCOUNT_TYPE_ACCOUNT = 2;
 
@@ -32,7 +32,7 @@ export const MintExtension = {
   Pausable: 26,
 } as const;
 
-export interface TransferFee {
+interface TransferFee {
   epoch: bigint;
   maximumFee: bigint;
   basisPoints: number;
@@ -149,9 +149,4 @@ export function parseTokenAccount(data: Uint8Array): ParsedTokenAccount | null {
     closeAuthority,
     withheldAmount: fee ? view(fee.value).getBigUint64(0, true) : 0n,
   };
-}
-
-/** The transfer fee in force at `epoch` (the newer one once its epoch has come). */
-export function transferFeeAtEpoch(fee: NonNullable<ParsedMint["transferFee"]>, epoch: bigint): TransferFee {
-  return epoch >= fee.newer.epoch ? fee.newer : fee.older;
 }

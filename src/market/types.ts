@@ -14,7 +14,7 @@ export type DataSourceName =
   | "signalGeneration";
 
 /**
- * SPEC "Data-source status": `configured` booleans only, never a URL or a key; issue 13 adds
+ * SPEC "Data-source status": `configured` booleans only, never a URL or a key; we add
  * `reachable` (null when never tried or not configured).
  */
 export type DataSourceStatus = Record<DataSourceName, { configured: boolean; reachable: boolean | null }>;

@@ -2,13 +2,13 @@ import type { Registry } from "./prom.ts";
 
 // http_requests_total{method,status,route} and http_request_duration_seconds (PRODUCT.md §6), kept
 // as plain numbers per series and read by the registry only when /metrics is scraped. prom-client's
-// Counter and Histogram validate and hash the label object on every inc()/observe(): two of them
-// per request were a tenth of a cached GET /agents (docs/decisions.md "Performance (issue 16)").
+// Counter and Histogram validate and hash the label object on every inc()/observe(), and two of
+// them per request are a visible share of the cheapest routes (docs/decisions.md "Performance").
 // The text is unchanged: the registry formats what get()/getForPromString() return here exactly
 // as it formats its own Counter and Histogram (same value shapes, label order and series order).
 
 /** Upper bounds in seconds; +Inf is implicit. */
-export const HTTP_DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] as const;
+const HTTP_DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] as const;
 
 // A type, not an interface: it must be assignable to the registry's Record of labels.
 type Labels = { method: string; status: string; route: string };

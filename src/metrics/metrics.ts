@@ -8,8 +8,8 @@ import { Counter, collectDefaultMetrics, Gauge, Registry } from "./prom.ts";
 // prom-client's global one) so tests can build many apps in one process.
 
 export type TradeMode = "simulation" | "live";
-export type TradeSide = "buy" | "sell";
-export type TradeOutcome = "success" | "failed";
+type TradeSide = "buy" | "sell";
+type TradeOutcome = "success" | "failed";
 
 /** What the SOL price stream reports at scrape time (registered by src/market/). */
 export interface SolPriceSnapshot {

@@ -2,8 +2,8 @@ import type * as Prom from "prom-client";
 
 // prom-client's parts this service uses, required from their own files. Its index also loads the
 // Pushgateway and the cluster aggregator, which pull in node:http, node:https, node:zlib and
-// node:cluster: ≈ 5 MiB of resident memory at start for code the service never runs
-// (docs/decisions.md "Performance (issue 16)", "Start-up and memory"). The types are the
+// node:cluster: megabytes of resident memory at start for code the service never runs
+// (docs/decisions.md "Performance", "Start-up and memory"). The types are the
 // package's own.
 
 export const Registry = require("prom-client/lib/registry") as typeof Prom.Registry;

@@ -23,7 +23,7 @@ import { FetchWebhookSender, type WebhookSender } from "./webhooks/http-sender.t
 import { assertSafeWebhookUrl, dnsResolver, type Resolver } from "./webhooks/ssrf-guard.ts";
 import { WebhookService } from "./webhooks/webhook-service.ts";
 
-// Notifications out (issue 18), wired once from createServices: webhooks (service + delivery
+// Notifications out, wired once from createServices: webhooks (service + delivery
 // worker on the event bus), preferences, and the Telegram bot when TELEGRAM_BOT_TOKEN is set.
 // Nothing polls or sends until serve() runs the start hooks; tests call tick()/pollOnce().
 

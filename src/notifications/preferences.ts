@@ -1,7 +1,7 @@
 import { type Clock, isoNow } from "../clock.ts";
 import type { NotificationPreferencesRepository } from "../db/repositories/notification-preferences.ts";
 
-// Notification preferences per user (issue 18): which notifications the Telegram bot sends, and
+// Notification preferences per user: which notifications the Telegram bot sends, and
 // quiet hours during which they arrive silently (Telegram's disable_notification: the phone does
 // not ring, nothing is lost). Webhooks are machines: they have their own per-endpoint event list.
 
@@ -30,7 +30,7 @@ export interface NotificationPreferences {
   updatedAt: string | null;
 }
 
-export const DEFAULT_PREFERENCES: NotificationPreferences = {
+const DEFAULT_PREFERENCES: NotificationPreferences = {
   events: [...NOTIFICATION_KINDS],
   quietHours: null,
   updatedAt: null,

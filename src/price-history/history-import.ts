@@ -2,7 +2,7 @@ import type { PriceBarRepository } from "../db/repositories/price-bars.ts";
 import type { Logger } from "../logger.ts";
 import { type GeckoTerminalClient, OHLCV_PAGE } from "../market/geckoterminal.ts";
 
-// History import (issue 17) for signals older than the recording: a token's 1-minute bars from
+// History import for signals older than the recording: a token's 1-minute bars from
 // GeckoTerminal (HISTORY_DATA_URL) for [fromMs, toMs), paging backwards with before_timestamp,
 // stored as `imported` bars (a recorded bar is never overwritten). Requests go through the
 // client's 30-a-minute limiter; jobs run one at a time from a queue the signal import fills

@@ -5,8 +5,8 @@ import type { Quote } from "../market/types.ts";
 import { Big, decStr, SOL_MINT } from "../money.ts";
 import { impactBucket } from "../price-impact.ts";
 
-// Records each swap-aggregator quote's price impact beside the price bars (issue 24 "Backtests
-// with impact"): per token and size bucket of the quote's SOL side (src/price-impact.ts),
+// Records each swap-aggregator quote's price impact beside the price bars, so
+// backtests can fill with impact: per token and size bucket of the quote's SOL side (src/price-impact.ts),
 // for replay to apply. Every quote counts: trades' and the monitor's pricing quotes alike, both
 // are what selling or buying that much would really do. Recording never fails the quote.
 

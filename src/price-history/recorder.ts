@@ -5,7 +5,7 @@ import type { SolPriceSource, TokenPriceProvider } from "../market/types.ts";
 import { Big, decStr } from "../money.ts";
 import { TickLoop } from "../tick-loop.ts";
 
-// Price history (issue 17): every token with a signal in the last PRICE_HISTORY_DAYS is priced
+// Price history: every token with a signal in the last PRICE_HISTORY_DAYS is priced
 // each tick through the market's tokenPrices provider — ONE batched call for all of them (the
 // provider splits it into requests of 50 and shares its short cache with the position monitor),
 // never a request per token — and the price in SOL (USD ÷ SOL/USD, as the monitor computes it)
@@ -21,7 +21,7 @@ export interface PriceRecorderDeps {
   intervalSeconds: number;
 }
 
-export const MINUTE_MS = 60_000;
+const MINUTE_MS = 60_000;
 const HOUR_MS = 3_600_000;
 
 export class PriceRecorder {

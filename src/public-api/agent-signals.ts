@@ -7,7 +7,7 @@ import { type Signal, toSignal } from "../signals/signal-service.ts";
 // or was eligible for, from what the signal processor recorded per agent (signal_evaluations).
 // Signals the agent was not eligible for (filters, balance, automation off) are left out.
 
-export interface SignalEvaluationView {
+interface SignalEvaluationView {
   eligible: boolean;
   /** traded | failed | skipped | closed (src/trading/signal-processor.ts). */
   outcome: string | null;

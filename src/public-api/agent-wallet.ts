@@ -15,7 +15,7 @@ import { Big, decStr, SOL_MINT } from "../money.ts";
 /** USD amounts are rounded down to this many decimals. */
 const USD_DP = 6;
 
-export interface WalletHolding {
+interface WalletHolding {
   tokenAddress: string;
   tokenSymbol: string;
   balance: string;

@@ -9,9 +9,9 @@ import type { WhaleTrade, WhaleTradesProvider } from "../market/types.ts";
 // at most WATCHED_TOKENS of them, because the provider allows about one request a second. Answers
 // are cached briefly per (token, query) for the same reason (docs/decisions.md).
 
-export const WATCHED_TOKENS = 5;
+const WATCHED_TOKENS = 5;
 export const RECENT_SIGNALS_MS = 24 * 3600_000;
-export const WHALE_CACHE_MS = 30_000;
+const WHALE_CACHE_MS = 30_000;
 
 export interface WhaleQuery {
   limit: number;

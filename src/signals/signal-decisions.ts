@@ -2,19 +2,19 @@ import type { SqliteHandle } from "../db/client.ts";
 import { type EvaluationDetail, SignalEvaluationRepository } from "../db/repositories/signal-evaluations.ts";
 import type { SignalRecord, SignalStatus } from "../db/repositories/signals.ts";
 
-// What became of a signal, per agent (issue 13 item 4): the signal's processing state and each of
+// What became of a signal, per agent: the signal's processing state and each of
 // its owner's agents' outcome with the rule and reason, from what the signal processor recorded
 // in signal_evaluations. Answers "why did my signal do nothing?" without reading the log.
 
-export type ProcessingStatus = "pending" | "processing" | "done" | "expired";
+type ProcessingStatus = "pending" | "processing" | "done" | "expired";
 /**
  * traded: it opened a position (or an exit signal closed one); ineligible: a rule refused it;
  * failed: eligible, but the trade did not happen (quote, swap, balance); pending: a live swap was
  * sent and awaits confirmation.
  */
-export type EvaluationOutcome = "traded" | "ineligible" | "failed" | "pending";
+type EvaluationOutcome = "traded" | "ineligible" | "failed" | "pending";
 
-export interface AgentDecision {
+interface AgentDecision {
   agentId: string;
   agentName: string;
   outcome: EvaluationOutcome;
@@ -54,7 +54,7 @@ function outcomeOf(stored: string | null): EvaluationOutcome {
 }
 
 /** A refusal is stored as "rule: reason" (the eligibility rules' own names). */
-export function toDecision(e: EvaluationDetail): AgentDecision {
+function toDecision(e: EvaluationDetail): AgentDecision {
   const outcome = outcomeOf(e.outcome);
   let rule: string | null = null;
   let reason = e.reason;

@@ -3,7 +3,7 @@ import type { PriceBarRepository } from "../db/repositories/price-bars.ts";
 import type { ImportedSignalRow, SignalRepository } from "../db/repositories/signals.ts";
 import { type HistoryImporter, type HistoryJob, mergeJobs } from "../price-history/history-import.ts";
 
-// Signal import (issue 17 item 3): past calls of a channel, stored with their own createdAt so
+// Signal import: past calls of a channel, stored with their own createdAt so
 // they can be replayed. They are stored `processed` and never handed to the signal queue, so
 // no agent ever trades on them. A token whose signal is older than its recorded price history
 // (no bar at the signal's minute) gets a history import queued (GeckoTerminal, HISTORY_DATA_URL)

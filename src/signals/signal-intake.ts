@@ -5,7 +5,7 @@ import type { SignalQueue } from "./signal-queue.ts";
 import type { Signal, SignalInput, SignalService } from "./signal-service.ts";
 
 // POST /trading-signals → here → SignalQueue. Concurrent posts share one SQLite transaction
-// (group commit, src/db/group-commit.ts; docs/decisions.md "Performance (issue 16)"): each
+// (group commit, src/db/group-commit.ts; docs/decisions.md "Performance"): each
 // insert runs in its own savepoint of the turn's transaction, so an Idempotency-Key conflict
 // fails only its own request, and submit() resolves only after the commit: a 201 never leaves
 // before its signal is durable. The key's use is counted in the same transaction, and so is the
@@ -108,7 +108,7 @@ export class SignalIntake {
   }
 
   /**
-   * Start-up recovery (PRODUCT.md §4; issue 24 "Recovery before the door opens"): young unfinished
+   * Start-up recovery (PRODUCT.md §4), before the door opens: young unfinished
    * signals are queued again, oldest first, before any new signal can be; old ones expire. Once.
    */
   ensureRecovered(): void {

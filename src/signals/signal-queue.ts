@@ -1,8 +1,8 @@
 import type { Logger } from "../logger.ts";
 
-// The in-process signal queue (issue: trading engine). POST /trading-signals enqueues and returns
+// The in-process signal queue. POST /trading-signals enqueues and returns
 // 201 at once; workers take signals in order, up to `concurrency` at a time (docs/decisions.md
-// "Performance (issue 16)"): a signal's fan-out no longer holds back the next signal. Two signals
+// "Performance"): a signal's fan-out does not hold back the next signal. Two signals
 // still never race for one agent: the processor gives each agent its signals one at a time, in
 // this queue's order (src/trading/agent-turns.ts). Durability does not depend on the queue: the
 // signal row carries its processing status and unfinished rows are resumed or expired at start
@@ -10,7 +10,7 @@ import type { Logger } from "../logger.ts";
 
 export type SignalHandler = (signalId: number) => Promise<void>;
 
-export const DEFAULT_SIGNAL_CONCURRENCY = 16;
+const DEFAULT_SIGNAL_CONCURRENCY = 16;
 
 export class SignalQueue {
   private readonly pending: number[] = [];

@@ -121,7 +121,7 @@ export class SignalService {
     return toSignal(row);
   }
 
-  /** The signal with what each of the user's agents made of it (issue 13: signal decisions). */
+  /** The signal with what each of the user's agents made of it (docs/decisions.md "Signal decisions"). */
   getWithProcessing(userId: string, id: number): Signal & { processing: SignalProcessing } {
     const row = this.findRow(userId, id);
     if (!row) throw new NotFoundError("Signal not found");

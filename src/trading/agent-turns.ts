@@ -1,4 +1,4 @@
-// Signals are processed concurrently (docs/decisions.md "Performance (issue 16)"), but two
+// Signals are processed concurrently (docs/decisions.md "Performance"), but two
 // signals never race for one agent's balance or positions: each agent takes the signals in the
 // order they were taken up. A run reserves its turn with every agent at once, synchronously,
 // before its first await, so reservations follow the queue's order; it then acts for an agent

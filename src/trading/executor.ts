@@ -4,9 +4,9 @@ import type { TokenScreeningFilters } from "./rules/token-screening.ts";
 import type { TradingMode } from "./rules/types.ts";
 import type { SharedQuotes } from "./signal-quotes.ts";
 
-// The seam between the engine and the market (issue: trading engine): the engine decides WHAT to
+// The seam between the engine and the market: the engine decides WHAT to
 // trade and records the outcome; an executor performs the swap. The simulation executor fills at
-// the aggregator's real quote; the live executor (issue: live trading) signs and sends the
+// the aggregator's real quote; the live executor signs and sends the
 // aggregator's transaction. Nothing else in the engine differs between the two modes.
 
 export interface SwapRequest {
@@ -38,7 +38,7 @@ export interface SwapRequest {
   floorBps?: number;
   /** Live: SOL per whole token the service recorded, used when the Price API cannot price the token. */
   referencePriceSol?: Big;
-  /** Screen the token before this buy (signal buys; issue 15): the agent's filters. */
+  /** Screen the token before this buy (signal buys): the agent's filters. */
   screening?: TokenScreeningFilters;
   /** What the swap is for: journaled with a live swap BEFORE it is sent (crash recovery). */
   intent?: LiveIntent;

@@ -6,7 +6,7 @@ import { judgeAttempt } from "./live/outcome.ts";
 import type { LiveTrade, LiveTradeJournal } from "./live-journal.ts";
 import type { LiveSettlement } from "./settlement/live.ts";
 
-// Resolving live swaps whose outcome was unknown (issue: live trading, issue 15; PRODUCT.md §5):
+// Resolving live swaps whose outcome was unknown (PRODUCT.md §5):
 // run at the start of every position monitor tick. For each journal row no executor is working on
 // (pending trades, and swaps left "sending" by a process that stopped while confirming):
 //   - confirmed or finalized without error → settled as its intent says (the amounts from the

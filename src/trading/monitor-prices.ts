@@ -3,7 +3,7 @@ import type { TokenPriceProvider } from "../market/types.ts";
 import type { Big } from "../money.ts";
 import { type TokenTickPrice, tickPrice, tickPriceFromSol } from "./tick-price.ts";
 
-// The prices the monitor decides on (issue 24 "No decision on a stale number"). Rules compare a
+// The prices the monitor decides on: no decision on a stale number. Rules compare a
 // token's price in SOL with prices in SOL (entry, peak, levels). The price source answers in USD,
 // so the price in SOL is USD ÷ SOL/USD, which is only as good as SOL/USD: with a stale SOL/USD a
 // SOL move shows up as a move of every token (SOL −30 % read through the old SOL/USD is every
@@ -13,7 +13,7 @@ import { type TokenTickPrice, tickPrice, tickPriceFromSol } from "./tick-price.t
 // is older than two monitor ticks (a price source's cache kept it).
 
 /** The monitor's reading of SOL/USD: the value and whether it is stale (SPEC "SOL price"). */
-export interface SolUsdReading {
+interface SolUsdReading {
   price: Big;
   stale: boolean;
 }
@@ -29,9 +29,9 @@ export interface MonitorPriceSources {
 
 export type MintPrice = { kind: "priced"; price: TokenTickPrice } | { kind: "waiting"; reason: string };
 
-export const WAIT_STALE_SOL_USD = "SOL/USD is stale and no price in SOL (sell quote) is available for this token";
+const WAIT_STALE_SOL_USD = "SOL/USD is stale and no price in SOL (sell quote) is available for this token";
 export const WAIT_UNPRICED = "no price is available for this token";
-export const WAIT_OLD_PRICE = "the token's price is older than two monitor ticks";
+const WAIT_OLD_PRICE = "the token's price is older than two monitor ticks";
 
 /**
  * Every held mint's price in SOL, or why it waits. Throws when the prices cannot be had at all

@@ -259,8 +259,7 @@ export class PositionMonitor {
   }
 
   /**
-   * Executes one position's action under its lock, decided again at that moment (issue 24
-   * "Decide at the moment of acting"): the row, the agent's configuration and the token's price
+   * Executes one position's action under its lock, decided again at that moment: the row, the agent's configuration and the token's price
    * are read afresh, since an earlier action of the tick may have held it for a while (a live
    * swap: up to a minute) during which the owner may have changed the rules or the price moved.
    */

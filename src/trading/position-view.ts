@@ -78,7 +78,7 @@ export class StoredOpenPositions implements OpenPositionSource {
  * price is then the one implied by the last stored USD and SOL prices, and the token price the
  * last stored one (the entry price until the monitor priced it).
  */
-export function pricePosition(
+function pricePosition(
   r: PositionRecord,
   tokenUsd: string | null,
   solUsd: Big | null,

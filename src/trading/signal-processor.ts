@@ -30,7 +30,7 @@ import type { OpenResult, TradingEngine } from "./trading-engine.ts";
 // trade. An exit signal (sell / exit / close) closes the positions its owner's agents hold in the
 // token. The outcome per agent is kept in signal_evaluations (the public API's agent signals).
 //
-// Concurrency (docs/decisions.md "Performance (issue 16)"): the queue runs several signals at
+// Concurrency (docs/decisions.md "Performance"): the queue runs several signals at
 // once and a signal acts for all its agents at once; each agent still takes signals one at a
 // time, in queue order (agent-turns.ts). A live agent does its own quote and swap and waits for
 // no simulation agent; simulation agents share the signal's quotes (signal-quotes.ts) and their
@@ -175,7 +175,7 @@ export class SignalProcessor {
       }
       const p = this.d.positions.openForAgentToken(a.id, signal.tokenAddress);
       if (!p) return;
-      // An exit signal is an automatic trade: a live position needs both live switches (issue: live trading).
+      // An exit signal is an automatic trade: a live position needs both live switches.
       if (p.tradingMode === "live" && !(this.d.liveTradingEnabled && a.automatedTradingLive)) {
         this.log.info("exit signal not acted on: automatic live trading is off", {
           signalId: signal.id,

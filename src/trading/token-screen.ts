@@ -8,7 +8,7 @@ import { SOL_MINT } from "../money.ts";
 import type { TransferFee } from "./rules/fees.ts";
 import { type ScreeningRule, screenToken, type TokenScreeningFilters } from "./rules/token-screening.ts";
 
-// Token screening before a signal buy (issue 15 "Screening"), in BOTH modes: simulation is never
+// Token screening before a signal buy, in BOTH modes: simulation is never
 // kinder than live. The executors call it with the buy's quote in hand, so the reverse quote is
 // for exactly the amount the agent would hold. The mint's facts come from the mint account over
 // RPC (MintInfoSource); without SOLANA_RPC_URL there is no chain to read, so the three on-chain

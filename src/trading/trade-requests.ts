@@ -7,7 +7,7 @@ import type { SharedQuotes } from "./signal-quotes.ts";
 
 // What the trading engine (trading-engine.ts) is asked to do and what it answers.
 
-export interface AgentForTrade {
+interface AgentForTrade {
   id: string;
   userId: string;
   name: string;

@@ -35,9 +35,9 @@ import { screeningFilters } from "./token-screen.ts";
 import { NOTHING_SOLD, type OpenRequest, type OpenResult, type SaleResult } from "./trade-requests.ts";
 
 export type { CloseResult } from "./settlement/types.ts";
-export type { AgentForTrade, OpenRequest, OpenResult, SaleResult } from "./trade-requests.ts";
+export type { OpenRequest, OpenResult, SaleResult } from "./trade-requests.ts";
 
-// The trading engine's execution path (issue: trading engine; PRODUCT.md §4; issue 12). Every
+// The trading engine's execution path (PRODUCT.md §4). Every
 // trade — signal buy, DCA buy, take-profit sale, close — goes the same way:
 //   1. decide and size (pure rules, done by the caller; cheap balance pre-checks here),
 //   2. the executor of the agent's mode swaps (network I/O, outside any transaction),
@@ -65,7 +65,7 @@ export interface TradingEngineDeps {
    * Live settlements always commit on their own, at once.
    */
   commits?: GroupCommit;
-  /** Mint accounts over RPC: a token's decimals when an RPC is configured (issue 15). */
+  /** Mint accounts over RPC: a token's decimals when an RPC is configured. */
   mintInfo?: { get(mint: string): Promise<{ decimals: number }> } | null;
 }
 

@@ -10,7 +10,7 @@ import type { ChainBalances, SolanaRpcClient } from "../market/solana-rpc.ts";
 import { Big, decStr, fromAtomic, SOL_DECIMALS, SOL_MINT } from "../money.ts";
 import type { LiveDepositChecker } from "./wallet-service.ts";
 
-// A live wallet's recorded balances are a mirror of the chain (issue: live trading): SOL from
+// A live wallet's recorded balances are a mirror of the chain: SOL from
 // getBalance, each token from getTokenAccountsByOwner over both token programs, written with
 // setBalance after each live trade and on demand (POST /wallets/:address/check-deposits). Setting,
 // never adding: whatever happened on chain (fees, rent, a deposit, a withdrawal), the ledger ends
@@ -91,7 +91,7 @@ export interface LiveDepositDeps {
   solUsd(): Big | null;
 }
 
-export const DEPOSIT_CHECK_PENDING_MESSAGE =
+const DEPOSIT_CHECK_PENDING_MESSAGE =
   "A live trade of this wallet is awaiting confirmation; check deposits again once it is reconciled";
 
 /**

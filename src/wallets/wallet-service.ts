@@ -61,7 +61,7 @@ export interface SimulationWalletSeeder {
 }
 
 /** PRODUCT.md §5: a disabled source answers 503 naming the variable to set. */
-export const LIVE_DEPOSITS_NOT_CONFIGURED = "Deposit checks for live wallets need the Solana RPC: set SOLANA_RPC_URL";
+const LIVE_DEPOSITS_NOT_CONFIGURED = "Deposit checks for live wallets need the Solana RPC: set SOLANA_RPC_URL";
 
 export const LIVE_WALLET_NOT_LOADED_MESSAGE =
   "Wallet is not loaded from environment variables (WALLET_1, WALLET_2, ...); live wallets must be configured there";

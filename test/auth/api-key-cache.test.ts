@@ -2,7 +2,7 @@ import { Database } from "bun:sqlite";
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { createApiKey, createTestContext, createUser, json, type TestContext } from "../helpers/context.ts";
 
-// docs/decisions.md "Performance (issue 16)": verified API keys are remembered by digest while the
+// docs/decisions.md "Performance": verified API keys are remembered by digest while the
 // credential stamp (src/db/repositories/credential-writes.ts) holds. Whatever changes a key or its
 // owner — the API, raw SQL on the service's own connection, another connection, another process —
 // must be seen by the very next request; the per-request use count must stay exact.

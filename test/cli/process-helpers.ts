@@ -6,7 +6,7 @@ import { offlineEnv } from "../helpers/context.ts";
 // service and wait for its "listening" log line (no sleeping: the line says when it is ready).
 
 export const ROOT = join(import.meta.dir, "../..");
-export const MAIN = join(ROOT, "src/main.ts");
+const MAIN = join(ROOT, "src/main.ts");
 /** `bun src/main.ts`: the CLI from source. */
 export const SOURCE_CLI = [process.execPath, MAIN];
 

@@ -9,7 +9,6 @@ import { MINT, MINT2, startTwoTokenMarket } from "../live/live-context.ts";
 // rpc.walletTrade(); the watcher is driven by tick(), the signal queue by settle().
 
 export const W = "7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU";
-export const SOL = 1_000_000_000n;
 
 export interface CopyContext {
   fake: FakeMarket;

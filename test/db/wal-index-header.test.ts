@@ -5,7 +5,7 @@ import { openDatabase } from "../../src/db/client.ts";
 import { untilNextCommit, WalIndexHeader } from "../../src/db/wal-index-header.ts";
 import { tempDatabasePerTest } from "../helpers/temp-database.ts";
 
-// docs/decisions.md "Performance (issue 16)": the change stamp re-runs its statements only when the
+// docs/decisions.md "Performance": the change stamp re-runs its statements only when the
 // WAL-index header moved. Every kind of commit must move it; nothing else may be needed to see one.
 
 const db = tempDatabasePerTest("wal-header-", "CREATE TABLE t (x INTEGER)");

@@ -106,7 +106,7 @@ export class SseClient {
   }
 }
 
-export function parseFrame(block: string, receivedAt = 0): SseFrame {
+function parseFrame(block: string, receivedAt = 0): SseFrame {
   const f: SseFrame = { comments: [], receivedAt };
   for (const line of block.split("\n")) {
     if (line.startsWith(":")) {

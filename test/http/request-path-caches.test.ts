@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { ACCESS_TTL_S } from "../../src/auth/tokens.ts";
 import { createTestContext, createUser, json, login, type TestContext } from "../helpers/context.ts";
 
-// docs/decisions.md "Performance (issue 16)": verified JWT claims are remembered until the token
+// docs/decisions.md "Performance": verified JWT claims are remembered until the token
 // expires (blacklist checked every time), a user's active flag for one second, and GET /agents'
 // answer while the database is unchanged. None of them may change what a caller sees.
 

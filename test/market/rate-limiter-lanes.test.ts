@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { ManualClock } from "../../src/clock.ts";
 import { LanedRateLimiter, RateLimiter } from "../../src/market/rate-limiter.ts";
 
-// docs/decisions.md "Performance (issue 16)": live trades have the aggregator budget's priority
+// docs/decisions.md "Performance": live trades have the aggregator budget's priority
 // lane; the budget itself (one request per interval) holds for both lanes together.
 
 describe("LanedRateLimiter", () => {

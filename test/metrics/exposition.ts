@@ -2,7 +2,7 @@
 // their HELP and TYPE, and samples with labels. Throws on a line it does not understand, so a
 // malformed exposition fails the test even where promtool is not installed.
 
-export interface Sample {
+interface Sample {
   name: string;
   labels: Record<string, string>;
   value: number;

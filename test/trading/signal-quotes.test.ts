@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import type { Quote, QuoteRequest } from "../../src/market/types.ts";
 import { deriveQuote, SignalQuoteBook } from "../../src/trading/signal-quotes.ts";
 
-// docs/decisions.md "Performance (issue 16)": the price-impact model of shared simulation quotes.
+// docs/decisions.md "Performance": the price-impact model of shared simulation quotes.
 // The provider here is a pool whose impact grows with size (constant product): a derived fill is
 // never better than the pool's own quote for that size.
 

@@ -19,7 +19,7 @@ import { json } from "../helpers/context.ts";
 import { MINT, MINT2, RENT, startTrading, type TradingContext } from "../helpers/trading.ts";
 import { type MarketHarness, marketHarness } from "../market/helpers.ts";
 
-// Simulation is never kinder than live (issue 15 "Simulation fidelity"): a mint's first buy pays
+// Simulation is never kinder than live (docs/decisions.md "Simulation fidelity"): a mint's first buy pays
 // the token account's rent (its BUY's rentDepositSol, returned to the wallet's SOL as the closing
 // SELL's rentRefundSol when the position closes and the account with it; never in fees or P/L), a
 // Token-2022 transfer fee is withheld from the tokens a swap moves, and a simulated swap pays the

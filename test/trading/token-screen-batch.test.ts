@@ -10,7 +10,7 @@ import { type MarketHarness, marketHarness } from "../market/helpers.ts";
 
 // requireSellable asks the aggregator for a reverse quote (token → SOL) of the bought amount. One
 // signal's agents reach the screen together: they share one reverse quote at the largest of their
-// amounts, instead of one rate-limited quote each (issue 16's sized fan-out).
+// amounts, instead of one rate-limited quote each (the bench's sized fan-out).
 
 let fake: FakeMarket | undefined;
 let h: MarketHarness | undefined;

@@ -4,13 +4,13 @@ import { ApiError } from "./api.ts";
 // service-side refusals use the same form (e.g. "url: … resolves to a private address"). Forms
 // put each message next to the field its path names; the rest goes to the form's own error.
 
-export interface FieldErrors {
+interface FieldErrors {
   byField: Map<string, string[]>;
   other: string[];
 }
 
 /** Splits `details` by the longest field path each starts with (`paths` as the API names them). */
-export function fieldErrors(details: unknown, paths: string[]): FieldErrors {
+function fieldErrors(details: unknown, paths: string[]): FieldErrors {
   const byField = new Map<string, string[]>();
   const other: string[] = [];
   const longestFirst = [...paths].sort((a, b) => b.length - a.length);

@@ -9,7 +9,7 @@ import { rememberFromEvent } from "./names.ts";
 // The first connection of a page asks for ?lastEventId=0: the server replays what its buffer
 // still holds of this user's events, so the live feed shows the latest ones again after a reload.
 
-export type EventType =
+type EventType =
   | "signal.created"
   | "trade.executed"
   | "trade.failed"
@@ -40,7 +40,7 @@ const TYPES: EventType[] = [
 export const streamState = signal<"off" | "connecting" | "open" | "reconnecting">("off");
 /** The latest events worth a line in the overview's feed (newest first, at most FEED_SIZE). */
 export const recentEvents = signal<ServiceEvent[]>([]);
-export const FEED_SIZE = 50;
+const FEED_SIZE = 50;
 /** Price ticks and peak updates are too frequent to crowd the feed. */
 const inFeed = (e: ServiceEvent) => e.type !== "price.sol" && e.type !== "position.updated";
 

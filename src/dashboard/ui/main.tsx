@@ -17,7 +17,7 @@ import { SignalDetailPage, SignalsPage } from "./pages/signals.tsx";
 import { StrategyLabPage } from "./pages/strategy-lab.tsx";
 import { href, route } from "./router.ts";
 
-// The dashboard (issue 14): one page, hash routes, Preact with signals. Pages fetch from
+// The dashboard: one page, hash routes, Preact with signals. Pages fetch from
 // /api/v1 with the access token; live changes arrive on the event stream (live.ts).
 
 function Nav() {

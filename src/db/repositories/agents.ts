@@ -27,7 +27,7 @@ const fromStored = (r: StoredAgent): AgentRow => ({
   automatedTradingLive: r.automatedTradingLive === 1,
 });
 
-export function findOwnedAgent(h: SqliteHandle, userId: string, agentId: string): AgentRow | null {
+function findOwnedAgent(h: SqliteHandle, userId: string, agentId: string): AgentRow | null {
   const r = h.sqlite
     .query<StoredAgent, [string, string]>(`SELECT ${COLUMNS} FROM agents WHERE id = ? AND user_id = ?`)
     .get(agentId, userId);

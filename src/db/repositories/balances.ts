@@ -42,16 +42,6 @@ export function insertBalance(
     .run(r.id, r.agentId, r.walletAddress, r.tokenAddress, r.tokenSymbol, r.balance, r.decimals, r.now, r.now);
 }
 
-/** The balance row by id if its agent belongs to the user. */
-export function findOwnedBalance(h: SqliteHandle, userId: string, id: string): BalanceRecord | null {
-  return h.sqlite
-    .query<BalanceRecord, [string, string]>(
-      `SELECT ${columns("b.")} FROM agent_balances b JOIN agents a ON a.id = b.agent_id
-        WHERE b.id = ? AND a.user_id = ?`,
-    )
-    .get(id, userId);
-}
-
 /** The agent's balances, SOL first, then in creation order. */
 export function listBalances(
   h: SqliteHandle,
@@ -63,22 +53,6 @@ export function listBalances(
         ORDER BY (token_address = '${SOL_MINT}') DESC, created_at ASC, rowid ASC LIMIT ? OFFSET ?`,
     )
     .all(q.agentId, q.walletAddress ?? null, q.walletAddress ?? null, q.limit, q.offset);
-}
-
-export function updateBalanceFields(
-  h: SqliteHandle,
-  id: string,
-  f: { balance: string; tokenSymbol: string; now: string },
-): void {
-  h.sqlite
-    .query<unknown, [string, string, string, string]>(
-      "UPDATE agent_balances SET balance = ?, token_symbol = ?, last_updated = ? WHERE id = ?",
-    )
-    .run(f.balance, f.tokenSymbol, f.now, id);
-}
-
-export function deleteBalance(h: SqliteHandle, id: string): void {
-  h.sqlite.query<unknown, [string]>("DELETE FROM agent_balances WHERE id = ?").run(id);
 }
 
 /** Every balance row of a wallet (wallet reassignment), or all but one token (reset keeps SOL). */
@@ -117,9 +91,4 @@ export function walletHoldings(h: SqliteHandle, agentId: string, walletAddress: 
         ORDER BY (token_address = '${SOL_MINT}') DESC, created_at ASC, rowid ASC`,
     )
     .all(agentId, walletAddress);
-}
-
-/** Whether the wallet has a row for the token (a zero balance row counts). */
-export function hasBalanceRow(h: SqliteHandle, k: Key): boolean {
-  return findBalance(h, k) !== null;
 }

@@ -16,7 +16,7 @@ export interface LedgerRepository<R, I> {
   remove(id: string): void;
 }
 
-export function ledgerRepository<T extends LedgerTable>(
+function ledgerRepository<T extends LedgerTable>(
   db: Db,
   table: T,
 ): LedgerRepository<T["$inferSelect"], T["$inferInsert"]> {

@@ -176,7 +176,7 @@ export class PositionRepository {
    * The monitor's read, in one read transaction with the agents that hold the positions, in no
    * particular order. Only the columns the rules need, no join and no sort: reading every column
    * of 10,000 rows with the owner, opening transaction and configuration JSON joined on each, in
-   * opened_at order, cost more than the rest of a tick (docs/decisions.md "Performance (issue 16)",
+   * opened_at order, cost more than the rest of a tick (docs/decisions.md "Performance",
    * "Monitor tick").
    */
   monitoredOpen(): { positions: MonitorRow[]; agents: MonitoredAgent[] } {

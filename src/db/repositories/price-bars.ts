@@ -4,7 +4,6 @@ import type { priceBars } from "../schema/strategy-lab.ts";
 // The one writer and reader of price_bars (src/db/schema/strategy-lab.ts).
 
 export type PriceBar = Omit<typeof priceBars.$inferSelect, "tokenAddress" | "source">;
-export type PriceBarSource = "recorded" | "imported";
 
 export class PriceBarRepository {
   constructor(private readonly sqlite: Database) {}

@@ -3,7 +3,7 @@ import type { signalEvaluations, tradingSignals } from "../schema/trading.ts";
 
 // signal_evaluations: what each agent made of each signal. Written by the signal processor (and
 // the live settlement when a pending buy resolves); read by the public API's agent signals and by
-// the signal detail's `processing` (issue 13).
+// the signal detail's `processing`.
 
 export type SignalEvaluation = typeof signalEvaluations.$inferSelect;
 

@@ -74,8 +74,8 @@ export class SignalRepository {
 
   /**
    * A new signal, pending processing, or already processed when nothing can act on it. The
-   * record is built from what was written and the new rowid: a RETURNING clause read back the
-   * same values at ≈ 15 % of the insert's cost (docs/decisions.md "Performance (issue 16)").
+   * record is built from what was written and the new rowid: a RETURNING clause would read back
+   * values we already hold, at a cost the insert notices (docs/decisions.md "Performance").
    */
   insert(
     userId: string,

@@ -1,7 +1,7 @@
 import type { Database } from "bun:sqlite";
 import { untilNextCommit } from "../wal-index-header.ts";
 
-// A change stamp for a few tables only (docs/decisions.md "Performance (issue 16)"). The
+// A change stamp for a few tables only (docs/decisions.md "Performance"). The
 // database-wide stamp (src/db/change-stamp.ts) moves with every commit, so under a stream of
 // signals a cache keyed by it never hits, though the signals touch none of the rows it keeps.
 // Two parts:
@@ -13,14 +13,14 @@ import { untilNextCommit } from "../wal-index-header.ts";
 // Equal stamps therefore mean no watched row changed in between. The statement runs only after a
 // commit by anyone (../wal-index-header.ts).
 
-export interface WatchedTable {
+interface WatchedTable {
   table: string;
   /** Trigger events: "INSERT", "DELETE", "UPDATE" or "UPDATE OF col, ...". */
   on: readonly string[];
 }
 
 /** Installs the connection's counter and triggers (idempotent) and returns a reader of the stamp. */
-export function tableWritesStamp(sqlite: Database, counter: string, watched: readonly WatchedTable[]): () => string {
+function tableWritesStamp(sqlite: Database, counter: string, watched: readonly WatchedTable[]): () => string {
   const triggers = watched.flatMap(({ table, on }) =>
     on.map(
       (event, i) => `CREATE TEMP TRIGGER IF NOT EXISTS ${counter}_${table}_${i} AFTER ${event} ON main.${table}

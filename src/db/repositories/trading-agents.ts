@@ -20,9 +20,9 @@ export class TradingAgentRepository {
   constructor(private readonly sqlite: Database) {}
 
   /**
-   * Whether the user has any agent: an index-only probe. The full candidates statement costs
-   * ≈ 15 µs even when it finds nothing (its two joins and sort: measured, docs/decisions.md
-   * "Performance (issue 16)"); this costs well under one.
+   * Whether the user has any agent: an index-only probe. Signal intake asks it for every
+   * signal, and the full candidates statement would run its two joins and sort even for a user
+   * with no agent; this probe costs a fraction of that (docs/decisions.md "Performance").
    */
   hasAgents(userId: string): boolean {
     return (

@@ -6,8 +6,7 @@ import { webhookStamp } from "./table-writes.ts";
 // The webhooks tables (src/db/schema/notifications.ts), written only from here.
 
 export type WebhookRow = typeof webhooks.$inferSelect;
-export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
-export type AttemptRow = typeof webhookAttempts.$inferSelect;
+type DeliveryRow = typeof webhookDeliveries.$inferSelect;
 
 export interface DueDelivery {
   delivery: DeliveryRow;
@@ -79,7 +78,7 @@ export class WebhookRepository {
   /**
    * The user's enabled endpoints; the caller filters on the event list (a JSON column). Asked for
    * every event of the user: a monitor tick that raises 10,000 peaks publishes 10,000 events, and a
-   * query each was a third of the tick. The answer is kept while the webhooks' write stamp
+   * query each would be a large part of the tick. The answer is kept while the webhooks' write stamp
    * (./table-writes.ts: any write to the table through this connection, any commit by another)
    * is unchanged, so an endpoint created, disabled or deleted anywhere is seen by the next event;
    * the signals, trades and positions written meanwhile do not empty it.

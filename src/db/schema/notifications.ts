@@ -1,7 +1,7 @@
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { users } from "./users.ts";
 
-// Notifications out (issue 18): webhook endpoints with their delivery queue, Telegram chat links
+// Notifications out: webhook endpoints with their delivery queue, Telegram chat links
 // and one-time link codes, and per-user notification preferences. Timestamps are ISO 8601 UTC
 // text, except the queue's `next_attempt_at` (epoch ms, compared on every worker tick).
 

@@ -1,7 +1,7 @@
 import { index, integer, primaryKey, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { users } from "./users.ts";
 
-// Strategy lab (issue 17): recorded price history, backtests and their results.
+// Strategy lab: recorded price history, backtests and their results.
 
 /**
  * One-minute OHLC bars per token, prices in SOL per whole token as decimal strings (exact, like

@@ -221,7 +221,7 @@ export const historicalSwaps = sqliteTable(
 );
 
 /**
- * Journal of live swaps (issue: live trading; PRODUCT.md §5 "a trade whose outcome is unknown is
+ * Journal of live swaps (PRODUCT.md §5 "a trade whose outcome is unknown is
  * never re-sent: it is reconciled from the chain by signature"). A row is written BEFORE
  * sendTransaction, keyed by the transaction's signature (known once signed), so a swap that was
  * sent is never forgotten, even across a crash. status: sending (written ahead, executor still

@@ -1,7 +1,7 @@
 import type { VerifiedToken } from "../../auth/tokens.ts";
 import type { Clock } from "../../clock.ts";
 
-// Per-request credential work that may be remembered (docs/decisions.md "Performance (issue 16)").
+// Per-request credential work that may be remembered (docs/decisions.md "Performance").
 // An HS256 signature check costs more than the rest of an authenticated read, and an access token
 // is presented many times during its 15 minutes; what was proven once about the exact same bytes
 // stays proven until the token's own expiry. The blacklist is NOT cached: it is checked on every

@@ -5,8 +5,8 @@ import type { AppEnv } from "../app-env.ts";
 import { routeLabel } from "./metrics.ts";
 
 // The outermost middleware of both apps: request id, metrics and security headers in one hop.
-// They were three middlewares, each an async layer of Hono's chain and each writing headers on its
-// own; together ≈ a fifth of a cached GET /agents (docs/decisions.md "Performance (issue 16)").
+// One layer, not three: each middleware is an async hop of Hono's chain and would write its
+// headers on its own, a visible share of the cheapest routes (docs/decisions.md "Performance").
 //
 // Request id — not hono/request-id: its check of an incoming id is fixed to [\w=-] (it would
 // replace ids with a dot, such as "req-abc.123_X" from a proxy, and echo ids with "="), and the
@@ -27,7 +27,7 @@ const FIXED = [
 
 /**
  * Accepts a sane incoming X-Request-Id (from a proxy) or makes one, runs the request in its log
- * context, then puts the id and the security headers (issue: no sniff, no referrer, no framing,
+ * context, then puts the id and the security headers (no sniff, no referrer, no framing,
  * `Cache-Control: no-store` unless the route set one) on the response and counts and times it
  * (PRODUCT.md §6).
  */

@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import { matchedRoutes } from "hono/route";
 
 /** Label for requests no route answered (unknown paths, wrong methods, CORS preflights). */
-export const UNMATCHED_ROUTE = "unmatched";
+const UNMATCHED_ROUTE = "unmatched";
 
 /**
  * The route label of the HTTP metrics (PRODUCT.md §6; counted in ./edge.ts): the pattern of the

@@ -2,7 +2,7 @@ import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../app-env.ts";
 
 // Hot read answers kept as bytes while the database has not changed (docs/decisions.md
-// "Performance (issue 16)"). A GET whose answer is a pure function of (caller, URL, database
+// "Performance"). A GET whose answer is a pure function of (caller, URL, database
 // rows) — no clock, no outside source — may be answered again from the bytes it produced, as long
 // as the database's change stamp (src/db/change-stamp.ts) is the one read before the handler
 // ran. Any write anywhere (this process or another) changes the stamp, so a stale answer is never

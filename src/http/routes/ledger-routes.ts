@@ -10,7 +10,7 @@ import { errorResponses, jsonContent, SuccessSchema } from "../schemas.ts";
 
 type Schema = z.ZodType;
 
-export interface LedgerService {
+interface LedgerService {
   list(userId: string, query: never): unknown;
   get(userId: string, id: string): unknown;
   create(userId: string, body: never): unknown;

@@ -1,10 +1,10 @@
 import { Big } from "../../money.ts";
 
-// Constant-product pools (x·y = k) for the demo market's quotes (issue 13 item 7): each token has
+// Constant-product pools (x·y = k) for the demo market's quotes: each token has
 // one pool against SOL holding half its liquidity on each side, so a quote has a real price impact
 // that grows with the trade's size against the pool, and a 0.25 % LP fee. Atomic units throughout.
 
-export const DEMO_FEE_BPS = 25n;
+const DEMO_FEE_BPS = 25n;
 
 export interface Pool {
   /** Atomic units of the input and output side. */

@@ -14,7 +14,7 @@ import { DEMO_TOKENS, demoAddress } from "./tokens.ts";
 // balances and token balances, at the walk's prices of that moment. About one transaction in ten
 // fails on chain (meta.err), as real ones do.
 
-export const DEMO_COPY_BUCKET_MS = 30_000;
+const DEMO_COPY_BUCKET_MS = 30_000;
 const HISTORY_MS = 3_600_000;
 const TRADE_PROBABILITY = 0.35;
 const FEE = 5_000n;

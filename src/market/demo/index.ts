@@ -7,7 +7,7 @@ import { STEP_MS } from "./random-walk.ts";
 import { DEMO_TOKENS } from "./tokens.ts";
 import { DemoWhales } from "./whales.ts";
 
-// DEMO_MARKET=true (PRODUCT.md §7; issue 13 item 7): every market interface served in-process by a
+// DEMO_MARKET=true (PRODUCT.md §7): every market interface served in-process by a
 // synthetic market, so simulation trading, the position monitor and the public API work with no
 // internet and no keys. No outside source is called: no HttpClient is built at all. Live trading
 // cannot start with it (src/config.ts refuses LIVE_TRADING_ENABLED and WALLET_N), and a live swap
@@ -15,15 +15,13 @@ import { DemoWhales } from "./whales.ts";
 
 import { Reachability, ReachabilityProber } from "../reachability.ts";
 
-export { DEMO_TOKENS } from "./tokens.ts";
-
 /**
  * SPEC "Data-source status" in demo mode (docs/decisions.md "Operator experience"): a source is
  * `configured` when the demo serves its role, so the flags still tell a client which features work.
  * priceNetwork (the Pyth stream) is not simulated: SOL/USD comes through the solPriceFeed role and
  * reports `source: "demo"`. The demo itself is announced in the start-up log and README.
  */
-export function demoDataSourceStatus(config: Pick<Config, "LIQUIDITY_CHECKS">): DataSourceStatus {
+function demoDataSourceStatus(config: Pick<Config, "LIQUIDITY_CHECKS">): DataSourceStatus {
   // In-process sources always answer: reachable whenever they serve their role.
   const role = (configured: boolean) => ({ configured, reachable: configured ? true : null });
   return {

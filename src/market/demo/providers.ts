@@ -18,13 +18,13 @@ import { PriceWalk } from "./random-walk.ts";
 import { seededBase58, uniform } from "./seeded.ts";
 import { DEMO_SOL, DEMO_TOKEN_BY_ADDRESS, DEMO_TOKENS, type DemoToken } from "./tokens.ts";
 
-// The demo market's state and its price, decimals, quote and market-data answers (issue 13 item 7),
+// The demo market's state and its price, decimals, quote and market-data answers,
 // shaped exactly as the real adapters shape theirs (src/market/types.ts), so the trading engine,
 // the monitor and the routes cannot tell the difference. Series 0 is SOL/USD, series i+1 token i.
 
 export const DEMO_ROUTE_LABEL = "Demo AMM";
-export const DEMO_DEX_ID = "demo";
-export const LIVE_SWAP_UNAVAILABLE = "Live swaps are not available with DEMO_MARKET=true: the demo market has no chain";
+const DEMO_DEX_ID = "demo";
+const LIVE_SWAP_UNAVAILABLE = "Live swaps are not available with DEMO_MARKET=true: the demo market has no chain";
 
 const DAY_MS = 86_400_000;
 
@@ -59,7 +59,7 @@ export class DemoMarketState {
 }
 
 /** A float price as the decimal text the price APIs give (10 significant digits, no exponent). */
-export const priceText = (usd: number): string => decStr(new Big(usd.toPrecision(10)));
+const priceText = (usd: number): string => decStr(new Big(usd.toPrecision(10)));
 
 export class DemoTokenPrices implements TokenPriceProvider, TokenDecimalsProvider {
   readonly configured = true;

@@ -1,7 +1,7 @@
 import type { Clock } from "../../clock.ts";
 import { gaussian } from "./seeded.ts";
 
-// Seeded random-walk prices on the service clock (issue 13 item 7). Each series is a mean-reverting
+// Seeded random-walk prices on the service clock. Each series is a mean-reverting
 // walk of the log price (Ornstein–Uhlenbeck in discrete steps), so prices move like a market but
 // never drift off to zero or infinity however long the demo runs. Step k's shock is a pure function
 // of (series, k), and the walk starts at the base price when the market is created: the price at a
@@ -10,9 +10,9 @@ import { gaussian } from "./seeded.ts";
 
 export const STEP_MS = 5_000;
 /** Pull back towards the base price per step (about 8 minutes' half-life). */
-export const REVERSION_PER_STEP = 0.007;
+const REVERSION_PER_STEP = 0.007;
 /** 24 hours of 5 s steps (priceChange24h; whale trades of the last hours): 138 KB per series. */
-export const HISTORY_STEPS = 17_280;
+const HISTORY_STEPS = 17_280;
 
 interface Series {
   base: number;

@@ -1,13 +1,13 @@
 import bs58 from "bs58";
 
-// Deterministic randomness for the demo market (issue 13 item 7): every number is a pure function
+// Deterministic randomness for the demo market: every number is a pure function
 // of (seed, stream, index), so the same clock readings give the same market in every run and the
 // answer never depends on the order in which prices are asked for.
 
-export const DEMO_SEED = 0x5eed_2026;
+const DEMO_SEED = 0x5eed_2026;
 
 /** A 32-bit avalanche hash of a few integers (murmur3's finalizer over a running mix). */
-export function hash32(...parts: number[]): number {
+function hash32(...parts: number[]): number {
   let h = DEMO_SEED >>> 0;
   for (const p of parts) {
     h = Math.imul(h ^ (p >>> 0), 0x85ebca6b) >>> 0;
@@ -33,7 +33,7 @@ export function gaussian(...parts: number[]): number {
 }
 
 /** `n` deterministic bytes for (label, parts): addresses, signatures. */
-export function seededBytes(n: number, ...parts: number[]): Uint8Array {
+function seededBytes(n: number, ...parts: number[]): Uint8Array {
   const out = new Uint8Array(n);
   for (let i = 0; i < n; i += 4) {
     const h = hash32(...parts, i);

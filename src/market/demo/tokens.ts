@@ -1,6 +1,6 @@
 import { SOL_MINT } from "../../money.ts";
 
-// The demo market's tokens (issue 13 item 7; README "Demo market"). Made-up tokens with fixed,
+// The demo market's tokens (README "Demo market"). Made-up tokens with fixed,
 // readable addresses: "Demo" + the name, padded with "1" to 43 base58 characters, which decodes to
 // exactly 32 bytes like every Solana public key (the same trick as SOL's own So111…112), so they
 // pass the tokenAddress validation and can never be mistaken for a real mint.

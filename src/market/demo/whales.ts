@@ -4,14 +4,14 @@ import { DEMO_ROUTE_LABEL, type DemoMarketState } from "./providers.ts";
 import { seededBase58, uniform } from "./seeded.ts";
 import { DEMO_TOKEN_BY_ADDRESS } from "./tokens.ts";
 
-// Synthetic whale buys for the public whale endpoints (issue 13 item 7). Time is cut into 2-minute
+// Synthetic whale buys for the public whale endpoints. Time is cut into 2-minute
 // buckets; whether a bucket holds a buy of a token, when in the bucket, how big (log-uniform from
 // 2 000 to 400 000 USD) and by which of a few whale wallets are pure functions of (token, bucket),
 // so the feed is the same on every read and new trades appear as the clock moves. Prices are the
 // walk's price at the trade's time.
 
-export const WHALE_BUCKET_MS = 120_000;
-export const WHALE_WINDOW_MS = 6 * 3_600_000;
+const WHALE_BUCKET_MS = 120_000;
+const WHALE_WINDOW_MS = 6 * 3_600_000;
 const BUY_PROBABILITY = 0.2;
 const MIN_USD = 2_000;
 const MAX_USD = 400_000;

@@ -13,13 +13,13 @@ import {
   statusMessage,
 } from "./messages.ts";
 
-// The Telegram bot (issue 18), on grammY. Only linked chats get data: every command except
+// The Telegram bot, on grammY. Only linked chats get data: every command except
 // /start and /help answers an unlinked chat with how to link, nothing more. /close asks for
 // confirmation with inline buttons and then closes through the same engine path as the API
 // (closeReason manual). Updates come by long polling (no public URL needed); `pollOnce()` is one
 // getUpdates round, which tests drive against the fake Bot API.
 
-export interface AgentSummary {
+interface AgentSummary {
   id: string;
   name: string;
   tradingMode: string;
@@ -55,7 +55,7 @@ export interface TelegramBotStatus {
  * the bot is then not authorized until a round succeeds. Other failures (network, 5xx, 409
  * conflict with another poller) say nothing about the token and keep what was known.
  */
-export function failedStatus(err: unknown, previous: TelegramBotStatus): TelegramBotStatus {
+function failedStatus(err: unknown, previous: TelegramBotStatus): TelegramBotStatus {
   const code = (err as { error_code?: unknown }).error_code;
   const description = (err as { description?: unknown }).description;
   const lastError =

@@ -3,11 +3,11 @@ import { sha256Hex } from "../../auth/hashing.ts";
 import { type Clock, isoNow } from "../../clock.ts";
 import type { TelegramRepository } from "../../db/repositories/telegram.ts";
 
-// Linking a Telegram chat (issue 18): the user asks the API for a one-time code, then sends
+// Linking a Telegram chat: the user asks the API for a one-time code, then sends
 // `/start CODE` to the bot. Codes live 10 minutes, one per user, stored only as SHA-256 digests
 // (a code is a short-lived credential), and are deleted when used.
 
-export const LINK_CODE_TTL_MS = 10 * 60_000;
+const LINK_CODE_TTL_MS = 10 * 60_000;
 // No 0/O, 1/I/L: codes are typed by hand on a phone.
 const ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789";
 

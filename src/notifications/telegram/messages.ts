@@ -1,7 +1,7 @@
 import type { ServiceEvent } from "../../events/bus.ts";
 import type { NotificationKind } from "../preferences.ts";
 
-// Telegram message texts (issue 18), plain text (no parse_mode, so nothing needs escaping). Pure
+// Telegram message texts, plain text (no parse_mode, so nothing needs escaping). Pure
 // functions of an event and the names the notifier looked up.
 
 export interface Names {

@@ -6,11 +6,11 @@ import { inQuietHours, type NotificationPreferencesService } from "../preference
 import type { TelegramBot } from "./bot.ts";
 import { type DailySummary, eventMessage, kindOf, type Names, summaryMessage } from "./messages.ts";
 
-// Telegram notifications (issue 18): each user event the user wants (preferences) goes to every
+// Telegram notifications: each user event the user wants (preferences) goes to every
 // chat they linked; during their quiet hours it is sent silently. The daily summary goes once per
 // UTC day, from SUMMARY_HOUR_UTC on, covering the 24 hours before it.
 
-export const SUMMARY_HOUR_UTC = 8;
+const SUMMARY_HOUR_UTC = 8;
 
 export interface NotifierDeps {
   bot: TelegramBot;

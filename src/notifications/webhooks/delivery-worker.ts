@@ -9,7 +9,7 @@ import { afterAttempt, MAX_ATTEMPTS, shouldDisable } from "./retry-schedule.ts";
 import { signatureHeaders } from "./signing.ts";
 import { UnsafeUrlError } from "./ssrf-guard.ts";
 
-// The webhook delivery queue (issue 18). Every user event an endpoint subscribed to becomes a row
+// The webhook delivery queue. Every user event an endpoint subscribed to becomes a row
 // in webhook_deliveries (SQLite, so it survives a restart) with its own `webhook-id`, kept on
 // every retry. `tick()` sends what is due, at most `maxInFlight` at once, and records each
 // attempt in one transaction. Time is the injected Clock; tests call tick() themselves, serve()

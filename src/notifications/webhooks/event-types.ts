@@ -9,7 +9,6 @@ export const WEBHOOK_EVENT_TYPES = [
   "position.closed",
   "webhook.disabled",
 ] as const;
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 /** The type of the message POST /webhooks/:id/test sends. */
 export const TEST_EVENT_TYPE = "webhook.test";

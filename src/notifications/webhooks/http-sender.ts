@@ -1,4 +1,4 @@
-// One HTTP POST of a webhook message (issue 18): a time limit (WEBHOOK_TIMEOUT_SECONDS), redirects never
+// One HTTP POST of a webhook message: a time limit (WEBHOOK_TIMEOUT_SECONDS), redirects never
 // followed (a 3xx is a failure: following one would let a public URL bounce the request to a
 // private address), only 2xx counts as delivered. The response body is drained, never kept.
 

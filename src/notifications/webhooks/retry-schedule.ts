@@ -1,10 +1,10 @@
-// Retry schedule of a webhook delivery (issue 18): the first attempt at once, then retries after
+// Retry schedule of a webhook delivery: the first attempt at once, then retries after
 // about 5 s, 30 s, 2 min, 10 min, 1 h and 6 h; after the last one fails the delivery is given up.
 // An endpoint whose failures have gone on for 24 h without one success is disabled.
 
 export const RETRY_DELAYS_MS = [5_000, 30_000, 120_000, 600_000, 3_600_000, 21_600_000] as const;
 export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
-export const DISABLE_AFTER_FAILING_MS = 24 * 3_600_000;
+const DISABLE_AFTER_FAILING_MS = 24 * 3_600_000;
 
 export type AttemptOutcome = { kind: "delivered" } | { kind: "retry"; nextAttemptAt: number } | { kind: "given_up" };
 

@@ -1,7 +1,7 @@
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
 
-// SSRF guard for webhook URLs (issue 18): a user-supplied URL must not make the service call
+// SSRF guard for webhook URLs: a user-supplied URL must not make the service call
 // into its own host or network. The host is resolved and every address checked, at creation and
 // again before every delivery (a name can be re-pointed after it was accepted). Loopback,
 // private, link-local, CGNAT, multicast and reserved ranges are refused unless

@@ -8,10 +8,10 @@ import { generateWebhookSecret } from "./signing.ts";
 import { UnsafeUrlError } from "./ssrf-guard.ts";
 import type { WebhookView } from "./webhook-view.ts";
 
-// Webhook endpoints per user (issue 18): create (the secret is returned once, then only kept
+// Webhook endpoints per user: create (the secret is returned once, then only kept
 // sealed), list, get, update, delete, test, deliveries. Another user's id answers 404.
 
-export const MAX_WEBHOOKS_PER_USER = 20;
+const MAX_WEBHOOKS_PER_USER = 20;
 
 export interface WebhookInput {
   url: string;
@@ -26,7 +26,7 @@ export interface WebhookPatch {
   enabled?: boolean;
 }
 
-export function toView(w: WebhookRow): WebhookView {
+function toView(w: WebhookRow): WebhookView {
   return {
     id: w.id,
     url: w.url,

@@ -37,7 +37,7 @@ export function dcaTriggerPrice(entryPriceSol: DecimalInput, dropPercentage: Dec
 }
 
 /** amountPercentage % of the original SOL cost, rounded down to lamports. */
-export function dcaOrderAmountSol(originalCostSol: DecimalInput, amountPercentage: DecimalInput): Big {
+function dcaOrderAmountSol(originalCostSol: DecimalInput, amountPercentage: DecimalInput): Big {
   return roundLamports(big(originalCostSol).times(big(amountPercentage)).div(HUNDRED));
 }
 

@@ -34,13 +34,13 @@ export type EligibilityRule = (typeof ELIGIBILITY_RULES)[number];
 
 export type EligibilityResult = { eligible: true } | { eligible: false; rule: EligibilityRule; reason: string };
 
-export interface AgentTradingFlags {
+interface AgentTradingFlags {
   tradingMode: TradingMode;
   automatedTradingSimulation: boolean;
   automatedTradingLive: boolean;
 }
 
-export interface EntrySignal {
+interface EntrySignal {
   tokenAddress: string;
   signalStrength: number;
   signalType: string;
@@ -143,7 +143,7 @@ export function checkBeforeMarketData(input: PreMarketEligibilityInput): Eligibi
  * reach eligibility); a non-empty list accepts only its types. Letter case is ignored, as it is
  * for the exit types, so "Buy" in a signal matches "buy" in the list.
  */
-export function signalTypeAccepted(signalTypes: readonly string[], signalType: string): boolean {
+function signalTypeAccepted(signalTypes: readonly string[], signalType: string): boolean {
   if (signalTypes.length === 0) return true;
   const wanted = signalType.toLowerCase();
   return signalTypes.some((t) => t.toLowerCase() === wanted);

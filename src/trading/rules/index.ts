@@ -2,7 +2,7 @@
 // Amounts are Big (src/money.ts) or decimal strings; times are epoch ms passed in.
 
 export * from "./dca.ts";
-export { big as toBig, roundLamports, roundTokens } from "./decimal-input.ts";
+export { big as toBig } from "./decimal-input.ts";
 export * from "./eligibility.ts";
 export * from "./exit-signal.ts";
 export * from "./fees.ts";

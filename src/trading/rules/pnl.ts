@@ -88,9 +88,6 @@ export function salePnl(input: SaleInput): SalePnl {
   };
 }
 
-/** Profit locked in by one take-profit sale (PRODUCT.md §4: added to realizedProfitSol). */
-export const takeProfitSalePnl = salePnl;
-
 export interface PositionPnlInput extends PositionCostBasis {
   /** Average entry price in SOL. */
   entryPriceSol: DecimalInput;

@@ -1,5 +1,5 @@
-// The monitor's common case, screened in floating point (docs/decisions.md "Performance
-// (issue 16)", "Monitor tick"): most ticks fire no rule for most positions, and deciding that with
+// The monitor's common case, screened in floating point (docs/decisions.md
+// "Performance", "Monitor tick"): most ticks fire no rule for most positions, and deciding that with
 // big.js for 10,000 positions cost more than the whole rest of a tick's arithmetic.
 //
 // screenPosition answers only "no rule fires, and the peak is the price / the stored peak" when

@@ -38,7 +38,7 @@ export function floorBpsFor(
 }
 
 /**
- * The price-impact cap of a sale (issue 15 "Exits stall"): a stop-loss or stale-trade exit uses
+ * The price-impact cap of a sale, so exits never stall: a stop-loss or stale-trade exit uses
  * `slippage.maxExitBps` (null = no cap: a collapsing thin token must still be sold); any other
  * sale keeps the entry cap `slippage.maxBps`.
  */

@@ -1,4 +1,4 @@
-// Token screening before a buy (issue 15 "Screening"): four agent filters, each a refusal with
+// Token screening before a buy: four agent filters, each a refusal with
 // its rule name and a reason a user can act on. A pure function of the mint's facts (read from
 // the mint account: src/market/mint-info.ts) and whether a reverse quote exists.
 //
@@ -19,7 +19,7 @@ export interface TokenScreeningFilters {
   requireSellable: boolean;
 }
 
-/** Defaults for the agent config schema's `filters` (the lead adds the fields there). */
+/** Defaults for the agent config schema's `filters` (src/agents/trading-config.ts). */
 export const TOKEN_SCREENING_DEFAULTS: TokenScreeningFilters = Object.freeze({
   rejectFreezeAuthority: true,
   rejectMintAuthority: false,

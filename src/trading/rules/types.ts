@@ -60,7 +60,7 @@ export interface SlippageSettings {
   maxBps: number;
 }
 
-export interface TimingSettings {
+interface TimingSettings {
   minTimeBetweenTradesSeconds: number;
 }
 

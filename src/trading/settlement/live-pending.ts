@@ -10,7 +10,7 @@ import { lamportsToSol, safeDiv, swapSides } from "./amounts.ts";
 import type { TradeBook } from "./bookkeeping.ts";
 import type { TradeReporter } from "./post-commit.ts";
 
-// Live trades whose outcome is not known (issue: live trading; PRODUCT.md §5). A swap sent but
+// Live trades whose outcome is not known (PRODUCT.md §5). A swap sent but
 // not confirmed in time becomes a PENDING agent_transactions row with the trade key written (that
 // signal never trades again for the agent) and no position or balance change; the journal keeps
 // its intent. The reconciler later settles it (live.ts settleReconciled) or fails it here.

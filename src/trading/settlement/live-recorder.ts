@@ -13,7 +13,7 @@ import { buyAmounts, buySides, type SwapSides, safeDiv, saleAmounts, sellSides }
 import type { TradeBook, TradeRecord } from "./bookkeeping.ts";
 import type { CloseResult, DcaSettled, OpenSettled, OpenTrade, SaleRequest, SaleSettled } from "./types.ts";
 
-// Recording a CONFIRMED live swap (issue: live trading), right after the executor's confirmation
+// Recording a CONFIRMED live swap, right after the executor's confirmation
 // or later by the reconciler (then `pendingTxId` names the pending row it confirms): the chain's
 // amounts, balances mirrored from the chain, the journal row resolved, and the shared bookkeeping
 // (bookkeeping.ts). A trade the chain already made is never refused: without room for a

@@ -26,7 +26,7 @@ import type {
   SettleOutcome,
 } from "./types.ts";
 
-// Live settlement (issue: live trading). The engine hands it every live fill, and the reconciler
+// Live settlement. The engine hands it every live fill, and the reconciler
 // the trades it resolved by signature. Live differs from simulation in three ways:
 //   - nothing is recorded until the chain confirmed it; amounts are the chain's (getTransaction);
 //   - balances are MIRRORED from the chain (setBalance), never debited: a trade that happened on

@@ -5,7 +5,7 @@ import type { Metrics } from "../../metrics/metrics.ts";
 import { decStr } from "../../money.ts";
 import type { DcaSettled, OpenSettled, SaleSettled, Settled } from "./types.ts";
 
-// The ONE step after a trade committed (issue 12), for both settlements and the reconciler: the
+// The ONE step after a trade committed, for both settlements and the reconciler: the
 // "trade executed" log line, the trades metric and the events (trade.executed, then
 // position.opened / position.updated / position.closed). A failed trade has its own: log,
 // metric, trade.failed. Nothing here writes the database: the trade is already recorded.

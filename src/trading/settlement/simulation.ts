@@ -28,7 +28,7 @@ import type {
 // on that SELL as rentRefundSol. So the records sum to the SOL balance: initial −
 // Σ BUY(inputAmount + fees + rentDepositSol) + Σ SELL(outputAmount − fees + rentRefundSol).
 //
-// Simulation settlement (issue: trading engine): the fill is the aggregator's quote, and the
+// Simulation settlement: the fill is the aggregator's quote, and the
 // agent's ledger moves by it — debit of the SOL spent (size plus fees), credit of the tokens, and
 // back on a sale — in ONE synchronous transaction with the transaction record, the position, the
 // trade key and the balance snapshot (joining the caller's transaction when there is one: a group

@@ -5,7 +5,7 @@ import type { SwapFill } from "../executor.ts";
 import type { DcaFillResult } from "../rules/dca.ts";
 import type { CloseReason, TradingMode } from "../rules/types.ts";
 
-// The settlement interface (issue 12): the engine decides and sizes, an executor swaps, and a
+// The settlement interface: the engine decides and sizes, an executor swaps, and a
 // Settlement records the fill in one synchronous SQLite transaction. Simulation (ledger debit
 // and credit at the quote's amounts) and live (the chain's amounts, balances mirrored, pending
 // trades) each implement it; what they settled goes to the ONE post-commit step (post-commit.ts)

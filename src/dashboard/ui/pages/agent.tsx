@@ -12,7 +12,7 @@ import { AutomationSwitch } from "./overview.tsx";
 import { PositionDetail } from "./position-detail.tsx";
 import { StrategyEditor } from "./strategy-editor.tsx";
 
-// Agent (issue 14 page 3), one tab at a time so a phone screen shows one thing well and the
+// Agent, one tab at a time so a phone screen shows one thing well and the
 // rate-limited wallet routes are called only when their tab is open.
 
 const TABS = [

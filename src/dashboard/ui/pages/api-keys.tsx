@@ -3,7 +3,7 @@ import { api, get } from "../api.ts";
 import { CheckboxGroup, ConfirmButton, ErrorNote, Section, useLoad } from "../components.tsx";
 import { fmtTime } from "../format.ts";
 
-// API keys (issue 14 page 5). The raw key is in the creation answer only: it is shown once, with
+// API keys. The raw key is in the creation answer only: it is shown once, with
 // a copy button, and forgotten when the page changes.
 
 const SCOPES = ["full_access", "signals", "agents", "positions", "balances", "transactions", "history"] as const;

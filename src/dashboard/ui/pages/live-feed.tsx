@@ -22,7 +22,7 @@ function agentOf(d: Record<string, unknown>): { id: string; name: string } | nul
   return { id, name: str(d.agentName) ?? agentNames.value.get(id) ?? short(id, 4) };
 }
 
-export function describeEvent(e: Pick<ServiceEvent, "type" | "data">): string {
+function describeEvent(e: Pick<ServiceEvent, "type" | "data">): string {
   const d = e.data;
   const sig = d.signal as Record<string, unknown> | undefined;
   switch (e.type) {

@@ -10,7 +10,7 @@ import { LiveFeed } from "./live-feed.tsx";
 import { PortfolioCard } from "./portfolio-card.tsx";
 import { DisabledWebhooksWarning } from "./webhook-warning.tsx";
 
-// Overview (issue 14 page 2): the portfolio total, every agent with its switches and figures, the
+// Overview: the portfolio total, every agent with its switches and figures, the
 // SOL price, the data sources and a live feed of signals and trades.
 
 interface AgentLine {

@@ -3,7 +3,7 @@ import { api, get } from "../api.ts";
 import { CheckboxGroup, ErrorNote, Section } from "../components.tsx";
 import { showFormError } from "../field-errors.ts";
 
-// Notification preferences (issue 18 item 3): which Telegram messages to send, and quiet hours
+// Notification preferences: which Telegram messages to send, and quiet hours
 // (messages then arrive silently). Inputs are sent as typed so the API's own validation message
 // appears next to the field it names.
 

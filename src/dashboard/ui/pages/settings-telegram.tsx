@@ -3,7 +3,7 @@ import { api, get } from "../api.ts";
 import { ConfirmButton, ErrorNote, Section, useLoad } from "../components.tsx";
 import { fmtTime } from "../format.ts";
 
-// Telegram (issue 18 item 2) on the settings page: whether the bot is configured, a one-time
+// Telegram on the settings page: whether the bot is configured, a one-time
 // code to link a chat (`/start CODE` to the bot before it expires), the linked chats. While a
 // code is on screen the chat list is fetched every few seconds, so the new chat appears on its own.
 // A token the Bot API refused is shown as such, with its error, and no code is offered: it could

@@ -6,7 +6,7 @@ import { showFormError } from "../field-errors.ts";
 import { SecretOnce } from "../secret-once.tsx";
 import { type Webhook, WebhookCard } from "./webhook-card.tsx";
 
-// Webhooks (issue 18 item 1) on the settings page: create (the signing secret shown once), then
+// Webhooks on the settings page: create (the signing secret shown once), then
 // one card per endpoint. The URL field is plain text so the API's messages (not the browser's)
 // explain a bad or refused URL, next to the field.
 

@@ -7,11 +7,11 @@ import { rememberTokens } from "../names.ts";
 import { href } from "../router.ts";
 import type { Signal } from "../types.ts";
 
-// Signals (issue 14 page 4): the list with the route's filters, and one signal with what each
-// agent decided and why (`processing.evaluations`, issue 13; shown when the server sends it).
+// Signals: the list with the route's filters, and one signal with what each
+// agent decided and why (`processing.evaluations`, shown when the server sends it).
 
 /** One cell's worth of what the user's agents did with a signal (from `processing`). */
-export function outcomeOf(s: Signal): { text: string; tone: "" | "ok" | "warn" } {
+function outcomeOf(s: Signal): { text: string; tone: "" | "ok" | "warn" } {
   const p = s.processing;
   if (!p) return { text: "–", tone: "" };
   if (p.status !== "done") return { text: p.status, tone: "" };

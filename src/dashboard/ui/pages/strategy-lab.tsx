@@ -8,7 +8,7 @@ import { navigate, route } from "../router.ts";
 import { type Config, type Draft, FieldInput, fromDraft, toDraft } from "./strategy-editor.tsx";
 import { type Selection, SignalSelection, signalsOf } from "./strategy-lab-signals.tsx";
 
-// The strategy lab (issue 17 item 7): variants (a name and the strategy editor's fields, only
+// The strategy lab: variants (a name and the strategy editor's fields, only
 // the changed ones sent), a signal selection, Run → POST /backtests, the run polled every 2 s
 // while queued or running, then the variants compared in a table and their equity curves in one
 // chart. #/lab/<id> opens a backtest; the recent ones are listed below.

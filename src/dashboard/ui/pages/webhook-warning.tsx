@@ -6,8 +6,8 @@ import { onEvent } from "../live.ts";
 import { href } from "../router.ts";
 import type { Webhook } from "./webhook-card.tsx";
 
-// The overview's warning when a webhook is disabled (issue 18: "the user told, event and
-// dashboard"): fetched with the page and again when a webhook.disabled event arrives.
+// The overview's warning when a webhook is disabled (the user is told by an event
+// and on the dashboard): fetched with the page and again when a webhook.disabled event arrives.
 
 export function DisabledWebhooksWarning() {
   const { data, reload } = useLoad(() => get<Webhook[]>("/webhooks"), []);

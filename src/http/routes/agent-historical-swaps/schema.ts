@@ -18,7 +18,7 @@ import { pagination, uuidParam } from "../../schemas.ts";
 
 // SPEC "Historical swap", "Historical swap endpoints".
 
-export const CLOSE_REASON_MESSAGE = `Close reason must be one of: ${CLOSE_REASONS.join(", ")}`;
+const CLOSE_REASON_MESSAGE = `Close reason must be one of: ${CLOSE_REASONS.join(", ")}`;
 const closeReason = z.enum(CLOSE_REASONS, { error: CLOSE_REASON_MESSAGE });
 
 export const SwapIdParam = uuidParam("id", "Invalid historical swap ID format");

@@ -17,7 +17,7 @@ import { pagination, uuidParam } from "../../schemas.ts";
 
 // SPEC "Agent transaction", "Agent transaction endpoints".
 
-export const TRANSACTION_TYPE_MESSAGE = "Transaction type must be either 'BUY' or 'SELL'";
+const TRANSACTION_TYPE_MESSAGE = "Transaction type must be either 'BUY' or 'SELL'";
 const transactionType = z.enum(["BUY", "SELL"], { error: TRANSACTION_TYPE_MESSAGE });
 
 export const TransactionIdParam = uuidParam("id", "Invalid transaction ID format");

@@ -5,7 +5,7 @@ import { isoDateTime, pagination, uuidParam } from "../../schemas.ts";
 
 // SPEC "Agent", "Agent endpoints", "Agent trading configuration"; PRODUCT.md §3.
 
-export const TRADING_MODE_MESSAGE = "Trading mode must be either 'simulation' or 'live'";
+const TRADING_MODE_MESSAGE = "Trading mode must be either 'simulation' or 'live'";
 const tradingMode = z.enum(["simulation", "live"], { error: TRADING_MODE_MESSAGE });
 const bodyObject = (iss: { code: string }) =>
   iss.code === "invalid_type" ? "Request body must be a JSON object" : undefined;
@@ -67,7 +67,7 @@ export const DeleteAgentResponse = z
   .openapi("DeleteAgentResponse");
 
 const nullableNumber = z.number().nullable();
-export const TradingConfigView = z
+const TradingConfigView = z
   .object({
     positionSizing: z.object({
       type: z.enum(["percentage", "fixed"]),

@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { SCOPES } from "../../../auth/scopes.ts";
 import { uuidParam } from "../../schemas.ts";
 
-export const ScopeSchema = z.enum(SCOPES, {
+const ScopeSchema = z.enum(SCOPES, {
   error: `Invalid scope; allowed values: ${SCOPES.join(", ")}`,
 });
 

@@ -21,8 +21,8 @@ const perAddress = {
   key: (c, s) => `login:${clientAddress(c, s.config.TRUST_PROXY)}`,
 } as const satisfies RateLimitDeclaration;
 
-/** Logout with a refresh token that is not the user's valid one: the access token is revoked anyway (issue 13). */
-export const LOGOUT_REFRESH_NOT_RECOGNISED = "Logged out; the refresh token was not recognised";
+/** Logout with a refresh token that is not the user's valid one: the access token is revoked anyway. */
+const LOGOUT_REFRESH_NOT_RECOGNISED = "Logged out; the refresh token was not recognised";
 
 const login = operation({
   method: "post",

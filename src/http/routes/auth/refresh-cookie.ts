@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { decodeJwt } from "jose";
 
-// The dashboard's refresh token lives in a cookie page scripts cannot read (issue 14): HttpOnly,
+// The dashboard's refresh token lives in a cookie page scripts cannot read: HttpOnly,
 // SameSite=Strict, sent only to /api/v1/auth. A client opts in with the `X-Refresh-Cookie: 1`
 // header on login, refresh and logout; the cookie is read only on requests that carry that header,
 // a custom header no cross-site form or link can send (a cross-origin script would need a CORS
@@ -10,15 +10,15 @@ import { decodeJwt } from "jose";
 // other request needs the access token in the Authorization header. Decisions in
 // docs/decisions.md "Dashboard"; tests in test/dashboard/refresh-cookie.test.ts.
 
-export const REFRESH_COOKIE = "trading_agent_refresh";
-export const REFRESH_COOKIE_PATH = "/api/v1/auth";
-export const COOKIE_MODE_HEADER = "X-Refresh-Cookie";
+const REFRESH_COOKIE = "trading_agent_refresh";
+const REFRESH_COOKIE_PATH = "/api/v1/auth";
+const COOKIE_MODE_HEADER = "X-Refresh-Cookie";
 /**
  * A readable companion of the refresh cookie holding only "1": the page tries POST /auth/refresh
  * on load only when it is there, so a first visit does not log a refused refresh (400). It grants
  * nothing; it lives and goes with the refresh cookie.
  */
-export const SESSION_HINT_COOKIE = "trading_agent_session";
+const SESSION_HINT_COOKIE = "trading_agent_session";
 
 export const wantsRefreshCookie = (c: Context): boolean => c.req.header(COOKIE_MODE_HEADER) === "1";
 

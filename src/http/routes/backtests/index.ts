@@ -5,7 +5,7 @@ import { csvResponse } from "../../csv.ts";
 import { auth, createRouter, operation } from "../../operation.ts";
 import { errorResponses, jsonContent, pagination, SuccessSchema, uuidParam } from "../../schemas.ts";
 
-// /api/v1/backtests (issue 17): create (202, run by the worker), read with per-variant results,
+// /api/v1/backtests: create (202, run by the worker), read with per-variant results,
 // trades as JSON or CSV, list, delete. JWT only; another user's backtest is 404.
 
 const tags = ["backtests"];

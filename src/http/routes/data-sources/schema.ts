@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 
-// SPEC "Data-source status": six keys, each {configured: boolean}, plus `reachable` (issue 13:
-// null until the source was tried, or when it is not configured); nothing else ever leaves.
+// SPEC "Data-source status": six keys, each {configured: boolean}, plus `reachable` (our
+// addition: null until the source was tried, or when it is not configured); nothing else ever leaves.
 const Configured = z.object({
   configured: z.boolean(),
   reachable: z.boolean().nullable().openapi({ description: "Did the source answer its last call; null: never tried" }),

@@ -1,7 +1,7 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 // Swagger UI ships as a prebuilt bundle; imported as text so `bun build --compile` embeds it and
-// the reference page needs no CDN (issue 13: no request leaves the host).
+// the reference page needs no CDN (no request leaves the host).
 import swaggerCss from "swagger-ui-dist/swagger-ui.css" with { type: "text" };
 import swaggerJs from "swagger-ui-dist/swagger-ui-bundle.js" with { type: "text" };
 import { VERSION } from "../../../version.ts";

@@ -39,7 +39,7 @@ export function eventRoutes(s: AppDeps) {
   const router = createRouter(s);
   return router.openapi(stream, (c) => {
     // The stream is idle by design between events: exempt it from the listener's idle timeout
-    // (Bun.serve's server.timeout); heartbeats still reveal a dead peer (issue 13).
+    // (Bun.serve's server.timeout); heartbeats still reveal a dead peer.
     (c.env as { server?: { timeout?(req: Request, seconds: number): void } } | undefined)?.server?.timeout?.(
       c.req.raw,
       0,

@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 
 // GET /api/v1/events (PRODUCT.md §6). Decisions: docs/decisions.md "Public API and live events".
 
-export const INVALID_LAST_EVENT_ID = "Invalid Last-Event-ID";
+const INVALID_LAST_EVENT_ID = "Invalid Last-Event-ID";
 
 const eventId = z
   .string()

@@ -10,7 +10,7 @@ import {
   UpdatePreferencesBody,
 } from "./schema.ts";
 
-// /api/v1/notifications (issue 18): the user's notification preferences and their Telegram
+// /api/v1/notifications: the user's notification preferences and their Telegram
 // chats. JWT only.
 
 const common = { tags: ["notifications"], auth: auth.user };

@@ -96,7 +96,7 @@ export const UsageSchema = z
   })
   .openapi("PublicUsage");
 
-export const WalletHoldingSchema = z
+const WalletHoldingSchema = z
   .object({
     tokenAddress: z.string(),
     tokenSymbol: z.string(),
@@ -133,7 +133,7 @@ export const AgentSignalSchema = SignalSchema.extend({
   }),
 }).openapi("PublicAgentSignal");
 
-export const WhaleTradeSchema = z
+const WhaleTradeSchema = z
   .object({
     txHash: z.string(),
     blockTime: z.string(),

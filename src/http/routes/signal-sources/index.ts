@@ -3,7 +3,7 @@ import type { AppDeps } from "../../app-env.ts";
 import { auth, createRouter, operation } from "../../operation.ts";
 import { errorResponses, isoDateTime, jsonContent } from "../../schemas.ts";
 
-// GET /api/v1/signal-sources/report (issue 17 item 5): per source and signal type, how the
+// GET /api/v1/signal-sources/report: per source and signal type, how the
 // caller's signals moved afterwards (src/backtest/signal-source-report.ts). Only the caller's
 // signals count. A JWT or a key with the signals scope, like the signal list.
 

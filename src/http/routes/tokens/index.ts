@@ -5,7 +5,7 @@ import type { AppDeps } from "../../app-env.ts";
 import { auth, createRouter, operation } from "../../operation.ts";
 import { errorResponses, isoDateTime, jsonContent } from "../../schemas.ts";
 
-// GET /api/v1/tokens/:address/prices (issue 17): the recorded (or imported) price path of a
+// GET /api/v1/tokens/:address/prices: the recorded (or imported) price path of a
 // token as OHLC bars in SOL, 1-minute bars folded into 5-minute or 1-hour ones on request.
 
 const INTERVALS = { "1m": 60_000, "5m": 300_000, "1h": 3_600_000 } as const;
@@ -40,7 +40,7 @@ const prices = operation({
 });
 
 /** Folds 1-minute bars into `ms`-long bars: first open, highest high, lowest low, last close. */
-export function foldBars(bars: readonly PriceBar[], ms: number): PriceBar[] {
+function foldBars(bars: readonly PriceBar[], ms: number): PriceBar[] {
   const out: PriceBar[] = [];
   for (const b of bars) {
     const time = Math.floor(b.time / ms) * ms;

@@ -11,13 +11,13 @@ import { auth, operation } from "../../operation.ts";
 import { errorResponses, isStrictIsoDateTime, jsonContent } from "../../schemas.ts";
 import { CreateSignalBody } from "./schema.ts";
 
-// POST /api/v1/trading-signals/import (issue 17 item 3): a CSV in the export's columns, as the
+// POST /api/v1/trading-signals/import: a CSV in the export's columns, as the
 // body (text/csv) or as {csv} in JSON. Every row is checked as POST /trading-signals checks a
 // signal, plus a strict createdAt not in the future; any bad row refuses the whole file (400,
 // details name the row as a spreadsheet numbers it: the header is row 1). The id column is
 // ignored (new ids). Imported signals never trade (src/signals/signal-import.ts).
 
-export const IMPORT_COLUMNS = [
+const IMPORT_COLUMNS = [
   "id",
   "createdAt",
   "tokenAddress",
@@ -81,7 +81,7 @@ async function readCsvBody(c: Context<AppEnv>): Promise<string> {
 }
 
 /** Parses and validates the whole file; throws one ValidationError listing every bad row. */
-export function parseSignalCsv(text: string, nowMs: number): ImportedSignalRow[] {
+function parseSignalCsv(text: string, nowMs: number): ImportedSignalRow[] {
   let records: string[][];
   try {
     records = parseCsv(text, MAX_IMPORT_ROWS + 2);

@@ -110,7 +110,7 @@ const remove = operation({
   responses: { 200: { description: "Deleted", ...jsonContent(SuccessSchema) }, ...errorResponses(400, 401, 404) },
 });
 
-export const SIGNAL_CSV_COLUMNS = [
+const SIGNAL_CSV_COLUMNS = [
   "id",
   "createdAt",
   "tokenAddress",

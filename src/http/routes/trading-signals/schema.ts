@@ -73,7 +73,7 @@ export const SignalSchema = z
   })
   .openapi("TradingSignal");
 
-export const AgentDecisionSchema = z
+const AgentDecisionSchema = z
   .object({
     agentId: z.string(),
     agentName: z.string(),
@@ -91,7 +91,7 @@ export const AgentDecisionSchema = z
   })
   .openapi("SignalAgentDecision");
 
-export const SignalProcessingSchema = z
+const SignalProcessingSchema = z
   .object({
     status: z.enum(["pending", "processing", "done", "expired"]).openapi({
       description:

@@ -20,7 +20,7 @@ export const WalletAddressParam = z.object({
     .openapi({ param: { name: "walletAddress", in: "path" }, example: "sim_4Nd1mYf5Kq8Vb2Xc7Rz9Lp3Ws6Ht1Ug" }),
 });
 
-export const AgentWalletSchema = z
+const AgentWalletSchema = z
   .object({
     walletAddress: z.string(),
     walletType,
@@ -30,7 +30,7 @@ export const AgentWalletSchema = z
   })
   .openapi("AgentWallet");
 
-export const AvailableWalletSchema = z
+const AvailableWalletSchema = z
   .object({ walletAddress: z.string(), isAssigned: z.boolean() })
   .openapi("AvailableWallet");
 

@@ -14,7 +14,7 @@ import {
   WebhookSchema,
 } from "./schema.ts";
 
-// /api/v1/webhooks (issue 18; PRODUCT.md §7): the user's endpoints, JWT only. The signing secret
+// /api/v1/webhooks (PRODUCT.md §7): the user's endpoints, JWT only. The signing secret
 // appears in the creation (and rotation) response and nowhere else.
 
 const common = { tags: ["webhooks"], auth: auth.user };
