@@ -10,7 +10,7 @@ import { offlineEnv } from "../helpers/context.ts";
 // and captured logs, without the rest of the service.
 
 /** A manual clock that counts its reads: a timer that checks the time shows each look in `reads`. */
-export class ReadCountingClock extends ManualClock {
+class ReadCountingClock extends ManualClock {
   reads = 0;
   override now(): number {
     this.reads++;
