@@ -14,7 +14,7 @@ const T0 = Date.parse("2025-06-01T00:00:00.000Z");
 let gecko: FakeGeckoTerminal;
 let ctx: TestContext;
 beforeEach(async () => {
-  gecko = new FakeGeckoTerminal().start();
+  gecko = await new FakeGeckoTerminal().start();
   ctx = await createTestContext({
     env: { HISTORY_DATA_URL: gecko.url },
     services: { strategyLab: { historyLimit: UNLIMITED } },

@@ -19,7 +19,7 @@ const DAY = 86_400_000;
 let t: TradingContext;
 let gecko: FakeGeckoTerminal;
 beforeEach(async () => {
-  gecko = new FakeGeckoTerminal().start();
+  gecko = await new FakeGeckoTerminal().start();
   t = await startTrading({
     env: { HISTORY_DATA_URL: gecko.url },
     services: { strategyLab: { historyLimit: UNLIMITED } },
