@@ -311,6 +311,7 @@ CREATE TABLE `live_trades` (
 	`last_valid_block_height` integer NOT NULL,
 	`signed_at_slot` integer NOT NULL,
 	`priority_fee_lamports` integer NOT NULL,
+	`tip_lamports` integer DEFAULT 0 NOT NULL,
 	`status` text NOT NULL,
 	`intent` text,
 	`transaction_id` text,

@@ -92,8 +92,9 @@ export const configSchema = z.object({
 
   SIMULATION_INITIAL_SOL: decimal(10, 0, 1_000_000_000),
   /**
-   * Priority fee of every simulated swap. Unset (the default): the most a live swap pays under
-   * LIVE_PRIORITY_FEE (0.001 SOL for auto), so simulation is never kinder than live (issue 15).
+   * Priority fee of every simulated swap. Unset (the default): the most a live swap pays,
+   * LIVE_PRIORITY_FEE_MAX (plus JITO_TIP_LAMPORTS when Jito is on), so simulation is never
+   * kinder than live (issue 15).
    */
   SIMULATION_PRIORITY_FEE_SOL: z.preprocess(
     (v) => (v === "" ? undefined : v),
@@ -106,20 +107,16 @@ export const configSchema = z.object({
   MONITOR_INTERVAL_SECONDS: int(10, 1, 86400),
   SIGNAL_MAX_AGE_SECONDS: int(60, 1, 86400),
   LIVE_TRADING_ENABLED: bool(false),
-  LIVE_PRIORITY_FEE: z
-    .string()
-    .default("auto")
-    .refine((v) => v === "auto" || /^\d+$/.test(v), { error: "must be auto or a whole number of lamports" }),
   /**
    * The most priority fee (lamports) a stop-loss or stale exit pays when it is re-sent after its
-   * blockhash expired unconfirmed (it doubles per attempt from LIVE_PRIORITY_FEE's cap).
+   * blockhash expired unconfirmed (it doubles per attempt from the fee the expired attempt paid).
    */
   LIVE_EXIT_PRIORITY_FEE_MAX: int(5_000_000, 0, 1_000_000_000),
   LIVE_SIMULATE_BEFORE_SEND: bool(true),
   /**
-   * Priority fee of a transaction this service assembles itself (Swap API v2 `build`): this
-   * percentile of getRecentPrioritizationFees over the swap's writable accounts, at most
-   * LIVE_PRIORITY_FEE_MAX lamports per transaction, at LIVE_COMPUTE_UNIT_LIMIT compute units.
+   * Priority fee of a live swap. `build`: this percentile of getRecentPrioritizationFees over the
+   * swap's writable accounts, at most LIVE_PRIORITY_FEE_MAX lamports per transaction, at
+   * LIVE_COMPUTE_UNIT_LIMIT compute units. `v1`: the cap of Jupiter's own estimate.
    */
   LIVE_PRIORITY_FEE_PERCENTILE: int(75, 0, 100),
   LIVE_PRIORITY_FEE_MAX: int(1_000_000, 0, 100_000_000),
@@ -208,7 +205,7 @@ export class ConfigError extends Error {
 export function loadConfig(env: Record<string, string | undefined>): Config {
   const result = configSchema.safeParse(env);
   if (result.success) {
-    const conflicts = demoMarketConflicts(result.data, env);
+    const conflicts = [...removedVariables(env), ...demoMarketConflicts(result.data, env)];
     if (conflicts.length > 0) throw new ConfigError(conflicts);
     return result.data;
   }
@@ -217,6 +214,18 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     return `${name}: ${issue.message}`;
   });
   throw new ConfigError(problems);
+}
+
+/**
+ * Variables that no longer exist but whose silent loss would change what live trading pays:
+ * LIVE_PRIORITY_FEE as a lamport cap (its "auto" meant 0.001 SOL, LIVE_PRIORITY_FEE_MAX's default).
+ */
+function removedVariables(env: Record<string, string | undefined>): string[] {
+  const fee = env.LIVE_PRIORITY_FEE;
+  if (fee === undefined || fee === "" || fee === "auto") return [];
+  return [
+    "LIVE_PRIORITY_FEE: no longer read; the priority-fee cap is LIVE_PRIORITY_FEE_MAX (lamports per transaction): move the value there and remove LIVE_PRIORITY_FEE",
+  ];
 }
 
 /**

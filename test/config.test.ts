@@ -19,6 +19,19 @@ describe("configuration", () => {
     expect(c.SWAP_AGGREGATOR_URL).toBe("https://api.jup.ag");
   });
 
+  test("a lamport LIVE_PRIORITY_FEE (removed) stops the start, pointing at LIVE_PRIORITY_FEE_MAX; auto or empty is harmless", () => {
+    expect(() => loadConfig({ LIVE_PRIORITY_FEE: "20000" })).toThrow(ConfigError);
+    try {
+      loadConfig({ LIVE_PRIORITY_FEE: "20000" });
+    } catch (err) {
+      expect((err as ConfigError).problems).toEqual([
+        "LIVE_PRIORITY_FEE: no longer read; the priority-fee cap is LIVE_PRIORITY_FEE_MAX (lamports per transaction): move the value there and remove LIVE_PRIORITY_FEE",
+      ]);
+    }
+    expect(loadConfig({ LIVE_PRIORITY_FEE: "auto" }).LIVE_PRIORITY_FEE_MAX).toBe(1_000_000);
+    expect(loadConfig({ LIVE_PRIORITY_FEE: "" }).LIVE_PRIORITY_FEE_MAX).toBe(1_000_000);
+  });
+
   test("one line per problem, naming the variable, never the value", () => {
     const secret = "short-secret-value";
     try {

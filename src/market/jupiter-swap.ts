@@ -13,12 +13,12 @@ import type { PriorityFee, Quote, QuoteProvider, QuoteRequest, SwapTransaction }
 //        → {swapTransaction (base64), lastValidBlockHeight, prioritizationFeeLamports, ...}.
 // The quote object goes back to /swap exactly as it came (Quote.raw).
 
-/** Cap on the aggregator-chosen priority fee when LIVE_PRIORITY_FEE=auto: 0.001 SOL. */
+/** Cap on the aggregator-chosen priority fee of the setting "auto": 0.001 SOL. */
 export const AUTO_PRIORITY_FEE_MAX_LAMPORTS = 1_000_000;
 
 /**
- * LIVE_PRIORITY_FEE in the form the Swap API v1 documents for `prioritizationFeeLamports`: an
- * object, `{priorityLevelWithMaxLamports: {priorityLevel, maxLamports}}` (or `{jitoTipLamports}`,
+ * A priority-fee setting (the live v1 lane sends LIVE_PRIORITY_FEE_MAX) in the form the Swap API
+ * v1 documents for `prioritizationFeeLamports`: an object, `{priorityLevelWithMaxLamports: {priorityLevel, maxLamports}}` (or `{jitoTipLamports}`,
  * a Jito tip, which this service does not send). The bare number of the old v6 API is no longer
  * documented, and the API offers no exact lamport fee, so a fixed setting is the cap of a
  * "veryHigh" estimate (near the cap when the network is busy); `auto` is a "high" estimate under

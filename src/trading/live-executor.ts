@@ -15,7 +15,8 @@ import type { LiveWalletRegistry } from "../wallets/live-wallet-registry.ts";
 import type { SwapFill, SwapRequest, TradeExecutor } from "./executor.ts";
 import type { InspectorChain, SendChain } from "./live/chain-reads.ts";
 import { nextExitFee, urgentExit } from "./live/exit-fees.ts";
-import { prepareSwap } from "./live/prepare-swap.ts";
+import { type BuildSettings, prepareBuild } from "./live/prepare-build.ts";
+import { type PreparedSwap, prepareSwap } from "./live/prepare-swap.ts";
 import { signAndSend } from "./live/send-swap.ts";
 import { ActionAlreadyTakenError, type LiveTradeJournal, PENDING_TRADE_MESSAGE } from "./live-journal.ts";
 import { priorityFeeLamports } from "./rules/fees.ts";
@@ -27,15 +28,18 @@ import type { TokenScreen } from "./token-screen.ts";
 //   1. slippage within slippage.maxBps (the agent's own setting; a retry never loosens it),
 //   2. (live/prepare-swap.ts) an independent price (Price API, else the recorded one), the quote
 //      judged against OUR floor (live/floor.ts: amount, slippage, outAmount, price impact),
-//   3. swap transaction from the aggregator with the priority fee,
+//   3. swap transaction from the aggregator with the priority fee (SWAP_API=v1), or, on the default
+//      SWAP_API=build (live/prepare-build.ts), /swap/v2/build's instructions assembled here with
+//      our compute-unit limit, our priority fee (getRecentPrioritizationFees) and an optional
+//      Jito tip, each instruction inspected before the simulation,
 //   4. inspection (live/transaction-inspector.ts): lookup tables resolved, only allowed programs,
 //      the wallet the sole signer, the fee bounded, and a simulation delivering at least
 //      max(our floor, the aggregator's threshold) — anything else is refused: nothing signed,
 //   5. our own blockhash (getLatestBlockhash) replaces the aggregator's,
 //   6. (live/send-swap.ts) sign in memory, optionally simulate signed, journal signature,
 //      blockhash, last valid height, signing slot and purpose BEFORE sending,
-//   7. broadcast the same signed bytes until confirmed, failed, or PROVEN expired
-//      (live/outcome.ts). A send error is "maybe sent", never "not sent".
+//   7. broadcast the same signed bytes (sendTransaction, or a Jito bundle) until confirmed,
+//      failed, or PROVEN expired (live/outcome.ts). A send error is "maybe sent", never "not sent".
 // Outcomes: confirmed → a "confirmed" fill with the chain's amounts; failed or proven expired →
 // a thrown error (nothing changed); anything else → a "pending" fill the reconciler resolves by
 // signature. Only after PROVEN expiry, and only for a stop-loss or stale exit, is the swap
@@ -82,8 +86,13 @@ export interface LiveExecutorDeps {
   logger: Logger;
   /** Waits between broadcast rounds (tests: a ManualClock, whose sleep returns at once). */
   clock: Pick<Clock, "sleep">;
-  /** LIVE_PRIORITY_FEE: "auto" (aggregator's choice, capped) or a lamport amount. */
+  /**
+   * SWAP_API=v1: the cap of the aggregator's priority-fee estimate (LIVE_PRIORITY_FEE_MAX). In
+   * build mode the regular cap too (the exit ladder's "no step" line).
+   */
   priorityFee: PriorityFee;
+  /** SWAP_API=build: swaps through /swap/v2/build, assembled here (live/prepare-build.ts). */
+  build?: BuildSettings | null;
   /** LIVE_EXIT_PRIORITY_FEE_MAX: the most a re-sent stop-loss or stale exit pays (lamports). */
   exitPriorityFeeMax?: number;
   /** LIVE_SIMULATE_BEFORE_SEND: simulate the SIGNED transaction too (signatures verified). */
@@ -137,20 +146,9 @@ export class LiveExecutor implements TradeExecutor {
     const lastExpired =
       urgent && req.intent ? this.d.journal.lastExpiredFee(req.agentId, req.tokenMint, req.intent) : null;
     let fee: PriorityFee = lastExpired === null ? this.d.priorityFee : nextExitFee(lastExpired, maxFee);
+    let stepped = lastExpired !== null;
     for (;;) {
-      const prep = await prepareSwap(
-        {
-          quotes: this.d.quotes,
-          prices: this.d.prices,
-          inspector: this.d.inspector,
-          sender: this.d.sender,
-          allowedPrograms: this.d.allowedPrograms,
-          screen: this.d.screen,
-          log: this.log,
-        },
-        req,
-        fee,
-      );
+      const prep = await this.prepare(req, fee, stepped);
       const sent = await signAndSend(
         {
           rpc: this.d.rpc,
@@ -169,8 +167,13 @@ export class LiveExecutor implements TradeExecutor {
       );
       if (sent.kind === "fill") return sent.fill;
       const paid = prep.priorityFeeCapLamports;
-      if (!urgent || paid >= maxFee) throw new TradingError(EXPIRED_MESSAGE, { signature: sent.signature });
-      fee = nextExitFee(paid, maxFee);
+      const next = nextExitFee(paid, maxFee);
+      // At the cap: a price rounded down to whole micro-lamports can cost a lamport under it, so
+      // "no higher step left" ends the ladder too, not only paid ≥ cap.
+      const noStep = stepped && next <= priorityFeeLamports(fee);
+      if (!urgent || paid >= maxFee || noStep) throw new TradingError(EXPIRED_MESSAGE, { signature: sent.signature });
+      fee = next;
+      stepped = true;
       this.log.warn("live exit expired unconfirmed; re-quoting with a higher priority fee", {
         agentId: req.agentId,
         tokenAddress: req.tokenMint,
@@ -180,14 +183,32 @@ export class LiveExecutor implements TradeExecutor {
       });
     }
   }
+
+  /**
+   * v1: the aggregator's transaction under the fee cap `fee`. build: assembled here at the
+   * estimated fee, or at least `fee` once an exit's fee has stepped up.
+   */
+  private prepare(req: SwapRequest, fee: PriorityFee, stepped: boolean): Promise<PreparedSwap> {
+    const deps = {
+      prices: this.d.prices,
+      inspector: this.d.inspector,
+      sender: this.d.sender,
+      allowedPrograms: this.d.allowedPrograms,
+      screen: this.d.screen,
+      log: this.log,
+    };
+    if (this.d.build)
+      return prepareBuild({ ...deps, build: this.d.build }, req, stepped ? priorityFeeLamports(fee) : null);
+    return prepareSwap({ ...deps, quotes: this.d.quotes }, req, fee);
+  }
 }
 
 /**
  * The swap's real amounts from the transaction's pre/post balances (docs/decisions.md "Books that
  * reconcile"): the SOL side is the wallet's change as solDelta sees it (lamports plus its
- * wrapped-SOL accounts), less the network fee (the fill's fees) and less the rent of a token
- * account of the mint the swap created (recorded on its own as rentDepositSol) or plus the rent
- * of one it closed (rentRefundSol). So a BUY's input is the SOL that went into the swap, and the
+ * wrapped-SOL accounts), less the network fee and the Jito tip paid inside the transaction (both
+ * the fill's fees) and less the rent of a token account of the mint the swap created (recorded on
+ * its own as rentDepositSol) or plus the rent of one it closed (rentRefundSol). So a BUY's input is the SOL that went into the swap, and the
  * entry price (input ÷ tokens) is the simulation's for the same fill. Should the chain show no
  * movement (an RPC without token balances), the quote's amounts stand in and a warning is logged.
  */
@@ -198,10 +219,11 @@ export function amountsFromChain(
   landed: LandedTransaction,
   quote: Pick<Quote, "inAmount" | "outAmount">,
   log?: Logger,
+  tipLamports = 0n,
 ): { inputAtomic: bigint; outputAtomic: bigint; rentDepositLamports: bigint; rentRefundLamports: bigint } {
   const sol = solDelta(landed, owner);
   const tok = tokenDelta(landed, owner, mint);
-  const fee = landed.feeLamports;
+  const fee = landed.feeLamports + tipLamports;
   const rent = tokenAccountLamportsDelta(landed, owner, mint);
   const rentDepositLamports = rent > 0n ? rent : 0n;
   const rentRefundLamports = rent < 0n ? -rent : 0n;

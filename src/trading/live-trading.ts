@@ -5,11 +5,13 @@ import { PositionRepository } from "../db/repositories/positions.ts";
 import { TradingAgentRepository } from "../db/repositories/trading-agents.ts";
 import type { EventBus } from "../events/bus.ts";
 import type { Logger } from "../logger.ts";
-import type { FetchLike } from "../market/http-client.ts";
+import { type FetchLike, HttpClient } from "../market/http-client.ts";
+import type { MarketServices } from "../market/index.ts";
+import { JITO_SERVICE, JitoClient } from "../market/jito.ts";
 import { MintInfoSource } from "../market/mint-info.ts";
 import { RpcRequestBudget } from "../market/rpc-budget.ts";
 import { SolanaRpcClient } from "../market/solana-rpc.ts";
-import type { Market, PriorityFee } from "../market/types.ts";
+import type { Market } from "../market/types.ts";
 import type { Metrics } from "../metrics/metrics.ts";
 import { Big } from "../money.ts";
 import { LiveDepositService } from "../wallets/live-balances.ts";
@@ -17,10 +19,10 @@ import type { LiveWalletRegistry } from "../wallets/live-wallet-registry.ts";
 import { rpcInspectorChain, rpcSendChain } from "./live/chain-reads.ts";
 import { TokenAccountCloser } from "./live/close-token-account.ts";
 import { allowedPrograms } from "./live/inspection-rules.ts";
+import type { BuildSettings } from "./live/prepare-build.ts";
 import { type ConfirmationOptions, LiveExecutor } from "./live-executor.ts";
 import { LiveTradeJournal } from "./live-journal.ts";
 import { LiveReconciler, type ReconcileReport } from "./live-reconciler.ts";
-import { priorityFeeSetting } from "./rules/fees.ts";
 import { TradeBook } from "./settlement/bookkeeping.ts";
 import { LiveSettlement } from "./settlement/live.ts";
 import { TradeReporter } from "./settlement/post-commit.ts";
@@ -50,7 +52,7 @@ export interface LiveTradingDeps {
   logger: Logger;
   events: EventBus;
   metrics: Metrics;
-  market: Pick<Market, "quotes" | "solPrice" | "tokenPrices">;
+  market: Pick<Market, "quotes" | "solPrice" | "tokenPrices"> & Partial<Pick<MarketServices, "swapApi" | "liveSwapV2">>;
   wallets: LiveWalletRegistry;
   /** The engine's SOL price (late-bound: the engine is built after this). */
   solUsd(): Promise<Big>;
@@ -77,7 +79,11 @@ export class LiveTrading {
       Config,
       | "SOLANA_RPC_URL"
       | "HTTP_TIMEOUT_MS"
-      | "LIVE_PRIORITY_FEE"
+      | "LIVE_PRIORITY_FEE_MAX"
+      | "LIVE_PRIORITY_FEE_PERCENTILE"
+      | "LIVE_COMPUTE_UNIT_LIMIT"
+      | "JITO_BLOCK_ENGINE_URL"
+      | "JITO_TIP_LAMPORTS"
       | "LIVE_EXIT_PRIORITY_FEE_MAX"
       | "LIVE_SIMULATE_BEFORE_SEND"
       | "LIVE_TRADING_ENABLED"
@@ -114,7 +120,7 @@ export class LiveTrading {
       logger: d.logger,
       confirmation: opts.confirmation,
     });
-    const priorityFee: PriorityFee = priorityFeeSetting(config.LIVE_PRIORITY_FEE);
+    const build = this.buildSettings(opts);
     this.executor = d.market.quotes.configured
       ? new LiveExecutor({
           quotes: d.market.quotes,
@@ -127,13 +133,17 @@ export class LiveTrading {
           journal: this.journal,
           logger: d.logger,
           clock: d.clock,
-          priorityFee,
+          priorityFee: config.LIVE_PRIORITY_FEE_MAX,
+          build,
           exitPriorityFeeMax: config.LIVE_EXIT_PRIORITY_FEE_MAX,
           simulateBeforeSend: config.LIVE_SIMULATE_BEFORE_SEND,
           confirmation: opts.confirmation,
           screen: new TokenScreen({
             mintInfo: this.mintInfo,
-            quotes: d.market.quotes,
+            // build mode: the reverse quote asks /build too, the buying wallet as its taker.
+            quotes: build
+              ? { quote: async (r, taker) => (await build.v2.build(r, taker ?? "")).quote }
+              : d.market.quotes,
             logger: d.logger,
             clock: d.clock,
           }),
@@ -166,6 +176,36 @@ export class LiveTrading {
         return p ? new Big(p.price) : null;
       },
     });
+  }
+
+  /**
+   * SWAP_API=build (the default): the v2 client, our fee settings, and Jito when
+   * JITO_BLOCK_ENGINE_URL is set. null for v1 (and order, which has its own path).
+   */
+  private buildSettings(opts: LiveTradingOptions): BuildSettings | null {
+    const v2 = this.d.market.liveSwapV2;
+    if (this.d.market.swapApi !== "build" || !v2) return null;
+    const c = this.config;
+    const jito = c.JITO_BLOCK_ENGINE_URL
+      ? new JitoClient(
+          new HttpClient({
+            service: JITO_SERVICE,
+            baseUrl: c.JITO_BLOCK_ENGINE_URL,
+            timeoutMs: opts.timeoutMs ?? c.HTTP_TIMEOUT_MS,
+            timer: this.d.clock,
+            fetch: opts.fetch,
+            logger: this.d.logger,
+          }),
+        )
+      : null;
+    return {
+      v2,
+      rpc: this.rpc,
+      percentile: c.LIVE_PRIORITY_FEE_PERCENTILE,
+      maxPriorityFeeLamports: c.LIVE_PRIORITY_FEE_MAX,
+      computeUnitLimit: c.LIVE_COMPUTE_UNIT_LIMIT,
+      jito: jito ? { client: jito, tipLamports: c.JITO_TIP_LAMPORTS } : null,
+    };
   }
 
   /** The monitor's first step each tick. */

@@ -3,7 +3,7 @@ import { ExternalServiceError, TradingError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import { ProviderError } from "../market/http-client.ts";
 import type { MintInfo } from "../market/mint-info.ts";
-import type { QuoteProvider } from "../market/types.ts";
+import type { Quote, QuoteRequest } from "../market/types.ts";
 import { SOL_MINT } from "../money.ts";
 import type { TransferFee } from "./rules/fees.ts";
 import { type ScreeningRule, screenToken, type TokenScreeningFilters } from "./rules/token-screening.ts";
@@ -30,7 +30,8 @@ export class TokenScreenRefusedError extends TradingError {
 export interface TokenScreenDeps {
   /** null when SOLANA_RPC_URL is empty. */
   mintInfo: { get(mint: string): Promise<MintInfo> } | null;
-  quotes: QuoteProvider;
+  /** The reverse quote; `taker`: the wallet about to buy (Swap API v2 /build needs one). */
+  quotes: { quote(req: QuoteRequest, taker?: string): Promise<Quote> };
   logger: Logger;
   clock: Pick<Clock, "now">;
   /** How long a found route back to SOL vouches for amounts up to the one quoted; default 60 s. */
@@ -48,10 +49,22 @@ export class TokenScreen {
 
   constructor(private readonly d: TokenScreenDeps) {}
 
-  /** Refuses (TokenScreenRefusedError) a buy of `boughtAtomic` units of `mint` the filters reject. */
-  async check(mint: string, boughtAtomic: bigint, filters: TokenScreeningFilters, slippageBps: number): Promise<void> {
+  /**
+   * Refuses (TokenScreenRefusedError) a buy of `boughtAtomic` units of `mint` the filters reject.
+   * `taker`: the buying wallet, the taker of a reverse quote that needs one (any wallet's answer
+   * vouches for the route, so one quote still serves every agent of a signal).
+   */
+  async check(
+    mint: string,
+    boughtAtomic: bigint,
+    filters: TokenScreeningFilters,
+    slippageBps: number,
+    taker?: string,
+  ): Promise<void> {
     const info = this.d.mintInfo ? await this.d.mintInfo.get(mint) : null;
-    const reverseQuoteFound = filters.requireSellable ? await this.sellable(mint, boughtAtomic, slippageBps) : null;
+    const reverseQuoteFound = filters.requireSellable
+      ? await this.sellable(mint, boughtAtomic, slippageBps, taker)
+      : null;
     const result = screenToken(
       {
         freezeAuthority: info?.freezeAuthority ?? null,
@@ -76,7 +89,7 @@ export class TokenScreen {
     return (await this.d.mintInfo.get(mint)).transferFee ?? null;
   }
 
-  private async sellable(mint: string, amount: bigint, slippageBps: number): Promise<boolean> {
+  private async sellable(mint: string, amount: bigint, slippageBps: number, taker?: string): Promise<boolean> {
     const known = this.sellableUpTo.get(mint);
     if (known && this.d.clock.now() - known.at < (this.d.sellableTtlMs ?? 60_000) && amount <= known.amount)
       return true;
@@ -85,7 +98,7 @@ export class TokenScreen {
     let batch = this.gathering.get(mint);
     if (batch) batch.amount = amount > batch.amount ? amount : batch.amount;
     else {
-      const b = { amount, slippageBps, found: Promise.resolve(false) };
+      const b = { amount, slippageBps, taker, found: Promise.resolve(false) };
       b.found = this.askForBatch(mint, b);
       this.gathering.set(mint, b);
       batch = b;
@@ -93,27 +106,28 @@ export class TokenScreen {
     const found = await batch.found;
     if (found) return true;
     // No route for the batch's largest amount: this agent's own, smaller amount may still have one.
-    return amount < batch.amount ? this.reverseQuote(mint, amount, slippageBps) : false;
+    return amount < batch.amount ? this.reverseQuote(mint, amount, slippageBps, taker) : false;
   }
 
-  private async askForBatch(mint: string, b: { amount: bigint; slippageBps: number }): Promise<boolean> {
+  private async askForBatch(
+    mint: string,
+    b: { amount: bigint; slippageBps: number; taker?: string },
+  ): Promise<boolean> {
     // Let the other agents of the same fan-out join before the quote is sent.
     await new Promise((r) => setImmediate(r));
     this.gathering.delete(mint);
     const now = this.d.clock.now();
-    const found = await this.reverseQuote(mint, b.amount, b.slippageBps);
+    const found = await this.reverseQuote(mint, b.amount, b.slippageBps, b.taker);
     if (found) this.sellableUpTo.set(mint, { at: now, amount: b.amount });
     return found;
   }
 
-  private async reverseQuote(mint: string, amount: bigint, slippageBps: number): Promise<boolean> {
+  private async reverseQuote(mint: string, amount: bigint, slippageBps: number, taker?: string): Promise<boolean> {
     try {
-      const q = await this.d.quotes.quote({
-        inputMint: mint,
-        outputMint: SOL_MINT,
-        amount: amount.toString(),
-        slippageBps,
-      });
+      const q = await this.d.quotes.quote(
+        { inputMint: mint, outputMint: SOL_MINT, amount: amount.toString(), slippageBps },
+        taker,
+      );
       return BigInt(q.outAmount) > 0n;
     } catch (err) {
       // "No route" is the answer; an outage is not, and fails the buy (fail closed).

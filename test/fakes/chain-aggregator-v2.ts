@@ -38,7 +38,7 @@ import { MEMO_PROGRAM } from "./chain-aggregator.ts";
 // taker sign as its delegate (as v1's swaps): a buy wraps SOL into the taker's wSOL account
 // (setup), pays the pool from it (setup) and receives the tokens (swapInstruction), and closes the
 // wSOL account (cleanup); a sell pays tokens (setup) and receives wSOL (swapInstruction), closed
-// into SOL (cleanup). `mode` "hostile" adds a SOL transfer to `thief` to otherInstructions,
+// into SOL (cleanup); `tamper.deliverBps` makes it move less than quoted, as v1's does. `mode` "hostile" adds a SOL transfer to `thief` to otherInstructions,
 // "foreign-program" a Memo instruction. An /order transaction is those instructions assembled by
 // the fake, with its own compute budget.
 
@@ -103,7 +103,8 @@ export class SwapV2 {
     if (taker === null || taker === "bad") return bad("taker: a valid public key is required");
     const r = this.agg.priceQuote(q);
     if (r instanceof Response) return r;
-    const route = this.route(r.pool, r.poolMoves, BigInt(String(r.quote.inAmount)), r.quote.inputMint === SOL, taker);
+    const moves = this.agg.delivered(r.poolMoves);
+    const route = this.route(r.pool, moves, BigInt(String(r.quote.inAmount)), r.quote.inputMint === SOL, taker);
     const { blockhash, lastValidBlockHeight } = this.agg.chain.latestBlockhash();
     return Response.json({
       ...r.quote,
@@ -143,7 +144,7 @@ export class SwapV2 {
     };
     if (taker) {
       const buy = r.quote.inputMint === SOL;
-      const route = this.route(r.pool, r.poolMoves, BigInt(String(r.quote.inAmount)), buy, taker);
+      const route = this.route(r.pool, this.agg.delivered(r.poolMoves), BigInt(String(r.quote.inAmount)), buy, taker);
       const ixs = [
         ComputeBudgetProgram.setComputeUnitLimit({ units: ORDER_COMPUTE_UNITS }),
         ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 100_000 }),

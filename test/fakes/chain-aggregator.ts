@@ -109,6 +109,8 @@ export class ChainAggregator extends LocalServer {
   /** Swap API v2 (/swap/v2/build, /order, /execute): chain-aggregator-v2.ts. */
   readonly v2: SwapV2 = new SwapV2(this);
   readonly swapRequests: Array<Record<string, unknown>> = [];
+  /** Every request: method and path (v1, v2 and prices), in order. */
+  readonly requests: Array<{ method: string; path: string }> = [];
   /** Price API v3 requests answered (a monitor tick prices its positions with one). */
   priceRequests = 0;
   private nonce = 0;
@@ -274,6 +276,7 @@ export class ChainAggregator extends LocalServer {
 
   protected async handle(req: Request): Promise<Response> {
     const url = new URL(req.url);
+    this.requests.push({ method: req.method, path: url.pathname });
     if (req.method === "GET" && url.pathname === "/price/v3") return this.price(url);
     if (url.pathname.startsWith("/swap/v2/")) return this.v2.handle(req, url);
     if (this.v1Retired && url.pathname.startsWith("/swap/v1/"))
@@ -375,6 +378,11 @@ export class ChainAggregator extends LocalServer {
     return { quote, stored: { ...quote, poolMoves: poolMoves.toString() }, pool, poolMoves };
   }
 
+  /** What the route really moves out of the pool for a quoted amount (`tamper.deliverBps`). */
+  delivered(quoted: bigint): bigint {
+    return this.tamper.deliverBps === undefined ? quoted : (quoted * BigInt(this.tamper.deliverBps)) / 10_000n;
+  }
+
   /** Token-2022 transfer fee on `amount` (ceil(amount × bps / 10000), capped), 0 without one. */
   transferFee(pool: Pool, amount: bigint): bigint {
     const bps = pool.opts.transferFeeBps;
@@ -398,9 +406,7 @@ export class ChainAggregator extends LocalServer {
     const buy = stored.inputMint === SOL;
     const pool = this.pools.get(String(buy ? stored.outputMint : stored.inputMint))!;
     const amount = BigInt(String(stored.inAmount));
-    const quoted = BigInt(String(stored.poolMoves));
-    const poolMoves =
-      this.tamper.deliverBps === undefined ? quoted : (quoted * BigInt(this.tamper.deliverBps)) / 10_000n;
+    const poolMoves = this.delivered(BigInt(String(stored.poolMoves)));
     const fee = priorityFeeOf(b.prioritizationFeeLamports);
     const microLamports = (fee * 1_000_000n) / BigInt(COMPUTE_UNIT_LIMIT);
     // The pool lets the wallet take exactly this swap's amount (the single-signer trick).

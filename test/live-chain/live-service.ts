@@ -4,6 +4,7 @@ import bs58 from "bs58";
 import { ManualClock } from "../../src/clock.ts";
 import { LiveWalletRegistry } from "../../src/wallets/live-wallet-registry.ts";
 import { type ChainAggregator, startChainAggregator } from "../fakes/chain-aggregator.ts";
+import { type FakeJitoBlockEngine, startFakeJitoBlockEngine } from "../fakes/jito-block-engine.ts";
 import { type LiteSvmRpc, startLiteSvmRpc } from "../fakes/litesvm-rpc.ts";
 import { type FakeMarket, startFakeMarket } from "../fakes/market.ts";
 import { createApiKey, createTestContext, json, login, type TestContext } from "../helpers/context.ts";
@@ -15,6 +16,8 @@ import { createApiKey, createTestContext, json, login, type TestContext } from "
 export interface LiveService {
   chain: LiteSvmRpc;
   agg: ChainAggregator;
+  /** The Jito block engine JITO_BLOCK_ENGINE_URL points at (opts.jito), else null. */
+  jito: FakeJitoBlockEngine | null;
   /** Only for its test service options (no client-side pacing). */
   fake: FakeMarket;
   ctx: TestContext;
@@ -36,9 +39,13 @@ export class ChainClock extends ManualClock {
   }
 }
 
-export async function startLiveService(wallet: Keypair, opts: { clock?: ChainClock } = {}): Promise<LiveService> {
+export async function startLiveService(
+  wallet: Keypair,
+  opts: { clock?: ChainClock; env?: Record<string, string>; jito?: boolean } = {},
+): Promise<LiveService> {
   const chain = await startLiteSvmRpc();
   const agg = await startChainAggregator(chain);
+  const jito = opts.jito ? await startFakeJitoBlockEngine(chain) : null;
   chain.airdrop(wallet.publicKey, 2_000_000_000n);
   const fake = await startFakeMarket();
   const ctx = await createTestContext({
@@ -51,6 +58,8 @@ export async function startLiveService(wallet: Keypair, opts: { clock?: ChainClo
       SOLANA_RPC_URL: chain.url,
       LIVE_TRADING_ENABLED: "true",
       WALLETS_RATE_LIMIT_PER_MINUTE: "100000",
+      ...(jito ? { JITO_BLOCK_ENGINE_URL: jito.url } : {}),
+      ...opts.env,
     },
     services: {
       ...fake.serviceOptions(),
@@ -65,6 +74,7 @@ export async function startLiveService(wallet: Keypair, opts: { clock?: ChainClo
   return {
     chain,
     agg,
+    jito,
     fake,
     ctx,
     token,
@@ -94,6 +104,7 @@ export async function startLiveService(wallet: Keypair, opts: { clock?: ChainClo
     async stop() {
       await ctx.close();
       await agg.stop();
+      await jito?.stop();
       await chain.stop();
       await fake.stop();
     },

@@ -251,11 +251,18 @@ describe("nothing untracked: sales", () => {
 });
 
 describe("exits that land", () => {
+  // Recent fees far above LIVE_PRIORITY_FEE_MAX: the first attempt pays the cap (1 000 000 lamports
+  // at the 400 000-unit limit), and each re-send after a proven expiry doubles what the last paid.
+  const congested = () => {
+    chain.recentFees = [1, 2, 3, 4].map((i) => ({ slot: chain.slot - i, fee: 100_000_000 }));
+  };
+
   test("a stop-loss not landed when its blockhash expires is re-quoted and re-sent with a doubled priority fee; never while the first can land", async () => {
     const agentId = await liveAgent({ stopLoss: { enabled: true, percentage: 20 } });
     await signal();
     expect(walletTxs()).toHaveLength(1);
     pool.opts.lamportsPerToken = 500_000n; // −50%: the stop-loss fires
+    congested();
     for (let i = 0; i < 20; i++) chain.sendModes.push({ kind: "drop" }); // congestion: never included
     await ctx.services.trading.monitor.tick();
     const first = journal()[1]!;
@@ -273,10 +280,8 @@ describe("exits that land", () => {
     const rows = journal();
     expect(rows[1]!.status).toBe("expired");
     expect(rows[2]).toMatchObject({ status: "confirmed", priority_fee_lamports: 2_000_000 });
-    const fee = agg.swapRequests.at(-1)!.prioritizationFeeLamports as {
-      priorityLevelWithMaxLamports: { maxLamports: number };
-    };
-    expect(fee.priorityLevelWithMaxLamports.maxLamports).toBe(2_000_000);
+    // What the landed re-send paid: one signature and the doubled priority fee, no more.
+    expect(chain.landed.get(rows[2]!.signature)!.fee).toBe(5_000n + 2_000_000n);
     expect(positions(agentId)[0]!.status).toBe("closed");
     expect(walletTxs()).toHaveLength(2);
     expect(chain.landed.has(rows[1]!.signature)).toBe(false);
@@ -289,6 +294,7 @@ describe("exits that land", () => {
     ctx.clock.advance(2 * 86_400_000); // the position is stale
     // Congestion: each attempt is sent 4 times (40 blocks per 2-s wait) and dropped until its
     // blockhash (150 blocks) is past; the third attempt lands.
+    congested();
     for (let i = 0; i < 8; i++) chain.sendModes.push({ kind: "drop" });
     clock.onSleep = () => chain.advance(40);
     await ctx.services.trading.monitor.tick();

@@ -12,7 +12,11 @@ import { createApiKey, createTestContext, json, login, type TestContext } from "
 // confirmation polling that does not wait (the ManualClock's sleep). Every response body is kept (the secret scan reads
 // them). Numbers used throughout: SOL $100, BONK $0.01 with 6 decimals, the wallet holds 2 SOL
 // on chain, so 5 % = 0.1 SOL buys 1000 BONK; each swap costs 5000 lamports of signature fee plus
-// the fake aggregator's 50 000-lamport priority fee (LIVE_PRIORITY_FEE=auto): 0.000055 SOL.
+// the fake aggregator's 50 000-lamport priority fee (under LIVE_PRIORITY_FEE_MAX): 0.000055 SOL.
+// SWAP_API=v1: the fake RPC's swap model is v1's (each transaction carries the number of the
+// /swap/v1/swap request it was built for, whose quote it applies), so these tests drive the
+// executor's rules (journal, outcomes, refusals, settlement) through the v1 lane; the default
+// `build` lane runs end to end on litesvm (test/live-chain/build-path.test.ts and the others there).
 
 export const MINT = "DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263";
 export const MINT2 = "EKpQGSJtjMFqKZ9KQanSqYXRcF8fBopzLHYxdM65zcjm";
@@ -86,6 +90,7 @@ export async function startLive(opts: LiveOptions = {}): Promise<LiveContext> {
       ...rpc.env(),
       LIVE_TRADING_ENABLED: "true",
       WALLETS_RATE_LIMIT_PER_MINUTE: "100000",
+      SWAP_API: "v1",
       ...opts.env,
     },
     services: {

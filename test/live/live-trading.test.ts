@@ -66,7 +66,7 @@ describe("live buy on a signal", () => {
     const swapReq = l.fake.requestsTo("jupiter.swap").at(-1)!.body as Record<string, unknown>;
     expect(swapReq.userPublicKey).toBe(l.wallet);
     expect(swapReq.prioritizationFeeLamports).toEqual({
-      priorityLevelWithMaxLamports: { maxLamports: 1_000_000, priorityLevel: "high" },
+      priorityLevelWithMaxLamports: { maxLamports: 1_000_000, priorityLevel: "veryHigh" },
     });
 
     // Chain: 2 − 0.1 − 0.000055 SOL, 1000 BONK; the ledger mirrors it.
@@ -257,9 +257,9 @@ describe("global switch", () => {
     expect(ev?.reason).toStartWith("live_trading");
   });
 
-  test("LIVE_PRIORITY_FEE as lamports is sent in the Swap API's documented form, as the cap", async () => {
+  test("SWAP_API=v1: LIVE_PRIORITY_FEE_MAX is sent in the Swap API's documented form, as the cap", async () => {
     await l.close();
-    l = await startLive({ env: { LIVE_PRIORITY_FEE: "20000" } });
+    l = await startLive({ env: { LIVE_PRIORITY_FEE_MAX: "20000" } });
     await l.liveAgent();
     await l.postSignal();
     await l.settle();

@@ -83,7 +83,7 @@ test("the swap transaction request sends the quote back unchanged", async () => 
     userPublicKey: user,
     wrapAndUnwrapSol: true,
     dynamicComputeUnitLimit: true,
-    // A fixed LIVE_PRIORITY_FEE in the form the Swap API v1 documents: the cap of an estimate, not
+    // A lamport cap (LIVE_PRIORITY_FEE_MAX) in the form the Swap API v1 documents: the cap of an estimate, not
     // the old v6 bare number (issue 15).
     prioritizationFeeLamports: { priorityLevelWithMaxLamports: { maxLamports: 12_345, priorityLevel: "veryHigh" } },
   });

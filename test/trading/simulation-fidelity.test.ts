@@ -7,6 +7,7 @@ import { Big, SOL_MINT } from "../../src/money.ts";
 import { maxSwapFeeLamports } from "../../src/trading/live-executor.ts";
 import {
   closesTokenAccount,
+  livePriorityFeeMax,
   priorityFeeLamports,
   simulationPriorityFeeSol,
   TOKEN_ACCOUNT_CLOSE_FEE_SOL,
@@ -122,7 +123,7 @@ describe("token account rent", () => {
 });
 
 describe("priority fee: the live model", () => {
-  test("unset, SIMULATION_PRIORITY_FEE_SOL follows LIVE_PRIORITY_FEE: auto charges the live cap, 0.001 SOL", async () => {
+  test("unset, SIMULATION_PRIORITY_FEE_SOL follows LIVE_PRIORITY_FEE_MAX: the live cap, 0.001 SOL by default", async () => {
     t = await startTrading({ env: { SIMULATION_PRIORITY_FEE_SOL: "" } });
     expect(t.ctx.config.SIMULATION_PRIORITY_FEE_SOL).toBeUndefined();
     const agent = await t.createAgent();
@@ -133,8 +134,8 @@ describe("priority fee: the live model", () => {
     expect([buy.fees, buy.rentDepositSol]).toEqual(["0.001005", RENT]);
   });
 
-  test("a fixed LIVE_PRIORITY_FEE is what a simulated swap pays", async () => {
-    t = await startTrading({ env: { SIMULATION_PRIORITY_FEE_SOL: "", LIVE_PRIORITY_FEE: "20000" } });
+  test("LIVE_PRIORITY_FEE_MAX is what a simulated swap pays", async () => {
+    t = await startTrading({ env: { SIMULATION_PRIORITY_FEE_SOL: "", LIVE_PRIORITY_FEE_MAX: "20000" } });
     const agent = await t.createAgent();
     await t.postSignal();
     await t.settle();
@@ -142,8 +143,24 @@ describe("priority fee: the live model", () => {
     expect(buy.fees).toBe("0.000025");
   });
 
+  test("with Jito on, the simulated swap pays the tip a live bundle carries too", async () => {
+    t = await startTrading({
+      env: {
+        SIMULATION_PRIORITY_FEE_SOL: "",
+        LIVE_PRIORITY_FEE_MAX: "20000",
+        JITO_BLOCK_ENGINE_URL: "http://127.0.0.1:9",
+        JITO_TIP_LAMPORTS: "30000",
+      },
+    });
+    const agent = await t.createAgent();
+    await t.postSignal();
+    await t.settle();
+    const [buy] = await txs(agent.id);
+    expect(buy.fees).toBe("0.000055"); // 5000 + 20 000 + 30 000 lamports
+  });
+
   test("an explicit SIMULATION_PRIORITY_FEE_SOL wins", async () => {
-    t = await startTrading({ env: { SIMULATION_PRIORITY_FEE_SOL: "0.0003", LIVE_PRIORITY_FEE: "20000" } });
+    t = await startTrading({ env: { SIMULATION_PRIORITY_FEE_SOL: "0.0003", LIVE_PRIORITY_FEE_MAX: "20000" } });
     const agent = await t.createAgent();
     await t.postSignal();
     await t.settle();
@@ -158,6 +175,9 @@ describe("priority fee: the live model", () => {
       expect(maxSwapFeeLamports(setting)).toBe(5_000n + BigInt(priorityFeeLamports(setting)));
     }
     expect(priorityFeeLamports("auto")).toBe(1_000_000);
+    const config = { LIVE_PRIORITY_FEE_MAX: 20_000, JITO_BLOCK_ENGINE_URL: "", JITO_TIP_LAMPORTS: 10_000 };
+    expect(livePriorityFeeMax(config)).toBe(20_000);
+    expect(livePriorityFeeMax({ ...config, JITO_BLOCK_ENGINE_URL: "https://jito.example" })).toBe(30_000);
   });
 });
 

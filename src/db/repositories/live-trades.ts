@@ -22,7 +22,8 @@ export type NewLiveTrade = Pick<
   | "signedAtSlot"
   | "priorityFeeLamports"
   | "intent"
->;
+> &
+  Partial<Pick<LiveTradeRecord, "tipLamports">>;
 
 /** States whose outcome is not recorded yet: the swap may still land, or may have landed unseen. */
 const OPEN = "('sending', 'pending', 'unknown')";
@@ -30,7 +31,7 @@ const OPEN = "('sending', 'pending', 'unknown')";
 const SELECT = `SELECT signature, agent_id AS agentId, wallet_address AS walletAddress, token_address AS tokenAddress, side,
   input_atomic AS inputAtomic, expected_output_atomic AS expectedOutputAtomic, token_decimals AS tokenDecimals,
   blockhash, last_valid_block_height AS lastValidBlockHeight, signed_at_slot AS signedAtSlot,
-  priority_fee_lamports AS priorityFeeLamports, status, intent, transaction_id AS transactionId, error,
+  priority_fee_lamports AS priorityFeeLamports, tip_lamports AS tipLamports, status, intent, transaction_id AS transactionId, error,
   created_at AS createdAt, updated_at AS updatedAt FROM live_trades`;
 
 export class LiveTradeRepository {
@@ -40,8 +41,8 @@ export class LiveTradeRepository {
     this.sqlite
       .query(
         `INSERT INTO live_trades (signature, agent_id, wallet_address, token_address, side, input_atomic, expected_output_atomic, token_decimals,
-           blockhash, last_valid_block_height, signed_at_slot, priority_fee_lamports, status, intent, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'sending', ?, ?, ?)`,
+           blockhash, last_valid_block_height, signed_at_slot, priority_fee_lamports, tip_lamports, status, intent, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'sending', ?, ?, ?)`,
       )
       .run(
         r.signature,
@@ -56,6 +57,7 @@ export class LiveTradeRepository {
         r.lastValidBlockHeight,
         r.signedAtSlot,
         r.priorityFeeLamports,
+        r.tipLamports ?? 0,
         r.intent,
         now,
         now,

@@ -251,6 +251,8 @@ export const liveTrades = sqliteTable(
     signedAtSlot: integer("signed_at_slot").notNull(),
     /** The priority fee the transaction pays (lamports); an exit re-sent after expiry pays more. */
     priorityFeeLamports: integer("priority_fee_lamports").notNull(),
+    /** The Jito tip inside the transaction (lamports; 0 without Jito): part of the swap's fees. */
+    tipLamports: integer("tip_lamports").notNull().default(0),
     /** sending | pending | confirmed | failed | expired | unknown (live-journal.ts). */
     status: text("status").notNull(),
     /** What the trade was for (open, dca, take_profit, close) as JSON; set when it is pending. */

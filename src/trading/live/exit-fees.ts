@@ -2,8 +2,9 @@ import type { LiveIntent } from "../live-journal.ts";
 
 // Exits that land (docs/decisions.md "Live safety"): a stop-loss or stale-trade exit that did not
 // land before its blockhash expired (proven: outcome.ts) is re-quoted and re-sent with a higher
-// priority fee, doubling from the last attempt's up to LIVE_EXIT_PRIORITY_FEE_MAX. Every other
-// swap keeps LIVE_PRIORITY_FEE. A re-send only ever follows a PROVEN expiry, so two transactions
+// priority fee, doubling from the last attempt's up to LIVE_EXIT_PRIORITY_FEE_MAX (v1: the cap of
+// Jupiter's estimate; build: the fee itself, at least the doubled one, prepare-build.ts). Every
+// other swap keeps the regular fee under LIVE_PRIORITY_FEE_MAX. A re-send only ever follows a PROVEN expiry, so two transactions
 // of one exit can never both land.
 
 /** The least step up, so a zero or tiny fee still grows. */

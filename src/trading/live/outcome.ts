@@ -108,12 +108,17 @@ export interface BroadcastInput {
   intervalMs?: number;
   /** Rounds before giving up with "pending" (the caller keeps the attempt for reconciliation). */
   maxRounds?: number;
+  /**
+   * How the bytes go out each round (a Jito bundle: sendBundle); default the RPC's sendTransaction.
+   * Either way the outcome is read from the chain by signature.
+   */
+  send?: (signedBase64: string) => Promise<unknown>;
   signal?: AbortSignal;
 }
 
 export interface BroadcastResult {
   state: AttemptState;
-  /** sendTransaction calls made. */
+  /** Sends made (sendTransaction, or sendBundle). */
   sends: number;
   /** Whether any send errored (the attempt was "maybe sent" at that moment). */
   sendErrors: number;
@@ -129,6 +134,7 @@ export async function broadcastUntilSettled(
 ): Promise<BroadcastResult> {
   const interval = input.intervalMs ?? 2_000;
   const maxRounds = input.maxRounds ?? 120;
+  const send = input.send ?? ((b64: string) => deps.chain.sendRaw(b64));
   let sends = 0;
   let sendErrors = 0;
   let pastHeight = false;
@@ -137,7 +143,7 @@ export async function broadcastUntilSettled(
     if (!pastHeight) {
       sends++;
       try {
-        await deps.chain.sendRaw(input.signedBase64);
+        await send(input.signedBase64);
       } catch (err) {
         sendErrors++;
         const r = classifySend(input.attempt.signature, err);

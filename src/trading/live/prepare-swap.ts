@@ -46,8 +46,12 @@ export interface PreparedSwap {
   blockhash: BlockhashRead;
   /** The most priority fee this transaction may pay (lamports): what the inspection allowed. */
   priorityFeeCapLamports: number;
-  /** What the aggregator says it set (null when it did not say). */
+  /** What the aggregator says it set (null when it did not say); build mode: the fee we set. */
   reportedPriorityFeeLamports: number | null;
+  /** A Jito tip inside the transaction (lamports): counted in the swap's fees, not its amounts. */
+  tipLamports?: bigint;
+  /** How the signed bytes go out (each rebroadcast too); absent: the RPC's sendTransaction. */
+  send?: (signedBase64: string) => Promise<unknown>;
 }
 
 /** Most a swap may pay in fees: one signature plus the priority fee asked for (or its auto cap). */
@@ -73,15 +77,31 @@ export async function referencePrice(
   throw new TradingError(NO_REFERENCE_PRICE_MESSAGE, { tokenAddress: req.tokenMint });
 }
 
-export async function prepareSwap(d: PrepareDeps, req: SwapRequest, fee: PriorityFee): Promise<PreparedSwap> {
-  const ctx = { agentId: req.agentId, walletAddress: req.walletAddress, side: req.side, tokenAddress: req.tokenMint };
-  const ref = await referencePrice(d.prices, req);
-  const quote = await d.quotes.quote({
-    inputMint: req.side === "BUY" ? SOL_MINT : req.tokenMint,
-    outputMint: req.side === "BUY" ? req.tokenMint : SOL_MINT,
-    amount: req.amountAtomic.toString(),
-    slippageBps: req.slippageBps,
-  });
+/** The aggregator request of a live swap: SOL in for a buy, the token in for a sale, ExactIn. */
+export const quoteRequestOf = (req: SwapRequest) => ({
+  inputMint: req.side === "BUY" ? SOL_MINT : req.tokenMint,
+  outputMint: req.side === "BUY" ? req.tokenMint : SOL_MINT,
+  amount: req.amountAtomic.toString(),
+  slippageBps: req.slippageBps,
+});
+
+export const logContext = (req: SwapRequest) => ({
+  agentId: req.agentId,
+  walletAddress: req.walletAddress,
+  side: req.side,
+  tokenAddress: req.tokenMint,
+});
+
+/**
+ * A live quote (whichever API answered it) judged against OUR floor (floor.ts), then the buy's
+ * token screening: the verdict whose minOutAtomic the simulated post-state must deliver.
+ */
+export async function judgeLiveQuote(
+  d: Pick<PrepareDeps, "screen" | "log">,
+  req: SwapRequest,
+  quote: Quote,
+  ref: ReferencePrice,
+): Promise<FloorVerdict> {
   if (BigInt(quote.outAmount) <= 0n) throw new TradingError("The quote returned no output amount");
   const floor = judgeQuote(
     {
@@ -98,9 +118,9 @@ export async function prepareSwap(d: PrepareDeps, req: SwapRequest, fee: Priorit
     ref,
   );
   if (req.screening && d.screen)
-    await d.screen.check(req.tokenMint, BigInt(quote.outAmount), req.screening, req.slippageBps);
+    await d.screen.check(req.tokenMint, BigInt(quote.outAmount), req.screening, req.slippageBps, req.walletAddress);
   d.log.info("live swap quoted", {
-    ...ctx,
+    ...logContext(req),
     inAmount: quote.inAmount,
     outAmount: quote.outAmount,
     minOut: floor.minOutAtomic.toString(),
@@ -110,6 +130,14 @@ export async function prepareSwap(d: PrepareDeps, req: SwapRequest, fee: Priorit
     slippageBps: req.slippageBps,
     priceImpactPct: quote.priceImpactPct,
   });
+  return floor;
+}
+
+export async function prepareSwap(d: PrepareDeps, req: SwapRequest, fee: PriorityFee): Promise<PreparedSwap> {
+  const ctx = logContext(req);
+  const ref = await referencePrice(d.prices, req);
+  const quote = await d.quotes.quote(quoteRequestOf(req));
+  const floor = await judgeLiveQuote(d, req, quote, ref);
 
   const built = await d.quotes.swapTransaction(quote, req.walletAddress, fee);
   if (built.simulationError) {

@@ -55,6 +55,7 @@ export async function signAndSend(d: SendDeps, req: SwapRequest, prep: PreparedS
     lastValidBlockHeight: attempt.lastValidBlockHeight,
     priorityFeeLamports: prep.reportedPriorityFeeLamports,
     priorityFeeCapLamports: prep.priorityFeeCapLamports,
+    tipLamports: Number(prep.tipLamports ?? 0n),
   };
   d.log.info("live swap signed", logCtx);
 
@@ -86,6 +87,7 @@ export async function signAndSend(d: SendDeps, req: SwapRequest, prep: PreparedS
       lastValidBlockHeight: attempt.lastValidBlockHeight,
       signedAtSlot: attempt.signedAtSlot,
       priorityFeeLamports: prep.priorityFeeCapLamports,
+      tipLamports: Number(prep.tipLamports ?? 0n),
     },
     req.intent ?? null,
   );
@@ -94,7 +96,7 @@ export async function signAndSend(d: SendDeps, req: SwapRequest, prep: PreparedS
   try {
     const sent = await broadcastUntilSettled(
       { chain: d.sender, clock: d.clock, logger: d.log },
-      { signedBase64: wire, attempt, intervalMs: d.pollIntervalMs, maxRounds: d.maxPolls },
+      { signedBase64: wire, attempt, intervalMs: d.pollIntervalMs, maxRounds: d.maxPolls, send: prep.send },
     );
     const outcome = sent.state;
     d.log.info("live swap broadcast", {
@@ -156,6 +158,7 @@ function toFill(
   log: Logger,
 ): LiveSwapFill {
   const { quote } = prep;
+  const tip = prep.tipLamports ?? 0n;
   const common = {
     routes: quote.routeLabels,
     priceImpactPct: quote.priceImpactPct,
@@ -167,16 +170,16 @@ function toFill(
       ...common,
       inputAtomic: BigInt(quote.inAmount),
       outputAtomic: BigInt(quote.outAmount),
-      feesSol: fromAtomic(BASE_FEE_LAMPORTS + BigInt(prep.reportedPriorityFeeLamports ?? 0), SOL_DECIMALS),
+      feesSol: fromAtomic(BASE_FEE_LAMPORTS + BigInt(prep.reportedPriorityFeeLamports ?? 0) + tip, SOL_DECIMALS),
       status: "pending",
       live: { signature, lastValidBlockHeight: prep.blockhash.lastValidBlockHeight, balancesAfter: null },
     };
-  const amounts = amountsFromChain(req.side, req.walletAddress, req.tokenMint, landed, quote, log);
+  const amounts = amountsFromChain(req.side, req.walletAddress, req.tokenMint, landed, quote, log, tip);
   return {
     ...common,
     inputAtomic: amounts.inputAtomic,
     outputAtomic: amounts.outputAtomic,
-    feesSol: fromAtomic(landed.feeLamports, SOL_DECIMALS),
+    feesSol: fromAtomic(landed.feeLamports + tip, SOL_DECIMALS),
     ...rentOfFill(amounts),
     status: "confirmed",
     live: {

@@ -1,9 +1,10 @@
 // Simulation fees (PRODUCT.md §4, issue 15 "Simulation fidelity"): every simulated swap is charged
-// the network's base fee of 0.000005 SOL plus the priority fee live would pay at most under
-// LIVE_PRIORITY_FEE (or SIMULATION_PRIORITY_FEE_SOL when set), a mint's first buy also pays the
+// the network's base fee of 0.000005 SOL plus the priority fee live would pay at most
+// (LIVE_PRIORITY_FEE_MAX, plus the Jito tip when Jito is on; or SIMULATION_PRIORITY_FEE_SOL when set), a mint's first buy also pays the
 // token account's rent (refunded when the position closes), and a Token-2022 transfer fee is
 // taken from the tokens, so paper results are not better than live ones.
 
+import type { Config } from "../../config.ts";
 import { AUTO_PRIORITY_FEE_MAX_LAMPORTS } from "../../market/jupiter-swap.ts";
 import type { PriorityFee } from "../../market/types.ts";
 import { Big } from "../../money.ts";
@@ -19,9 +20,15 @@ export const SIMULATION_NETWORK_FEE_SOL = "0.000005";
  */
 export const TOKEN_ACCOUNT_RENT_SOL = "0.00203928";
 
-/** LIVE_PRIORITY_FEE's text ("auto" or whole lamports, validated by the config) as a setting. */
-export function priorityFeeSetting(text: string): PriorityFee {
-  return text === "auto" ? "auto" : Number(text);
+/**
+ * The most one live swap pays on top of the signature fee (lamports): LIVE_PRIORITY_FEE_MAX, the
+ * cap of the priority fee at the compute-unit limit in every mode, plus the Jito tip when
+ * JITO_BLOCK_ENGINE_URL is set. What a simulated swap is charged unless the operator says otherwise.
+ */
+export function livePriorityFeeMax(
+  config: Pick<Config, "LIVE_PRIORITY_FEE_MAX" | "JITO_BLOCK_ENGINE_URL" | "JITO_TIP_LAMPORTS">,
+): number {
+  return config.LIVE_PRIORITY_FEE_MAX + (config.JITO_BLOCK_ENGINE_URL ? config.JITO_TIP_LAMPORTS : 0);
 }
 
 /**

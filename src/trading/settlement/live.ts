@@ -188,11 +188,12 @@ export class LiveSettlement implements Settlement {
       landed,
       { inAmount: row.inputAtomic, outAmount: row.expectedOutputAtomic },
       this.logger,
+      BigInt(row.tipLamports),
     );
     const f: LiveSwapFill = {
       inputAtomic: amounts.inputAtomic,
       outputAtomic: amounts.outputAtomic,
-      feesSol: lamportsToSol(landed.feeLamports),
+      feesSol: lamportsToSol(landed.feeLamports + BigInt(row.tipLamports)),
       ...rentOfFill(amounts),
       routes: [],
       priceImpactPct: "0",
