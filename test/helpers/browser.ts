@@ -1,6 +1,9 @@
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
-import type { TestContext } from "./context.ts";
+import { type ChildService, startChildService } from "./child-service.ts";
+import { offlineEnv, type TestContext } from "./context.ts";
 
 // What the dashboard's browser tests share: Debian's chromium (CHROMIUM_PATH to override),
 // launched headless for playwright-core, and the in-process service served on 127.0.0.1.
@@ -66,4 +69,51 @@ export async function openServedPage(
     await close();
     throw err;
   }
+}
+
+export interface ServicePage {
+  /** The service's directory (its database is `trading.db` there). */
+  dir: string;
+  service: ChildService;
+  context: BrowserContext;
+  page: Page;
+  /** Every URL the page requested, in order. */
+  requested: string[];
+  /** Closes the browser, stops the service and removes its directory. */
+  close(): Promise<void>;
+}
+
+/**
+ * The service as a child process (offline, its own database in a new temp directory, `env` on
+ * top) and one page of a fresh headless chromium that records every request it makes, for a
+ * dashboard flow against the real process.
+ */
+export async function startServiceWithPage(
+  prefix: string,
+  env: Record<string, string>,
+  opts: { viewport?: { width: number; height: number }; timeoutMs?: number } = {},
+): Promise<ServicePage> {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const [service, browser] = await Promise.allSettled([
+    startChildService(
+      { ...offlineEnv, LOG_LEVEL: "warn", DATABASE_PATH: join(dir, "trading.db"), ...env },
+      { cwd: dir },
+    ),
+    launchChromium(),
+  ]);
+  const close = async () => {
+    if (browser.status === "fulfilled") await browser.value.close().catch(() => {});
+    if (service.status === "fulfilled") await service.value.stop();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  if (service.status === "rejected" || browser.status === "rejected") {
+    await close();
+    throw service.status === "rejected" ? service.reason : (browser as PromiseRejectedResult).reason;
+  }
+  const context = await browser.value.newContext(opts.viewport ? { viewport: opts.viewport } : {});
+  const requested: string[] = [];
+  context.on("request", (r) => requested.push(r.url()));
+  const page = await context.newPage();
+  page.setDefaultTimeout(opts.timeoutMs ?? 10_000);
+  return { dir, service: service.value, context, page, requested, close };
 }
