@@ -1,5 +1,4 @@
 import { afterEach, beforeEach, expect, test } from "bun:test";
-import { UNLIMITED } from "../../src/market/rate-limiter.ts";
 import { FakeGeckoTerminal } from "../fakes/geckoterminal.ts";
 import { createTestContext, type TestContext } from "../helpers/context.ts";
 
@@ -15,10 +14,7 @@ let gecko: FakeGeckoTerminal;
 let ctx: TestContext;
 beforeEach(async () => {
   gecko = await new FakeGeckoTerminal().start();
-  ctx = await createTestContext({
-    env: { HISTORY_DATA_URL: gecko.url },
-    services: { strategyLab: { historyLimit: UNLIMITED } },
-  });
+  ctx = await createTestContext(gecko.contextOptions());
 });
 afterEach(async () => {
   await ctx.close();

@@ -1,3 +1,4 @@
+import { UNLIMITED } from "../../src/market/rate-limiter.ts";
 import { SOL_MINT } from "../../src/money.ts";
 import { LocalServer } from "./local-server.ts";
 
@@ -28,6 +29,14 @@ export class FakeGeckoTerminal extends LocalServer {
 
   override get url(): string {
     return `${super.url}/api/v2`;
+  }
+
+  /**
+   * Context options that point the service's history import at this fake without client-side
+   * pacing (the real API's 30 requests a minute would make a test wait).
+   */
+  contextOptions() {
+    return { env: { HISTORY_DATA_URL: this.url }, services: { strategyLab: { historyLimit: UNLIMITED } } };
   }
 
   setHistory(token: string, pool: string, bars: FakeGeckoBar[]): void {
