@@ -25,7 +25,7 @@ interface FanOutRun {
 async function oneSignal(s: ServiceUnderTest, ro: Database, n: number, token: string): Promise<FanOutRun> {
   const user = s.fan.get(n);
   if (!user?.apiKey) throw new Error(`no fan-out user with ${n} agents`);
-  const quotesBefore = s.fake.requestsTo("jupiter.quote").length;
+  const quotesBefore = s.fake.requestsTo("jupiter.build").length;
   const sent = performance.now();
   const res = await fetch(`${s.child.url}/api/v1/trading-signals`, {
     method: "POST",
@@ -71,7 +71,7 @@ async function oneSignal(s: ServiceUnderTest, ro: Database, n: number, token: st
     positions: done,
     evaluations: evaluations.get(body.id)!.n,
     outcomes,
-    quoteRequests: s.fake.requestsTo("jupiter.quote").length - quotesBefore,
+    quoteRequests: s.fake.requestsTo("jupiter.build").length - quotesBefore,
   };
 }
 

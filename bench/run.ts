@@ -12,6 +12,7 @@ import { loadTool } from "./lib/load.ts";
 import { describeMachine, machine } from "./lib/machine.ts";
 import { readmeBlock, replaceBetweenMarkers } from "./lib/readme.ts";
 import { type BenchRow, renderTable } from "./lib/stats.ts";
+import { liveLatency } from "./live-latency.ts";
 import { monitorTick } from "./monitor-tick.ts";
 import { readScale } from "./read-scale.ts";
 import { sizedFanOut } from "./sized-fan-out.ts";
@@ -20,14 +21,25 @@ import { sizedFanOut } from "./sized-fan-out.ts";
 // the same run, reported as a ratio (README "Performance"). Prints a Markdown table and writes
 // bench/results.json.
 //
-//   bun bench/run.ts [--quick] [--only read,ingest,fanout,sized,monitor,scale,footprint,events,backtest] [--keep] [--update-readme] [--profile DIR]
+//   bun bench/run.ts [--quick] [--only read,ingest,fanout,sized,monitor,scale,footprint,events,backtest,live] [--keep] [--update-readme] [--profile DIR]
 //
 // --quick: shorter load runs and smaller tables (a harness check, not figures to publish).
 // --profile DIR: the service child writes a `bun --cpu-prof-md` profile into DIR when it stops.
 // --keep: leave the temp directory (databases, service log) for inspection.
 // --update-readme: replace the table between the bench markers of README.md "Performance".
 
-const ALL = ["read", "ingest", "fanout", "sized", "monitor", "scale", "footprint", "events", "backtest"] as const;
+const ALL = [
+  "read",
+  "ingest",
+  "fanout",
+  "sized",
+  "monitor",
+  "scale",
+  "footprint",
+  "events",
+  "backtest",
+  "live",
+] as const;
 type Name = (typeof ALL)[number];
 
 const argv = process.argv.slice(2);
@@ -114,6 +126,7 @@ try {
   if (selected.has("monitor")) await step("4. monitor tick", () => monitorTick(o));
   if (selected.has("footprint")) await step("6. footprint", () => footprint(o));
   if (selected.has("backtest")) await step("7. backtest", () => backtestBench(o));
+  if (selected.has("live")) await step("8. live signal latency", () => liveLatency(o));
 } finally {
   if (sut) await sut.stop().catch(() => {});
   if (!keep) rmSync(dir, { recursive: true, force: true });

@@ -48,7 +48,7 @@ export async function sizedFanOut(o: BenchOptions): Promise<BenchRow[]> {
     for (let i = 0; i < n; i++) {
       // Let the budget refill between runs (one slot per second).
       await Bun.sleep(3_000);
-      const quotesBefore = fake.requestsTo("jupiter.quote").length;
+      const quotesBefore = fake.requestsTo("jupiter.build").length;
       const before = fake.requests.length;
       const rpcBefore = rpc.calls.length;
       const res = await postBuySignal(app, user.apiKey as string, FAN_OUT_TOKENS[i % FAN_OUT_TOKENS.length] as string);
@@ -60,7 +60,7 @@ export async function sizedFanOut(o: BenchOptions): Promise<BenchRow[]> {
       runs.push({
         ms: performance.now() - t0,
         positions: p,
-        quotes: fake.requestsTo("jupiter.quote").length - quotesBefore,
+        quotes: fake.requestsTo("jupiter.build").length - quotesBefore,
         requests: fake.requests.length - before,
         rpcCalls: rpc.calls.length - rpcBefore,
       });

@@ -3,6 +3,11 @@ import { z } from "zod";
 // One zod schema over the environment, parsed once at start (PRODUCT.md §1). Every variable the
 // service reads is here and in .env.example; README's configuration table mirrors this file.
 
+const BASE58_KEY = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
+
+/** SWAP_QUOTE_TAKER's default: an ed25519 public key generated once, its secret key discarded. */
+export const DEFAULT_QUOTE_TAKER = "F262GgRyU6WpweNwwsXqugtLoGJzLksHQgMd2wrG3oLT";
+
 const bool = (def: boolean) =>
   z
     .enum(["true", "false", "1", "0", "yes", "no"], { error: "must be true or false" })
@@ -92,9 +97,9 @@ export const configSchema = z.object({
 
   SIMULATION_INITIAL_SOL: decimal(10, 0, 1_000_000_000),
   /**
-   * Priority fee of every simulated swap. Unset (the default): the most a live swap pays,
-   * LIVE_PRIORITY_FEE_MAX (plus JITO_TIP_LAMPORTS when Jito is on), so simulation is never
-   * kinder than live (issue 15).
+   * Priority fee of every simulated swap. Unset (the default): the most a live swap pays under
+   * SWAP_API (LIVE_PRIORITY_FEE_MAX, the tip when Jito is on in build mode, an order's own fee when
+   * higher: src/trading/rules/simulation-fees.ts), so simulation is never kinder than live.
    */
   SIMULATION_PRIORITY_FEE_SOL: z.preprocess(
     (v) => (v === "" ? undefined : v),
@@ -148,6 +153,16 @@ export const configSchema = z.object({
    * (v2 /order + /execute, Jupiter lands it) or `v1` (legacy /swap/v1, until Jupiter retires it).
    */
   SWAP_API: z.enum(["build", "order", "v1"], { error: "must be build, order or v1" }).default("build"),
+  /**
+   * The wallet simulation quotes name as `taker` on /swap/v2/build (which requires one only to shape
+   * the instructions; the simulation uses the quote's amounts). Default: a fixed public key whose
+   * secret key was never kept (docs/decisions.md "Simulation on Swap API v2").
+   */
+  SWAP_QUOTE_TAKER: z
+    .string()
+    .default(DEFAULT_QUOTE_TAKER)
+    .transform((v) => (v === "" ? DEFAULT_QUOTE_TAKER : v))
+    .refine((v) => BASE58_KEY.test(v), { error: "must be a base58 public key" }),
   /**
    * Client-side pacing of every Jupiter call (price, quote, swap), requests per minute. Empty: the
    * published limit of the tier in use (keyless about 30, with a key 60). Raise it for a paid tier,
@@ -252,8 +267,6 @@ export function walletVariables(env: Record<string, string | undefined>): Array<
     .sort((a, b) => Number(a.slice(7)) - Number(b.slice(7)))
     .map((name) => ({ name, value: env[name] as string }));
 }
-
-const BASE58_KEY = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
 
 /** LIVE_EXTRA_PROGRAMS: comma-separated program ids; `bad` names the first malformed entry. */
 export function parseExtraPrograms(

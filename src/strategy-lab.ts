@@ -17,7 +17,7 @@ import { type RateLimit, RateLimiter } from "./market/rate-limiter.ts";
 import { HistoryImporter } from "./price-history/history-import.ts";
 import { PriceRecorder } from "./price-history/recorder.ts";
 import { SignalImporter } from "./signals/signal-import.ts";
-import { livePriorityFeeMax, simulationPriorityFeeSol } from "./trading/rules/fees.ts";
+import { flatSimulationPriorityFeeSol } from "./trading/rules/simulation-fees.ts";
 
 // The strategy lab's parts, built once by createServices: price history (recorder,
 // GeckoTerminal import), backtests (service, worker) and the signal repository they read.
@@ -61,7 +61,7 @@ export function createStrategyLab(
     decimals: deps.market.decimals,
     clock: deps.clock,
     logger: deps.logger,
-    priorityFeeSol: simulationPriorityFeeSol(config.SIMULATION_PRIORITY_FEE_SOL, livePriorityFeeMax(config)),
+    priorityFeeSol: flatSimulationPriorityFeeSol(config),
     horizonMs,
   });
   const timer = opts.timer ?? deps.clock;

@@ -17,7 +17,7 @@ import { csvLine } from "../http/csv.ts";
 import { isStrictIsoDateTime } from "../http/schemas.ts";
 import { createLogger } from "../logger.ts";
 import { createMarket } from "../market/index.ts";
-import { livePriorityFeeMax, simulationPriorityFeeSol } from "../trading/rules/fees.ts";
+import { flatSimulationPriorityFeeSol } from "../trading/rules/simulation-fees.ts";
 import { UsageError } from "./args.ts";
 
 // `trading-agent backtest --config variants.json [--from] [--to] [--source] [--email] [--out]`:
@@ -138,7 +138,7 @@ async function runBacktestCommand(config: Config, o: BacktestCliOptions): Promis
         // Decimals only round fills to atomic units; without the aggregator 6 is assumed (as the worker does).
         decimals: market.tokenPrices.configured ? market.decimals : { getDecimals: async () => new Map() },
         logger,
-        priorityFeeSol: simulationPriorityFeeSol(config.SIMULATION_PRIORITY_FEE_SOL, livePriorityFeeMax(config)),
+        priorityFeeSol: flatSimulationPriorityFeeSol(config),
         horizonMs: config.PRICE_HISTORY_DAYS * 86_400_000,
       },
     );

@@ -15,7 +15,7 @@ import type { LiveTrading } from "../trading/live-trading.ts";
 import { PriceWaits } from "../trading/monitor-prices.ts";
 import { PositionLocks } from "../trading/position-locks.ts";
 import { PositionMonitor } from "../trading/position-monitor.ts";
-import { livePriorityFeeMax, simulationPriorityFeeSol } from "../trading/rules/fees.ts";
+import { simulationFeeModel } from "../trading/rules/simulation-fees.ts";
 import { SignalProcessor } from "../trading/signal-processor.ts";
 import { SimulationExecutor } from "../trading/simulation-executor.ts";
 import { TokenScreen } from "../trading/token-screen.ts";
@@ -60,9 +60,9 @@ export function createTradingArea(config: Config, d: Deps, opts: ServiceOptions)
   // The demo market has no chain: its made-up tokens have no mint accounts to read.
   const mintInfo = config.DEMO_MARKET ? null : (live?.mintInfo ?? null);
   const screen = new TokenScreen({ mintInfo, quotes: market.quotes, logger, clock });
-  const fee = simulationPriorityFeeSol(config.SIMULATION_PRIORITY_FEE_SOL, livePriorityFeeMax(config));
+  const fees = simulationFeeModel(config);
   const executors: Partial<Record<"simulation" | "live", TradeExecutor>> = {
-    ...(market.quotes.configured ? { simulation: new SimulationExecutor(market.quotes, fee, screen) } : {}),
+    ...(market.quotes.configured ? { simulation: new SimulationExecutor(market.quotes, fees, screen) } : {}),
     ...(live?.executor ? { live: live.executor } : {}),
     ...opts.executors,
   };

@@ -21,6 +21,7 @@ import {
 } from "./not-configured.ts";
 import { LanedRateLimiter, type Pacer, type RateLimit, RateLimiter } from "./rate-limiter.ts";
 import { type Probes, Reachability, ReachabilityProber } from "./reachability.ts";
+import { sharedLaneQuotes } from "./simulation-quotes.ts";
 import { type SolPriceOptions, SolPriceService } from "./sol-price.ts";
 import { dataSourceStatus } from "./status.ts";
 import type { Market, Quote, QuoteProvider } from "./types.ts";
@@ -182,9 +183,7 @@ export function createMarket(config: Config, deps: MarketDeps, opts: MarketOptio
     ? new DexScreenerClient(
         client("marketData", config.MARKET_DATA_URL, {}, limiter(opts.limits?.marketData ?? DEFAULT_LIMITS.marketData)),
         deps.clock,
-        {
-          cacheTtlMs: opts.marketDataCacheTtlMs,
-        },
+        { cacheTtlMs: opts.marketDataCacheTtlMs },
       )
     : unconfiguredMarketData;
 
@@ -217,7 +216,7 @@ export function createMarket(config: Config, deps: MarketDeps, opts: MarketOptio
     prober,
     tokenPrices: tokenPrices ?? unconfiguredTokenPrices,
     decimals: tokenPrices ?? unconfiguredTokenPrices,
-    quotes: swapHttp ? new JupiterSwapClient(swapHttp, deps.onQuote) : unconfiguredQuotes,
+    quotes: swapHttp ? sharedLaneQuotes(config, swapHttp, deps.onQuote) : unconfiguredQuotes,
     liveQuotes: liveSwapHttp ? new JupiterSwapClient(liveSwapHttp, deps.onQuote) : unconfiguredQuotes,
     swapApi: config.SWAP_API,
     liveSwapV2:

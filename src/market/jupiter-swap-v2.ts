@@ -64,6 +64,7 @@ export const orderResponseSchema = z
     mode: z.string().optional(),
     feeBps: z.number().int().min(0).max(10_000).default(0),
     feeMint: z.string().optional(),
+    prioritizationFeeLamports: z.number().int().min(0).optional(),
     requestId: z.string().min(1),
     transaction: base64.nullable().optional(),
     lastValidBlockHeight: z.union([z.string().regex(/^\d+$/), z.number().int().min(0)]).optional(),
@@ -127,13 +128,27 @@ export class JupiterSwapV2Client implements Pick<QuoteProvider, "configured" | "
    */
   constructor(
     private readonly http: HttpClient,
-    private readonly opts: { api: Exclude<SwapApi, "v1">; quoteTaker?: string },
+    private readonly opts: {
+      api: Exclude<SwapApi, "v1">;
+      quoteTaker?: string;
+      /** Told every quote() answered (the price impacts backtests apply), as the v1 client does. */
+      onQuote?: (q: Quote) => void;
+    },
   ) {}
 
+  /** One quote from the API live trades speak: /order without taker, or /build for quoteTaker. */
   async quote(req: QuoteRequest): Promise<Quote> {
-    if (this.opts.api === "order") return (await this.order(req)).quote;
-    if (!this.opts.quoteTaker) throw new ValidationError("A /build quote needs a taker");
-    return (await this.build(req, this.opts.quoteTaker)).quote;
+    let quote: Quote;
+    if (this.opts.api === "order") {
+      const o = await this.order(req);
+      const prioritizationFeeLamports = o.order.prioritizationFeeLamports ?? null;
+      quote = { ...o.quote, order: { router: o.router, feeBps: o.feeBps, prioritizationFeeLamports } };
+    } else {
+      if (!this.opts.quoteTaker) throw new ValidationError("A /build quote needs a taker");
+      quote = (await this.build(req, this.opts.quoteTaker)).quote;
+    }
+    this.opts.onQuote?.(quote);
+    return quote;
   }
 
   /** GET /swap/v2/build: the Metis route as instructions for `taker`, ExactIn only. */

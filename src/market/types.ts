@@ -115,6 +115,12 @@ export interface Quote {
   /** DEX labels of the route, in route order, without duplicates. */
   routeLabels: string[];
   contextSlot: number | null;
+  /**
+   * Swap API v2 /order only: the router that won (iris, jupiterz, dflow, okx), Jupiter's fee in
+   * basis points (already deducted from outAmount: https://dev.jup.ag/docs/swap/fees) and the
+   * priority fee (lamports) the order's own transaction pays, when the answer names them.
+   */
+  order?: { router: string | null; feeBps: number; prioritizationFeeLamports: number | null };
   /** The provider's quote object exactly as received: swapTransaction() sends it back unchanged. */
   readonly raw: Readonly<Record<string, unknown>>;
 }

@@ -1,15 +1,17 @@
 import { TradingError } from "../errors.ts";
-import type { QuoteProvider } from "../market/types.ts";
+import type { Quote, QuoteProvider } from "../market/types.ts";
 import { Big, SOL_MINT } from "../money.ts";
 import type { SwapFill, SwapRequest, TradeExecutor } from "./executor.ts";
-import { closesTokenAccount, simulationSwapFeeSol, transferFeeAtomic } from "./rules/fees.ts";
+import { closesTokenAccount, transferFeeAtomic } from "./rules/fees.ts";
+import { type SimulationFeeModel, simulatedSwapFeeSol } from "./rules/simulation-fees.ts";
 import { checkSlippage, SLIPPAGE_EXCEEDED_MESSAGE } from "./rules/slippage.ts";
 import type { TokenScreen } from "./token-screen.ts";
 
 /**
  * Paper trading on real quotes (PRODUCT.md §4): the fill is the aggregator's quote (amounts,
- * route, price impact), and each swap is charged the network fee plus the priority fee of the live
- * model (src/trading/rules/fees.ts), minus a Token-2022 transfer fee on the tokens moved, so
+ * route, price impact) from the API and router live trades use (SWAP_API; Market.quotes), and each
+ * swap is charged the network fee plus the priority fee of the live model
+ * (src/trading/rules/simulation-fees.ts), minus a Token-2022 transfer fee on the tokens moved, so
  * simulated results are not better than live ones would be (issue 15). The settlement adds the
  * token account's rent. Nothing touches a chain.
  */
@@ -18,7 +20,7 @@ export class SimulationExecutor implements TradeExecutor {
 
   constructor(
     private readonly quotes: QuoteProvider,
-    private readonly priorityFeeSol: number,
+    private readonly fees: SimulationFeeModel,
     /** Token screening of signal buys (issue 15): the same as live, so simulation is not kinder. */
     private readonly screen: TokenScreen | null = null,
   ) {}
@@ -56,8 +58,8 @@ export class SimulationExecutor implements TradeExecutor {
       // A sale debits every token the wallet sent, the fee included.
       inputAtomic: req.side === "SELL" ? req.amountAtomic : BigInt(quote.inAmount),
       outputAtomic,
-      feesSol: simulationSwapFeeSol(this.priorityFeeSol),
-      routes: quote.routeLabels,
+      feesSol: simulatedSwapFeeSol(this.fees, quote),
+      routes: routesOf(quote),
       priceImpactPct: quote.priceImpactPct,
       slippageBps: req.slippageBps,
       txHash: `sim_${crypto.randomUUID().replace(/-/g, "")}`,
@@ -66,6 +68,15 @@ export class SimulationExecutor implements TradeExecutor {
       ...(closesTokenAccount(transferFee?.basisPoints ?? 0) ? {} : { keepsTokenAccount: true }),
     };
   }
+}
+
+/**
+ * The fill's routes: the route's DEX labels, led by the /order router that won (iris, jupiterz,
+ * dflow, okx) when the quote came from /order, as a live order records it.
+ */
+function routesOf(quote: Pick<Quote, "routeLabels" | "order">): string[] {
+  const router = quote.order?.router;
+  return router ? [router, ...quote.routeLabels.filter((l) => l !== router)] : quote.routeLabels;
 }
 
 /** A sale with a price floor (a take-profit level) is not made below it (SwapRequest.minOutputAtomic). */

@@ -169,7 +169,8 @@ function quoteBody(ctx: FakeHandlerContext): Response | Record<string, unknown> 
  * transaction) → quote fields + mode, router, feeBps, feeMint, requestId, transaction: null,
  * lastValidBlockHeight, expireAt; GET /swap/v2/build (taker required) → quote fields + a
  * compute-unit price, no setup, the route stand-in as swapInstruction, no cleanup, no lookup
- * tables. `fake.v2.router` / `fake.v2.feeBps` shape /order's answer.
+ * tables. `fake.v2.router` / `fake.v2.feeBps` / `fake.v2.prioritizationFeeLamports` shape /order's
+ * answer; its outAmount and threshold are net of feeBps, as Jupiter's are.
  */
 function v2Quote(ctx: FakeHandlerContext, kind: "order" | "build"): Response {
   const q = ctx.url.searchParams;
@@ -187,13 +188,24 @@ function v2Quote(ctx: FakeHandlerContext, kind: "order" | "build"): Response {
   if (kind === "build" && !taker) return jsonError(400, { error: "taker is required", errorCode: "INVALID_REQUEST" });
   const body = quoteBody(ctx);
   if (body instanceof Response) return body;
-  if (kind === "order")
+  if (kind === "order") {
+    // Jupiter's /order fee "is included in the quote and deducted automatically"
+    // (https://dev.jup.ag/docs/swap/fees): outAmount and the threshold are what arrives after it.
+    const feeBps = ctx.fake.v2.feeBps;
+    const net = (atomic: unknown) => ((BigInt(String(atomic)) * BigInt(10_000 - feeBps)) / 10_000n).toString();
+    const outAmount = net(body.outAmount);
     return Response.json({
       mode: "ultra",
       ...body,
-      feeMint: body.inputMint,
-      feeBps: ctx.fake.v2.feeBps,
+      outAmount,
+      otherAmountThreshold: net(body.otherAmountThreshold),
+      platformFee: { amount: (BigInt(String(body.outAmount)) - BigInt(outAmount)).toString(), feeBps },
+      feeMint: body.outputMint,
+      feeBps,
       router: ctx.fake.v2.router,
+      signatureFeeLamports: 5_000,
+      prioritizationFeeLamports: ctx.fake.v2.prioritizationFeeLamports,
+      rentFeeLamports: 0,
       swapType: "aggregator",
       requestId: `order-${ctx.fake.requestsTo("jupiter.order").length}`,
       taker: taker?.toBase58() ?? null,
@@ -202,6 +214,7 @@ function v2Quote(ctx: FakeHandlerContext, kind: "order" | "build"): Response {
       expireAt: String(Math.floor(Date.now() / 1000) + 120),
       totalTime: 1,
     });
+  }
   const apiIx = (ix: ReturnType<typeof SystemProgram.transfer>) => ({
     programId: ix.programId.toBase58(),
     accounts: ix.keys.map((k) => ({ pubkey: k.pubkey.toBase58(), isSigner: k.isSigner, isWritable: k.isWritable })),

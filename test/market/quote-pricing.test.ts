@@ -41,7 +41,7 @@ test("a held mint the price source omits is priced from a sell quote of the larg
   // The fake quotes at the token's market price: 0.3 USD per whole token.
   expect(Number(out.get(NEW)!.usd)).toBeCloseTo(0.3, 6);
   expect(out.has(NO_ROUTE)).toBe(false); // unknown, never zero
-  const quoted = fake.requestsTo("jupiter.quote").map((r) => r.query);
+  const quoted = fake.requestsTo("jupiter.build").map((r) => r.query);
   expect(quoted.map((q) => q.get("inputMint")).sort()).toEqual([NO_ROUTE, NEW].sort());
   expect(quoted.find((q) => q.get("inputMint") === NEW)!.get("amount")).toBe("250500000");
   expect(logs.some((l) => l.includes("token price unavailable") && l.includes(NO_ROUTE))).toBe(true);

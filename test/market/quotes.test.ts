@@ -3,14 +3,19 @@ import { Keypair, VersionedTransaction } from "@solana/web3.js";
 import { ManualClock } from "../../src/clock.ts";
 import type { ProviderError } from "../../src/market/http-client.ts";
 import { SOL_MINT } from "../../src/money.ts";
+import type { FakeMarket } from "../fakes/market.ts";
 import { fakeMarketPerFile } from "../helpers/fake-market.ts";
 import { marketHarness, rejection } from "./helpers.ts";
 
 // Jupiter Swap v1 (PRODUCT.md §5): quotes in atomic units with priceImpactPct as a fraction and
-// route labels; the swap transaction request sends the quote back unchanged.
+// route labels; the swap transaction request sends the quote back unchanged. These tests are about
+// the v1 client, so the market speaks SWAP_API=v1 (the default, build, is test/market/swap-v2-quotes.test.ts's).
 
 const BONK = "DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263";
 const user = Keypair.generate().publicKey.toBase58();
+
+const v1Harness = (f: FakeMarket, env: Record<string, string> = {}, opts: Parameters<typeof marketHarness>[2] = {}) =>
+  marketHarness(f, { SWAP_API: "v1", ...env }, opts);
 
 const fake = await fakeMarketPerFile(() => {
   fake.quote.priceImpactPct = "0";
@@ -22,7 +27,7 @@ const fake = await fakeMarketPerFile(() => {
 });
 
 test("a buy quote: atomic amounts, impact as a fraction, route labels, request parameters", async () => {
-  const h = marketHarness(fake);
+  const h = v1Harness(fake);
   const q = await h.market.quotes.quote({
     inputMint: SOL_MINT,
     outputMint: BONK,
@@ -55,7 +60,7 @@ test("a buy quote: atomic amounts, impact as a fraction, route labels, request p
 test("configured impact and multi-hop labels (deduplicated, in route order)", async () => {
   fake.quote.priceImpactPct = "0.0215";
   fake.quote.routeLabels = ["Orca", "Meteora DLMM", "Orca"];
-  const h = marketHarness(fake);
+  const h = v1Harness(fake);
   const q = await h.market.quotes.quote({
     inputMint: BONK,
     outputMint: SOL_MINT,
@@ -69,7 +74,7 @@ test("configured impact and multi-hop labels (deduplicated, in route order)", as
 });
 
 test("the swap transaction request sends the quote back unchanged", async () => {
-  const h = marketHarness(fake);
+  const h = v1Harness(fake);
   const q = await h.market.quotes.quote({
     inputMint: SOL_MINT,
     outputMint: BONK,
@@ -97,7 +102,7 @@ test("the swap transaction request sends the quote back unchanged", async () => 
 });
 
 test("priority fee auto asks the aggregator for a capped fee", async () => {
-  const h = marketHarness(fake);
+  const h = v1Harness(fake);
   const q = await h.market.quotes.quote({ inputMint: SOL_MINT, outputMint: BONK, amount: "1000", slippageBps: 50 });
   await h.market.quotes.swapTransaction(q, user, "auto");
   expect((fake.requestsTo("jupiter.swap")[0]!.body as Record<string, unknown>).prioritizationFeeLamports).toEqual({
@@ -106,7 +111,7 @@ test("priority fee auto asks the aggregator for a capped fee", async () => {
 });
 
 test("a modified quote is refused by the aggregator (400), named swapAggregator", async () => {
-  const h = marketHarness(fake);
+  const h = v1Harness(fake);
   const q = await h.market.quotes.quote({ inputMint: SOL_MINT, outputMint: BONK, amount: "1000", slippageBps: 50 });
   const tampered = { ...q, raw: { ...q.raw, outAmount: "999999999999" } };
   const err = (await rejection(h.market.quotes.swapTransaction(tampered, user, 0))) as ProviderError;
@@ -117,7 +122,7 @@ test("a modified quote is refused by the aggregator (400), named swapAggregator"
 
 test("no route: a 502 carrying the aggregator's code", async () => {
   fake.quote.noRoute.add(BONK);
-  const h = marketHarness(fake);
+  const h = v1Harness(fake);
   const err = (await rejection(
     h.market.quotes.quote({ inputMint: SOL_MINT, outputMint: BONK, amount: "1000", slippageBps: 50 }),
   )) as ProviderError;
@@ -127,7 +132,7 @@ test("no route: a 502 carrying the aggregator's code", async () => {
 });
 
 test("an unknown token is not tradable", async () => {
-  const h = marketHarness(fake);
+  const h = v1Harness(fake);
   const err = (await rejection(
     h.market.quotes.quote({
       inputMint: SOL_MINT,
@@ -140,7 +145,7 @@ test("an unknown token is not tradable", async () => {
 });
 
 test("bad amounts never reach the aggregator", async () => {
-  const h = marketHarness(fake);
+  const h = v1Harness(fake);
   for (const amount of ["0", "1.5", "-3", ""]) {
     const err = await rejection(
       h.market.quotes.quote({ inputMint: SOL_MINT, outputMint: BONK, amount, slippageBps: 50 }),
@@ -151,7 +156,7 @@ test("bad amounts never reach the aggregator", async () => {
 });
 
 test("malformed and incomplete quote answers are 502s", async () => {
-  const h = marketHarness(fake);
+  const h = v1Harness(fake);
   fake.inject(
     "jupiter.quote",
     { status: 200, raw: '{"inputMint":' },
@@ -171,7 +176,7 @@ test("malformed and incomplete quote answers are 502s", async () => {
 
 test("keyless Jupiter: ONE limiter paces price, quote, swap and the SOL feed together (one every 2 s)", async () => {
   const timer = new ManualClock();
-  const h = marketHarness(fake, { SWAP_AGGREGATOR_API_KEY: "", PRICE_NETWORK_API_KEY: "" }, { timer, limits: {} });
+  const h = v1Harness(fake, { SWAP_AGGREGATOR_API_KEY: "", PRICE_NETWORK_API_KEY: "" }, { timer, limits: {} });
   const q = await h.market.quotes.quote({ inputMint: SOL_MINT, outputMint: BONK, amount: "1000000", slippageBps: 50 });
   await h.market.tokenPrices.getPrices([BONK]);
   await h.market.quotes.swapTransaction(q, user, 0);
@@ -182,7 +187,7 @@ test("keyless Jupiter: ONE limiter paces price, quote, swap and the SOL feed tog
 
 test("with a key the shared Jupiter limit is one per second", async () => {
   const timer = new ManualClock();
-  const h = marketHarness(fake, {}, { timer, limits: {} });
+  const h = v1Harness(fake, {}, { timer, limits: {} });
   await h.market.quotes.quote({ inputMint: SOL_MINT, outputMint: BONK, amount: "1000000", slippageBps: 50 });
   await h.market.tokenPrices.getPrices([BONK]);
   expect(timer.sleeps).toEqual([1_000]);

@@ -18,21 +18,25 @@ const client = (headers?: Record<string, string>) =>
 
 const fake = await fakeMarketPerFile(
   () => {
-    fake.v2 = { router: "iris", feeBps: 0, v1Retired: true };
+    fake.v2 = { router: "iris", feeBps: 0, prioritizationFeeLamports: 0, v1Retired: true };
     fake.setSolPrice("150", { push: false });
     fake.setToken(BONK, { symbol: "BONK", priceUsd: "0.0042", decimals: 6 });
   },
   { keys: { swapAggregator: "right-key" } },
 );
 
-test("order without taker: the v1 amounts, router and fee; v1 itself answers 404", async () => {
+test("order without taker: the v1 amounts less Jupiter's fee, router and fee; v1 itself answers 404", async () => {
   fake.v2.router = "jupiterz";
   fake.v2.feeBps = 2;
+  fake.v2.prioritizationFeeLamports = 70_000;
   const v2 = new JupiterSwapV2Client(client({ "x-api-key": "right-key" }), { api: "order" });
   const r = await v2.order(req);
-  expect(r.quote.outAmount).toBe("35714285714"); // 1 SOL × $150 / $0.0042, 6 decimals
-  expect(r.quote.otherAmountThreshold).toBe("34642857142");
+  // 1 SOL × $150 / $0.0042, 6 decimals = 35 714 285 714, less 2 bps (the fee is in the quote).
+  expect(r.quote.outAmount).toBe("35707142856");
+  expect(r.quote.otherAmountThreshold).toBe("34635928570");
   expect([r.router, r.feeBps, r.order.transaction]).toEqual(["jupiterz", 2, null]);
+  // quote() (the simulation's) carries the router, fee and the order's own priority fee.
+  expect((await v2.quote(req)).order).toEqual({ router: "jupiterz", feeBps: 2, prioritizationFeeLamports: 70_000 });
   expect(fake.requestsTo("jupiter.order")[0]?.headers["x-api-key"]).toBe("right-key");
   const v1 = await new JupiterSwapClient(client()).quote(req).catch((e) => e);
   expect(v1).toBeInstanceOf(ProviderError);

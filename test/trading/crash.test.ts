@@ -235,7 +235,7 @@ test(`kill -9 at random points during a burst of signals, restart: nothing lost,
       });
     }
     fake.clearInjected();
-    fake.inject("jupiter.quote", ...Array.from({ length: 6 }, () => ({ delayMs: rng.pick([0, 0, 40, 150, 400]) })));
+    fake.inject("jupiter.build", ...Array.from({ length: 6 }, () => ({ delayMs: rng.pick([0, 0, 40, 150, 400]) })));
     const kill: KillPoint = (() => {
       if (recoveryOnly) return { kind: "quote", nth: rng.int(1, 2), extraMs: rng.pick([0, 5]) };
       const kind = rng.pick(["ack", "quote", "quote", "time"] as const);
@@ -243,7 +243,7 @@ test(`kill -9 at random points during a burst of signals, restart: nothing lost,
       if (kind === "quote") return { kind, nth: rng.int(1, 3), extraMs: rng.pick([0, 0, 5, 25]) };
       return { kind, ms: rng.int(100, 2500) };
     })();
-    const quotesBefore = fake.requestsTo("jupiter.quote").length;
+    const quotesBefore = fake.requestsTo("jupiter.build").length;
     console.log(
       `round ${round + 1}: ${n} signals (${signals.filter((s) => s.signalType === "sell").length} exits), kill ${JSON.stringify(kill)}`,
     );
@@ -259,7 +259,7 @@ test(`kill -9 at random points during a burst of signals, restart: nothing lost,
       while (!killed) {
         const now = performance.now();
         if (kill.kind === "time" && now - started >= kill.ms) break;
-        if (kill.kind === "quote" && fake!.requestsTo("jupiter.quote").length - quotesBefore >= kill.nth) {
+        if (kill.kind === "quote" && fake!.requestsTo("jupiter.build").length - quotesBefore >= kill.nth) {
           if (kill.extraMs) await Bun.sleep(kill.extraMs);
           break;
         }
@@ -303,7 +303,7 @@ test(`kill -9 at random points during a burst of signals, restart: nothing lost,
         .all(),
     );
     console.log(
-      `  killed after ${Math.round(performance.now() - started)} ms, ${acksThisRound} acks, ${fake.requestsTo("jupiter.quote").length - quotesBefore} quotes; signals ${JSON.stringify(Object.fromEntries(state.map((r) => [r.s, r.n])))}`,
+      `  killed after ${Math.round(performance.now() - started)} ms, ${acksThisRound} acks, ${fake.requestsTo("jupiter.build").length - quotesBefore} quotes; signals ${JSON.stringify(Object.fromEntries(state.map((r) => [r.s, r.n])))}`,
     );
   }
 

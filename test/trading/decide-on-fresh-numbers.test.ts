@@ -135,7 +135,7 @@ describe("decide at the moment of acting", () => {
     // Both fall 40 %: both stop-losses fire in this tick's plan.
     t.fake.setToken(MINT, { priceUsd: "0.006" });
     t.fake.setToken(MINT2, { priceUsd: "1.2" });
-    const sale = t.fake.hold("jupiter.quote");
+    const sale = t.fake.hold("jupiter.build");
     const ticking = tick();
     await sale.reached; // the first position's sale is being quoted
     const put = await t.ctx.request("PUT", `/api/v1/agents/${agent.id}/config`, {
@@ -161,7 +161,7 @@ describe("decide at the moment of acting", () => {
     const second = await openOn(MINT, agent.id);
     t.fake.setToken(MINT2, { priceUsd: "0.8" }); // −60 %: stop-loss
     t.fake.setToken(MINT, { priceUsd: "0.016" }); // +60 %: take-profit level 1
-    const sale = t.fake.hold("jupiter.quote");
+    const sale = t.fake.hold("jupiter.build");
     const ticking = tick();
     await sale.reached;
     t.fake.setToken(MINT, { priceUsd: "0.0085" }); // −15 % by the time its turn comes
@@ -180,7 +180,7 @@ describe("decide at the moment of acting", () => {
     const agent = await t.createAgent({ config: ALL_RULES });
     const pos = await openOn(MINT, agent.id);
     t.fake.setToken(MINT, { priceUsd: "0.016" });
-    const quote = t.fake.hold("jupiter.quote");
+    const quote = t.fake.hold("jupiter.build");
     const ticking = tick();
     await quote.reached; // decided on +60 %; the quote is answered after the price fell
     t.fake.setToken(MINT, { priceUsd: "0.0085" });

@@ -17,7 +17,7 @@ afterEach(() => t.close());
 const processor = () => t.ctx.services.trading.processor;
 const tick = () => t.ctx.services.trading.monitor.tick();
 /** Buy quotes only (SOL in): a buy's screening also asks a reverse quote (issue 15, requireSellable). */
-const buyQuotes = () => t.fake.requestsTo("jupiter.quote").filter((r) => r.query.get("inputMint") === SOL_MINT);
+const buyQuotes = () => t.fake.requestsTo("jupiter.build").filter((r) => r.query.get("inputMint") === SOL_MINT);
 const setStatus = (signalId: number, status: string) =>
   t.ctx.database.sqlite.query("UPDATE trading_signals SET processing_status = ? WHERE id = ?").run(status, signalId);
 const statusOf = (signalId: number) =>
@@ -230,7 +230,7 @@ describe("a close racing a stop-loss", () => {
     // Stop price 0.0001 × 0.75 = 0.000075 SOL ($0.0075): $0.007 triggers it.
     t.fake.setToken(MINT, { priceUsd: "0.007" });
     // The next quote (whoever sells first) answers 50 ms late, so the two overlap.
-    t.fake.inject("jupiter.quote", { delayMs: 50 });
+    t.fake.inject("jupiter.build", { delayMs: 50 });
     return { agent, pos };
   }
 
@@ -270,7 +270,7 @@ describe("a close racing a stop-loss", () => {
   test("the close sells first: the monitor's tick finds the position gone", async () => {
     const { agent, pos } = await setup();
     const closing = t.ctx.request("POST", `/api/v1/agent-positions/${pos.id}/close`, { token: t.token });
-    await until(() => t.fake.requestsTo("jupiter.quote").length === 3, "the close's quote"); // buy, its screening's reverse quote, the sale
+    await until(() => t.fake.requestsTo("jupiter.build").length === 3, "the close's quote"); // buy, its screening's reverse quote, the sale
     const report = await tick();
     const res = await closing;
     expect(res.status).toBe(200);
@@ -281,7 +281,7 @@ describe("a close racing a stop-loss", () => {
   test("the stop-loss sells first: the close answers 404 Position not found", async () => {
     const { agent, pos } = await setup();
     const ticking = tick();
-    await until(() => t.fake.requestsTo("jupiter.quote").length === 3, "the stop-loss quote");
+    await until(() => t.fake.requestsTo("jupiter.build").length === 3, "the stop-loss quote");
     const res = await t.ctx.request("POST", `/api/v1/agent-positions/${agent.id}/${pos.id}/close`, {
       token: t.token,
       body: { reason: "manual" },

@@ -308,7 +308,7 @@ describe("close requests", () => {
     expect((await t.positions(agent.id)).map((p) => p.id)).toEqual([pos.id]);
     // The sale's quote was never asked for: the balance check comes first (the buy's quote and its
     // screening's reverse quote are the only ones).
-    expect(t.fake.requestsTo("jupiter.quote").length).toBe(2);
+    expect(t.fake.requestsTo("jupiter.build").length).toBe(2);
 
     // Restored, the close goes through.
     await t.ctx.request("PUT", `/api/v1/agent-balances/${tokenRow.id}`, { token: t.token, body: { balance: "5000" } });
@@ -336,7 +336,7 @@ describe("close requests", () => {
   test("a swap provider failure answers 502 and leaves the position open", async () => {
     const { agent, pos } = await openOne();
     const fail = { status: 500, body: { error: "boom" } };
-    t.fake.inject("jupiter.quote", fail, fail, fail);
+    t.fake.inject("jupiter.build", fail, fail, fail);
     const res = await closeShort(pos.id);
     const body = await json(res);
     expect(res.status).toBe(502);

@@ -406,10 +406,10 @@ describe("DCA", () => {
       .query("UPDATE agent_balances SET balance = '1' WHERE agent_id = ? AND token_address = ?")
       .run(agent.id, SOL_MINT);
     price("0.009");
-    const quotes = t.fake.requestsTo("jupiter.quote").length;
+    const quotes = t.fake.requestsTo("jupiter.build").length;
     expect(await tick()).toMatchObject({ actions: 1, failed: 0 });
     // Refused before the swap: no quote asked for (a live swap would already have spent the SOL).
-    expect(t.fake.requestsTo("jupiter.quote").length).toBe(quotes);
+    expect(t.fake.requestsTo("jupiter.build").length).toBe(quotes);
     expect(bal(agent.id)).toBe("1");
     expect(bal(agent.id, MINT)).toBe("5000");
     expect(t.count("agent_transactions", "agent_id = ? AND is_dca = 1", agent.id)).toBe(0);

@@ -4,7 +4,7 @@ import { json } from "../helpers/context.ts";
 import { MINT, MINT2, startTrading, type TradingContext } from "../helpers/trading.ts";
 
 let t: TradingContext;
-const buyQuotes = () => t.fake.requestsTo("jupiter.quote").filter((r) => r.query.get("inputMint") === SOL_MINT);
+const buyQuotes = () => t.fake.requestsTo("jupiter.build").filter((r) => r.query.get("inputMint") === SOL_MINT);
 beforeEach(async () => {
   t = await startTrading();
 });
@@ -107,7 +107,7 @@ describe("signal → position", () => {
   test("a failed trade leaves everything unchanged and is logged", async () => {
     const agent = await t.createAgent();
     t.fake.inject(
-      "jupiter.quote",
+      "jupiter.build",
       { status: 500, body: { error: "boom" } },
       { status: 500, body: { error: "boom" } },
       { status: 500, body: { error: "boom" } },
@@ -185,7 +185,7 @@ describe("signal → position", () => {
     const b = await t.createAgent({ name: "b" });
     // Three 500s exhaust the first request's retries; the second agent's quote succeeds.
     t.fake.inject(
-      "jupiter.quote",
+      "jupiter.build",
       { status: 500, body: { error: "x" } },
       { status: 500, body: { error: "x" } },
       { status: 500, body: { error: "x" } },

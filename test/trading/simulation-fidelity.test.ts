@@ -7,12 +7,11 @@ import { Big, SOL_MINT } from "../../src/money.ts";
 import { maxSwapFeeLamports } from "../../src/trading/live-executor.ts";
 import {
   closesTokenAccount,
-  livePriorityFeeMax,
   priorityFeeLamports,
-  simulationPriorityFeeSol,
   TOKEN_ACCOUNT_CLOSE_FEE_SOL,
   transferFeeAtomic,
 } from "../../src/trading/rules/fees.ts";
+import { simulatedPriorityLamports, simulationFeeModel } from "../../src/trading/rules/simulation-fees.ts";
 import { SimulationExecutor } from "../../src/trading/simulation-executor.ts";
 import { TokenScreen } from "../../src/trading/token-screen.ts";
 import { type FakeMarket, startFakeMarket } from "../fakes/market.ts";
@@ -169,15 +168,20 @@ describe("priority fee: the live model", () => {
   });
 
   test("one function: the simulation charges exactly the most the live inspection lets a swap pay", () => {
-    for (const setting of ["auto", 0, 20_000, 1_500_000] as const) {
-      const simLamports = new Big(simulationPriorityFeeSol(undefined, setting)).times(1e9);
-      expect(simLamports.toNumber()).toBe(priorityFeeLamports(setting));
-      expect(maxSwapFeeLamports(setting)).toBe(5_000n + BigInt(priorityFeeLamports(setting)));
+    for (const cap of [0, 20_000, 1_500_000]) {
+      const config = {
+        SIMULATION_PRIORITY_FEE_SOL: undefined,
+        SWAP_API: "build" as const,
+        LIVE_PRIORITY_FEE_MAX: cap,
+        JITO_BLOCK_ENGINE_URL: "",
+        JITO_TIP_LAMPORTS: 10_000,
+      };
+      expect(simulatedPriorityLamports(simulationFeeModel(config))).toBe(priorityFeeLamports(cap));
+      expect(maxSwapFeeLamports(cap)).toBe(5_000n + BigInt(priorityFeeLamports(cap)));
+      const jito = { ...config, JITO_BLOCK_ENGINE_URL: "https://jito.example" };
+      expect(simulatedPriorityLamports(simulationFeeModel(jito))).toBe(cap + 10_000);
     }
     expect(priorityFeeLamports("auto")).toBe(1_000_000);
-    const config = { LIVE_PRIORITY_FEE_MAX: 20_000, JITO_BLOCK_ENGINE_URL: "", JITO_TIP_LAMPORTS: 10_000 };
-    expect(livePriorityFeeMax(config)).toBe(20_000);
-    expect(livePriorityFeeMax({ ...config, JITO_BLOCK_ENGINE_URL: "https://jito.example" })).toBe(30_000);
   });
 });
 
@@ -230,7 +234,11 @@ describe("Token-2022 transfer fee", () => {
       logger: createLogger({ level: "silent", write: () => {} }),
       clock,
     });
-    return new SimulationExecutor(h.market.quotes, 0.0001, screen);
+    return new SimulationExecutor(
+      h.market.quotes,
+      { priorityFeeLamports: 100_000, orderPriorityFee: false, tipLamports: 0 },
+      screen,
+    );
   }
 
   const swap = (ex: SimulationExecutor, side: "BUY" | "SELL", amountAtomic: bigint) =>
@@ -263,7 +271,7 @@ describe("Token-2022 transfer fee", () => {
   test("a sale debits every token sent but only what reaches the pool is quoted and paid for", async () => {
     const ex = await executor(250, 1_000_000_000n);
     const fill = await swap(ex, "SELL", 4_000_000_000n); // 4000 tokens sent, 100 withheld
-    const sent = fake.requestsTo("jupiter.quote").at(-1)!;
+    const sent = fake.requestsTo("jupiter.build").at(-1)!;
     expect(sent.query.get("inputMint")).toBe(MINT);
     expect(sent.query.get("amount")).toBe("3900000000");
     expect(fill.inputAtomic).toBe(4_000_000_000n);

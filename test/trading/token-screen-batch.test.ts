@@ -37,7 +37,7 @@ async function screen(): Promise<TokenScreen> {
 
 const reverseQuotes = () =>
   fake!
-    .requestsTo("jupiter.quote")
+    .requestsTo("jupiter.build")
     .filter((r) => r.query.get("inputMint") === MINT && r.query.get("outputMint") === SOL_MINT);
 
 test("ten agents screened together: one reverse quote, at the largest amount", async () => {

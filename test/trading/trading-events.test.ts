@@ -171,7 +171,7 @@ describe("trading events", () => {
   test("a failed trade publishes trade.failed (and nothing else of the trade) with the owner's userId", async () => {
     const agent = await t.createAgent();
     const fail = { status: 500, body: { error: "boom" } };
-    t.fake.inject("jupiter.quote", fail, fail, fail);
+    t.fake.inject("jupiter.build", fail, fail, fail);
     const signal = await t.postSignal({ tokenAddress: MINT2, symbol: "WIF" });
     await t.settle();
     const failed = of("trade.failed");
@@ -225,7 +225,7 @@ describe("trading events", () => {
     });
 
     const fail = { status: 500, body: { error: "boom" } };
-    t.fake.inject("jupiter.quote", fail, fail, fail);
+    t.fake.inject("jupiter.build", fail, fail, fail);
     const res = await t.ctx.request("POST", `/api/v1/agent-positions/${pos.id}/close`, { token: t.token });
     expect(res.status).toBe(502);
     const failed = drain();

@@ -1,10 +1,9 @@
 // Simulation fees (PRODUCT.md §4, issue 15 "Simulation fidelity"): every simulated swap is charged
 // the network's base fee of 0.000005 SOL plus the priority fee live would pay at most
-// (LIVE_PRIORITY_FEE_MAX, plus the Jito tip when Jito is on; or SIMULATION_PRIORITY_FEE_SOL when set), a mint's first buy also pays the
-// token account's rent (refunded when the position closes), and a Token-2022 transfer fee is
-// taken from the tokens, so paper results are not better than live ones.
+// (simulation-fees.ts: per SWAP_API, or SIMULATION_PRIORITY_FEE_SOL when set), a mint's first buy
+// also pays the token account's rent (refunded when the position closes), and a Token-2022
+// transfer fee is taken from the tokens, so paper results are not better than live ones.
 
-import type { Config } from "../../config.ts";
 import { AUTO_PRIORITY_FEE_MAX_LAMPORTS } from "../../market/jupiter-swap.ts";
 import type { PriorityFee } from "../../market/types.ts";
 import { Big } from "../../money.ts";
@@ -21,32 +20,11 @@ export const SIMULATION_NETWORK_FEE_SOL = "0.000005";
 export const TOKEN_ACCOUNT_RENT_SOL = "0.00203928";
 
 /**
- * The most one live swap pays on top of the signature fee (lamports): LIVE_PRIORITY_FEE_MAX, the
- * cap of the priority fee at the compute-unit limit in every mode, plus the Jito tip when
- * JITO_BLOCK_ENGINE_URL is set. What a simulated swap is charged unless the operator says otherwise.
- */
-export function livePriorityFeeMax(
-  config: Pick<Config, "LIVE_PRIORITY_FEE_MAX" | "JITO_BLOCK_ENGINE_URL" | "JITO_TIP_LAMPORTS">,
-): number {
-  return config.LIVE_PRIORITY_FEE_MAX + (config.JITO_BLOCK_ENGINE_URL ? config.JITO_TIP_LAMPORTS : 0);
-}
-
-/**
- * The most priority fee one live swap pays under the setting (lamports). Both executors use it:
- * the live inspection refuses a transaction asking for more, and the simulation charges exactly
- * this, so a paper swap never costs less than the live one could.
+ * The most priority fee one live swap pays under the setting (lamports): the live inspection
+ * refuses a transaction asking for more (simulation-fees.ts charges the same cap).
  */
 export function priorityFeeLamports(setting: PriorityFee): number {
   return setting === "auto" ? AUTO_PRIORITY_FEE_MAX_LAMPORTS : Math.max(0, Math.floor(setting));
-}
-
-/**
- * The priority fee of one simulated swap (SOL): SIMULATION_PRIORITY_FEE_SOL when the operator set
- * it (their explicit choice wins), else the live model's priorityFeeLamports.
- */
-export function simulationPriorityFeeSol(explicitSol: number | undefined, live: PriorityFee): number {
-  if (explicitSol !== undefined) return explicitSol;
-  return Number(new Big(priorityFeeLamports(live)).div(1_000_000_000).toFixed(9));
 }
 
 /** SOL charged for one simulated swap (a buy or a sell). */

@@ -1,0 +1,63 @@
+// What one simulated swap pays in SOL besides its amounts (PRODUCT.md §4), so a
+// paper result is never better than the live one would be under the same SWAP_API
+// (docs/decisions.md "Simulation on Swap API v2"):
+// - the network's base fee (one signature);
+// - the priority fee: SIMULATION_PRIORITY_FEE_SOL when the operator set it (their choice wins);
+//   else the most a live swap pays: LIVE_PRIORITY_FEE_MAX (the cap of the
+//   getRecentPrioritizationFees estimate under `build`, of Jupiter's own fee under `v1`), under
+//   `order` the larger of that cap and the priority fee the order's own transaction names;
+// - under `build` with JITO_BLOCK_ENGINE_URL set, the Jito tip every live swap then carries (Jito
+//   is build mode's only: an order is landed by Jupiter, a v1 swap sent as it comes).
+// Jupiter's /order fee is not charged here: it is already out of the order's outAmount.
+
+import type { Config } from "../../config.ts";
+import type { Quote } from "../../market/types.ts";
+import { Big } from "../../money.ts";
+import { SIMULATION_NETWORK_FEE_SOL } from "./fees.ts";
+
+const LAMPORTS_PER_SOL = 1_000_000_000;
+
+export interface SimulationFeeModel {
+  /** Priority fee charged on every simulated swap (lamports). */
+  priorityFeeLamports: number;
+  /** SWAP_API=order without an explicit fee: an order whose own transaction pays more is charged that. */
+  orderPriorityFee: boolean;
+  /** Jito tip per swap (lamports); 0 when live swaps are not sent as bundles. */
+  tipLamports: number;
+}
+
+export type SimulationFeeConfig = Pick<
+  Config,
+  "SIMULATION_PRIORITY_FEE_SOL" | "SWAP_API" | "LIVE_PRIORITY_FEE_MAX" | "JITO_BLOCK_ENGINE_URL" | "JITO_TIP_LAMPORTS"
+>;
+
+/** The fee model of every simulated swap under this configuration. */
+export function simulationFeeModel(config: SimulationFeeConfig): SimulationFeeModel {
+  const explicit = config.SIMULATION_PRIORITY_FEE_SOL;
+  const tipLamports = config.SWAP_API === "build" && config.JITO_BLOCK_ENGINE_URL ? config.JITO_TIP_LAMPORTS : 0;
+  if (explicit !== undefined) {
+    // Rounded up to whole lamports: never less than the operator asked for.
+    const lamports = Number(new Big(explicit).times(LAMPORTS_PER_SOL).round(0, Big.roundUp).toFixed(0));
+    return { priorityFeeLamports: lamports, orderPriorityFee: false, tipLamports };
+  }
+  const cap = config.LIVE_PRIORITY_FEE_MAX;
+  return { priorityFeeLamports: cap, orderPriorityFee: config.SWAP_API === "order", tipLamports };
+}
+
+/** Lamports of priority fee and tip one simulated swap pays, given the quote it fills at. */
+export function simulatedPriorityLamports(model: SimulationFeeModel, quote?: Pick<Quote, "order">): number {
+  const ordered = model.orderPriorityFee ? (quote?.order?.prioritizationFeeLamports ?? 0) : 0;
+  return Math.max(model.priorityFeeLamports, ordered) + model.tipLamports;
+}
+
+/** SOL charged for one simulated swap: the base fee plus simulatedPriorityLamports. */
+export function simulatedSwapFeeSol(model: SimulationFeeModel, quote?: Pick<Quote, "order">): Big {
+  return new Big(SIMULATION_NETWORK_FEE_SOL).plus(
+    new Big(simulatedPriorityLamports(model, quote)).div(LAMPORTS_PER_SOL),
+  );
+}
+
+/** The per-swap priority fee and tip in SOL where no quote is at hand (backtests replay prices). */
+export function flatSimulationPriorityFeeSol(config: SimulationFeeConfig): number {
+  return Number(new Big(simulatedPriorityLamports(simulationFeeModel(config))).div(LAMPORTS_PER_SOL).toFixed(9));
+}
