@@ -2,9 +2,22 @@
 // runs a tick, then waits what is left of the interval; never two ticks at once. stop() waits for
 // the tick in flight.
 
+/** What the loop waits with: real timers in the service; tests pass one they fire by hand. */
+export interface LoopTimer {
+  now(): number;
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+const realTimer: LoopTimer = {
+  now: () => Date.now(),
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+};
+
 export class TickLoop {
   private stopped = true;
-  private timer: ReturnType<typeof setTimeout> | null = null;
+  private timer: unknown = null;
   private running: Promise<unknown> | null = null;
 
   /**
@@ -15,6 +28,7 @@ export class TickLoop {
     private readonly tick: () => Promise<unknown>,
     private readonly intervalMs: () => number,
     private readonly onError: (err: unknown) => "stop" | undefined,
+    private readonly timers: LoopTimer = realTimer,
   ) {}
 
   start(): void {
@@ -22,21 +36,21 @@ export class TickLoop {
     this.stopped = false;
     const loop = async () => {
       if (this.stopped) return;
-      const began = Date.now();
+      const began = this.timers.now();
       this.running = this.tick().catch((err) => {
         if (this.onError(err) === "stop") this.stopped = true;
       });
       await this.running;
       this.running = null;
       if (this.stopped) return;
-      this.timer = setTimeout(loop, Math.max(0, this.intervalMs() - (Date.now() - began)));
+      this.timer = this.timers.setTimeout(loop, Math.max(0, this.intervalMs() - (this.timers.now() - began)));
     };
     void loop();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
+    if (this.timer !== null) this.timers.clearTimeout(this.timer);
     this.timer = null;
     if (this.running) await this.running;
   }

@@ -1,26 +1,13 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { recordBalanceSnapshot } from "../../src/ledgers/balance-snapshots.ts";
-import { createTestContext, createUser, json, login, type TestContext } from "../helpers/context.ts";
+import { json } from "../helpers/context.ts";
+import { contextPerFile, expectError } from "../helpers/file-context.ts";
 import { createAgent, insertPosition, simulationWalletOf } from "./fixtures.ts";
 
 // GET /agents/:id/positions (SPEC Position table, read from the positions table until the trading
 // engine plugs in its market-priced source), /performance and /balance-history (PRODUCT.md §3).
 
-let ctx: TestContext;
-let token: string;
-let other: Awaited<ReturnType<typeof createUser>>;
-
-beforeAll(async () => {
-  ctx = await createTestContext();
-  token = (await login(ctx)).token;
-  other = await createUser(ctx);
-});
-afterAll(() => ctx.close());
-
-async function expectError(res: Response, status: number, error: string) {
-  expect(res.status).toBe(status);
-  expect((await json(res)).error).toBe(error);
-}
+const { ctx, token, other } = await contextPerFile();
 
 const openFixture = (agentId: string, walletAddress: string) =>
   insertPosition(ctx, {

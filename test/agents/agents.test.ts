@@ -1,35 +1,15 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { SOL_MINT } from "../../src/money.ts";
-import { createApiKey, createTestContext, createUser, json, login, type TestContext } from "../helpers/context.ts";
+import { createApiKey, createTestContext, createUser, json, login } from "../helpers/context.ts";
+import { contextPerFile, expectError, UUID } from "../helpers/file-context.ts";
 import { type AgentBody, createAgent, insertPosition, simulationWalletOf } from "./fixtures.ts";
 
 // SPEC "Agent", "Agent endpoints", "States and transitions"; PRODUCT.md §3.
 
-let ctx: TestContext;
-let token: string;
-let userId: string;
-let other: { token: string; user: { id: string } };
+const { ctx, token, userId, other } = await contextPerFile();
 
-beforeAll(async () => {
-  ctx = await createTestContext();
-  const admin = await login(ctx);
-  token = admin.token;
-  userId = admin.user.id;
-  other = await createUser(ctx);
-});
-afterAll(() => ctx.close());
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const now = () => new Date(ctx.clock.now()).toISOString();
 const missingId = "00000000-0000-4000-8000-000000000000";
-
-async function expectError(res: Response, status: number, error: string) {
-  expect(res.status).toBe(status);
-  const body = await json(res);
-  expect(body.error).toBe(error);
-  expect(body.success).toBe(false);
-  return body;
-}
 
 describe("POST /agents", () => {
   test("creates a simulation agent with the spec's defaults", async () => {

@@ -1,5 +1,5 @@
 import { expect } from "bun:test";
-import { Big } from "../../src/money.ts";
+import { Big, SOL_MINT } from "../../src/money.ts";
 import { json, type TestContext } from "../helpers/context.ts";
 
 // Fixtures shared by the agent, wallet and ledger tests: agents through the API, and rows the
@@ -99,4 +99,15 @@ export function insertPosition(ctx: TestContext, p: PositionFixture): string {
       now,
     );
   return id;
+}
+
+/** An agent's balance of a mint (SOL by default) as agent_balances holds it; "0" without a row. */
+export function balanceOf(ctx: Pick<TestContext, "database">, agentId: string, mint = SOL_MINT): string {
+  return (
+    ctx.database.sqlite
+      .query<{ b: string }, [string, string]>(
+        "SELECT balance AS b FROM agent_balances WHERE agent_id = ? AND token_address = ?",
+      )
+      .get(agentId, mint)?.b ?? "0"
+  );
 }

@@ -1,5 +1,4 @@
 import { afterEach, beforeEach, expect, test } from "bun:test";
-import { UNLIMITED } from "../../src/market/rate-limiter.ts";
 import { FakeGeckoTerminal } from "../fakes/geckoterminal.ts";
 import { createTestContext, type TestContext } from "../helpers/context.ts";
 
@@ -14,11 +13,8 @@ const T0 = Date.parse("2025-06-01T00:00:00.000Z");
 let gecko: FakeGeckoTerminal;
 let ctx: TestContext;
 beforeEach(async () => {
-  gecko = new FakeGeckoTerminal().start();
-  ctx = await createTestContext({
-    env: { HISTORY_DATA_URL: gecko.url },
-    services: { strategyLab: { historyLimit: UNLIMITED } },
-  });
+  gecko = await new FakeGeckoTerminal().start();
+  ctx = await createTestContext(gecko.contextOptions());
 });
 afterEach(async () => {
   await ctx.close();

@@ -2,7 +2,6 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { MAX_IMPORT_BODY_BYTES } from "../../src/app.ts";
 import { csvLine } from "../../src/http/csv.ts";
 import { CsvSyntaxError, parseCsv, uncell } from "../../src/http/csv-parse.ts";
-import { UNLIMITED } from "../../src/market/rate-limiter.ts";
 import { FakeGeckoTerminal } from "../fakes/geckoterminal.ts";
 import { createUser, json } from "../helpers/context.ts";
 import { MINT, MINT2, startTrading, type TradingContext } from "../helpers/trading.ts";
@@ -19,11 +18,8 @@ const DAY = 86_400_000;
 let t: TradingContext;
 let gecko: FakeGeckoTerminal;
 beforeEach(async () => {
-  gecko = new FakeGeckoTerminal().start();
-  t = await startTrading({
-    env: { HISTORY_DATA_URL: gecko.url },
-    services: { strategyLab: { historyLimit: UNLIMITED } },
-  });
+  gecko = await new FakeGeckoTerminal().start();
+  t = await startTrading(gecko.contextOptions());
 });
 afterEach(async () => {
   await t.close();

@@ -37,13 +37,7 @@ export async function run(cmd: string[], opts: { cwd: string; env: Record<string
   return { code, stdout, stderr };
 }
 
-/** A port that was free a moment ago on 127.0.0.1. */
-export function freePort(): number {
-  const l = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const port = l.port;
-  l.stop(true);
-  return port;
-}
+export { freePort } from "../helpers/child-service.ts";
 
 export interface RunningService {
   proc: Subprocess<"ignore", "pipe", "pipe">;
@@ -131,4 +125,15 @@ export async function loginOver(
   });
   if (res.status !== 200) throw new Error(`login failed: ${res.status} ${await res.text()}`);
   return ((await res.json()) as { accessToken: string }).accessToken;
+}
+
+/** Creates an API key over the service's HTTP API with `token`; returns the key itself. */
+export async function createApiKeyOver(url: string, token: string, name: string, scopes: string[]): Promise<string> {
+  const res = await fetch(`${url}/api/v1/api-keys`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+    body: JSON.stringify({ name, scopes }),
+  });
+  if (res.status !== 201) throw new Error(`api key creation failed: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { key: string }).key;
 }

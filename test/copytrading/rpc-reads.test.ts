@@ -1,25 +1,20 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { Keypair } from "@solana/web3.js";
 import { ManualClock } from "../../src/clock.ts";
 import { RpcRequestBudget } from "../../src/market/rpc-budget.ts";
 import { SolanaRpcClient, SolanaRpcError } from "../../src/market/solana-rpc.ts";
-import { type FakeMarket, startFakeMarket } from "../fakes/market.ts";
 import { FakeSolanaRpc } from "../fakes/solana-rpc.ts";
+import { fakeMarketPerFile } from "../helpers/fake-market.ts";
 
 // The reads copy trading adds to the RPC client (getSignaturesForAddress; getTransaction's block
 // time) against the fake node, and the request budget every request of the client counts in.
 
-let fake: FakeMarket;
-let rpc: FakeSolanaRpc;
 const MINT = "DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263";
 const owner = Keypair.generate().publicKey.toBase58();
 
-beforeAll(async () => {
-  fake = await startFakeMarket();
-  rpc = new FakeSolanaRpc(fake);
-  rpc.setSol(owner, 5);
-});
-afterAll(() => fake.stop());
+const fake = await fakeMarketPerFile();
+const rpc = new FakeSolanaRpc(fake);
+rpc.setSol(owner, 5);
 
 describe("getSignaturesForAddress", () => {
   test("newest first, down to (not including) `until`, at most `limit`; block times and errors as listed", async () => {

@@ -1,14 +1,13 @@
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { BrowserContext, Page } from "playwright-core";
 import { PriceBarRepository } from "../../src/db/repositories/price-bars.ts";
 import { type FakeMarket, startFakeMarket } from "../fakes/market.ts";
-import { CHROMIUM, hasChromium, launchChromium } from "../helpers/browser.ts";
-import { type ChildService, ROOT, startChildService } from "../helpers/child-service.ts";
-import { ADMIN_EMAIL, ADMIN_PASSWORD, offlineEnv } from "../helpers/context.ts";
+import { CHROMIUM, hasChromium, type ServicePage, startServiceWithPage } from "../helpers/browser.ts";
+import { type ChildService, ROOT } from "../helpers/child-service.ts";
+import { ADMIN_EMAIL, ADMIN_PASSWORD } from "../helpers/context.ts";
 
 // The dashboard in a real headless Chromium (Debian's `chromium`, driven by playwright-core)
 // against the real service as a child process with the fake market (issue 14 "Tests"). One
@@ -34,48 +33,35 @@ const STEP_MS = 20_000;
 
 let dir = "";
 let fake: FakeMarket;
+let run: ServicePage | undefined;
 let service: ChildService;
-let browser: Browser;
 let context: BrowserContext;
 let page: Page;
 let apiKey = "";
-const requested: string[] = [];
+let requested: string[] = [];
 
 beforeAll(async () => {
   if (!hasChromium) return;
-  dir = mkdtempSync(join(tmpdir(), "trading-agent-dashboard-"));
   mkdirSync(SHOTS, { recursive: true });
   fake = await startFakeMarket();
   fake.setToken(BONK, { symbol: "BONK", priceUsd: "0.00002", decimals: 5, liquidityUsd: 900_000, marketCapUsd: 1e9 });
-  const [svc, br] = await Promise.all([
-    startChildService(
-      {
-        ...offlineEnv,
-        ...fake.env(),
-        LOG_LEVEL: "warn",
-        DATABASE_PATH: join(dir, "trading.db"),
-        SWAP_AGGREGATOR_REQUESTS_PER_MINUTE: "60000",
-        WALLETS_RATE_LIMIT_PER_MINUTE: "1000",
-        MONITOR_INTERVAL_SECONDS: "3600",
-      },
-      { cwd: dir },
-    ),
-    launchChromium(),
-  ]);
-  service = svc;
-  browser = br;
-  context = await browser.newContext({ viewport: DESKTOP });
-  context.on("request", (r) => requested.push(r.url()));
-  page = await context.newPage();
-  page.setDefaultTimeout(10_000);
+  run = await startServiceWithPage(
+    "trading-agent-dashboard-",
+    {
+      ...fake.env(),
+      SWAP_AGGREGATOR_REQUESTS_PER_MINUTE: "60000",
+      WALLETS_RATE_LIMIT_PER_MINUTE: "1000",
+      MONITOR_INTERVAL_SECONDS: "3600",
+    },
+    { viewport: DESKTOP },
+  );
+  ({ dir, service, context, page, requested } = run);
   console.log(`dashboard screenshots: ${SHOTS}`);
 }, 60_000);
 
 afterAll(async () => {
-  await browser?.close().catch(() => {});
-  await service?.stop();
+  await run?.close();
   await fake?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 /** Desktop and phone screenshots of what is on screen now. */

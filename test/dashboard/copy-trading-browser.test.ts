@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { DEMO_COPY_WALLETS } from "../../src/market/demo/copy-wallets.ts";
-import { CHROMIUM, hasChromium, launchChromium, serveApp } from "../helpers/browser.ts";
+import { CHROMIUM, hasChromium, openServedPage, type ServedPage } from "../helpers/browser.ts";
 import { ADMIN_EMAIL, ADMIN_PASSWORD, createTestContext, json, login, type TestContext } from "../helpers/context.ts";
 
 // The dashboard's Copy trading page (issue "Copy trading" item 4) in a real headless Chromium
@@ -14,11 +14,9 @@ if (!hasChromium && process.env.CI === "true") throw new Error(`${CHROMIUM} not 
 const STEP_MS = 30_000;
 const WALLET = DEMO_COPY_WALLETS[0]!;
 let ctx: TestContext;
-let server: ReturnType<typeof Bun.serve>;
+let served: ServedPage | undefined;
 let origin = "";
-let browser: Browser;
 let page: Page;
-const pageErrors: string[] = [];
 
 beforeAll(async () => {
   if (!hasChromium) return;
@@ -26,16 +24,12 @@ beforeAll(async () => {
   const { token } = await login(ctx);
   const agent = await json(await ctx.request("POST", "/api/v1/agents", { token, body: { name: "copier" } }));
   await ctx.request("PUT", `/api/v1/agents/${agent.id}`, { token, body: { automatedTradingSimulation: true } });
-  ({ server, origin } = serveApp(ctx, { idleTimeout: 0 }));
-  browser = await launchChromium();
-  page = await (await browser.newContext({ viewport: { width: 1280, height: 860 } })).newPage();
-  page.on("pageerror", (e) => pageErrors.push(e.message));
-  page.setDefaultTimeout(10_000);
+  served = await openServedPage(ctx, { idleTimeout: 0, viewport: { width: 1280, height: 860 } });
+  ({ origin, page } = served);
 }, 60_000);
 
 afterAll(async () => {
-  await browser?.close().catch(() => {});
-  server?.stop(true);
+  await served?.close();
   await ctx?.close();
 });
 
@@ -83,7 +77,7 @@ t(
     await card.getByRole("button", { name: "Remove" }).click();
     await card.getByRole("button", { name: "Remove wallet" }).click();
     await page.getByText("No wallets followed yet.").waitFor();
-    expect(pageErrors).toEqual([]);
+    expect(served!.pageErrors).toEqual([]);
   },
   STEP_MS * 3,
 );

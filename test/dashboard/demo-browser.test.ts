@@ -1,12 +1,9 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { DEMO_TOKENS } from "../../src/market/demo/tokens.ts";
-import { CHROMIUM, hasChromium, launchChromium } from "../helpers/browser.ts";
-import { type ChildService, startChildService } from "../helpers/child-service.ts";
-import { ADMIN_EMAIL, ADMIN_PASSWORD, offlineEnv } from "../helpers/context.ts";
+import { CHROMIUM, hasChromium, type ServicePage, startServiceWithPage } from "../helpers/browser.ts";
+import type { ChildService } from "../helpers/child-service.ts";
+import { ADMIN_EMAIL, ADMIN_PASSWORD } from "../helpers/context.ts";
 
 // Issue 14 acceptance: the dashboard works with DEMO_MARKET=true too. A real service process on
 // the built-in synthetic market (every outside URL empty: nothing may leave the host), driven in
@@ -15,31 +12,19 @@ import { ADMIN_EMAIL, ADMIN_PASSWORD, offlineEnv } from "../helpers/context.ts";
 
 if (!hasChromium && process.env.CI === "true") throw new Error(`${CHROMIUM} not found: apt-get install chromium`);
 
-let dir = "";
+let run: ServicePage | undefined;
 let service: ChildService;
-let browser: Browser;
 let page: Page;
-const requested: string[] = [];
+let requested: string[] = [];
 
 beforeAll(async () => {
   if (!hasChromium) return;
-  dir = mkdtempSync(join(tmpdir(), "trading-agent-demo-ui-"));
-  [service, browser] = await Promise.all([
-    startChildService(
-      { ...offlineEnv, DEMO_MARKET: "true", LOG_LEVEL: "warn", DATABASE_PATH: join(dir, "trading.db") },
-      { cwd: dir },
-    ),
-    launchChromium(),
-  ]);
-  page = await browser.newPage();
-  page.setDefaultTimeout(15_000);
-  page.on("request", (r) => requested.push(r.url()));
+  run = await startServiceWithPage("trading-agent-demo-ui-", { DEMO_MARKET: "true" }, { timeoutMs: 15_000 });
+  ({ service, page, requested } = run);
 }, 60_000);
 
 afterAll(async () => {
-  await browser?.close().catch(() => {});
-  await service?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  await run?.close();
 });
 
 test.skipIf(!hasChromium)(

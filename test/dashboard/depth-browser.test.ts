@@ -1,14 +1,13 @@
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { copyFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { PriceBarRepository } from "../../src/db/repositories/price-bars.ts";
 import { type FakeMarket, startFakeMarket } from "../fakes/market.ts";
-import { CHROMIUM, hasChromium, launchChromium } from "../helpers/browser.ts";
-import { type ChildService, ROOT, startChildService } from "../helpers/child-service.ts";
-import { ADMIN_EMAIL, ADMIN_PASSWORD, offlineEnv } from "../helpers/context.ts";
+import { CHROMIUM, hasChromium, type ServicePage, startServiceWithPage } from "../helpers/browser.ts";
+import { type ChildService, ROOT } from "../helpers/child-service.ts";
+import { ADMIN_EMAIL, ADMIN_PASSWORD } from "../helpers/context.ts";
 
 // Dashboard depth in a real headless Chromium against the real service (a child process on the
 // fake market), as test/dashboard/browser.test.ts does: the portfolio total on the overview, the
@@ -31,13 +30,12 @@ const STEP_MS = 30_000;
 let dir = "";
 let fake: FakeMarket;
 let service: ChildService;
-let browser: Browser;
-let context: BrowserContext;
+let run: ServicePage | undefined;
 let page: Page;
 let jwt = "";
 let apiKey = "";
 const agents: Record<string, string> = {};
-const requested: string[] = [];
+let requested: string[] = [];
 
 async function call<T = any>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
   const res = await fetch(`${service.url}/api/v1${path}`, {
@@ -79,30 +77,17 @@ async function shoot(name: string, docsName?: string): Promise<void> {
 
 beforeAll(async () => {
   if (!hasChromium) return;
-  dir = mkdtempSync(join(tmpdir(), "trading-agent-depth-"));
   mkdirSync(SHOTS, { recursive: true });
   fake = await startFakeMarket();
   fake.setSolPrice(150);
   fake.setToken(BONK, { symbol: "BONK", priceUsd: "0.015", decimals: 5, liquidityUsd: 900_000, marketCapUsd: 1e9 });
   fake.setToken(WIF, { symbol: "WIF", priceUsd: "1.5", decimals: 6, liquidityUsd: 900_000, marketCapUsd: 1e9 });
-  [service, browser] = await Promise.all([
-    startChildService(
-      {
-        ...offlineEnv,
-        ...fake.env(),
-        LOG_LEVEL: "warn",
-        DATABASE_PATH: join(dir, "trading.db"),
-        SWAP_AGGREGATOR_REQUESTS_PER_MINUTE: "60000",
-        MONITOR_INTERVAL_SECONDS: "3600",
-      },
-      { cwd: dir },
-    ),
-    launchChromium(),
-  ]);
-  context = await browser.newContext({ viewport: DESKTOP });
-  context.on("request", (r) => requested.push(r.url()));
-  page = await context.newPage();
-  page.setDefaultTimeout(10_000);
+  run = await startServiceWithPage(
+    "trading-agent-depth-",
+    { ...fake.env(), SWAP_AGGREGATOR_REQUESTS_PER_MINUTE: "60000", MONITOR_INTERVAL_SECONDS: "3600" },
+    { viewport: DESKTOP },
+  );
+  ({ dir, service, page, requested } = run);
 
   // Two agents, a signals key, trades on two tokens, one position closed at a profit: all before
   // the page opens, so the feed must come from the stream's replay.
@@ -155,10 +140,8 @@ beforeAll(async () => {
 }, 90_000);
 
 afterAll(async () => {
-  await browser?.close().catch(() => {});
-  await service?.stop();
+  await run?.close();
   await fake?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 const t = hasChromium ? test : test.skip;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { type FakeTelegram, startFakeTelegram } from "../fakes/telegram.ts";
-import { CHROMIUM, hasChromium, launchChromium, serveApp } from "../helpers/browser.ts";
+import { CHROMIUM, hasChromium, openServedPage, type ServedPage } from "../helpers/browser.ts";
 import { ADMIN_EMAIL, ADMIN_PASSWORD, createTestContext, json, login, type TestContext } from "../helpers/context.ts";
 
 // Operator experience in a real headless Chromium against the real app on a 127.0.0.1 listener
@@ -15,9 +15,8 @@ const STEP_MS = 30_000;
 
 let tg: FakeTelegram;
 let ctx: TestContext;
-let server: ReturnType<typeof Bun.serve>;
+let served: ServedPage | undefined;
 let origin = "";
-let browser: Browser;
 let page: Page;
 let agentId = "";
 const failedResponses: string[] = [];
@@ -34,18 +33,15 @@ beforeAll(async () => {
   const res = await ctx.request("POST", "/api/v1/agents", { token, body: { name: "Operator" } });
   agentId = (await json(res)).id;
   await ctx.services.notifications.telegram!.bot.pollOnce(0).catch(() => {});
-  ({ server, origin } = serveApp(ctx));
-  browser = await launchChromium();
-  page = await (await browser.newContext()).newPage();
+  served = await openServedPage(ctx, { timeoutMs: 20_000 });
+  ({ origin, page } = served);
   page.on("response", (r) => {
     if (r.status() >= 400) failedResponses.push(`${r.status()} ${r.url()}`);
   });
-  page.setDefaultTimeout(20_000);
 }, 60_000);
 
 afterAll(async () => {
-  await browser?.close().catch(() => {});
-  server?.stop(true);
+  await served?.close();
   await ctx?.close();
   await tg?.close();
 });

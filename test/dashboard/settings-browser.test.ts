@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { ManualClock } from "../../src/clock.ts";
 import { type FakeTelegram, startFakeTelegram } from "../fakes/telegram.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../fakes/webhook-receiver.ts";
-import { CHROMIUM, hasChromium, launchChromium, serveApp } from "../helpers/browser.ts";
+import { CHROMIUM, hasChromium, openServedPage, type ServedPage } from "../helpers/browser.ts";
 import { ROOT } from "../helpers/child-service.ts";
 import { ADMIN_EMAIL, ADMIN_PASSWORD, createTestContext, json, login, type TestContext } from "../helpers/context.ts";
 
@@ -33,13 +33,10 @@ let receiver: WebhookReceiver;
 let failing: WebhookReceiver;
 let tg: FakeTelegram;
 let ctx: TestContext;
-let server: ReturnType<typeof Bun.serve>;
+let served: ServedPage | undefined;
 let origin = "";
-let browser: Browser;
-let context: BrowserContext;
 let page: Page;
 let userId = "";
-const pageErrors: string[] = [];
 
 beforeAll(async () => {
   if (!hasChromium) return;
@@ -52,23 +49,24 @@ beforeAll(async () => {
   failing.respondWith(500);
   ctx = await createTestContext({ clock, env: { LOG_LEVEL: "warn", WEBHOOK_ALLOW_PRIVATE_URLS: "true", ...tg.env() } });
   userId = (await login(ctx)).user.id;
-  ({ server, origin } = serveApp(ctx, { idleTimeout: 0 }));
-  browser = await launchChromium();
-  context = await browser.newContext({ viewport: DESKTOP });
-  await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin });
-  // What the page requested is read from its Resource Timing entries (every fetch, script, style
-  // and image of the one document this single-page app stays on), not from a Playwright request
-  // listener: with the service in this process, the listener's request/response objects now and
-  // then reached the client out of order ("Object with guid response@… was not bound").
-  await context.addInitScript("performance.setResourceTimingBufferSize(1000000)");
-  page = await context.newPage();
-  page.on("pageerror", (e) => pageErrors.push(e.message));
-  page.setDefaultTimeout(10_000);
+  served = await openServedPage(ctx, {
+    idleTimeout: 0,
+    viewport: DESKTOP,
+    prepare: async (browserContext, servedOrigin) => {
+      await browserContext.grantPermissions(["clipboard-read", "clipboard-write"], { origin: servedOrigin });
+      // What the page requested is read from its Resource Timing entries (every fetch, script,
+      // style and image of the one document this single-page app stays on), not from a
+      // Playwright request listener: with the service in this process, the listener's
+      // request/response objects now and then reached the client out of order ("Object with
+      // guid response@… was not bound").
+      await browserContext.addInitScript("performance.setResourceTimingBufferSize(1000000)");
+    },
+  });
+  ({ origin, page } = served);
 }, 60_000);
 
 afterAll(async () => {
-  await browser?.close().catch(() => {});
-  server?.stop(true);
+  await served?.close();
   await ctx?.close();
   await Promise.all([receiver?.close(), failing?.close(), tg?.close()]);
 });
@@ -295,7 +293,7 @@ t(
     ];
     expect(requested.filter((u) => u.includes("/api/v1/webhooks")).length).toBeGreaterThan(0);
     expect(requested.filter((u) => !u.startsWith(`${origin}/`))).toEqual([]);
-    expect(pageErrors).toEqual([]);
+    expect(served!.pageErrors).toEqual([]);
   },
   STEP_MS,
 );

@@ -1,34 +1,23 @@
-import { afterEach, beforeEach, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { type DatabaseHandle, openDatabase } from "../../src/db/client.ts";
+import { expect, test } from "bun:test";
+import { openDatabase } from "../../src/db/client.ts";
 import { GroupCommit } from "../../src/db/group-commit.ts";
+import { tempDatabasePerTest } from "../helpers/temp-database.ts";
 
 // src/db/group-commit.ts: writes parked in one turn share one commit, each in its own savepoint.
 
-let dir: string;
-let handle: DatabaseHandle;
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), "group-commit-"));
-  handle = openDatabase(join(dir, "t.db"), { migrate: false });
-  handle.sqlite.exec("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL UNIQUE)");
-});
-afterEach(() => {
-  handle.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+const db = tempDatabasePerTest("group-commit-", "CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL UNIQUE)");
 
 const rows = () =>
-  handle.sqlite
+  db.handle.sqlite
     .query<{ v: string }, []>("SELECT v FROM t ORDER BY id")
     .all()
     .map((r) => r.v);
-const insert = (v: string) => handle.sqlite.query("INSERT INTO t (v) VALUES (?) RETURNING id").get(v) as { id: number };
+const insert = (v: string) =>
+  db.handle.sqlite.query("INSERT INTO t (v) VALUES (?) RETURNING id").get(v) as { id: number };
 
 test("one commit for a turn's writes; a write that throws is rolled back alone and only its caller sees it", async () => {
   let afterCommit = 0;
-  const gc = new GroupCommit(handle, { afterCommit: () => afterCommit++ });
+  const gc = new GroupCommit(db.handle, { afterCommit: () => afterCommit++ });
   const results = await Promise.allSettled([
     gc.write(() => insert("a").id),
     gc.write(() => {
@@ -38,7 +27,7 @@ test("one commit for a turn's writes; a write that throws is rolled back alone a
     gc.write(() => insert("a").id), // UNIQUE: SQLite refuses the statement
     gc.write(() => {
       // a write that opens its own (nested) transaction
-      handle.sqlite.transaction(() => insert("c"))();
+      db.handle.sqlite.transaction(() => insert("c"))();
       return "nested";
     }),
     gc.write(() => insert("d").id),
@@ -51,7 +40,7 @@ test("one commit for a turn's writes; a write that throws is rolled back alone a
   expect(gc.commits).toBe(1);
   expect(gc.items).toBe(5);
   expect(afterCommit).toBe(1);
-  expect(handle.sqlite.inTransaction).toBe(false);
+  expect(db.handle.sqlite.inTransaction).toBe(false);
 
   // The next turn commits again, the statements reused.
   await gc.write(() => insert("e"));
@@ -61,8 +50,8 @@ test("one commit for a turn's writes; a write that throws is rolled back alone a
 });
 
 test("every caller resumes after the commit: its row is visible to another connection by then", async () => {
-  const gc = new GroupCommit(handle);
-  const other = openDatabase(join(dir, "t.db"), { migrate: false });
+  const gc = new GroupCommit(db.handle);
+  const other = openDatabase(db.path, { migrate: false });
   try {
     const seen = await Promise.all(
       ["x", "y"].map(async (v) => {

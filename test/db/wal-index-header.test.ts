@@ -1,47 +1,35 @@
 import { Database } from "bun:sqlite";
-import { afterEach, beforeEach, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { expect, test } from "bun:test";
 import { changeStamp } from "../../src/db/change-stamp.ts";
-import { type DatabaseHandle, openDatabase } from "../../src/db/client.ts";
+import { openDatabase } from "../../src/db/client.ts";
 import { untilNextCommit, WalIndexHeader } from "../../src/db/wal-index-header.ts";
+import { tempDatabasePerTest } from "../helpers/temp-database.ts";
 
 // docs/decisions.md "Performance": the change stamp re-runs its statements only when the
 // WAL-index header moved. Every kind of commit must move it; nothing else may be needed to see one.
 
-let dir: string;
-let handle: DatabaseHandle;
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), "wal-header-"));
-  handle = openDatabase(join(dir, "t.db"), { migrate: false });
-  handle.sqlite.exec("CREATE TABLE t (x INTEGER)");
-});
-afterEach(() => {
-  handle.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+const db = tempDatabasePerTest("wal-header-", "CREATE TABLE t (x INTEGER)");
 
 test("the service's database has a header to read", () => {
-  expect(WalIndexHeader.of(handle.sqlite)).not.toBeNull();
+  expect(WalIndexHeader.of(db.handle.sqlite)).not.toBeNull();
 });
 
 test("unchanged while nothing commits; moved by a commit of this connection", () => {
-  const stamp = changeStamp(handle.sqlite);
+  const stamp = changeStamp(db.handle.sqlite);
   const first = stamp();
   expect(stamp()).toBe(first);
-  handle.sqlite.query("SELECT count(*) FROM t").get();
+  db.handle.sqlite.query("SELECT count(*) FROM t").get();
   expect(stamp()).toBe(first);
-  handle.sqlite.run("INSERT INTO t VALUES (1)");
+  db.handle.sqlite.run("INSERT INTO t VALUES (1)");
   const second = stamp();
   expect(second).not.toBe(first);
   expect(stamp()).toBe(second);
 });
 
 test("moved by another connection's commit", () => {
-  const stamp = changeStamp(handle.sqlite);
+  const stamp = changeStamp(db.handle.sqlite);
   const first = stamp();
-  const other = new Database(join(dir, "t.db"));
+  const other = new Database(db.path);
   other.exec("PRAGMA busy_timeout = 5000");
   other.run("INSERT INTO t VALUES (2)");
   other.close();
@@ -49,7 +37,7 @@ test("moved by another connection's commit", () => {
 });
 
 test("moved by another process's commit", () => {
-  const stamp = changeStamp(handle.sqlite);
+  const stamp = changeStamp(db.handle.sqlite);
   const first = stamp();
   const script = `
     const { Database } = require("bun:sqlite");
@@ -57,15 +45,15 @@ test("moved by another process's commit", () => {
     db.exec("PRAGMA busy_timeout = 5000");
     db.run("INSERT INTO t VALUES (3)");
     db.close();`;
-  expect(Bun.spawnSync([process.execPath, "-e", script, join(dir, "t.db")]).exitCode).toBe(0);
+  expect(Bun.spawnSync([process.execPath, "-e", script, db.path]).exitCode).toBe(0);
   expect(stamp()).not.toBe(first);
 });
 
 test("inside a transaction, an uncommitted write of this connection moves it", () => {
-  const stamp = changeStamp(handle.sqlite);
+  const stamp = changeStamp(db.handle.sqlite);
   const first = stamp();
-  handle.sqlite.transaction(() => {
-    handle.sqlite.run("INSERT INTO t VALUES (4)");
+  db.handle.sqlite.transaction(() => {
+    db.handle.sqlite.run("INSERT INTO t VALUES (4)");
     expect(stamp()).not.toBe(first);
   })();
 });
@@ -84,10 +72,10 @@ test("a database without a -shm file (in memory) still gets a working stamp", ()
 test("the optimization itself: while nothing commits the statements run once, not per call", () => {
   // Without the header check (untilNextCommit returning `read` itself) this counts 100 runs.
   let runs = 0;
-  const stamp = untilNextCommit(handle.sqlite, () => String(++runs));
+  const stamp = untilNextCommit(db.handle.sqlite, () => String(++runs));
   for (let i = 0; i < 100; i++) stamp();
   expect(runs).toBe(1);
-  handle.sqlite.run("INSERT INTO t VALUES (1)");
+  db.handle.sqlite.run("INSERT INTO t VALUES (1)");
   for (let i = 0; i < 100; i++) stamp();
   expect(runs).toBe(2);
 });

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import type { Server } from "bun";
 import { createApiKey, createUser, json } from "../helpers/context.ts";
 import { MINT, MINT2, startTrading, type TradingContext } from "../helpers/trading.ts";
+import { until } from "../helpers/until.ts";
 import { openSse, type SseClient, type SseFrame } from "./sse-client.ts";
 
 // GET /api/v1/events over a real listener on 127.0.0.1 (PRODUCT.md §6): the user's own events
@@ -39,16 +40,6 @@ const ownEvent = (f: SseFrame) => f.event !== undefined && f.event !== "price.so
 const events = (frames: SseFrame[]) => frames.filter(ownEvent);
 const payload = (f: SseFrame) =>
   JSON.parse(f.data!) as { id: number; type: string; time: string; data: Record<string, any> };
-
-/** Bounded wait for an asynchronous condition (the server noticing a disconnect). */
-async function eventually(cond: () => boolean, timeoutMs = 20_000): Promise<boolean> {
-  const deadline = performance.now() + timeoutMs;
-  while (!cond()) {
-    if (performance.now() > deadline) return false;
-    await new Promise((r) => setTimeout(r, 2));
-  }
-  return true;
-}
 
 describe("GET /api/v1/events", () => {
   test("auth: JWT only (no credential, bad token, API key → 401)", async () => {
@@ -215,7 +206,7 @@ describe("GET /api/v1/events", () => {
     const c = await connect({ token: t.token });
     expect(bus.subscriberCount).toBe(baseline + 1);
     await c.close();
-    expect(await eventually(() => bus.subscriberCount === baseline)).toBe(true);
+    await until(() => bus.subscriberCount === baseline, "the server noticing the disconnect");
 
     const open = await connect({ token: t.token });
     await t.ctx.services.stop();

@@ -6,7 +6,8 @@ import type { Server } from "bun";
 import { loadConfig } from "../../src/config.ts";
 import { createLogger } from "../../src/logger.ts";
 import { type ServerHandle, serve } from "../../src/server.ts";
-import { ADMIN_EMAIL, ADMIN_PASSWORD, login, offlineEnv } from "../helpers/context.ts";
+import { loginOver } from "../cli/process-helpers.ts";
+import { login, offlineEnv } from "../helpers/context.ts";
 import { startTrading } from "../helpers/trading.ts";
 import { openSse, type SseFrame } from "./sse-client.ts";
 
@@ -29,12 +30,7 @@ describe("an idle stream with the default settings", () => {
     handle = await serve(config, {
       services: { logger: createLogger({ level: "silent" }), passwordCost: { memoryCost: 1024, timeCost: 1 } },
     });
-    const res = await fetch(`${handle.url}/api/v1/auth/login`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ email: ADMIN_EMAIL, password: ADMIN_PASSWORD }),
-    });
-    const { accessToken } = (await res.json()) as { accessToken: string };
+    const accessToken = await loginOver(handle.url);
     // As EventSource connects: the token in the query, no Authorization header.
     const stream = await openSse(`${handle.url}/api/v1/events?access_token=${accessToken}`);
     expect(stream.status).toBe(200);

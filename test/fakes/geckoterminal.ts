@@ -1,4 +1,6 @@
+import { UNLIMITED } from "../../src/market/rate-limiter.ts";
 import { SOL_MINT } from "../../src/money.ts";
+import { LocalServer } from "./local-server.ts";
 
 // GeckoTerminal public API (https://apiguide.geckoterminal.com; HISTORY_DATA_URL), on 127.0.0.1:
 //   GET /networks/{network}/tokens/{address}/pools
@@ -19,15 +21,22 @@ export interface FakeGeckoBar {
   close: string;
 }
 
-export class FakeGeckoTerminal {
+export class FakeGeckoTerminal extends LocalServer {
   /** token → pool address (the token is the base, SOL the quote). */
   readonly pools = new Map<string, string>();
   readonly bars = new Map<string, FakeGeckoBar[]>();
   readonly requests: URL[] = [];
-  private server: ReturnType<typeof Bun.serve> | null = null;
 
-  get url(): string {
-    return `http://127.0.0.1:${this.server!.port}/api/v2`;
+  override get url(): string {
+    return `${super.url}/api/v2`;
+  }
+
+  /**
+   * Context options that point the service's history import at this fake without client-side
+   * pacing (the real API's 30 requests a minute would make a test wait).
+   */
+  contextOptions() {
+    return { env: { HISTORY_DATA_URL: this.url }, services: { strategyLab: { historyLimit: UNLIMITED } } };
   }
 
   setHistory(token: string, pool: string, bars: FakeGeckoBar[]): void {
@@ -38,16 +47,8 @@ export class FakeGeckoTerminal {
     );
   }
 
-  start(): this {
-    this.server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (req) => this.handle(new URL(req.url)) });
-    return this;
-  }
-
-  async stop(): Promise<void> {
-    await this.server?.stop(true);
-  }
-
-  private handle(url: URL): Response {
+  protected async handle(req: Request): Promise<Response> {
+    const url = new URL(req.url);
     this.requests.push(url);
     const parts = url.pathname
       .replace(/^\/api\/v2/, "")

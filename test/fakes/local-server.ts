@@ -5,13 +5,23 @@ export abstract class LocalServer {
 
   protected abstract handle(req: Request): Promise<Response>;
 
+  /** Extra listener options (a fake serving event streams turns the idle timeout off). */
+  protected serveOptions(): { idleTimeout?: number } {
+    return {};
+  }
+
   get url(): string {
     if (!this.server) throw new Error("not started");
     return `http://127.0.0.1:${this.server.port}`;
   }
 
   async start(): Promise<this> {
-    this.server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (req) => this.handle(req) });
+    this.server = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      ...this.serveOptions(),
+      fetch: (req) => this.handle(req),
+    });
     return this;
   }
 

@@ -6,6 +6,7 @@ import { birdeyeRoutes } from "./birdeye.ts";
 import { dexScreenerRoutes } from "./dexscreener.ts";
 import { HermesStreams, hermesRoutes } from "./hermes.ts";
 import { jupiterRoutes } from "./jupiter.ts";
+import { LocalServer } from "./local-server.ts";
 
 // ONE fake market on 127.0.0.1 (a Bun.serve on port 0) speaking the wire formats of every
 // provider of PRODUCT.md §5, with state tests control: prices, decimals, pairs, quote behaviour,
@@ -109,7 +110,7 @@ export const FAKE_KEYS = {
   whaleData: "fake-birdeye-key",
 };
 
-export class FakeMarket {
+export class FakeMarket extends LocalServer {
   readonly tokens = new Map<string, FakeToken>();
   readonly requests: RecordedRequest[] = [];
   readonly quote: QuoteBehaviour = {
@@ -140,9 +141,9 @@ export class FakeMarket {
   private readonly routes: FakeRoute[] = [];
   private readonly injected = new Map<string, InjectedResponse[]>();
   private readonly holds = new Map<string, Array<{ arrived: () => void; released: Promise<void> }>>();
-  private server: ReturnType<typeof Bun.serve> | null = null;
 
   constructor(opts: FakeMarketOptions = {}) {
+    super();
     this.keys = opts.keys;
     this.streams = new HermesStreams(this);
     this.setToken(SOL_MINT, {
@@ -156,25 +157,13 @@ export class FakeMarket {
     for (const r of [...hermesRoutes(), ...jupiterRoutes(), ...dexScreenerRoutes(), ...birdeyeRoutes()]) this.use(r);
   }
 
-  get url(): string {
-    if (!this.server) throw new Error("fake market not started");
-    return `http://127.0.0.1:${this.server.port}`;
+  protected override serveOptions() {
+    return { idleTimeout: 0 }; // SSE connections stay open as long as the test wants
   }
 
-  async listen(): Promise<this> {
-    this.server = Bun.serve({
-      hostname: "127.0.0.1",
-      port: 0,
-      idleTimeout: 0, // SSE connections stay open as long as the test wants
-      fetch: (req) => this.dispatch(req),
-    });
-    return this;
-  }
-
-  async stop(): Promise<void> {
+  override async stop(): Promise<void> {
     this.streams.closeAll();
-    await this.server?.stop(true);
-    this.server = null;
+    await super.stop();
   }
 
   /** Adds a provider route (later fakes: Solana JSON-RPC). */
@@ -342,7 +331,7 @@ export class FakeMarket {
 
   // --- dispatch -------------------------------------------------------------------------------
 
-  private async dispatch(req: Request): Promise<Response> {
+  protected async handle(req: Request): Promise<Response> {
     const url = new URL(req.url);
     const route = this.routes.find((r) => r.method === req.method && r.match(url.pathname));
     let body: unknown;
@@ -392,7 +381,7 @@ export class FakeMarket {
 }
 
 export async function startFakeMarket(opts: FakeMarketOptions = {}): Promise<FakeMarket> {
-  return new FakeMarket(opts).listen();
+  return new FakeMarket(opts).start();
 }
 
 /** 400/401 helpers shared by the provider fakes. */

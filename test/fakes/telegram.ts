@@ -28,6 +28,10 @@ export interface FakeTelegram {
   lastMessageTo(chatId: number): SentMessage | undefined;
   answeredCallbacks: Array<{ callback_query_id: string; text?: string }>;
   pendingUpdates(): number;
+  /** getUpdates long polls being held open right now. */
+  openPolls(): number;
+  /** Long polls the client gave up before they were answered (a bot's stop() aborts its poll). */
+  cancelledPolls(): number;
   close(): Promise<void>;
 }
 
@@ -37,6 +41,8 @@ export async function startFakeTelegram(token = "123456:TEST-fake-bot-token-abcd
   let nextCallbackId = 1;
   const updates: Json[] = [];
   const waiters = new Set<() => void>();
+  let openPolls = 0;
+  let cancelledPolls = 0;
   const messages: SentMessage[] = [];
   const requests: Array<{ method: string; body: Json }> = [];
   const answeredCallbacks: Array<{ callback_query_id: string; text?: string }> = [];
@@ -61,23 +67,31 @@ export async function startFakeTelegram(token = "123456:TEST-fake-bot-token-abcd
   const fail = (code: number, description: string) =>
     Response.json({ ok: false, error_code: code, description }, { status: code });
 
-  const methods: Record<string, (b: Json) => Promise<Response> | Response> = {
+  const methods: Record<string, (b: Json, signal: AbortSignal) => Promise<Response> | Response> = {
     getMe: () => ok(botUser),
-    getUpdates: async (b) => {
+    getUpdates: async (b, signal) => {
       const offset = Number(b.offset ?? 0);
       // Confirming: updates below the offset are gone for good (Bot API semantics).
       while (updates.length > 0 && updates[0]!.update_id < offset) updates.shift();
       const timeout = Number(b.timeout ?? 0);
       if (updates.length === 0 && timeout > 0) {
+        openPolls++;
         await new Promise<void>((resolve) => {
           const done = () => {
             clearTimeout(t);
             waiters.delete(done);
+            signal.removeEventListener("abort", cancelled);
             resolve();
+          };
+          const cancelled = () => {
+            cancelledPolls++;
+            done();
           };
           const t = setTimeout(done, timeout * 1000);
           waiters.add(done);
+          signal.addEventListener("abort", cancelled, { once: true });
         });
+        openPolls--;
       }
       return ok(updates.filter((u) => u.update_id >= offset).slice(0, Number(b.limit ?? 100)));
     },
@@ -120,7 +134,7 @@ export async function startFakeTelegram(token = "123456:TEST-fake-bot-token-abcd
       const body = text ? (JSON.parse(text) as Json) : {};
       requests.push({ method: m[2]!, body });
       const handler = methods[m[2]!];
-      return handler ? handler(body) : fail(404, "Not Found: method not found");
+      return handler ? handler(body, req.signal) : fail(404, "Not Found: method not found");
     },
   });
   const url = `http://127.0.0.1:${server.port}`;
@@ -163,6 +177,8 @@ export async function startFakeTelegram(token = "123456:TEST-fake-bot-token-abcd
     messagesTo: (chatId) => messages.filter((m) => m.chat_id === String(chatId)),
     lastMessageTo: (chatId) => messages.filter((m) => m.chat_id === String(chatId)).at(-1),
     pendingUpdates: () => updates.length,
+    openPolls: () => openPolls,
+    cancelledPolls: () => cancelledPolls,
     close: async () => {
       for (const w of waiters) w();
       await server.stop(true);

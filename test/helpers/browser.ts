@@ -1,6 +1,9 @@
-import { existsSync } from "node:fs";
-import { chromium } from "playwright-core";
-import type { TestContext } from "./context.ts";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type BrowserContext, chromium, type Page } from "playwright-core";
+import { type ChildService, startChildService } from "./child-service.ts";
+import { offlineEnv, type TestContext } from "./context.ts";
 
 // What the dashboard's browser tests share: Debian's chromium (CHROMIUM_PATH to override),
 // launched headless for playwright-core, and the in-process service served on 127.0.0.1.
@@ -23,4 +26,94 @@ export function serveApp(
     fetch: (req, srv) => ctx.app.fetch(req, { server: srv }),
   });
   return { server, origin: `http://127.0.0.1:${server.port}` };
+}
+
+export interface ServedPage {
+  origin: string;
+  page: Page;
+  /** Uncaught errors of the page's scripts, in order. */
+  pageErrors: string[];
+  /** Closes the browser and the listener (not the context the app belongs to). */
+  close(): Promise<void>;
+}
+
+/**
+ * `ctx`'s app on a 127.0.0.1 listener and one page of a fresh headless chromium, for a test
+ * file's browser flow: `prepare` sets up the browser context (permissions, init scripts) before
+ * the page opens; the page's uncaught errors are collected and its default timeout set.
+ */
+export async function openServedPage(
+  ctx: TestContext,
+  opts: {
+    idleTimeout?: number;
+    viewport?: { width: number; height: number };
+    timeoutMs?: number;
+    prepare?: (context: BrowserContext, origin: string) => Promise<void>;
+  } = {},
+): Promise<ServedPage> {
+  const { server, origin } = serveApp(ctx, opts.idleTimeout === undefined ? {} : { idleTimeout: opts.idleTimeout });
+  const browser = await launchChromium();
+  const close = async () => {
+    await browser.close().catch(() => {});
+    server.stop(true);
+  };
+  try {
+    const context = await browser.newContext(opts.viewport ? { viewport: opts.viewport } : {});
+    await opts.prepare?.(context, origin);
+    const page = await context.newPage();
+    const pageErrors: string[] = [];
+    page.on("pageerror", (e) => pageErrors.push(e.message));
+    page.setDefaultTimeout(opts.timeoutMs ?? 10_000);
+    return { origin, page, pageErrors, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
+
+export interface ServicePage {
+  /** The service's directory (its database is `trading.db` there). */
+  dir: string;
+  service: ChildService;
+  context: BrowserContext;
+  page: Page;
+  /** Every URL the page requested, in order. */
+  requested: string[];
+  /** Closes the browser, stops the service and removes its directory. */
+  close(): Promise<void>;
+}
+
+/**
+ * The service as a child process (offline, its own database in a new temp directory, `env` on
+ * top) and one page of a fresh headless chromium that records every request it makes, for a
+ * dashboard flow against the real process.
+ */
+export async function startServiceWithPage(
+  prefix: string,
+  env: Record<string, string>,
+  opts: { viewport?: { width: number; height: number }; timeoutMs?: number } = {},
+): Promise<ServicePage> {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const [service, browser] = await Promise.allSettled([
+    startChildService(
+      { ...offlineEnv, LOG_LEVEL: "warn", DATABASE_PATH: join(dir, "trading.db"), ...env },
+      { cwd: dir },
+    ),
+    launchChromium(),
+  ]);
+  const close = async () => {
+    if (browser.status === "fulfilled") await browser.value.close().catch(() => {});
+    if (service.status === "fulfilled") await service.value.stop();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  if (service.status === "rejected" || browser.status === "rejected") {
+    await close();
+    throw service.status === "rejected" ? service.reason : (browser as PromiseRejectedResult).reason;
+  }
+  const context = await browser.value.newContext(opts.viewport ? { viewport: opts.viewport } : {});
+  const requested: string[] = [];
+  context.on("request", (r) => requested.push(r.url()));
+  const page = await context.newPage();
+  page.setDefaultTimeout(opts.timeoutMs ?? 10_000);
+  return { dir, service: service.value, context, page, requested, close };
 }

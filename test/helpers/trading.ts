@@ -1,3 +1,4 @@
+import { balanceOf } from "../agents/fixtures.ts";
 import { type FakeMarket, startFakeMarket } from "../fakes/market.ts";
 import { type ContextOptions, createApiKey, createTestContext, json, login, type TestContext } from "./context.ts";
 
@@ -111,24 +112,8 @@ export async function startTrading(
       if (res.status !== 200) throw new Error(`positions failed: ${res.status} ${await res.text()}`);
       return json(res);
     },
-    solBalance(agentId) {
-      return (
-        ctx.database.sqlite
-          .query<{ b: string }, [string]>(
-            "SELECT balance AS b FROM agent_balances WHERE agent_id = ? AND token_address = 'So11111111111111111111111111111111111111112'",
-          )
-          .get(agentId)?.b ?? "0"
-      );
-    },
-    tokenBalance(agentId, mint = MINT) {
-      return (
-        ctx.database.sqlite
-          .query<{ b: string }, [string, string]>(
-            "SELECT balance AS b FROM agent_balances WHERE agent_id = ? AND token_address = ?",
-          )
-          .get(agentId, mint)?.b ?? "0"
-      );
-    },
+    solBalance: (agentId) => balanceOf(ctx, agentId),
+    tokenBalance: (agentId, mint = MINT) => balanceOf(ctx, agentId, mint),
     count(table, where = "1=1", ...params) {
       return ctx.database.sqlite
         .query<{ n: number }, Array<string | number>>(`SELECT count(*) AS n FROM ${table} WHERE ${where}`)

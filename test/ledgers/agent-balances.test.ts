@@ -1,30 +1,15 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import type { TokenPriceLookup } from "../../src/ledgers/token-price-lookup.ts";
 import { SOL_MINT } from "../../src/money.ts";
 import { createAgent, insertPosition, simulationWalletOf } from "../agents/fixtures.ts";
-import { createApiKey, createTestContext, createUser, json, login, type TestContext } from "../helpers/context.ts";
+import { createApiKey, createTestContext, json, login } from "../helpers/context.ts";
+import { contextPerFile, expectError, UUID } from "../helpers/file-context.ts";
 
 // SPEC "Agent balance", "Agent balance endpoints".
 
-let ctx: TestContext;
-let token: string;
-let other: Awaited<ReturnType<typeof createUser>>;
-
-beforeAll(async () => {
-  ctx = await createTestContext();
-  token = (await login(ctx)).token;
-  other = await createUser(ctx);
-});
-afterAll(() => ctx.close());
+const { ctx, token, other } = await contextPerFile();
 
 const now = () => new Date(ctx.clock.now()).toISOString();
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-async function expectError(res: Response, status: number, error: string) {
-  expect(res.status).toBe(status);
-  const body = await json(res);
-  expect(body.error).toBe(error);
-  return body;
-}
 const post = (body: unknown, t = token) => ctx.request("POST", "/api/v1/agent-balances", { token: t, body });
 const validBody = (agentId: string, extra: Record<string, unknown> = {}) => ({
   agentId,

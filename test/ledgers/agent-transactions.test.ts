@@ -1,29 +1,14 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { SOL_MINT } from "../../src/money.ts";
 import { createAgent } from "../agents/fixtures.ts";
-import { createApiKey, createTestContext, createUser, json, login, type TestContext } from "../helpers/context.ts";
+import { createApiKey, json } from "../helpers/context.ts";
+import { contextPerFile, expectError, UUID } from "../helpers/file-context.ts";
 
 // SPEC "Agent transaction", "Agent transaction endpoints".
 
-let ctx: TestContext;
-let token: string;
-let other: Awaited<ReturnType<typeof createUser>>;
-
-beforeAll(async () => {
-  ctx = await createTestContext();
-  token = (await login(ctx)).token;
-  other = await createUser(ctx);
-});
-afterAll(() => ctx.close());
+const { ctx, token, other } = await contextPerFile();
 
 const now = () => new Date(ctx.clock.now()).toISOString();
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-async function expectError(res: Response, status: number, error: string) {
-  expect(res.status).toBe(status);
-  const body = await json(res);
-  expect(body.error).toBe(error);
-  return body;
-}
 const minimal = (agentId: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
   agentId,
   walletAddress: "sim_W1",

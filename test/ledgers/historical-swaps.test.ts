@@ -1,30 +1,15 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { createAgent } from "../agents/fixtures.ts";
-import { createApiKey, createTestContext, createUser, json, login, type TestContext } from "../helpers/context.ts";
+import { createApiKey, json } from "../helpers/context.ts";
+import { contextPerFile, expectError, UUID } from "../helpers/file-context.ts";
 
 // SPEC "Historical swap", "Historical swap endpoints" (list filters, CSV export columns).
 
-let ctx: TestContext;
-let token: string;
-let other: Awaited<ReturnType<typeof createUser>>;
-
-beforeAll(async () => {
-  ctx = await createTestContext();
-  token = (await login(ctx)).token;
-  other = await createUser(ctx);
-});
-afterAll(() => ctx.close());
+const { ctx, token, other } = await contextPerFile();
 
 const now = () => new Date(ctx.clock.now()).toISOString();
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const HEADER =
   "id,tokenAddress,tokenSymbol,amount,purchasePrice,salePrice,changePercent,profitLossUsd,profitLossSol,purchaseTime,saleTime,closeReason";
-async function expectError(res: Response, status: number, error: string) {
-  expect(res.status).toBe(status);
-  const body = await json(res);
-  expect(body.error).toBe(error);
-  return body;
-}
 const swap = (agentId: string, extra: Record<string, unknown> = {}) => ({
   agentId,
   walletAddress: "sim_W1",

@@ -9,9 +9,18 @@ import { offlineEnv } from "../helpers/context.ts";
 // A market wired to the fake the way createServices wires it, with a manual clock, an event bus
 // and captured logs, without the rest of the service.
 
+/** A manual clock that counts its reads: a timer that checks the time shows each look in `reads`. */
+class ReadCountingClock extends ManualClock {
+  reads = 0;
+  override now(): number {
+    this.reads++;
+    return super.now();
+  }
+}
+
 export interface MarketHarness {
   market: MarketServices;
-  clock: ManualClock;
+  clock: ReadCountingClock;
   events: EventBus;
   published: ServiceEvent[];
   logs: string[];
@@ -24,7 +33,7 @@ export function marketHarness(
   opts: MarketOptions = {},
 ): MarketHarness {
   const config = loadConfig({ ...offlineEnv, DATABASE_PATH: ":memory:", ...fake.env(), ...env });
-  const clock = new ManualClock();
+  const clock = new ReadCountingClock();
   const events = new EventBus(() => clock.now());
   const published: ServiceEvent[] = [];
   events.subscribe((e) => published.push(e));
@@ -39,14 +48,7 @@ export function marketHarness(
   return { market, clock, events, published, logs, stop: () => market.stop() };
 }
 
-/** Waits (for I/O, not for time to pass) until `cond` holds; fails after `ms` of real time. */
-export async function until(cond: () => boolean, what = "condition", ms = 20_000): Promise<void> {
-  const deadline = performance.now() + ms;
-  while (!cond()) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 1));
-  }
-}
+export { until } from "../helpers/until.ts";
 
 /** The rejection of a promise (fails when it resolves). */
 export async function rejection(p: Promise<unknown>): Promise<any> {

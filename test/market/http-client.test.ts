@@ -1,23 +1,16 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { ManualClock } from "../../src/clock.ts";
 import { ErrorCode, ExternalServiceError, toErrorBody } from "../../src/errors.ts";
 import { HttpClient, type HttpClientOptions, type ProviderError } from "../../src/market/http-client.ts";
 import { RateLimiter } from "../../src/market/rate-limiter.ts";
-import { type FakeMarket, startFakeMarket } from "../fakes/market.ts";
+import { fakeMarketPerFile } from "../helpers/fake-market.ts";
 import { rejection } from "./helpers.ts";
 
 // The shared HTTP client (PRODUCT.md §5): retries on 429/5xx honouring Retry-After and
 // x-ratelimit-reset, at most two; timeouts; malformed JSON; errors naming the source; pacing.
 
-let fake: FakeMarket;
 let timer: ManualClock;
-beforeAll(async () => {
-  fake = await startFakeMarket();
-});
-afterAll(() => fake.stop());
-beforeEach(() => {
-  fake.clearInjected();
-  fake.requests.length = 0;
+const fake = await fakeMarketPerFile(() => {
   timer = new ManualClock();
 });
 

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, beforeEach, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { SOL_MINT } from "../../src/money.ts";
-import { type FakeMarket, startFakeMarket } from "../fakes/market.ts";
+import { fakeMarketPerFile } from "../helpers/fake-market.ts";
 import { marketHarness, rejection } from "./helpers.ts";
 
 // DexScreener tokens v1 (PRODUCT.md §5, marketData): batches of at most 30, the most liquid
@@ -10,14 +10,7 @@ const BONK = "DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263";
 const MEME = "Meme111111111111111111111111111111111111111";
 const USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
 
-let fake: FakeMarket;
-beforeAll(async () => {
-  fake = await startFakeMarket();
-});
-afterAll(() => fake.stop());
-beforeEach(() => {
-  fake.clearInjected();
-  fake.requests.length = 0;
+const fake = await fakeMarketPerFile(() => {
   fake.setSolPrice("150", { push: false });
   fake.setToken(BONK, {
     symbol: "BONK",

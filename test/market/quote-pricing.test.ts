@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { createLogger } from "../../src/logger.ts";
 import { QuotePricing } from "../../src/market/quote-pricing.ts";
 import { Big } from "../../src/money.ts";
-import { type FakeMarket, startFakeMarket } from "../fakes/market.ts";
+import { fakeMarketPerFile } from "../helpers/fake-market.ts";
 import { marketHarness } from "./helpers.ts";
 
 // Tokens the price source omits are priced from a sell quote (issue 15; src/market/quote-pricing.ts),
@@ -12,15 +12,12 @@ const NEW = "JUPyiwrYJFskUPiHa7hkeR8VUtAeFoSYbKedZNsDvCN";
 const NO_ROUTE = "EKpQGSJtjMFqKZ9KQanSqYXRcF8fBopzLHYxdM65zcjm";
 const KNOWN = "DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263";
 
-let fake: FakeMarket;
-beforeAll(async () => {
-  fake = await startFakeMarket();
+const fake = await fakeMarketPerFile(() => {
   fake.setSolPrice("150", { push: false });
   fake.setToken(NEW, { symbol: "NEW", priceUsd: "0.3", decimals: 6 });
   fake.setToken(NO_ROUTE, { symbol: "NR", priceUsd: "1", decimals: 6 });
   fake.quote.noRoute.add(NO_ROUTE);
 });
-afterAll(() => fake.stop());
 
 test("a held mint the price source omits is priced from a sell quote of the largest holding; priced ones are not quoted; no route leaves it unknown", async () => {
   const h = marketHarness(fake);

@@ -1,9 +1,10 @@
-import { afterAll, beforeAll, beforeEach, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { Keypair, VersionedTransaction } from "@solana/web3.js";
 import { ManualClock } from "../../src/clock.ts";
 import type { ProviderError } from "../../src/market/http-client.ts";
 import { SOL_MINT } from "../../src/money.ts";
-import { type FakeMarket, startFakeMarket } from "../fakes/market.ts";
+import type { FakeMarket } from "../fakes/market.ts";
+import { fakeMarketPerFile } from "../helpers/fake-market.ts";
 import { marketHarness, rejection } from "./helpers.ts";
 
 // Jupiter Swap v1 (PRODUCT.md §5): quotes in atomic units with priceImpactPct as a fraction and
@@ -16,14 +17,7 @@ const user = Keypair.generate().publicKey.toBase58();
 const v1Harness = (f: FakeMarket, env: Record<string, string> = {}, opts: Parameters<typeof marketHarness>[2] = {}) =>
   marketHarness(f, { SWAP_API: "v1", ...env }, opts);
 
-let fake: FakeMarket;
-beforeAll(async () => {
-  fake = await startFakeMarket();
-});
-afterAll(() => fake.stop());
-beforeEach(() => {
-  fake.clearInjected();
-  fake.requests.length = 0;
+const fake = await fakeMarketPerFile(() => {
   fake.quote.priceImpactPct = "0";
   fake.quote.routeLabels = ["Raydium"];
   fake.quote.noRoute.clear();

@@ -1,20 +1,14 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { type FakeMarket, startFakeMarket } from "../fakes/market.ts";
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { createTestContext, json, login, type TestContext } from "../helpers/context.ts";
+import { fakeMarketPerFile } from "../helpers/fake-market.ts";
 
 // Issue 13 item 5: each outside source's reachability comes from observing its calls and from a
 // prober that asks only sources not heard from for a minute; /health degrades while the swap
 // aggregator or the SOL price source is unreachable; /data-sources/status adds `reachable`.
 
-let fake: FakeMarket;
 let ctx: TestContext;
-beforeAll(async () => {
-  fake = await startFakeMarket();
-});
-afterAll(() => fake.stop());
+const fake = await fakeMarketPerFile();
 beforeEach(async () => {
-  fake.clearInjected();
-  fake.requests.length = 0;
   fake.setSolPrice("150", { push: false });
   const opts = fake.serviceOptions();
   ctx = await createTestContext({ env: fake.env({ PRICE_NETWORK_API_KEY: "" }), services: opts });

@@ -1,20 +1,13 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { type FakeMarket, startFakeMarket } from "../fakes/market.ts";
+import { afterEach, describe, expect, test } from "bun:test";
 import { createTestContext, createUser, json, login, type TestContext } from "../helpers/context.ts";
+import { fakeMarketPerFile } from "../helpers/fake-market.ts";
 import { until } from "./helpers.ts";
 
 // GET /api/v1/price-feeds/sol-usd and GET /api/v1/data-sources/status through the real app
 // (SPEC "Price, data-source, health endpoints"), against the fake market.
 
-let fake: FakeMarket;
 let ctx: TestContext | null = null;
-beforeAll(async () => {
-  fake = await startFakeMarket();
-});
-afterAll(() => fake.stop());
-beforeEach(() => {
-  fake.clearInjected();
-  fake.requests.length = 0;
+const fake = await fakeMarketPerFile(() => {
   fake.streams.available = true;
   fake.setSolPrice("150", { push: false });
 });

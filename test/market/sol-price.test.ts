@@ -1,23 +1,16 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { afterEach, describe, expect, test } from "bun:test";
 import { ServiceNotConfiguredError } from "../../src/errors.ts";
 import { SOL_USD_FEED_ID } from "../../src/market/hermes.ts";
 import { SOL_MINT } from "../../src/money.ts";
-import { type FakeMarket, startFakeMarket } from "../fakes/market.ts";
+import { fakeMarketPerFile } from "../helpers/fake-market.ts";
 import { type MarketHarness, marketHarness, rejection, until } from "./helpers.ts";
 
 // SOL/USD (SPEC "SOL price", PRODUCT.md §5): the Hermes SSE stream with reconnects, latest
 // polling while it is down, Jupiter as second source (and only one without a Hermes key),
 // staleness on the injected clock, price.sol events.
 
-let fake: FakeMarket;
 let h: MarketHarness | null = null;
-beforeAll(async () => {
-  fake = await startFakeMarket();
-});
-afterAll(() => fake.stop());
-beforeEach(() => {
-  fake.clearInjected();
-  fake.requests.length = 0;
+const fake = await fakeMarketPerFile(() => {
   fake.streams.available = true;
   fake.streams.paused = false;
   fake.setSolPrice("150", { push: false });
@@ -134,7 +127,10 @@ describe("stream mode (priceNetwork configured)", () => {
     fake.streams.sendKeepAlive();
     await until(() => h!.market.solPrice.keepAlives === 1, "keep-alive read");
     h.clock.advance(20_000); // 40 s since connect, 20 s since the keep-alive
-    for (let i = 0; i < 20; i++) await new Promise((r) => setTimeout(r, 1)); // let the watchdog look several times
+    // Nothing else reads the clock while the stream is quiet: each read is one look of the watchdog.
+    const reads = h.clock.reads;
+    await until(() => h!.clock.reads >= reads + 10, "ten looks of the watchdog");
+    expect(h.logs.some((l) => l.includes("SOL price stream silent"))).toBe(false);
     expect(h.market.solPrice.connects).toBe(1);
     expect(fake.streams.connections - before).toBe(1);
     h.clock.advance(10_001); // now more than 30 s of silence
@@ -160,11 +156,13 @@ describe("stream mode (priceNetwork configured)", () => {
     h = marketHarness(fake);
     h.market.solPrice.start();
     await until(() => fake.streams.openCount === 1, "connected");
+    const seen = fake.requests.length;
+    // stop() resolves once every loop of the feed has ended, so what it leaves is final: the
+    // stream closed, and no reconnect or fallback poll asked for while it stopped.
     await h.market.solPrice.stop();
     await until(() => fake.streams.openCount === 0, "closed");
-    const seen = fake.requests.length;
-    for (let i = 0; i < 30; i++) await new Promise((r) => setTimeout(r, 1));
     expect(fake.requests.length).toBe(seen);
+    expect(h.logs.filter((l) => l.includes("reconnecting") || l.includes("SOL price stream failed"))).toEqual([]);
   });
 });
 

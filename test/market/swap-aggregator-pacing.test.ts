@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { ManualClock } from "../../src/clock.ts";
 import { loadConfig } from "../../src/config.ts";
 import { DEFAULT_LIMITS, swapAggregatorLimit } from "../../src/market/index.ts";
 import { SOL_MINT } from "../../src/money.ts";
-import { type FakeMarket, startFakeMarket } from "../fakes/market.ts";
+import { fakeMarketPerFile } from "../helpers/fake-market.ts";
 import { marketHarness } from "./helpers.ts";
 
 // SWAP_AGGREGATOR_REQUESTS_PER_MINUTE (README configuration): replaces the tier's published
@@ -11,12 +11,9 @@ import { marketHarness } from "./helpers.ts";
 
 const BONK = "DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263";
 
-let fake: FakeMarket;
-beforeAll(async () => {
-  fake = await startFakeMarket();
+const fake = await fakeMarketPerFile(() => {
   fake.setToken(BONK, { symbol: "BONK", priceUsd: "0.0042", decimals: 6 });
 });
-afterAll(() => fake.stop());
 
 test("unset or empty: the tier's limit; set: 60 000 / N ms between requests", () => {
   const cfg = (env: Record<string, string>) => loadConfig({ DATABASE_PATH: ":memory:", ...env });

@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, beforeEach, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { Keypair } from "@solana/web3.js";
 import { HttpClient, ProviderError } from "../../src/market/http-client.ts";
 import { JupiterSwapClient } from "../../src/market/jupiter-swap.ts";
 import { JupiterSwapV2Client } from "../../src/market/jupiter-swap-v2.ts";
 import { SOL_MINT } from "../../src/money.ts";
-import { type FakeMarket, startFakeMarket } from "../fakes/market.ts";
+import { fakeMarketPerFile } from "../helpers/fake-market.ts";
 
 // Simulation quotes over Swap API v2 from the fake market (the same amounts as its v1 quotes, so
 // a simulated fill is the one the live path would get from the same prices), with v1 retired.
@@ -13,20 +13,17 @@ const BONK = "DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263";
 const taker = Keypair.generate().publicKey.toBase58();
 const req = { inputMint: SOL_MINT, outputMint: BONK, amount: "1000000000", slippageBps: 300 };
 
-let fake: FakeMarket;
 const client = (headers?: Record<string, string>) =>
   new HttpClient({ service: "swapAggregator", baseUrl: fake.url, headers, timeoutMs: 5_000, retry: { maxRetries: 0 } });
 
-beforeAll(async () => {
-  fake = await startFakeMarket({ keys: { swapAggregator: "right-key" } });
-});
-afterAll(() => fake.stop());
-beforeEach(() => {
-  fake.requests.length = 0;
-  fake.v2 = { router: "iris", feeBps: 0, prioritizationFeeLamports: 0, v1Retired: true };
-  fake.setSolPrice("150", { push: false });
-  fake.setToken(BONK, { symbol: "BONK", priceUsd: "0.0042", decimals: 6 });
-});
+const fake = await fakeMarketPerFile(
+  () => {
+    fake.v2 = { router: "iris", feeBps: 0, prioritizationFeeLamports: 0, v1Retired: true };
+    fake.setSolPrice("150", { push: false });
+    fake.setToken(BONK, { symbol: "BONK", priceUsd: "0.0042", decimals: 6 });
+  },
+  { keys: { swapAggregator: "right-key" } },
+);
 
 test("order without taker: the v1 amounts less Jupiter's fee, router and fee; v1 itself answers 404", async () => {
   fake.v2.router = "jupiterz";

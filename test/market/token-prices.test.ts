@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, beforeEach, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { ServiceNotConfiguredError } from "../../src/errors.ts";
 import { SOL_MINT } from "../../src/money.ts";
-import { type FakeMarket, startFakeMarket } from "../fakes/market.ts";
+import { fakeMarketPerFile } from "../helpers/fake-market.ts";
 import { marketHarness, rejection } from "./helpers.ts";
 
 // Token prices through Jupiter Price v3 (PRODUCT.md §5, swapAggregator): batches of at most 50,
@@ -11,14 +11,7 @@ const BONK = "DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263";
 const WIF = "EKpQGSJtjMFqKZ9KQanSqYXRcF8fBopzLHYxdM65zcjm";
 const UNKNOWN = "Unknown1111111111111111111111111111111111111";
 
-let fake: FakeMarket;
-beforeAll(async () => {
-  fake = await startFakeMarket();
-});
-afterAll(() => fake.stop());
-beforeEach(() => {
-  fake.clearInjected();
-  fake.requests.length = 0;
+const fake = await fakeMarketPerFile(() => {
   fake.setToken(BONK, { symbol: "BONK", priceUsd: "0.0000231", decimals: 5, liquidityUsd: 12_000_000 });
   fake.setToken(WIF, { symbol: "WIF", priceUsd: "1.87", decimals: 6 });
 });

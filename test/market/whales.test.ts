@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, beforeEach, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { ServiceNotConfiguredError, toErrorBody } from "../../src/errors.ts";
 import { SOL_MINT } from "../../src/money.ts";
-import { type FakeMarket, startFakeMarket } from "../fakes/market.ts";
+import { startFakeMarket } from "../fakes/market.ts";
+import { fakeMarketPerFile } from "../helpers/fake-market.ts";
 import { marketHarness, rejection } from "./helpers.ts";
 
 // Birdeye txs-by-volume (PRODUCT.md §5, signalGeneration): only with a key; otherwise the whale
@@ -9,14 +10,7 @@ import { marketHarness, rejection } from "./helpers.ts";
 
 const BONK = "DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263";
 
-let fake: FakeMarket;
-beforeAll(async () => {
-  fake = await startFakeMarket();
-});
-afterAll(() => fake.stop());
-beforeEach(() => {
-  fake.clearInjected();
-  fake.requests.length = 0;
+const fake = await fakeMarketPerFile(() => {
   fake.setSolPrice("150", { push: false });
   fake.setToken(BONK, { symbol: "BONK", decimals: 5 });
   fake.setWhaleTrades(BONK, [

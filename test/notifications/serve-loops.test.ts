@@ -3,6 +3,7 @@ import { systemClock } from "../../src/clock.ts";
 import { startFakeTelegram } from "../fakes/telegram.ts";
 import { startWebhookReceiver } from "../fakes/webhook-receiver.ts";
 import { createTestContext, json, login } from "../helpers/context.ts";
+import { until } from "../helpers/until.ts";
 
 // The loops serve() starts (every other test drives ticks itself): the delivery worker wakes when
 // something is queued, the bot long-polls the Bot API, and stop() ends both promptly.
@@ -11,10 +12,6 @@ const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!();
 });
-
-async function until(cond: () => boolean): Promise<void> {
-  while (!cond()) await Bun.sleep(5);
-}
 
 test("after start(): a queued event is delivered and a command answered without explicit ticks; stop() returns", async () => {
   const tg = await startFakeTelegram();
@@ -44,14 +41,16 @@ test("after start(): a queued event is delivered and a command answered without 
     reason: "x",
   });
   tg.userSends(42, `/start ${link.code}`);
-  await until(() => receiver.received.length > 0 && tg.messagesTo(42).length > 0);
+  await until(() => receiver.received.length > 0 && tg.messagesTo(42).length > 0, "the delivery and the answer");
   expect(receiver.verified()[0]?.payload?.type).toBe("trade.failed");
   expect(tg.messagesTo(42)[0]?.text).toStartWith("Linked.");
 
-  await ctx.services.stop();
-  // The long poll was cut short by stop(); nothing more is fetched.
+  await until(() => tg.openPolls() === 1, "the next long poll");
   const calls = tg.requests.length;
-  await Bun.sleep(50);
+  await ctx.services.stop();
+  // stop() cut the held long poll short (the fake saw its client go away) and asked nothing more:
+  // the loop has ended, so no poll can follow.
+  await until(() => tg.cancelledPolls() === 1 && tg.openPolls() === 0, "the long poll cancelled");
   expect(tg.requests.length).toBe(calls);
 });
 
@@ -63,8 +62,12 @@ test("start() and stop() with a ManualClock: the loops wait on real timers, so t
     () => ctx.close(),
   );
   await ctx.services.start();
-  await Bun.sleep(20);
-  const polls = tg.requests.filter((r) => r.method === "getUpdates").length;
-  expect(polls).toBeLessThanOrEqual(1); // one long poll held open, not a loop of them
+  // A loop spinning on the ManualClock's sleep would starve the event loop: the poll never arrives.
+  await until(() => tg.openPolls() === 1, "the bot's long poll");
+  const polls = tg.requests.filter((r) => r.method === "getUpdates");
+  expect(polls).toHaveLength(1); // one long poll held open, not a loop of them
+  expect(polls[0]!.body.timeout).toBe(30);
   await ctx.services.stop();
+  await until(() => tg.cancelledPolls() === 1 && tg.openPolls() === 0, "the long poll cancelled");
+  expect(tg.requests.filter((r) => r.method === "getUpdates")).toHaveLength(1);
 });

@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { loadConfig } from "../../src/config.ts";
 import { createLogger } from "../../src/logger.ts";
 import { type ServerHandle, serve } from "../../src/server.ts";
-import { ADMIN_EMAIL, ADMIN_PASSWORD, offlineEnv } from "../helpers/context.ts";
+import { createApiKeyOver, freePort, loginOver } from "../cli/process-helpers.ts";
+import { offlineEnv } from "../helpers/context.ts";
 
 // PRODUCT.md §1: with PUBLIC_PORT the public API is served alone on its own listener (real
 // sockets on 127.0.0.1); the main listener serves both APIs.
@@ -13,13 +14,6 @@ import { ADMIN_EMAIL, ADMIN_PASSWORD, offlineEnv } from "../helpers/context.ts";
 let dir: string;
 let handle: ServerHandle;
 let key: string;
-
-function freePort(): number {
-  const l = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const p = l.port;
-  l.stop(true);
-  return p;
-}
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "trading-agent-public-port-"));
@@ -33,18 +27,7 @@ beforeAll(async () => {
   handle = await serve(config, {
     services: { logger: createLogger({ level: "silent" }), passwordCost: { memoryCost: 1024, timeCost: 1 } },
   });
-  const login = await fetch(`${handle.url}/api/v1/auth/login`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ email: ADMIN_EMAIL, password: ADMIN_PASSWORD }),
-  });
-  const { accessToken } = (await login.json()) as { accessToken: string };
-  const created = await fetch(`${handle.url}/api/v1/api-keys`, {
-    method: "POST",
-    headers: { "content-type": "application/json", authorization: `Bearer ${accessToken}` },
-    body: JSON.stringify({ name: "public", scopes: ["agents"] }),
-  });
-  key = ((await created.json()) as { key: string }).key;
+  key = await createApiKeyOver(handle.url, await loginOver(handle.url), "public", ["agents"]);
 });
 afterAll(async () => {
   await handle.stop();

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { SOL_MINT } from "../../src/money.ts";
 import { json } from "../helpers/context.ts";
 import { MINT, startTrading, type TradingContext } from "../helpers/trading.ts";
+import { until } from "../helpers/until.ts";
 
 // Idempotency and concurrency (PRODUCT.md §4; issue 5 acceptance): a signal opens at most one
 // position per agent, ever — replayed processing, a crash between steps, concurrent identical
@@ -29,15 +30,6 @@ const outcomes = (signalId: number) =>
       "SELECT agent_id, outcome FROM signal_evaluations WHERE signal_id = ? ORDER BY agent_id",
     )
     .all(signalId);
-
-/** Waits (yielding to the event loop, never sleeping) until `cond` holds. */
-async function until(cond: () => boolean, what: string) {
-  for (let i = 0; i < 10_000; i++) {
-    if (cond()) return;
-    await new Promise((r) => setImmediate(r));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 // Agents of one test buy different sizes (5 %, 6 %, 7 % of 10 SOL): identical requests of one
 // signal share one quote, so distinct sizes keep the quote count equal to the swap count.

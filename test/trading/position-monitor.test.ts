@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { Big, SOL_MINT } from "../../src/money.ts";
+import { balanceOf } from "../agents/fixtures.ts";
 import { json, login, type TestContext } from "../helpers/context.ts";
 import { MINT, MINT2, startTrading, type TradingContext } from "../helpers/trading.ts";
 
@@ -44,12 +45,7 @@ const get = async (path: string) => {
 const positions = (agentId: string) => get(`/agent-positions/${agentId}`);
 const txs = (agentId: string, query = "") => get(`/agent-transactions?agentId=${agentId}${query}`);
 const swaps = (agentId: string) => get(`/agent-historical-swaps?agentId=${agentId}`);
-const bal = (agentId: string, mint = SOL_MINT) =>
-  ctx.database.sqlite
-    .query<{ b: string }, [string, string]>(
-      "SELECT balance AS b FROM agent_balances WHERE agent_id = ? AND token_address = ?",
-    )
-    .get(agentId, mint)?.b ?? "0";
+const bal = (agentId: string, mint = SOL_MINT) => balanceOf(ctx, agentId, mint);
 const row = (id: string) =>
   ctx.database.sqlite
     .query<

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { Keypair } from "@solana/web3.js";
 import bs58 from "bs58";
 import { credit, debit } from "../../src/ledgers/balance-ledger.ts";
@@ -7,7 +7,8 @@ import { LiveWalletRegistry } from "../../src/wallets/live-wallet-registry.ts";
 import { generateSimulationAddress } from "../../src/wallets/simulation-address.ts";
 import { LIVE_WALLET_NOT_LOADED_MESSAGE, type LiveDepositChecker } from "../../src/wallets/wallet-service.ts";
 import { createAgent, insertPosition, simulationWalletOf } from "../agents/fixtures.ts";
-import { createTestContext, createUser, json, login, type TestContext } from "../helpers/context.ts";
+import { createTestContext, createUser, json, login } from "../helpers/context.ts";
+import { contextPerFile, expectError } from "../helpers/file-context.ts";
 
 // SPEC "Wallet endpoints", "Agent wallet", "Available wallet"; PRODUCT.md §3 and §5.
 
@@ -21,27 +22,18 @@ const depositChecker: LiveDepositChecker = {
   },
 };
 
-let ctx: TestContext;
-let token: string;
-let other: Awaited<ReturnType<typeof createUser>>;
-
-beforeAll(async () => {
-  ctx = await createTestContext({
-    // The 5/min limit has its own test below; the rest of the file must not trip it.
-    env: { WALLETS_RATE_LIMIT_PER_MINUTE: "100000" },
-    services: {
-      liveWallets: LiveWalletRegistry.fromEnv({
-        WALLET_1: bs58.encode(live[0]!.secretKey),
-        WALLET_2: JSON.stringify(Array.from(live[1]!.secretKey)),
-        WALLET_3: bs58.encode(live[2]!.secretKey),
-      }),
-      depositChecker,
-    },
-  });
-  token = (await login(ctx)).token;
-  other = await createUser(ctx);
+const { ctx, token, other } = await contextPerFile({
+  // The 5/min limit has its own test below; the rest of the file must not trip it.
+  env: { WALLETS_RATE_LIMIT_PER_MINUTE: "100000" },
+  services: {
+    liveWallets: LiveWalletRegistry.fromEnv({
+      WALLET_1: bs58.encode(live[0]!.secretKey),
+      WALLET_2: JSON.stringify(Array.from(live[1]!.secretKey)),
+      WALLET_3: bs58.encode(live[2]!.secretKey),
+    }),
+    depositChecker,
+  },
 });
-afterAll(() => ctx.close());
 
 const now = () => new Date(ctx.clock.now()).toISOString();
 const assign = (body: unknown, t = token) => ctx.request("POST", "/api/v1/wallets/assign", { token: t, body });
@@ -50,12 +42,6 @@ const walletsOf = async (agentId: string, t = token) => {
   expect(res.status).toBe(200);
   return json(res);
 };
-async function expectError(res: Response, status: number, error: string) {
-  expect(res.status).toBe(status);
-  const body = await json(res);
-  expect(body.error).toBe(error);
-  return body;
-}
 const balances = (agentId: string) =>
   ctx.database.sqlite
     .query<{ wallet_address: string; token_address: string; balance: string }, [string]>(

@@ -3,9 +3,10 @@ import { ApiError, api, download, get } from "../api.ts";
 import { type Series, TimeChart } from "../chart.tsx";
 import { ErrorNote, Section, useLoad } from "../components.tsx";
 import { CONFIG_FIELDS, CONFIG_GROUPS, type ConfigField, messagesByField, setPath } from "../config-fields.ts";
-import { fmtNum, fmtSol, fmtTime, localToIso, plClass } from "../format.ts";
+import { fmtNum, fmtSol, fmtTime, plClass } from "../format.ts";
 import { navigate, route } from "../router.ts";
 import { type Config, type Draft, FieldInput, fromDraft, toDraft } from "./strategy-editor.tsx";
+import { type Selection, SignalSelection, signalsOf } from "./strategy-lab-signals.tsx";
 
 // The strategy lab: variants (a name and the strategy editor's fields, only
 // the changed ones sent), a signal selection, Run → POST /backtests, the run polled every 2 s
@@ -239,10 +240,28 @@ function RecentBacktests({ version }: { version: number }) {
   );
 }
 
+/** A 400's details "variants.<i>.config: <field> ..." → that variant's messages by field. */
+function variantErrors(details: unknown[], count: number): Map<number, Map<string, string[]>> {
+  const byVariant = new Map<number, Map<string, string[]>>();
+  for (let i = 0; i < count; i++) {
+    const prefix = `variants.${i}.config: `;
+    const mine = details.filter((d): d is string => typeof d === "string" && d.startsWith(prefix));
+    if (mine.length > 0)
+      byVariant.set(
+        i,
+        messagesByField(
+          mine.map((d) => d.slice(prefix.length)),
+          CONFIG_FIELDS.map((f) => f.path),
+        ),
+      );
+  }
+  return byVariant;
+}
+
 export function StrategyLabPage({ id }: { id?: string }) {
   const [name, setName] = useState("Strategy comparison");
   const [initialSol, setInitialSol] = useState("10");
-  const [sel, setSel] = useState({ source: "", signalType: "", minStrength: "", from: "", to: "" });
+  const [sel, setSel] = useState<Selection>({ source: "", signalType: "", minStrength: "", from: "", to: "" });
   const [variants, setVariants] = useState<VariantDraft[]>(() => [newVariant("Defaults")]);
   const [errors, setErrors] = useState<Map<number, Map<string, string[]>>>(new Map());
   const [error, setError] = useState<unknown>(null);
@@ -255,37 +274,16 @@ export function StrategyLabPage({ id }: { id?: string }) {
     setErrors(new Map());
     setBusy(true);
     try {
-      const signals: Record<string, unknown> = {};
-      if (sel.source.trim()) signals.source = sel.source.trim();
-      if (sel.signalType.trim()) signals.signalType = sel.signalType.trim();
-      if (sel.minStrength) signals.minStrength = Number(sel.minStrength);
-      if (sel.from) signals.startDate = localToIso(sel.from);
-      if (sel.to) signals.endDate = localToIso(sel.to);
       const r = await api<{ id: string }>("POST", "/backtests", {
         name,
         initialSol: Number(initialSol),
-        signals,
+        signals: signalsOf(sel),
         variants: variants.map((v) => ({ name: v.name, config: changedConfig(v.draft) })),
       });
       navigate("lab", r.id);
     } catch (err) {
-      if (err instanceof ApiError && err.status === 400 && Array.isArray(err.details)) {
-        // "variants.<i>.config: <field> ..." → that variant's field.
-        const byVariant = new Map<number, Map<string, string[]>>();
-        variants.forEach((_, i) => {
-          const prefix = `variants.${i}.config: `;
-          const mine = (err.details as string[]).filter((d) => typeof d === "string" && d.startsWith(prefix));
-          if (mine.length > 0)
-            byVariant.set(
-              i,
-              messagesByField(
-                mine.map((d) => d.slice(prefix.length)),
-                CONFIG_FIELDS.map((f) => f.path),
-              ),
-            );
-        });
-        setErrors(byVariant);
-      }
+      if (err instanceof ApiError && err.status === 400 && Array.isArray(err.details))
+        setErrors(variantErrors(err.details, variants.length));
       setError(err);
     } finally {
       setBusy(false);
@@ -298,69 +296,14 @@ export function StrategyLabPage({ id }: { id?: string }) {
       {id && <BacktestView key={id} id={id} onFinished={() => setVersion((n) => n + 1)} />}
       <Section title="New backtest">
         <form onSubmit={run} aria-label="New backtest">
-          <fieldset>
-            <legend>Signals</legend>
-            <div class="field">
-              <label for="lab-name">Backtest name</label>
-              <input id="lab-name" value={name} maxLength={255} onInput={(e) => setName(e.currentTarget.value)} />
-            </div>
-            <div class="field">
-              <label for="lab-sol">Initial SOL</label>
-              <input
-                id="lab-sol"
-                inputMode="decimal"
-                value={initialSol}
-                onInput={(e) => setInitialSol(e.currentTarget.value)}
-              />
-            </div>
-            {(
-              [
-                ["source", "Source", "any"],
-                ["signalType", "Signal type", "any"],
-              ] as const
-            ).map(([k, label, ph]) => (
-              <div class="field" key={k}>
-                <label for={`lab-${k}`}>{label}</label>
-                <input
-                  id={`lab-${k}`}
-                  value={sel[k]}
-                  placeholder={ph}
-                  onInput={(e) => setSel({ ...sel, [k]: e.currentTarget.value })}
-                />
-              </div>
-            ))}
-            <div class="field">
-              <label for="lab-strength">Minimum strength</label>
-              <select
-                id="lab-strength"
-                value={sel.minStrength}
-                onChange={(e) => setSel({ ...sel, minStrength: e.currentTarget.value })}
-              >
-                <option value="">any</option>
-                {[1, 2, 3, 4, 5].map((n) => (
-                  <option key={n} value={String(n)}>
-                    {n}
-                  </option>
-                ))}
-              </select>
-            </div>
-            {(
-              [
-                ["from", "From"],
-                ["to", "To"],
-              ] as const
-            ).map(([k, label]) => (
-              <div class="field" key={k}>
-                <label for={`lab-${k}`}>{label}</label>
-                <input
-                  id={`lab-${k}`}
-                  type="datetime-local"
-                  value={sel[k]}
-                  onInput={(e) => setSel({ ...sel, [k]: e.currentTarget.value })}
-                />
-              </div>
-            ))}
-          </fieldset>
+          <SignalSelection
+            name={name}
+            onName={setName}
+            initialSol={initialSol}
+            onInitialSol={setInitialSol}
+            sel={sel}
+            onSel={setSel}
+          />
           {variants.map((v, i) => (
             <VariantEditor
               key={v.key}
