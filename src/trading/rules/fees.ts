@@ -11,7 +11,10 @@ import { big } from "./decimal-input.ts";
 import type { DecimalInput } from "./types.ts";
 
 /** Solana's base fee for one signature (5000 lamports). */
-export const SIMULATION_NETWORK_FEE_SOL = "0.000005";
+const SIGNATURE_FEE_SOL = "0.000005";
+
+/** What a simulated swap pays the network besides its priority fee: one signature. */
+export const SIMULATION_NETWORK_FEE_SOL = SIGNATURE_FEE_SOL;
 
 /**
  * Rent-exempt minimum of a 165-byte SPL token account (2 039 280 lamports): what a wallet locks in
@@ -36,7 +39,7 @@ export function simulationSwapFeeSol(priorityFeeSol: DecimalInput): Big {
  * What closing the emptied token account costs live: its own transaction, one signature, no
  * priority fee (src/trading/live/close-token-account.ts).
  */
-export const TOKEN_ACCOUNT_CLOSE_FEE_SOL = SIMULATION_NETWORK_FEE_SOL;
+export const TOKEN_ACCOUNT_CLOSE_FEE_SOL = SIGNATURE_FEE_SOL;
 
 /** The rent less the close's fee: 0.00203428 SOL. */
 export const TOKEN_ACCOUNT_REFUND_SOL = new Big(TOKEN_ACCOUNT_RENT_SOL).minus(TOKEN_ACCOUNT_CLOSE_FEE_SOL).toFixed();
