@@ -51,7 +51,8 @@ const buildResponseSchema = z
     cleanupInstruction: apiInstructionSchema.nullable().optional(),
     otherInstructions: z.array(apiInstructionSchema).default([]),
     addressesByLookupTableAddress: z.record(base58, z.array(base58)).nullable().default({}),
-    // Not used: the transaction is built on our own blockhash (issue 23's rule).
+    // Not used: the transaction is built on our own node's blockhash, never one from outside
+    // (docs/decisions.md "Live safety: our own numbers, our own blockhash, nothing untracked").
     blockhashWithMetadata: z.unknown().optional(),
   })
   .loose();

@@ -1,4 +1,4 @@
-// Simulation fees (PRODUCT.md §4, issue 15 "Simulation fidelity"): every simulated swap is charged
+// Simulation fees (PRODUCT.md §4; docs/decisions.md "Simulation fidelity"): every simulated swap is charged
 // the network's base fee of 0.000005 SOL plus the priority fee live would pay at most
 // (simulation-fees.ts: per SWAP_API, or SIMULATION_PRIORITY_FEE_SOL when set), a mint's first buy
 // also pays the token account's rent (refunded when the position closes), and a Token-2022
