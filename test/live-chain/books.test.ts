@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import {
   createAssociatedTokenAccountIdempotentInstruction,
   createSyncNativeInstruction,
@@ -10,7 +10,7 @@ import { Big, SOL_MINT, toAtomic } from "../../src/money.ts";
 import type { ChainAggregator, Pool } from "../fakes/chain-aggregator.ts";
 import type { LiteSvmRpc } from "../fakes/litesvm-rpc.ts";
 import { json, type TestContext } from "../helpers/context.ts";
-import { type LiveService, startLiveService } from "./live-service.ts";
+import { type LiveService, liveServicePerTest } from "./live-service.ts";
 
 // Books that reconcile, on a real chain (docs/decisions.md "Books that reconcile"): a live BUY's
 // inputAmount is the SOL that went into the swap, the token account's rent is recorded on its own
@@ -28,11 +28,10 @@ const RENT = 2_039_280n;
 const FIXED = { positionSizing: { type: "fixed", fixedAmountSol: 0.1 }, stopLoss: { enabled: false, percentage: 25 } };
 
 let service: LiveService;
-beforeEach(async () => {
-  service = await startLiveService(wallet);
-  ({ chain, agg, ctx, token } = service);
+liveServicePerTest(wallet, (s) => {
+  service = s;
+  ({ chain, agg, ctx, token } = s);
 });
-afterEach(() => service.stop());
 
 const req = (method: string, path: string, body?: unknown) => ctx.request(method, path, { token, body });
 const lamports = (sol: string) => toAtomic(new Big(sol), 9);

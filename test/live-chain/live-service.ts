@@ -1,4 +1,4 @@
-import { expect } from "bun:test";
+import { afterEach, beforeEach, expect } from "bun:test";
 import type { Keypair, PublicKey } from "@solana/web3.js";
 import bs58 from "bs58";
 import { ManualClock } from "../../src/clock.ts";
@@ -39,10 +39,35 @@ export class ChainClock extends ManualClock {
   }
 }
 
-export async function startLiveService(
+interface LiveServiceOptions {
+  clock?: ChainClock;
+  env?: Record<string, string>;
+  /** Start a Jito block engine and point JITO_BLOCK_ENGINE_URL at it. */
+  jito?: boolean;
+}
+
+/**
+ * The hooks of a file whose tests each run on a fresh service (nothing one test did is seen by
+ * the next): started before each test with the options `opts()` gives then (a test's own
+ * ChainClock, say) and handed to `started`; stopped after the test.
+ */
+export function liveServicePerTest(
   wallet: Keypair,
-  opts: { clock?: ChainClock; env?: Record<string, string>; jito?: boolean } = {},
-): Promise<LiveService> {
+  started: (service: LiveService) => void,
+  opts: () => LiveServiceOptions = () => ({}),
+): void {
+  let service: LiveService | null = null;
+  beforeEach(async () => {
+    service = await startLiveService(wallet, opts());
+    started(service);
+  });
+  afterEach(async () => {
+    await service?.stop();
+    service = null;
+  });
+}
+
+export async function startLiveService(wallet: Keypair, opts: LiveServiceOptions = {}): Promise<LiveService> {
   const chain = await startLiteSvmRpc();
   const agg = await startChainAggregator(chain);
   const jito = opts.jito ? await startFakeJitoBlockEngine(chain) : null;

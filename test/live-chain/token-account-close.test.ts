@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { getAssociatedTokenAddressSync } from "@solana/spl-token";
 import { Keypair } from "@solana/web3.js";
 import bs58 from "bs58";
@@ -8,7 +8,7 @@ import { TOKEN_ACCOUNT_REFUND_SOL } from "../../src/trading/rules/fees.ts";
 import type { ChainAggregator, Pool } from "../fakes/chain-aggregator.ts";
 import type { LiteSvmRpc } from "../fakes/litesvm-rpc.ts";
 import { json, type TestContext } from "../helpers/context.ts";
-import { type LiveService, startLiveService } from "./live-service.ts";
+import { type LiveService, liveServicePerTest } from "./live-service.ts";
 
 // The token account's rent on a real chain (docs/decisions.md "Token account rent, live"): after
 // a live sale closes its position and empties the wallet's token account, the service closes the
@@ -26,12 +26,10 @@ const RENT_LAMPORTS = 2_039_280n;
 
 let service: LiveService;
 
-beforeEach(async () => {
-  service = await startLiveService(wallet);
-  ({ chain, agg, ctx, token } = service);
+liveServicePerTest(wallet, (s) => {
+  service = s;
+  ({ chain, agg, ctx, token } = s);
 });
-
-afterEach(() => service.stop());
 
 const req = (method: string, path: string, body?: unknown) => ctx.request(method, path, { token, body });
 const live = (): LiveTrading => ctx.services.trading.live!;
