@@ -15,6 +15,7 @@ import type { LiveWalletRegistry } from "../wallets/live-wallet-registry.ts";
 import type { SwapFill, SwapRequest, TradeExecutor } from "./executor.ts";
 import type { InspectorChain, SendChain } from "./live/chain-reads.ts";
 import { nextExitFee, urgentExit } from "./live/exit-fees.ts";
+import { type OrderApi, swapByOrder } from "./live/order-swap.ts";
 import { type BuildSettings, prepareBuild } from "./live/prepare-build.ts";
 import { type PreparedSwap, prepareSwap } from "./live/prepare-swap.ts";
 import { signAndSend } from "./live/send-swap.ts";
@@ -100,6 +101,8 @@ export interface LiveExecutorDeps {
   confirmation?: ConfirmationOptions;
   /** Token screening of buys: signal buys and DCA orders (issue 15). */
   screen?: TokenScreen | null;
+  /** SWAP_API=order: Jupiter's /order + /execute (live/order-swap.ts) instead of `quotes`. */
+  orders?: OrderApi | null;
 }
 
 export { maxSwapFeeLamports } from "./live/prepare-swap.ts";
@@ -140,6 +143,7 @@ export class LiveExecutor implements TradeExecutor {
     if (!this.d.wallets.has(req.walletAddress))
       throw new TradingError(LIVE_WALLET_NOT_LOADED, { walletAddress: req.walletAddress });
     this.assertNotStarted(req);
+    if (this.d.orders) return swapByOrder(this.orderDeps(this.d.orders), req, this.d.priorityFee);
     const urgent = urgentExit(req.intent);
     const maxFee = Math.max(this.d.exitPriorityFeeMax ?? 0, priorityFeeLamports(this.d.priorityFee));
     // An exit whose earlier attempt (an earlier tick) expired starts one step above its fee.
@@ -200,6 +204,18 @@ export class LiveExecutor implements TradeExecutor {
     if (this.d.build)
       return prepareBuild({ ...deps, build: this.d.build }, req, stepped ? priorityFeeLamports(fee) : null);
     return prepareSwap({ ...deps, quotes: this.d.quotes }, req, fee);
+  }
+
+  /** An order's expiry is a failed attempt: the next tick orders again (Jupiter sets its fee). */
+  private orderDeps(orders: OrderApi) {
+    return {
+      ...this.d,
+      orders,
+      log: this.log,
+      pollIntervalMs: this.pollIntervalMs,
+      maxPolls: this.maxPolls,
+      assertNotStarted: (r: SwapRequest) => this.assertNotStarted(r),
+    };
   }
 }
 

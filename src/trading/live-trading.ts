@@ -121,6 +121,8 @@ export class LiveTrading {
       confirmation: opts.confirmation,
     });
     const build = this.buildSettings(opts);
+    // SWAP_API=order: live swaps, and the screen's reverse quotes, through Jupiter's /order.
+    const orders = d.market.swapApi === "order" ? (d.market.liveSwapV2 ?? null) : null;
     this.executor = d.market.quotes.configured
       ? new LiveExecutor({
           quotes: d.market.quotes,
@@ -138,12 +140,16 @@ export class LiveTrading {
           exitPriorityFeeMax: config.LIVE_EXIT_PRIORITY_FEE_MAX,
           simulateBeforeSend: config.LIVE_SIMULATE_BEFORE_SEND,
           confirmation: opts.confirmation,
+          orders,
           screen: new TokenScreen({
             mintInfo: this.mintInfo,
-            // build mode: the reverse quote asks /build too, the buying wallet as its taker.
-            quotes: build
-              ? { quote: async (r, taker) => (await build.v2.build(r, taker ?? "")).quote }
-              : d.market.quotes,
+            // build mode: the reverse quote asks /build too, the buying wallet as its taker; order
+            // mode asks /order (no taker: a quote without a transaction).
+            quotes: orders
+              ? orders
+              : build
+                ? { quote: async (r, taker) => (await build.v2.build(r, taker ?? "")).quote }
+                : d.market.quotes,
             logger: d.logger,
             clock: d.clock,
           }),

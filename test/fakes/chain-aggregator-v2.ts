@@ -10,6 +10,7 @@ import {
   AddressLookupTableAccount,
   ComputeBudgetProgram,
   TransactionInstruction as Ix,
+  Keypair,
   PublicKey,
   SystemProgram,
   type TransactionInstruction,
@@ -65,11 +66,30 @@ export class SwapV2 {
   readonly buildRequests: URLSearchParams[] = [];
   readonly orderRequests: URLSearchParams[] = [];
   readonly executeRequests: Array<Record<string, unknown>> = [];
-  /** The router and fee an /order answer names. */
+  /**
+   * The router and fee an /order answer names. The fee is taken in SOL (Jupiter's fee-mint
+   * priority list puts SOL first): on a buy `feeBps` of the input goes to `feeAccount` and the
+   * rest is swapped; on a sale `feeBps` of the pool's SOL goes there and outAmount is net of it.
+   */
   router = "iris";
   feeBps = 0;
+  readonly feeAccount = Keypair.generate().publicKey;
+  /** The next N /execute posts answer 504 before anything is done (a gateway timing out). */
+  executeTimeouts = 0;
+  /** The next N /execute posts are executed but answered 504 (the answer lost on the way). */
+  executeTimeoutsAfterLanding = 0;
+  /** /execute lands the order but answers Failed (an answer the chain contradicts). */
+  executeLies = false;
+  /** New orders are born expired: /execute answers code -1 without sending anything. */
+  ordersExpireAtOnce = false;
+  /** Called after each /order answer with a transaction is made (a test moves the chain on). */
+  onOrder: (() => void) | null = null;
+  /** Called with each /execute body as it arrives (a test looks at the journal then). */
+  onExecute: ((body: Record<string, unknown>) => void) | null = null;
   private readonly orders = new Map<string, StoredOrder>();
   private nextRequest = 1;
+
+  private feeAccountFunded = false;
 
   constructor(private readonly agg: ChainAggregator) {}
 
@@ -124,14 +144,29 @@ export class SwapV2 {
     this.orderRequests.push(q);
     const taker = this.taker(q);
     if (taker === "bad") return bad("taker: not a valid public key");
-    const r = this.agg.priceQuote(q);
+    const buy = q.get("inputMint") === SOL;
+    const amount = BigInt(/^\d+$/.test(q.get("amount") ?? "") ? q.get("amount")! : "0");
+    // A buy's fee comes off the input before the swap; a sale's off the SOL the pool pays.
+    const buyFee = buy ? (amount * BigInt(this.feeBps)) / 10_000n : 0n;
+    const priced = new URLSearchParams(q);
+    if (buyFee > 0n) priced.set("amount", String(amount - buyFee));
+    const r = this.agg.priceQuote(priced);
     if (r instanceof Response) return r;
+    const sellFee = buy ? 0n : (r.poolMoves * BigInt(this.feeBps)) / 10_000n;
+    if (buyFee > 0n || sellFee > 0n) {
+      const out = BigInt(String(r.quote.outAmount)) - sellFee;
+      const slippage = Number(r.quote.slippageBps);
+      r.quote.inAmount = amount.toString();
+      r.quote.outAmount = out.toString();
+      r.quote.otherAmountThreshold = ((out * BigInt(10_000 - slippage)) / 10_000n).toString();
+      r.quote.platformFee = { amount: String(buyFee + sellFee), feeBps: this.feeBps, feeMint: SOL };
+    }
     const requestId = `req-${this.nextRequest++}`;
     const { blockhash, lastValidBlockHeight } = this.agg.chain.latestBlockhash();
     const body: Record<string, unknown> = {
       mode: "ultra",
       ...r.quote,
-      feeMint: r.quote.inputMint,
+      feeMint: SOL,
       feeBps: this.feeBps,
       router: this.router,
       swapType: "aggregator",
@@ -143,21 +178,28 @@ export class SwapV2 {
       totalTime: 1,
     };
     if (taker) {
-      const buy = r.quote.inputMint === SOL;
-      const route = this.route(r.pool, this.agg.delivered(r.poolMoves), BigInt(String(r.quote.inAmount)), buy, taker);
+      const route = this.route(r.pool, this.agg.delivered(r.poolMoves), amount - buyFee, buy, taker);
+      const fee = buyFee + sellFee;
+      // Rent-exempt before the first fee lands in it.
+      if (fee > 0n && !this.feeAccountFunded) {
+        this.agg.chain.airdrop(this.feeAccount, 1_000_000_000n);
+        this.feeAccountFunded = true;
+      }
       const ixs = [
         ComputeBudgetProgram.setComputeUnitLimit({ units: ORDER_COMPUTE_UNITS }),
         ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 100_000 }),
         ...route.setup,
         route.swap,
         ...(route.cleanup ? [route.cleanup] : []),
+        ...(fee > 0n ? [SystemProgram.transfer({ fromPubkey: taker, toPubkey: this.feeAccount, lamports: fee })] : []),
         ...route.other,
       ];
       const message = new TransactionMessage({ payerKey: taker, recentBlockhash: blockhash, instructions: ixs });
       const v0 = message.compileToV0Message([this.lookupTable(r.pool)]);
       const tx = new VersionedTransaction(v0);
       body.transaction = Buffer.from(tx.serialize()).toString("base64");
-      this.orders.set(requestId, { body, message: v0.serialize(), result: null, expired: false });
+      this.orders.set(requestId, { body, message: v0.serialize(), result: null, expired: this.ordersExpireAtOnce });
+      this.onOrder?.();
     }
     return Response.json(body);
   }
@@ -165,6 +207,21 @@ export class SwapV2 {
   private async execute(raw: unknown): Promise<Response> {
     const b = (raw ?? {}) as Record<string, unknown>;
     this.executeRequests.push(b);
+    this.onExecute?.(b);
+    const gatewayTimeout = () => Response.json({ error: "Gateway Timeout" }, { status: 504 });
+    if (this.executeTimeouts > 0) {
+      this.executeTimeouts--;
+      return gatewayTimeout();
+    }
+    const answer = await this.executeOrder(b);
+    if (this.executeTimeoutsAfterLanding > 0) {
+      this.executeTimeoutsAfterLanding--;
+      return gatewayTimeout();
+    }
+    return answer;
+  }
+
+  private async executeOrder(b: Record<string, unknown>): Promise<Response> {
     if (typeof b.signedTransaction !== "string" || typeof b.requestId !== "string")
       return Response.json({ error: "signedTransaction and requestId are required", code: -2 }, { status: 400 });
     const order = this.orders.get(b.requestId);
@@ -187,7 +244,7 @@ export class SwapV2 {
     const landed = this.agg.chain.landed.get(signature);
     const q = order.body;
     order.result =
-      sent.error || !landed || landed.err
+      this.executeLies || sent.error || !landed || landed.err
         ? {
             status: "Failed",
             signature,

@@ -23,7 +23,7 @@ export type NewLiveTrade = Pick<
   | "priorityFeeLamports"
   | "intent"
 > &
-  Partial<Pick<LiveTradeRecord, "tipLamports">>;
+  Partial<Pick<LiveTradeRecord, "tipLamports" | "requestId" | "router" | "orderFeeBps">>;
 
 /** States whose outcome is not recorded yet: the swap may still land, or may have landed unseen. */
 const OPEN = "('sending', 'pending', 'unknown')";
@@ -31,7 +31,8 @@ const OPEN = "('sending', 'pending', 'unknown')";
 const SELECT = `SELECT signature, agent_id AS agentId, wallet_address AS walletAddress, token_address AS tokenAddress, side,
   input_atomic AS inputAtomic, expected_output_atomic AS expectedOutputAtomic, token_decimals AS tokenDecimals,
   blockhash, last_valid_block_height AS lastValidBlockHeight, signed_at_slot AS signedAtSlot,
-  priority_fee_lamports AS priorityFeeLamports, tip_lamports AS tipLamports, status, intent, transaction_id AS transactionId, error,
+  priority_fee_lamports AS priorityFeeLamports, tip_lamports AS tipLamports, request_id AS requestId, router,
+  order_fee_bps AS orderFeeBps, status, intent, transaction_id AS transactionId, error,
   created_at AS createdAt, updated_at AS updatedAt FROM live_trades`;
 
 export class LiveTradeRepository {
@@ -41,8 +42,9 @@ export class LiveTradeRepository {
     this.sqlite
       .query(
         `INSERT INTO live_trades (signature, agent_id, wallet_address, token_address, side, input_atomic, expected_output_atomic, token_decimals,
-           blockhash, last_valid_block_height, signed_at_slot, priority_fee_lamports, tip_lamports, status, intent, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'sending', ?, ?, ?)`,
+           blockhash, last_valid_block_height, signed_at_slot, priority_fee_lamports, tip_lamports, request_id, router, order_fee_bps,
+           status, intent, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'sending', ?, ?, ?)`,
       )
       .run(
         r.signature,
@@ -58,6 +60,9 @@ export class LiveTradeRepository {
         r.signedAtSlot,
         r.priorityFeeLamports,
         r.tipLamports ?? 0,
+        r.requestId ?? null,
+        r.router ?? null,
+        r.orderFeeBps ?? null,
         r.intent,
         now,
         now,

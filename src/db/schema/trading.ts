@@ -253,6 +253,13 @@ export const liveTrades = sqliteTable(
     priorityFeeLamports: integer("priority_fee_lamports").notNull(),
     /** The Jito tip inside the transaction (lamports; 0 without Jito): part of the swap's fees. */
     tipLamports: integer("tip_lamports").notNull().default(0),
+    /**
+     * Order mode (SWAP_API=order): Jupiter's requestId the signed order is executed under, its
+     * router (iris, jupiterz, dflow, okx) and its fee (bps of the SOL side); null on other paths.
+     */
+    requestId: text("request_id"),
+    router: text("router"),
+    orderFeeBps: integer("order_fee_bps"),
     /** sending | pending | confirmed | failed | expired | unknown (live-journal.ts). */
     status: text("status").notNull(),
     /** What the trade was for (open, dca, take_profit, close) as JSON; set when it is pending. */

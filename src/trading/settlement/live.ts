@@ -9,6 +9,7 @@ import type { ChainBalances, LandedTransaction } from "../../market/solana-rpc.t
 import { Big, fromAtomic } from "../../money.ts";
 import type { SwapFill } from "../executor.ts";
 import type { TokenAccountCloser } from "../live/close-token-account.ts";
+import { splitOrderFee } from "../live/order-outcome.ts";
 import { amountsFromChain, isLiveFill, type LiveSwapFill, rentOfFill } from "../live-executor.ts";
 import { type LiveTrade, type LiveTradeJournal, saleIntent } from "../live-journal.ts";
 import { lamportsToSol, safeDiv, swapSides } from "./amounts.ts";
@@ -181,21 +182,26 @@ export class LiveSettlement implements Settlement {
 
   /** A pending swap the chain confirmed: settle it as its intent says, with the chain's amounts, and report it. */
   settleReconciled(row: LiveTrade, landed: LandedTransaction, balances: ChainBalances, solUsd: Big): void {
-    const amounts = amountsFromChain(
+    // An order's Jupiter fee (journaled with it) is moved from the price into the fees.
+    const amounts = splitOrderFee(
       row.side,
-      row.walletAddress,
-      row.tokenAddress,
-      landed,
-      { inAmount: row.inputAtomic, outAmount: row.expectedOutputAtomic },
-      this.logger,
-      BigInt(row.tipLamports),
+      amountsFromChain(
+        row.side,
+        row.walletAddress,
+        row.tokenAddress,
+        landed,
+        { inAmount: row.inputAtomic, outAmount: row.expectedOutputAtomic },
+        this.logger,
+        BigInt(row.tipLamports),
+      ),
+      row.orderFeeBps,
     );
     const f: LiveSwapFill = {
       inputAtomic: amounts.inputAtomic,
       outputAtomic: amounts.outputAtomic,
-      feesSol: lamportsToSol(landed.feeLamports + BigInt(row.tipLamports)),
+      feesSol: lamportsToSol(landed.feeLamports + BigInt(row.tipLamports) + amounts.orderFeeLamports),
       ...rentOfFill(amounts),
-      routes: [],
+      routes: row.router ? [row.router] : [],
       priceImpactPct: "0",
       slippageBps: 0,
       txHash: row.signature,

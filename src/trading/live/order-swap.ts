@@ -1,0 +1,319 @@
+import type { VersionedTransaction } from "@solana/web3.js";
+import bs58 from "bs58";
+import type { Clock } from "../../clock.ts";
+import { TradingError } from "../../errors.ts";
+import { web3 } from "../../lazy/modules.ts";
+import type { Logger } from "../../logger.ts";
+import { unexpectedResponse } from "../../market/http-client.ts";
+import type { OrderResult } from "../../market/jupiter-swap-v2.ts";
+import type { ChainBalances, LandedTransaction, SolanaRpcClient } from "../../market/solana-rpc.ts";
+import type { PriorityFee, Quote, QuoteRequest, TokenPriceProvider } from "../../market/types.ts";
+import { fromAtomic, SOL_DECIMALS, SOL_MINT } from "../../money.ts";
+import type { LiveWalletRegistry } from "../../wallets/live-wallet-registry.ts";
+import type { SwapRequest } from "../executor.ts";
+import { amountsFromChain, EXPIRED_MESSAGE, type LiveSwapFill, rentOfFill } from "../live-executor.ts";
+import type { LiveTradeJournal } from "../live-journal.ts";
+import type { TokenScreen } from "../token-screen.ts";
+import type { InspectorChain, SendChain } from "./chain-reads.ts";
+import { type FloorVerdict, judgeQuote } from "./floor.ts";
+import { executeUntilSettled, type OrderExecutor, splitOrderFee } from "./order-outcome.ts";
+import type { Attempt } from "./outcome.ts";
+import { BASE_FEE_LAMPORTS, clipJson, maxSwapFeeLamports, referencePrice } from "./prepare-swap.ts";
+import { inspectSwapTransaction, SwapRefusedError } from "./transaction-inspector.ts";
+
+// A live swap through Jupiter's /order + /execute (SWAP_API=order; docs/decisions.md "Live order
+// path"). The same rules as our own sends, where Jupiter lands the transaction:
+//   1. our reference price; the order's quote judged against OUR floor (floor.ts), its slippage
+//      and threshold no looser than the agent's (the order may pick its own slippage),
+//   2. the order's opaque transaction inspected and simulated (transaction-inspector.ts): the
+//      wallet its fee payer and only signer (so its signature is known before /execute),
+//      Jupiter's priority fee within our cap, the post-state at least our floor,
+//   3. its blockhash (Jupiter's: replacing it would void the order) must be valid on OUR node,
+//      and its last valid height is bounded by our own getLatestBlockhash read after that check;
+//      expiry is proven by our reads on the order's own blockhash (outcome.ts judgeAttempt),
+//   4. sign; journal the signature, requestId, router and fee BEFORE /execute,
+//   5. /execute with the same bytes and requestId until Jupiter answers (order-outcome.ts); the
+//      outcome and the ledger's amounts are the chain's.
+
+export interface OrderApi extends OrderExecutor {
+  order(req: QuoteRequest, taker?: string): Promise<OrderResult>;
+}
+
+export interface OrderSwapDeps {
+  orders: OrderApi;
+  prices: Pick<TokenPriceProvider, "getPrices">;
+  rpc: Pick<SolanaRpcClient, "simulateTransaction" | "getTransaction" | "getBalances">;
+  inspector: InspectorChain;
+  sender: SendChain;
+  allowedPrograms: ReadonlySet<string>;
+  screen?: TokenScreen | null;
+  wallets: LiveWalletRegistry;
+  journal: LiveTradeJournal;
+  log: Logger;
+  clock: Pick<Clock, "sleep">;
+  simulateBeforeSend: boolean;
+  pollIntervalMs: number;
+  maxPolls: number;
+  /** Re-checked right before the journal row, with no await in between (executor's guard). */
+  assertNotStarted(req: SwapRequest): void;
+}
+
+interface PreparedOrder {
+  quote: Quote;
+  floor: FloorVerdict;
+  tx: VersionedTransaction;
+  requestId: string;
+  router: string | null;
+  feeBps: number;
+  /** Signature plus priority fee the inspected transaction pays (lamports). */
+  networkFeeLamports: bigint;
+  /** Our bound of its last valid height and the slot of that read (it cannot land at or before it). */
+  lastValidBlockHeight: number;
+  readAtSlot: number;
+}
+
+/** The order's slippage and threshold may be tighter than the agent's, never looser. */
+export function judgeOrderSlippage(
+  askedBps: number,
+  quote: Pick<Quote, "slippageBps" | "outAmount" | "otherAmountThreshold">,
+) {
+  if (quote.slippageBps > askedBps)
+    throw new TradingError(
+      `The order's slippage of ${quote.slippageBps} bps is above the agent's ${askedBps} bps; not signed`,
+      { asked: askedBps, quoted: quote.slippageBps },
+    );
+  const least = (BigInt(quote.outAmount) * BigInt(10_000 - askedBps)) / 10_000n;
+  if (BigInt(quote.otherAmountThreshold) < least)
+    throw new TradingError("The order's minimum output is below the agent's slippage allows; not signed", {
+      otherAmountThreshold: quote.otherAmountThreshold,
+      least: least.toString(),
+    });
+}
+
+async function prepareOrder(d: OrderSwapDeps, req: SwapRequest, fee: PriorityFee): Promise<PreparedOrder> {
+  const ctx = { agentId: req.agentId, walletAddress: req.walletAddress, side: req.side, tokenAddress: req.tokenMint };
+  const ref = await referencePrice(d.prices, req);
+  const got = await d.orders.order(
+    {
+      inputMint: req.side === "BUY" ? SOL_MINT : req.tokenMint,
+      outputMint: req.side === "BUY" ? req.tokenMint : SOL_MINT,
+      amount: req.amountAtomic.toString(),
+      slippageBps: req.slippageBps,
+    },
+    req.walletAddress,
+  );
+  const { quote } = got;
+  if (BigInt(quote.outAmount) <= 0n) throw new TradingError("The quote returned no output amount");
+  judgeOrderSlippage(req.slippageBps, quote);
+  const floor = judgeQuote(
+    {
+      side: req.side,
+      amountAtomic: req.amountAtomic,
+      tokenDecimals: req.tokenDecimals,
+      slippageBps: req.slippageBps,
+      floorBps: req.floorBps ?? req.slippageBps,
+      maxImpactBps: req.maxImpactBps === undefined ? req.maxBps : req.maxImpactBps,
+      priceFloorAtomic: req.minOutputAtomic,
+    },
+    // Its slippage was judged above (it may be tighter than asked).
+    { ...quote, slippageBps: req.slippageBps },
+    ref,
+  );
+  if (req.screening && d.screen)
+    await d.screen.check(req.tokenMint, BigInt(quote.outAmount), req.screening, req.slippageBps);
+  d.log.info("live order quoted", {
+    ...ctx,
+    requestId: got.order.requestId,
+    router: got.router,
+    feeBps: got.feeBps,
+    inAmount: quote.inAmount,
+    outAmount: quote.outAmount,
+    minOut: floor.minOutAtomic.toString(),
+    aggregatorMinOut: quote.otherAmountThreshold,
+    referencePriceSol: ref.priceSol.toPrecision(8),
+  });
+  const tx = deserialize(got.order.transaction ?? "");
+  let report: Awaited<ReturnType<typeof inspectSwapTransaction>>;
+  try {
+    report = await inspectSwapTransaction(
+      { chain: d.inspector, allowedPrograms: d.allowedPrograms, logger: d.log },
+      {
+        transaction: tx,
+        wallet: req.walletAddress,
+        intent: {
+          side: req.side === "BUY" ? "buy" : "sell",
+          mint: req.tokenMint,
+          inAmount: req.amountAtomic,
+          minOutAmount: floor.minOutAtomic,
+        },
+        maxFeeLamports: maxSwapFeeLamports(fee),
+      },
+    );
+  } catch (err) {
+    if (err instanceof SwapRefusedError)
+      d.log.warn("live order refused before signing; nothing sent", { ...ctx, check: err.check, reason: err.message });
+    throw err;
+  }
+  // Our read first, then the order's blockhash checked at or after it: valid there means our
+  // node knew it, so it is no newer than our latest and its last valid height is at most ours.
+  const ours = await d.sender.latestBlockhash();
+  if (!(await d.sender.blockhashValid(tx.message.recentBlockhash, ours.contextSlot)))
+    throw new TradingError("The order's blockhash is not valid on our Solana node (stale or unknown); not signed", {
+      requestId: got.order.requestId,
+    });
+  return {
+    quote,
+    floor,
+    tx,
+    requestId: got.order.requestId,
+    router: got.router,
+    feeBps: got.feeBps,
+    networkFeeLamports: report.feeLamports,
+    lastValidBlockHeight: ours.lastValidBlockHeight,
+    readAtSlot: ours.contextSlot,
+  };
+}
+
+/** A confirmed or pending fill of the order; throws when it failed or provably expired. */
+export async function swapByOrder(d: OrderSwapDeps, req: SwapRequest, fee: PriorityFee): Promise<LiveSwapFill> {
+  const prep = await prepareOrder(d, req, fee);
+  const { tx } = prep;
+  d.wallets.signTransaction(req.walletAddress, tx);
+  const signature = bs58.encode(tx.signatures[0]!);
+  const wire = Buffer.from(tx.serialize()).toString("base64");
+  const attempt: Attempt = {
+    signature,
+    blockhash: tx.message.recentBlockhash,
+    lastValidBlockHeight: prep.lastValidBlockHeight,
+    signedAtSlot: prep.readAtSlot,
+  };
+  const logCtx = {
+    agentId: req.agentId,
+    side: req.side,
+    tokenAddress: req.tokenMint,
+    signature,
+    requestId: prep.requestId,
+  };
+  if (d.simulateBeforeSend) {
+    const sim = await d.rpc.simulateTransaction(wire);
+    if (sim.err) {
+      d.log.warn("live order simulation failed; not executed", { ...logCtx, error: clipJson(sim.err) });
+      throw new TradingError("Transaction simulation failed; nothing was sent", { error: clipJson(sim.err) });
+    }
+  }
+  d.assertNotStarted(req);
+  d.journal.writeAhead(
+    {
+      signature,
+      agentId: req.agentId,
+      walletAddress: req.walletAddress,
+      tokenAddress: req.tokenMint,
+      side: req.side,
+      inputAtomic: prep.quote.inAmount,
+      expectedOutputAtomic: prep.quote.outAmount,
+      tokenDecimals: req.tokenDecimals,
+      blockhash: attempt.blockhash,
+      lastValidBlockHeight: attempt.lastValidBlockHeight,
+      signedAtSlot: attempt.signedAtSlot,
+      priorityFeeLamports: Number(prep.networkFeeLamports - BASE_FEE_LAMPORTS),
+      requestId: prep.requestId,
+      router: prep.router,
+      orderFeeBps: prep.feeBps,
+    },
+    req.intent ?? null,
+  );
+  d.journal.inFlight.add(signature);
+  let handedOver = false;
+  try {
+    const run = await executeUntilSettled(
+      { orders: d.orders, chain: d.sender, clock: d.clock, logger: d.log },
+      { signedBase64: wire, requestId: prep.requestId, attempt, intervalMs: d.pollIntervalMs, maxRounds: d.maxPolls },
+    );
+    const outcome = run.state;
+    d.log.info("live order executed", {
+      ...logCtx,
+      posts: run.posts,
+      postErrors: run.postErrors,
+      outcome: outcome.kind,
+    });
+    if (outcome.kind === "failed") {
+      d.journal.resolve(signature, "failed", { error: clipJson(outcome.err) });
+      throw new TradingError("The swap transaction failed on chain", { signature, error: clipJson(outcome.err) });
+    }
+    if (outcome.kind === "expired") {
+      d.journal.resolve(signature, "expired", { error: "blockhash expired before confirmation (proven)" });
+      throw new TradingError(EXPIRED_MESSAGE, { signature });
+    }
+    let landed: LandedTransaction | null = null;
+    let balances: ChainBalances | null = null;
+    if (outcome.kind === "landed") {
+      try {
+        landed = await d.rpc.getTransaction(signature);
+        balances = await d.rpc.getBalances(req.walletAddress, outcome.slot);
+      } catch (err) {
+        d.log.warn("live order confirmed but its details could not be read", { ...logCtx, reason: String(err) });
+        landed = null;
+      }
+    } else d.log.warn("live order not confirmed in time; recorded as pending", { ...logCtx, state: outcome.kind });
+    handedOver = true;
+    return orderFill(req, prep, signature, landed && balances ? { landed, balances } : null, d.log);
+  } finally {
+    // A returned fill stays in flight until the settlement recorded it (it releases it).
+    if (!handedOver) d.journal.inFlight.delete(signature);
+  }
+}
+
+function orderFill(
+  req: SwapRequest,
+  prep: PreparedOrder,
+  signature: string,
+  chain: { landed: LandedTransaction; balances: ChainBalances } | null,
+  log: Logger,
+): LiveSwapFill {
+  const { quote } = prep;
+  const common = {
+    // The router first, then the route's labels.
+    routes: [...(prep.router ? [prep.router] : []), ...quote.routeLabels],
+    priceImpactPct: quote.priceImpactPct,
+    slippageBps: req.slippageBps,
+    txHash: signature,
+  };
+  if (!chain) {
+    const est = splitOrderFee(
+      req.side,
+      { inputAtomic: BigInt(quote.inAmount), outputAtomic: BigInt(quote.outAmount) },
+      prep.feeBps,
+    );
+    return {
+      ...common,
+      inputAtomic: est.inputAtomic,
+      outputAtomic: est.outputAtomic,
+      feesSol: fromAtomic(prep.networkFeeLamports + est.orderFeeLamports, SOL_DECIMALS),
+      status: "pending",
+      live: { signature, lastValidBlockHeight: prep.lastValidBlockHeight, balancesAfter: null },
+    };
+  }
+  const { landed, balances } = chain;
+  const amounts = splitOrderFee(
+    req.side,
+    amountsFromChain(req.side, req.walletAddress, req.tokenMint, landed, quote, log),
+    prep.feeBps,
+  );
+  return {
+    ...common,
+    inputAtomic: amounts.inputAtomic,
+    outputAtomic: amounts.outputAtomic,
+    feesSol: fromAtomic(landed.feeLamports + amounts.orderFeeLamports, SOL_DECIMALS),
+    ...rentOfFill(amounts),
+    status: "confirmed",
+    live: { signature, lastValidBlockHeight: prep.lastValidBlockHeight, balancesAfter: balances, slot: landed.slot },
+  };
+}
+
+function deserialize(base64: string): VersionedTransaction {
+  try {
+    return web3().VersionedTransaction.deserialize(Buffer.from(base64, "base64"));
+  } catch {
+    throw unexpectedResponse("swapAggregator", "order transaction is not a valid serialized transaction");
+  }
+}
