@@ -4,7 +4,7 @@ import type { ReplaySignal, TokenPath } from "../src/backtest/types.ts";
 import type { BenchOptions } from "./lib/context.ts";
 import { type BenchRow, row } from "./lib/stats.ts";
 
-// 7. Backtest (issue 17): 10,000 signals × 10 variants over 1-minute bars, replayed in-process
+// 7. Backtest (the strategy lab's replay): 10,000 signals × 10 variants over 1-minute bars, replayed in-process
 // through replayVariant (the rules in exact decimals at every bar where one may fire). Data: 1,000
 // tokens, each with 3 days of 1-minute bars from a seeded random walk (4.3 million bars), 10
 // signals per token spread over its first day. Variants sweep stop-loss, take-profit, DCA and

@@ -12,7 +12,7 @@ import { inProcessEnv, openServices, postBuySignal, seedTransactions, seedUser }
 // child process): `bun [--cpu-prof-md] bench/profile-fan-out.ts [agents] [runs] [transactions]`.
 // `transactions` rows of history are seeded first, as the bench's service has (1,000,000 there).
 // FRAMES=1 prints the WAL pages each run appended (checkpoints off), PROFILE=1 samples the runs.
-// For profiling (docs/decisions.md "Performance (issue 16)"); not part of the run.
+// For profiling (docs/decisions.md "Performance"); not part of the run.
 
 const agents = Number(process.argv[2] ?? 1000);
 const runs = Number(process.argv[3] ?? 6);

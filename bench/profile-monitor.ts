@@ -7,7 +7,7 @@ import { fakeMints, inProcessEnv, openServices, seedOpenPositions, seedUser } fr
 
 // The monitor tick of bench/monitor-tick.ts (10,000 positions, 500 tokens, prices moving 1 % per
 // tick) run `n` times in-process, for `bun --cpu-prof-md bench/profile-monitor.ts [n]`
-// (docs/decisions.md "Performance (issue 16)", "Monitor tick"); not part of the run.
+// (docs/decisions.md "Performance", "Monitor tick"); not part of the run.
 
 const n = Number(process.argv[2] ?? 40);
 // WAL_AUTOCHECKPOINT=N: the same ticks with checkpoints in the commits at threshold N instead of

@@ -6,7 +6,7 @@ import { createAppDeps } from "../src/http/deps.ts";
 import { BENCH_PASSWORD, BONK, inProcessEnv, openServices, seedUser } from "./lib/seed.ts";
 
 // Per-request cost in-process (no sockets): `bun [--cpu-prof-md] bench/profile.ts [read|ingest] [n]`.
-// For profiling the request path (docs/decisions.md "Performance (issue 16)"); not part of the run.
+// For profiling the request path (docs/decisions.md "Performance"); not part of the run.
 
 const which = process.argv[2] ?? "read";
 const n = Number(process.argv[3] ?? 20000);

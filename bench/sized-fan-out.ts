@@ -12,8 +12,9 @@ import { type BenchRow, median, row } from "./lib/stats.ts";
 // different position sizes (1 % … 10 % of their SOL), the swap aggregator paced at 60 requests
 // per minute (one per second) as Jupiter's keyed free tier is. Timed from the 201 to the 10th
 // position committed, in this process (createServices + the HTTP app, the production Jupiter
-// adapter over HTTP to the fake market; real clock, so the pacing is real). Before issue 16 each
-// agent asked its own quote at the provider's pace: 1 of 10 positions after 5 s. A Solana RPC is
+// adapter over HTTP to the fake market; real clock, so the pacing is real). The row holds because
+// the agents share one quote per signal (src/trading/signal-quotes.ts): asked one by one at the
+// provider's pace, the tenth position would wait ten slots. A Solana RPC is
 // configured (the fake one), as a user screening mints has: the token's decimals and mint facts
 // come from its mint account, outside the aggregator's budget, which carries the buy quote and
 // the screening's reverse quote (two slots: ≈ 1 s).

@@ -91,7 +91,7 @@ export const configSchema = z.object({
   /**
    * Bun.serve idleTimeout: a connection with nothing sent or received for this long is closed.
    * Always set explicitly: left unset, Bun uses 10 s and prints a plain-text warning into the log.
-   * The event stream is exempt (its heartbeat keeps it alive; issue 13).
+   * The event stream is exempt: its heartbeat keeps it alive.
    */
   HTTP_IDLE_TIMEOUT_SECONDS: int(30, 1, 255),
 
@@ -195,7 +195,7 @@ export const configSchema = z.object({
   SOLANA_RPC_URL: sourceUrl("https://api.mainnet-beta.solana.com"),
   /** PRODUCT.md §7: a built-in synthetic market in place of every outside source (src/market/demo). */
   DEMO_MARKET: bool(false),
-  /** Strategy lab (issue 17): days of 1-minute price bars recorded after each signal. */
+  /** Strategy lab (PRODUCT.md §7): days of 1-minute price bars recorded after each signal. */
   PRICE_HISTORY_DAYS: int(7, 1, 365),
   /** GeckoTerminal public API for importing older price history (keyless, 30 requests/min); empty: off. */
   HISTORY_DATA_URL: sourceUrl("https://api.geckoterminal.com/api/v2"),
@@ -205,7 +205,7 @@ export const configSchema = z.object({
   WALLET_WATCH_INTERVAL_SECONDS: int(15, 1, 3600),
   WALLET_WATCH_MAX_AGE_SECONDS: int(120, 1, 86400),
 
-  /** Notifications (issue 18; PRODUCT.md §7): webhook URLs on loopback/private networks, the Telegram bot. */
+  /** Notifications (PRODUCT.md §7): webhook URLs on loopback/private networks, the Telegram bot. */
   WEBHOOK_ALLOW_PRIVATE_URLS: bool(false),
   WEBHOOK_MAX_IN_FLIGHT: int(8, 1, 1000),
   /** How long one webhook delivery may take before it counts as failed (and is retried). */

@@ -3,7 +3,7 @@ import { type BenchOptions, BUN, ROOT } from "./context.ts";
 import { type Child, freePort, spawnServer } from "./proc.ts";
 
 /** Starts bench/baseline-server.ts as its own process (BENCH_MODE etc. in `env`). */
-export async function startBaseline(o: BenchOptions, env: Record<string, string>): Promise<Child> {
+async function startBaseline(o: BenchOptions, env: Record<string, string>): Promise<Child> {
   const port = freePort();
   return spawnServer({
     cmd: [BUN, join(ROOT, "bench/baseline-server.ts")],

@@ -29,7 +29,7 @@ export interface BenchOptions {
   profileDir?: string;
 }
 
-export interface Sizes {
+interface Sizes {
   readerAgents: number;
   fanOut: number[];
   fanOutRuns: number;
@@ -37,7 +37,7 @@ export interface Sizes {
   swaps: number;
 }
 
-export const sizesFor = (quick: boolean): Sizes =>
+const sizesFor = (quick: boolean): Sizes =>
   quick
     ? { readerAgents: 20, fanOut: [100, 1000], fanOutRuns: 1, transactions: 100_000, swaps: 10_000 }
     : { readerAgents: 20, fanOut: [100, 1000], fanOutRuns: 3, transactions: 1_000_000, swaps: 100_000 };

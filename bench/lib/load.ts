@@ -29,7 +29,7 @@ export interface LoadResult {
 let wrkPath: string | null | undefined;
 
 /** wrk's path, or null when it is not installed. */
-export function findWrk(): string | null {
+function findWrk(): string | null {
   if (wrkPath === undefined) wrkPath = Bun.which("wrk") ?? null;
   return wrkPath;
 }

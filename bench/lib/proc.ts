@@ -31,18 +31,6 @@ export function rssBytes(pid: number): number {
   }
 }
 
-/** CPU time (user + system) a process has used so far, in ms, from /proc/PID/stat. */
-export function cpuMs(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    // Fields after the command: state is [0]; utime [11], stime [12] in clock ticks (100 Hz on Linux).
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-  } catch {
-    return Number.NaN;
-  }
-}
-
 /** Samples RSS every `everyMs` until stopped; returns the peak seen. */
 export function sampleRss(pid: number, everyMs = 5): { stop(): number } {
   let peak = rssBytes(pid);
@@ -60,7 +48,7 @@ export function sampleRss(pid: number, everyMs = 5): { stop(): number } {
 }
 
 /** Polls `url` until it answers 200; returns the ms it took from `since` (performance.now()). */
-export async function waitReady(
+async function waitReady(
   url: string,
   proc: Subprocess,
   since: number,

@@ -39,7 +39,7 @@ export function inProcessEnv(
 export const BONK = "DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263";
 
 /** A logger that formats every line like production but writes nowhere. */
-export const quietLogger = () => createLogger({ level: "info", write: () => {} });
+const quietLogger = () => createLogger({ level: "info", write: () => {} });
 
 export interface SeedUser {
   userId: string;

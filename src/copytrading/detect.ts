@@ -1,7 +1,7 @@
 import { type LandedTransaction, tokenDelta } from "../market/solana-rpc.ts";
 import { SOL_MINT } from "../money.ts";
 
-// What a watched wallet did in one landed transaction (issue "Copy trading" item 2), from the
+// What a watched wallet did in one landed transaction, from the
 // balances the node reports before and after it, as a wallet sees them: its SOL is lamports plus
 // wrapped SOL; the network fee it paid as fee payer is added back, so a trade is measured by what
 // it swapped, not by what it cost to send. A buy: exactly one token's balance rose while SOL fell

@@ -12,7 +12,7 @@ import { createCopyTradingMetrics } from "./metrics.ts";
 import { WalletWatchService } from "./watch-service.ts";
 import { WalletWatcher } from "./watcher.ts";
 
-// Copy trading wired together (issue "Copy trading"): the watches API's service and the watcher.
+// Copy trading wired together (PRODUCT.md §7): the watches API's service and the watcher.
 // The watcher reads the chain through the live path's RPC client, so its requests count in the
 // one RPC budget (src/market/rpc-budget.ts); on the demo market it follows synthetic wallets.
 

@@ -6,7 +6,7 @@ import { ConflictError, NotFoundError } from "../errors.ts";
 import { decNum, decStr, fromAtomic, toAtomic } from "../money.ts";
 import { type SignalProcessing, signalProcessing } from "../signals/signal-decisions.ts";
 
-// The wallet watches API's rules (issue "Copy trading" item 1): a user's followed wallets, at
+// The wallet watches API's rules (PRODUCT.md §7): a user's followed wallets, at
 // most WALLET_WATCH_MAX each, one watch per address. Creating or re-enabling a watch sets the
 // moment from which it copies (never history); another user's watch is not found.
 

@@ -12,8 +12,7 @@ import { TickLoop } from "../tick-loop.ts";
 import { type DetectedTrade, detectTrade } from "./detect.ts";
 import type { CopyTradingMetrics } from "./metrics.ts";
 
-// The copy-trading watcher (issue "Copy trading" items 2 and 3; docs/decisions.md "Copy
-// trading"). Each tick polls every enabled watch: the signatures after the watch's cursor, then,
+// The copy-trading watcher (docs/decisions.md "Copy trading"). Each tick polls every enabled watch: the signatures after the watch's cursor, then,
 // oldest first, the transaction of each one that may still be copied. A detected buy (and a sell
 // when the watch copies sells) becomes a signal through the normal intake, so eligibility, exits
 // and the signal source report apply unchanged. Never twice: the (watch, signature) record is

@@ -30,10 +30,8 @@ import type { Market, Quote, QuoteProvider } from "./types.ts";
 // a "not configured" stand-in for each disabled one. Nothing connects here: the SOL price stream
 // starts only when start() is called (serve() does, through the lifecycle; tests call it).
 
-export type { Market } from "./types.ts";
-
 /** Providers with their own client-side limit. "jupiter" paces price, quote and swap together. */
-export type LimitedProvider = "jupiter" | "priceNetwork" | "marketData" | "whaleData";
+type LimitedProvider = "jupiter" | "priceNetwork" | "marketData" | "whaleData";
 
 /** Under each provider's published limit (PRODUCT.md §5; docs/decisions.md "Market connections"). */
 export const DEFAULT_LIMITS = {

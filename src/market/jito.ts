@@ -11,9 +11,9 @@ import { type HttpClient, ProviderError, unexpectedResponse } from "./http-clien
 // A JSON-RPC error object becomes a ProviderError naming the block engine.
 
 export const JITO_SERVICE = "jitoBlockEngine";
-export const JITO_PATH = "/api/v1/bundles";
+const JITO_PATH = "/api/v1/bundles";
 /** Jito's limit on transactions per bundle. */
-export const MAX_BUNDLE_TRANSACTIONS = 5;
+const MAX_BUNDLE_TRANSACTIONS = 5;
 
 const rpcAnswer = z.union([
   z.object({ result: z.unknown() }).loose(),

@@ -27,7 +27,7 @@ const atomicText = z.string().regex(/^\d+$/, "a whole number of atomic units");
 const base64 = z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, "base64");
 
 const accountMeta = z.object({ pubkey: base58, isSigner: z.boolean(), isWritable: z.boolean() });
-export const apiInstructionSchema = z.object({ programId: base58, accounts: z.array(accountMeta), data: base64 });
+const apiInstructionSchema = z.object({ programId: base58, accounts: z.array(accountMeta), data: base64 });
 export type ApiInstruction = z.output<typeof apiInstructionSchema>;
 
 const quoteFields = {
@@ -42,7 +42,7 @@ const quoteFields = {
   routePlan: z.array(z.object({ swapInfo: z.object({ label: z.string().optional() }).loose() }).loose()).optional(),
 };
 
-export const buildResponseSchema = z
+const buildResponseSchema = z
   .object({
     ...quoteFields,
     computeBudgetInstructions: z.array(apiInstructionSchema),
@@ -51,13 +51,14 @@ export const buildResponseSchema = z
     cleanupInstruction: apiInstructionSchema.nullable().optional(),
     otherInstructions: z.array(apiInstructionSchema).default([]),
     addressesByLookupTableAddress: z.record(base58, z.array(base58)).nullable().default({}),
-    // Not used: the transaction is built on our own blockhash (issue 23's rule).
+    // Not used: the transaction is built on our own node's blockhash, never one from outside
+    // (docs/decisions.md "Live safety: our own numbers, our own blockhash, nothing untracked").
     blockhashWithMetadata: z.unknown().optional(),
   })
   .loose();
 export type BuildResponse = z.output<typeof buildResponseSchema>;
 
-export const orderResponseSchema = z
+const orderResponseSchema = z
   .object({
     ...quoteFields,
     router: z.string().optional(),
@@ -71,9 +72,9 @@ export const orderResponseSchema = z
     expireAt: z.string().optional(),
   })
   .loose();
-export type OrderResponse = z.output<typeof orderResponseSchema>;
+type OrderResponse = z.output<typeof orderResponseSchema>;
 
-export const executeResponseSchema = z
+const executeResponseSchema = z
   .object({
     status: z.enum(["Success", "Failed"]),
     signature: z.string().optional(),

@@ -25,7 +25,7 @@ export const AUTO_PRIORITY_FEE_MAX_LAMPORTS = 1_000_000;
  * 0.001 SOL. Either way a live swap pays at most priorityFeeLamports(setting), which the
  * inspection enforces and the simulation charges (src/trading/rules/fees.ts).
  */
-export function prioritizationFee(fee: PriorityFee): {
+function prioritizationFee(fee: PriorityFee): {
   priorityLevelWithMaxLamports: { maxLamports: number; priorityLevel: "high" | "veryHigh" };
 } {
   return fee === "auto"

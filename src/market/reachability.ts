@@ -2,7 +2,7 @@ import { type Clock, isoNow } from "../clock.ts";
 import type { CheckResult } from "../health/registry.ts";
 import type { DataSourceName } from "./types.ts";
 
-// Issue 13 item 5: whether each outside source answers. Every call through the shared HTTP client
+// Whether each outside source answers (SPEC "Data-source status"). Every call through the shared HTTP client
 // is an observation (an answer, even a 4xx, is "reachable"; a refused connection, a timeout or a
 // 5xx after the retries is not), and a background prober asks a source only when nothing was
 // observed for a minute, so the request path never waits on a probe.

@@ -4,8 +4,8 @@ import type { DataSourceName, DataSourceStatus } from "./types.ts";
 
 // SPEC "Data-source status" / PRODUCT.md §5: which sources are configured. An empty URL disables a
 // source; priceNetwork and signalGeneration also need their key; liquidity checks need market data
-// and LIQUIDITY_CHECKS not false. Issue 13 adds `reachable` (null until tried; liquidity checks
-// follow market data). Only booleans (and null) leave this function.
+// and LIQUIDITY_CHECKS not false. `reachable` says whether a configured source answers (null until
+// tried; liquidity checks follow market data). Only booleans (and null) leave this function.
 
 export function dataSourceStatus(config: Config, reachability?: Reachability): DataSourceStatus {
   const marketData = config.MARKET_DATA_URL !== "";

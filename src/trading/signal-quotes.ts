@@ -1,8 +1,8 @@
 import type { Quote, QuoteRequest } from "../market/types.ts";
 import { Big } from "../money.ts";
 
-// One signal's simulated buys share the aggregator's answers (docs/decisions.md "Performance
-// (issue 16)", "Quote sharing in simulation"). The agents' requests that arrive in the same turn
+// One signal's simulated buys share the aggregator's answers (docs/decisions.md "Signal ingest
+// and fan-out", "Quote sharing in simulation"). The agents' requests that arrive in the same turn
 // of the event loop for the same pair and slippage are answered by ONE quote, asked at the
 // largest of their amounts; each agent's fill is derived from it by the price-impact model below.
 // A later, larger request asks for a new quote at its own size, so a fan-out uses as many quotes

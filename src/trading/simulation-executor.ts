@@ -12,7 +12,8 @@ import type { TokenScreen } from "./token-screen.ts";
  * route, price impact) from the API and router live trades use (SWAP_API; Market.quotes), and each
  * swap is charged the network fee plus the priority fee of the live model
  * (src/trading/rules/simulation-fees.ts), minus a Token-2022 transfer fee on the tokens moved, so
- * simulated results are not better than live ones would be (issue 15). The settlement adds the
+ * simulated results are not better than live ones would be (docs/decisions.md "Simulation
+ * fidelity"). The settlement adds the
  * token account's rent. Nothing touches a chain.
  */
 export class SimulationExecutor implements TradeExecutor {
@@ -21,7 +22,7 @@ export class SimulationExecutor implements TradeExecutor {
   constructor(
     private readonly quotes: QuoteProvider,
     private readonly fees: SimulationFeeModel,
-    /** Token screening of signal buys (issue 15): the same as live, so simulation is not kinder. */
+    /** Token screening of signal buys: the same as live, so simulation is not kinder. */
     private readonly screen: TokenScreen | null = null,
   ) {}
 
@@ -29,7 +30,7 @@ export class SimulationExecutor implements TradeExecutor {
     const slip = checkSlippage(req.slippageBps, { maxBps: req.maxBps });
     if (!slip.ok) throw new TradingError(slip.message, slip.details);
     // A Token-2022 transfer fee is withheld from every transfer of the token: on a sale only the
-    // tokens left after it reach the pool, so the quote is for that amount (issue 15).
+    // tokens left after it reach the pool, so the quote is for that amount.
     const transferFee = this.screen ? await this.screen.transferFee(req.tokenMint) : null;
     const arriving =
       req.side === "SELL" ? req.amountAtomic - transferFeeAtomic(req.amountAtomic, transferFee) : req.amountAtomic;

@@ -10,7 +10,7 @@ import { type FakeRoute, type FakeToken, jsonError } from "./market.ts";
 
 const MAX_ADDRESSES = 30;
 
-export function dexScreenerPair(t: FakeToken, solPriceUsd: string): Record<string, unknown> {
+function dexScreenerPair(t: FakeToken, solPriceUsd: string): Record<string, unknown> {
   const priceNative =
     t.priceUsd !== null && Number(solPriceUsd) > 0
       ? new Big(t.priceUsd).div(solPriceUsd).toFixed(12).replace(/0+$/, "").replace(/\.$/, "")

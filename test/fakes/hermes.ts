@@ -13,7 +13,7 @@ const EXPO = -8;
 const normalize = (id: string) => id.toLowerCase().replace(/^0x/, "");
 
 /** The Hermes update document for the fake's current SOL price. */
-export function hermesUpdate(fake: FakeMarket): Record<string, unknown> {
+function hermesUpdate(fake: FakeMarket): Record<string, unknown> {
   const price = new Big(fake.solPriceUsd).times(new Big(10).pow(-EXPO)).round(0).toFixed(0);
   const conf = new Big(price).div(2000).round(0).toFixed(0);
   const t = fake.publishTime;

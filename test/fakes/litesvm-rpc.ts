@@ -725,7 +725,7 @@ function uiAmount(amount: bigint, decimals: number) {
 }
 
 /** 5000 lamports per signature plus compute-unit price × limit (the runtime's fee). */
-export function feeOf(tx: VersionedTransaction): bigint {
+function feeOf(tx: VersionedTransaction): bigint {
   const m = tx.message;
   const budget = (ix: { programIdIndex: number }) =>
     m.staticAccountKeys[ix.programIdIndex]?.toBase58() === COMPUTE_BUDGET;

@@ -104,7 +104,7 @@ export interface FakeMarketOptions {
   keys?: { priceNetwork?: string; swapAggregator?: string; whaleData?: string };
 }
 
-export const FAKE_KEYS = {
+const FAKE_KEYS = {
   priceNetwork: "fake-hermes-key",
   swapAggregator: "fake-jupiter-key",
   whaleData: "fake-birdeye-key",

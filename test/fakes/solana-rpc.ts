@@ -24,7 +24,7 @@ import { type FakeMarket, type FakeRoute, jsonError } from "./market.ts";
 // expire() (block height past every blockhash), failNext(method, {code,message} | {status}),
 // nextSimulationError, and `calls` (every request: method and params).
 
-export const TOKEN_PROGRAM = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA";
+const TOKEN_PROGRAM = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA";
 export const TOKEN_2022_PROGRAM = "TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb";
 const SIGNATURE_FEE = 5_000n;
 
@@ -795,9 +795,4 @@ function tokenAccountData(mint: string, owner: string, amount: bigint): Uint8Arr
   new DataView(d.buffer).setBigUint64(64, amount, true);
   d[108] = 1; // AccountState::Initialized
   return d;
-}
-
-/** Starts the RPC fake on an existing fake market. */
-export function fakeSolanaRpc(market: FakeMarket): FakeSolanaRpc {
-  return new FakeSolanaRpc(market);
 }

@@ -6,7 +6,7 @@
 
 type Json = Record<string, any>;
 
-export interface SentMessage {
+interface SentMessage {
   message_id: number;
   chat_id: string;
   text: string;

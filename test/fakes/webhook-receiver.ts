@@ -4,7 +4,7 @@ import { Webhook } from "standardwebhooks";
 // library, as a user's own system would. It can answer with any status, and go down and come
 // back on the same port (the URL the service holds stays valid).
 
-export interface ReceivedWebhook {
+interface ReceivedWebhook {
   id: string;
   timestamp: string;
   signature: string;

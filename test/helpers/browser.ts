@@ -15,7 +15,7 @@ export const launchChromium = () =>
   chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-dev-shm-usage"] });
 
 /** `ctx`'s app on a free port (idleTimeout 0: the event streams stay open); stop the server after. */
-export function serveApp(
+function serveApp(
   ctx: TestContext,
   opts: { idleTimeout?: number } = {},
 ): { server: ReturnType<typeof Bun.serve>; origin: string } {

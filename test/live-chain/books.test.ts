@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import {
   createAssociatedTokenAccountIdempotentInstruction,
   createSyncNativeInstruction,
@@ -6,11 +6,11 @@ import {
   NATIVE_MINT,
 } from "@solana/spl-token";
 import { Keypair, SystemProgram, TransactionMessage, VersionedTransaction } from "@solana/web3.js";
-import { Big, SOL_MINT, toAtomic } from "../../src/money.ts";
+import { SOL_MINT } from "../../src/money.ts";
 import type { ChainAggregator, Pool } from "../fakes/chain-aggregator.ts";
 import type { LiteSvmRpc } from "../fakes/litesvm-rpc.ts";
 import { json, type TestContext } from "../helpers/context.ts";
-import { type LiveService, startLiveService } from "./live-service.ts";
+import { type LiveService, lamports, ledgerLamports, liveServicePerTest } from "./live-service.ts";
 
 // Books that reconcile, on a real chain (docs/decisions.md "Books that reconcile"): a live BUY's
 // inputAmount is the SOL that went into the swap, the token account's rent is recorded on its own
@@ -28,14 +28,12 @@ const RENT = 2_039_280n;
 const FIXED = { positionSizing: { type: "fixed", fixedAmountSol: 0.1 }, stopLoss: { enabled: false, percentage: 25 } };
 
 let service: LiveService;
-beforeEach(async () => {
-  service = await startLiveService(wallet);
-  ({ chain, agg, ctx, token } = service);
+liveServicePerTest(wallet, (s) => {
+  service = s;
+  ({ chain, agg, ctx, token } = s);
 });
-afterEach(() => service.stop());
 
 const req = (method: string, path: string, body?: unknown) => ctx.request(method, path, { token, body });
-const lamports = (sol: string) => toAtomic(new Big(sol), 9);
 
 const agent = (mode: "live" | "simulation", config: Record<string, unknown>) => service.agent(mode, config);
 
@@ -49,27 +47,8 @@ async function close(agentId: string): Promise<{ profitLossSol: number }> {
   return json(res);
 }
 
-interface Row {
-  transactionType: "BUY" | "SELL";
-  inputAmount: string;
-  outputAmount: string;
-  fees: string;
-  rentDepositSol: string;
-  rentRefundSol: string;
-  isDca: boolean;
-}
-const records = async (agentId: string): Promise<Row[]> =>
-  (await json(await req("GET", `/api/v1/agent-transactions?agentId=${agentId}`))).reverse();
-
-/** initial − Σ BUY(inputAmount + fees + rentDepositSol) + Σ SELL(outputAmount − fees + rentRefundSol), lamports. */
-const fromRecords = (initial: bigint, rows: Row[]) =>
-  rows.reduce(
-    (s, r) =>
-      r.transactionType === "BUY"
-        ? s - lamports(r.inputAmount) - lamports(r.fees) - lamports(r.rentDepositSol)
-        : s + lamports(r.outputAmount) - lamports(r.fees) + lamports(r.rentRefundSol),
-    initial,
-  );
+const records = (agentId: string) => service.records(agentId);
+const fromRecords = ledgerLamports;
 
 describe("live amounts split right", () => {
   test("a BUY's inputAmount is the swap's SOL, the rent is rentDepositSol; entry equals the simulation's; the records sum to the chain's SOL", async () => {

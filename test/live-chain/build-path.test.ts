@@ -1,10 +1,9 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { Keypair } from "@solana/web3.js";
-import { Big, toAtomic } from "../../src/money.ts";
 import type { ChainAggregator, Pool } from "../fakes/chain-aggregator.ts";
 import type { LiteSvmRpc } from "../fakes/litesvm-rpc.ts";
 import { json, login, type TestContext } from "../helpers/context.ts";
-import { ChainClock, type LiveService, startLiveService } from "./live-service.ts";
+import { ChainClock, type LiveService, lamports, ledgerLamports, startLiveService } from "./live-service.ts";
 
 // The live path on Swap API v2 `/build` (SWAP_API=build, the default), the whole service over
 // HTTP on litesvm, with the aggregator's v1 endpoints retired (404): quotes and routes come from
@@ -35,7 +34,6 @@ async function start(opts: { jito?: boolean; env?: Record<string, string> } = {}
 afterEach(() => service.stop());
 
 const req = (method: string, path: string, body?: unknown) => ctx.request(method, path, { token: service.token, body });
-const lamports = (sol: string) => toAtomic(new Big(sol), 9);
 const v1Requests = () => agg.requests.filter((r) => r.path.startsWith("/swap/v1/"));
 const walletTxs = () => [...chain.landed.values()].filter((t) => t.keys.static[0] === address);
 const count = (table: string, where = "1=1") =>
@@ -54,30 +52,10 @@ const journal = () =>
     >("SELECT signature, status, blockhash, priority_fee_lamports, tip_lamports FROM live_trades ORDER BY created_at")
     .all();
 
-interface Row {
-  transactionType: "BUY" | "SELL";
-  inputAmount: string;
-  outputAmount: string;
-  fees: string;
-  rentDepositSol: string;
-  rentRefundSol: string;
-  transactionHash: string | null;
-}
-const records = async (agentId: string): Promise<Row[]> =>
-  (await json(await req("GET", `/api/v1/agent-transactions?agentId=${agentId}`))).reverse();
-
-/** The wallet's SOL as the ledger has it: initial − Σ BUY(input + fees + rent) + Σ SELL(output − fees + refund). */
-const ledgerSol = (initial: bigint, rows: Row[]) =>
-  rows.reduce(
-    (s, r) =>
-      r.transactionType === "BUY"
-        ? s - lamports(r.inputAmount) - lamports(r.fees) - lamports(r.rentDepositSol)
-        : s + lamports(r.outputAmount) - lamports(r.fees) + lamports(r.rentRefundSol),
-    initial,
-  );
+const records = (agentId: string) => service.records(agentId);
 
 async function expectBooksMatch(agentId: string, initial: bigint) {
-  expect(ledgerSol(initial, await records(agentId))).toBe(chain.lamportsOf(address));
+  expect(ledgerLamports(initial, await records(agentId))).toBe(chain.lamportsOf(address));
 }
 
 async function closePosition(agentId: string) {

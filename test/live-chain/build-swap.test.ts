@@ -1,7 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { ComputeBudgetProgram, Keypair, SystemProgram } from "@solana/web3.js";
-import { HttpClient } from "../../src/market/http-client.ts";
-import { type BuildResponse, JupiterSwapV2Client } from "../../src/market/jupiter-swap-v2.ts";
+import type { BuildResponse, JupiterSwapV2Client } from "../../src/market/jupiter-swap-v2.ts";
 import { solDelta, tokenDelta } from "../../src/market/solana-rpc.ts";
 import { SOL_MINT } from "../../src/money.ts";
 import { prepareBuildSwap, writableAccounts } from "../../src/trading/live/build-assembly.ts";
@@ -30,15 +29,7 @@ beforeEach(async () => {
   c = await startChain();
   pool = c.aggregator.addPool({ lamportsPerToken: 1_000_000n, decimals: 6 }); // 0.001 SOL per token
   wallet = c.wallet.publicKey.toBase58();
-  v2 = new JupiterSwapV2Client(
-    new HttpClient({
-      service: "swapAggregator",
-      baseUrl: c.aggregator.url,
-      timeoutMs: 5_000,
-      retry: { maxRetries: 0 },
-    }),
-    { api: "build" },
-  );
+  v2 = c.buildSwaps;
   c.aggregator.v1Retired = true; // nothing here may speak v1
 });
 afterEach(() => c.close());

@@ -1,6 +1,7 @@
 import { Keypair, VersionedTransaction } from "@solana/web3.js";
 import { HttpClient } from "../../src/market/http-client.ts";
 import { JupiterSwapClient } from "../../src/market/jupiter-swap.ts";
+import { JupiterSwapV2Client } from "../../src/market/jupiter-swap-v2.ts";
 import { SolanaRpcClient } from "../../src/market/solana-rpc.ts";
 import { SOL_MINT } from "../../src/money.ts";
 import type { SwapIntent } from "../../src/trading/live/inspection-rules.ts";
@@ -15,6 +16,8 @@ export interface ChainContext {
   aggregator: ChainAggregator;
   rpc: SolanaRpcClient;
   swaps: JupiterSwapClient;
+  /** The Swap API v2 client in `build` mode, on the same aggregator. */
+  buildSwaps: JupiterSwapV2Client;
   wallet: Keypair;
   /** Quote and unsigned swap transaction, as the live path gets them, with the intent to inspect. */
   swap(
@@ -28,13 +31,16 @@ export interface ChainContext {
 
 export const WALLET_LAMPORTS = 5_000_000_000n;
 
+/** The production HTTP client for a fake on 127.0.0.1, without retries: a test sees each answer. */
+export const noRetryHttp = (service: string, baseUrl: string): HttpClient =>
+  new HttpClient({ service, baseUrl, timeoutMs: 5_000, retry: { maxRetries: 0 } });
+
 export async function startChain(): Promise<ChainContext> {
   const chain = await startLiteSvmRpc();
   const aggregator = await startChainAggregator(chain);
   const rpc = new SolanaRpcClient({ url: chain.url, timeoutMs: 5_000 });
-  const swaps = new JupiterSwapClient(
-    new HttpClient({ service: "swapAggregator", baseUrl: aggregator.url, timeoutMs: 5_000, retry: { maxRetries: 0 } }),
-  );
+  const swaps = new JupiterSwapClient(noRetryHttp("swapAggregator", aggregator.url));
+  const buildSwaps = new JupiterSwapV2Client(noRetryHttp("swapAggregator", aggregator.url), { api: "build" });
   const wallet = Keypair.generate();
   chain.airdrop(wallet.publicKey, WALLET_LAMPORTS);
   return {
@@ -42,6 +48,7 @@ export async function startChain(): Promise<ChainContext> {
     aggregator,
     rpc,
     swaps,
+    buildSwaps,
     wallet,
     async swap(side, pool, amount, opts = {}) {
       const mint = pool.mint.toBase58();

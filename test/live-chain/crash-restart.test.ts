@@ -11,6 +11,7 @@ import { type ChainAggregator, startChainAggregator } from "../fakes/chain-aggre
 import { type LiteSvmRpc, startLiteSvmRpc } from "../fakes/litesvm-rpc.ts";
 import { type ChildService, readDatabase, startChildService } from "../helpers/child-service.ts";
 import { ADMIN_EMAIL, ADMIN_PASSWORD, offlineEnv } from "../helpers/context.ts";
+import { until } from "../helpers/until.ts";
 
 // kill -9 between send and confirmation, then restart (issue 15 "Tests against a real Solana
 // runtime"): the service runs as a real child process against litesvm behind its JSON-RPC shim
@@ -42,16 +43,11 @@ const readDb = <T>(fn: (db: Database) => T): T => readDatabase(dbPath, fn);
 /** Buy transactions the aggregator built (/swap/v2/build with SOL in; the screening's reverse quote sells). */
 const buyBuilds = () => agg!.v2.buildRequests.filter((q) => q.get("inputMint") === SOL_MINT).length;
 
-/** Polls `probe` until it returns a value (not undefined/false), within `boundMs`. */
-async function until<T>(what: string, probe: () => T | Promise<T>, boundMs = 60_000): Promise<NonNullable<T>> {
-  const deadline = performance.now() + boundMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined && v !== null && v !== false) return v as NonNullable<T>;
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}\n${child?.output() ?? ""}`);
-    await Bun.sleep(25); // bounded polling of state
-  }
-}
+/** What `probe` finds in the child's state, within a minute; a timeout shows the child's output. */
+const waitFor = <T>(what: string, probe: () => T | Promise<T>): Promise<NonNullable<T>> =>
+  until(probe, what, 60_000, 25).catch((e: Error) => {
+    throw new Error(`${e.message}\n${child?.output() ?? ""}`);
+  });
 
 async function call(method: string, path: string, opts: { token?: string; apiKey?: string; body?: unknown } = {}) {
   const headers: Record<string, string> = {};
@@ -119,7 +115,7 @@ test("kill -9 between send and confirmation, restart: the position is opened exa
   });
 
   // The journal row (written before the first send) and the send itself, which landed on chain.
-  const journaled = await until("the journal row with its intent", () =>
+  const journaled = await waitFor("the journal row with its intent", () =>
     readDb((db) =>
       db
         .query<{ signature: string; status: string; intent: string | null }, []>(
@@ -128,7 +124,7 @@ test("kill -9 between send and confirmation, restart: the position is opened exa
         .get(),
     ),
   );
-  await until("the swap to be sent", () => chain!.sends.includes(journaled.signature));
+  await waitFor("the swap to be sent", () => chain!.sends.includes(journaled.signature));
   expect(chain.landed.has(journaled.signature)).toBe(true);
   await child.kill();
   child = undefined;
@@ -149,7 +145,7 @@ test("kill -9 between send and confirmation, restart: the position is opened exa
   // ---- restart on the same database; the chain now reports what landed.
   chain.withholdConfirmations = false;
   child = await startChildService(env, { cwd: dir });
-  await until("the journal row to be settled", () =>
+  await waitFor("the journal row to be settled", () =>
     readDb(
       (db) =>
         db
@@ -158,7 +154,7 @@ test("kill -9 between send and confirmation, restart: the position is opened exa
     ),
   );
   // The signal resumed at start-up is finished too, as traded (by the reconciler's settlement).
-  const outcome = await until("the signal's evaluation to be decided", () =>
+  const outcome = await waitFor("the signal's evaluation to be decided", () =>
     readDb((db) => {
       const e = db
         .query<{ outcome: string }, [number, string]>(
@@ -172,7 +168,7 @@ test("kill -9 between send and confirmation, restart: the position is opened exa
   // Two more monitor ticks (each prices the open position): whatever the restarted process might
   // repeat, it has had its chance.
   const priced = agg.priceRequests;
-  await until("two more monitor ticks", () => agg!.priceRequests >= priced + 2);
+  await waitFor("two more monitor ticks", () => agg!.priceRequests >= priced + 2);
 
   const token2 = (await ok("POST", "/auth/login", 200, { body: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD } }))
     .accessToken as string;

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { HttpClient, ProviderError } from "../../src/market/http-client.ts";
+import { ProviderError } from "../../src/market/http-client.ts";
 import { bundleSucceeded, JitoClient } from "../../src/market/jito.ts";
-import { JupiterSwapV2Client } from "../../src/market/jupiter-swap-v2.ts";
+import type { JupiterSwapV2Client } from "../../src/market/jupiter-swap-v2.ts";
 import { SOL_MINT } from "../../src/money.ts";
 import { prepareBuildSwap } from "../../src/trading/live/build-assembly.ts";
 import { rpcInspectorChain } from "../../src/trading/live/chain-reads.ts";
@@ -9,7 +9,7 @@ import { allowedPrograms } from "../../src/trading/live/inspection-rules.ts";
 import { SwapRefusedError } from "../../src/trading/live/transaction-inspector.ts";
 import type { Pool } from "../fakes/chain-aggregator.ts";
 import { type FakeJitoBlockEngine, startFakeJitoBlockEngine } from "../fakes/jito-block-engine.ts";
-import { type ChainContext, signedBase64, startChain, WALLET_LAMPORTS } from "./chain-context.ts";
+import { type ChainContext, noRetryHttp, signedBase64, startChain, WALLET_LAMPORTS } from "./chain-context.ts";
 
 // MEV-protected sending: the assembled build swap carries one tip to a block-engine tip account
 // (inspected like any transfer), goes out as a Jito bundle and lands on litesvm; statuses come
@@ -27,10 +27,8 @@ beforeEach(async () => {
   c = await startChain();
   engine = await startFakeJitoBlockEngine(c.chain);
   pool = c.aggregator.addPool({ lamportsPerToken: 1_000_000n, decimals: 6 });
-  const http = (service: string, baseUrl: string) =>
-    new HttpClient({ service, baseUrl, timeoutMs: 5_000, retry: { maxRetries: 0 } });
-  jito = new JitoClient(http("jitoBlockEngine", engine.url));
-  v2 = new JupiterSwapV2Client(http("swapAggregator", c.aggregator.url), { api: "build" });
+  jito = new JitoClient(noRetryHttp("jitoBlockEngine", engine.url));
+  v2 = c.buildSwaps;
 });
 afterEach(async () => {
   await engine.stop();

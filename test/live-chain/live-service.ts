@@ -1,7 +1,8 @@
-import { expect } from "bun:test";
+import { afterEach, beforeEach, expect } from "bun:test";
 import type { Keypair, PublicKey } from "@solana/web3.js";
 import bs58 from "bs58";
 import { ManualClock } from "../../src/clock.ts";
+import { Big, toAtomic } from "../../src/money.ts";
 import { LiveWalletRegistry } from "../../src/wallets/live-wallet-registry.ts";
 import { type ChainAggregator, startChainAggregator } from "../fakes/chain-aggregator.ts";
 import { type FakeJitoBlockEngine, startFakeJitoBlockEngine } from "../fakes/jito-block-engine.ts";
@@ -25,10 +26,39 @@ export interface LiveService {
   apiKey: string;
   /** An agent with automated trading on (and `config`); a live one trades the wallet, deposits checked. */
   agent(mode: "live" | "simulation", config?: Record<string, unknown>, name?: string): Promise<string>;
+  /** The agent's trades as GET /agent-transactions answers them (with `token`), oldest first. */
+  records(agentId: string): Promise<TradeRecord[]>;
   /** A buy signal for `mint` posted with the signals key, the queue idle after it: the signal's id. */
   signal(mint: PublicKey, strength?: number): Promise<number>;
   stop(): Promise<void>;
 }
+
+/** A trade as GET /agent-transactions answers it: the fields the books are checked with. */
+export interface TradeRecord {
+  transactionType: "BUY" | "SELL";
+  inputAmount: string;
+  outputAmount: string;
+  fees: string;
+  rentDepositSol: string;
+  rentRefundSol: string;
+  transactionHash: string | null;
+  isDca: boolean;
+}
+
+export const lamports = (sol: string): bigint => toAtomic(new Big(sol), 9);
+
+/**
+ * The wallet's SOL as the records have it (lamports): initial − Σ BUY(input + fees + rent)
+ * + Σ SELL(output − fees + refund). For a live agent it must equal the wallet's chain balance.
+ */
+export const ledgerLamports = (initial: bigint, rows: TradeRecord[]): bigint =>
+  rows.reduce(
+    (s, r) =>
+      r.transactionType === "BUY"
+        ? s - lamports(r.inputAmount) - lamports(r.fees) - lamports(r.rentDepositSol)
+        : s + lamports(r.outputAmount) - lamports(r.fees) + lamports(r.rentRefundSol),
+    initial,
+  );
 
 /** A ManualClock whose waits can move the chain on too (a test sets onSleep for a while). */
 export class ChainClock extends ManualClock {
@@ -39,16 +69,37 @@ export class ChainClock extends ManualClock {
   }
 }
 
-export async function startLiveService(
+interface LiveServiceOptions {
+  clock?: ChainClock;
+  env?: Record<string, string>;
+  /** Start a Jito block engine and point JITO_BLOCK_ENGINE_URL at it. */
+  jito?: boolean;
+  /** The URL the service is given for a fake (e.g. a delay proxy in front of it); default the fake's. */
+  via?: (upstream: "aggregator" | "rpc", url: string) => string;
+}
+
+/**
+ * The hooks of a file whose tests each run on a fresh service (nothing one test did is seen by
+ * the next): started before each test with the options `opts()` gives then (a test's own
+ * ChainClock, say) and handed to `started`; stopped after the test.
+ */
+export function liveServicePerTest(
   wallet: Keypair,
-  opts: {
-    clock?: ChainClock;
-    env?: Record<string, string>;
-    jito?: boolean;
-    /** The URL the service is given for a fake (e.g. a delay proxy in front of it); default the fake's. */
-    via?: (upstream: "aggregator" | "rpc", url: string) => string;
-  } = {},
-): Promise<LiveService> {
+  started: (service: LiveService) => void,
+  opts: () => LiveServiceOptions = () => ({}),
+): void {
+  let service: LiveService | null = null;
+  beforeEach(async () => {
+    service = await startLiveService(wallet, opts());
+    started(service);
+  });
+  afterEach(async () => {
+    await service?.stop();
+    service = null;
+  });
+}
+
+export async function startLiveService(wallet: Keypair, opts: LiveServiceOptions = {}): Promise<LiveService> {
   const chain = await startLiteSvmRpc();
   const agg = await startChainAggregator(chain);
   const jito = opts.jito ? await startFakeJitoBlockEngine(chain) : null;
@@ -77,8 +128,9 @@ export async function startLiveService(
   const token = (await login(ctx)).token;
   const apiKey = (await createApiKey(ctx, token, ["signals"])).key;
   const address = wallet.publicKey.toBase58();
-  const req = (method: string, path: string, body?: unknown) => ctx.request(method, path, { token, body });
-  return {
+  // The token a test may replace (a session that expired while the clock moved on).
+  const req = (method: string, path: string, body?: unknown) => ctx.request(method, path, { token: svc.token, body });
+  const svc: LiveService = {
     chain,
     agg,
     jito,
@@ -98,6 +150,9 @@ export async function startLiveService(
       }
       return a.id;
     },
+    async records(agentId) {
+      return (await json(await req("GET", `/api/v1/agent-transactions?agentId=${agentId}`))).reverse();
+    },
     async signal(mint, strength = 4) {
       const res = await ctx.request("POST", "/api/v1/trading-signals", {
         apiKey,
@@ -116,4 +171,5 @@ export async function startLiveService(
       await fake.stop();
     },
   };
+  return svc;
 }

@@ -1,10 +1,10 @@
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { Keypair } from "@solana/web3.js";
 import { UNKNOWN_ATTEMPT_MESSAGE } from "../../src/trading/live-journal.ts";
 import type { ChainAggregator, Pool } from "../fakes/chain-aggregator.ts";
 import type { LiteSvmRpc } from "../fakes/litesvm-rpc.ts";
 import { json, type TestContext } from "../helpers/context.ts";
-import { ChainClock, type LiveService, startLiveService } from "./live-service.ts";
+import { ChainClock, type LiveService, liveServicePerTest } from "./live-service.ts";
 
 // Live trading trusts only the chain and its own numbers, through the whole service: a signal
 // posted over HTTP, the production executor against litesvm and the chain aggregator, whose
@@ -20,15 +20,16 @@ let clock: ChainClock;
 const wallet = Keypair.generate();
 const address = wallet.publicKey.toBase58();
 
-beforeEach(async () => {
-  clock = new ChainClock();
-  service = await startLiveService(wallet, { clock });
-  ({ chain, agg, ctx, token } = service);
-  // 0.001 SOL per whole token (6 decimals): 0.1 SOL buys 100 tokens at the fair price.
-  pool = agg.addPool({ lamportsPerToken: 1_000_000n, decimals: 6 });
-});
-
-afterEach(() => service.stop());
+liveServicePerTest(
+  wallet,
+  (s) => {
+    service = s;
+    ({ chain, agg, ctx, token } = s);
+    // 0.001 SOL per whole token (6 decimals): 0.1 SOL buys 100 tokens at the fair price.
+    pool = agg.addPool({ lamportsPerToken: 1_000_000n, decimals: 6 });
+  },
+  () => ({ clock: (clock = new ChainClock()) }),
+);
 
 const req = (method: string, path: string, body?: unknown) => ctx.request(method, path, { token, body });
 

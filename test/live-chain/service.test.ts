@@ -1,16 +1,15 @@
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { Keypair } from "@solana/web3.js";
 import { SolanaRpcClient } from "../../src/market/solana-rpc.ts";
 import type { ChainAggregator, Pool } from "../fakes/chain-aggregator.ts";
 import type { LiteSvmRpc } from "../fakes/litesvm-rpc.ts";
 import { json, type TestContext } from "../helpers/context.ts";
-import { type LiveService, startLiveService } from "./live-service.ts";
+import { type LiveService, liveServicePerTest } from "./live-service.ts";
 
-// The whole service against a real Solana runtime (issue 15 "Tests against a real Solana
-// runtime"): litesvm behind its JSON-RPC shim as SOLANA_RPC_URL, the chain aggregator (real
-// single-signer swap transactions on that chain) as SWAP_AGGREGATOR_URL and SOL price feed. The
-// production executor inspects, signs and sends; the chain executes; the service records what the
-// transaction's meta says.
+// The whole service against a real Solana runtime: litesvm behind its JSON-RPC shim as
+// SOLANA_RPC_URL, the chain aggregator (real single-signer swap transactions on that chain) as
+// SWAP_AGGREGATOR_URL and SOL price feed. The production executor inspects, signs and sends; the
+// chain executes; the service records what the transaction's meta says.
 
 let chain: LiteSvmRpc;
 let agg: ChainAggregator;
@@ -22,13 +21,11 @@ const address = wallet.publicKey.toBase58();
 
 let service: LiveService;
 
-beforeEach(async () => {
-  service = await startLiveService(wallet);
-  ({ chain, agg, ctx, token } = service);
+liveServicePerTest(wallet, (s) => {
+  service = s;
+  ({ chain, agg, ctx, token } = s);
   pool = agg.addPool({ lamportsPerToken: 1_000_000n, decimals: 6 });
 });
-
-afterEach(() => service.stop());
 
 const liveAgent = (config?: Record<string, unknown>) => service.agent("live", config, "chain");
 

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { getAssociatedTokenAddressSync } from "@solana/spl-token";
 import { Keypair } from "@solana/web3.js";
 import bs58 from "bs58";
@@ -8,7 +8,7 @@ import { TOKEN_ACCOUNT_REFUND_SOL } from "../../src/trading/rules/fees.ts";
 import type { ChainAggregator, Pool } from "../fakes/chain-aggregator.ts";
 import type { LiteSvmRpc } from "../fakes/litesvm-rpc.ts";
 import { json, type TestContext } from "../helpers/context.ts";
-import { type LiveService, startLiveService } from "./live-service.ts";
+import { ledgerLamports as fromRecords, type LiveService, lamports, liveServicePerTest } from "./live-service.ts";
 
 // The token account's rent on a real chain (docs/decisions.md "Token account rent, live"): after
 // a live sale closes its position and empties the wallet's token account, the service closes the
@@ -26,12 +26,10 @@ const RENT_LAMPORTS = 2_039_280n;
 
 let service: LiveService;
 
-beforeEach(async () => {
-  service = await startLiveService(wallet);
-  ({ chain, agg, ctx, token } = service);
+liveServicePerTest(wallet, (s) => {
+  service = s;
+  ({ chain, agg, ctx, token } = s);
 });
-
-afterEach(() => service.stop());
 
 const req = (method: string, path: string, body?: unknown) => ctx.request(method, path, { token, body });
 const live = (): LiveTrading => ctx.services.trading.live!;
@@ -74,7 +72,7 @@ describe("the token account's rent, live", () => {
     // The wallet gets the rent less the close's fee: exactly what a simulated close returns.
     const back = close.postBalances[0]! - close.preBalances[0]!;
     expect(back).toBe(RENT_LAMPORTS - 5_000n);
-    expect(back).toBe(toAtomic(new Big(TOKEN_ACCOUNT_REFUND_SOL), 9));
+    expect(back).toBe(lamports(TOKEN_ACCOUNT_REFUND_SOL));
     expect(exists(pool)).toBe(false);
     expect(ledgerLamports(agentId)).toBe(chain.lamportsOf(address));
     expect(Number(ledger(agentId, pool.mint.toBase58()))).toBe(0);
@@ -94,21 +92,6 @@ describe("the token account's rent, live", () => {
     await closeAll(liveId);
     const [simPos] = await json(await req("GET", `/api/v1/agent-positions/${simId}`));
     expect((await req("POST", `/api/v1/agent-positions/${simId}/${simPos.id}/close`)).status).toBe(200);
-    const lamports = (sol: string) => toAtomic(new Big(sol), 9);
-    interface Row {
-      transaction_type: string;
-      input_amount: string;
-      output_amount: string;
-      fees: string;
-      rent_deposit_sol: string;
-      rent_refund_sol: string;
-    }
-    const rows = (agentId: string) =>
-      ctx.database.sqlite
-        .query<Row, [string]>(
-          "SELECT transaction_type, input_amount, output_amount, fees, rent_deposit_sol, rent_refund_sol FROM agent_transactions WHERE agent_id = ?",
-        )
-        .all(agentId);
     const pnl = (agentId: string) =>
       lamports(
         ctx.database.sqlite
@@ -117,20 +100,11 @@ describe("the token account's rent, live", () => {
           )
           .get(agentId)!.profit_loss_sol,
       );
-    // initial − Σ BUY(in + fees + rentDeposit) + Σ SELL(out − fees + rentRefund)
-    const fromRecords = (initial: bigint, txs: Row[]) =>
-      txs.reduce(
-        (sum, t) =>
-          t.transaction_type === "BUY"
-            ? sum - lamports(t.input_amount) - lamports(t.fees) - lamports(t.rent_deposit_sol)
-            : sum + lamports(t.output_amount) - lamports(t.fees) + lamports(t.rent_refund_sol),
-        initial,
-      );
     for (const id of [liveId, simId]) {
-      const txs = rows(id);
-      const buy = txs.find((t) => t.transaction_type === "BUY")!;
-      const sale = txs.find((t) => t.transaction_type === "SELL")!;
-      expect({ id, deposit: lamports(buy.rent_deposit_sol), refund: lamports(sale.rent_refund_sol) }).toEqual({
+      const txs = await service.records(id);
+      const buy = txs.find((t) => t.transactionType === "BUY")!;
+      const sale = txs.find((t) => t.transactionType === "SELL")!;
+      expect({ id, deposit: lamports(buy.rentDepositSol), refund: lamports(sale.rentRefundSol) }).toEqual({
         id,
         deposit: RENT_LAMPORTS,
         refund: RENT_LAMPORTS - 5_000n,
@@ -138,17 +112,17 @@ describe("the token account's rent, live", () => {
       // The position lost its two swaps' fees: the rent is in no sale, no cost and no P/L.
       expect({ id, pnl: pnl(id) }).toEqual({ id, pnl: -(lamports(buy.fees) + lamports(sale.fees)) });
       // Sold at the buy's price: the sale is what the buy swapped.
-      expect({ id, sold: lamports(sale.output_amount) }).toEqual({ id, sold: lamports(buy.input_amount) });
+      expect({ id, sold: lamports(sale.outputAmount) }).toEqual({ id, sold: lamports(buy.inputAmount) });
     }
     // The wallet's SOL is what the records say, to the lamport, in both modes.
-    expect(fromRecords(startLive, rows(liveId))).toBe(chain.lamportsOf(address));
+    expect(fromRecords(startLive, await service.records(liveId))).toBe(chain.lamportsOf(address));
     expect(ledgerLamports(liveId)).toBe(chain.lamportsOf(address));
     const simSol = ctx.database.sqlite
       .query<{ balance: string }, [string, string]>(
         "SELECT balance FROM agent_balances WHERE agent_id = ? AND token_address = ?",
       )
       .get(simId, SOL_MINT)!.balance;
-    expect(fromRecords(10_000_000_000n, rows(simId))).toBe(lamports(simSol));
+    expect(fromRecords(10_000_000_000n, await service.records(simId))).toBe(lamports(simSol));
   });
 
   test("a partial take-profit leaves the account open; the take-profit that sells the rest closes it", async () => {

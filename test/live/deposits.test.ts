@@ -1,7 +1,7 @@
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { TOKEN_2022_PROGRAM } from "../fakes/solana-rpc.ts";
 import { json } from "../helpers/context.ts";
-import { type LiveContext, MINT, MINT2, startLive } from "./live-context.ts";
+import { type LiveContext, livePerTest, MINT, MINT2 } from "./live-context.ts";
 
 // POST /wallets/:walletAddress/check-deposits for live wallets (SPEC "Wallet endpoints"): the
 // chain's balances (getBalance; getTokenAccountsByOwner jsonParsed over both token programs)
@@ -9,10 +9,9 @@ import { type LiveContext, MINT, MINT2, startLive } from "./live-context.ts";
 // snapshot with reason "deposit" is recorded when any was found.
 
 let l: LiveContext;
-beforeEach(async () => {
-  l = await startLive();
+const live = livePerTest((c) => {
+  l = c;
 });
-afterEach(() => l.close());
 
 async function newLiveAgent() {
   const created = await l.request("POST", "/api/v1/agents", { name: "deposits", tradingMode: "live" });
@@ -125,8 +124,7 @@ describe("live deposit checks", () => {
   });
 
   test("without SOLANA_RPC_URL a live deposit check is 503 naming the variable", async () => {
-    await l.close();
-    l = await startLive({ env: { SOLANA_RPC_URL: "" } });
+    await live.restart({ env: { SOLANA_RPC_URL: "" } });
     await newLiveAgent();
     const res = await check();
     expect(res.status).toBe(503);

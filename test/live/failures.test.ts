@@ -1,8 +1,8 @@
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { Keypair, PublicKey, SystemProgram, TransactionMessage, VersionedTransaction } from "@solana/web3.js";
 import { STORAGE_ERROR_MESSAGE } from "../../src/errors.ts";
 import { json } from "../helpers/context.ts";
-import { type LiveContext, MINT, startLive } from "./live-context.ts";
+import { type LiveContext, livePerTest, MINT } from "./live-context.ts";
 
 // Failed live trades (SPEC "Facts about trading behaviour": a failed trade creates no position,
 // leaves the balance unchanged, and is logged; issue: live trading "an error or expiry before
@@ -11,10 +11,9 @@ import { type LiveContext, MINT, startLive } from "./live-context.ts";
 // landed and failed, only the chain's fee gone), and a "trade failed" line naming the reason.
 
 let l: LiveContext;
-beforeEach(async () => {
-  l = await startLive();
+const live = livePerTest((c) => {
+  l = c;
 });
-afterEach(() => l.close());
 
 function nothingChanged(agentId: string, opts: { chainLamports?: bigint; journal?: number } = {}) {
   expect(l.count("positions", "agent_id = ?", agentId)).toBe(0);
@@ -130,8 +129,7 @@ describe("refused before anything is sent", () => {
   });
 
   test("LIVE_SIMULATE_BEFORE_SEND=false: only the inspection's (unsigned) simulation runs", async () => {
-    await l.close();
-    l = await startLive({ env: { LIVE_SIMULATE_BEFORE_SEND: "false" } });
+    await live.restart({ env: { LIVE_SIMULATE_BEFORE_SEND: "false" } });
     await l.liveAgent();
     await l.postSignal();
     await l.settle();

@@ -1,9 +1,9 @@
-import { afterEach, beforeEach, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { AGENT_SWAP_IN_DOUBT_MESSAGE } from "../../src/agents/agent-service.ts";
 import { LiveTradeJournal } from "../../src/trading/live-journal.ts";
 import { WALLET_SWAP_IN_DOUBT_MESSAGE } from "../../src/wallets/wallet-service.ts";
 import { json } from "../helpers/context.ts";
-import { type LiveContext, MINT, startLive } from "./live-context.ts";
+import { type LiveContext, livePerTest, MINT } from "./live-context.ts";
 
 // Nothing untracked: while a live swap of an agent or from a wallet is pending (or unknown), the
 // agent cannot be deleted, and neither its live nor its simulation wallet reassigned or reset: a
@@ -11,10 +11,9 @@ import { type LiveContext, MINT, startLive } from "./live-context.ts";
 // keyed by the wallet too, whichever agent holds it.
 
 let l: LiveContext;
-beforeEach(async () => {
-  l = await startLive();
+livePerTest((c) => {
+  l = c;
 });
-afterEach(() => l.close());
 
 test("a pending live swap: DELETE /agents/:id, wallet reassignment and reset answer 409; the guard covers the wallet for any agent", async () => {
   const agent = await l.liveAgent();

@@ -1,4 +1,4 @@
-import { expect } from "bun:test";
+import { afterEach, beforeEach, expect } from "bun:test";
 import { Keypair } from "@solana/web3.js";
 import bs58 from "bs58";
 import { SOL_MINT } from "../../src/money.ts";
@@ -50,6 +50,8 @@ export interface LiveContext {
   postSignal(body?: Record<string, unknown>): Promise<{ id: number }>;
   settle(): Promise<void>;
   tick(): ReturnType<TestContext["services"]["trading"]["monitor"]["tick"]>;
+  /** What the signal's evaluation recorded for the agent (null: none yet). */
+  evaluation(signalId: number, agentId: string): { outcome: string; reason: string | null } | null;
   /** The agent's recorded balance of its LIVE wallet ("none": no row). */
   balance(agentId: string, mint?: string): string;
   count(table: string, where?: string, ...params: Array<string | number>): number;
@@ -70,6 +72,32 @@ export async function startTwoTokenMarket(): Promise<FakeMarket> {
   });
   fake.setToken(MINT2, { symbol: "WIF", priceUsd: "2", decimals: 6 });
   return fake;
+}
+
+/**
+ * The hooks of a file whose tests each run on a fresh service (nothing one test did is seen by
+ * the next): started before each test and handed to `use`, closed after it. A test that needs
+ * other settings calls `restart(opts)`, which closes the current service and hands over a new one.
+ */
+export function livePerTest(use: (l: LiveContext) => void): { restart(opts: LiveOptions): Promise<void> } {
+  let current: LiveContext | null = null;
+  const start = async (opts: LiveOptions) => {
+    current = await startLive(opts);
+    use(current);
+  };
+  const close = async () => {
+    const l = current;
+    current = null;
+    await l?.close();
+  };
+  beforeEach(() => start({}));
+  afterEach(close);
+  return {
+    async restart(opts) {
+      await close();
+      await start(opts);
+    },
+  };
 }
 
 export async function startLive(opts: LiveOptions = {}): Promise<LiveContext> {
@@ -158,6 +186,13 @@ export async function startLive(opts: LiveOptions = {}): Promise<LiveContext> {
     },
     settle: () => l.ctx.services.signalQueue.idle(),
     tick: () => l.ctx.services.trading.monitor.tick(),
+    evaluation(signalId, agentId) {
+      return l.ctx.database.sqlite
+        .query<{ outcome: string; reason: string | null }, [number, string]>(
+          "SELECT outcome, reason FROM signal_evaluations WHERE signal_id = ? AND agent_id = ?",
+        )
+        .get(signalId, agentId);
+    },
     balance(agentId, mint = SOL_MINT) {
       return (
         l.ctx.database.sqlite

@@ -1,8 +1,8 @@
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { VersionedTransaction } from "@solana/web3.js";
 import { Big, SOL_MINT } from "../../src/money.ts";
 import { json } from "../helpers/context.ts";
-import { type LiveContext, MINT, startLive } from "./live-context.ts";
+import { type LiveContext, livePerTest, MINT } from "./live-context.ts";
 
 // Live trading end to end over HTTP (issue: live trading; SPEC "Position close in live mode";
 // PRODUCT.md §5 "Live swap"): signal → quote → swap transaction → checked, signed in memory,
@@ -11,10 +11,9 @@ import { type LiveContext, MINT, startLive } from "./live-context.ts";
 // 50 000 lamports of fees = 0.000055 SOL.
 
 let l: LiveContext;
-beforeEach(async () => {
-  l = await startLive();
+const live = livePerTest((c) => {
+  l = c;
 });
-afterEach(() => l.close());
 
 const txRows = (agentId: string) =>
   l.ctx.database.sqlite
@@ -241,8 +240,7 @@ describe("live close", () => {
 
 describe("global switch", () => {
   test("LIVE_TRADING_ENABLED=false: a live agent does not trade on a signal; nothing reaches the chain", async () => {
-    await l.close();
-    l = await startLive({ env: { LIVE_TRADING_ENABLED: "false" } });
+    await live.restart({ env: { LIVE_TRADING_ENABLED: "false" } });
     const agent = await l.liveAgent();
     const signal = await l.postSignal();
     await l.settle();
@@ -258,8 +256,7 @@ describe("global switch", () => {
   });
 
   test("SWAP_API=v1: LIVE_PRIORITY_FEE_MAX is sent in the Swap API's documented form, as the cap", async () => {
-    await l.close();
-    l = await startLive({ env: { LIVE_PRIORITY_FEE_MAX: "20000" } });
+    await live.restart({ env: { LIVE_PRIORITY_FEE_MAX: "20000" } });
     await l.liveAgent();
     await l.postSignal();
     await l.settle();

@@ -1,6 +1,6 @@
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { json } from "../helpers/context.ts";
-import { type LiveContext, MINT, startLive } from "./live-context.ts";
+import { type LiveContext, livePerTest, MINT } from "./live-context.ts";
 
 // Sent but not confirmed in time (PRODUCT.md §5: "a trade whose outcome is unknown is never
 // re-sent: it is reconciled from the chain by signature"). The executor gives up after its polls
@@ -9,17 +9,10 @@ import { type LiveContext, MINT, startLive } from "./live-context.ts";
 // → settled from the chain's amounts, failed or expired → marked failed, nothing else changes.
 
 let l: LiveContext;
-beforeEach(async () => {
-  l = await startLive();
+livePerTest((c) => {
+  l = c;
 });
-afterEach(() => l.close());
-
-const evaluation = (signalId: number, agentId: string) =>
-  l.ctx.database.sqlite
-    .query<{ outcome: string; reason: string | null }, [number, string]>(
-      "SELECT outcome, reason FROM signal_evaluations WHERE signal_id = ? AND agent_id = ?",
-    )
-    .get(signalId, agentId);
+const evaluation = (signalId: number, agentId: string) => l.evaluation(signalId, agentId);
 const txRows = (agentId: string) =>
   l.ctx.database.sqlite
     .query<Record<string, any>, [string]>(

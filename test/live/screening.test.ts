@@ -1,23 +1,16 @@
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { Keypair } from "@solana/web3.js";
-import { type LiveContext, MINT, startLive } from "./live-context.ts";
+import { type LiveContext, livePerTest, MINT } from "./live-context.ts";
 
-// Token screening before a buy (issue 15 "Screening"), through the real service: the mint account
-// is read over the (fake) RPC, the reverse quote asked of the (fake) aggregator. Each refusal is
-// the signal's evaluation for the agent, naming the rule; nothing is signed or sent.
+// Token screening before a buy (docs/decisions.md "Live integration"), through the real service:
+// the mint account is read over the (fake) RPC, the reverse quote asked of the (fake) aggregator.
+// Each refusal is the signal's evaluation for the agent, naming the rule; nothing is signed or sent.
 
 let l: LiveContext;
-beforeEach(async () => {
-  l = await startLive();
+livePerTest((c) => {
+  l = c;
 });
-afterEach(() => l.close());
-
-const evaluation = (signalId: number, agentId: string) =>
-  l.ctx.database.sqlite
-    .query<{ outcome: string; reason: string | null }, [number, string]>(
-      "SELECT outcome, reason FROM signal_evaluations WHERE signal_id = ? AND agent_id = ?",
-    )
-    .get(signalId, agentId);
+const evaluation = (signalId: number, agentId: string) => l.evaluation(signalId, agentId);
 
 describe("screening a live buy", () => {
   test("a mint with a freeze authority is refused (rejectFreezeAuthority, default on): nothing sent", async () => {

@@ -1,4 +1,4 @@
-// Simulation fees (PRODUCT.md §4, issue 15 "Simulation fidelity"): every simulated swap is charged
+// Simulation fees (PRODUCT.md §4; docs/decisions.md "Simulation fidelity"): every simulated swap is charged
 // the network's base fee of 0.000005 SOL plus the priority fee live would pay at most
 // (simulation-fees.ts: per SWAP_API, or SIMULATION_PRIORITY_FEE_SOL when set), a mint's first buy
 // also pays the token account's rent (refunded when the position closes), and a Token-2022
@@ -11,7 +11,10 @@ import { big } from "./decimal-input.ts";
 import type { DecimalInput } from "./types.ts";
 
 /** Solana's base fee for one signature (5000 lamports). */
-export const SIMULATION_NETWORK_FEE_SOL = "0.000005";
+const SIGNATURE_FEE_SOL = "0.000005";
+
+/** What a simulated swap pays the network besides its priority fee: one signature. */
+export const SIMULATION_NETWORK_FEE_SOL = SIGNATURE_FEE_SOL;
 
 /**
  * Rent-exempt minimum of a 165-byte SPL token account (2 039 280 lamports): what a wallet locks in
@@ -36,7 +39,7 @@ export function simulationSwapFeeSol(priorityFeeSol: DecimalInput): Big {
  * What closing the emptied token account costs live: its own transaction, one signature, no
  * priority fee (src/trading/live/close-token-account.ts).
  */
-export const TOKEN_ACCOUNT_CLOSE_FEE_SOL = SIMULATION_NETWORK_FEE_SOL;
+export const TOKEN_ACCOUNT_CLOSE_FEE_SOL = SIGNATURE_FEE_SOL;
 
 /** The rent less the close's fee: 0.00203428 SOL. */
 export const TOKEN_ACCOUNT_REFUND_SOL = new Big(TOKEN_ACCOUNT_RENT_SOL).minus(TOKEN_ACCOUNT_CLOSE_FEE_SOL).toFixed();

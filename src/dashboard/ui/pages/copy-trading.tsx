@@ -5,7 +5,7 @@ import { showFormError } from "../field-errors.ts";
 import { fmtTime, short } from "../format.ts";
 import { href } from "../router.ts";
 
-// Copy trading (issue "Copy trading" item 4): follow a wallet, pause, resume or remove it, and see
+// Copy trading (docs/decisions.md "Copy trading"): follow a wallet, pause, resume or remove it, and see
 // its detected trades with what the agents did with each copied signal. The address field is plain
 // text so the API's message explains a bad address next to it.
 
