@@ -47,7 +47,7 @@ import type { TokenScreen } from "./token-screen.ts";
 // re-quoted and sent again, with a higher priority fee (live/exit-fees.ts): never a second
 // transaction while the first can still land.
 
-export interface LiveChainResult {
+interface LiveChainResult {
   signature: string;
   lastValidBlockHeight: number;
   /** Balances of the wallet read after confirmation; null while the outcome is unknown. */
@@ -106,8 +106,8 @@ export interface LiveExecutorDeps {
 }
 
 export { maxSwapFeeLamports } from "./live/prepare-swap.ts";
-export { PENDING_TRADE_MESSAGE } from "./live-journal.ts";
-export const LIVE_WALLET_NOT_LOADED =
+
+const LIVE_WALLET_NOT_LOADED =
   "The agent's live wallet is not loaded from environment variables (WALLET_1, WALLET_2, ...)";
 
 export const EXPIRED_MESSAGE =

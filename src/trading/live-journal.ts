@@ -24,7 +24,7 @@ import type { SaleRequest } from "./settlement/types.ts";
 // token for that agent: nothing is ever sent twice, and the position cannot be sold while its
 // buy is in doubt.
 
-export type LiveTradeStatus = "sending" | "pending" | "unknown" | "confirmed" | "failed" | "expired";
+type LiveTradeStatus = "sending" | "pending" | "unknown" | "confirmed" | "failed" | "expired";
 
 /**
  * What an operator reads for an attempt in state "unknown" (API, dashboard, log): the node could

@@ -44,7 +44,7 @@ export interface AssemblyInput {
   tip?: { account: string; lamports: bigint; tipAccounts: ReadonlySet<string>; maxTipLamports: bigint };
 }
 
-export interface Assembled {
+interface Assembled {
   /** Unsigned. */
   transaction: VersionedTransaction;
   inspection: BuildInspection;
@@ -57,7 +57,7 @@ const decode = (ix: ApiInstruction): Instruction => ({
 });
 
 /** /build's route in execution order: setup, swap, cleanup, then the other instructions. */
-export function routeInstructions(build: BuildInstructions): Instruction[] {
+function routeInstructions(build: BuildInstructions): Instruction[] {
   return [
     ...build.setupInstructions,
     build.swapInstruction,
@@ -73,7 +73,7 @@ export function writableAccounts(build: BuildInstructions): string[] {
   return [...out];
 }
 
-export function assembleBuildTransaction(input: AssemblyInput): Assembled {
+function assembleBuildTransaction(input: AssemblyInput): Assembled {
   const { ComputeBudgetProgram, PublicKey, SystemProgram, TransactionInstruction, TransactionMessage } = web3();
   const foreign = input.build.computeBudgetInstructions.find((ix) => ix.programId !== COMPUTE_BUDGET_PROGRAM_ID);
   if (foreign)

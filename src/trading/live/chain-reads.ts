@@ -5,13 +5,13 @@ import type { SignatureStatus } from "../../market/solana-rpc.ts";
 // the litesvm-backed RPC; nothing here knows about HTTP), and their JSON-RPC implementation over
 // SolanaRpcClient.call (https://solana.com/docs/rpc/http).
 
-export interface AccountsRead {
+interface AccountsRead {
   /** The context slot the node answered at. */
   slot: number;
   accounts: Array<RawAccount | null>;
 }
 
-export interface SimulationRead {
+interface SimulationRead {
   err: unknown;
   logs: string[];
   /** The requested accounts after the simulated transaction (null when it failed). */

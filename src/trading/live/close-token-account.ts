@@ -49,7 +49,7 @@ import { broadcastUntilSettled } from "./outcome.ts";
 /** spl-token (and Token-2022) instruction CloseAccount: accounts [account, destination, owner]. */
 const CLOSE_ACCOUNT_INSTRUCTION = 9;
 /** One signature, no priority fee: the whole cost of the close. */
-export const CLOSE_ACCOUNT_FEE_LAMPORTS = 5_000n;
+const CLOSE_ACCOUNT_FEE_LAMPORTS = 5_000n;
 
 const TOKEN_PROGRAMS = new Set([TOKEN_PROGRAM_ID, TOKEN_2022_PROGRAM_ID]);
 

@@ -95,7 +95,7 @@ export const floorOf = (expected: bigint, bps: number): bigint =>
   (expected * BigInt(10_000 - Math.min(10_000, Math.max(0, bps)))) / 10_000n;
 
 /** SOL per whole token a quote implies (for the refusal's reason). */
-export function quotedPriceSol(
+function quotedPriceSol(
   r: Pick<FloorRequest, "side" | "tokenDecimals">,
   inAtomic: bigint,
   outAtomic: bigint,

@@ -13,7 +13,7 @@ export const ASSOCIATED_TOKEN_PROGRAM_ID = "ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTN
 /** Jupiter Aggregator v6, the program the Swap API's routes are executed by. */
 export const JUPITER_V6_PROGRAM_ID = "JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4";
 
-export const KNOWN_PROGRAMS: readonly string[] = Object.freeze([
+const KNOWN_PROGRAMS: readonly string[] = Object.freeze([
   COMPUTE_BUDGET_PROGRAM_ID,
   SYSTEM_PROGRAM_ID,
   TOKEN_PROGRAM_ID,

@@ -28,7 +28,7 @@ import { SwapRefusedError } from "./transaction-inspector.ts";
 // and by simulation (build-assembly.ts). Independent reads share a round trip (together.ts:
 // docs/decisions.md "Live latency"). Nothing is signed here.
 
-export interface JitoSending {
+interface JitoSending {
   client: Pick<JitoClient, "tipAccounts" | "tipAccount" | "sendBundle">;
   /** JITO_TIP_LAMPORTS: the tip each swap pays, and the most the inspection lets it pay. */
   tipLamports: number;
@@ -57,7 +57,7 @@ export type PrepareBuildDeps = Omit<PrepareDeps, "quotes"> & { build: BuildSetti
  * The micro-lamport price: the estimate (capped by LIVE_PRIORITY_FEE_MAX), raised for a re-sent
  * exit so it costs at least `minLamports` (exit-fees.ts: already capped by LIVE_EXIT_PRIORITY_FEE_MAX).
  */
-export function exitPrice(estimated: bigint, minLamports: number | null, computeUnitLimit: number): bigint {
+function exitPrice(estimated: bigint, minLamports: number | null, computeUnitLimit: number): bigint {
   if (minLamports === null || computeUnitLimit <= 0) return estimated;
   const floor = (BigInt(Math.max(0, Math.floor(minLamports))) * 1_000_000n) / BigInt(computeUnitLimit);
   return floor > estimated ? floor : estimated;

@@ -96,7 +96,7 @@ export const logContext = (req: SwapRequest) => ({
  * A live quote (whichever API answered it) judged against OUR floor (floor.ts), then the buy's
  * token screening: the verdict whose minOutAtomic the simulated post-state must deliver.
  */
-export async function judgeLiveQuote(
+async function judgeLiveQuote(
   d: Pick<PrepareDeps, "screen" | "log">,
   req: SwapRequest,
   quote: Quote,

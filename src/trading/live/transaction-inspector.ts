@@ -57,7 +57,7 @@ export interface InspectorDeps {
 }
 
 /** Rent of two token accounts (a Token-2022 account with extensions is larger than 165 bytes). */
-export const DEFAULT_RENT_BUDGET_LAMPORTS = 2n * 2_200_000n;
+const DEFAULT_RENT_BUDGET_LAMPORTS = 2n * 2_200_000n;
 
 export class SwapRefusedError extends TradingError {
   constructor(
