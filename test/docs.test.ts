@@ -30,3 +30,12 @@ test("README's strategy example is a valid configuration and says what it sets",
   expect(result.config.stopLoss.percentage).toBe(20);
   expect(result.config.filters.minLiquidity).toBe(50000);
 });
+
+test("no merge conflict markers are left in the documentation", () => {
+  const files = ["README.md", "docs/decisions.md", "test/fakes/README.md", ".env.example"];
+  for (const file of files) {
+    const text = readFileSync(join(root, file), "utf8");
+    const marker = /^(<{7} |={7}$|>{7} )/m.exec(text);
+    expect(marker ? `${file}: ${marker[0]}` : null).toBeNull();
+  }
+});
