@@ -1,8 +1,8 @@
 import type { Clock } from "../../clock.ts";
 import type { Logger } from "../../logger.ts";
 import type { ExecuteResponse } from "../../market/jupiter-swap-v2.ts";
-import type { HeightRead, SendChain, StatusRead } from "./chain-reads.ts";
-import { type Attempt, type AttemptState, judgeAttempt } from "./outcome.ts";
+import type { SendChain } from "./chain-reads.ts";
+import { type Attempt, type AttemptState, lookAtAttempt } from "./outcome.ts";
 
 // The outcome of a signed Jupiter order (SWAP_API=order; docs/decisions.md "Live order path").
 // Jupiter lands the transaction (POST /swap/v2/execute); the chain decides what happened:
@@ -62,23 +62,11 @@ export async function executeUntilSettled(
         });
       }
     }
-    let height: HeightRead | null = null;
-    try {
-      height = await deps.chain.readHeight();
-    } catch {
-      height = null;
-    }
-    let status: StatusRead;
-    try {
-      status = await deps.chain.readStatus(attempt.signature);
-    } catch (err) {
-      state = { kind: "pending", reason: `status unreadable: ${err instanceof Error ? err.message : String(err)}` };
-      continue;
-    }
-    state = await judgeAttempt(deps.chain, attempt, height, status);
+    const look = await lookAtAttempt(deps.chain, attempt);
+    state = look.state;
     if (state.kind !== "pending") break;
     // Past our bound of its last valid height no re-post can land it; reads go on until proven.
-    if (height && height.blockHeight > attempt.lastValidBlockHeight) pastHeight = true;
+    if (look.pastHeight) pastHeight = true;
   }
   if (answer?.status === "Failed" && state.kind === "landed")
     deps.logger.warn("order execute said Failed; the chain shows the swap landed", {

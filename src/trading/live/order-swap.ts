@@ -15,11 +15,18 @@ import { amountsFromChain, EXPIRED_MESSAGE, type LiveSwapFill, rentOfFill } from
 import type { LiveTradeJournal } from "../live-journal.ts";
 import type { TokenScreen } from "../token-screen.ts";
 import type { InspectorChain, SendChain } from "./chain-reads.ts";
-import { type FloorVerdict, judgeQuote } from "./floor.ts";
+import type { FloorVerdict } from "./floor.ts";
 import { executeUntilSettled, type OrderExecutor, splitOrderFee } from "./order-outcome.ts";
 import type { Attempt } from "./outcome.ts";
-import { BASE_FEE_LAMPORTS, clipJson, maxSwapFeeLamports, referencePrice } from "./prepare-swap.ts";
-import { inspectSwapTransaction, SwapRefusedError } from "./transaction-inspector.ts";
+import {
+  BASE_FEE_LAMPORTS,
+  clipJson,
+  inspectBeforeSigning,
+  judgeLiveFloor,
+  logContext,
+  referencePrice,
+} from "./prepare-swap.ts";
+import { journalUnlanded } from "./send-swap.ts";
 
 // A live swap through Jupiter's /order + /execute (SWAP_API=order; docs/decisions.md "Live order
 // path"). The same rules as our own sends, where Jupiter lands the transaction:
@@ -91,7 +98,7 @@ export function judgeOrderSlippage(
 }
 
 async function prepareOrder(d: OrderSwapDeps, req: SwapRequest, fee: PriorityFee): Promise<PreparedOrder> {
-  const ctx = { agentId: req.agentId, walletAddress: req.walletAddress, side: req.side, tokenAddress: req.tokenMint };
+  const ctx = logContext(req);
   const ref = await referencePrice(d.prices, req);
   const got = await d.orders.order(
     {
@@ -103,22 +110,9 @@ async function prepareOrder(d: OrderSwapDeps, req: SwapRequest, fee: PriorityFee
     req.walletAddress,
   );
   const { quote } = got;
-  if (BigInt(quote.outAmount) <= 0n) throw new TradingError("The quote returned no output amount");
   judgeOrderSlippage(req.slippageBps, quote);
-  const floor = judgeQuote(
-    {
-      side: req.side,
-      amountAtomic: req.amountAtomic,
-      tokenDecimals: req.tokenDecimals,
-      slippageBps: req.slippageBps,
-      floorBps: req.floorBps ?? req.slippageBps,
-      maxImpactBps: req.maxImpactBps === undefined ? req.maxBps : req.maxImpactBps,
-      priceFloorAtomic: req.minOutputAtomic,
-    },
-    // Its slippage was judged above (it may be tighter than asked).
-    { ...quote, slippageBps: req.slippageBps },
-    ref,
-  );
+  // Its slippage was judged above (it may be tighter than asked).
+  const floor = judgeLiveFloor(req, { ...quote, slippageBps: req.slippageBps }, ref);
   if (req.screening && d.screen)
     await d.screen.check(req.tokenMint, BigInt(quote.outAmount), req.screening, req.slippageBps);
   d.log.info("live order quoted", {
@@ -133,27 +127,7 @@ async function prepareOrder(d: OrderSwapDeps, req: SwapRequest, fee: PriorityFee
     referencePriceSol: ref.priceSol.toPrecision(8),
   });
   const tx = deserialize(got.order.transaction ?? "");
-  let report: Awaited<ReturnType<typeof inspectSwapTransaction>>;
-  try {
-    report = await inspectSwapTransaction(
-      { chain: d.inspector, allowedPrograms: d.allowedPrograms, logger: d.log },
-      {
-        transaction: tx,
-        wallet: req.walletAddress,
-        intent: {
-          side: req.side === "BUY" ? "buy" : "sell",
-          mint: req.tokenMint,
-          inAmount: req.amountAtomic,
-          minOutAmount: floor.minOutAtomic,
-        },
-        maxFeeLamports: maxSwapFeeLamports(fee),
-      },
-    );
-  } catch (err) {
-    if (err instanceof SwapRefusedError)
-      d.log.warn("live order refused before signing; nothing sent", { ...ctx, check: err.check, reason: err.message });
-    throw err;
-  }
+  const report = await inspectBeforeSigning(d, req, tx, floor, fee, "order");
   // Our read first, then the order's blockhash checked at or after it: valid there means our
   // node knew it, so it is no newer than our latest and its last valid height is at most ours.
   const ours = await d.sender.latestBlockhash();
@@ -236,14 +210,8 @@ export async function swapByOrder(d: OrderSwapDeps, req: SwapRequest, fee: Prior
       postErrors: run.postErrors,
       outcome: outcome.kind,
     });
-    if (outcome.kind === "failed") {
-      d.journal.resolve(signature, "failed", { error: clipJson(outcome.err) });
-      throw new TradingError("The swap transaction failed on chain", { signature, error: clipJson(outcome.err) });
-    }
-    if (outcome.kind === "expired") {
-      d.journal.resolve(signature, "expired", { error: "blockhash expired before confirmation (proven)" });
-      throw new TradingError(EXPIRED_MESSAGE, { signature });
-    }
+    // Jupiter sets an order's fee: a proven expiry is not re-sent at a higher one.
+    if (journalUnlanded(d.journal, signature, outcome)) throw new TradingError(EXPIRED_MESSAGE, { signature });
     let landed: LandedTransaction | null = null;
     let balances: ChainBalances | null = null;
     if (outcome.kind === "landed") {

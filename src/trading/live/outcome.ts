@@ -154,22 +154,36 @@ export async function broadcastUntilSettled(
       }
     }
     await deps.clock.sleep(interval, input.signal);
-    let height: HeightRead | null = null;
-    try {
-      height = await deps.chain.readHeight();
-    } catch {
-      height = null;
-    }
-    let status: StatusRead;
-    try {
-      status = await deps.chain.readStatus(input.attempt.signature);
-    } catch (err) {
-      state = { kind: "pending", reason: `status unreadable: ${err instanceof Error ? err.message : String(err)}` };
-      continue;
-    }
-    state = await judgeAttempt(deps.chain, input.attempt, height, status);
+    const look = await lookAtAttempt(deps.chain, input.attempt);
+    state = look.state;
     if (state.kind !== "pending") break;
-    if (height && height.blockHeight > input.attempt.lastValidBlockHeight) pastHeight = true;
+    if (look.pastHeight) pastHeight = true;
   }
   return { state, sends, sendErrors };
+}
+
+/**
+ * One look at a sent attempt: our node's height and the signature's status, judged (judgeAttempt);
+ * `pastHeight` once the chain is past its last valid height, when nothing sent again can land it.
+ * An unreadable status leaves it pending.
+ */
+export async function lookAtAttempt(
+  chain: SendChain,
+  attempt: Attempt,
+): Promise<{ state: AttemptState; pastHeight: boolean }> {
+  let height: HeightRead | null = null;
+  try {
+    height = await chain.readHeight();
+  } catch {
+    height = null;
+  }
+  let status: StatusRead;
+  try {
+    status = await chain.readStatus(attempt.signature);
+  } catch (err) {
+    const reason = `status unreadable: ${err instanceof Error ? err.message : String(err)}`;
+    return { state: { kind: "pending", reason }, pastHeight: false };
+  }
+  const state = await judgeAttempt(chain, attempt, height, status);
+  return { state, pastHeight: height !== null && height.blockHeight > attempt.lastValidBlockHeight };
 }

@@ -16,7 +16,7 @@ import {
   priceApiReference,
   type ReferencePrice,
 } from "./floor.ts";
-import { inspectSwapTransaction, SwapRefusedError } from "./transaction-inspector.ts";
+import { type InspectionReport, inspectSwapTransaction, SwapRefusedError } from "./transaction-inspector.ts";
 
 // A live swap up to the moment the key would touch it: our reference price, the aggregator's
 // quote judged against our floor (floor.ts), the aggregator's transaction inspected against that
@@ -151,21 +151,20 @@ export function logQuoted(log: Logger, req: SwapRequest, quote: Quote, floor: Fl
   });
 }
 
-export async function prepareSwap(d: PrepareDeps, req: SwapRequest, fee: PriorityFee): Promise<PreparedSwap> {
-  const ctx = logContext(req);
-  const ref = await referencePrice(d.prices, req);
-  const quote = await d.quotes.quote(quoteRequestOf(req));
-  const floor = await judgeLiveQuote(d, req, quote, ref);
-
-  const built = await d.quotes.swapTransaction(quote, req.walletAddress, fee);
-  if (built.simulationError) {
-    throw new TradingError("The swap aggregator reports that the swap would fail", {
-      simulationError: clipJson(built.simulationError),
-    });
-  }
-  const tx = deserialize(built.swapTransaction);
+/**
+ * The aggregator's own transaction inspected against OUR floor before anything signs it
+ * (transaction-inspector.ts); a refusal is logged with its check and thrown.
+ */
+export async function inspectBeforeSigning(
+  d: Pick<PrepareDeps, "inspector" | "allowedPrograms" | "log">,
+  req: SwapRequest,
+  tx: VersionedTransaction,
+  floor: FloorVerdict,
+  fee: PriorityFee,
+  what: "swap" | "order",
+): Promise<InspectionReport> {
   try {
-    await inspectSwapTransaction(
+    return await inspectSwapTransaction(
       { chain: d.inspector, allowedPrograms: d.allowedPrograms, logger: d.log },
       {
         transaction: tx,
@@ -181,9 +180,28 @@ export async function prepareSwap(d: PrepareDeps, req: SwapRequest, fee: Priorit
     );
   } catch (err) {
     if (err instanceof SwapRefusedError)
-      d.log.warn("live swap refused before signing; nothing sent", { ...ctx, check: err.check, reason: err.message });
+      d.log.warn(`live ${what} refused before signing; nothing sent`, {
+        ...logContext(req),
+        check: err.check,
+        reason: err.message,
+      });
     throw err;
   }
+}
+
+export async function prepareSwap(d: PrepareDeps, req: SwapRequest, fee: PriorityFee): Promise<PreparedSwap> {
+  const ref = await referencePrice(d.prices, req);
+  const quote = await d.quotes.quote(quoteRequestOf(req));
+  const floor = await judgeLiveQuote(d, req, quote, ref);
+
+  const built = await d.quotes.swapTransaction(quote, req.walletAddress, fee);
+  if (built.simulationError) {
+    throw new TradingError("The swap aggregator reports that the swap would fail", {
+      simulationError: clipJson(built.simulationError),
+    });
+  }
+  const tx = deserialize(built.swapTransaction);
+  await inspectBeforeSigning(d, req, tx, floor, fee, "swap");
   // Our blockhash, read after the inspection (the freshest), replaces the aggregator's: its
   // lastValidBlockHeight is then known from our own read, and that is what expiry is judged by.
   const blockhash = await d.sender.latestBlockhash();

@@ -9,7 +9,7 @@ import type { SwapRequest } from "../executor.ts";
 import { amountsFromChain, type LiveSwapFill, rentOfFill } from "../live-executor.ts";
 import type { LiveTradeJournal } from "../live-journal.ts";
 import type { SendChain } from "./chain-reads.ts";
-import { type Attempt, broadcastUntilSettled } from "./outcome.ts";
+import { type Attempt, type AttemptState, broadcastUntilSettled } from "./outcome.ts";
 import { BASE_FEE_LAMPORTS, clipJson, type PreparedSwap } from "./prepare-swap.ts";
 
 // A prepared swap from signing to its outcome: sign in memory, optionally simulate signed,
@@ -34,6 +34,24 @@ export interface SendDeps {
 }
 
 export type SendOutcome = { kind: "fill"; fill: LiveSwapFill } | { kind: "expired"; signature: string };
+
+/**
+ * A failed attempt is journaled failed and thrown; a proven expiry is journaled expired and
+ * reported (true), for the caller to say what it means; anything else is left to the caller.
+ */
+export function journalUnlanded(
+  journal: Pick<LiveTradeJournal, "resolve">,
+  signature: string,
+  outcome: AttemptState,
+): boolean {
+  if (outcome.kind === "failed") {
+    journal.resolve(signature, "failed", { error: clipJson(outcome.err) });
+    throw new TradingError("The swap transaction failed on chain", { signature, error: clipJson(outcome.err) });
+  }
+  if (outcome.kind !== "expired") return false;
+  journal.resolve(signature, "expired", { error: "blockhash expired before confirmation (proven)" });
+  return true;
+}
 
 export async function signAndSend(d: SendDeps, req: SwapRequest, prep: PreparedSwap): Promise<SendOutcome> {
   const { quote, tx, blockhash } = prep;
@@ -105,14 +123,7 @@ export async function signAndSend(d: SendDeps, req: SwapRequest, prep: PreparedS
       sendErrors: sent.sendErrors,
       outcome: outcome.kind,
     });
-    if (outcome.kind === "failed") {
-      d.journal.resolve(signature, "failed", { error: clipJson(outcome.err) });
-      throw new TradingError("The swap transaction failed on chain", { signature, error: clipJson(outcome.err) });
-    }
-    if (outcome.kind === "expired") {
-      d.journal.resolve(signature, "expired", { error: "blockhash expired before confirmation (proven)" });
-      return { kind: "expired", signature };
-    }
+    if (journalUnlanded(d.journal, signature, outcome)) return { kind: "expired", signature };
     const fill = (
       status: "pending" | "confirmed",
       landed?: LandedTransaction,
