@@ -30,14 +30,40 @@ export interface LoggerOptions {
   secrets?: () => readonly string[];
 }
 
+let pendingLines: string[] = [];
+let flushQueued = false;
+
+/** Writes the lines logged so far (a process that exits writes what is left first). */
+function flushStdout(): void {
+  flushQueued = false;
+  if (pendingLines.length === 0) return;
+  const text = `${pendingLines.join("\n")}\n`;
+  pendingLines = [];
+  process.stdout.write(text);
+}
+
+/**
+ * A line to stdout, written with the others logged in the same run of the event loop at its end
+ * (a microtask, never a timer): the signals one commit answers cost one write to stdout, not one
+ * each, and every line is out before the loop waits for anything.
+ */
+function toStdout(line: string): void {
+  pendingLines.push(line);
+  if (flushQueued) return;
+  flushQueued = true;
+  queueMicrotask(flushStdout);
+}
+
+process.on("exit", flushStdout);
+
 export function createLogger(opts: LoggerOptions, base: LogContext = {}): Logger {
-  const write = opts.write ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const write = opts.write ?? toStdout;
   const emit = (level: Exclude<LogLevel, "silent">, msg: string, ctx?: LogContext) => {
     if (rank[level] < rank[opts.level]) return;
     const requestId = requestContext.getStore()?.requestId;
     const record: LogContext = { level, time: new Date().toISOString(), msg, ...base, ...ctx };
     if (requestId && record.requestId === undefined) record.requestId = requestId;
-    let line = JSON.stringify(record, redactReplacer);
+    let line = plainRecord(record) ? JSON.stringify(record) : JSON.stringify(record, redactReplacer);
     for (const s of opts.secrets?.() ?? [])
       if (s.length >= 8 && line.includes(s)) line = line.split(s).join("[REDACTED]");
     write(line);
@@ -49,6 +75,19 @@ export function createLogger(opts: LoggerOptions, base: LogContext = {}): Logger
     error: (m, c) => emit("error", m, c),
     child: (ctx) => createLogger(opts, { ...base, ...ctx }),
   };
+}
+
+/**
+ * Only strings, numbers and booleans, under names that are not secret: what the replacer would
+ * leave as it is, so the line is written without calling it for every field.
+ */
+function plainRecord(record: LogContext): boolean {
+  for (const key in record) {
+    const value = record[key];
+    if (value === undefined || value === null) continue;
+    if (typeof value === "object" || typeof value === "bigint" || SECRET_KEYS.test(key)) return false;
+  }
+  return true;
 }
 
 function redactReplacer(key: string, value: unknown): unknown {
