@@ -18,6 +18,7 @@ import { PositionMonitor } from "../trading/position-monitor.ts";
 import { simulationFeeModel } from "../trading/rules/simulation-fees.ts";
 import { SignalProcessor } from "../trading/signal-processor.ts";
 import { SimulationExecutor } from "../trading/simulation-executor.ts";
+import { routePriorityFeeEstimate } from "../trading/simulation-priority-fee.ts";
 import { TokenScreen } from "../trading/token-screen.ts";
 import { TradingEngine } from "../trading/trading-engine.ts";
 import type { ServiceOptions } from "./options.ts";
@@ -60,7 +61,23 @@ export function createTradingArea(config: Config, d: Deps, opts: ServiceOptions)
   // The demo market has no chain: its made-up tokens have no mint accounts to read.
   const mintInfo = config.DEMO_MARKET ? null : (live?.mintInfo ?? null);
   const screen = new TokenScreen({ mintInfo, quotes: market.quotes, logger, clock });
-  const fees = simulationFeeModel(config);
+  // Under SWAP_API=build a simulated swap pays live's own estimate for its route, read over the
+  // live RPC (src/trading/simulation-priority-fee.ts); without one, the cap.
+  const fees = simulationFeeModel(
+    config,
+    live && !config.DEMO_MARKET
+      ? routePriorityFeeEstimate({
+          rpc: live.rpc,
+          clock,
+          logger,
+          setting: {
+            percentile: config.LIVE_PRIORITY_FEE_PERCENTILE,
+            maxLamports: BigInt(config.LIVE_PRIORITY_FEE_MAX),
+            computeUnitLimit: config.LIVE_COMPUTE_UNIT_LIMIT,
+          },
+        })
+      : undefined,
+  );
   const executors: Partial<Record<"simulation" | "live", TradeExecutor>> = {
     ...(market.quotes.configured ? { simulation: new SimulationExecutor(market.quotes, fees, screen) } : {}),
     ...(live?.executor ? { live: live.executor } : {}),

@@ -55,11 +55,12 @@ export class SimulationExecutor implements TradeExecutor {
     if (outputAtomic <= 0n) throw new TradingError("The quote returned no output amount");
     if (req.screening && this.screen)
       await this.screen.check(req.tokenMint, outputAtomic, req.screening, req.slippageBps);
+    const estimated = this.fees.estimate ? await this.fees.estimate(quote) : null;
     return {
       // A sale debits every token the wallet sent, the fee included.
       inputAtomic: req.side === "SELL" ? req.amountAtomic : BigInt(quote.inAmount),
       outputAtomic,
-      feesSol: simulatedSwapFeeSol(this.fees, quote),
+      feesSol: simulatedSwapFeeSol(this.fees, quote, estimated),
       routes: routesOf(quote),
       priceImpactPct: quote.priceImpactPct,
       slippageBps: req.slippageBps,

@@ -1,5 +1,6 @@
 import { balanceOf } from "../agents/fixtures.ts";
 import { type FakeMarket, startFakeMarket } from "../fakes/market.ts";
+import { FakeSolanaRpc } from "../fakes/solana-rpc.ts";
 import { type ContextOptions, createApiKey, createTestContext, json, login, type TestContext } from "./context.ts";
 
 // A real service wired to the fake market, logged in, with a signals key: the base of every
@@ -17,6 +18,8 @@ export const RENT = "0.00203928";
 
 export interface TradingContext {
   fake: FakeMarket;
+  /** The fake Solana node, when started with `rpc: true`. */
+  rpc?: FakeSolanaRpc;
   ctx: TestContext;
   token: string;
   userId: string;
@@ -38,9 +41,11 @@ export interface TradingContext {
 }
 
 export async function startTrading(
-  opts: ContextOptions & { solUsd?: number; tokenUsd?: string } = {},
+  opts: ContextOptions & { solUsd?: number; tokenUsd?: string; rpc?: boolean } = {},
 ): Promise<TradingContext> {
   const fake = await startFakeMarket();
+  // A Solana node on the same fake (SOLANA_RPC_URL), for what the service reads over RPC.
+  const rpc = opts.rpc ? new FakeSolanaRpc(fake) : undefined;
   fake.setSolPrice(opts.solUsd ?? 100);
   fake.setToken(MINT, {
     symbol: "BONK",
@@ -52,7 +57,7 @@ export async function startTrading(
   fake.setToken(MINT2, { symbol: "WIF", priceUsd: "2", decimals: 6 });
   const ctx = await createTestContext({
     ...opts,
-    env: { ...fake.env(), ...opts.env },
+    env: { ...fake.env(), ...rpc?.env(), ...opts.env },
     services: { ...fake.serviceOptions(), ...opts.services },
   });
   const session = await login(ctx);
@@ -62,6 +67,7 @@ export async function startTrading(
   let unnamed = 0;
   const t: TradingContext = {
     fake,
+    rpc,
     ctx,
     token: session.token,
     userId: session.user.id,

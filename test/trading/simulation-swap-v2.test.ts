@@ -83,6 +83,57 @@ describe("SWAP_API=build (the default)", () => {
   });
 });
 
+describe("SWAP_API=build with a Solana RPC: the live estimate for the quoted route", () => {
+  /** The service with a fake node whose recent slots all paid `fee` micro-lamports per unit. */
+  async function withFees(fee: number, env: Record<string, string> = {}) {
+    const ctx = await startTrading({
+      rpc: true,
+      env: { SIMULATION_PRIORITY_FEE_SOL: "", LIVE_PRIORITY_FEE_MAX: "300000", ...env },
+    });
+    ctx.fake.v2.v1Retired = true;
+    ctx.rpc!.recentFees = Array.from({ length: 20 }, (_, i) => ({ slot: 100 + i, fee }));
+    return ctx;
+  }
+  const feeReads = (ctx: TradingContext) => ctx.rpc!.calls.filter((c) => c.method === "getRecentPrioritizationFees");
+
+  test("a quiet route: the 75th percentile of the node's fees over the route's writable accounts, at the compute-unit limit", async () => {
+    // 2,000 micro-lamports × 400,000 units = 800 lamports; + the 5,000-lamport signature.
+    t = await withFees(2_000);
+    const { buy, sell } = await buyThenClose(t);
+    expect([buy.fees, sell.fees]).toEqual(["0.0000058", "0.0000058"]);
+    const asked = feeReads(t);
+    expect(asked.length).toBeGreaterThan(0);
+    // The accounts asked about are the /build route's write-locked ones, the quote taker's among them.
+    const accounts = asked[0]!.params[0] as string[];
+    expect(accounts.length).toBeGreaterThan(0);
+    expect(accounts).toContain(DEFAULT_QUOTE_TAKER);
+  });
+
+  test("a busy route is charged at most LIVE_PRIORITY_FEE_MAX, as live pays", async () => {
+    t = await withFees(5_000_000);
+    const { buy } = await buyThenClose(t);
+    expect(buy.fees).toBe("0.000305");
+  });
+
+  test("a node that cannot say: the cap, never less", async () => {
+    t = await withFees(2_000);
+    for (let i = 0; i < 5; i++)
+      t.rpc!.failNext("getRecentPrioritizationFees", { code: -32603, message: "Internal error" });
+    const agent = await t.createAgent();
+    await t.postSignal();
+    await t.settle();
+    const [buy] = await txs(agent.id);
+    expect(buy.fees).toBe("0.000305");
+  });
+
+  test("an explicit SIMULATION_PRIORITY_FEE_SOL wins and the node is not asked", async () => {
+    t = await withFees(2_000, { SIMULATION_PRIORITY_FEE_SOL: "0.0002" });
+    const { buy } = await buyThenClose(t);
+    expect(buy.fees).toBe("0.000205");
+    expect(feeReads(t)).toEqual([]);
+  });
+});
+
 describe("SWAP_API=order", () => {
   test("the fill is the order's outAmount (Jupiter's fee already out), routes lead with the router, the fee is the cap", async () => {
     t = await start({ SWAP_API: "order", LIVE_PRIORITY_FEE_MAX: "300000" });

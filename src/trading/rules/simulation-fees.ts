@@ -3,9 +3,10 @@
 // (docs/decisions.md "Simulation on Swap API v2"):
 // - the network's base fee (one signature);
 // - the priority fee: SIMULATION_PRIORITY_FEE_SOL when the operator set it (their choice wins);
-//   else the most a live swap pays: LIVE_PRIORITY_FEE_MAX (the cap of the
-//   getRecentPrioritizationFees estimate under `build`, of Jupiter's own fee under `v1`), under
-//   `order` the larger of that cap and the priority fee the order's own transaction names;
+//   else under `build` live's own estimate for the quoted route when a Solana RPC can give it
+//   (`estimate`, ../simulation-priority-fee.ts), otherwise what a live swap pays at most:
+//   LIVE_PRIORITY_FEE_MAX (the cap of that estimate under `build`, of Jupiter's own fee under
+//   `v1`), under `order` the larger of that cap and the priority fee the order's transaction names;
 // - under `build` with JITO_BLOCK_ENGINE_URL set, the Jito tip every live swap then carries (Jito
 //   is build mode's only: an order is landed by Jupiter, a v1 swap sent as it comes).
 // Jupiter's /order fee is not charged here: it is already out of the order's outAmount.
@@ -24,6 +25,11 @@ export interface SimulationFeeModel {
   orderPriorityFee: boolean;
   /** Jito tip per swap (lamports); 0 when live swaps are not sent as bundles. */
   tipLamports: number;
+  /**
+   * SWAP_API=build without an explicit fee, with a Solana RPC: the live estimate for the quoted
+   * route (lamports), charged instead of the cap; null when it cannot be had (the cap is charged).
+   */
+  estimate?: (quote: Quote) => Promise<number | null>;
 }
 
 export type SimulationFeeConfig = Pick<
@@ -32,7 +38,10 @@ export type SimulationFeeConfig = Pick<
 >;
 
 /** The fee model of every simulated swap under this configuration. */
-export function simulationFeeModel(config: SimulationFeeConfig): SimulationFeeModel {
+export function simulationFeeModel(
+  config: SimulationFeeConfig,
+  estimate?: SimulationFeeModel["estimate"],
+): SimulationFeeModel {
   const explicit = config.SIMULATION_PRIORITY_FEE_SOL;
   const tipLamports = config.SWAP_API === "build" && config.JITO_BLOCK_ENGINE_URL ? config.JITO_TIP_LAMPORTS : 0;
   if (explicit !== undefined) {
@@ -41,19 +50,36 @@ export function simulationFeeModel(config: SimulationFeeConfig): SimulationFeeMo
     return { priorityFeeLamports: lamports, orderPriorityFee: false, tipLamports };
   }
   const cap = config.LIVE_PRIORITY_FEE_MAX;
-  return { priorityFeeLamports: cap, orderPriorityFee: config.SWAP_API === "order", tipLamports };
+  return {
+    priorityFeeLamports: cap,
+    orderPriorityFee: config.SWAP_API === "order",
+    tipLamports,
+    ...(estimate && config.SWAP_API === "build" ? { estimate } : {}),
+  };
 }
 
-/** Lamports of priority fee and tip one simulated swap pays, given the quote it fills at. */
-export function simulatedPriorityLamports(model: SimulationFeeModel, quote?: Pick<Quote, "order">): number {
+/**
+ * Lamports of priority fee and tip one simulated swap pays, given the quote it fills at and the
+ * live estimate for its route when the model has one (null or absent: the cap).
+ */
+export function simulatedPriorityLamports(
+  model: SimulationFeeModel,
+  quote?: Pick<Quote, "order">,
+  estimated?: number | null,
+): number {
+  if (estimated !== undefined && estimated !== null) return estimated + model.tipLamports;
   const ordered = model.orderPriorityFee ? (quote?.order?.prioritizationFeeLamports ?? 0) : 0;
   return Math.max(model.priorityFeeLamports, ordered) + model.tipLamports;
 }
 
 /** SOL charged for one simulated swap: the base fee plus simulatedPriorityLamports. */
-export function simulatedSwapFeeSol(model: SimulationFeeModel, quote?: Pick<Quote, "order">): Big {
+export function simulatedSwapFeeSol(
+  model: SimulationFeeModel,
+  quote?: Pick<Quote, "order">,
+  estimated?: number | null,
+): Big {
   return new Big(SIMULATION_NETWORK_FEE_SOL).plus(
-    new Big(simulatedPriorityLamports(model, quote)).div(LAMPORTS_PER_SOL),
+    new Big(simulatedPriorityLamports(model, quote, estimated)).div(LAMPORTS_PER_SOL),
   );
 }
 
