@@ -48,6 +48,27 @@ afterAll(async () => {
 
 const t = hasChromium ? test : test.skip;
 
+/** Runs a step; a failure says where the page was (URL, headings, refused requests, page errors). */
+async function step<T>(what: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    const headings = await page
+      .locator("h1, h2")
+      .allTextContents()
+      .catch(() => []);
+    const state = {
+      url: page.url(),
+      headings,
+      failedResponses,
+      pageErrors: served?.pageErrors ?? [],
+    };
+    throw new Error(
+      `${what}: ${err instanceof Error ? err.message.split("\n")[0] : String(err)}; page: ${JSON.stringify(state)}`,
+    );
+  }
+}
+
 t(
   "a first visit shows the login form without a refused refresh request",
   async () => {
@@ -69,7 +90,7 @@ t(
 t(
   "Notifications: a refused bot token is shown with its error, and no link code is offered",
   async () => {
-    await page.getByRole("link", { name: "Notifications" }).click();
+    await step("open Notifications", () => page.getByRole("link", { name: "Notifications" }).click());
     await page.getByRole("heading", { name: "Telegram" }).waitFor();
     await page.getByText("bot token refused").waitFor();
     await page.getByText("(401 Unauthorized)").waitFor();
@@ -85,7 +106,7 @@ t(
   async () => {
     await page.goto(`${origin}/#/agents/${agentId}/strategy`);
     const field = page.getByLabel("Signal types to buy on");
-    expect(await field.inputValue()).toBe("");
+    expect(await step("read the signal types", () => field.inputValue())).toBe("");
     await page.getByText("empty = every type except sell, exit, close").waitFor();
     await field.fill("buy\ndip");
     await page.getByRole("button", { name: "Save strategy" }).click();
@@ -102,7 +123,7 @@ t(
   "performance: 'Win rate' is a dash while no trade closed",
   async () => {
     await page.goto(`${origin}/#/agents/${agentId}/performance`);
-    await page.getByRole("heading", { name: "Performance" }).waitFor();
+    await step("open Performance", () => page.getByRole("heading", { name: "Performance" }).waitFor());
     const rate = page.locator("dt:text-is('Win rate') + dd");
     expect(await rate.textContent()).toBe("–");
     // The session held all along.
