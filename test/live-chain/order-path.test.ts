@@ -1,10 +1,9 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { Keypair } from "@solana/web3.js";
-import { Big, toAtomic } from "../../src/money.ts";
 import type { ChainAggregator, Pool } from "../fakes/chain-aggregator.ts";
 import type { LiteSvmRpc } from "../fakes/litesvm-rpc.ts";
 import { json, type TestContext } from "../helpers/context.ts";
-import { type LiveService, startLiveService } from "./live-service.ts";
+import { type LiveService, lamports, ledgerLamports, startLiveService, type TradeRecord } from "./live-service.ts";
 
 // The live order path (SWAP_API=order, docs/decisions.md "Live order path") through the whole
 // service over HTTP on litesvm: Jupiter's v1 retired, a live agent buys and sells through
@@ -33,7 +32,6 @@ beforeEach(async () => {
 afterEach(() => service.stop());
 
 const req = (method: string, path: string, body?: unknown) => ctx.request(method, path, { token, body });
-const lamports = (sol: string) => toAtomic(new Big(sol), 9);
 const liveAgent = () => service.agent("live", FIXED, "order");
 const walletTxs = () => [...chain.landed.values()].filter((t) => t.keys.static[0] === address);
 /** /order requests for the wallet (the screen's route-back quote asks without a taker). */
@@ -60,27 +58,9 @@ const journal = () =>
     )
     .all();
 
-interface Row {
-  transactionType: "BUY" | "SELL";
-  inputAmount: string;
-  outputAmount: string;
-  fees: string;
-  rentDepositSol: string;
-  rentRefundSol: string;
-  routes: string[];
-  status: string;
-}
+type Row = TradeRecord & { routes: string[]; status: string };
 const records = async (agentId: string): Promise<Row[]> =>
   (await json(await req("GET", `/api/v1/agent-transactions?agentId=${agentId}`))).reverse();
-/** initial − Σ BUY(inputAmount + fees + rentDepositSol) + Σ SELL(outputAmount − fees + rentRefundSol), lamports. */
-const fromRecords = (initial: bigint, rows: Row[]) =>
-  rows.reduce(
-    (s, r) =>
-      r.transactionType === "BUY"
-        ? s - lamports(r.inputAmount) - lamports(r.fees) - lamports(r.rentDepositSol)
-        : s + lamports(r.outputAmount) - lamports(r.fees) + lamports(r.rentRefundSol),
-    initial,
-  );
 
 async function close(agentId: string): Promise<number> {
   const [pos] = await json(await req("GET", `/api/v1/agent-positions/${agentId}`));
@@ -121,7 +101,7 @@ describe("buying and selling through /order + /execute", () => {
       ["SELL", "confirmed", ["iris", "LiteSVM Pool"]],
     ]);
     expect(recs[0]).toMatchObject({ inputAmount: "0.1", outputAmount: "100" });
-    expect(fromRecords(start, recs)).toBe(chain.lamportsOf(address));
+    expect(ledgerLamports(start, recs)).toBe(chain.lamportsOf(address));
   });
 
   test("Jupiter's order fee, taken in SOL, is in `fees` beside the network fee; the price excludes it and the books still equal the chain", async () => {
@@ -144,7 +124,7 @@ describe("buying and selling through /order + /execute", () => {
     expect(lamports(sale!.fees)).toBe(saleTx.fee + saleFee);
     expect(sale!.outputAmount).toBe("0.0995");
     expect(journal().map((r) => r.order_fee_bps)).toEqual([50, 50]);
-    expect(fromRecords(start, await records(agentId))).toBe(chain.lamportsOf(address));
+    expect(ledgerLamports(start, await records(agentId))).toBe(chain.lamportsOf(address));
   });
 });
 
@@ -233,7 +213,7 @@ describe("journal first, one order, the chain decides", () => {
       routes: ["okx", "LiteSVM Pool"],
     });
     expect(lamports(buy!.fees)).toBe(landed.fee + 500_000n);
-    expect(fromRecords(start, await records(agentId))).toBe(chain.lamportsOf(address));
+    expect(ledgerLamports(start, await records(agentId))).toBe(chain.lamportsOf(address));
     expect(agg.v2.executeRequests).toHaveLength(1);
   });
 

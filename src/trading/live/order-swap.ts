@@ -18,15 +18,8 @@ import type { InspectorChain, SendChain } from "./chain-reads.ts";
 import type { FloorVerdict } from "./floor.ts";
 import { executeUntilSettled, type OrderExecutor, splitOrderFee } from "./order-outcome.ts";
 import type { Attempt } from "./outcome.ts";
-import {
-  BASE_FEE_LAMPORTS,
-  clipJson,
-  inspectBeforeSigning,
-  judgeLiveFloor,
-  logContext,
-  referencePrice,
-} from "./prepare-swap.ts";
-import { journalUnlanded } from "./send-swap.ts";
+import { BASE_FEE_LAMPORTS, inspectBeforeSigning, judgeLiveFloor, logContext, referencePrice } from "./prepare-swap.ts";
+import { journalUnlanded, simulateSigned } from "./send-swap.ts";
 
 // A live swap through Jupiter's /order + /execute (SWAP_API=order; docs/decisions.md "Live order
 // path"). The same rules as our own sends, where Jupiter lands the transaction:
@@ -168,13 +161,7 @@ export async function swapByOrder(d: OrderSwapDeps, req: SwapRequest, fee: Prior
     signature,
     requestId: prep.requestId,
   };
-  if (d.simulateBeforeSend) {
-    const sim = await d.rpc.simulateTransaction(wire);
-    if (sim.err) {
-      d.log.warn("live order simulation failed; not executed", { ...logCtx, error: clipJson(sim.err) });
-      throw new TradingError("Transaction simulation failed; nothing was sent", { error: clipJson(sim.err) });
-    }
-  }
+  if (d.simulateBeforeSend) await simulateSigned(d, wire, logCtx, "order");
   d.assertNotStarted(req);
   d.journal.writeAhead(
     {

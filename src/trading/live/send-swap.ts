@@ -53,6 +53,26 @@ export function journalUnlanded(
   return true;
 }
 
+/**
+ * LIVE_SIMULATE_BEFORE_SEND: the SIGNED transaction simulated (signatures verified) before the
+ * journal row; a failure throws and nothing is sent.
+ */
+export async function simulateSigned(
+  d: { rpc: Pick<SolanaRpcClient, "simulateTransaction">; log: Logger },
+  wire: string,
+  logCtx: Record<string, unknown>,
+  what: "swap" | "order",
+): Promise<void> {
+  const sim = await d.rpc.simulateTransaction(wire);
+  if (!sim.err) return;
+  d.log.warn(`live ${what} simulation failed; not sent`, {
+    ...logCtx,
+    error: clipJson(sim.err),
+    logs: sim.logs.slice(-5),
+  });
+  throw new TradingError("Transaction simulation failed; nothing was sent", { error: clipJson(sim.err) });
+}
+
 export async function signAndSend(d: SendDeps, req: SwapRequest, prep: PreparedSwap): Promise<SendOutcome> {
   const { quote, tx, blockhash } = prep;
   d.wallets.signTransaction(req.walletAddress, tx);
@@ -77,17 +97,7 @@ export async function signAndSend(d: SendDeps, req: SwapRequest, prep: PreparedS
   };
   d.log.info("live swap signed", logCtx);
 
-  if (d.simulateBeforeSend) {
-    const sim = await d.rpc.simulateTransaction(wire);
-    if (sim.err) {
-      d.log.warn("live swap simulation failed; not sent", {
-        ...logCtx,
-        error: clipJson(sim.err),
-        logs: sim.logs.slice(-5),
-      });
-      throw new TradingError("Transaction simulation failed; nothing was sent", { error: clipJson(sim.err) });
-    }
-  }
+  if (d.simulateBeforeSend) await simulateSigned(d, wire, logCtx, "swap");
 
   // While this swap was quoted and inspected, the reconciler may have settled an earlier attempt.
   d.assertNotStarted(req);
