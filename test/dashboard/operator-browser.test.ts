@@ -20,6 +20,8 @@ let origin = "";
 let page: Page;
 let agentId = "";
 const failedResponses: string[] = [];
+/** Auth responses, navigations and console errors in order, for a failed step's report. */
+const trail: string[] = [];
 /** Refused auth requests (the offline test context's SOL price answers 503: not the dashboard's). */
 const refusedAuth = () => failedResponses.filter((r) => r.includes("/api/v1/auth/"));
 
@@ -37,6 +39,13 @@ beforeAll(async () => {
   ({ origin, page } = served);
   page.on("response", (r) => {
     if (r.status() >= 400) failedResponses.push(`${r.status()} ${r.url()}`);
+    if (r.url().includes("/api/v1/auth/")) trail.push(`${r.status()} ${new URL(r.url()).pathname}`);
+  });
+  page.on("framenavigated", (f) => {
+    if (f === page.mainFrame()) trail.push(`navigated ${f.url()}`);
+  });
+  page.on("console", (m) => {
+    if (m.type() === "error" || m.type() === "warning") trail.push(`console ${m.type()}: ${m.text()}`);
   });
 }, 60_000);
 
@@ -62,6 +71,7 @@ async function step<T>(what: string, run: () => Promise<T>): Promise<T> {
       headings,
       failedResponses,
       pageErrors: served?.pageErrors ?? [],
+      trail,
     };
     throw new Error(
       `${what}: ${err instanceof Error ? err.message.split("\n")[0] : String(err)}; page: ${JSON.stringify(state)}`,
