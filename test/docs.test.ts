@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { configSchema } from "../src/config.ts";
 
@@ -31,8 +31,22 @@ test("README's strategy example is a valid configuration and says what it sets",
   expect(result.config.filters.minLiquidity).toBe(50000);
 });
 
+const records = readdirSync(join(root, "docs", "decisions")).filter((f) => f.endsWith(".md"));
+
+test("docs/decisions.md links every decision record, and every link leads to one", () => {
+  const index = readFileSync(join(root, "docs", "decisions.md"), "utf8");
+  const linked = [...index.matchAll(/\]\(decisions\/([^)]+\.md)\)/g)].map((m) => m[1]);
+  expect([...linked].sort()).toEqual([...records].sort());
+});
+
 test("no merge conflict markers are left in the documentation", () => {
-  const files = ["README.md", "docs/decisions.md", "test/fakes/README.md", ".env.example"];
+  const files = [
+    "README.md",
+    "docs/decisions.md",
+    ...records.map((f) => `docs/decisions/${f}`),
+    "test/fakes/README.md",
+    ".env.example",
+  ];
   for (const file of files) {
     const text = readFileSync(join(root, file), "utf8");
     const marker = /^(<{7} |={7}$|>{7} )/m.exec(text);
