@@ -72,6 +72,8 @@ async function step<T>(what: string, run: () => Promise<T>): Promise<T> {
       failedResponses,
       pageErrors: served?.pageErrors ?? [],
       trail,
+      // The service's own warnings and errors (LOG_LEVEL=warn here), the last ten.
+      serviceLog: ctx.logs.slice(-10),
     };
     throw new Error(
       `${what}: ${err instanceof Error ? err.message.split("\n")[0] : String(err)}; page: ${JSON.stringify(state)}`,
