@@ -113,7 +113,7 @@ t(
     await page.getByLabel("Password").fill(ADMIN_PASSWORD);
     await page.getByLabel("Remember me").check();
     await page.getByRole("button", { name: "Log in" }).click();
-    await page.getByRole("heading", { name: "Agents" }).waitFor();
+    await page.getByRole("heading", { name: "Agents", exact: true }).waitFor();
     await page.getByText("Live", { exact: true }).waitFor();
     // The refresh token is in an HttpOnly cookie: page scripts cannot see it, only the session
     // hint that says there is one to resume (src/http/routes/auth/refresh-cookie.ts).

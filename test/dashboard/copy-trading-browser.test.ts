@@ -42,7 +42,7 @@ t(
     await page.getByLabel("Email").fill(ADMIN_EMAIL);
     await page.getByLabel("Password").fill(ADMIN_PASSWORD);
     await page.getByRole("button", { name: "Log in" }).click();
-    await page.getByRole("heading", { name: "Agents" }).waitFor();
+    await page.getByRole("heading", { name: "Agents", exact: true }).waitFor();
     await page.getByRole("link", { name: "Copy trading" }).click();
     await page.getByText("No wallets followed yet.").waitFor();
 

@@ -35,7 +35,7 @@ test.skipIf(!hasChromium)(
     await page.getByLabel("Email").fill(ADMIN_EMAIL);
     await page.getByLabel("Password").fill(ADMIN_PASSWORD);
     await page.getByRole("button", { name: "Log in" }).click();
-    await page.getByRole("heading", { name: "Agents" }).waitFor();
+    await page.getByRole("heading", { name: "Agents", exact: true }).waitFor();
     await page.getByLabel("Agent name").fill("Demo bot");
     await page.getByRole("button", { name: "Create agent" }).click();
     await page.getByRole("heading", { name: "Demo bot" }).waitFor();

@@ -90,10 +90,10 @@ t(
     await page.getByLabel("Email").fill(ADMIN_EMAIL);
     await page.getByLabel("Password").fill(ADMIN_PASSWORD);
     await page.getByRole("button", { name: "Log in" }).click();
-    await page.getByRole("heading", { name: "Agents" }).waitFor();
+    await page.getByRole("heading", { name: "Agents", exact: true }).waitFor();
     // A reload resumes the session from the cookie (the hint cookie says there is one).
     await page.reload();
-    await page.getByRole("heading", { name: "Agents" }).waitFor();
+    await page.getByRole("heading", { name: "Agents", exact: true }).waitFor();
     expect(refusedAuth()).toEqual([]);
   },
   STEP_MS,

@@ -92,7 +92,7 @@ t(
     // Remember me: the session outlives the day the clock is moved forward later.
     await page.getByLabel("Remember me").check();
     await page.getByRole("button", { name: "Log in" }).click();
-    await page.getByRole("heading", { name: "Agents" }).waitFor();
+    await page.getByRole("heading", { name: "Agents", exact: true }).waitFor();
     // No webhook is disabled: the overview has no warning.
     await expect(page.getByRole("alert", { name: "Disabled webhooks" }).count()).resolves.toBe(0);
     await page.getByRole("link", { name: "Notifications" }).click();
@@ -254,7 +254,7 @@ t(
     // The access token has expired on the moved clock: the page refreshes it from the cookie.
     await page.getByRole("link", { name: "Overview" }).click();
     const warning = page.getByRole("alert", { name: "Disabled webhooks" });
-    await page.getByRole("heading", { name: "Agents" }).waitFor();
+    await page.getByRole("heading", { name: "Agents", exact: true }).waitFor();
     await warning.waitFor();
     const said = (await warning.textContent()) ?? "";
     expect(said).toContain(failing.url);
