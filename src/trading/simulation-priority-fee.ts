@@ -2,6 +2,7 @@ import type { Clock } from "../clock.ts";
 import type { Logger } from "../logger.ts";
 import type { RpcCaller } from "../market/mint-info.ts";
 import type { Quote } from "../market/types.ts";
+import { writableAccounts } from "./live/build-assembly.ts";
 import { estimatePriorityFee, type PriorityFeeSetting } from "./live/priority-fee.ts";
 
 // SWAP_API=build with SIMULATION_PRIORITY_FEE_SOL unset: a simulated swap pays the priority fee a
@@ -45,25 +46,14 @@ export function routePriorityFeeEstimate(d: {
   };
 }
 
-type RawInstruction = { accounts?: Array<{ pubkey?: unknown; isWritable?: unknown }> } | null | undefined;
-
 /**
- * The accounts a /build answer's route write-locks (setup, swap, cleanup and other instructions,
- * as the live assembly orders them); null for an answer without a route's instructions (/order,
- * v1), whose fill then pays the cap.
+ * The accounts a /build answer's route write-locks, as the live assembly counts them
+ * (writableAccounts); null for a quote without a route's instructions (/order, v1), whose fill
+ * then pays the cap. A /build quote's document was validated by the v2 client before it became
+ * a Quote.
  */
 function writableOfRoute(raw: Readonly<Record<string, unknown>>): string[] | null {
-  const swap = raw.swapInstruction as RawInstruction;
-  if (!swap || !Array.isArray(swap.accounts)) return null;
-  const list = (v: unknown): RawInstruction[] => (Array.isArray(v) ? (v as RawInstruction[]) : []);
-  const route = [
-    ...list(raw.setupInstructions),
-    swap,
-    raw.cleanupInstruction as RawInstruction,
-    ...list(raw.otherInstructions),
-  ];
-  const out = new Set<string>();
-  for (const ix of route)
-    for (const a of ix?.accounts ?? []) if (a.isWritable === true && typeof a.pubkey === "string") out.add(a.pubkey);
-  return out.size > 0 ? [...out] : null;
+  if (!raw.swapInstruction || !Array.isArray(raw.setupInstructions)) return null;
+  const writable = writableAccounts(raw as unknown as Parameters<typeof writableAccounts>[0]);
+  return writable.length > 0 ? writable : null;
 }

@@ -56,20 +56,37 @@ const decode = (ix: ApiInstruction): Instruction => ({
   data: new Uint8Array(Buffer.from(ix.data, "base64")),
 });
 
+/** The instruction lists of a /build answer (as parsed, or its raw document: missing lists are empty). */
+interface RouteLists<T> {
+  setupInstructions: readonly T[];
+  swapInstruction: T;
+  cleanupInstruction?: T | null;
+  otherInstructions?: readonly T[];
+}
+
 /** /build's route in execution order: setup, swap, cleanup, then the other instructions. */
-function routeInstructions(build: BuildInstructions): Instruction[] {
+function routeOrder<T>(build: RouteLists<T>): T[] {
   return [
     ...build.setupInstructions,
     build.swapInstruction,
     ...(build.cleanupInstruction ? [build.cleanupInstruction] : []),
-    ...build.otherInstructions,
-  ].map(decode);
+    ...(build.otherInstructions ?? []),
+  ];
 }
 
-/** Accounts the route write-locks (what its priority fee competes for). */
-export function writableAccounts(build: BuildInstructions): string[] {
+function routeInstructions(build: BuildInstructions): Instruction[] {
+  return routeOrder(build).map(decode);
+}
+
+/**
+ * Accounts the route write-locks (what its priority fee competes for): the live assembly's and a
+ * simulated fill's (the /build answer the v2 client validated), no instruction data decoded.
+ */
+export function writableAccounts(
+  build: RouteLists<{ accounts: ReadonlyArray<{ pubkey: string; isWritable: boolean }> }>,
+): string[] {
   const out = new Set<string>();
-  for (const ix of routeInstructions(build)) for (const a of ix.accounts) if (a.isWritable) out.add(a.pubkey);
+  for (const ix of routeOrder(build)) for (const a of ix.accounts) if (a.isWritable) out.add(a.pubkey);
   return [...out];
 }
 

@@ -4,7 +4,7 @@ import type { JupiterSwapV2Client } from "../../market/jupiter-swap-v2.ts";
 import type { RpcCaller } from "../../market/mint-info.ts";
 import type { SwapRequest } from "../executor.ts";
 import { together } from "../together.ts";
-import { prepareBuildSwap, resolveLookupTables, writableAccounts } from "./build-assembly.ts";
+import { type BuildInstructions, prepareBuildSwap, resolveLookupTables, writableAccounts } from "./build-assembly.ts";
 import type { BlockhashRead } from "./chain-reads.ts";
 import {
   BASE_FEE_LAMPORTS,
@@ -154,7 +154,7 @@ async function readAfterBuild(
   d: PrepareBuildDeps,
   req: SwapRequest,
   quote: Parameters<typeof screenLiveBuy>[2],
-  build: Parameters<typeof writableAccounts>[0],
+  build: BuildInstructions,
 ): Promise<AfterBuild> {
   const s = d.build;
   const [, estimate, tip, lookupTables, blockhash] = await together([
