@@ -11,6 +11,7 @@ import { QuotePricing } from "../market/quote-pricing.ts";
 import type { Metrics } from "../metrics/metrics.ts";
 import { SignalService } from "../signals/signal-service.ts";
 import type { TradeExecutor } from "../trading/executor.ts";
+import { priorityFeeSettingOf } from "../trading/live/priority-fee.ts";
 import type { LiveTrading } from "../trading/live-trading.ts";
 import { PriceWaits } from "../trading/monitor-prices.ts";
 import { PositionLocks } from "../trading/position-locks.ts";
@@ -70,11 +71,7 @@ export function createTradingArea(config: Config, d: Deps, opts: ServiceOptions)
           rpc: live.rpc,
           clock,
           logger,
-          setting: {
-            percentile: config.LIVE_PRIORITY_FEE_PERCENTILE,
-            maxLamports: BigInt(config.LIVE_PRIORITY_FEE_MAX),
-            computeUnitLimit: config.LIVE_COMPUTE_UNIT_LIMIT,
-          },
+          setting: priorityFeeSettingOf(config),
         })
       : undefined,
   );

@@ -20,6 +20,7 @@ import { rpcInspectorChain, rpcSendChain } from "./live/chain-reads.ts";
 import { TokenAccountCloser } from "./live/close-token-account.ts";
 import { allowedPrograms } from "./live/inspection-rules.ts";
 import type { BuildSettings } from "./live/prepare-build.ts";
+import { priorityFeeSettingOf } from "./live/priority-fee.ts";
 import { type ConfirmationOptions, LiveExecutor } from "./live-executor.ts";
 import { LiveTradeJournal } from "./live-journal.ts";
 import { LiveReconciler, type ReconcileReport } from "./live-reconciler.ts";
@@ -209,9 +210,7 @@ export class LiveTrading {
     return {
       v2,
       rpc: this.rpc,
-      percentile: c.LIVE_PRIORITY_FEE_PERCENTILE,
-      maxPriorityFeeLamports: c.LIVE_PRIORITY_FEE_MAX,
-      computeUnitLimit: c.LIVE_COMPUTE_UNIT_LIMIT,
+      fee: priorityFeeSettingOf(c),
       jito: jito ? { client: jito, tipLamports: c.JITO_TIP_LAMPORTS } : null,
     };
   }

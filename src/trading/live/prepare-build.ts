@@ -17,7 +17,7 @@ import {
   referencePrice,
   screenLiveBuy,
 } from "./prepare-swap.ts";
-import { estimatePriorityFee, feeLamports, type PriorityFee } from "./priority-fee.ts";
+import { estimatePriorityFee, feeLamports, type PriorityFee, type PriorityFeeSetting } from "./priority-fee.ts";
 import { SwapRefusedError } from "./transaction-inspector.ts";
 
 // A live swap on Swap API v2 `/build` (SWAP_API=build) up to the moment the key would touch it:
@@ -41,12 +41,8 @@ export interface BuildSettings {
   v2: Pick<JupiterSwapV2Client, "build">;
   /** getRecentPrioritizationFees. */
   rpc: RpcCaller;
-  /** LIVE_PRIORITY_FEE_PERCENTILE. */
-  percentile: number;
-  /** LIVE_PRIORITY_FEE_MAX (lamports per transaction). */
-  maxPriorityFeeLamports: number;
-  /** LIVE_COMPUTE_UNIT_LIMIT. */
-  computeUnitLimit: number;
+  /** LIVE_PRIORITY_FEE_PERCENTILE, LIVE_PRIORITY_FEE_MAX and LIVE_COMPUTE_UNIT_LIMIT. */
+  fee: PriorityFeeSetting;
   /** JITO_BLOCK_ENGINE_URL set: the swap carries a tip and goes out as a bundle. */
   jito: JitoSending | null;
 }
@@ -82,7 +78,7 @@ export async function prepareBuild(
   try {
     after = await readAfterBuild(d, req, quote, build);
     logQuoted(d.log, req, quote, floor, ref);
-    micro = exitPrice(after.estimate.microLamportsPerUnit, minPriorityLamports, s.computeUnitLimit);
+    micro = exitPrice(after.estimate.microLamportsPerUnit, minPriorityLamports, s.fee.computeUnitLimit);
     // Compiled with OUR blockhash: the inspection simulates exactly the message that is signed.
     prepared = await prepareBuildSwap(
       { chain: d.inspector },
@@ -96,11 +92,11 @@ export async function prepareBuild(
           minOutAmount: floor.minOutAtomic,
         },
         blockhash: after.blockhash.blockhash,
-        computeUnitLimit: s.computeUnitLimit,
+        computeUnitLimit: s.fee.computeUnitLimit,
         microLamportsPerUnit: micro,
         allowedPrograms: d.allowedPrograms,
         tip: after.tip,
-        maxFeeLamports: BASE_FEE_LAMPORTS + feeLamports(micro, s.computeUnitLimit),
+        maxFeeLamports: BASE_FEE_LAMPORTS + feeLamports(micro, s.fee.computeUnitLimit),
         lookupTables: after.lookupTables,
       },
     );
@@ -113,7 +109,7 @@ export async function prepareBuild(
       });
     throw err;
   }
-  const priorityLamports = feeLamports(micro, s.computeUnitLimit);
+  const priorityLamports = feeLamports(micro, s.fee.computeUnitLimit);
   const { tip, estimate } = after;
   d.log.info("live swap assembled", {
     ...logContext(req),
@@ -159,12 +155,7 @@ async function readAfterBuild(
   const s = d.build;
   const [, estimate, tip, lookupTables, blockhash] = await together([
     () => screenLiveBuy(d, req, quote),
-    () =>
-      estimatePriorityFee(s.rpc, writableAccounts(build), {
-        percentile: s.percentile,
-        maxLamports: BigInt(s.maxPriorityFeeLamports),
-        computeUnitLimit: s.computeUnitLimit,
-      }),
+    () => estimatePriorityFee(s.rpc, writableAccounts(build), s.fee),
     () => (s.jito ? jitoTip(s.jito) : undefined),
     () => resolveLookupTables(d.inspector, build.addressesByLookupTableAddress),
     () => d.sender.latestBlockhash(),

@@ -1,3 +1,4 @@
+import type { Config } from "../../config.ts";
 import type { RpcCaller } from "../../market/mint-info.ts";
 
 // The priority fee of a transaction this service assembles (Swap API v2 /build): read
@@ -16,6 +17,17 @@ export interface PriorityFeeSetting {
   /** Most the priority fee may cost per transaction, lamports. */
   maxLamports: bigint;
   computeUnitLimit: number;
+}
+
+/** The live model's setting from the configuration (the live build path and simulated fills). */
+export function priorityFeeSettingOf(
+  c: Pick<Config, "LIVE_PRIORITY_FEE_PERCENTILE" | "LIVE_PRIORITY_FEE_MAX" | "LIVE_COMPUTE_UNIT_LIMIT">,
+): PriorityFeeSetting {
+  return {
+    percentile: c.LIVE_PRIORITY_FEE_PERCENTILE,
+    maxLamports: BigInt(c.LIVE_PRIORITY_FEE_MAX),
+    computeUnitLimit: c.LIVE_COMPUTE_UNIT_LIMIT,
+  };
 }
 
 export interface PriorityFee {
