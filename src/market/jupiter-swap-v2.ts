@@ -18,13 +18,19 @@ import type { Quote, QuoteProvider, QuoteRequest } from "./types.ts";
 //   POST /execute {signedTransaction, requestId}  (idempotent per requestId for about 2 minutes)
 //        → {status: "Success" | "Failed", signature, slot, code, error, inputAmountResult,
 //           outputAmountResult, ...}.
-// Every document is zod-parsed; extra fields pass through (Quote.raw keeps them).
+// Every document is zod-parsed as a tolerant reader (docs/decisions/live-send-guards.md): a field
+// the service uses is strict (an answer without it, or with another type, is refused); a field it
+// does not use (`unused`) may be absent, null or of any type, and then reads as absent; extra
+// fields pass through (Quote.raw keeps them).
 
 export type SwapApi = "build" | "order" | "v1";
 
 const base58 = z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/, "a base58 address");
 const atomicText = z.string().regex(/^\d+$/, "a whole number of atomic units");
 const base64 = z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, "base64");
+
+/** A field the service does not act on: when it is not what the documentation says, it is absent. */
+const unused = <S extends z.ZodType>(schema: S) => schema.optional().catch(undefined);
 
 const accountMeta = z.object({ pubkey: base58, isSigner: z.boolean(), isWritable: z.boolean() });
 const apiInstructionSchema = z.object({ programId: base58, accounts: z.array(accountMeta), data: base64 });
@@ -39,7 +45,8 @@ const quoteFields = {
   swapMode: z.literal("ExactIn").optional(),
   slippageBps: z.number().int().min(0).max(10_000),
   priceImpactPct: z.string().optional(),
-  routePlan: z.array(z.object({ swapInfo: z.object({ label: z.string().optional() }).loose() }).loose()).optional(),
+  // Only labels the trade's `routes` (parseQuote reads it leniently too).
+  routePlan: unused(z.array(z.object({ swapInfo: z.object({ label: z.string().optional() }).loose() }).loose())),
 };
 
 const buildResponseSchema = z
@@ -61,15 +68,25 @@ export type BuildResponse = z.output<typeof buildResponseSchema>;
 const orderResponseSchema = z
   .object({
     ...quoteFields,
-    router: z.string().optional(),
-    mode: z.string().optional(),
+    router: z.string().nullable().optional(),
+    mode: unused(z.string()),
     feeBps: z.number().int().min(0).max(10_000).default(0),
-    feeMint: z.string().optional(),
+    feeMint: unused(z.string()),
     prioritizationFeeLamports: z.number().int().min(0).optional(),
     requestId: z.string().min(1),
     transaction: base64.nullable().optional(),
-    lastValidBlockHeight: z.union([z.string().regex(/^\d+$/), z.number().int().min(0)]).optional(),
-    expireAt: z.string().optional(),
+    // Only raises the bound expiry is judged by when it is a height (order-swap.ts); else absent.
+    lastValidBlockHeight: unused(
+      z.union([
+        z
+          .string()
+          .regex(/^\d+$/)
+          .transform(Number)
+          .refine((n) => Number.isSafeInteger(n)),
+        z.number().int().min(0),
+      ]),
+    ),
+    expireAt: unused(z.string()),
   })
   .loose();
 type OrderResponse = z.output<typeof orderResponseSchema>;
@@ -78,13 +95,14 @@ const executeResponseSchema = z
   .object({
     status: z.enum(["Success", "Failed"]),
     signature: z.string().optional(),
-    slot: z.union([z.string(), z.number()]).optional(),
-    code: z.number().int(),
-    error: z.string().optional(),
-    inputAmountResult: atomicText.optional(),
-    outputAmountResult: atomicText.optional(),
-    totalInputAmount: atomicText.optional(),
-    totalOutputAmount: atomicText.optional(),
+    // Logged only: the outcome and the amounts are the chain's (order-outcome.ts).
+    code: unused(z.number().int()),
+    error: unused(z.string()),
+    slot: unused(z.union([z.string(), z.number()])),
+    inputAmountResult: unused(atomicText),
+    outputAmountResult: unused(atomicText),
+    totalInputAmount: unused(atomicText),
+    totalOutputAmount: unused(atomicText),
   })
   .loose();
 export type ExecuteResponse = z.output<typeof executeResponseSchema>;

@@ -10,7 +10,8 @@ import type { PriorityFee, Quote, QuoteProvider, QuoteRequest, SwapTransaction }
 //           contextSlot, timeTaken}; amounts are atomic-unit strings, priceImpactPct a fraction.
 //        A pair it cannot route answers 400 {error, errorCode: "COULD_NOT_FIND_ANY_ROUTE"}.
 //   POST /swap/v1/swap {quoteResponse, userPublicKey, prioritizationFeeLamports, ...}
-//        → {swapTransaction (base64), lastValidBlockHeight, prioritizationFeeLamports, ...}.
+//        → {swapTransaction (base64), lastValidBlockHeight, prioritizationFeeLamports, ...}; only
+//          swapTransaction is required (the rest is reported or not read at all).
 // The quote object goes back to /swap exactly as it came (Quote.raw).
 
 /** Cap on the aggregator-chosen priority fee of the setting "auto": 0.001 SOL. */
@@ -64,15 +65,13 @@ export class JupiterSwapClient implements QuoteProvider {
       dynamicComputeUnitLimit: true,
       prioritizationFeeLamports: prioritizationFee(priorityFee),
     });
+    // A tolerant reader: only swapTransaction is required. Its lastValidBlockHeight is not read (our
+    // own blockhash replaces Jupiter's: live/prepare-swap.ts); the fee and limit are reported only.
     const b = obj(body);
     const tx = str(b?.swapTransaction);
-    const lastValid = int(b?.lastValidBlockHeight);
-    if (!b || tx === null || lastValid === null) {
-      throw unexpectedResponse(this.http.service, "swap answer without swapTransaction and lastValidBlockHeight");
-    }
+    if (!b || tx === null) throw unexpectedResponse(this.http.service, "swap answer without swapTransaction");
     return {
       swapTransaction: tx,
-      lastValidBlockHeight: lastValid,
       prioritizationFeeLamports: int(b.prioritizationFeeLamports),
       computeUnitLimit: int(b.computeUnitLimit),
       simulationError: b.simulationError ?? null,

@@ -131,7 +131,6 @@ export type PriorityFee = number | "auto";
 export interface SwapTransaction {
   /** Base64 serialized (versioned) transaction, unsigned; the wallet's key signs it. */
   swapTransaction: string;
-  lastValidBlockHeight: number;
   prioritizationFeeLamports: number | null;
   computeUnitLimit: number | null;
   /** The aggregator's own simulation error, when it reports one (null otherwise). */

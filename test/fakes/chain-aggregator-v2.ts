@@ -84,6 +84,8 @@ export class SwapV2 {
   executeLies = false;
   /** New orders are born expired: /execute answers code -1 without sending anything. */
   ordersExpireAtOnce = false;
+  /** Fields laid over every /order answer (a field the service does not use, null or odd). */
+  orderPatch: Record<string, unknown> = {};
   /** Called after each /order answer with a transaction is made (a test moves the chain on). */
   onOrder: (() => void) | null = null;
   /** Called with each /execute body as it arrives (a test looks at the journal then). */
@@ -203,7 +205,7 @@ export class SwapV2 {
       this.orders.set(requestId, { body, message: v0.serialize(), result: null, expired: this.ordersExpireAtOnce });
       this.onOrder?.();
     }
-    return Response.json(body);
+    return Response.json({ ...body, ...this.orderPatch });
   }
 
   private async execute(raw: unknown): Promise<Response> {

@@ -130,7 +130,7 @@ export class FakeMarket extends LocalServer {
   readonly streams: HermesStreams;
   /** Swap API v2 (/swap/v2/order, /build): the router and fee /order names; v1 answering 404. */
   v2 = { router: "iris", feeBps: 0, prioritizationFeeLamports: 0, v1Retired: false };
-  swap = {
+  swap: { lastValidBlockHeight: number | null; blockhash: string; computeUnitLimit: number } = {
     lastValidBlockHeight: 250_000_000,
     blockhash: "EETubP5AKHgjPAhzPAFcb8BAY1hMH639CWCFTqi3hq1k",
     computeUnitLimit: 200_000,

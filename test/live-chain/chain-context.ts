@@ -25,7 +25,7 @@ export interface ChainContext {
     pool: Pool,
     amount: bigint,
     opts?: { slippageBps?: number; priorityFee?: number },
-  ): Promise<{ tx: VersionedTransaction; intent: SwapIntent; lastValidBlockHeight: number; outAmount: bigint }>;
+  ): Promise<{ tx: VersionedTransaction; intent: SwapIntent; outAmount: bigint }>;
   close(): Promise<void>;
 }
 
@@ -62,7 +62,6 @@ export async function startChain(): Promise<ChainContext> {
       return {
         tx: VersionedTransaction.deserialize(Buffer.from(s.swapTransaction, "base64")),
         intent: { side, mint, inAmount: amount, minOutAmount: BigInt(quote.otherAmountThreshold) },
-        lastValidBlockHeight: s.lastValidBlockHeight,
         outAmount: BigInt(quote.outAmount),
       };
     },

@@ -104,6 +104,17 @@ describe("buying and selling through /order + /execute", () => {
     expect(ledgerLamports(start, recs)).toBe(chain.lamportsOf(address));
   });
 
+  test("an /order answer whose unused fields are null or of another type still trades (lastValidBlockHeight: null, expireAt a number, mode an object)", async () => {
+    agg.v2.orderPatch = { lastValidBlockHeight: null, expireAt: 1_700_000_000, mode: { ultra: true }, feeMint: 7 };
+    const agentId = await liveAgent();
+    const start = chain.lamportsOf(address);
+    const id = await service.signal(pool.mint);
+    expect(evaluation(id, agentId)).toMatchObject({ outcome: "traded", reason: null });
+    expect(await close(agentId)).toBe(200);
+    expect(journal().map((r) => r.status)).toEqual(["confirmed", "confirmed"]);
+    expect(ledgerLamports(start, await records(agentId))).toBe(chain.lamportsOf(address));
+  });
+
   test("Jupiter's order fee, taken in SOL, is in `fees` beside the network fee; the price excludes it and the books still equal the chain", async () => {
     agg.v2.feeBps = 50;
     agg.v2.router = "jupiterz";

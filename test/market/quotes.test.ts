@@ -22,6 +22,7 @@ const fake = await fakeMarketPerFile(() => {
   fake.quote.routeLabels = ["Raydium"];
   fake.quote.noRoute.clear();
   fake.quoteOverrides.clear();
+  fake.swap.lastValidBlockHeight = 250_000_000;
   fake.setSolPrice("150", { push: false });
   fake.setToken(BONK, { symbol: "BONK", priceUsd: "0.0042", decimals: 6 });
 });
@@ -94,11 +95,22 @@ test("the swap transaction request sends the quote back unchanged", async () => 
   });
   // Byte for byte the JSON the aggregator issued.
   expect(JSON.stringify((sent.body as { quoteResponse: unknown }).quoteResponse)).toBe([...fake.issuedQuotes].at(-1)!);
-  expect(swap.lastValidBlockHeight).toBe(250_000_000);
   expect(swap.prioritizationFeeLamports).toBe(12_345);
   expect(swap.simulationError).toBeNull();
   const tx = VersionedTransaction.deserialize(Buffer.from(swap.swapTransaction, "base64"));
   expect(tx.message.staticAccountKeys[0]!.toBase58()).toBe(user); // fee payer
+});
+
+test("a swap answer whose unused fields are null or of another type is read (a tolerant reader: only swapTransaction is required)", async () => {
+  fake.swap.lastValidBlockHeight = null;
+  const h = v1Harness(fake);
+  const q = await h.market.quotes.quote({ inputMint: SOL_MINT, outputMint: BONK, amount: "1000", slippageBps: 50 });
+  const swap = await h.market.quotes.swapTransaction(q, user, 0);
+  expect(
+    VersionedTransaction.deserialize(
+      Buffer.from(swap.swapTransaction, "base64"),
+    ).message.staticAccountKeys[0]!.toBase58(),
+  ).toBe(user);
 });
 
 test("priority fee auto asks the aggregator for a capped fee", async () => {
