@@ -37,6 +37,17 @@ const sourceUrl = (def: string) =>
     .refine((v) => v === "" || URL.canParse(v), { error: "must be an http(s) URL or empty" })
     .transform((v) => v.replace(/\/+$/, ""));
 
+/** Comma-separated base58 addresses (empty: none); `error` names what a malformed entry breaks. */
+const base58List = (error: string) =>
+  z
+    .string()
+    .default("")
+    .refine((v) => parseExtraPrograms(v).ok, { error })
+    .transform((v) => {
+      const r = parseExtraPrograms(v);
+      return r.ok ? r.programs : [];
+    });
+
 const optionalSecret = z
   .string()
   .optional()
@@ -141,17 +152,15 @@ export const configSchema = z.object({
   JITO_BLOCK_ENGINE_URL: sourceUrl(""),
   JITO_TIP_LAMPORTS: int(10_000, 1_000, 10_000_000),
   /**
+   * The accounts a Jito tip may go to, comma-separated base58. Empty: Jito's eight published
+   * mainnet tip accounts (market/jito.ts). A block engine listing any other is refused before signing.
+   */
+  JITO_TIP_ACCOUNTS: base58List("must be comma-separated base58 addresses"),
+  /**
    * Programs a live swap may call besides the built-in ones (Compute Budget, System, SPL Token,
    * Token-2022, Associated Token Account, Jupiter v6): comma-separated base58 program ids.
    */
-  LIVE_EXTRA_PROGRAMS: z
-    .string()
-    .default("")
-    .refine((v) => parseExtraPrograms(v).ok, { error: "must be comma-separated base58 program ids" })
-    .transform((v) => {
-      const r = parseExtraPrograms(v);
-      return r.ok ? r.programs : [];
-    }),
+  LIVE_EXTRA_PROGRAMS: base58List("must be comma-separated base58 program ids"),
 
   HTTP_TIMEOUT_MS: int(5000, 100, 120000),
   PRICE_NETWORK_URL: sourceUrl("https://hermes.pyth.network"),

@@ -11,6 +11,21 @@ import { type HttpClient, ProviderError, unexpectedResponse } from "./http-clien
 // A JSON-RPC error object becomes a ProviderError naming the block engine.
 
 export const JITO_SERVICE = "jitoBlockEngine";
+/**
+ * Jito's eight mainnet tip accounts, as its block engines answer getTipAccounts
+ * (https://docs.jito.wtf/lowlatencytxnsend/): the only accounts a tip goes to unless
+ * JITO_TIP_ACCOUNTS replaces them (docs/decisions/live-send-guards.md).
+ */
+export const JITO_MAINNET_TIP_ACCOUNTS: readonly string[] = Object.freeze([
+  "96gYZGLnJYVFmbjzopPSU6QiEV5fGqZNyN9nmNhvrZU5",
+  "HFqU5x63VTqvQss8hp11i4wVV8bD44PvwucfZ2bU7gRe",
+  "Cw8CFyM9FkoMi7K7Crf6HNQqf4uEMzpKw6QNghXLvLkY",
+  "ADaUMid9yfUytqMBgopwjb2DTLSokTSzL1zt6iGPaS49",
+  "DfXygSm4jCyNCybVYYK6DwvWqjKee8pbDmJGcLWNDXjh",
+  "ADuUkR4vqLUMWXxW9gh6D6L8pMSawimctcNZ5pGwDcEt",
+  "DttWaMuVvTiduZRnguLF7jNxTgiMBZ1hyAumKUiL2KRL",
+  "3AVi9Tg9Uo68tJfuvoKvqKNWKkC5wPdSSdeBnizKZ6jT",
+]);
 const JITO_PATH = "/api/v1/bundles";
 /** Jito's limit on transactions per bundle. */
 const MAX_BUNDLE_TRANSACTIONS = 5;

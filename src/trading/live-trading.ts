@@ -7,7 +7,7 @@ import type { EventBus } from "../events/bus.ts";
 import type { Logger } from "../logger.ts";
 import { type FetchLike, HttpClient } from "../market/http-client.ts";
 import type { MarketServices } from "../market/index.ts";
-import { JITO_SERVICE, JitoClient } from "../market/jito.ts";
+import { JITO_MAINNET_TIP_ACCOUNTS, JITO_SERVICE, JitoClient } from "../market/jito.ts";
 import { MintInfoSource } from "../market/mint-info.ts";
 import { RpcRequestBudget } from "../market/rpc-budget.ts";
 import { SolanaRpcClient } from "../market/solana-rpc.ts";
@@ -85,6 +85,7 @@ export class LiveTrading {
       | "LIVE_COMPUTE_UNIT_LIMIT"
       | "JITO_BLOCK_ENGINE_URL"
       | "JITO_TIP_LAMPORTS"
+      | "JITO_TIP_ACCOUNTS"
       | "LIVE_EXIT_PRIORITY_FEE_MAX"
       | "LIVE_SIMULATE_BEFORE_SEND"
       | "LIVE_TRADING_ENABLED"
@@ -211,7 +212,13 @@ export class LiveTrading {
       v2,
       rpc: this.rpc,
       fee: priorityFeeSettingOf(c),
-      jito: jito ? { client: jito, tipLamports: c.JITO_TIP_LAMPORTS } : null,
+      jito: jito
+        ? {
+            client: jito,
+            tipLamports: c.JITO_TIP_LAMPORTS,
+            pinned: new Set(c.JITO_TIP_ACCOUNTS.length > 0 ? c.JITO_TIP_ACCOUNTS : JITO_MAINNET_TIP_ACCOUNTS),
+          }
+        : null,
     };
   }
 

@@ -1,12 +1,14 @@
 import { createHash } from "node:crypto";
-import { Keypair, SystemProgram, VersionedTransaction } from "@solana/web3.js";
+import { Keypair, PublicKey, SystemProgram, VersionedTransaction } from "@solana/web3.js";
 import bs58 from "bs58";
 import type { LiteSvmRpc } from "./litesvm-rpc.ts";
 import { LocalServer } from "./local-server.ts";
 
 // A Jito block engine on 127.0.0.1 that lands bundles on the litesvm chain, speaking the JSON-RPC
 // of https://docs.jito.wtf/lowlatencytxnsend/ on POST /api/v1/bundles:
-//   getTipAccounts → [8 base58 addresses] (fresh keys, funded on the chain so a small tip is valid)
+//   getTipAccounts → [8 base58 addresses] (Jito's published mainnet tip accounts, as
+//     https://docs.jito.wtf/lowlatencytxnsend/ answers them; funded on the chain so a small tip is
+//     valid). `hostileTipAccount` set: that address is listed too (a wrong or hostile engine URL).
 //   sendBundle [[base64...], {encoding: "base64"}] → bundle id (sha256 of the signatures, hex);
 //     at most 5 transactions; a bundle without a System transfer to a tip account is refused
 //     (-32602, as a bundle the engine would never pick); base58 is accepted too, as Jito does.
@@ -15,16 +17,31 @@ import { LocalServer } from "./local-server.ts";
 // Controls: `dropNext` (accept the next bundle, never land it), `bundles`, `requests`.
 
 const TIP_FUNDING = 1_000_000n;
+/** What mainnet's block engine answers getTipAccounts (in its order). */
+const MAINNET_TIP_ACCOUNTS = [
+  "96gYZGLnJYVFmbjzopPSU6QiEV5fGqZNyN9nmNhvrZU5",
+  "HFqU5x63VTqvQss8hp11i4wVV8bD44PvwucfZ2bU7gRe",
+  "Cw8CFyM9FkoMi7K7Crf6HNQqf4uEMzpKw6QNghXLvLkY",
+  "ADaUMid9yfUytqMBgopwjb2DTLSokTSzL1zt6iGPaS49",
+  "DfXygSm4jCyNCybVYYK6DwvWqjKee8pbDmJGcLWNDXjh",
+  "ADuUkR4vqLUMWXxW9gh6D6L8pMSawimctcNZ5pGwDcEt",
+  "DttWaMuVvTiduZRnguLF7jNxTgiMBZ1hyAumKUiL2KRL",
+  "3AVi9Tg9Uo68tJfuvoKvqKNWKkC5wPdSSdeBnizKZ6jT",
+];
 
 export class FakeJitoBlockEngine extends LocalServer {
-  readonly tipAccounts = Array.from({ length: 8 }, () => Keypair.generate().publicKey);
+  readonly tipAccounts = MAINNET_TIP_ACCOUNTS.map((a) => new PublicKey(a));
+  /** Listed by getTipAccounts after the published ones, and accepted as a tip (funded on the chain). */
+  readonly hostileTipAccount = Keypair.fromSeed(new Uint8Array(32).fill(7)).publicKey;
+  /** getTipAccounts lists hostileTipAccount too. */
+  listHostile = false;
   readonly requests: Array<{ method: string; params: unknown[] }> = [];
   readonly bundles = new Map<string, { signatures: string[]; landed: boolean; slot: number }>();
   dropNext = false;
 
   constructor(readonly chain: LiteSvmRpc) {
     super();
-    for (const a of this.tipAccounts) chain.airdrop(a, TIP_FUNDING);
+    for (const a of [...this.tipAccounts, this.hostileTipAccount]) chain.airdrop(a, TIP_FUNDING);
   }
 
   protected async handle(req: Request): Promise<Response> {
@@ -40,7 +57,7 @@ export class FakeJitoBlockEngine extends LocalServer {
     const ok = (result: unknown) => Response.json({ jsonrpc: "2.0", id, result });
     switch (method) {
       case "getTipAccounts":
-        return ok(this.tipAccounts.map((a) => a.toBase58()));
+        return ok(this.listed().map((a) => a.toBase58()));
       case "sendBundle": {
         const r = this.sendBundle(params);
         return typeof r === "string" ? ok(r) : error(r.code, r.message);
@@ -108,10 +125,14 @@ export class FakeJitoBlockEngine extends LocalServer {
     return bundleId;
   }
 
+  private listed(): PublicKey[] {
+    return this.listHostile ? [...this.tipAccounts, this.hostileTipAccount] : this.tipAccounts;
+  }
+
   /** Whether the transaction transfers lamports to a tip account (System transfer, static keys). */
   private tips(tx: VersionedTransaction): boolean {
     const keys = tx.message.staticAccountKeys;
-    const tipSet = new Set(this.tipAccounts.map((a) => a.toBase58()));
+    const tipSet = new Set(this.listed().map((a) => a.toBase58()));
     return tx.message.compiledInstructions.some((ix) => {
       if (!keys[ix.programIdIndex]?.equals(SystemProgram.programId)) return false;
       const to = keys[ix.accountKeyIndexes[1] ?? -1];

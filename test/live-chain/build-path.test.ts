@@ -269,6 +269,35 @@ describe("Jito bundles (JITO_BLOCK_ENGINE_URL set)", () => {
     expect(v1Requests()).toEqual([]);
   });
 
+  test("a block engine listing a tip account outside Jito's published ones: refused before signing, nothing sent; JITO_TIP_ACCOUNTS naming it lets the swap go", async () => {
+    await start({ jito: true });
+    const engine = service.jito!;
+    engine.listHostile = true;
+    const agentId = await service.agent("live");
+    const id = await service.signal(pool.mint);
+    const ev = ctx.database.sqlite
+      .query<{ outcome: string; reason: string | null }, [number]>(
+        "SELECT outcome, reason FROM signal_evaluations WHERE signal_id = ?",
+      )
+      .get(id)!;
+    expect(ev.outcome).toBe("failed");
+    expect(ev.reason).toContain("Swap refused before signing");
+    expect(ev.reason).toContain(engine.hostileTipAccount.toBase58());
+    expect(engine.requests.filter((r) => r.method === "sendBundle")).toHaveLength(0);
+    expect(walletTxs()).toHaveLength(0);
+    expect(journal()).toHaveLength(0);
+    expect(count("positions", `agent_id = '${agentId}'`)).toBe(0);
+    await service.stop();
+
+    // The operator pins the engine's list, the extra account included.
+    const pinned = [...engine.tipAccounts, engine.hostileTipAccount].map((a) => a.toBase58()).join(",");
+    await start({ jito: true, env: { JITO_TIP_ACCOUNTS: pinned } });
+    service.jito!.listHostile = true;
+    await service.agent("live");
+    await service.signal(pool.mint);
+    expect(journal().map((r) => r.status)).toEqual(["confirmed"]);
+  });
+
   test("a tipped swap confirmed only after the executor gave up is settled by the reconciler with the tip in its fees", async () => {
     await start({ jito: true });
     const agentId = await service.agent("live");

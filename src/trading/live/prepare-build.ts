@@ -30,6 +30,11 @@ import { SwapRefusedError } from "./transaction-inspector.ts";
 
 interface JitoSending {
   client: Pick<JitoClient, "tipAccounts" | "tipAccount" | "sendBundle">;
+  /**
+   * The only accounts a tip may go to (JITO_TIP_ACCOUNTS, else Jito's published mainnet ones): a
+   * block engine listing any other is refused before signing, whatever URL it answers from.
+   */
+  pinned: ReadonlySet<string>;
   /** JITO_TIP_LAMPORTS: the tip each swap pays, and the most the inspection lets it pay. */
   tipLamports: number;
   /** Which tip account (0 ≤ pick < 1); default Math.random, as Jito asks, to spread write locks. */
@@ -165,10 +170,16 @@ async function readAfterBuild(
 
 async function jitoTip(j: JitoSending) {
   const lamports = BigInt(j.tipLamports);
+  const foreign = (await j.client.tipAccounts()).find((a) => !j.pinned.has(a));
+  if (foreign !== undefined)
+    throw new SwapRefusedError(
+      "sol",
+      `the Jito block engine lists tip account ${foreign}, which is not a pinned tip account (JITO_TIP_ACCOUNTS)`,
+    );
   return {
     account: await j.client.tipAccount((j.pick ?? Math.random)()),
     lamports,
-    tipAccounts: new Set(await j.client.tipAccounts()),
+    tipAccounts: j.pinned,
     maxTipLamports: lamports,
   };
 }
