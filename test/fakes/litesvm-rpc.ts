@@ -95,6 +95,11 @@ export class LiteSvmRpc extends LocalServer {
    * transactions that landed before it answer null, as a node without full history does.
    */
   firstAvailableSlot = 0;
+  /**
+   * Set: getLatestBlockhash answers this older blockhash (a node whose view is a few blocks behind
+   * the one another party, Jupiter, built a transaction on); everything else is unchanged.
+   */
+  behindBlockhash: { blockhash: string; lastValidBlockHeight: number } | null = null;
   private readonly failures = new Map<string, Array<{ code: number; message: string }>>();
   private readonly blockhashes = new Map<string, number>();
   private readonly heightAtSlot = new Map<number, number>();
@@ -232,7 +237,7 @@ export class LiteSvmRpc extends LocalServer {
       }
       case "getLatestBlockhash":
         this.minContext(cfg(0));
-        return this.ctx(this.latestBlockhash());
+        return this.ctx(this.behindBlockhash ?? this.latestBlockhash());
       case "isBlockhashValid": {
         this.minContext(cfg(1));
         const last = this.blockhashes.get(String(params[0]));

@@ -316,7 +316,9 @@ export class FakeSolanaRpc {
       case "isBlockhashValid":
         return {
           context: this.context(),
-          value: params[0] === this.market.swap.blockhash && this.blockHeight <= this.market.swap.lastValidBlockHeight,
+          value:
+            params[0] === this.market.swap.blockhash &&
+            this.blockHeight <= (this.market.swap.lastValidBlockHeight ?? 0),
         };
       case "getFirstAvailableBlock":
         return 0;

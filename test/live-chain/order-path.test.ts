@@ -251,6 +251,41 @@ describe("journal first, one order, the chain decides", () => {
   });
 });
 
+describe("expiry judged by the blockhash the order was signed with", () => {
+  test("our node's latest blockhash is older than the order's: the journal keeps the order's later bound (the larger of ours and the order's), and validity is read at confirmed", async () => {
+    const agentId = await liveAgent();
+    const orders = chain.latestBlockhash();
+    // Our node answers a blockhash 30 blocks older than the one Jupiter builds on.
+    chain.behindBlockhash = {
+      blockhash: Keypair.generate().publicKey.toBase58(),
+      lastValidBlockHeight: orders.lastValidBlockHeight - 30,
+    };
+    const id = await service.signal(pool.mint);
+    expect(evaluation(id, agentId)!.outcome).toBe("traded");
+    const row = ctx.database.sqlite
+      .query<{ blockhash: string; last_valid_block_height: number }, []>(
+        "SELECT blockhash, last_valid_block_height FROM live_trades",
+      )
+      .get()!;
+    expect(row).toEqual({ blockhash: orders.blockhash, last_valid_block_height: orders.lastValidBlockHeight });
+    const validity = chain.calls.filter((c) => c.method === "isBlockhashValid");
+    expect(validity.length).toBeGreaterThan(0);
+    for (const c of validity) expect(c.params[1]).toMatchObject({ commitment: "confirmed" });
+  });
+
+  test("an order whose lastValidBlockHeight is far beyond our node's bound is held to ours plus one blockhash lifetime (it cannot keep an attempt from ever expiring)", async () => {
+    const agentId = await liveAgent();
+    const ours = chain.latestBlockhash().lastValidBlockHeight;
+    agg.v2.orderPatch = { lastValidBlockHeight: String(ours + 1_000_000) };
+    const id = await service.signal(pool.mint);
+    expect(evaluation(id, agentId)!.outcome).toBe("traded");
+    const row = ctx.database.sqlite
+      .query<{ h: number }, []>("SELECT last_valid_block_height AS h FROM live_trades")
+      .get()!;
+    expect(row.h).toBe(ours + 150);
+  });
+});
+
 describe("refused before signing", () => {
   test("an order whose transaction moves extra SOL out of the wallet is refused before signing: nothing executed", async () => {
     const agentId = await liveAgent();

@@ -129,13 +129,11 @@ describe("broadcastUntilSettled against litesvm", () => {
     const s = await c.swap("buy", pool, 100_000_000n);
     const raw = signedBase64(s.tx, c.wallet);
     const signature = (await import("bs58")).default.encode(s.tx.signatures[0]!);
-    const attempt = {
-      signature,
-      blockhash: s.tx.message.recentBlockhash,
-      lastValidBlockHeight: s.lastValidBlockHeight,
-      signedAtSlot: c.chain.slot,
-    };
-    return { raw, signature, lastValidBlockHeight: s.lastValidBlockHeight, attempt };
+    // The bound of the blockhash the transaction carries (the chain's latest, which the fake built on).
+    const { blockhash, lastValidBlockHeight } = c.chain.latestBlockhash();
+    expect(s.tx.message.recentBlockhash).toBe(blockhash);
+    const attempt = { signature, blockhash, lastValidBlockHeight, signedAtSlot: c.chain.slot };
+    return { raw, signature, lastValidBlockHeight, attempt };
   }
 
   test("a send that errors but lands is found by its signature, and landed once", async () => {

@@ -46,8 +46,11 @@ export interface BlockhashRead {
 export interface SendChain {
   /** getLatestBlockhash (confirmed): the blockhash every swap is signed with, and its last valid height. */
   latestBlockhash(minContextSlot?: number): Promise<BlockhashRead>;
-  /** isBlockhashValid at or after `minContextSlot` (processed, as sendTransaction checks it). */
-  blockhashValid(blockhash: string, minContextSlot: number): Promise<boolean>;
+  /**
+   * isBlockhashValid at or after `minContextSlot`, at `confirmed`: a blockhash a confirmed bank
+   * holds stale is stale on every fork built on it (a processed bank may sit on a fork that loses).
+   */
+  blockhashValid(blockhash: string, minContextSlot: number): Promise<{ valid: boolean; contextSlot: number }>;
   /** getFirstAvailableBlock: the oldest slot whose transactions the node can still find. */
   firstAvailableSlot(): Promise<number>;
   /** Submits signed bytes once (maxRetries 0: this service rebroadcasts itself). */
@@ -118,12 +121,13 @@ export function rpcSendChain(rpc: RpcCaller): SendChain {
       return { blockhash: v.blockhash, lastValidBlockHeight: v.lastValidBlockHeight, contextSlot: r.context.slot };
     },
     async blockhashValid(blockhash, minContextSlot) {
-      const r = await rpc.call<{ value?: unknown }>("isBlockhashValid", [
+      const r = await rpc.call<{ context?: { slot?: unknown }; value?: unknown }>("isBlockhashValid", [
         blockhash,
-        { commitment: "processed", minContextSlot },
+        { commitment: "confirmed", minContextSlot },
       ]);
-      if (typeof r?.value !== "boolean") throw new Error("isBlockhashValid answered without a boolean value");
-      return r.value;
+      if (typeof r?.value !== "boolean" || typeof r.context?.slot !== "number")
+        throw new Error("isBlockhashValid answered without context and a boolean value");
+      return { valid: r.value, contextSlot: r.context.slot };
     },
     async firstAvailableSlot() {
       const r = await rpc.call<unknown>("getFirstAvailableBlock", []);

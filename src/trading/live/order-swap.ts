@@ -28,8 +28,8 @@ import { journalUnlanded, simulateSigned } from "./send-swap.ts";
 //   2. the order's opaque transaction inspected and simulated (transaction-inspector.ts): the
 //      wallet its fee payer and only signer (so its signature is known before /execute),
 //      Jupiter's priority fee within our cap, the post-state at least our floor,
-//   3. its blockhash (Jupiter's: replacing it would void the order) must be valid on OUR node,
-//      and its last valid height is bounded by our own getLatestBlockhash read after that check;
+//   3. its blockhash (Jupiter's: replacing it would void the order) must be valid on OUR node at
+//      `confirmed`; the attempt's last valid height is the bound of THAT blockhash (signedBound):
 //      expiry is proven by our reads on the order's own blockhash (outcome.ts judgeAttempt),
 //   4. sign; journal the signature, requestId, router and fee BEFORE /execute,
 //   5. /execute with the same bytes and requestId until Jupiter answers (order-outcome.ts); the
@@ -121,12 +121,18 @@ async function prepareOrder(d: OrderSwapDeps, req: SwapRequest, fee: PriorityFee
   });
   const tx = deserialize(got.order.transaction ?? "");
   const report = await inspectBeforeSigning(d, req, tx, floor, fee, "order");
-  // Our read first, then the order's blockhash checked at or after it: valid there means our
-  // node knew it, so it is no newer than our latest and its last valid height is at most ours.
   const ours = await d.sender.latestBlockhash();
-  if (!(await d.sender.blockhashValid(tx.message.recentBlockhash, ours.contextSlot)))
+  const check = await d.sender.blockhashValid(tx.message.recentBlockhash, ours.contextSlot);
+  if (!check.valid)
     throw new TradingError("The order's blockhash is not valid on our Solana node (stale or unknown); not signed", {
       requestId: got.order.requestId,
+    });
+  const bound = await signedBound(d.sender, ours, check.contextSlot, got.order.lastValidBlockHeight);
+  if (bound.orderHeldTo !== null)
+    d.log.warn("the order's lastValidBlockHeight is beyond what our node allows; held to our bound", {
+      requestId: got.order.requestId,
+      orderLastValidBlockHeight: got.order.lastValidBlockHeight,
+      lastValidBlockHeight: bound.lastValidBlockHeight,
     });
   return {
     quote,
@@ -136,9 +142,34 @@ async function prepareOrder(d: OrderSwapDeps, req: SwapRequest, fee: PriorityFee
     router: got.router,
     feeBps: got.feeBps,
     networkFeeLamports: report.feeLamports,
-    lastValidBlockHeight: ours.lastValidBlockHeight,
+    lastValidBlockHeight: bound.lastValidBlockHeight,
     readAtSlot: ours.contextSlot,
   };
+}
+
+/** Blocks a blockhash stays valid for (MAX_PROCESSING_AGE): no blockhash outlives our latest by more. */
+const BLOCKHASH_LIFETIME = 150;
+
+/**
+ * The last valid height of the order's blockhash, as an upper bound (expiry is proven only past
+ * it, so too high only waits longer; too low could call a landed order expired). Valid at
+ * `confirmed` at slot `validAt` means our node's confirmed bank held it there, so it is no newer
+ * than our latest blockhash at or after that slot: ours, re-read when the validity answer came
+ * from a later slot than our first read. Jupiter's own figure raises it (the larger wins), at
+ * most one blockhash lifetime above ours: a figure beyond that is not a height a blockhash our
+ * node accepts can have, and would keep an unlanded order from ever being proven expired.
+ */
+async function signedBound(
+  sender: Pick<SendChain, "latestBlockhash">,
+  ours: { lastValidBlockHeight: number; contextSlot: number },
+  validAt: number,
+  orders: number | undefined,
+): Promise<{ lastValidBlockHeight: number; orderHeldTo: number | null }> {
+  const latest = validAt > ours.contextSlot ? await sender.latestBlockhash(validAt) : ours;
+  const ceiling = latest.lastValidBlockHeight + BLOCKHASH_LIFETIME;
+  const stated = orders ?? 0;
+  const lastValidBlockHeight = Math.max(latest.lastValidBlockHeight, Math.min(stated, ceiling));
+  return { lastValidBlockHeight, orderHeldTo: stated > ceiling ? ceiling : null };
 }
 
 /** A confirmed or pending fill of the order; throws when it failed or provably expired. */

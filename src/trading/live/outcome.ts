@@ -86,7 +86,7 @@ export async function judgeAttempt(
   let valid: boolean;
   let firstSlot: number;
   try {
-    valid = await chain.blockhashValid(attempt.blockhash, status.contextSlot);
+    valid = (await chain.blockhashValid(attempt.blockhash, status.contextSlot)).valid;
     firstSlot = await chain.firstAvailableSlot();
   } catch (err) {
     return { kind: "pending", reason: `expiry not provable now: ${err instanceof Error ? err.message : String(err)}` };
