@@ -202,6 +202,11 @@ export const configSchema = z.object({
   WHALE_DATA_URL: sourceUrl("https://public-api.birdeye.so"),
   WHALE_DATA_API_KEY: optionalSecret,
   SOLANA_RPC_URL: sourceUrl("https://api.mainnet-beta.solana.com"),
+  /**
+   * A second Solana node (another provider): set, a sent swap is called expired only when this
+   * node proves it too, from its own reads; empty: SOLANA_RPC_URL alone is trusted with it.
+   */
+  SOLANA_CONFIRM_RPC_URL: sourceUrl(""),
   /** PRODUCT.md §7: a built-in synthetic market in place of every outside source (src/market/demo). */
   DEMO_MARKET: bool(false),
   /** Strategy lab (PRODUCT.md §7): days of 1-minute price bars recorded after each signal. */

@@ -39,7 +39,7 @@ export interface LiveReconcilerDeps {
   journal: LiveTradeJournal;
   rpc: Pick<SolanaRpcClient, "getTransaction" | "getBalances">;
   /** Finalized height and statuses with their context slots. */
-  sender: Pick<SendChain, "readHeight" | "readStatuses" | "blockhashValid" | "firstAvailableSlot">;
+  sender: Pick<SendChain, "readHeight" | "readStatuses" | "blockhashValid" | "firstAvailableSlot" | "confirmNode">;
   settlement: LiveSettlement;
   logger: Logger;
   /** USD per SOL for the settled records (the engine's solUsd). */

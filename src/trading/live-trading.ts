@@ -79,6 +79,7 @@ export class LiveTrading {
     private readonly config: Pick<
       Config,
       | "SOLANA_RPC_URL"
+      | "SOLANA_CONFIRM_RPC_URL"
       | "HTTP_TIMEOUT_MS"
       | "LIVE_PRIORITY_FEE_MAX"
       | "LIVE_PRIORITY_FEE_PERCENTILE"
@@ -106,7 +107,17 @@ export class LiveTrading {
     this.journal = new LiveTradeJournal(d.database, d.clock);
     this.mintInfo = new MintInfoSource({ rpc: this.rpc, clock: d.clock });
     this.agents = new TradingAgentRepository(sqlite);
-    const sender = rpcSendChain(this.rpc);
+    // SOLANA_CONFIRM_RPC_URL: a second node an expiry proof needs too (not counted in rpcBudget,
+    // which paces reads of SOLANA_RPC_URL's provider).
+    const confirm = config.SOLANA_CONFIRM_RPC_URL
+      ? new SolanaRpcClient({
+          url: config.SOLANA_CONFIRM_RPC_URL,
+          timeoutMs: opts.timeoutMs ?? config.HTTP_TIMEOUT_MS,
+          fetch: opts.fetch,
+          logger: d.logger,
+        })
+      : undefined;
+    const sender = rpcSendChain(this.rpc, confirm);
     const inspector = rpcInspectorChain(this.rpc);
     const positions = new PositionRepository(sqlite);
     this.closer = new TokenAccountCloser({

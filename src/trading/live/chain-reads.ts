@@ -43,7 +43,15 @@ export interface BlockhashRead {
   contextSlot: number;
 }
 
+/** The reads of an expiry proof (outcome.ts judgeAttempt), all from one node. */
+export type ExpiryReads = Pick<SendChain, "readHeight" | "readStatus" | "blockhashValid" | "firstAvailableSlot">;
+
 export interface SendChain {
+  /**
+   * SOLANA_CONFIRM_RPC_URL: a second node that must prove an expiry too, with its own reads,
+   * before a sent swap is called expired (docs/decisions/live-send-guards.md).
+   */
+  confirmNode?: ExpiryReads;
   /** getLatestBlockhash (confirmed): the blockhash every swap is signed with, and its last valid height. */
   latestBlockhash(minContextSlot?: number): Promise<BlockhashRead>;
   /**
@@ -102,8 +110,10 @@ export function rpcInspectorChain(rpc: RpcCaller): InspectorChain {
   };
 }
 
-export function rpcSendChain(rpc: RpcCaller): SendChain {
+/** `confirm`: the second node whose own proof an expiry needs too (SOLANA_CONFIRM_RPC_URL). */
+export function rpcSendChain(rpc: RpcCaller, confirm?: RpcCaller): SendChain {
   return {
+    ...(confirm ? { confirmNode: rpcSendChain(confirm) } : {}),
     async latestBlockhash(minContextSlot) {
       const r = await rpc.call<{
         context?: { slot?: unknown };

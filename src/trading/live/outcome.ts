@@ -1,6 +1,6 @@
 import type { Clock } from "../../clock.ts";
 import type { Logger } from "../../logger.ts";
-import type { HeightRead, SendChain, StatusRead } from "./chain-reads.ts";
+import type { ExpiryReads, HeightRead, SendChain, StatusRead } from "./chain-reads.ts";
 
 // What happened to a signed transaction (issue 15 "Outcomes" and "Sending"):
 // - A send that errors is "maybe sent": the node may have forwarded it before failing to answer
@@ -13,7 +13,10 @@ import type { HeightRead, SendChain, StatusRead } from "./chain-reads.ts";
 //   the node's history reaches back past the slot we signed at (getFirstAvailableBlock). A lagging
 //   node (an older context slot) proves nothing: "pending". A node whose history starts after the
 //   signing slot cannot prove absence (its null may hide a landed swap): "unknown", which stays
-//   open and blocks the token until a node that can tell settles it.
+//   open and blocks the token until a node that can tell settles it. With a second node
+//   (SOLANA_CONFIRM_RPC_URL) the whole proof is made again from that node's own reads, and the
+//   attempt is expired only when both prove it; otherwise that node's verdict stands (landed,
+//   failed, pending or unknown).
 // - Sending: the same signed bytes every ~2 s (maxRetries 0, so the node does not retry on its
 //   own schedule) until the transaction is confirmed, failed or proven expired.
 
@@ -76,6 +79,34 @@ export function classifyAttempt(input: {
  * end, so a later read covering it covered the status read too). Unreadable: "pending".
  */
 export async function judgeAttempt(
+  chain: Pick<SendChain, "blockhashValid" | "firstAvailableSlot" | "confirmNode">,
+  attempt: Attempt,
+  height: HeightRead | null,
+  status: StatusRead,
+): Promise<AttemptState> {
+  const state = await proveOnOneNode(chain, attempt, height, status);
+  if (state.kind !== "expired" || !chain.confirmNode) return state;
+  return confirmExpiry(chain.confirmNode, attempt);
+}
+
+/** The second node's own proof: its height, then its status, then its blockhash and history reads. */
+async function confirmExpiry(node: ExpiryReads, attempt: Attempt): Promise<AttemptState> {
+  let height: HeightRead | null;
+  let status: StatusRead;
+  try {
+    height = await node.readHeight();
+    status = await node.readStatus(attempt.signature);
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    return { kind: "pending", reason: `the confirming node could not be read: ${reason}` };
+  }
+  const state = await proveOnOneNode(node, attempt, height, status);
+  if (state.kind === "pending" || state.kind === "unknown")
+    return { ...state, reason: `the confirming node: ${state.reason}` };
+  return state;
+}
+
+async function proveOnOneNode(
   chain: Pick<SendChain, "blockhashValid" | "firstAvailableSlot">,
   attempt: Attempt,
   height: HeightRead | null,
