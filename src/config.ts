@@ -147,6 +147,11 @@ export const configSchema = z.object({
    */
   LIVE_PRIORITY_FEE_PERCENTILE: int(75, 0, 100),
   LIVE_PRIORITY_FEE_MAX: int(1_000_000, 0, 100_000_000),
+  /**
+   * The priority fee's cap relative to the trade: basis points of its SOL (a buy's input, a sale's
+   * least output); the lower of this and LIVE_PRIORITY_FEE_MAX wins. 50: 0.5 % per swap.
+   */
+  LIVE_PRIORITY_FEE_MAX_BPS: int(50, 1, 10_000),
   LIVE_COMPUTE_UNIT_LIMIT: int(400_000, 10_000, 1_400_000),
   /** Jito block engine: set, a live swap goes out as a bundle with one JITO_TIP_LAMPORTS tip; empty: off. */
   JITO_BLOCK_ENGINE_URL: sourceUrl(""),

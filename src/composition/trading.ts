@@ -72,6 +72,7 @@ export function createTradingArea(config: Config, d: Deps, opts: ServiceOptions)
           clock,
           logger,
           setting: priorityFeeSettingOf(config),
+          taker: config.SWAP_QUOTE_TAKER,
         })
       : undefined,
   );

@@ -162,6 +162,42 @@ describe("live swaps through /swap/v2/build, v1 retired", () => {
   });
 });
 
+describe("priority fee relative to the trade (LIVE_PRIORITY_FEE_MAX_BPS)", () => {
+  test("a congested node would price a 0.05 SOL buy at the absolute cap (2 %): it pays at most 50 bps of the trade; a simulated agent's same buy is charged the same; the estimate asked over the signed message's write-locked accounts", async () => {
+    // Simulated fills charge the live model (no operator's fixed SIMULATION_PRIORITY_FEE_SOL).
+    await start({ env: { SIMULATION_PRIORITY_FEE_SOL: "" } });
+    const SMALL = { positionSizing: { type: "fixed", fixedAmountSol: 0.05 }, stopLoss: { enabled: false } };
+    chain.recentFees = [1, 2, 3, 4].map((i) => ({ slot: chain.slot - i, fee: 100_000_000 })); // congested
+    const live = await service.agent("live", SMALL);
+    const paper = await service.agent("simulation", SMALL);
+    await service.signal(pool.mint);
+    // 50 bps of 0.05 SOL: 250 000 lamports, not LIVE_PRIORITY_FEE_MAX's 1 000 000.
+    expect(journal()[0]).toMatchObject({ status: "confirmed", priority_fee_lamports: 250_000 });
+    const bought = walletTxs()[0]!;
+    expect(bought.fee).toBe(5_000n + 250_000n);
+    const [liveBuy] = await records(live);
+    const [paperBuy] = await records(paper);
+    expect(lamports(liveBuy!.fees)).toBe(5_000n + 250_000n);
+    expect(lamports(paperBuy!.fees)).toBe(5_000n + 250_000n);
+    // The accounts the fee was estimated over are the ones the signed message write-locks.
+    const asked = chain.calls
+      .filter((c) => c.method === "getRecentPrioritizationFees")
+      .map((c) => c.params[0] as string[])
+      .find((accounts) => accounts.includes(address))!;
+    const msg = bought.tx.message;
+    const staticWritable = msg.staticAccountKeys.filter((_, i) => msg.isAccountWritable(i)).map((k) => k.toBase58());
+    expect(new Set(asked)).toEqual(new Set([...staticWritable, ...bought.keys.writable]));
+  });
+
+  test("the lower cap wins: LIVE_PRIORITY_FEE_MAX below 50 bps of the trade caps it", async () => {
+    await start({ env: { LIVE_PRIORITY_FEE_MAX: "100000" } });
+    chain.recentFees = [1, 2, 3, 4].map((i) => ({ slot: chain.slot - i, fee: 100_000_000 }));
+    await service.agent("live", { positionSizing: { type: "fixed", fixedAmountSol: 0.05 } });
+    await service.signal(pool.mint);
+    expect(journal()[0]).toMatchObject({ status: "confirmed", priority_fee_lamports: 100_000 });
+  });
+});
+
 describe("exit fees that step up (build)", () => {
   test("on a quiet pool a stale exit pays the estimate (0); each re-send after a proven expiry pays double what the last paid, at least 10 000 lamports more", async () => {
     await start();
@@ -191,7 +227,8 @@ describe("exit fees that step up (build)", () => {
 describe("exit fees at the cap (build)", () => {
   test("a price rounded down to whole micro-lamports costs a lamport under LIVE_EXIT_PRIORITY_FEE_MAX: the ladder still ends there, the exit fails, nothing more is sent", async () => {
     // 1 399 818 units: 5 000 000 lamports is no whole price; the nearest below costs 4 999 999.
-    await start({ env: { LIVE_COMPUTE_UNIT_LIMIT: "1399818" } });
+    // The ladder's own cap is the subject: no cap relative to the trade under it.
+    await start({ env: { LIVE_COMPUTE_UNIT_LIMIT: "1399818", LIVE_PRIORITY_FEE_MAX_BPS: "10000" } });
     const agentId = await service.agent("live", { filters: { maxPositionAgeDays: 1 } });
     await service.signal(pool.mint);
     chain.recentFees = [1, 2, 3, 4].map((i) => ({ slot: chain.slot - i, fee: 100_000_000 })); // congested

@@ -119,7 +119,7 @@ describe("build: assembled here, inspected, landed", () => {
 
   test("priority fee from getRecentPrioritizationFees over the route's writable accounts, then landed at that price", async () => {
     const { build: b, intent } = await build("buy", 50_000_000n);
-    const writable = writableAccounts(b);
+    const writable = writableAccounts(b, wallet);
     expect(writable).toContain(wallet);
     expect(writable).toContain(pool.tokenAccount.toBase58());
     c.chain.recentFees = [1, 2, 3, 4].map((i) => ({
@@ -130,6 +130,7 @@ describe("build: assembled here, inspected, landed", () => {
     const fee = await estimatePriorityFee(c.rpc, writable, {
       percentile: 75,
       maxLamports: 1_000_000n,
+      maxBps: 10_000,
       computeUnitLimit: LIMIT,
     });
     expect(c.chain.calls.find((x) => x.method === "getRecentPrioritizationFees")?.params[0]).toEqual(writable);

@@ -28,7 +28,9 @@ liveServicePerTest(
     // 0.001 SOL per whole token (6 decimals): 0.1 SOL buys 100 tokens at the fair price.
     pool = agg.addPool({ lamportsPerToken: 1_000_000n, decimals: 6 });
   },
-  () => ({ clock: (clock = new ChainClock()) }),
+  // The exit ladder's figures are about LIVE_PRIORITY_FEE_MAX and LIVE_EXIT_PRIORITY_FEE_MAX: no
+  // cap relative to the trade under them (build-path.test.ts covers LIVE_PRIORITY_FEE_MAX_BPS).
+  () => ({ clock: (clock = new ChainClock()), env: { LIVE_PRIORITY_FEE_MAX_BPS: "10000" } }),
 );
 
 const req = (method: string, path: string, body?: unknown) => ctx.request(method, path, { token, body });

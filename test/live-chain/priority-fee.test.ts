@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { Keypair } from "@solana/web3.js";
 import { SolanaRpcClient, SolanaRpcError } from "../../src/market/solana-rpc.ts";
 import {
+  capForTrade,
   estimatePriorityFee,
   feeLamports,
   MAX_FEE_ACCOUNTS,
@@ -31,14 +32,30 @@ describe("the price from per-slot fees", () => {
     const fee = priorityFeeFrom([10_000n, 20_000n, 30_000n, 40_000n], {
       percentile: 75,
       maxLamports: 1_000_000n,
+      maxBps: 10_000,
       computeUnitLimit: 400_000,
     });
     expect(fee).toEqual({ microLamportsPerUnit: 30_000n, lamports: 12_000n, capped: false, samples: 4 });
-    const capped = priorityFeeFrom([10_000_000n], { percentile: 75, maxLamports: 1_000n, computeUnitLimit: 300_000 });
+    const capped = priorityFeeFrom([10_000_000n], {
+      percentile: 75,
+      maxLamports: 1_000n,
+      maxBps: 10_000,
+      computeUnitLimit: 300_000,
+    });
     expect(capped.capped).toBe(true);
     expect(capped.microLamportsPerUnit).toBe(3_333n);
     expect(capped.lamports).toBe(1_000n); // 3333 × 300000 / 1e6 = 999.9 → 1000, not above the cap
   });
+});
+
+test("capForTrade: the lower of the absolute cap and maxBps of the trade's SOL wins, rounded down", () => {
+  const setting = { percentile: 75, maxLamports: 1_000_000n, maxBps: 50, computeUnitLimit: 400_000 };
+  expect(capForTrade(setting, 50_000_000n).maxLamports).toBe(250_000n); // 0.05 SOL: 50 bps
+  expect(capForTrade(setting, 10_000_000_000n).maxLamports).toBe(1_000_000n); // 10 SOL: the absolute cap
+  expect(capForTrade(setting, 199n).maxLamports).toBe(0n); // 0.995 lamports: nothing
+  expect(capForTrade(setting, -5n).maxLamports).toBe(0n);
+  const congested = priorityFeeFrom([100_000_000n], capForTrade(setting, 50_000_000n));
+  expect(congested).toMatchObject({ lamports: 250_000n, capped: true });
 });
 
 describe("over RPC", () => {
@@ -64,6 +81,7 @@ describe("over RPC", () => {
     const fee = await estimatePriorityFee(rpc, [a, b], {
       percentile: 75,
       maxLamports: 1_000_000n,
+      maxBps: 10_000,
       computeUnitLimit: 200_000,
     });
     expect(fee).toEqual({ microLamportsPerUnit: 5_000n, lamports: 1_000n, capped: false, samples: 4 });
@@ -74,6 +92,7 @@ describe("over RPC", () => {
     const fee = await estimatePriorityFee(rpc, many, {
       percentile: 75,
       maxLamports: 1_000n,
+      maxBps: 10_000,
       computeUnitLimit: 200_000,
     });
     expect(fee.lamports).toBe(0n);

@@ -79,19 +79,33 @@ function routeInstructions(build: BuildInstructions): Instruction[] {
 }
 
 /**
- * Accounts the route write-locks (what its priority fee competes for): the live assembly's and a
- * simulated fill's (the /build answer the v2 client validated), no instruction data decoded.
+ * Accounts the message compiled from the route for `payer` write-locks (what its priority fee
+ * competes for), read from that message's header, not from the answer's flags: the live
+ * assembly's and a simulated fill's (the /build answer the v2 client validated). Compiled without
+ * lookup tables: a table changes how an account is addressed, never whether it is write-locked.
+ * The Jito tip's account is not among them (every bundle locks it; the tip is its own auction).
  */
-export function writableAccounts(
-  build: RouteLists<{ accounts: ReadonlyArray<{ pubkey: string; isWritable: boolean }> }>,
-): string[] {
-  const out = new Set<string>();
-  for (const ix of routeOrder(build)) for (const a of ix.accounts) if (a.isWritable) out.add(a.pubkey);
-  return [...out];
+export function writableAccounts(build: RouteLists<ApiInstruction>, payer: string): string[] {
+  const { PublicKey, TransactionMessage } = web3();
+  const message = new TransactionMessage({
+    payerKey: new PublicKey(payer),
+    recentBlockhash: PublicKey.default.toBase58(),
+    instructions: routeOrder(build).map((ix) => web3Instruction(decode(ix))),
+  }).compileToV0Message();
+  return message.staticAccountKeys.filter((_, i) => message.isAccountWritable(i)).map((k) => k.toBase58());
+}
+
+function web3Instruction(ix: Instruction): TransactionInstruction {
+  const { PublicKey, TransactionInstruction } = web3();
+  return new TransactionInstruction({
+    programId: new PublicKey(ix.programId),
+    keys: ix.accounts.map((a) => ({ pubkey: new PublicKey(a.pubkey), isSigner: a.isSigner, isWritable: a.isWritable })),
+    data: Buffer.from(ix.data),
+  });
 }
 
 function assembleBuildTransaction(input: AssemblyInput): Assembled {
-  const { ComputeBudgetProgram, PublicKey, SystemProgram, TransactionInstruction, TransactionMessage } = web3();
+  const { ComputeBudgetProgram, PublicKey, SystemProgram, TransactionMessage } = web3();
   const foreign = input.build.computeBudgetInstructions.find((ix) => ix.programId !== COMPUTE_BUDGET_PROGRAM_ID);
   if (foreign)
     throw new SwapRefusedError("programs", `a compute-budget instruction calls another program (${foreign.programId})`);
@@ -122,18 +136,7 @@ function assembleBuildTransaction(input: AssemblyInput): Assembled {
   const instructions: TransactionInstruction[] = [
     ComputeBudgetProgram.setComputeUnitLimit({ units: input.computeUnitLimit }),
     ComputeBudgetProgram.setComputeUnitPrice({ microLamports: input.microLamportsPerUnit }),
-    ...route.map(
-      (ix) =>
-        new TransactionInstruction({
-          programId: new PublicKey(ix.programId),
-          keys: ix.accounts.map((a) => ({
-            pubkey: new PublicKey(a.pubkey),
-            isSigner: a.isSigner,
-            isWritable: a.isWritable,
-          })),
-          data: Buffer.from(ix.data),
-        }),
-    ),
+    ...route.map(web3Instruction),
     ...(tipIx ? [tipIx] : []),
   ];
   const message = new TransactionMessage({

@@ -17,7 +17,13 @@ import {
   referencePrice,
   screenLiveBuy,
 } from "./prepare-swap.ts";
-import { estimatePriorityFee, feeLamports, type PriorityFee, type PriorityFeeSetting } from "./priority-fee.ts";
+import {
+  capForTrade,
+  estimatePriorityFee,
+  feeLamports,
+  type PriorityFee,
+  type PriorityFeeSetting,
+} from "./priority-fee.ts";
 import { SwapRefusedError } from "./transaction-inspector.ts";
 
 // A live swap on Swap API v2 `/build` (SWAP_API=build) up to the moment the key would touch it:
@@ -46,7 +52,7 @@ export interface BuildSettings {
   v2: Pick<JupiterSwapV2Client, "build">;
   /** getRecentPrioritizationFees. */
   rpc: RpcCaller;
-  /** LIVE_PRIORITY_FEE_PERCENTILE, LIVE_PRIORITY_FEE_MAX and LIVE_COMPUTE_UNIT_LIMIT. */
+  /** LIVE_PRIORITY_FEE_PERCENTILE, LIVE_PRIORITY_FEE_MAX(_BPS) and LIVE_COMPUTE_UNIT_LIMIT. */
   fee: PriorityFeeSetting;
   /** JITO_BLOCK_ENGINE_URL set: the swap carries a tip and goes out as a bundle. */
   jito: JitoSending | null;
@@ -55,7 +61,8 @@ export interface BuildSettings {
 export type PrepareBuildDeps = Omit<PrepareDeps, "quotes"> & { build: BuildSettings };
 
 /**
- * The micro-lamport price: the estimate (capped by LIVE_PRIORITY_FEE_MAX), raised for a re-sent
+ * The micro-lamport price: the estimate (capped by the lower of LIVE_PRIORITY_FEE_MAX and
+ * LIVE_PRIORITY_FEE_MAX_BPS of the trade), raised for a re-sent
  * exit so it costs at least `minLamports` (exit-fees.ts: already capped by LIVE_EXIT_PRIORITY_FEE_MAX).
  */
 function exitPrice(estimated: bigint, minLamports: number | null, computeUnitLimit: number): bigint {
@@ -81,7 +88,9 @@ export async function prepareBuild(
   let prepared: Awaited<ReturnType<typeof prepareBuildSwap>>;
   let micro: bigint;
   try {
-    after = await readAfterBuild(d, req, quote, build);
+    // The trade's SOL: a buy's input, a sale's least output (our floor, not the quote's promise).
+    const tradeLamports = req.side === "BUY" ? req.amountAtomic : floor.minOutAtomic;
+    after = await readAfterBuild(d, req, quote, build, capForTrade(s.fee, tradeLamports));
     logQuoted(d.log, req, quote, floor, ref);
     micro = exitPrice(after.estimate.microLamportsPerUnit, minPriorityLamports, s.fee.computeUnitLimit);
     // Compiled with OUR blockhash: the inspection simulates exactly the message that is signed.
@@ -156,11 +165,12 @@ async function readAfterBuild(
   req: SwapRequest,
   quote: Parameters<typeof screenLiveBuy>[2],
   build: BuildInstructions,
+  fee: PriorityFeeSetting,
 ): Promise<AfterBuild> {
   const s = d.build;
   const [, estimate, tip, lookupTables, blockhash] = await together([
     () => screenLiveBuy(d, req, quote),
-    () => estimatePriorityFee(s.rpc, writableAccounts(build), s.fee),
+    () => estimatePriorityFee(s.rpc, writableAccounts(build, req.walletAddress), fee),
     () => (s.jito ? jitoTip(s.jito) : undefined),
     () => resolveLookupTables(d.inspector, build.addressesByLookupTableAddress),
     () => d.sender.latestBlockhash(),

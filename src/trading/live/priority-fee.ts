@@ -4,7 +4,9 @@ import type { RpcCaller } from "../../market/mint-info.ts";
 // The priority fee of a transaction this service assembles (Swap API v2 /build): read
 // getRecentPrioritizationFees over the accounts the swap write-locks (the fee that competes for
 // those locks, https://solana.com/docs/rpc/http/getrecentprioritizationfees), take a percentile of
-// the per-slot values, and cap what it costs the wallet at LIVE_PRIORITY_FEE_MAX lamports. The
+// the per-slot values, and cap what it costs the wallet at the lower of LIVE_PRIORITY_FEE_MAX
+// lamports and LIVE_PRIORITY_FEE_MAX_BPS of the trade's SOL (capForTrade: a small trade is not
+// charged a large trade's fee, whatever the node or the route's accounts say). The
 // price is micro-lamports per compute unit; the cost is price × compute-unit limit, rounded up
 // as the runtime charges it (inspection-rules.ts transactionFee), and is what `fees` records.
 
@@ -16,18 +18,33 @@ export interface PriorityFeeSetting {
   percentile: number;
   /** Most the priority fee may cost per transaction, lamports. */
   maxLamports: bigint;
+  /** Most it may cost relative to the trade, basis points of its SOL (capForTrade). */
+  maxBps: number;
   computeUnitLimit: number;
 }
 
 /** The live model's setting from the configuration (the live build path and simulated fills). */
 export function priorityFeeSettingOf(
-  c: Pick<Config, "LIVE_PRIORITY_FEE_PERCENTILE" | "LIVE_PRIORITY_FEE_MAX" | "LIVE_COMPUTE_UNIT_LIMIT">,
+  c: Pick<
+    Config,
+    "LIVE_PRIORITY_FEE_PERCENTILE" | "LIVE_PRIORITY_FEE_MAX" | "LIVE_PRIORITY_FEE_MAX_BPS" | "LIVE_COMPUTE_UNIT_LIMIT"
+  >,
 ): PriorityFeeSetting {
   return {
     percentile: c.LIVE_PRIORITY_FEE_PERCENTILE,
     maxLamports: BigInt(c.LIVE_PRIORITY_FEE_MAX),
+    maxBps: c.LIVE_PRIORITY_FEE_MAX_BPS,
     computeUnitLimit: c.LIVE_COMPUTE_UNIT_LIMIT,
   };
+}
+
+/**
+ * The setting for one trade of `tradeLamports` SOL (a buy's input, a sale's least output): its cap
+ * is the lower of the absolute one and maxBps of the trade, rounded down to whole lamports.
+ */
+export function capForTrade(setting: PriorityFeeSetting, tradeLamports: bigint): PriorityFeeSetting {
+  const relative = ((tradeLamports > 0n ? tradeLamports : 0n) * BigInt(setting.maxBps)) / 10_000n;
+  return relative < setting.maxLamports ? { ...setting, maxLamports: relative } : setting;
 }
 
 export interface PriorityFee {
