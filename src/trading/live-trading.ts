@@ -82,6 +82,7 @@ export class LiveTrading {
       | "SOLANA_CONFIRM_RPC_URL"
       | "HTTP_TIMEOUT_MS"
       | "LIVE_PRIORITY_FEE_MAX"
+      | "LIVE_PRIORITY_FEE_MAX_BPS"
       | "LIVE_PRIORITY_FEE_PERCENTILE"
       | "LIVE_COMPUTE_UNIT_LIMIT"
       | "JITO_BLOCK_ENGINE_URL"

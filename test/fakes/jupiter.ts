@@ -285,6 +285,7 @@ function swap(ctx: FakeHandlerContext): Response {
     prioritizationType: { computeBudget: { microLamports, estimatedMicroLamports: microLamports } },
     dynamicSlippageReport: null,
     simulationError: null,
+    ...ctx.fake.swap.answerPatch,
   });
 }
 

@@ -130,10 +130,12 @@ export class FakeMarket extends LocalServer {
   readonly streams: HermesStreams;
   /** Swap API v2 (/swap/v2/order, /build): the router and fee /order names; v1 answering 404. */
   v2 = { router: "iris", feeBps: 0, prioritizationFeeLamports: 0, v1Retired: false };
-  swap: { lastValidBlockHeight: number | null; blockhash: string; computeUnitLimit: number } = {
+  swap = {
     lastValidBlockHeight: 250_000_000,
     blockhash: "EETubP5AKHgjPAhzPAFcb8BAY1hMH639CWCFTqi3hq1k",
     computeUnitLimit: 200_000,
+    /** Fields laid over every /swap/v1/swap answer (one the service does not use, null or odd). */
+    answerPatch: {} as Record<string, unknown>,
   };
   readonly keys: FakeMarketOptions["keys"];
   /** Current Pyth publish time (seconds); advances with every SOL price set. */

@@ -316,9 +316,7 @@ export class FakeSolanaRpc {
       case "isBlockhashValid":
         return {
           context: this.context(),
-          value:
-            params[0] === this.market.swap.blockhash &&
-            this.blockHeight <= (this.market.swap.lastValidBlockHeight ?? 0),
+          value: params[0] === this.market.swap.blockhash && this.blockHeight <= this.market.swap.lastValidBlockHeight,
         };
       case "getFirstAvailableBlock":
         return 0;

@@ -22,7 +22,7 @@ const fake = await fakeMarketPerFile(() => {
   fake.quote.routeLabels = ["Raydium"];
   fake.quote.noRoute.clear();
   fake.quoteOverrides.clear();
-  fake.swap.lastValidBlockHeight = 250_000_000;
+  fake.swap.answerPatch = {};
   fake.setSolPrice("150", { push: false });
   fake.setToken(BONK, { symbol: "BONK", priceUsd: "0.0042", decimals: 6 });
 });
@@ -102,7 +102,7 @@ test("the swap transaction request sends the quote back unchanged", async () => 
 });
 
 test("a swap answer whose unused fields are null or of another type is read (a tolerant reader: only swapTransaction is required)", async () => {
-  fake.swap.lastValidBlockHeight = null;
+  fake.swap.answerPatch = { lastValidBlockHeight: null, computeUnitLimit: "many", prioritizationFeeLamports: null };
   const h = v1Harness(fake);
   const q = await h.market.quotes.quote({ inputMint: SOL_MINT, outputMint: BONK, amount: "1000", slippageBps: 50 });
   const swap = await h.market.quotes.swapTransaction(q, user, 0);
