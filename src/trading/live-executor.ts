@@ -92,6 +92,8 @@ export interface LiveExecutorDeps {
    * build mode the regular cap too (the exit ladder's "no step" line).
    */
   priorityFee: PriorityFee;
+  /** LIVE_PRIORITY_FEE_MAX_BPS: SWAP_API=order's fee cap relative to the trade (live/order-swap.ts). */
+  priorityFeeMaxBps?: number;
   /** SWAP_API=build: swaps through /swap/v2/build, assembled here (live/prepare-build.ts). */
   build?: BuildSettings | null;
   /** LIVE_EXIT_PRIORITY_FEE_MAX: the most a re-sent stop-loss or stale exit pays (lamports). */

@@ -150,6 +150,7 @@ export class LiveTrading {
           logger: d.logger,
           clock: d.clock,
           priorityFee: config.LIVE_PRIORITY_FEE_MAX,
+          priorityFeeMaxBps: config.LIVE_PRIORITY_FEE_MAX_BPS,
           build,
           exitPriorityFeeMax: config.LIVE_EXIT_PRIORITY_FEE_MAX,
           // Unset: off when the transaction is assembled here (build), whose inspection simulated

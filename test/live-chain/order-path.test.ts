@@ -300,6 +300,22 @@ describe("refused before signing", () => {
     expect(journal()).toHaveLength(0);
   });
 
+  test("an order whose priority fee is above LIVE_PRIORITY_FEE_MAX_BPS of the trade is refused before signing", async () => {
+    await service.stop();
+    // 1 bp of the 0.1 SOL buy: 10 000 lamports; the fake's order pays 20 000 (200 000 units at 0.1 lamport).
+    service = await startLiveService(wallet, { env: { SWAP_API: "order", LIVE_PRIORITY_FEE_MAX_BPS: "1" } });
+    ({ chain, agg, ctx, token } = service);
+    agg.v1Retired = true;
+    pool = agg.addPool({ lamportsPerToken: 1_000_000n, decimals: 6 });
+    const agentId = await liveAgent();
+    const id = await service.signal(pool.mint);
+    const ev = evaluation(id, agentId)!;
+    expect(ev.outcome).toBe("failed");
+    expect(ev.reason).toContain("Swap refused before signing");
+    expect(agg.v2.executeRequests).toHaveLength(0);
+    expect(journal()).toHaveLength(0);
+  });
+
   test("an order with a wider slippage than the agent's is refused before signing", async () => {
     const agentId = await liveAgent();
     agg.tamper = { slippageBps: 5_000 };

@@ -13,6 +13,7 @@ import type { LiveWalletRegistry } from "../../wallets/live-wallet-registry.ts";
 import type { SwapRequest } from "../executor.ts";
 import { amountsFromChain, EXPIRED_MESSAGE, type LiveSwapFill, rentOfFill } from "../live-executor.ts";
 import type { LiveTradeJournal } from "../live-journal.ts";
+import { priorityFeeLamports } from "../rules/fees.ts";
 import type { TokenScreen } from "../token-screen.ts";
 import type { InspectorChain, SendChain } from "./chain-reads.ts";
 import type { FloorVerdict } from "./floor.ts";
@@ -52,6 +53,8 @@ export interface OrderSwapDeps {
   log: Logger;
   clock: Pick<Clock, "sleep">;
   simulateBeforeSend: boolean;
+  /** LIVE_PRIORITY_FEE_MAX_BPS: the order's priority fee is at most this share of the trade's SOL. */
+  priorityFeeMaxBps?: number;
   pollIntervalMs: number;
   maxPolls: number;
   /** Re-checked right before the journal row, with no await in between (executor's guard). */
@@ -120,7 +123,8 @@ async function prepareOrder(d: OrderSwapDeps, req: SwapRequest, fee: PriorityFee
     referencePriceSol: ref.priceSol.toPrecision(8),
   });
   const tx = deserialize(got.order.transaction ?? "");
-  const report = await inspectBeforeSigning(d, req, tx, floor, fee, "order");
+  const cap = relativeFeeCap(fee, req.side === "BUY" ? req.amountAtomic : floor.minOutAtomic, d.priorityFeeMaxBps);
+  const report = await inspectBeforeSigning(d, req, tx, floor, cap, "order");
   const ours = await d.sender.latestBlockhash();
   const check = await d.sender.blockhashValid(tx.message.recentBlockhash, ours.contextSlot);
   if (!check.valid)
@@ -145,6 +149,17 @@ async function prepareOrder(d: OrderSwapDeps, req: SwapRequest, fee: PriorityFee
     lastValidBlockHeight: bound.lastValidBlockHeight,
     readAtSlot: ours.contextSlot,
   };
+}
+
+/**
+ * The most the order's own priority fee may cost (lamports): the lower of the absolute cap and
+ * `maxBps` of the trade's SOL (a buy's input, a sale's floor). Jupiter picks the fee; above this
+ * the order is refused before signing, as any fee above the cap is.
+ */
+function relativeFeeCap(fee: PriorityFee, tradeLamports: bigint, maxBps: number | undefined): number {
+  const absolute = priorityFeeLamports(fee);
+  if (maxBps === undefined) return absolute;
+  return Math.min(absolute, Number((tradeLamports * BigInt(maxBps)) / 10_000n));
 }
 
 /** Blocks a blockhash stays valid for (MAX_PROCESSING_AGE): no blockhash outlives our latest by more. */
