@@ -11,9 +11,13 @@ export class RpcProxy extends LocalServer {
   lying = false;
   /** Methods answered while lying (a test checks the lie was told). */
   readonly lies: string[] = [];
+  /** Every method asked, in order. */
+  readonly calls: string[] = [];
 
   protected async handle(req: Request): Promise<Response> {
     const text = await req.text();
+    const method = String((JSON.parse(text) as { method?: unknown }).method);
+    this.calls.push(method);
     const res = await fetch(this.upstream, {
       method: "POST",
       headers: { "content-type": "application/json" },
@@ -21,7 +25,6 @@ export class RpcProxy extends LocalServer {
     });
     const body = (await res.json()) as { result?: unknown };
     if (!this.lying) return Response.json(body);
-    const method = String((JSON.parse(text) as { method?: unknown }).method);
     if (method === "getFirstAvailableBlock") {
       this.lies.push(method);
       return Response.json({ ...body, result: 0 });

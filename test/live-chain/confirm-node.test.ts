@@ -107,6 +107,22 @@ describe("SOLANA_CONFIRM_RPC_URL: expiry needs both nodes", () => {
     service.token = (await login(ctx)).token;
   });
 
+  test("a buy that never landed is expired when both nodes prove it; each node's proof was read", async () => {
+    await start(true);
+    const agentId = await service.agent("live");
+    for (let i = 0; i < 20; i++) chain.sendModes.push({ kind: "drop" });
+    clock.onSleep = () => chain.advance(40);
+    await service.signal(pool.mint);
+    clock.onSleep = null;
+    expect(walletTxs()).toHaveLength(0);
+    expect(journal().map((r) => r.status)).toEqual(["expired"]);
+    expect(openPositions(agentId)).toBe(0);
+    // The second node was asked for its own height, status, blockhash and history.
+    const asked = honest.calls;
+    for (const m of ["getEpochInfo", "getSignatureStatuses", "isBlockhashValid", "getFirstAvailableBlock"])
+      expect(asked).toContain(m);
+  });
+
   test("with one node alone the lie is believed: the landed buy is called expired (README: what that node is trusted with)", async () => {
     await start(false);
     const agentId = await buyBehindTheLie();
