@@ -108,17 +108,7 @@ export class LiveTrading {
     this.journal = new LiveTradeJournal(d.database, d.clock);
     this.mintInfo = new MintInfoSource({ rpc: this.rpc, clock: d.clock });
     this.agents = new TradingAgentRepository(sqlite);
-    // SOLANA_CONFIRM_RPC_URL: a second node an expiry proof needs too (not counted in rpcBudget,
-    // which paces reads of SOLANA_RPC_URL's provider).
-    const confirm = config.SOLANA_CONFIRM_RPC_URL
-      ? new SolanaRpcClient({
-          url: config.SOLANA_CONFIRM_RPC_URL,
-          timeoutMs: opts.timeoutMs ?? config.HTTP_TIMEOUT_MS,
-          fetch: opts.fetch,
-          logger: d.logger,
-        })
-      : undefined;
-    const sender = rpcSendChain(this.rpc, confirm);
+    const sender = rpcSendChain(this.rpc, this.confirmNode(opts));
     const inspector = rpcInspectorChain(this.rpc);
     const positions = new PositionRepository(sqlite);
     this.closer = new TokenAccountCloser({
@@ -198,6 +188,21 @@ export class LiveTrading {
         const p = d.market.solPrice.current();
         return p ? new Big(p.price) : null;
       },
+    });
+  }
+
+  /**
+   * SOLANA_CONFIRM_RPC_URL: the second node an expiry proof needs too (not counted in rpcBudget,
+   * which paces reads of SOLANA_RPC_URL's provider); undefined when unset.
+   */
+  private confirmNode(opts: LiveTradingOptions): SolanaRpcClient | undefined {
+    const c = this.config;
+    if (!c.SOLANA_CONFIRM_RPC_URL) return undefined;
+    return new SolanaRpcClient({
+      url: c.SOLANA_CONFIRM_RPC_URL,
+      timeoutMs: opts.timeoutMs ?? c.HTTP_TIMEOUT_MS,
+      fetch: opts.fetch,
+      logger: this.d.logger,
     });
   }
 
