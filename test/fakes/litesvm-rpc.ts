@@ -100,6 +100,11 @@ export class LiteSvmRpc extends LocalServer {
    * the one another party, Jupiter, built a transaction on); everything else is unchanged.
    */
   behindBlockhash: { blockhash: string; lastValidBlockHeight: number } | null = null;
+  /**
+   * The next N isBlockhashValid asks at `confirmed` answer false for a valid blockhash: one the
+   * node has processed but not confirmed yet (another party built on a fresher view).
+   */
+  unconfirmedAsks = 0;
   private readonly failures = new Map<string, Array<{ code: number; message: string }>>();
   private readonly blockhashes = new Map<string, number>();
   private readonly heightAtSlot = new Map<number, number>();
@@ -242,6 +247,10 @@ export class LiteSvmRpc extends LocalServer {
         this.minContext(cfg(1));
         const last = this.blockhashes.get(String(params[0]));
         const height = this.heightAtSlot.get(this.viewSlot) ?? this.blockHeight;
+        if (cfg(1).commitment === "confirmed" && this.unconfirmedAsks > 0) {
+          this.unconfirmedAsks--;
+          return this.ctx(false);
+        }
         return this.ctx(last !== undefined && height <= last && String(params[0]) === this.svm.latestBlockhash());
       }
       case "getFirstAvailableBlock":

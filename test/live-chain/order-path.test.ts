@@ -273,6 +273,15 @@ describe("expiry judged by the blockhash the order was signed with", () => {
     for (const c of validity) expect(c.params[1]).toMatchObject({ commitment: "confirmed" });
   });
 
+  test("an order built on a blockhash our node has not confirmed yet is checked again a slot later, then signed", async () => {
+    const agentId = await liveAgent();
+    chain.unconfirmedAsks = 2;
+    const id = await service.signal(pool.mint);
+    expect(evaluation(id, agentId)!.outcome).toBe("traded");
+    expect(chain.calls.filter((c) => c.method === "isBlockhashValid").length).toBeGreaterThanOrEqual(3);
+    expect(journal().map((r) => r.status)).toEqual(["confirmed"]);
+  });
+
   test("an order whose lastValidBlockHeight is far beyond our node's bound is held to ours plus one blockhash lifetime (it cannot keep an attempt from ever expiring)", async () => {
     const agentId = await liveAgent();
     const ours = chain.latestBlockhash().lastValidBlockHeight;

@@ -126,7 +126,7 @@ async function prepareOrder(d: OrderSwapDeps, req: SwapRequest, fee: PriorityFee
   const cap = relativeFeeCap(fee, req.side === "BUY" ? req.amountAtomic : floor.minOutAtomic, d.priorityFeeMaxBps);
   const report = await inspectBeforeSigning(d, req, tx, floor, cap, "order");
   const ours = await d.sender.latestBlockhash();
-  const check = await d.sender.blockhashValid(tx.message.recentBlockhash, ours.contextSlot);
+  const check = await confirmedOnOurNode(d, tx.message.recentBlockhash, ours.contextSlot);
   if (!check.valid)
     throw new TradingError("The order's blockhash is not valid on our Solana node (stale or unknown); not signed", {
       requestId: got.order.requestId,
@@ -160,6 +160,28 @@ function relativeFeeCap(fee: PriorityFee, tradeLamports: bigint, maxBps: number 
   const absolute = priorityFeeLamports(fee);
   if (maxBps === undefined) return absolute;
   return Math.min(absolute, Number((tradeLamports * BigInt(maxBps)) / 10_000n));
+}
+
+/** A slot: how long a blockhash Jupiter's node processed takes to be confirmed on ours, about. */
+const SLOT_MS = 400;
+const CONFIRM_CHECKS = 3;
+
+/**
+ * isBlockhashValid at `confirmed`, asked again a slot later (up to 3 asks) while it says false:
+ * an order may be built on a blockhash Jupiter's node processed a moment before ours confirmed it.
+ * A stale blockhash stays invalid, and is refused after the last ask.
+ */
+async function confirmedOnOurNode(
+  d: Pick<OrderSwapDeps, "sender" | "clock">,
+  blockhash: string,
+  minContextSlot: number,
+): Promise<{ valid: boolean; contextSlot: number }> {
+  let check = await d.sender.blockhashValid(blockhash, minContextSlot);
+  for (let ask = 1; !check.valid && ask < CONFIRM_CHECKS; ask++) {
+    await d.clock.sleep(SLOT_MS);
+    check = await d.sender.blockhashValid(blockhash, check.contextSlot);
+  }
+  return check;
 }
 
 /** Blocks a blockhash stays valid for (MAX_PROCESSING_AGE): no blockhash outlives our latest by more. */
