@@ -61,7 +61,13 @@ export function createTradingArea(config: Config, d: Deps, opts: ServiceOptions)
   // requireSellable can be judged (docs/decisions.md "Live integration").
   // The demo market has no chain: its made-up tokens have no mint accounts to read.
   const mintInfo = config.DEMO_MARKET ? null : (live?.mintInfo ?? null);
-  const screen = new TokenScreen({ mintInfo, quotes: market.quotes, logger, clock });
+  const screen = new TokenScreen({
+    mintInfo,
+    quotes: market.quotes,
+    logger,
+    clock,
+    transferHookAllowlist: config.TOKEN_TRANSFER_HOOK_ALLOWLIST,
+  });
   // Under SWAP_API=build a simulated swap pays live's own estimate for its route, read over the
   // live RPC (src/trading/simulation-priority-fee.ts); without one, the cap.
   const fees = simulationFeeModel(

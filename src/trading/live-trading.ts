@@ -89,6 +89,7 @@ export class LiveTrading {
       | "LIVE_SIMULATE_BEFORE_SEND"
       | "LIVE_TRADING_ENABLED"
       | "LIVE_EXTRA_PROGRAMS"
+      | "TOKEN_TRANSFER_HOOK_ALLOWLIST"
     >,
     readonly d: LiveTradingDeps,
     opts: LiveTradingOptions = {},
@@ -155,6 +156,7 @@ export class LiveTrading {
                 : d.market.quotes,
             logger: d.logger,
             clock: d.clock,
+            transferHookAllowlist: config.TOKEN_TRANSFER_HOOK_ALLOWLIST,
           }),
         })
       : null;
