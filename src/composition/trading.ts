@@ -13,6 +13,7 @@ import { SignalService } from "../signals/signal-service.ts";
 import type { TradeExecutor } from "../trading/executor.ts";
 import { priorityFeeSettingOf } from "../trading/live/priority-fee.ts";
 import type { LiveTrading } from "../trading/live-trading.ts";
+import { MintWatch } from "../trading/mint-watch.ts";
 import { PriceWaits } from "../trading/monitor-prices.ts";
 import { PositionLocks } from "../trading/position-locks.ts";
 import { PositionMonitor } from "../trading/position-monitor.ts";
@@ -127,6 +128,10 @@ export function createTradingArea(config: Config, d: Deps, opts: ServiceOptions)
     quotePricing: market.quotes.configured ? new QuotePricing({ quotes: market.quotes, logger }) : null,
     intervalSeconds: config.MONITOR_INTERVAL_SECONDS,
     waits: priceWaits,
+    // Held mints read again: a control that appears after the buy pauses the position.
+    mintWatch: mintInfo
+      ? new MintWatch({ mintInfo, logger, transferHookAllowlist: config.TOKEN_TRANSFER_HOOK_ALLOWLIST })
+      : null,
     live: live ?? undefined,
   });
   return { signals, walCheckpoints, groupCommit, positions, locks, engine, processor, monitor, priceWaits };

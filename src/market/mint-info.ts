@@ -121,11 +121,14 @@ export class MintInfoSource {
     this.ttlMs = opts.ttlMs ?? 10 * 60_000;
   }
 
-  /** The mint's facts; TradingError when the address is not a token mint. */
-  async get(mint: string): Promise<MintInfo> {
+  /**
+   * The mint's facts; TradingError when the address is not a token mint. `maxAgeMs`: a cached read
+   * older than this is read again (default the TTL; 0: always a fresh read).
+   */
+  async get(mint: string, maxAgeMs = this.ttlMs): Promise<MintInfo> {
     const now = this.opts.clock.now();
     const hit = this.cache.get(mint);
-    if (hit && now - hit.at < this.ttlMs) return hit.info;
+    if (hit && now - hit.at < Math.min(maxAgeMs, this.ttlMs)) return hit.info;
     // The buy's sizing and the screening ask for a new mint in the same turn: one read.
     const pending = this.reading.get(mint);
     if (pending) return pending;

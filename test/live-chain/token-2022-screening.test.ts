@@ -1,4 +1,9 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import {
+  createPauseInstruction,
+  createResumeInstruction,
+  createUpdateTransferHookInstruction,
+} from "@solana/spl-token";
 import { Keypair } from "@solana/web3.js";
 import { ManualClock } from "../../src/clock.ts";
 import { createLogger } from "../../src/logger.ts";
@@ -99,4 +104,79 @@ describe("the service refuses a PermanentDelegate mint", () => {
       expect(await service.records(agentId)).toEqual([]);
     },
   );
+});
+
+// A control that appears after the buy pauses the position: the monitor reads the held mint again
+// at most every 2 minutes (the injected clock), and fresh before an automatic live sale; paused,
+// it takes no automatic action and says why in `waitingReason`; a manual close still tries.
+describe("a control that appears after the buy pauses the position", () => {
+  liveServicePerTest(wallet, (s) => {
+    service = s;
+    ({ chain, agg, ctx } = s);
+  });
+  const address = wallet.publicKey.toBase58();
+  const walletTxs = () => [...chain.landed.values()].filter((t) => t.keys.static[0] === address).length;
+  const positions = async (agentId: string) =>
+    json(await ctx.request("GET", `/api/v1/agent-positions/${agentId}`, { token: service.token }));
+  const tick = () => ctx.services.trading.monitor.tick();
+
+  test("a transfer hook set later: seen within 2 minutes, and read fresh before a stop-loss sale, which is not signed", async () => {
+    const pool = agg.addPool({ lamportsPerToken: 1_000_000n, token2022: true, transferHook: { program: null } });
+    const agentId = await service.agent("live", { stopLoss: { enabled: true, percentage: 20 } });
+    await service.signal(pool.mint);
+    expect(walletTxs()).toBe(1);
+    expect((await positions(agentId))[0].waitingReason).toBeNull();
+    // The hook authority points every transfer at a program of its choosing.
+    agg.run(pool.owner, [
+      createUpdateTransferHookInstruction(pool.mint, pool.owner.publicKey, hook, [], pool.programId),
+    ]);
+    await tick();
+    // The mint read at the buy still vouches (under 2 minutes old): nothing to say yet.
+    expect((await positions(agentId))[0].waitingReason).toBeNull();
+    // The stop-loss fires; before the sale the mint is read fresh: the hook is there, nothing signed.
+    pool.opts.lamportsPerToken = 500_000n;
+    const report = await tick();
+    expect(report).toMatchObject({ actions: 1, closed: 0 });
+    expect(walletTxs()).toBe(1);
+    const open = await positions(agentId);
+    expect(open).toHaveLength(1);
+    expect(open[0].waitingReason).toStartWith("Paused: rejectTransferHook: Every transfer of the token calls the program");
+    // Later ticks plan nothing for it: the monitor's own re-read (every 2 minutes) keeps it paused.
+    ctx.clock.advance(2 * 60_000);
+    expect(await tick()).toMatchObject({ actions: 0 });
+    expect((await positions(agentId))[0].waitingReason).toStartWith("Paused: rejectTransferHook: ");
+  });
+
+  test("a pausable mint bought on purpose: paused transfers pause the position until resumed; a manual close still tries", async () => {
+    const pool = agg.addPool({ lamportsPerToken: 1_000_000n, token2022: true, pausable: true });
+    const agentId = await service.agent("live", {
+      stopLoss: { enabled: true, percentage: 20 },
+      filters: { rejectPausable: false },
+    });
+    await service.signal(pool.mint);
+    expect(walletTxs()).toBe(1);
+    agg.run(pool.owner, [createPauseInstruction(pool.mint, pool.owner.publicKey, [], pool.programId)]);
+    ctx.clock.advance(2 * 60_000);
+    await tick();
+    const [paused] = await positions(agentId);
+    expect(paused.waitingReason).toBe(
+      "Paused: The mint's transfers are paused. No automatic exit or DCA while it lasts; a manual close still tries to sell",
+    );
+    pool.opts.lamportsPerToken = 500_000n; // the stop-loss would fire
+    expect(await tick()).toMatchObject({ actions: 0 });
+    expect(walletTxs()).toBe(1);
+    // A person may still try: the close is attempted (the chain refuses a paused mint's transfer).
+    const buildsBefore = agg.requests.length;
+    const close = await ctx.request("POST", `/api/v1/agent-positions/${agentId}/${paused.id}/close`, {
+      token: service.token,
+    });
+    expect(close.status).not.toBe(200);
+    expect(agg.requests.length).toBeGreaterThan(buildsBefore);
+    expect(await positions(agentId)).toHaveLength(1);
+    // Resumed: the next re-read lifts the pause and the stop-loss sells.
+    agg.run(pool.owner, [createResumeInstruction(pool.mint, pool.owner.publicKey, [], pool.programId)]);
+    ctx.clock.advance(2 * 60_000);
+    expect(await tick()).toMatchObject({ actions: 1, closed: 1 });
+    expect(walletTxs()).toBe(2);
+  });
 });

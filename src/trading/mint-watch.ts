@@ -1,0 +1,58 @@
+import type { Logger } from "../logger.ts";
+import type { MintInfo } from "../market/mint-info.ts";
+import { type TokenScreeningFilters, thirdPartyControl } from "./rules/token-screening.ts";
+import { mintFactsOf } from "./token-screen.ts";
+
+// A held token's mint, read again while the position is open: a Token-2022 control that
+// appears after the buy (a transfer hook set, a pause, a new permanent delegate) and that the
+// agent's filters refuse pauses the position (docs/decisions/token-2022-screening.md). The
+// monitor asks before each decision, and the mint is read again when the last read is older than
+// `rereadMs` (a few minutes); before an automatic live sale it is read fresh. Paused: the monitor
+// takes no automatic action (stop-loss, take-profit, DCA, stale exit) and says why in the
+// position's `waitingReason`; a manual close still tries to sell.
+
+/** Read the mint again when the last read is older than this (2 minutes). */
+const MINT_REREAD_MS = 2 * 60_000;
+
+export interface MintWatchDeps {
+  mintInfo: { get(mint: string, maxAgeMs?: number): Promise<MintInfo> };
+  logger: Logger;
+  transferHookAllowlist?: readonly string[];
+  rereadMs?: number;
+}
+
+export class MintWatch {
+  constructor(private readonly d: MintWatchDeps) {}
+
+  /**
+   * Why a position in `mint` must pause under `filters`, or null. `fresh`: read the mint now
+   * (before a live sale). A failed read pauses nothing (logged): the last answer stands.
+   */
+  async pauseReason(mint: string, filters: TokenScreeningFilters, fresh = false): Promise<string | null> {
+    let info: MintInfo;
+    try {
+      info = await this.d.mintInfo.get(mint, fresh ? 0 : (this.d.rereadMs ?? MINT_REREAD_MS));
+    } catch (err) {
+      this.d.logger.warn("mint re-read failed", {
+        tokenAddress: mint,
+        reason: err instanceof Error ? err.message : String(err),
+      });
+      return null;
+    }
+    const facts = mintFactsOf(info);
+    // Only what can appear or change after the buy: a freeze authority cannot be added to a mint
+    // without one, a default account state touches only new accounts, and extensions are fixed at
+    // the mint's creation. Judging those again would only pause a position because its agent's
+    // filters were tightened since, and stop its stop-loss for nothing.
+    const later = { ...filters, rejectFreezeAuthority: false, rejectDefaultFrozen: false, rejectUnknownExtensions: false };
+    const refused = thirdPartyControl(facts, later, this.d.transferHookAllowlist ?? []);
+    const why = refused
+      ? `${refused.rule}: ${refused.reason}`
+      : facts.paused
+        ? "The mint's transfers are paused"
+        : null;
+    return why === null
+      ? null
+      : `Paused: ${why}. No automatic exit or DCA while it lasts; a manual close still tries to sell`;
+  }
+}
