@@ -44,7 +44,12 @@ export class MintWatch {
     // without one, a default account state touches only new accounts, and extensions are fixed at
     // the mint's creation. Judging those again would only pause a position because its agent's
     // filters were tightened since, and stop its stop-loss for nothing.
-    const later = { ...filters, rejectFreezeAuthority: false, rejectDefaultFrozen: false, rejectUnknownExtensions: false };
+    const later = {
+      ...filters,
+      rejectFreezeAuthority: false,
+      rejectDefaultFrozen: false,
+      rejectUnknownExtensions: false,
+    };
     const refused = thirdPartyControl(facts, later, this.d.transferHookAllowlist ?? []);
     const why = refused
       ? `${refused.rule}: ${refused.reason}`
