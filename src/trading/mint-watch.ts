@@ -25,6 +25,23 @@ export class MintWatch {
   constructor(private readonly d: MintWatchDeps) {}
 
   /**
+   * Per held position whose mint must pause it, why. Concurrent: the mint reader reads each mint
+   * once however many positions hold it. `filters` null: no agent to judge for (nothing pauses).
+   */
+  async pauses(
+    held: ReadonlyArray<{ id: string; tokenAddress: string; filters: TokenScreeningFilters | null }>,
+  ): Promise<Map<string, string>> {
+    const paused = new Map<string, string>();
+    await Promise.all(
+      held.map(async (h) => {
+        const reason = h.filters ? await this.pauseReason(h.tokenAddress, h.filters) : null;
+        if (reason !== null) paused.set(h.id, reason);
+      }),
+    );
+    return paused;
+  }
+
+  /**
    * Why a position in `mint` must pause under `filters`, or null. `fresh`: read the mint now
    * (before a live sale). A failed read pauses nothing (logged): the last answer stands.
    */

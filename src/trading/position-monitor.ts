@@ -22,7 +22,6 @@ import type { PositionLocks } from "./position-locks.ts";
 import { decidePositionAction, type PositionAction } from "./rules/position-action.ts";
 import { screenPosition } from "./rules/quick-screen.ts";
 import { canonicalDecimal } from "./tick-price.ts";
-import { screeningFilters } from "./token-screen.ts";
 import type { TradingEngine } from "./trading-engine.ts";
 
 // The position monitor (PRODUCT.md §4): one tick prices every token with an open position in
@@ -169,7 +168,12 @@ export class PositionMonitor {
         this.lastTick = report;
         return report;
       }
-      const paused = await this.pausedPositions(open, agents);
+      // Per position whose mint now has a control its agent's filters refuse, why (mint-watch.ts).
+      const paused = this.d.mintWatch
+        ? await this.d.mintWatch.pauses(
+            open.map((p) => ({ ...p, filters: agents.get(p.agentId)?.config.filters ?? null })),
+          )
+        : new Map<string, string>();
       const planned = this.plan(open, agents, prices, paused, report);
       for (const plan of planned) {
         report.actions++;
@@ -183,29 +187,6 @@ export class PositionMonitor {
     this.lastTick = report;
     this.lastTickAt = this.d.clock.now();
     return report;
-  }
-
-  /**
-   * Per position whose mint now has a control its agent's filters refuse, why it is paused
-   * (mint-watch.ts). One read per mint, reused for a few minutes.
-   */
-  private async pausedPositions(
-    open: MonitorRow[],
-    agents: Map<string, { userId: string; config: TradingConfig }>,
-  ): Promise<Map<string, string>> {
-    const paused = new Map<string, string>();
-    const watch = this.d.mintWatch;
-    if (!watch) return paused;
-    // Concurrent: the mint reader reads each mint once however many positions hold it.
-    await Promise.all(
-      open.map(async (p) => {
-        const agent = agents.get(p.agentId);
-        if (!agent) return;
-        const reason = await watch.pauseReason(p.tokenAddress, screeningFilters(agent.config.filters));
-        if (reason !== null) paused.set(p.id, reason);
-      }),
-    );
-    return paused;
   }
 
   /**
@@ -315,7 +296,7 @@ export class PositionMonitor {
         // Before signing anything the mint is read again (fresh for a live sale: money moves).
         const pause = await this.d.mintWatch?.pauseReason(
           fresh.tokenAddress,
-          screeningFilters(config.filters),
+          config.filters,
           fresh.tradingMode === "live",
         );
         if (pause) {
