@@ -140,11 +140,29 @@ describe("a control that appears after the buy pauses the position", () => {
     expect(walletTxs()).toBe(1);
     const open = await positions(agentId);
     expect(open).toHaveLength(1);
-    expect(open[0].waitingReason).toStartWith("Paused: rejectTransferHook: Every transfer of the token calls the program");
+    expect(open[0].waitingReason).toStartWith(
+      "Paused: rejectTransferHook: Every transfer of the token calls the program",
+    );
     // Later ticks plan nothing for it: the monitor's own re-read (every 2 minutes) keeps it paused.
     ctx.clock.advance(2 * 60_000);
     expect(await tick()).toMatchObject({ actions: 0 });
     expect((await positions(agentId))[0].waitingReason).toStartWith("Paused: rejectTransferHook: ");
+  });
+
+  test("simulation pauses alike: the hook set later is seen at the next re-read, and the stop-loss waits", async () => {
+    const pool = agg.addPool({ lamportsPerToken: 1_000_000n, token2022: true, transferHook: { program: null } });
+    const agentId = await service.agent("simulation", { stopLoss: { enabled: true, percentage: 20 } });
+    await service.signal(pool.mint);
+    expect(await positions(agentId)).toHaveLength(1);
+    agg.run(pool.owner, [
+      createUpdateTransferHookInstruction(pool.mint, pool.owner.publicKey, hook, [], pool.programId),
+    ]);
+    ctx.clock.advance(2 * 60_000);
+    pool.opts.lamportsPerToken = 500_000n; // the stop-loss would fire
+    expect(await tick()).toMatchObject({ actions: 0 });
+    const open = await positions(agentId);
+    expect(open).toHaveLength(1);
+    expect(open[0].waitingReason).toStartWith("Paused: rejectTransferHook: ");
   });
 
   test("a pausable mint bought on purpose: paused transfers pause the position until resumed; a manual close still tries", async () => {
