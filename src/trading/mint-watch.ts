@@ -22,6 +22,9 @@ export interface MintWatchDeps {
 }
 
 export class MintWatch {
+  /** The last mint read that answered, per mint: judged again when a re-read fails. */
+  private readonly last = new Map<string, MintInfo>();
+
   constructor(private readonly d: MintWatchDeps) {}
 
   /**
@@ -32,6 +35,8 @@ export class MintWatch {
     held: ReadonlyArray<{ id: string; tokenAddress: string; filters: TokenScreeningFilters | null }>,
   ): Promise<Map<string, string>> {
     const paused = new Map<string, string>();
+    const mints = new Set(held.map((h) => h.tokenAddress));
+    for (const mint of this.last.keys()) if (!mints.has(mint)) this.last.delete(mint); // no longer held
     await Promise.all(
       held.map(async (h) => {
         const reason = h.filters ? await this.pauseReason(h.tokenAddress, h.filters) : null;
@@ -43,18 +48,21 @@ export class MintWatch {
 
   /**
    * Why a position in `mint` must pause under `filters`, or null. `fresh`: read the mint now
-   * (before a live sale). A failed read pauses nothing (logged): the last answer stands.
+   * (before a live sale). A failed read is logged and the last answer stands (none: no pause).
    */
   async pauseReason(mint: string, filters: TokenScreeningFilters, fresh = false): Promise<string | null> {
     let info: MintInfo;
     try {
       info = await this.d.mintInfo.get(mint, fresh ? 0 : (this.d.rereadMs ?? MINT_REREAD_MS));
+      this.last.set(mint, info);
     } catch (err) {
       this.d.logger.warn("mint re-read failed", {
         tokenAddress: mint,
         reason: err instanceof Error ? err.message : String(err),
       });
-      return null;
+      const last = this.last.get(mint);
+      if (!last) return null;
+      info = last;
     }
     const facts = mintFactsOf(info);
     // Only what can appear or change after the buy: a freeze authority cannot be added to a mint

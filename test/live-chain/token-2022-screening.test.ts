@@ -8,6 +8,7 @@ import { Keypair } from "@solana/web3.js";
 import { ManualClock } from "../../src/clock.ts";
 import { createLogger } from "../../src/logger.ts";
 import { MintInfoSource } from "../../src/market/mint-info.ts";
+import { MintWatch } from "../../src/trading/mint-watch.ts";
 import { TOKEN_SCREENING_DEFAULTS } from "../../src/trading/rules/token-screening.ts";
 import { TokenScreen } from "../../src/trading/token-screen.ts";
 import type { ChainAggregator, PoolOptions } from "../fakes/chain-aggregator.ts";
@@ -60,6 +61,25 @@ describe("TokenScreen on a real Token-2022 mint", () => {
     const pool = c.aggregator.addPool({ lamportsPerToken: 1_000n, token2022: true, ...opts });
     const filters = { ...TOKEN_SCREENING_DEFAULTS, rejectFreezeAuthority: false, [rule]: false };
     await screenOf().check(pool.mint.toBase58(), 1_000_000n, filters, 100);
+  });
+
+  test("MintWatch: re-read after 2 minutes on the injected clock; a failed re-read keeps the last answer", async () => {
+    const clock = new ManualClock();
+    const lines: string[] = [];
+    const logger = createLogger({ level: "warn", write: (l) => lines.push(l) });
+    const watch = new MintWatch({ mintInfo: new MintInfoSource({ rpc: c.rpc, clock }), logger });
+    const pool = c.aggregator.addPool({ lamportsPerToken: 1_000n, token2022: true, pausable: true });
+    const mint = pool.mint.toBase58();
+    const relaxed = { ...TOKEN_SCREENING_DEFAULTS, rejectPausable: false };
+    expect(await watch.pauseReason(mint, relaxed)).toBeNull();
+    c.aggregator.run(pool.owner, [createPauseInstruction(pool.mint, pool.owner.publicKey, [], pool.programId)]);
+    clock.advance(119_999);
+    expect(await watch.pauseReason(mint, relaxed)).toBeNull(); // the read is still fresh enough
+    clock.advance(1);
+    expect(await watch.pauseReason(mint, relaxed)).toStartWith("Paused: The mint's transfers are paused.");
+    c.chain.failNext("getAccountInfo", { code: -32005, message: "node is behind" });
+    expect(await watch.pauseReason(mint, relaxed, true)).toStartWith("Paused: The mint's transfers are paused.");
+    expect(lines.join("\n")).toContain("mint re-read failed");
   });
 
   test("a transfer hook whose program is on TOKEN_TRANSFER_HOOK_ALLOWLIST passes; a hook authority without a program passes", async () => {
