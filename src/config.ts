@@ -167,6 +167,19 @@ export const configSchema = z.object({
    */
   LIVE_EXTRA_PROGRAMS: base58List("must be comma-separated base58 program ids"),
 
+  /**
+   * Token-2022 transfer-hook programs trusted not to block sales: a mint whose hook calls one of
+   * them passes token screening's rejectTransferHook (docs/decisions/token-2022-screening.md).
+   */
+  TOKEN_TRANSFER_HOOK_ALLOWLIST: z
+    .string()
+    .default("")
+    .refine((v) => parseExtraPrograms(v).ok, { error: "must be comma-separated base58 program ids" })
+    .transform((v) => {
+      const r = parseExtraPrograms(v);
+      return r.ok ? r.programs : [];
+    }),
+
   HTTP_TIMEOUT_MS: int(5000, 100, 120000),
   PRICE_NETWORK_URL: sourceUrl("https://hermes.pyth.network"),
   PRICE_NETWORK_API_KEY: optionalSecret,
@@ -298,7 +311,7 @@ export function walletVariables(env: Record<string, string | undefined>): Array<
     .map((name) => ({ name, value: env[name] as string }));
 }
 
-/** LIVE_EXTRA_PROGRAMS: comma-separated program ids; `bad` names the first malformed entry. */
+/** LIVE_EXTRA_PROGRAMS, TOKEN_TRANSFER_HOOK_ALLOWLIST: comma-separated program ids; `bad` names the first malformed entry. */
 export function parseExtraPrograms(
   text: string | undefined,
 ): { ok: true; programs: string[] } | { ok: false; bad: string } {

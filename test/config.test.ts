@@ -40,6 +40,13 @@ describe("configuration", () => {
     expect(() => loadConfig({ LIVE_SIMULATE_BEFORE_SEND: "maybe" })).toThrow(ConfigError);
   });
 
+  test("TOKEN_TRANSFER_HOOK_ALLOWLIST: comma-separated program ids, empty by default; anything else stops the start", () => {
+    expect(loadConfig({}).TOKEN_TRANSFER_HOOK_ALLOWLIST).toEqual([]);
+    const hook = "TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb";
+    expect(loadConfig({ TOKEN_TRANSFER_HOOK_ALLOWLIST: ` ${hook} ,` }).TOKEN_TRANSFER_HOOK_ALLOWLIST).toEqual([hook]);
+    expect(() => loadConfig({ TOKEN_TRANSFER_HOOK_ALLOWLIST: "not-a-key" })).toThrow(ConfigError);
+  });
+
   test("one line per problem, naming the variable, never the value", () => {
     const secret = "short-secret-value";
     try {

@@ -29,6 +29,11 @@ export interface TradingConfig {
     /** Token screening (src/trading/rules/token-screening.ts says what each does). */
     rejectFreezeAuthority: boolean;
     rejectMintAuthority: boolean;
+    rejectPermanentDelegate: boolean;
+    rejectPausable: boolean;
+    rejectTransferHook: boolean;
+    rejectDefaultFrozen: boolean;
+    rejectUnknownExtensions: boolean;
     maxTransferFeeBps: number;
     requireSellable: boolean;
   };
@@ -56,6 +61,11 @@ export const DEFAULT_TRADING_CONFIG: Readonly<TradingConfig> = deepFreeze({
     signalTypes: [],
     rejectFreezeAuthority: true,
     rejectMintAuthority: false,
+    rejectPermanentDelegate: true,
+    rejectPausable: true,
+    rejectTransferHook: true,
+    rejectDefaultFrozen: true,
+    rejectUnknownExtensions: true,
     maxTransferFeeBps: 100,
     requireSellable: true,
   },
@@ -147,6 +157,11 @@ const groups = {
     signalTypes: signalTypeList(),
     rejectFreezeAuthority: bool(),
     rejectMintAuthority: bool(),
+    rejectPermanentDelegate: bool(),
+    rejectPausable: bool(),
+    rejectTransferHook: bool(),
+    rejectDefaultFrozen: bool(),
+    rejectUnknownExtensions: bool(),
     maxTransferFeeBps: intBetween(0, 10_000),
     requireSellable: bool(),
   },

@@ -13,6 +13,7 @@ import { SignalService } from "../signals/signal-service.ts";
 import type { TradeExecutor } from "../trading/executor.ts";
 import { priorityFeeSettingOf } from "../trading/live/priority-fee.ts";
 import type { LiveTrading } from "../trading/live-trading.ts";
+import { MintWatch } from "../trading/mint-watch.ts";
 import { PriceWaits } from "../trading/monitor-prices.ts";
 import { PositionLocks } from "../trading/position-locks.ts";
 import { PositionMonitor } from "../trading/position-monitor.ts";
@@ -61,7 +62,13 @@ export function createTradingArea(config: Config, d: Deps, opts: ServiceOptions)
   // requireSellable can be judged (docs/decisions.md "Live integration").
   // The demo market has no chain: its made-up tokens have no mint accounts to read.
   const mintInfo = config.DEMO_MARKET ? null : (live?.mintInfo ?? null);
-  const screen = new TokenScreen({ mintInfo, quotes: market.quotes, logger, clock });
+  const screen = new TokenScreen({
+    mintInfo,
+    quotes: market.quotes,
+    logger,
+    clock,
+    transferHookAllowlist: config.TOKEN_TRANSFER_HOOK_ALLOWLIST,
+  });
   // Under SWAP_API=build a simulated swap pays live's own estimate for its route, read over the
   // live RPC (src/trading/simulation-priority-fee.ts); without one, the cap.
   const fees = simulationFeeModel(
@@ -122,6 +129,10 @@ export function createTradingArea(config: Config, d: Deps, opts: ServiceOptions)
     quotePricing: market.quotes.configured ? new QuotePricing({ quotes: market.quotes, logger }) : null,
     intervalSeconds: config.MONITOR_INTERVAL_SECONDS,
     waits: priceWaits,
+    // Held mints read again: a control that appears after the buy pauses the position.
+    mintWatch: mintInfo
+      ? new MintWatch({ mintInfo, logger, transferHookAllowlist: config.TOKEN_TRANSFER_HOOK_ALLOWLIST })
+      : null,
     live: live ?? undefined,
   });
   return { signals, walCheckpoints, groupCommit, positions, locks, engine, processor, monitor, priceWaits };

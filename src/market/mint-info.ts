@@ -2,7 +2,7 @@ import type { Clock } from "../clock.ts";
 import { TradingError } from "../errors.ts";
 import type { SolanaRpcClient } from "./solana-rpc.ts";
 import { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from "./solana-rpc.ts";
-import { MintExtension, type ParsedMint, parseMint } from "./token-layouts.ts";
+import { KNOWN_MINT_EXTENSIONS, MintExtension, type ParsedMint, parseMint } from "./token-layouts.ts";
 
 // What a mint account says about a token: decimals and token
 // program (so a brand-new token the price source omits still trades), and the authorities and
@@ -44,6 +44,17 @@ export interface MintInfo {
   extensions: number[];
   /** NonTransferable: the token can never be sent, so never sold. */
   nonTransferable: boolean;
+  /**
+   * Who can move, freeze or block the tokens besides their holder (token-layouts.ts ParsedMint
+   * says what each is), and the extension types this service does not know. Token screening
+   * refuses each by default (src/trading/rules/token-screening.ts).
+   */
+  permanentDelegate: string | null;
+  pauseAuthority: string | null;
+  paused: boolean;
+  transferHookProgram: string | null;
+  defaultAccountFrozen: boolean;
+  unknownExtensions: number[];
 }
 
 /** base64 account JSON (getAccountInfo / getMultipleAccounts / simulateTransaction) → RawAccount. */
@@ -79,6 +90,12 @@ function mintInfoOf(mint: string, account: RawAccount): MintInfo | null {
       : {}),
     extensions: m.extensions,
     nonTransferable: m.extensions.includes(MintExtension.NonTransferable),
+    permanentDelegate: m.permanentDelegate,
+    pauseAuthority: m.pauseAuthority,
+    paused: m.paused,
+    transferHookProgram: m.transferHookProgram,
+    defaultAccountFrozen: m.defaultAccountFrozen,
+    unknownExtensions: m.extensions.filter((t) => !KNOWN_MINT_EXTENSIONS.has(t)),
   };
 }
 
@@ -104,11 +121,14 @@ export class MintInfoSource {
     this.ttlMs = opts.ttlMs ?? 10 * 60_000;
   }
 
-  /** The mint's facts; TradingError when the address is not a token mint. */
-  async get(mint: string): Promise<MintInfo> {
+  /**
+   * The mint's facts; TradingError when the address is not a token mint. `maxAgeMs`: a cached read
+   * older than this is read again (default the TTL; 0: always a fresh read).
+   */
+  async get(mint: string, maxAgeMs = this.ttlMs): Promise<MintInfo> {
     const now = this.opts.clock.now();
     const hit = this.cache.get(mint);
-    if (hit && now - hit.at < this.ttlMs) return hit.info;
+    if (hit && now - hit.at < Math.min(maxAgeMs, this.ttlMs)) return hit.info;
     // The buy's sizing and the screening ask for a new mint in the same turn: one read.
     const pending = this.reading.get(mint);
     if (pending) return pending;

@@ -18,19 +18,33 @@ const TOKEN_ACCOUNT_SIZE = 165;
 const ACCOUNT_TYPE_MINT = 1;
 const ACCOUNT_TYPE_ACCOUNT = 2;
 
-/** Token-2022 extension type numbers (spl-token-2022 `ExtensionType`). */
+/** Token-2022 mint extension type numbers (spl-token-2022 `ExtensionType`). */
 export const MintExtension = {
   TransferFeeConfig: 1,
   MintCloseAuthority: 3,
+  ConfidentialTransferMint: 4,
   DefaultAccountState: 6,
   NonTransferable: 9,
   InterestBearingConfig: 10,
   PermanentDelegate: 12,
   TransferHook: 14,
+  ConfidentialTransferFeeConfig: 16,
   MetadataPointer: 18,
   TokenMetadata: 19,
+  GroupPointer: 20,
+  TokenGroup: 21,
+  GroupMemberPointer: 22,
+  TokenGroupMember: 23,
+  ConfidentialMintBurn: 24,
+  ScaledUiAmount: 25,
   Pausable: 26,
 } as const;
+
+/** Every mint extension type spl-token-2022 defines today; any other is unknown to us. */
+export const KNOWN_MINT_EXTENSIONS: ReadonlySet<number> = new Set(Object.values(MintExtension));
+
+/** DefaultAccountState's `state`: 2 = a new token account starts frozen. */
+const ACCOUNT_STATE_FROZEN = 2;
 
 interface TransferFee {
   epoch: bigint;
@@ -48,6 +62,15 @@ export interface ParsedMint {
   extensions: number[];
   /** Token-2022 TransferFeeConfig: the fee in force before and from `newer.epoch`. */
   transferFee: { older: TransferFee; newer: TransferFee } | null;
+  /** PermanentDelegate: may move or burn any holder's tokens without their signature. */
+  permanentDelegate: string | null;
+  /** Pausable: the authority that may pause every transfer, and whether it has. */
+  pauseAuthority: string | null;
+  paused: boolean;
+  /** TransferHook: the program every transfer calls (null: none set yet). */
+  transferHookProgram: string | null;
+  /** DefaultAccountState = frozen: a new token account starts frozen until the freeze authority thaws it. */
+  defaultAccountFrozen: boolean;
 }
 
 export interface ParsedTokenAccount {
@@ -96,6 +119,12 @@ function extensionEntries(d: Uint8Array, expectedType: number): Array<{ type: nu
   return out;
 }
 
+/** An OptionalNonZeroPubkey (32 bytes, all zero = none) at `at` of an extension's value. */
+function nonZeroKey(d: Uint8Array | undefined, at: number): string | null {
+  if (!d || d.length < at + 32) return null;
+  return d.subarray(at, at + 32).some((b) => b !== 0) ? key(d, at) : null;
+}
+
 function transferFeeAt(d: Uint8Array, at: number): TransferFee {
   const v = view(d);
   return {
@@ -118,6 +147,11 @@ export function parseMint(data: Uint8Array): ParsedMint | null {
   // TransferFeeConfig: two authorities (64), withheld u64 (8), older fee (18), newer fee (18).
   if (fee && fee.value.length >= 108)
     transferFee = { older: transferFeeAt(fee.value, 72), newer: transferFeeAt(fee.value, 90) };
+  const value = (type: number) => entries.find((e) => e.type === type)?.value;
+  // PausableConfig: authority (32), paused bool (1). TransferHook: authority (32), program (32).
+  const pausable = value(MintExtension.Pausable);
+  const hook = value(MintExtension.TransferHook);
+  const defaultState = value(MintExtension.DefaultAccountState);
   return {
     decimals: data[44]!,
     supply: view(data).getBigUint64(36, true),
@@ -126,6 +160,11 @@ export function parseMint(data: Uint8Array): ParsedMint | null {
     freezeAuthority,
     extensions: entries.map((e) => e.type),
     transferFee,
+    permanentDelegate: nonZeroKey(value(MintExtension.PermanentDelegate), 0),
+    pauseAuthority: nonZeroKey(pausable, 0),
+    paused: pausable !== undefined && pausable.length > 32 && pausable[32] !== 0,
+    transferHookProgram: nonZeroKey(hook, 32),
+    defaultAccountFrozen: defaultState !== undefined && defaultState[0] === ACCOUNT_STATE_FROZEN,
   };
 }
 

@@ -92,6 +92,7 @@ export class LiveTrading {
       | "LIVE_SIMULATE_BEFORE_SEND"
       | "LIVE_TRADING_ENABLED"
       | "LIVE_EXTRA_PROGRAMS"
+      | "TOKEN_TRANSFER_HOOK_ALLOWLIST"
     >,
     readonly d: LiveTradingDeps,
     opts: LiveTradingOptions = {},
@@ -159,6 +160,7 @@ export class LiveTrading {
                 : d.market.quotes,
             logger: d.logger,
             clock: d.clock,
+            transferHookAllowlist: config.TOKEN_TRANSFER_HOOK_ALLOWLIST,
           }),
         })
       : null;

@@ -10,6 +10,7 @@ import type { QuotePricing } from "../market/quote-pricing.ts";
 import type { TokenPriceProvider } from "../market/types.ts";
 import { type Big, decStr } from "../money.ts";
 import { TickLoop } from "../tick-loop.ts";
+import type { MintWatch } from "./mint-watch.ts";
 import {
   type MintPrice,
   type MonitorPriceSources,
@@ -55,6 +56,11 @@ export interface PositionMonitorDeps {
   quotePricing?: Pick<QuotePricing, "fillMissing" | "pricesInSol"> | null;
   /** Why a position is not acted on (its `waitingReason`); the monitor's own when not given. */
   waits?: PriceWaits;
+  /**
+   * Held mints read again (src/trading/mint-watch.ts): a control the agent's filters refuse that
+   * appeared after the buy pauses the position. Absent: no chain to read (no SOLANA_RPC_URL).
+   */
+  mintWatch?: MintWatch | null;
   intervalSeconds: number;
   /**
    * Live trading (src/trading/live-trading.ts): pending live swaps are reconciled by signature at
@@ -67,6 +73,8 @@ export interface PositionMonitorDeps {
     automaticAllowed(agentId: string): boolean;
   };
 }
+
+const WAIT_PAUSED_LOG = "position paused: its mint now has a control the agent's filters refuse";
 
 interface Planned {
   position: MonitorRow;
@@ -160,7 +168,13 @@ export class PositionMonitor {
         this.lastTick = report;
         return report;
       }
-      const planned = this.plan(open, agents, prices, report);
+      // Per position whose mint now has a control its agent's filters refuse, why (mint-watch.ts).
+      const paused = this.d.mintWatch
+        ? await this.d.mintWatch.pauses(
+            open.map((p) => ({ ...p, filters: agents.get(p.agentId)?.config.filters ?? null })),
+          )
+        : new Map<string, string>();
+      const planned = this.plan(open, agents, prices, paused, report);
       for (const plan of planned) {
         report.actions++;
         const outcome = await this.act(plan);
@@ -177,12 +191,14 @@ export class PositionMonitor {
 
   /**
    * Prices every position, stores current and peak prices, and returns the actions to take,
-   * oldest position first. A position whose token has no usable price waits (PriceWaits).
+   * oldest position first. A position whose token has no usable price waits (PriceWaits); so
+   * does a paused one (`paused`), priced but not acted on.
    */
   private plan(
     open: MonitorRow[],
     agents: Map<string, { userId: string; config: TradingConfig }>,
     prices: Map<string, MintPrice>,
+    paused: Map<string, string>,
     report: TickReport,
   ): Planned[] {
     const now = isoNow(this.d.clock);
@@ -195,12 +211,14 @@ export class PositionMonitor {
       const agent = agents.get(p.agentId);
       if (!agent) continue; // not possible (both read in one transaction); a type guard
       const mp = prices.get(p.tokenAddress);
+      const pause = paused.get(p.id);
+      if (pause) this.wait(p, pause, WAIT_PAUSED_LOG);
       if (mp?.kind !== "priced") {
-        this.wait(p, mp?.reason ?? WAIT_UNPRICED);
+        if (!pause) this.wait(p, mp?.reason ?? WAIT_UNPRICED);
         continue;
       }
       const tp = mp.price;
-      this.waits.clear(p.id);
+      if (!pause) this.waits.clear(p.id);
       report.priced++;
       // Most positions fire nothing: screened in doubles, decided exactly only when it may matter.
       const screen = screenPosition(agent.config, p, tp.screen, nowMs);
@@ -216,7 +234,8 @@ export class PositionMonitor {
       const peak = decStr(decision.peakPriceSol);
       updates.push({ rowid: p.rowid, id: p.id, lastPriceSol: tp.sol, lastPriceUsd: tp.usd, peakPriceSol: peak });
       if (decision.peakChanged) peaks.push({ p, userId: agent.userId, peak });
-      if (decision.action.kind !== "none" && !this.liveHeld(p)) planned.push({ position: p, action: decision.action });
+      if (decision.action.kind !== "none" && !pause && !this.liveHeld(p))
+        planned.push({ position: p, action: decision.action });
     }
     // Actions run oldest position first (the read has no order; a stable sort keeps rowid order among equals).
     planned.sort((a, b) =>
@@ -235,10 +254,14 @@ export class PositionMonitor {
     return planned;
   }
 
-  /** A position that cannot be priced now waits; said in the log when the reason changes. */
-  private wait(p: Pick<MonitorRow, "id" | "agentId" | "tokenAddress">, reason: string): void {
+  /** A position not acted on now waits; said in the log when the reason changes. */
+  private wait(
+    p: Pick<MonitorRow, "id" | "agentId" | "tokenAddress">,
+    reason: string,
+    msg = "position waits: no usable price",
+  ): void {
     if (this.waits.set(p.id, reason, this.d.clock.now()))
-      this.log.warn("position waits: no usable price", {
+      this.log.warn(msg, {
         positionId: p.id,
         agentId: p.agentId,
         tokenAddress: p.tokenAddress,
@@ -270,6 +293,16 @@ export class PositionMonitor {
         const fresh = this.d.positions.byId(id);
         if (fresh?.status !== "open" || this.liveHeld(fresh)) return "skipped";
         const config = resolveStoredConfig(fresh.configOverrides);
+        // Before signing anything the mint is read again (fresh for a live sale: money moves).
+        const pause = await this.d.mintWatch?.pauseReason(
+          fresh.tokenAddress,
+          config.filters,
+          fresh.tradingMode === "live",
+        );
+        if (pause) {
+          this.wait(fresh, pause, WAIT_PAUSED_LOG);
+          return "skipped";
+        }
         const price = (await priceHeldTokens(this.sources, [fresh])).get(fresh.tokenAddress);
         if (price?.kind !== "priced") {
           this.wait(fresh, price?.reason ?? WAIT_UNPRICED);

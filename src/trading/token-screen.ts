@@ -6,13 +6,19 @@ import type { MintInfo } from "../market/mint-info.ts";
 import type { Quote, QuoteRequest } from "../market/types.ts";
 import { SOL_MINT } from "../money.ts";
 import type { TransferFee } from "./rules/fees.ts";
-import { type ScreeningRule, screenToken, type TokenScreeningFilters } from "./rules/token-screening.ts";
+import {
+  type MintFacts,
+  PLAIN_MINT,
+  type ScreeningRule,
+  screenToken,
+  type TokenScreeningFilters,
+} from "./rules/token-screening.ts";
 import { together } from "./together.ts";
 
 // Token screening before a signal buy, in BOTH modes: simulation is never
 // kinder than live. The executors call it with the buy's quote in hand, so the reverse quote is
 // for exactly the amount the agent would hold. The mint's facts come from the mint account over
-// RPC (MintInfoSource); without SOLANA_RPC_URL there is no chain to read, so the three on-chain
+// RPC (MintInfoSource); without SOLANA_RPC_URL there is no chain to read, so the on-chain
 // filters cannot be judged and only requireSellable applies (docs/decisions.md "Live
 // integration"; a live agent always has the RPC).
 
@@ -37,7 +43,26 @@ export interface TokenScreenDeps {
   clock: Pick<Clock, "now">;
   /** How long a found route back to SOL vouches for amounts up to the one quoted; default 60 s. */
   sellableTtlMs?: number;
+  /** Transfer-hook programs trusted not to block sales (TOKEN_TRANSFER_HOOK_ALLOWLIST). */
+  transferHookAllowlist?: readonly string[];
 }
+
+/** The facts screening judges, from a mint read (none without an RPC: nothing to judge). */
+export const mintFactsOf = (info: MintInfo | null): MintFacts =>
+  info
+    ? {
+        freezeAuthority: info.freezeAuthority,
+        mintAuthority: info.mintAuthority,
+        permanentDelegate: info.permanentDelegate,
+        pauseAuthority: info.pauseAuthority,
+        paused: info.paused,
+        transferHookProgram: info.transferHookProgram,
+        defaultAccountFrozen: info.defaultAccountFrozen,
+        unknownExtensions: info.unknownExtensions,
+        transferFeeBps: info.transferFeeBps,
+        nonTransferable: info.nonTransferable,
+      }
+    : PLAIN_MINT;
 
 export class TokenScreen {
   /**
@@ -68,14 +93,9 @@ export class TokenScreen {
       () => (filters.requireSellable ? this.sellable(mint, boughtAtomic, slippageBps, taker) : null),
     ]);
     const result = screenToken(
-      {
-        freezeAuthority: info?.freezeAuthority ?? null,
-        mintAuthority: info?.mintAuthority ?? null,
-        transferFeeBps: info?.transferFeeBps ?? 0,
-        nonTransferable: info?.nonTransferable ?? false,
-        reverseQuoteFound,
-      },
+      { ...mintFactsOf(info), reverseQuoteFound },
       filters,
+      this.d.transferHookAllowlist ?? [],
     );
     if (result.ok) return;
     this.d.logger.info("token refused by screening", { tokenAddress: mint, rule: result.rule, reason: result.reason });
@@ -146,6 +166,11 @@ export class TokenScreen {
 export const screeningFilters = (f: TokenScreeningFilters): TokenScreeningFilters => ({
   rejectFreezeAuthority: f.rejectFreezeAuthority,
   rejectMintAuthority: f.rejectMintAuthority,
+  rejectPermanentDelegate: f.rejectPermanentDelegate,
+  rejectPausable: f.rejectPausable,
+  rejectTransferHook: f.rejectTransferHook,
+  rejectDefaultFrozen: f.rejectDefaultFrozen,
+  rejectUnknownExtensions: f.rejectUnknownExtensions,
   maxTransferFeeBps: f.maxTransferFeeBps,
   requireSellable: f.requireSellable,
 });

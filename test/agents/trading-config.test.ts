@@ -31,6 +31,11 @@ const DEFAULTS = {
     // Issue 15 token screening.
     rejectFreezeAuthority: true,
     rejectMintAuthority: false,
+    rejectPermanentDelegate: true,
+    rejectPausable: true,
+    rejectTransferHook: true,
+    rejectDefaultFrozen: true,
+    rejectUnknownExtensions: true,
     maxTransferFeeBps: 100,
     requireSellable: true,
   },
@@ -246,6 +251,11 @@ describe("PUT /agents/:id/config", () => {
       "filters.rejectFreezeAuthority not a boolean",
       { filters: { rejectFreezeAuthority: "yes" } },
       ["filters.rejectFreezeAuthority must be true or false"],
+    ],
+    [
+      "filters.rejectPermanentDelegate not a boolean",
+      { filters: { rejectPermanentDelegate: 1 } },
+      ["filters.rejectPermanentDelegate must be true or false"],
     ],
     [
       "filters.maxTransferFeeBps above 10000",

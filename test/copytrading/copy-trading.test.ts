@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
+import { Keypair } from "@solana/web3.js";
 import { createApiKey, createUser, json } from "../helpers/context.ts";
 import { type CopyContext, MINT, MINT2, SOL_MINT, startCopy, W } from "./copy-context.ts";
 
@@ -89,6 +90,25 @@ describe("copy trading", () => {
     expect(report.sources).toContainEqual(
       expect.objectContaining({ source: `wallet:${W}`, signalType: "buy", count: 1 }),
     );
+  });
+
+  test("a copied buy of a mint with a permanent delegate is refused by the same screen: no position", async () => {
+    c = await startCopy();
+    const agentId = await c.agent();
+    const watch = await c.watch();
+    // Token-2022 PermanentDelegate (extension 12): its delegate can move any holder's tokens.
+    c.rpc.mintExtensions.set(MINT, [{ type: 12, value: Keypair.generate().publicKey.toBytes() }]);
+    c.ctx.clock.advance(1_000);
+    c.trade({ sol: 0.5 });
+    c.ctx.clock.advance(2_000);
+    await c.tick();
+    await c.settle();
+    const trades = await json(await c.request("GET", `/api/v1/wallet-watches/${watch.id}/trades`));
+    expect(trades).toHaveLength(1);
+    const decision = trades[0].processing.evaluations[0];
+    expect(decision).toMatchObject({ agentId, outcome: "failed", positionId: null });
+    expect(decision.reason).toStartWith("rejectPermanentDelegate: ");
+    expect(await position(agentId)).toEqual([]);
   });
 
   test("a restart copies nothing twice, even when the cursor was not written", async () => {

@@ -1,14 +1,20 @@
 import {
+  AccountState,
   AuthorityType,
   createApproveCheckedInstruction,
   createAssociatedTokenAccountIdempotentInstruction,
   createCloseAccountInstruction,
+  createInitializeDefaultAccountStateInstruction,
   createInitializeMint2Instruction,
+  createInitializePausableConfigInstruction,
+  createInitializePermanentDelegateInstruction,
   createInitializeTransferFeeConfigInstruction,
+  createInitializeTransferHookInstruction,
   createMintToInstruction,
   createSetAuthorityInstruction,
   createSetTransferFeeInstruction,
   createSyncNativeInstruction,
+  createThawAccountInstruction,
   createTransferCheckedInstruction,
   ExtensionType,
   getAssociatedTokenAddressSync,
@@ -65,6 +71,15 @@ export interface PoolOptions {
   keepMintAuthority?: boolean;
   /** Price API v3 leaves the mint out (a brand-new token). */
   unpriced?: boolean;
+  /**
+   * Token-2022 mint extensions held by the pool owner (token2022 needed): a permanent delegate, a
+   * pause authority, a transfer hook (its program, or null: an authority that may set one later),
+   * new accounts frozen by default (the pool's own are thawed; implies a freeze authority).
+   */
+  permanentDelegate?: boolean;
+  pausable?: boolean;
+  transferHook?: { program: PublicKey | null };
+  defaultFrozen?: boolean;
 }
 
 export interface Pool {
@@ -126,7 +141,13 @@ export class ChainAggregator extends LocalServer {
     const decimals = opts.decimals ?? 6;
     const programId = opts.token2022 ? TOKEN_2022_PROGRAM_ID : TOKEN_PROGRAM_ID;
     this.chain.airdrop(owner.publicKey, solLiquidity + 10_000_000_000n);
-    const extensions = opts.transferFeeBps !== undefined ? [ExtensionType.TransferFeeConfig] : [];
+    const extensions = [
+      ...(opts.transferFeeBps !== undefined ? [ExtensionType.TransferFeeConfig] : []),
+      ...(opts.permanentDelegate ? [ExtensionType.PermanentDelegate] : []),
+      ...(opts.pausable ? [ExtensionType.PausableConfig] : []),
+      ...(opts.transferHook ? [ExtensionType.TransferHook] : []),
+      ...(opts.defaultFrozen ? [ExtensionType.DefaultAccountState] : []),
+    ];
     const space = getMintLen(extensions);
     const lamports = this.chain.svm.minimumBalanceForRentExemption(BigInt(space));
     const tokenAccount = getAssociatedTokenAddressSync(mintKp.publicKey, owner.publicKey, false, programId);
@@ -151,12 +172,21 @@ export class ChainAggregator extends LocalServer {
           programId,
         ),
       );
+    const o = owner.publicKey;
+    const m = mintKp.publicKey;
+    if (opts.permanentDelegate) ixs.push(createInitializePermanentDelegateInstruction(m, o, programId));
+    if (opts.pausable) ixs.push(createInitializePausableConfigInstruction(m, o, programId));
+    if (opts.transferHook)
+      ixs.push(
+        createInitializeTransferHookInstruction(m, o, opts.transferHook.program ?? PublicKey.default, programId),
+      );
+    if (opts.defaultFrozen) ixs.push(createInitializeDefaultAccountStateInstruction(m, AccountState.Frozen, programId));
     ixs.push(
       createInitializeMint2Instruction(
         mintKp.publicKey,
         decimals,
         owner.publicKey,
-        opts.freezeAuthority ? owner.publicKey : null,
+        opts.freezeAuthority || opts.defaultFrozen ? owner.publicKey : null,
         programId,
       ),
       createAssociatedTokenAccountIdempotentInstruction(
@@ -166,6 +196,7 @@ export class ChainAggregator extends LocalServer {
         mintKp.publicKey,
         programId,
       ),
+      ...(opts.defaultFrozen ? [createThawAccountInstruction(tokenAccount, m, o, [], programId)] : []),
       createMintToInstruction(mintKp.publicKey, tokenAccount, owner.publicKey, supply, [], programId),
     );
     this.run(owner, ixs, [mintKp]);

@@ -106,6 +106,11 @@ export class FakeSolanaRpc {
   defaultLanding: Landing = { kind: "confirm" };
   /** Mint and freeze authorities per mint (default none: a renounced, freely transferable mint). */
   readonly mintAuthorities = new Map<string, { mint?: string; freeze?: string }>();
+  /**
+   * Token-2022 mint extensions per mint (type, value: spl-token-2022's TLV entries): such a mint
+   * is served as a Token-2022 mint account carrying them.
+   */
+  readonly mintExtensions = new Map<string, Array<{ type: number; value: Uint8Array }>>();
   /** The next simulateTransaction answers this err (then null again). */
   nextSimulationError: unknown = null;
   private readonly failures = new Map<string, RpcFailure[]>();
@@ -399,8 +404,10 @@ export class FakeSolanaRpc {
   ) {
     if (this.lamports.has(address)) return accountJson(SYSTEM_PROGRAM, lamports(address), new Uint8Array(0));
     if (this.market.tokens.has(address)) {
-      const program = this.tokenProgram.get(address) ?? TOKEN_PROGRAM;
-      return accountJson(program, 1_461_600n, mintData(this.decimalsOf(address), this.mintAuthorities.get(address)));
+      const ext = this.mintExtensions.get(address);
+      const program = ext ? TOKEN_2022_PROGRAM : (this.tokenProgram.get(address) ?? TOKEN_PROGRAM);
+      const base = mintData(this.decimalsOf(address), this.mintAuthorities.get(address));
+      return accountJson(program, 1_461_600n, ext ? withExtensions(base, ext) : base);
     }
     for (const owner of this.lamports.keys())
       for (const mint of this.market.tokens.keys()) {
@@ -783,6 +790,22 @@ function mintData(decimals: number, auth: { mint?: string; freeze?: string } = {
   if (auth.freeze) {
     v.setUint32(46, 1, true);
     d.set(bs58.decode(auth.freeze), 50);
+  }
+  return d;
+}
+
+/** A Token-2022 mint with extensions: the base padded to 165 bytes, account type 1, TLV entries. */
+function withExtensions(base: Uint8Array, ext: Array<{ type: number; value: Uint8Array }>): Uint8Array {
+  const d = new Uint8Array(166 + ext.reduce((n, e) => n + 4 + e.value.length, 0));
+  d.set(base, 0);
+  d[165] = 1;
+  const v = new DataView(d.buffer);
+  let at = 166;
+  for (const e of ext) {
+    v.setUint16(at, e.type, true);
+    v.setUint16(at + 2, e.value.length, true);
+    d.set(e.value, at + 4);
+    at += 4 + e.value.length;
   }
   return d;
 }

@@ -2,7 +2,12 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { ManualClock } from "../../src/clock.ts";
 import { MintInfoSource } from "../../src/market/mint-info.ts";
 import { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from "../../src/market/solana-rpc.ts";
-import { screenToken, TOKEN_SCREENING_DEFAULTS, type TokenFacts } from "../../src/trading/rules/token-screening.ts";
+import {
+  PLAIN_MINT,
+  screenToken,
+  TOKEN_SCREENING_DEFAULTS,
+  type TokenFacts,
+} from "../../src/trading/rules/token-screening.ts";
 import { type ChainContext, startChain } from "./chain-context.ts";
 
 describe("MintInfoSource reads the mint account over RPC", () => {
@@ -33,6 +38,12 @@ describe("MintInfoSource reads the mint account over RPC", () => {
       transferFeeBps: 0,
       extensions: [],
       nonTransferable: false,
+      permanentDelegate: null,
+      pauseAuthority: null,
+      paused: false,
+      transferHookProgram: null,
+      defaultAccountFrozen: false,
+      unknownExtensions: [],
     });
   });
 
@@ -75,13 +86,7 @@ describe("MintInfoSource reads the mint account over RPC", () => {
 });
 
 describe("screenToken", () => {
-  const clean: TokenFacts = {
-    freezeAuthority: null,
-    mintAuthority: null,
-    transferFeeBps: 0,
-    nonTransferable: false,
-    reverseQuoteFound: true,
-  };
+  const clean: TokenFacts = { ...PLAIN_MINT, reverseQuoteFound: true };
   const cases: Array<[string, Partial<TokenFacts>, Partial<typeof TOKEN_SCREENING_DEFAULTS>, string | null]> = [
     ["clean token", {}, {}, null],
     ["freeze authority (default on)", { freezeAuthority: "F" }, {}, "rejectFreezeAuthority"],
@@ -96,6 +101,18 @@ describe("screenToken", () => {
     ["non-transferable", { nonTransferable: true }, {}, "requireSellable"],
     ["sellability not required", { reverseQuoteFound: false, nonTransferable: true }, { requireSellable: false }, null],
     ["first failing rule wins", { freezeAuthority: "F", transferFeeBps: 9_000 }, {}, "rejectFreezeAuthority"],
+    ["permanent delegate (default on)", { permanentDelegate: "D" }, {}, "rejectPermanentDelegate"],
+    ["permanent delegate allowed", { permanentDelegate: "D" }, { rejectPermanentDelegate: false }, null],
+    ["pause authority (default on)", { pauseAuthority: "P" }, {}, "rejectPausable"],
+    ["paused without an authority", { paused: true }, {}, "rejectPausable"],
+    ["pause authority allowed", { pauseAuthority: "P" }, { rejectPausable: false }, null],
+    ["paused, pausable allowed: not sellable now", { paused: true }, { rejectPausable: false }, "requireSellable"],
+    ["transfer hook (default on)", { transferHookProgram: "H" }, {}, "rejectTransferHook"],
+    ["transfer hook allowed", { transferHookProgram: "H" }, { rejectTransferHook: false }, null],
+    ["frozen by default (default on)", { defaultAccountFrozen: true }, {}, "rejectDefaultFrozen"],
+    ["frozen by default allowed", { defaultAccountFrozen: true }, { rejectDefaultFrozen: false }, null],
+    ["unknown extension (default on)", { unknownExtensions: [99] }, {}, "rejectUnknownExtensions"],
+    ["unknown extension allowed", { unknownExtensions: [99] }, { rejectUnknownExtensions: false }, null],
   ];
   test.each(cases)("%s", (_n, facts, filters, rule) => {
     const r = screenToken({ ...clean, ...facts }, { ...TOKEN_SCREENING_DEFAULTS, ...filters });
@@ -108,12 +125,22 @@ describe("screenToken", () => {
       }
     }
   });
-  test("defaults as issue 15 names them", () => {
+  test("defaults as issues 15 and 32 name them", () => {
     expect(TOKEN_SCREENING_DEFAULTS).toEqual({
       rejectFreezeAuthority: true,
       rejectMintAuthority: false,
+      rejectPermanentDelegate: true,
+      rejectPausable: true,
+      rejectTransferHook: true,
+      rejectDefaultFrozen: true,
+      rejectUnknownExtensions: true,
       maxTransferFeeBps: 100,
       requireSellable: true,
     });
+  });
+  test("a hook program on the allow-list passes rejectTransferHook", () => {
+    const facts = { ...clean, transferHookProgram: "H" };
+    expect(screenToken(facts, TOKEN_SCREENING_DEFAULTS, ["H"])).toEqual({ ok: true });
+    expect(screenToken(facts, TOKEN_SCREENING_DEFAULTS, ["X"]).ok).toBe(false);
   });
 });

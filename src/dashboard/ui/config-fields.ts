@@ -168,6 +168,31 @@ export const CONFIG_FIELDS: readonly ConfigField[] = [
     default: false,
   },
   {
+    path: "filters.rejectPermanentDelegate",
+    label: "Reject tokens with a permanent delegate",
+    kind: "boolean",
+    default: true,
+  },
+  { path: "filters.rejectPausable", label: "Reject pausable tokens", kind: "boolean", default: true },
+  {
+    path: "filters.rejectTransferHook",
+    label: "Reject tokens with a transfer hook (not allow-listed)",
+    kind: "boolean",
+    default: true,
+  },
+  {
+    path: "filters.rejectDefaultFrozen",
+    label: "Reject tokens whose new accounts start frozen",
+    kind: "boolean",
+    default: true,
+  },
+  {
+    path: "filters.rejectUnknownExtensions",
+    label: "Reject tokens with unknown Token-2022 extensions",
+    kind: "boolean",
+    default: true,
+  },
+  {
     path: "filters.maxTransferFeeBps",
     label: "Maximum token transfer fee",
     kind: "integer",

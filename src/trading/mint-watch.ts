@@ -1,0 +1,88 @@
+import type { Logger } from "../logger.ts";
+import type { MintInfo } from "../market/mint-info.ts";
+import { type TokenScreeningFilters, thirdPartyControl } from "./rules/token-screening.ts";
+import { mintFactsOf } from "./token-screen.ts";
+
+// A held token's mint, read again while the position is open: a Token-2022 control that
+// appears after the buy (a transfer hook set, a pause, a new permanent delegate) and that the
+// agent's filters refuse pauses the position (docs/decisions/token-2022-screening.md). The
+// monitor asks before each decision, and the mint is read again when the last read is older than
+// `rereadMs` (a few minutes); before an automatic live sale it is read fresh. Paused: the monitor
+// takes no automatic action (stop-loss, take-profit, DCA, stale exit) and says why in the
+// position's `waitingReason`; a manual close still tries to sell.
+
+/** Read the mint again when the last read is older than this (2 minutes). */
+const MINT_REREAD_MS = 2 * 60_000;
+
+export interface MintWatchDeps {
+  mintInfo: { get(mint: string, maxAgeMs?: number): Promise<MintInfo> };
+  logger: Logger;
+  transferHookAllowlist?: readonly string[];
+  rereadMs?: number;
+}
+
+export class MintWatch {
+  /** The last mint read that answered, per mint: judged again when a re-read fails. */
+  private readonly last = new Map<string, MintInfo>();
+
+  constructor(private readonly d: MintWatchDeps) {}
+
+  /**
+   * Per held position whose mint must pause it, why. Concurrent: the mint reader reads each mint
+   * once however many positions hold it. `filters` null: no agent to judge for (nothing pauses).
+   */
+  async pauses(
+    held: ReadonlyArray<{ id: string; tokenAddress: string; filters: TokenScreeningFilters | null }>,
+  ): Promise<Map<string, string>> {
+    const paused = new Map<string, string>();
+    const mints = new Set(held.map((h) => h.tokenAddress));
+    for (const mint of this.last.keys()) if (!mints.has(mint)) this.last.delete(mint); // no longer held
+    await Promise.all(
+      held.map(async (h) => {
+        const reason = h.filters ? await this.pauseReason(h.tokenAddress, h.filters) : null;
+        if (reason !== null) paused.set(h.id, reason);
+      }),
+    );
+    return paused;
+  }
+
+  /**
+   * Why a position in `mint` must pause under `filters`, or null. `fresh`: read the mint now
+   * (before a live sale). A failed read is logged and the last answer stands (none: no pause).
+   */
+  async pauseReason(mint: string, filters: TokenScreeningFilters, fresh = false): Promise<string | null> {
+    let info: MintInfo;
+    try {
+      info = await this.d.mintInfo.get(mint, fresh ? 0 : (this.d.rereadMs ?? MINT_REREAD_MS));
+      this.last.set(mint, info);
+    } catch (err) {
+      this.d.logger.warn("mint re-read failed", {
+        tokenAddress: mint,
+        reason: err instanceof Error ? err.message : String(err),
+      });
+      const last = this.last.get(mint);
+      if (!last) return null;
+      info = last;
+    }
+    const facts = mintFactsOf(info);
+    // Only what can appear or change after the buy: a freeze authority cannot be added to a mint
+    // without one, a default account state touches only new accounts, and extensions are fixed at
+    // the mint's creation. Judging those again would only pause a position because its agent's
+    // filters were tightened since, and stop its stop-loss for nothing.
+    const later = {
+      ...filters,
+      rejectFreezeAuthority: false,
+      rejectDefaultFrozen: false,
+      rejectUnknownExtensions: false,
+    };
+    const refused = thirdPartyControl(facts, later, this.d.transferHookAllowlist ?? []);
+    const why = refused
+      ? `${refused.rule}: ${refused.reason}`
+      : facts.paused
+        ? "The mint's transfers are paused"
+        : null;
+    return why === null
+      ? null
+      : `Paused: ${why}. No automatic exit or DCA while it lasts; a manual close still tries to sell`;
+  }
+}
