@@ -89,3 +89,22 @@ test("litesvm's unpublished builds are aliased to its linux-x64-musl build, whic
     });
   }
 });
+
+// @flydotio/litestream 1.0.1 (Litestream v0.3.13, docs/decisions/replication.md) names builds for
+// darwin-arm64, darwin-x64 and linux-arm64 that the registry does not have, so no lock could list
+// them; they are aliased to its linux-x64 build as litesvm's are: its os/cpu fields keep npm from
+// installing it there (such a machine puts `litestream` on PATH or sets LITESTREAM_BIN).
+test("Litestream's unpublished builds are aliased to its linux-x64 build, which npm installs on no other platform", () => {
+  const overrides = (pkg as unknown as { overrides: Record<string, Record<string, string>> }).overrides[
+    "@flydotio/litestream"
+  ]!;
+  for (const name of ["darwin-arm64", "darwin-x64", "linux-arm64"].map((p) => `@flydotio/litestream-${p}`)) {
+    expect(overrides[name]).toBe("npm:@flydotio/litestream-linux-x64@1.0.1");
+    const entry = packages[`node_modules/${name}`] as Entry & { os?: string[]; cpu?: string[]; optional?: boolean };
+    expect({ os: entry.os, cpu: entry.cpu, optional: entry.optional }).toEqual({
+      os: ["linux"],
+      cpu: ["x64"],
+      optional: true,
+    });
+  }
+});
