@@ -175,7 +175,7 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
     signalMaxAgeSeconds: config.SIGNAL_MAX_AGE_SECONDS,
   });
   const { health, caches } = createHealth({ database, logger, market, blacklist, apiKeys, ...pipeline });
-  const replication = createReplication(config, { database, clock, logger, health, metrics });
+  const replication = createReplication(config, { database, clock, logger, health, metrics, events });
   registerWorkers(lifecycle, {
     ...{ config, database, blacklist, market, live, strategyLab, notifications, replication },
     ...trading,

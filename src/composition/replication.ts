@@ -3,7 +3,10 @@ import { type Config, ConfigError } from "../config.ts";
 import type { DatabaseHandle } from "../db/client.ts";
 import { findLitestream } from "../db/replication/litestream-binary.ts";
 import { parseReplicaUrl } from "../db/replication/replica-url.ts";
+import { ReplicationAlarm } from "../db/replication/replication-alarm.ts";
 import { Replicator } from "../db/replication/replicator.ts";
+import { adminUserIds } from "../db/repositories/admin-presence.ts";
+import type { EventBus } from "../events/bus.ts";
 import type { HealthRegistry } from "../health/registry.ts";
 import type { Logger } from "../logger.ts";
 import type { Metrics } from "../metrics/metrics.ts";
@@ -15,6 +18,7 @@ interface Deps {
   logger: Logger;
   health: HealthRegistry;
   metrics: Metrics;
+  events: EventBus;
 }
 
 /**
@@ -42,6 +46,10 @@ export function createReplication(config: Config, d: Deps): Replicator | null {
     const v = config[k];
     if (v) env[k] = v;
   }
+  const alarm = new ReplicationAlarm((a) => {
+    d.logger.error("replication has been failing for more than a minute", { replica: a.replica });
+    for (const admin of adminUserIds(d.database.sqlite)) d.events.publish("replication.failing", admin, a);
+  });
   const replicator = new Replicator({
     binary,
     settings: {
@@ -59,6 +67,7 @@ export function createReplication(config: Config, d: Deps): Replicator | null {
     },
     clock: d.clock,
     logger: d.logger,
+    onReport: (r, now) => alarm.observe(r, now),
   });
   d.health.register("replication", () => {
     const r = replicator.report();

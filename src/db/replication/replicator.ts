@@ -31,6 +31,8 @@ export interface ReplicatorOptions {
   logger: Logger;
   /** One small commit to the database: Litestream sends only after a change (retryIfStuck). */
   touch(): void;
+  /** Hears each state read after a metrics read (the alarm). */
+  onReport?: (r: ReplicationReport, now: number) => void;
   /** How often Litestream's metrics are read. */
   scrapeMs?: number;
   /** How long a stop waits for Litestream's last sync before it kills it. */
@@ -168,6 +170,7 @@ export class Replicator {
    */
   private retryIfStuck(): void {
     const r = this.report();
+    this.o.onReport?.(r, this.o.clock.now());
     if (r.state !== "failing") {
       if (r.state === "replicating") this.retryMs = RETRY_STUCK_MS;
       return;
