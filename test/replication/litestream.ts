@@ -1,7 +1,7 @@
 import { Database } from "bun:sqlite";
-import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { findLitestream } from "../../src/db/replication/litestream-binary.ts";
 
 // What the replication tests share: the Litestream binary (npm installs it with the service; a
@@ -55,4 +55,28 @@ export function childLitestreams(): number[] {
     }
   }
   return out;
+}
+
+/** Waits until a restore of the replica answers `sql` with `n` (the replica itself, not the service's word). */
+export async function untilReplicated(
+  replicaUrl: string,
+  sql: string,
+  n: number,
+  opts: { env?: Record<string, string>; yaml?: string; ms?: number } = {},
+): Promise<void> {
+  const deadline = performance.now() + (opts.ms ?? 15_000);
+  let last = "";
+  for (;;) {
+    try {
+      const copy = await restoreCopy(replicaUrl, opts.env, opts.yaml);
+      const found = countIn(copy, sql);
+      rmSync(dirname(copy), { recursive: true, force: true });
+      if (found === n) return;
+      last = `${found} rows`;
+    } catch (err) {
+      last = String(err);
+    }
+    if (performance.now() > deadline) throw new Error(`the replica never answered ${sql} with ${n} (last: ${last})`);
+    await Bun.sleep(250);
+  }
 }
