@@ -5,7 +5,7 @@
 // AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY from its environment, and an sftp password stays in the
 // URL it is given (a file only the service's user can read).
 
-export type ReplicaKind = "s3" | "sftp" | "file";
+type ReplicaKind = "s3" | "sftp" | "file";
 
 export interface ReplicaTarget {
   kind: ReplicaKind;

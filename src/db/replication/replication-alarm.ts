@@ -5,7 +5,7 @@ import type { ReplicationReport } from "./replicator.ts";
 // next failure after a recovery alerts again. A shorter outage (a store's restart, a network
 // blip) only shows in /health and /metrics.
 
-export const ALERT_AFTER_MS = 60_000;
+const ALERT_AFTER_MS = 60_000;
 
 export interface ReplicationAlert {
   replica: string;

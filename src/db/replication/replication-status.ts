@@ -7,7 +7,7 @@
 // process that is not running is "failing" (unhealthy: not critical, so /health says degraded
 // and answers 200: trading and the API never wait on the replica).
 
-export type ReplicationState = "starting" | "replicating" | "behind" | "failing";
+type ReplicationState = "starting" | "replicating" | "behind" | "failing";
 
 export interface ReplicationFacts {
   /** Epoch ms. */

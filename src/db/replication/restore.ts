@@ -52,7 +52,7 @@ export interface RestoreMarker {
   timestamp: string | null;
 }
 
-export const markerPath = (databasePath: string) => `${resolve(databasePath)}.restored`;
+const markerPath = (databasePath: string) => `${resolve(databasePath)}.restored`;
 
 export function readRestoreMarker(databasePath: string): RestoreMarker | null {
   const path = markerPath(databasePath);
