@@ -1,6 +1,6 @@
 import type { Database } from "bun:sqlite";
 import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Keypair } from "@solana/web3.js";
@@ -13,7 +13,7 @@ import { FakeS3 } from "../fakes/s3.ts";
 import { type ChildService, readDatabase, startChildService } from "../helpers/child-service.ts";
 import { ADMIN_EMAIL, ADMIN_PASSWORD, offlineEnv } from "../helpers/context.ts";
 import { until } from "../helpers/until.ts";
-import { LITESTREAM } from "./litestream.ts";
+import { LITESTREAM, litestreamsOf } from "./litestream.ts";
 
 // The disaster drill of issue 36 (item 5), once against a local S3-compatible store and once
 // against a file:// replica: the service runs as a real child process with REPLICA_URL, against
@@ -86,21 +86,6 @@ function ledgerMismatches(db: Database): string[] {
       else sol = sol.plus(t.output_amount).minus(fees).plus(t.rent_refund_sol);
     }
     if (!sol.eq(w.balance)) out.push(`${w.agent_id}: balance ${w.balance}, records ${sol.toString()}`);
-  }
-  return out;
-}
-
-/** Litestream processes started by `pid` (the service's child). */
-function litestreamsOf(pid: number): number[] {
-  const out: number[] = [];
-  for (const p of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
-    try {
-      const stat = readFileSync(`/proc/${p}/stat`, "utf8");
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      if (/\(litestream\)/.test(stat) && ppid === pid) out.push(Number(p));
-    } catch {
-      // gone
-    }
   }
   return out;
 }

@@ -43,13 +43,18 @@ export function countIn(path: string, sql: string): number {
 
 /** Litestream processes whose parent is this test process. */
 export function childLitestreams(): number[] {
+  return litestreamsOf(process.pid);
+}
+
+/** Litestream processes whose parent is `parent`. */
+export function litestreamsOf(parent: number): number[] {
   const out: number[] = [];
   for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
       const comm = /\((.*)\)/.exec(stat)?.[1];
       const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      if (comm === "litestream" && ppid === process.pid) out.push(Number(pid));
+      if (comm === "litestream" && ppid === parent) out.push(Number(pid));
     } catch {
       // gone meanwhile
     }

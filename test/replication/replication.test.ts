@@ -1,14 +1,15 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config.ts";
 import { createLogger } from "../../src/logger.ts";
 import { type ServerHandle, serve } from "../../src/server.ts";
 import { FakeS3 } from "../fakes/s3.ts";
+import { startChildService } from "../helpers/child-service.ts";
 import { ADMIN_EMAIL, offlineEnv } from "../helpers/context.ts";
 import { until } from "../helpers/until.ts";
-import { childLitestreams, countIn, LITESTREAM, restoreCopy } from "./litestream.ts";
+import { childLitestreams, countIn, LITESTREAM, litestreamsOf, restoreCopy, untilReplicated } from "./litestream.ts";
 
 // Issue 36 items 1, 2 and 4: REPLICA_URL makes the service run Litestream as its child, which
 // sends every commit to the replica within about a second; unset, nothing changes. The replica's
@@ -109,6 +110,36 @@ describe.skipIf(!LITESTREAM)("with Litestream", () => {
     expect(childLitestreams()).toEqual([]);
     expect(countIn(await restoreCopy(replica), "SELECT count(*) AS n FROM agents")).toBe(1_202);
     expect(lines.some((l) => l.msg === "replicating the database with Litestream")).toBe(true);
+  }, 60_000);
+
+  test("a service killed with SIGKILL leaves no Litestream behind to run beside the next one", async () => {
+    const dir = tempDir("killed-");
+    const replica = `file://${dir}/replica`;
+    const child = await startChildService(
+      { ...offlineEnv, DATABASE_PATH: join(dir, "trading.db"), REPLICA_URL: replica },
+      { cwd: dir },
+    );
+    try {
+      const litestream = await until(() => litestreamsOf(child.pid)[0], "the service's Litestream");
+      await untilReplicated(replica, "SELECT count(*) AS n FROM users", 1);
+      const login = await fetch(`${child.url}/api/v1/auth/login`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ email: ADMIN_EMAIL, password: offlineEnv.ADMIN_PASSWORD }),
+      });
+      const { accessToken } = (await login.json()) as { accessToken: string };
+      const created = await fetch(`${child.url}/api/v1/agents`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${accessToken}` },
+        body: JSON.stringify({ name: "last words" }),
+      });
+      expect(created.status).toBe(201);
+      await untilReplicated(replica, "SELECT count(*) AS n FROM agents WHERE name = 'last words'", 1);
+      await child.kill();
+      await until(() => !existsSync(`/proc/${litestream}`), "Litestream to end with the service", 10_000, 50);
+    } finally {
+      await child.kill();
+    }
   }, 60_000);
 
   test("s3:// replica: failing within 10 s while unreachable, the API answers meanwhile, caught up on its own when it is back", async () => {

@@ -192,7 +192,11 @@ export class Replicator {
     const file = join(this.dir!, "litestream.yml");
     let child: Subprocess<"ignore", "pipe", "pipe">;
     try {
-      child = Bun.spawn([this.o.binary, "replicate", "-no-expand-env", "-config", file], {
+      // -exec: Litestream ends when its subprocess does, and the subprocess
+      // ends when the service does: a service killed outright (kill -9, a crash outside systemd)
+      // leaves no Litestream behind to run beside the next one on the same database.
+      const watch = `sh -c 'while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done'`;
+      child = Bun.spawn([this.o.binary, "replicate", "-no-expand-env", "-config", file, "-exec", watch], {
         env: this.o.env,
         stdin: "ignore",
         stdout: "pipe",
