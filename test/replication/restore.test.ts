@@ -94,6 +94,24 @@ describe.skipIf(!LITESTREAM)("trading-agent restore", () => {
     expect(existsSync(`${to}-wal`)).toBe(false);
   }, 60_000);
 
+  test("--timestamp: the database as it was then", async () => {
+    const { replica, handle } = await replicated();
+    const admin = handle.database.sqlite
+      .query<{ id: string }, [string]>("SELECT id FROM users WHERE email = ?")
+      .get(ADMIN_EMAIL)!.id;
+    const between = new Date().toISOString();
+    await until(() => Date.now() > Date.parse(between) + 1_000, "a second on the clock");
+    handle.services.agents.create(admin, { name: "gamma" });
+    await untilReplicated(replica, "SELECT count(*) AS n FROM agents", 3);
+    const then = join(tempDir("restored-"), "then.db");
+    const r = await cli(["restore", "--from", replica, "--to", then, "--timestamp", between]);
+    expect(r.err).toBe("");
+    expect(countIn(then, "SELECT count(*) AS n FROM agents")).toBe(2);
+    const now = join(tempDir("restored-"), "now.db");
+    expect((await cli(["restore", "--from", replica, "--to", now])).code).toBe(0);
+    expect(countIn(now, "SELECT count(*) AS n FROM agents")).toBe(3);
+  }, 60_000);
+
   test("refuses a database a running process has open", async () => {
     const { replica, handle } = await replicated();
     // The service's database, held by another process (the service as the operator runs it).
