@@ -6,7 +6,7 @@ import { loadConfig } from "../../src/config.ts";
 import { createLogger } from "../../src/logger.ts";
 import { type ServerHandle, serve } from "../../src/server.ts";
 import { FakeS3 } from "../fakes/s3.ts";
-import { startChildService } from "../helpers/child-service.ts";
+import { freePort, startChildService } from "../helpers/child-service.ts";
 import { ADMIN_EMAIL, offlineEnv } from "../helpers/context.ts";
 import { until } from "../helpers/until.ts";
 import { childLitestreams, countIn, LITESTREAM, litestreamsOf, restoreCopy, untilReplicated } from "./litestream.ts";
@@ -140,6 +140,26 @@ describe.skipIf(!LITESTREAM)("with Litestream", () => {
     } finally {
       await child.kill();
     }
+  }, 60_000);
+
+  test("sftp:// replica that refuses connections: failing, shown without its password, which no log line holds", async () => {
+    const port = freePort();
+    const replica = `sftp://backup:pa%24%24word@127.0.0.1:${port}/srv/trading`;
+    const { handle, lines } = await start({ REPLICA_URL: replica });
+    const failing = await until(
+      async () => {
+        const r = await replication(handle);
+        return r?.state === "failing" ? r : undefined;
+      },
+      "failing",
+      15_000,
+      100,
+    );
+    expect(failing.replica).toBe(`sftp://127.0.0.1:${port}/srv/trading`);
+    expect(lines.some((l) => l.msg === "Litestream: replication error")).toBe(true);
+    const text = JSON.stringify(lines) + JSON.stringify(await replication(handle));
+    expect(text).not.toContain("pa$$word");
+    expect(text).not.toContain("pa%24%24word");
   }, 60_000);
 
   test("s3:// replica: failing within 10 s while unreachable, the API answers meanwhile, caught up on its own when it is back", async () => {
