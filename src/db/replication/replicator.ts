@@ -261,6 +261,10 @@ export class Replicator {
       this.errors++;
       this.lastErrorAt = this.o.clock.now();
       this.o.logger.warn("Litestream: replication error", { message: msg, error });
+    } else if (level === "WARN" && msg?.startsWith("init: cannot determine last wal position")) {
+      // Every start after a clean stop: the close checkpointed and removed the WAL, so Litestream
+      // starts a new generation with a snapshot (docs/decisions/replication.md "Checkpoints").
+      this.o.logger.info("Litestream: the WAL was reset since its last run; a new generation starts");
     } else if (level === "WARN") {
       this.o.logger.warn("Litestream warning", { message: msg, error });
     } else if (level === "INFO" && msg && /generation|snapshot written/.test(msg)) {
