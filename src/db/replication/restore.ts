@@ -136,6 +136,8 @@ export async function restoreDatabase(o: RestoreOptions): Promise<RestoreResult>
       }
     }
     for (const suffix of ["-wal", "-shm"]) rmSync(`${to}${suffix}`, { force: true });
+    // Litestream's shadow WAL of the database replaced: it describes another file.
+    rmSync(join(dirname(to), `.${basename(to)}-litestream`), { recursive: true, force: true });
     renameSync(tmp, to);
     const marker: RestoreMarker = {
       restoredAt: new Date().toISOString(),
