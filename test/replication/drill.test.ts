@@ -23,6 +23,7 @@ import { LITESTREAM, litestreamsOf } from "./litestream.ts";
 // deleted. `trading-agent restore` brings the database back from the replica and the service
 // starts on it: every record written more than 2 s before the kill is back, the pending swap is
 // settled from the chain exactly once (before the API opens), and the simulation books balance.
+// About 20 s each on an idle machine; the bound is twice the minute for a loaded one.
 
 const INITIAL_SOL = "10";
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -270,11 +271,11 @@ describe.skipIf(!LITESTREAM)("the drill: kill -9, delete the data, restore, star
         AWS_SECRET_ACCESS_KEY: s3.secretAccessKey,
       },
     });
-  }, 60_000);
+  }, 120_000);
 
   test("against a file:// replica", async () => {
     const dir = mkdtempSync(join(tmpdir(), "drill-replica-"));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
     await drill({ url: `file://${dir}/trading`, env: {} });
-  }, 60_000);
+  }, 120_000);
 });
