@@ -3,6 +3,7 @@ import { isScope, SCOPES, type Scope } from "./auth/scopes.ts";
 import { type OptionSpec, parseArgs, UsageError } from "./cli/args.ts";
 import { backtestCommand } from "./cli/backtest-command.ts";
 import { mergeEnvFile } from "./cli/env-file.ts";
+import { restoreCommand } from "./cli/restore-command.ts";
 import { unlockCommand } from "./cli/unlock-command.ts";
 import { systemClock } from "./clock.ts";
 import { type Config, ConfigError, loadConfig, walletVariables } from "./config.ts";
@@ -15,7 +16,7 @@ import { versionLine } from "./version.ts";
 import { LiveWalletRegistry } from "./wallets/live-wallet-registry.ts";
 
 // The command line of PRODUCT.md §6 and §7: `trading-agent [serve] | migrate | version |
-// api-key create | backup PATH | backtest | unlock`, each with --help. runCli returns the exit code; main.ts exits
+// api-key create | backup PATH | restore | backtest | unlock`, each with --help. runCli returns the exit code; main.ts exits
 // with it. Exit codes: 0 ok, 1 runtime failure, 2 bad configuration or usage.
 
 const EXIT_OK = 0;
@@ -151,6 +152,7 @@ ${EXIT_HELP} Unknown user or a name already used: 1.`,
   },
   backtest: backtestCommand,
   unlock: unlockCommand,
+  restore: restoreCommand,
   backup: {
     usage: "trading-agent backup PATH [--force] [--env-file PATH]",
     summary: "write a consistent copy of the database to PATH",
@@ -193,6 +195,7 @@ function mainHelp(): string {
     ["version", commands.version!.summary],
     ["api-key create", commands["api-key create"]!.summary],
     ["backup PATH", commands.backup!.summary],
+    ["restore", commands.restore!.summary],
     ["backtest", commands.backtest!.summary],
     ["unlock", commands.unlock!.summary],
     ["help [COMMAND]", "show help for a command"],

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { parseReplicaUrl } from "./db/replication/replica-url.ts";
 
 // One zod schema over the environment, parsed once at start (PRODUCT.md §1). Every variable the
 // service reads is here and in .env.example; README's configuration table mirrors this file.
@@ -246,6 +247,24 @@ export const configSchema = z.object({
   TELEGRAM_API_URL: sourceUrl("https://api.telegram.org").refine((v) => v !== "", {
     error: "must be an http(s) URL",
   }),
+
+  /**
+   * Continuous replication with Litestream (docs/backups.md): s3://BUCKET/PATH, sftp://USER@HOST/PATH
+   * or file:///DIR; empty: off (no Litestream process, the service's own WAL checkpoints).
+   */
+  REPLICA_URL: optionalSecret.refine((v) => v === undefined || !("error" in parseReplicaUrl(v)), {
+    error: "must be an s3://BUCKET/PATH, sftp://USER@HOST/PATH or file:///DIR URL",
+  }),
+  /** The S3 API of a store that is not AWS (Backblaze B2, Cloudflare R2, MinIO). */
+  REPLICA_S3_ENDPOINT: sourceUrl(""),
+  /** How often Litestream sends new commits to the replica (each send is a request: docs/backups.md "Cost"). */
+  REPLICA_SYNC_INTERVAL_SECONDS: int(1, 1, 86400),
+  /** The Litestream binary; default: `litestream` on PATH, else the one npm installed with the service. */
+  LITESTREAM_BIN: optionalSecret,
+  /** Credentials of an s3:// replica, handed to Litestream only (the usual AWS variables). */
+  AWS_ACCESS_KEY_ID: optionalSecret,
+  AWS_SECRET_ACCESS_KEY: optionalSecret,
+  AWS_REGION: optionalSecret,
 });
 
 export type Config = z.output<typeof configSchema>;

@@ -2,6 +2,7 @@ import type { Server } from "bun";
 import { systemClock } from "./clock.ts";
 import { type Config, ConfigError } from "./config.ts";
 import { type DatabaseHandle, openDatabase } from "./db/client.ts";
+import { clearRestoreMarker, readRestoreMarker } from "./db/replication/restore.ts";
 import { adminExists } from "./db/repositories/admin-presence.ts";
 import { AppError } from "./errors.ts";
 import { StartGate } from "./http/start-gate.ts";
@@ -137,6 +138,7 @@ export async function serve(config: Config, opts: ServeOptions = {}): Promise<Se
     // Signals left unfinished by the last run are queued (or expired) before the API can accept a
     // new one, so they keep their place ahead of it; /health/ready is false until then.
     services.signalIntake.ensureRecovered();
+    await reconcileAfterRestore(database.path, services);
     const deps = createAppDeps(services);
     gate.open({ main: createApp(deps), public: publicServer ? createPublicApp(deps) : undefined });
 
@@ -216,6 +218,39 @@ async function shutdown(d: Drain, reason: string): Promise<void> {
   // 5. Checkpoint the WAL into the database file and close it.
   database.close();
   log.info("stopped", { reason });
+}
+
+/**
+ * The first start after `trading-agent restore` (docs/backups.md): the copy may hold live swaps
+ * whose outcome it never learned (sent just before the machine was lost). They are asked of the
+ * chain before the API opens, so no one closes or trades a position whose swap is in doubt on the
+ * copy's word alone; the position monitor's own reconciliation goes on from there. The marker
+ * stays until a pass ran: a start without live trading configured, or whose pass failed, asks again
+ * next time (the monitor asks every tick meanwhile).
+ */
+async function reconcileAfterRestore(databasePath: string, services: Services): Promise<void> {
+  const marker = readRestoreMarker(databasePath);
+  if (!marker) return;
+  const log = services.logger;
+  const live = services.trading.live;
+  if (!live) {
+    log.warn("first start after a restore without live trading configured: pending live swaps are not asked yet", {
+      restoredFrom: marker.replica,
+    });
+    return;
+  }
+  try {
+    const report = await live.reconcile();
+    log.info("first start after a restore: live swaps reconciled with the chain", {
+      restoredFrom: marker.replica,
+      ...report,
+    });
+    clearRestoreMarker(databasePath);
+  } catch (err) {
+    log.warn("first start after a restore: the live reconciliation failed; the monitor retries each tick", {
+      error: err instanceof Error ? err.message : String(err),
+    });
+  }
 }
 
 /** http://host:port for a browser: IPv6 in brackets, a wildcard address as loopback. */

@@ -9,6 +9,7 @@ import type { Clock } from "./clock.ts";
 import { createFoundations } from "./composition/foundations.ts";
 import { createHealth } from "./composition/health.ts";
 import type { ServiceOptions } from "./composition/options.ts";
+import { createReplication } from "./composition/replication.ts";
 import { createSignalPipeline } from "./composition/signal-pipeline.ts";
 import { createTradingArea } from "./composition/trading.ts";
 import { createWalletArea } from "./composition/wallets.ts";
@@ -16,6 +17,7 @@ import { registerWorkers } from "./composition/workers.ts";
 import type { Config } from "./config.ts";
 import { type CopyTrading, createCopyTrading } from "./copytrading/index.ts";
 import type { DatabaseHandle } from "./db/client.ts";
+import type { Replicator } from "./db/replication/replicator.ts";
 import { eventNameLookup } from "./db/repositories/event-names.ts";
 import type { PositionRepository } from "./db/repositories/positions.ts";
 import { PriceImpactRepository } from "./db/repositories/price-impacts.ts";
@@ -112,6 +114,8 @@ export interface Services {
   copyTrading: CopyTrading;
   /** WAL checkpoints in a worker thread once the WAL needs one (started by start()). */
   walCheckpoints: WalCheckpointer;
+  /** Litestream when REPLICA_URL is set (src/composition/replication.ts), else null. */
+  replication: Replicator | null;
   /**
    * Registers a background worker's start (monitor loop, signal recovery, price stream). serve()
    * runs these once it listens; tests never do, they drive ticks directly. See src/lifecycle.ts.
@@ -171,7 +175,12 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
     signalMaxAgeSeconds: config.SIGNAL_MAX_AGE_SECONDS,
   });
   const { health, caches } = createHealth({ database, logger, market, blacklist, apiKeys, ...pipeline });
-  registerWorkers(lifecycle, { config, blacklist, market, live, strategyLab, notifications, ...trading, ...pipeline });
+  const replication = createReplication(config, { database, clock, logger, health, metrics, events });
+  registerWorkers(lifecycle, {
+    ...{ config, database, blacklist, market, live, strategyLab, notifications, replication },
+    ...trading,
+    ...pipeline,
+  });
   const copyTrading = createCopyTrading(config, { ...core, live, signalIntake: pipeline.signalIntake });
   lifecycle.onStart(() => copyTrading.watcher.start(), "copy trading");
   lifecycle.onShutdown(() => copyTrading.watcher.stop(), "copy trading");
@@ -188,6 +197,7 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
     notifications,
     copyTrading,
     walCheckpoints: trading.walCheckpoints,
+    replication,
     onStart: (fn, label) => lifecycle.onStart(fn, label),
     onShutdown: (fn, label) => lifecycle.onShutdown(fn, label),
     start: () => lifecycle.start(),

@@ -26,9 +26,20 @@ export function createFoundations(config: Config, database: DatabaseHandle, opts
       secrets: () => [
         ...secretStrings,
         ...(config.TELEGRAM_BOT_TOKEN ? [config.TELEGRAM_BOT_TOKEN] : []),
+        // The replica's credentials (docs/backups.md): Litestream's log lines pass through here.
+        ...(config.AWS_SECRET_ACCESS_KEY ? [config.AWS_SECRET_ACCESS_KEY] : []),
+        ...replicaPassword(config.REPLICA_URL),
         ...(opts.secrets?.() ?? []),
         ...(opts.liveWallets?.redactionStrings() ?? []),
       ],
     });
   return { clock, jwtSecret, logger, lifecycle: new Lifecycle(logger) };
+}
+
+/** The password in an sftp:// REPLICA_URL, as written and decoded. */
+function replicaPassword(url: string | undefined): string[] {
+  if (!url || !URL.canParse(url)) return [];
+  const raw = new URL(url).password;
+  if (raw === "") return [];
+  return [...new Set([raw, decodeURIComponent(raw)])];
 }

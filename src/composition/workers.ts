@@ -1,5 +1,7 @@
 import type { AccessTokenBlacklist } from "../auth/blacklist.ts";
 import type { Config } from "../config.ts";
+import type { DatabaseHandle } from "../db/client.ts";
+import type { Replicator } from "../db/replication/replicator.ts";
 import type { WalCheckpointer } from "../db/wal-checkpointer.ts";
 import type { Lifecycle } from "../lifecycle.ts";
 import type { MarketServices } from "../market/index.ts";
@@ -19,6 +21,8 @@ interface Workers {
   strategyLab: StrategyLab;
   notifications: Notifications;
   walCheckpoints: WalCheckpointer;
+  replication: Replicator | null;
+  database: DatabaseHandle;
   monitor: PositionMonitor;
   signals: SignalService;
   signalQueue: SignalQueue;
@@ -35,8 +39,21 @@ export function registerWorkers(lifecycle: Lifecycle, w: Workers): void {
   const timers = [setInterval(() => w.blacklist.sweep(), 5 * minute)];
   for (const t of timers) t.unref?.();
   // WAL checkpoints: registered first, so its shutdown step runs last, after every writer stopped.
-  lifecycle.onStart(() => w.walCheckpoints.start(), "WAL checkpoints");
-  lifecycle.onShutdown(() => w.walCheckpoints.stop(), "WAL checkpoints");
+  // With REPLICA_URL Litestream owns them (docs/decisions/replication.md "Checkpoints"): the
+  // service's connection never checkpoints while it runs, its own checkpointer does not start,
+  // and Litestream is stopped last, after its final sync, so that the close's checkpoint
+  // (database.close) finds no reader.
+  const replication = w.replication;
+  if (replication) {
+    lifecycle.onStart(() => {
+      w.database.sqlite.exec("PRAGMA wal_autocheckpoint = 0");
+      replication.start();
+    }, "replication");
+    lifecycle.onShutdown(() => replication.stop(), "replication");
+  } else {
+    lifecycle.onStart(() => w.walCheckpoints.start(), "WAL checkpoints");
+    lifecycle.onShutdown(() => w.walCheckpoints.stop(), "WAL checkpoints");
+  }
   // Normally done already: serve() recovers before it opens the door (a no-op then).
   lifecycle.onStart(() => w.signalIntake.ensureRecovered(), "signal recovery");
   lifecycle.onShutdown(() => w.signalQueue.stop(), "signal queue");

@@ -15,6 +15,9 @@ import { WalIndexHeader } from "./wal-index-header.ts";
 // never reaches the threshold never starts one). If it cannot start or fails, the connection goes
 // back to SQLite's automatic checkpoints: the WAL never grows unchecked. Closing the database
 // (openDatabase's close) still checkpoints and truncates the WAL.
+//
+// With REPLICA_URL it is not started: Litestream owns the checkpoints (src/composition/workers.ts,
+// docs/decisions/replication.md "Checkpoints").
 
 const SQLITE_AUTOCHECKPOINT_FRAMES = 1_000;
 

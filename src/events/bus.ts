@@ -128,6 +128,15 @@ interface WebhookDisabledEvent {
   reason: string;
 }
 
+/** To each admin: the database has not reached its replica for a minute (docs/backups.md). */
+interface ReplicationFailingEvent {
+  /** The replica URL without credentials. */
+  replica: string;
+  failingSince: string;
+  lagSeconds: number;
+  message: string;
+}
+
 export interface EventPayloads {
   "signal.created": SignalCreatedEvent;
   "trade.executed": TradeExecutedEvent;
@@ -137,6 +146,7 @@ export interface EventPayloads {
   "position.closed": PositionClosedEvent;
   "price.sol": SolPriceEvent;
   "webhook.disabled": WebhookDisabledEvent;
+  "replication.failing": ReplicationFailingEvent;
 }
 
 export type EventType = keyof EventPayloads;

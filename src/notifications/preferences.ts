@@ -12,6 +12,7 @@ export const NOTIFICATION_KINDS = [
   "position.closed",
   "trade.failed",
   "webhook.disabled",
+  "replication.failing",
   "daily_summary",
 ] as const;
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];

@@ -42,6 +42,14 @@ function resolveFrom(dependent: string, name: string): Entry | undefined {
   }
 }
 
+/** A locked alias that package.json's `overrides` put in place of `name` for the package at `dependent`. */
+function overridden(dependent: string, name: string, found: Entry & { name?: string }): boolean {
+  if (!found.name || found.name === name) return false;
+  const owner = dependent.slice(dependent.lastIndexOf("node_modules/") + "node_modules/".length);
+  const rules = (pkg as unknown as { overrides: Record<string, Record<string, string>> }).overrides[owner];
+  return rules?.[name] === `npm:${found.name}@${found.version}`;
+}
+
 test("every dependency and optional dependency of every locked package is in the lock", () => {
   const missing: string[] = [];
   for (const [path, entry] of Object.entries(packages)) {
@@ -49,6 +57,7 @@ test("every dependency and optional dependency of every locked package is in the
     for (const [name, range] of Object.entries(deps)) {
       const found = resolveFrom(path, name);
       if (!found?.version) missing.push(`${name}@${range} (for ${path || "the root"})`);
+      else if (overridden(path, name, found)) continue;
       else if (!Bun.semver.satisfies(found.version, range)) {
         missing.push(`${name}@${range} (locked ${found.version}, for ${path || "the root"})`);
       }
@@ -82,6 +91,35 @@ test("litesvm's unpublished builds are aliased to its linux-x64-musl build, whic
       libc: entry.libc,
       optional: (entry as { optional?: boolean }).optional,
     }).toEqual({
+      os: ["linux"],
+      cpu: ["x64"],
+      libc: ["musl"],
+      optional: true,
+    });
+  }
+});
+
+// @flydotio/litestream 1.0.1 (Litestream v0.3.13, docs/decisions/replication.md) names builds for
+// darwin-arm64, darwin-x64 and linux-arm64 that the registry does not have, so no lock could list
+// them. They are aliased to litesvm's linux-x64-musl build (locked already, for litesvm's own
+// aliases above), which npm installs only on linux-x64-musl, where Litestream's lookup of its
+// linux-x64 build never reads them; an alias to Litestream's own linux-x64 build would put three
+// more copies of its 29 MB binary into every linux-x64 install. Such machines put `litestream` on
+// PATH or set LITESTREAM_BIN.
+test("Litestream's unpublished builds are aliased to a build npm installs on none of their platforms", () => {
+  const overrides = (pkg as unknown as { overrides: Record<string, Record<string, string>> }).overrides[
+    "@flydotio/litestream"
+  ]!;
+  const litesvm = packages["node_modules/litesvm"]?.version as string;
+  for (const name of ["darwin-arm64", "darwin-x64", "linux-arm64"].map((p) => `@flydotio/litestream-${p}`)) {
+    expect(overrides[name]).toBe(`npm:litesvm-linux-x64-musl@${litesvm}`);
+    const entry = resolveFrom("node_modules/@flydotio/litestream", name) as Entry & {
+      os?: string[];
+      cpu?: string[];
+      libc?: string[];
+      optional?: boolean;
+    };
+    expect({ os: entry.os, cpu: entry.cpu, libc: entry.libc, optional: entry.optional }).toEqual({
       os: ["linux"],
       cpu: ["x64"],
       libc: ["musl"],

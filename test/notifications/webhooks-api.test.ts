@@ -181,6 +181,7 @@ test("preferences: defaults, partial update, validation", async () => {
       "position.closed",
       "trade.failed",
       "webhook.disabled",
+      "replication.failing",
       "daily_summary",
     ],
     quietHours: null,
@@ -201,7 +202,7 @@ test("preferences: defaults, partial update, validation", async () => {
   }
   const a = await json(await put({ quietHours: { start: "22:00", end: "07:00" } }));
   expect(a.quietHours).toEqual({ start: "22:00", end: "07:00", timezone: "UTC" });
-  expect(a.events).toHaveLength(7);
+  expect(a.events).toHaveLength(8);
   const b = await json(await put({ events: ["trade.failed", "trade.failed"] }));
   expect(b).toMatchObject({ events: ["trade.failed"], quietHours: { start: "22:00" } });
   const c = await json(await put({ quietHours: null }));

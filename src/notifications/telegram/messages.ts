@@ -72,6 +72,8 @@ export function kindOf(e: ServiceEvent): NotificationKind | null {
       return "trade.failed";
     case "webhook.disabled":
       return "webhook.disabled";
+    case "replication.failing":
+      return "replication.failing";
     case "position.updated":
       if (e.data.change === "take_profit") return "position.take_profit";
       if (e.data.change === "dca") return "position.dca";
@@ -97,6 +99,8 @@ export function eventMessage(e: ServiceEvent, n: Names): string | null {
       return `⚠️ ${str(e.data.side) === "sell" ? "Sale" : "Buy"} of ${token(e, n)}${agent(n)} failed\n${str(e.data.reason)}`;
     case "webhook.disabled":
       return `🔕 A webhook endpoint was disabled after failing for 24 hours.\n${str(e.data.reason)}\nRe-enable it once it answers again.`;
+    case "replication.failing":
+      return `🗄️ Backups: the database has not reached its replica ${str(e.data.replica)} since ${str(e.data.failingSince).slice(0, 16).replace("T", " ")} UTC (${str(e.data.lagSeconds)} s behind).\n${str(e.data.message)}\nTrading goes on; check the replica's reachability and credentials.`;
     default:
       return null;
   }

@@ -8,6 +8,7 @@ export const WEBHOOK_EVENT_TYPES = [
   "position.updated",
   "position.closed",
   "webhook.disabled",
+  "replication.failing",
 ] as const;
 
 /** The type of the message POST /webhooks/:id/test sends. */

@@ -163,10 +163,23 @@ function DataSourcesCard() {
     () => get<Record<string, { configured: boolean; reachable?: boolean | null }>>("/data-sources/status"),
     [],
   );
+  // Replication (docs/backups.md) is in /health only when REPLICA_URL is set.
+  const health = useLoad(
+    () => get<{ services: Record<string, { status: string; state?: string; lagSeconds?: number }> }>("/health"),
+    [],
+  );
+  const replication = health.data?.services.replication;
   return (
     <Section title="Data sources">
       <ErrorNote error={error} />
       <ul class="plain">
+        {replication && (
+          <li key="replication" class="row">
+            <span>backups (replication)</span>
+            <span class={`badge ${replication.status === "healthy" ? "ok" : "warn"}`}>{replication.state}</span>
+            {(replication.lagSeconds ?? 0) > 0 && <span class="badge">{`${replication.lagSeconds} s behind`}</span>}
+          </li>
+        )}
         {Object.entries(data ?? {}).map(([name, s]) => (
           <li key={name} class="row">
             <span>{name}</span>

@@ -14,6 +14,7 @@ const KINDS: Array<[string, string]> = [
   ["position.closed", "Position closed (P/L and reason)"],
   ["trade.failed", "Trade failed"],
   ["webhook.disabled", "Webhook disabled"],
+  ["replication.failing", "Backups failing (admins)"],
   ["daily_summary", "Daily summary (08:00 UTC)"],
 ];
 
