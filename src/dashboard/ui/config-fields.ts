@@ -153,7 +153,7 @@ export const CONFIG_FIELDS: readonly ConfigField[] = [
     kind: "textList",
     default: [],
     unit: "signal types, one per line",
-    range: "empty = every type except sell, exit, close",
+    range: "empty = buy, long, entry",
   },
   {
     path: "filters.rejectFreezeAuthority",

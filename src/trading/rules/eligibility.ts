@@ -107,9 +107,8 @@ export function checkBeforeMarketData(input: PreMarketEligibilityInput): Eligibi
     return refuse("signal_strength", `Signal strength ${signal.signalStrength} is below the minimum ${minStrength}`);
   }
 
-  if (!signalTypeAccepted(config.filters.signalTypes, signal.signalType)) {
-    return refuse("signal_type", `Signal type "${signal.signalType}" is not in signalTypes`);
-  }
+  const typeRefusal = signalTypeRefusal(config.filters.signalTypes, signal.signalType);
+  if (typeRefusal) return refuse("signal_type", typeRefusal);
 
   // Token addresses are base58 and case-sensitive: compared exactly.
   const { allowedTokens, blockedTokens } = config.filters;
@@ -138,15 +137,23 @@ export function checkBeforeMarketData(input: PreMarketEligibilityInput): Eligibi
   return ELIGIBLE;
 }
 
+/** The entry types an agent buys on when its `filters.signalTypes` is empty (issue 34 item 3). */
+const DEFAULT_ENTRY_TYPES = ["buy", "long", "entry"] as const;
+
 /**
- * PRODUCT.md §7 `filters.signalTypes`: an empty list accepts every entry type (exit types never
- * reach eligibility); a non-empty list accepts only its types. Letter case is ignored, as it is
- * for the exit types, so "Buy" in a signal matches "buy" in the list.
+ * PRODUCT.md §7 `filters.signalTypes`: a non-empty list accepts only its types; an empty list
+ * accepts only DEFAULT_ENTRY_TYPES, so `hold`, `watch` or a typo is stored and shown but opens
+ * nothing (docs/decisions/operator-experience-iv.md). Exit types never reach eligibility.
+ * Letter case is ignored, as it is for the exit types, so "Buy" in a signal matches "buy".
  */
-function signalTypeAccepted(signalTypes: readonly string[], signalType: string): boolean {
-  if (signalTypes.length === 0) return true;
+function signalTypeRefusal(signalTypes: readonly string[], signalType: string): string | null {
   const wanted = signalType.toLowerCase();
-  return signalTypes.some((t) => t.toLowerCase() === wanted);
+  if (signalTypes.length === 0) {
+    if ((DEFAULT_ENTRY_TYPES as readonly string[]).includes(wanted)) return null;
+    return `Signal type "${signalType}" is not an entry type (${DEFAULT_ENTRY_TYPES.join(", ")}); list it in filters.signalTypes to buy on it`;
+  }
+  if (signalTypes.some((t) => t.toLowerCase() === wanted)) return null;
+  return `Signal type "${signalType}" is not in signalTypes`;
 }
 
 /** A market filter is set (a set filter, even 0, needs market data: PRODUCT.md §4). */

@@ -72,6 +72,14 @@ const failing: [EligibilityRule, string, Tweak][] = [
   ["signal_strength", "Signal strength 2 is below the minimum 3", (i) => (i.signal.signalStrength = 2)],
   ["signal_type", 'Signal type "hold" is not in signalTypes', (i) => (i.signal.signalType = "hold")],
   ["signal_type", 'Signal type "buy " is not in signalTypes', (i) => (i.signal.signalType = "buy ")],
+  [
+    "signal_type",
+    'Signal type "hold" is not an entry type (buy, long, entry); list it in filters.signalTypes to buy on it',
+    (i) => {
+      i.config.filters.signalTypes = [];
+      i.signal.signalType = "hold";
+    },
+  ],
   ["allowed_tokens", `Token ${TOKEN} is not in allowedTokens`, (i) => (i.config.filters.allowedTokens = ["Other111"])],
   [
     "allowed_tokens",
@@ -240,6 +248,31 @@ describe("evaluateEligibility", () => {
     tweakB(input);
     tweakA(input);
     expect(evaluateEligibility(input)).toMatchObject({ eligible: false, rule: a });
+  });
+});
+
+// Issue 34 item 3: with no list, only buy, long and entry (any case) open positions; a list overrides.
+describe("default entry types", () => {
+  const cases: [readonly string[], string, boolean][] = [
+    [[], "buy", true],
+    [[], "BUY", true],
+    [[], "Long", true],
+    [[], "entry", true],
+    [[], "ENTRY", true],
+    [[], "hold", false],
+    [[], "buyy", false],
+    [[], " buy", false],
+    [[], "short", false],
+    [[], "", false],
+    [["hold"], "hold", true],
+    [["hold"], "buy", false],
+    [["HOLD", "dip"], "Dip", true],
+  ];
+  test.each(cases)("signalTypes %p, type %p: eligible %p", (signalTypes, signalType, eligible) => {
+    const input = base();
+    input.config.filters.signalTypes = signalTypes;
+    input.signal.signalType = signalType;
+    expect(evaluateEligibility(input).eligible).toBe(eligible);
   });
 });
 

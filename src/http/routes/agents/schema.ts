@@ -95,6 +95,12 @@ const TradingConfigView = z
       allowedTokens: z.array(z.string()),
       blockedTokens: z.array(z.string()),
       minSignalStrength: z.number().int(),
+      signalTypes: z.array(z.string()).openapi({
+        description:
+          "Entry signal types the agent buys on, letter case ignored. Empty (the default): only buy, long and " +
+          "entry; any other type is stored and shown but opens nothing (rule signal_type). Exit types (sell, " +
+          "exit, close) always close.",
+      }),
     }),
     slippage: z.object({ defaultBps: z.number().int(), maxBps: z.number().int() }),
     timing: z.object({ minTimeBetweenTradesSeconds: z.number().int() }),
