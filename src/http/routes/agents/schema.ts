@@ -104,6 +104,17 @@ const TradingConfigView = z
     }),
     slippage: z.object({ defaultBps: z.number().int(), maxBps: z.number().int() }),
     timing: z.object({ minTimeBetweenTradesSeconds: z.number().int() }),
+    risk: z.object({
+      maxOpenPositions: z
+        .number()
+        .int()
+        .nullable()
+        .openapi({
+          description:
+            "The agent's own cap on its open positions in its current mode; null = off. An entry beyond it is " +
+            "refused with rule risk_limit. Account-wide limits: GET /risk-limits.",
+        }),
+    }),
     minimumAgentBalance: z.number(),
   })
   .openapi("TradingConfig", { example: DEFAULT_TRADING_CONFIG as never });
