@@ -162,6 +162,7 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
   const notifications = createNotifications(
     {
       ...{ config, database, clock, logger, events, agents, openPositions, engine: trading.engine },
+      guardRails: trading.guardRails,
       sealingSecret: jwtSecret,
       positions: trading.positions,
     },
