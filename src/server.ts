@@ -25,6 +25,8 @@ export interface ServeOptions {
   /** Passed to createServices (tests: logger, clock, password cost). */
   services?: ServiceOptions;
   shutdownTimeoutMs?: number;
+  /** Variables that look like ours but are not read (src/cli/unknown-variables.ts): logged once. */
+  configWarnings?: readonly string[];
 }
 
 export interface ServerHandle {
@@ -119,6 +121,7 @@ export async function serve(config: Config, opts: ServeOptions = {}): Promise<Se
     services = createServices(config, database, opts.services);
     const log = services.logger;
     for (const w of startupWarnings(config)) log.warn(w.msg, w.context);
+    for (const w of opts.configWarnings ?? []) log.warn(`CONFIGURATION WARNING: ${w}`);
 
     const svc = services;
     const ensureAdmin = async () => {
