@@ -174,7 +174,10 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
     ...trading,
     signalMaxAgeSeconds: config.SIGNAL_MAX_AGE_SECONDS,
   });
-  const { health, caches } = createHealth({ database, logger, market, blacklist, apiKeys, ...pipeline });
+  const { health, caches } = createHealth({
+    ...{ database, logger, market, blacklist, apiKeys, ...pipeline },
+    liveTrading: { enabled: config.LIVE_TRADING_ENABLED, rpcConfigured: config.SOLANA_RPC_URL !== "" },
+  });
   registerWorkers(lifecycle, { config, blacklist, market, live, strategyLab, notifications, ...trading, ...pipeline });
   const copyTrading = createCopyTrading(config, { ...core, live, signalIntake: pipeline.signalIntake });
   lifecycle.onStart(() => copyTrading.watcher.start(), "copy trading");

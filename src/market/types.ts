@@ -11,7 +11,11 @@ export type DataSourceName =
   | "swapAggregator"
   | "marketData"
   | "liquidityChecks"
-  | "signalGeneration";
+  | "signalGeneration"
+  /** SOLANA_RPC_URL (live trading, screening, copy trading); issue 34. */
+  | "solanaRpc"
+  /** JITO_BLOCK_ENGINE_URL, when set. */
+  | "jitoBlockEngine";
 
 /**
  * SPEC "Data-source status": `configured` booleans only, never a URL or a key; we add

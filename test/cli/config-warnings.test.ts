@@ -3,7 +3,17 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { unknownVariableWarnings } from "../../src/cli/unknown-variables.ts";
-import { childEnv, freePort, type RunningService, run, SOURCE_CLI, startService } from "./process-helpers.ts";
+import { startTrading } from "../helpers/trading.ts";
+import { until } from "../helpers/until.ts";
+import {
+  childEnv,
+  freePort,
+  loginOver,
+  type RunningService,
+  run,
+  SOURCE_CLI,
+  startService,
+} from "./process-helpers.ts";
 
 // Issue 34 item 4: a variable that looks like one of ours but is not read is named at start with
 // the likely one; STRICT_CONFIG=true makes it a configuration error (exit 2). The real CLI in a
@@ -76,5 +86,70 @@ describe("at start", () => {
     expect(r.stderr).toContain(
       "config error: DEMO_MARKT is not a variable this service reads; did you mean DEMO_MARKET? (STRICT_CONFIG=true)",
     );
+  });
+});
+
+describe("live trading enabled", () => {
+  const health = async (url: string) => (await (await fetch(`${url}/api/v1/health`)).json()) as any;
+
+  test("one start-up line says so; without SOLANA_RPC_URL a loud warning and degraded health", async () => {
+    const { dir, env } = setUp({ LIVE_TRADING_ENABLED: "true", SOLANA_RPC_URL: "" });
+    const svc = await startService([...SOURCE_CLI, "serve"], { cwd: dir, env });
+    running.push(svc);
+    const on = svc.logs.filter((l) => String(l.msg).startsWith("LIVE TRADING ENABLED"));
+    expect(on).toHaveLength(1);
+    expect(on[0]).toMatchObject({ level: "info", wallets: 0, rpcHost: null, swapApi: "build", jito: false });
+    expect(svc.logs.map((l) => l.msg)).toContain(
+      "LIVE TRADING WARNING: SOLANA_RPC_URL is empty; no live trade can be sent and /health is degraded",
+    );
+    const h = await health(svc.url);
+    expect(h.status).toBe("degraded");
+    expect(h.services.solanaRpc).toMatchObject({
+      status: "degraded",
+      message: "LIVE_TRADING_ENABLED is true but SOLANA_RPC_URL is empty: no live trade can be sent",
+    });
+  });
+
+  test("a node that does not answer: the line names its host (never its path), a warning, degraded health", async () => {
+    const dead = freePort();
+    const { dir, env } = setUp({
+      LIVE_TRADING_ENABLED: "true",
+      SOLANA_RPC_URL: `http://127.0.0.1:${dead}/secret-key-path`,
+    });
+    const svc = await startService([...SOURCE_CLI, "serve"], { cwd: dir, env });
+    running.push(svc);
+    expect(svc.logs.find((l) => String(l.msg).startsWith("LIVE TRADING ENABLED"))).toMatchObject({
+      rpcHost: `127.0.0.1:${dead}`,
+    });
+    const warning = await until(
+      () => svc.logs.find((l) => String(l.msg).startsWith("LIVE TRADING WARNING: the Solana node does not answer")),
+      "the unreachable-node warning",
+    );
+    expect(warning.level).toBe("warn");
+    expect(JSON.stringify(svc.logs)).not.toContain("secret-key-path");
+    const h = await until(async () => {
+      const body = await health(svc.url);
+      return body.services.solanaRpc?.status === "degraded" ? body : null;
+    }, "degraded solanaRpc health");
+    expect(h.status).toBe("degraded");
+    const token = await loginOver(svc.url);
+    const status = await fetch(`${svc.url}/api/v1/data-sources/status`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(((await status.json()) as any).solanaRpc).toEqual({ configured: true, reachable: false });
+  });
+
+  test("a node that answers is reachable in GET /data-sources/status (in process, the fake node)", async () => {
+    const t = await startTrading({ rpc: true });
+    try {
+      const get = async () =>
+        (await (await t.ctx.request("GET", "/api/v1/data-sources/status", { token: t.token })).json()) as any;
+      expect((await get()).solanaRpc).toEqual({ configured: true, reachable: null });
+      await t.ctx.services.market.prober.tick();
+      expect((await get()).solanaRpc).toEqual({ configured: true, reachable: true });
+      expect(t.rpc!.calls.filter((c) => c.method === "getBlockHeight")).toHaveLength(1);
+    } finally {
+      await t.close();
+    }
   });
 });

@@ -133,6 +133,8 @@ describe("GET /data-sources/status", () => {
       marketData: { configured: false, reachable: null },
       liquidityChecks: { configured: false, reachable: null },
       signalGeneration: { configured: false, reachable: null },
+      solanaRpc: { configured: false, reachable: null },
+      jitoBlockEngine: { configured: false, reachable: null },
     });
   });
 
@@ -148,6 +150,8 @@ describe("GET /data-sources/status", () => {
       marketData: { configured: true, reachable: null },
       liquidityChecks: { configured: true, reachable: null },
       signalGeneration: { configured: true, reachable: null },
+      solanaRpc: { configured: false, reachable: null },
+      jitoBlockEngine: { configured: false, reachable: null },
     });
     for (const secret of ["127.0.0.1", "fake-hermes-key", "fake-jupiter-key", "fake-birdeye-key"])
       expect(text).not.toContain(secret);
@@ -165,6 +169,8 @@ describe("GET /data-sources/status", () => {
       marketData: { configured: true, reachable: null },
       liquidityChecks: { configured: false, reachable: null },
       signalGeneration: { configured: false, reachable: null },
+      solanaRpc: { configured: false, reachable: null },
+      jitoBlockEngine: { configured: false, reachable: null },
     });
   });
 
