@@ -43,6 +43,8 @@ export interface SolPriceSource {
   readonly configured: boolean;
   /** The latest value, no I/O; null before the first update. */
   current(): SolPrice | null;
+  /** Since when the price has been stale or not to be had (ISO 8601); null while fresh or never asked. */
+  unavailableSince(): string | null;
   /**
    * The latest value, or (before the first update) one fetched now. Throws
    * ServiceNotConfiguredError when no source is configured, ExternalServiceError when all fail.
