@@ -17,7 +17,7 @@ import type { TradingMode, TrippedBreaker } from "./rules/types.ts";
 // reads what they need, keeps the switches and trips the breaker.
 
 export type ModeChoice = TradingMode | "all";
-export const modesOf = (m: ModeChoice): TradingMode[] => (m === "all" ? ["simulation", "live"] : [m]);
+const modesOf = (m: ModeChoice): TradingMode[] => (m === "all" ? ["simulation", "live"] : [m]);
 
 /** Limits as the API shows them: numbers, null = off. */
 export interface RiskLimitsView {
