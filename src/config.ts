@@ -265,6 +265,8 @@ export const configSchema = z.object({
   AWS_ACCESS_KEY_ID: optionalSecret,
   AWS_SECRET_ACCESS_KEY: optionalSecret,
   AWS_REGION: optionalSecret,
+  /** A variable that looks like one of these but is not (a typo) stops the start instead of a warning. */
+  STRICT_CONFIG: bool(false),
 });
 
 export type Config = z.output<typeof configSchema>;

@@ -2,6 +2,7 @@ import type { Server } from "bun";
 import { systemClock } from "./clock.ts";
 import { type Config, ConfigError } from "./config.ts";
 import { type DatabaseHandle, openDatabase } from "./db/client.ts";
+import { acquireInstanceLock, type InstanceLock } from "./db/instance-lock.ts";
 import { clearRestoreMarker, readRestoreMarker } from "./db/replication/restore.ts";
 import { adminExists } from "./db/repositories/admin-presence.ts";
 import { AppError } from "./errors.ts";
@@ -26,6 +27,8 @@ export interface ServeOptions {
   /** Passed to createServices (tests: logger, clock, password cost). */
   services?: ServiceOptions;
   shutdownTimeoutMs?: number;
+  /** Variables that look like ours but are not read (src/cli/unknown-variables.ts): logged once. */
+  configWarnings?: readonly string[];
 }
 
 export interface ServerHandle {
@@ -79,7 +82,15 @@ export function startupWarnings(config: Config): StartupWarning[] {
  * both cases what was opened is closed again.
  */
 export async function serve(config: Config, opts: ServeOptions = {}): Promise<ServerHandle> {
-  const database = openDatabase(config.DATABASE_PATH, { sync: config.DB_SYNC });
+  // One service per data directory: a second one stops here, naming the first (exit 1).
+  const lock = acquireInstanceLock(config.DATABASE_PATH);
+  let database: DatabaseHandle;
+  try {
+    database = openDatabase(config.DATABASE_PATH, { sync: config.DB_SYNC });
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
   let services: Services | undefined;
   const servers: Server<undefined>[] = [];
   const gate = new StartGate(opts.services?.clock ?? systemClock);
@@ -120,6 +131,7 @@ export async function serve(config: Config, opts: ServeOptions = {}): Promise<Se
     services = createServices(config, database, opts.services);
     const log = services.logger;
     for (const w of startupWarnings(config)) log.warn(w.msg, w.context);
+    for (const w of opts.configWarnings ?? []) log.warn(`CONFIGURATION WARNING: ${w}`);
 
     const svc = services;
     const ensureAdmin = async () => {
@@ -148,6 +160,7 @@ export async function serve(config: Config, opts: ServeOptions = {}): Promise<Se
     if (!firstStart) await ensureAdmin();
 
     await services.start();
+    announceLiveTrading(config, services);
     const port = main.port ?? config.PORT;
     log.info("listening", {
       host: config.HOST,
@@ -160,6 +173,7 @@ export async function serve(config: Config, opts: ServeOptions = {}): Promise<Se
     });
 
     const drain: Drain = {
+      lock,
       log,
       servers,
       inflight,
@@ -183,11 +197,44 @@ export async function serve(config: Config, opts: ServeOptions = {}): Promise<Se
     for (const srv of servers) srv.stop(true);
     await services?.stop({ timeoutMs: 2_000 });
     database.close();
+    lock.release();
     throw err;
   }
 }
 
+/**
+ * With live trading on (issue 34): one line saying so, with what it trades through, and a loud
+ * warning when the node is missing or does not answer (GET /health is degraded meanwhile). The
+ * RPC URL's host only: a provider's key often sits in its path or query.
+ */
+function announceLiveTrading(config: Config, services: Services): void {
+  if (!config.LIVE_TRADING_ENABLED) return;
+  const log = services.logger;
+  const rpcHost = config.SOLANA_RPC_URL === "" ? null : new URL(config.SOLANA_RPC_URL).host;
+  log.info("LIVE TRADING ENABLED: agents in live mode with live automation trade real funds", {
+    wallets: services.liveWallets.size,
+    rpcHost,
+    swapApi: config.SWAP_API,
+    jito: config.JITO_BLOCK_ENGINE_URL !== "",
+  });
+  const live = services.trading.live;
+  if (!live) {
+    log.warn("LIVE TRADING WARNING: SOLANA_RPC_URL is empty; no live trade can be sent and /health is degraded");
+    return;
+  }
+  void live.rpc.call("getBlockHeight", [{ commitment: "confirmed" }]).catch((err) =>
+    log.warn(
+      "LIVE TRADING WARNING: the Solana node does not answer; live trades fail until it does and /health is degraded",
+      {
+        rpcHost,
+        error: err instanceof Error ? err.message : String(err),
+      },
+    ),
+  );
+}
+
 interface Drain {
+  lock: InstanceLock;
   log: Services["logger"];
   servers: Server<undefined>[];
   inflight: InflightCounter;
@@ -215,8 +262,9 @@ async function shutdown(d: Drain, reason: string): Promise<void> {
     log.warn("closing connections still open at the shutdown bound");
     await Promise.all(servers.map((srv) => srv.stop(true)));
   }
-  // 5. Checkpoint the WAL into the database file and close it.
+  // 5. Checkpoint the WAL into the database file and close it; the directory is free again.
   database.close();
+  d.lock.release();
   log.info("stopped", { reason });
 }
 

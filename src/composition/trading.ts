@@ -11,6 +11,7 @@ import { QuotePricing } from "../market/quote-pricing.ts";
 import type { Metrics } from "../metrics/metrics.ts";
 import { SignalService } from "../signals/signal-service.ts";
 import type { TradeExecutor } from "../trading/executor.ts";
+import { GuardRails } from "../trading/guard-rails.ts";
 import { priorityFeeSettingOf } from "../trading/live/priority-fee.ts";
 import type { LiveTrading } from "../trading/live-trading.ts";
 import { MintWatch } from "../trading/mint-watch.ts";
@@ -35,6 +36,8 @@ export interface TradingArea {
   processor: SignalProcessor;
   monitor: PositionMonitor;
   priceWaits: PriceWaits;
+  /** Pause switches, risk limits and the daily-loss breaker per user and mode. */
+  guardRails: GuardRails;
 }
 
 interface Deps {
@@ -104,6 +107,8 @@ export function createTradingArea(config: Config, d: Deps, opts: ServiceOptions)
     commits,
     live: live?.settlement,
   });
+  const guardRails = new GuardRails({ sqlite, clock, events, logger });
+  guardRails.attach();
   const processor = new SignalProcessor({
     sqlite,
     clock,
@@ -114,6 +119,7 @@ export function createTradingArea(config: Config, d: Deps, opts: ServiceOptions)
     commits,
     marketData: market.marketData,
     liveTradingEnabled: config.LIVE_TRADING_ENABLED,
+    guardRails,
   });
   // Why the monitor waits on a position: set by its ticks, shown with the position.
   const priceWaits = new PriceWaits();
@@ -134,6 +140,10 @@ export function createTradingArea(config: Config, d: Deps, opts: ServiceOptions)
       ? new MintWatch({ mintInfo, logger, transferHookAllowlist: config.TOKEN_TRANSFER_HOOK_ALLOWLIST })
       : null,
     live: live ?? undefined,
+    afterTick: () => guardRails.sweep(),
   });
-  return { signals, walCheckpoints, groupCommit, positions, locks, engine, processor, monitor, priceWaits };
+  return {
+    ...{ signals, walCheckpoints, groupCommit, positions, locks, engine, processor, monitor, priceWaits },
+    guardRails,
+  };
 }

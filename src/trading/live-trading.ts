@@ -9,6 +9,7 @@ import { type FetchLike, HttpClient } from "../market/http-client.ts";
 import type { MarketServices } from "../market/index.ts";
 import { JITO_MAINNET_TIP_ACCOUNTS, JITO_SERVICE, JitoClient } from "../market/jito.ts";
 import { MintInfoSource } from "../market/mint-info.ts";
+import { ObservedSolanaRpcClient } from "../market/observed-solana-rpc.ts";
 import { RpcRequestBudget } from "../market/rpc-budget.ts";
 import { SolanaRpcClient } from "../market/solana-rpc.ts";
 import type { Market } from "../market/types.ts";
@@ -53,7 +54,8 @@ export interface LiveTradingDeps {
   logger: Logger;
   events: EventBus;
   metrics: Metrics;
-  market: Pick<Market, "quotes" | "solPrice" | "tokenPrices"> & Partial<Pick<MarketServices, "swapApi" | "liveSwapV2">>;
+  market: Pick<Market, "quotes" | "solPrice" | "tokenPrices"> &
+    Partial<Pick<MarketServices, "swapApi" | "liveSwapV2" | "reachability" | "prober">>;
   wallets: LiveWalletRegistry;
   /** The engine's SOL price (late-bound: the engine is built after this). */
   solUsd(): Promise<Big>;
@@ -99,13 +101,18 @@ export class LiveTrading {
   ) {
     const sqlite = d.database.sqlite;
     this.rpcBudget = new RpcRequestBudget(d.clock);
-    this.rpc = new SolanaRpcClient({
-      budget: this.rpcBudget,
-      url: config.SOLANA_RPC_URL,
-      timeoutMs: opts.timeoutMs ?? config.HTTP_TIMEOUT_MS,
-      fetch: opts.fetch,
-      logger: d.logger,
-    });
+    this.rpc = new ObservedSolanaRpcClient(
+      {
+        budget: this.rpcBudget,
+        url: config.SOLANA_RPC_URL,
+        timeoutMs: opts.timeoutMs ?? config.HTTP_TIMEOUT_MS,
+        fetch: opts.fetch,
+        logger: d.logger,
+      },
+      d.market.reachability,
+    );
+    // Asked once a minute when nothing else did (GET /data-sources/status, /health).
+    d.market.prober?.add("solanaRpc", () => this.rpc.call("getBlockHeight", [{ commitment: "confirmed" }]));
     this.journal = new LiveTradeJournal(d.database, d.clock);
     this.mintInfo = new MintInfoSource({ rpc: this.rpc, clock: d.clock });
     this.agents = new TradingAgentRepository(sqlite);
@@ -225,6 +232,7 @@ export class LiveTrading {
             timer: this.d.clock,
             fetch: opts.fetch,
             logger: this.d.logger,
+            reachability: this.d.market.reachability,
           }),
         )
       : null;

@@ -9,6 +9,9 @@ export const WEBHOOK_EVENT_TYPES = [
   "position.closed",
   "webhook.disabled",
   "replication.failing",
+  "risk.tripped",
+  "trading.paused",
+  "trading.resumed",
 ] as const;
 
 /** The type of the message POST /webhooks/:id/test sends. */
