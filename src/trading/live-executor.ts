@@ -1,14 +1,8 @@
 import type { Clock } from "../clock.ts";
 import { ConflictError, TradingError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
-import {
-  type ChainBalances,
-  type LandedTransaction,
-  type SolanaRpcClient,
-  tokenAccountsRent,
-  tokenDelta,
-  walletSolDelta,
-} from "../market/solana-rpc.ts";
+import { tokenAccountsRent, walletSolDelta } from "../market/landed-rent.ts";
+import { type ChainBalances, type LandedTransaction, type SolanaRpcClient, tokenDelta } from "../market/solana-rpc.ts";
 import type { PriorityFee, Quote, QuoteProvider, TokenPriceProvider } from "../market/types.ts";
 import { fromAtomic, SOL_DECIMALS } from "../money.ts";
 import type { LiveWalletRegistry } from "../wallets/live-wallet-registry.ts";

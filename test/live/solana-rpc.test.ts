@@ -1,14 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Keypair } from "@solana/web3.js";
+import { tokenAccountsRent, walletSolDelta } from "../../src/market/landed-rent.ts";
 import {
   type LandedTransaction,
   SolanaRpcClient,
   SolanaRpcError,
   solDelta,
   tokenAccountLamportsDelta,
-  tokenAccountsRent,
   tokenDelta,
-  walletSolDelta,
 } from "../../src/market/solana-rpc.ts";
 import { SOL_MINT } from "../../src/money.ts";
 import { type FakeMarket, startFakeMarket } from "../fakes/market.ts";

@@ -43,7 +43,7 @@ export type ClosedTrade = Pick<
 >;
 
 /** See SettlementRepository.closingSale; the swap's fields are null when the SELL closed no position. */
-export interface ClosingSale {
+interface ClosingSale {
   fees: string;
   rentRefundSol: string;
   /** The SELL's outputPrice: USD per SOL at the sale. */
