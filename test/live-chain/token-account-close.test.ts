@@ -130,11 +130,12 @@ describe("the token account's rent, live", () => {
     expect(pnl(simId)).toBeLessThanOrEqual(pnl(liveId));
   });
 
-  test("a partial take-profit leaves the account open; the take-profit that sells the rest closes it", async () => {
+  test("a partial take-profit leaves the account open; the take-profit that sells the rest closes it; the P/L is the wallet's gain", async () => {
     const pool = agg.addPool({ lamportsPerToken: 1_000_000n, decimals: 6 });
     const agentId = await agent("live", {
       takeProfit: { enabled: true, percentage: 50, sellPercentage: 40, maxLevels: 3 },
     });
+    const start = chain.lamportsOf(address);
     await signal(pool);
     pool.opts.lamportsPerToken *= 2n; // level 1 (+50%)
     expect(await ctx.services.trading.monitor.tick()).toMatchObject({ actions: 1, failed: 0 });
@@ -146,6 +147,10 @@ describe("the token account's rent, live", () => {
     expect(walletTxs()).toBe(4);
     expect(exists(pool)).toBe(false);
     expect(ledgerLamports(agentId)).toBe(chain.lamportsOf(address));
+    // A profit over two sales: every fee in it (the close's too), the rent back; to the lamport.
+    const [swap] = await json(await req("GET", `/api/v1/agent-historical-swaps?agentId=${agentId}`));
+    expect(lamports(swap.profitLossSol)).toBeGreaterThan(0n);
+    expect(lamports(swap.profitLossSol)).toBe(chain.lamportsOf(address) - start);
   });
 
   test("a take-profit that sells everything closes the position and the account", async () => {
