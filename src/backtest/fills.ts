@@ -5,8 +5,8 @@ import {
   resolveSlippageBps,
   type SlippageSettings,
   simulationSwapFeeSol,
-  TOKEN_ACCOUNT_REFUND_SOL,
   TOKEN_ACCOUNT_RENT_SOL,
+  tokenAccountClose,
 } from "../trading/rules/index.ts";
 
 // Simulated fills at a bar's price: what the simulation executor does with a quote
@@ -15,8 +15,8 @@ import {
 // where none was recorded), as the aggregator's quote reduces its output by its impact. Slippage is checked by the rule, fees are the rule's simulation
 // fees; amounts are whole atomic units rounded down, as the aggregator's quotes are. The opening
 // buy pays the token account's rent beside its fees (rentDepositSol) and the closing sale's
-// account close gives it back to the balance (rentRefundSol) less the fee of the transaction that
-// closes the account; neither is in the proceeds, the cost or the P/L, as in the simulation
+// account close gives it back to the balance (rentRefundSol), its fee in the sale's fees; the rent
+// is in neither the proceeds, the cost nor the P/L, the close's fee is, as in the simulation
 // settlement
 // (src/trading/settlement/simulation.ts). A Token-2022 transfer fee is not applied: history does
 // not say which mints have one.
@@ -36,6 +36,7 @@ export interface BuyFill {
 export interface SellFill {
   /** SOL the swap returned. */
   proceeds: Big;
+  /** The swap's fees, plus the account close's when the sale closes the position. */
   feesSol: Big;
   /** Token account rent returned by the sale that closes the position (0 otherwise). */
   rentRefundSol: Big;
@@ -98,10 +99,11 @@ function simulateSell(
   const keep = new Big(1).minus(impact ? impact(toAtomic(value, SOL_DECIMALS)) : 0);
   const lamports = toAtomic(value.times(keep), SOL_DECIMALS);
   if (lamports <= 0n) return { refused: "The quote returned no output amount" };
+  const close = tokenAccountClose(closesAccount);
   return {
     proceeds: fromAtomic(lamports, SOL_DECIMALS),
-    feesSol: simulationSwapFeeSol(priorityFeeSol),
-    rentRefundSol: new Big(closesAccount ? TOKEN_ACCOUNT_REFUND_SOL : 0),
+    feesSol: simulationSwapFeeSol(priorityFeeSol).plus(close.feeSol),
+    rentRefundSol: close.refundSol,
   };
 }
 

@@ -1,14 +1,8 @@
 import type { Clock } from "../clock.ts";
 import { ConflictError, TradingError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
-import {
-  type ChainBalances,
-  type LandedTransaction,
-  type SolanaRpcClient,
-  solDelta,
-  tokenAccountLamportsDelta,
-  tokenDelta,
-} from "../market/solana-rpc.ts";
+import { tokenAccountsRent, walletSolDelta } from "../market/landed-rent.ts";
+import { type ChainBalances, type LandedTransaction, type SolanaRpcClient, tokenDelta } from "../market/solana-rpc.ts";
 import type { PriorityFee, Quote, QuoteProvider, TokenPriceProvider } from "../market/types.ts";
 import { fromAtomic, SOL_DECIMALS } from "../money.ts";
 import type { LiveWalletRegistry } from "../wallets/live-wallet-registry.ts";
@@ -222,13 +216,16 @@ export class LiveExecutor implements TradeExecutor {
 }
 
 /**
- * The swap's real amounts from the transaction's pre/post balances (docs/decisions.md "Books that
- * reconcile"): the SOL side is the wallet's change as solDelta sees it (lamports plus its
- * wrapped-SOL accounts), less the network fee and the Jito tip paid inside the transaction (both
- * the fill's fees) and less the rent of a token account of the mint the swap created (recorded on
- * its own as rentDepositSol) or plus the rent of one it closed (rentRefundSol). So a BUY's input is the SOL that went into the swap, and the
- * entry price (input ÷ tokens) is the simulation's for the same fill. Should the chain show no
- * movement (an RPC without token balances), the quote's amounts stand in and a warning is logged.
+ * The swap's real amounts from the transaction's pre/post balances (docs/decisions/
+ * pnl-is-wallet-gain.md): the SOL side is the wallet's change as walletSolDelta sees it (lamports
+ * plus the SOL its wrapped-SOL accounts hold), less the network fee and the Jito tip paid inside
+ * the transaction (both the fill's fees) and less the rent of EVERY token account of the wallet
+ * the transaction funded or closed, whatever its mint (the traded mint's, a wSOL account left
+ * open, an intermediate hop's), as the chain names their owner: put in, it is rentDepositSol;
+ * taken out, rentRefundSol; never swap input or proceeds. So a BUY's input is the SOL that went
+ * into the swap, and the entry price (input ÷ tokens) is the simulation's for the same fill.
+ * Should the chain show no movement (an RPC without token balances), the quote's amounts stand
+ * in and a warning is logged.
  */
 export function amountsFromChain(
   side: "BUY" | "SELL",
@@ -239,16 +236,20 @@ export function amountsFromChain(
   log?: Logger,
   tipLamports = 0n,
 ): { inputAtomic: bigint; outputAtomic: bigint; rentDepositLamports: bigint; rentRefundLamports: bigint } {
-  const sol = solDelta(landed, owner);
+  const sol = walletSolDelta(landed, owner);
   const tok = tokenDelta(landed, owner, mint);
   const fee = landed.feeLamports + tipLamports;
-  const rent = tokenAccountLamportsDelta(landed, owner, mint);
-  const rentDepositLamports = rent > 0n ? rent : 0n;
-  const rentRefundLamports = rent < 0n ? -rent : 0n;
-  const input = side === "BUY" ? -sol - fee - rentDepositLamports : -tok;
-  const output = side === "BUY" ? tok : sol + fee - rentRefundLamports;
+  const rent = tokenAccountsRent(landed, owner);
+  const netRent = rent.deposit - rent.refund;
+  const input = side === "BUY" ? -sol - fee - netRent : -tok;
+  const output = side === "BUY" ? tok : sol + fee + netRent;
   if (input > 0n && output > 0n)
-    return { inputAtomic: input, outputAtomic: output, rentDepositLamports, rentRefundLamports };
+    return {
+      inputAtomic: input,
+      outputAtomic: output,
+      rentDepositLamports: rent.deposit,
+      rentRefundLamports: rent.refund,
+    };
   log?.warn("live swap balances not visible in the transaction; using the quote's amounts", {
     side,
     mint,

@@ -58,9 +58,10 @@ describe("backtest replay: each rule's effect on a trade", () => {
   test("trailing stop-loss: closes at peak × 75 % with fees on both swaps", () => {
     // 1 SOL at 0.001 → 1000 tokens, cost 1.000105 (fees 0.000105; the token account's rent
     // 0.00203928 is paid beside it, as the engine records it). Peak 0.002; 0.0015 = 0.002 × 0.75
-    // triggers. Sale 1000 × 0.0015 = 1.5, net 1.499895; P/L 1.499895 − 1.000105 = 0.49979 =
-    // 49.9737 % of the cost. The account's close returns the rent less its 0.000005 fee, 0.00203428,
-    // to the balance: 10 − 1.000105 − 0.00203928 + 1.499895 + 0.00203428 = 10.499785.
+    // triggers. Sale 1000 × 0.0015 = 1.5, net of the swap's fees and the account close's 0.000005
+    // 1.49989; P/L 1.49989 − 1.000105 = 0.499785 = 49.9732 % of the cost. The account's close
+    // returns the rent to the balance: 10 − 1.000105 − 0.00203928 + 1.49989 + 0.00203928 =
+    // 10.499785 = 10 + the P/L.
     const r = run(fixed1, { [A]: ["0.001", "0.002", "0.0016", "0.0015", "0.003"] }, [signal(1, A, 0)]);
     expect(r.trades).toHaveLength(1);
     expect(r.trades[0]).toMatchObject({
@@ -68,22 +69,22 @@ describe("backtest replay: each rule's effect on a trade", () => {
       exitPriceSol: "0.0015",
       amount: "1000",
       costSol: "1.000105",
-      profitLossSol: "0.49979",
-      changePercent: "49.9737",
+      profitLossSol: "0.499785",
+      changePercent: "49.9732",
       closeReason: "stop_loss",
       closedAtMs: T0 + 3 * MIN,
     });
-    expect(r.summary).toMatchObject({ trades: 1, wins: 1, losses: 0, winRate: 1, profitLossSol: "0.49979" });
-    expect(r.summary.returnPercent).toBe(4.9979); // of the trades' P/L, rounded to 4 decimals
+    expect(r.summary).toMatchObject({ trades: 1, wins: 1, losses: 0, winRate: 1, profitLossSol: "0.499785" });
+    expect(r.summary.returnPercent).toBe(4.9978); // of the trades' P/L (4.99785 %), rounded to 4 decimals
     expect(r.equity.at(-1)!.valueSol).toBe("10.499785");
   });
 
   test("take-profit levels, moon bag, then stale-trade", () => {
     // Level 1 at 0.0015 sells 500 (0.75), level 2 at 0.002 sells 250 (0.5) and leaves a 250-token
     // moon bag; 0.003 does nothing more; at minute 4 the age 240 s exceeds 0.0025 days (216 s):
-    // stale close of 250 at 0.0025 = 0.625. Net 0.75 + 0.5 + 0.625 − 3 × 0.000105 = 1.874685,
-    // P/L 1.874685 − 1.000105 = 0.87458 (the rent and its refund go to the balance, not the P/L)
-    // = 87.4488 % of the cost.
+    // stale close of 250 at 0.0025 = 0.625. Net 0.75 + 0.5 + 0.625 − 3 × 0.000105 − 0.000005 (the
+    // account close's fee) = 1.87468, P/L 1.87468 − 1.000105 = 0.874575 (the rent and its refund
+    // go to the balance, not the P/L) = 87.4483 % of the cost.
     const r = run(
       {
         ...fixed1,
@@ -95,8 +96,8 @@ describe("backtest replay: each rule's effect on a trade", () => {
       [signal(1, A, 0)],
     );
     expect(r.trades[0]).toMatchObject({
-      profitLossSol: "0.87458",
-      changePercent: "87.4488",
+      profitLossSol: "0.874575",
+      changePercent: "87.4483",
       closeReason: "stale_trade",
       takeProfitLevels: 2,
       exitPriceSol: "0.0025",
@@ -108,7 +109,8 @@ describe("backtest replay: each rule's effect on a trade", () => {
     // 0.0009 = 0.001 × (1 − 10 %) buys 50 % of the 1 SOL opening size: 0.5 / 0.0009 = 555.555555
     // tokens (6 decimals, rounded down). Average entry 1.5 / 1555.555555, cost 1.50021 (rent
     // apart). 0.0007 ≤ peak 0.001 × 0.75: sells 1555.555555 × 0.0007 = 1.088888888 (lamports,
-    // down), net 1.088783888, P/L 1.088783888 − 1.50021 = −0.411426112 = −27.4245 %.
+    // down), net of fees and the account close's 1.088778888, P/L 1.088778888 − 1.50021 =
+    // −0.411431112 = −27.4249 %.
     const r = run(
       { ...fixed1, dca: { enabled: true, maxOrders: 1, priceDropTriggerPercentage: 10, amountPercentage: 50 } },
       { [A]: ["0.001", "0.0009", "0.00095", "0.0007"] },
@@ -119,8 +121,8 @@ describe("backtest replay: each rule's effect on a trade", () => {
       entryPriceSol: "0.000964285714630102",
       amount: "1555.555555",
       costSol: "1.50021",
-      profitLossSol: "-0.411426112",
-      changePercent: "-27.4245",
+      profitLossSol: "-0.411431112",
+      changePercent: "-27.4249",
       closeReason: "stop_loss",
     });
     expect(r.summary).toMatchObject({ wins: 0, losses: 1, profitFactor: 0 });
@@ -145,12 +147,12 @@ describe("backtest replay: each rule's effect on a trade", () => {
     expect(r.summary.skipped).toEqual({ open_position: 1, signal_strength: 1 });
     const [a, b] = r.trades;
     expect(a).toMatchObject({ signalId: 1, costSol: "0.500105", closeReason: "signal", exitPriceSol: "0.0012" });
-    // 0.5 / 0.001 = 500 tokens; 500 × 0.0012 = 0.6; P/L 0.6 − 0.000105 − 0.500105 = 0.09979.
-    expect(a!.profitLossSol).toBe("0.09979");
+    // 0.5 / 0.001 = 500 tokens; 500 × 0.0012 = 0.6; P/L 0.6 − 0.00011 − 0.500105 = 0.099785.
+    expect(a!.profitLossSol).toBe("0.099785");
     // 0.474892786 / 0.5 → 0.949785 tokens (6 decimals, down), closed at the last bar:
-    // 0.949785 × 0.6 = 0.569871; P/L 0.569871 − 0.000105 − 0.474997786 = 0.094768214.
+    // 0.949785 × 0.6 = 0.569871; P/L 0.569871 − 0.00011 − 0.474997786 = 0.094763214.
     expect(b).toMatchObject({ signalId: 4, costSol: "0.474997786", amount: "0.949785", closeReason: "end_of_data" });
-    expect(b!.profitLossSol).toBe("0.094768214");
+    expect(b!.profitLossSol).toBe("0.094763214");
   });
 });
 
@@ -167,8 +169,9 @@ describe("backtest replay: price impact (issue 24)", () => {
     };
     const r = run(fixed1, prices, [signal(1, A, 0)], impacts);
     expect(r.trades[0]).toMatchObject({ amount: "980", closeReason: "stop_loss" });
-    // P/L: 1.4406 − 0.000105 − 1.000105 (the token account's rent is apart from the P/L).
-    expect(r.trades[0]!.profitLossSol).toBe("0.44039");
+    // P/L: 1.4406 − 0.00011 − 1.000105 (the token account's rent is apart from the P/L, the
+    // close's fee is not).
+    expect(r.trades[0]!.profitLossSol).toBe("0.440385");
   });
 
   test("nothing recorded for the token: the bucket's mean over other tokens, else the 1 % default, never 0", () => {

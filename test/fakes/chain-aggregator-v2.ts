@@ -326,6 +326,17 @@ export class SwapV2 {
       );
       swap = createTransferCheckedInstruction(pool.wsolAccount, NATIVE_MINT, wsol, taker, poolMoves, 9);
     }
+    const hop = this.agg.tamper.alsoOpens;
+    if (hop)
+      setup.unshift(
+        createAssociatedTokenAccountIdempotentInstruction(
+          taker,
+          getAssociatedTokenAddressSync(hop.mint, taker, false, hop.programId),
+          taker,
+          hop.mint,
+          hop.programId,
+        ),
+      );
     const other: TransactionInstruction[] = [];
     if (this.agg.mode === "hostile")
       other.push(
@@ -339,6 +350,7 @@ export class SwapV2 {
           data: Buffer.from("route"),
         }),
       );
-    return { setup, swap, cleanup: createCloseAccountInstruction(wsol, taker, taker), other };
+    const cleanup = this.agg.tamper.keepWsolOpen ? null : createCloseAccountInstruction(wsol, taker, taker);
+    return { setup, swap, cleanup, other };
   }
 }

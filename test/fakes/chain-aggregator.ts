@@ -100,7 +100,8 @@ export type SwapMode = "honest" | "hostile" | "foreign-program";
  * `threshold` replaces the quote's otherAmountThreshold; `quoteBps` quotes (and routes) only that
  * share of the fair output (a bad price); `deliverBps` makes the route deliver only that share of
  * what was quoted; `slippageBps` echoes another slippage than asked; `lastValidBlockHeight`
- * replaces the swap answer's height (a stale one).
+ * replaces the swap answer's height (a stale one); `keepWsolOpen` and `alsoOpens` leave accounts
+ * the taker funded open after a v2 route (rent that is not the swap's SOL).
  */
 export interface Tamper {
   threshold?: string;
@@ -108,6 +109,10 @@ export interface Tamper {
   deliverBps?: number;
   slippageBps?: number;
   lastValidBlockHeight?: number;
+  /** Swap API v2 routes: no cleanup, so the taker's wSOL account stays open (its rent in it). */
+  keepWsolOpen?: boolean;
+  /** Swap API v2 routes also create the taker's associated token account of this pool's mint (an intermediate hop's) and leave it open. */
+  alsoOpens?: Pool;
 }
 
 export class ChainAggregator extends LocalServer {

@@ -12,11 +12,14 @@ import type { LiteSvmRpc } from "../fakes/litesvm-rpc.ts";
 import { json, type TestContext } from "../helpers/context.ts";
 import { type LiveService, lamports, ledgerLamports, liveServicePerTest } from "./live-service.ts";
 
-// Books that reconcile, on a real chain (docs/decisions.md "Books that reconcile"): a live BUY's
-// inputAmount is the SOL that went into the swap, the token account's rent is recorded on its own
-// (rentDepositSol on the BUY, rentRefundSol on the SELL once the account is closed), the entry
-// price is the simulation's for the same fill, DCA orders are sized from the swap, and a swap's
-// SOL is the wallet's change with its wrapped-SOL accounts: wSOL it held before is never proceeds.
+// Books that reconcile, on a real chain (docs/decisions.md "Books that reconcile",
+// docs/decisions/pnl-is-wallet-gain.md): a live BUY's inputAmount is the SOL that went into the
+// swap, the rent of every token account of the wallet a swap funds or closes (any mint: the
+// traded one's, a wSOL account left open, an intermediate hop's) is recorded on its own
+// (rentDepositSol, rentRefundSol), the entry price is the simulation's for the same fill, DCA
+// orders are sized from the swap, a swap's SOL is the wallet's change with its wrapped-SOL
+// accounts (wSOL it held before is never proceeds), and a closed position's P/L is what the
+// wallet gained, every fee (the account close's too) in it.
 
 let chain: LiteSvmRpc;
 let agg: ChainAggregator;
@@ -50,6 +53,13 @@ async function close(agentId: string): Promise<{ profitLossSol: number }> {
 const records = (agentId: string) => service.records(agentId);
 const fromRecords = ledgerLamports;
 
+const historicalPnl = (agentId: string) =>
+  lamports(
+    ctx.database.sqlite
+      .query<{ p: string }, [string]>("SELECT profit_loss_sol AS p FROM historical_swaps WHERE agent_id = ?")
+      .get(agentId)!.p,
+  );
+
 describe("live amounts split right", () => {
   test("a BUY's inputAmount is the swap's SOL, the rent is rentDepositSol; entry equals the simulation's; the records sum to the chain's SOL", async () => {
     const pool = agg.addPool({ lamportsPerToken: 1_000_000n, decimals: 6 });
@@ -68,23 +78,27 @@ describe("live amounts split right", () => {
     expect(livePos.purchase.priceNative).toBe(0.001);
     expect(livePos.purchase.priceNative).toBe(simPos.purchase.priceNative);
 
-    const closed = await close(liveId);
+    await close(liveId);
     const rows = await records(liveId);
     const sale = rows.find((r) => r.transactionType === "SELL")!;
-    // The account's close gave the rent back less its 5000-lamport fee, recorded on the SELL.
-    expect(lamports(sale.rentRefundSol)).toBe(RENT - 5_000n);
+    // The account's close gave the whole rent back, recorded on the SELL, and its 5000-lamport
+    // fee joined the SELL's fees.
+    expect(lamports(sale.rentRefundSol)).toBe(RENT);
     expect(sale.outputAmount).toBe("0.1");
-    // Flat round trip: P/L is the two swaps' fees, the rent in neither.
-    expect(lamports(String(closed.profitLossSol))).toBe(-(lamports(buy!.fees) + lamports(sale.fees)));
+    // Flat round trip: P/L is every fee paid (two swaps and the close), the rent in none, and
+    // it is exactly what the wallet gained.
+    expect(historicalPnl(liveId)).toBe(-(lamports(buy!.fees) + lamports(sale.fees)));
+    expect(historicalPnl(liveId)).toBe(chain.lamportsOf(address) - start);
     expect(fromRecords(start, rows)).toBe(chain.lamportsOf(address));
 
     const simClosed = await close(simId);
     const simRows = await records(simId);
     expect(simRows.map((r) => [r.rentDepositSol, r.rentRefundSol])).toEqual([
       ["0.00203928", "0"],
-      ["0", "0.00203428"],
+      ["0", "0.00203928"],
     ]);
-    expect(simClosed.profitLossSol).toBe(-0.00021);
+    // 0.000105 per swap and 0.000005 for the close.
+    expect(simClosed.profitLossSol).toBe(-0.000215);
     const simSol = ctx.database.sqlite
       .query<{ balance: string }, [string, string]>(
         "SELECT balance FROM agent_balances WHERE agent_id = ? AND token_address = ?",
@@ -129,10 +143,69 @@ describe("SOL as the wallet sees it", () => {
     wrap.sign([wallet]);
     expect(chain.execute(wrap).err).toBeNull();
 
-    const closed = await close(liveId);
+    await close(liveId);
     const [buy, sale] = await records(liveId);
-    expect(sale).toMatchObject({ transactionType: "SELL", outputAmount: "0.1", rentRefundSol: "0.00203428" });
-    // A flat round trip: a loss of the two swaps' fees, not +0.5 SOL.
-    expect(lamports(String(closed.profitLossSol))).toBe(-(lamports(buy!.fees) + lamports(sale!.fees)));
+    // Both accounts' rent came back: the wSOL account's (the sale closed it), the mint's (closed after).
+    expect(sale).toMatchObject({ transactionType: "SELL", outputAmount: "0.1", rentRefundSol: "0.00407856" });
+    // A flat round trip: a loss of the fees, not +0.5 SOL.
+    expect(historicalPnl(liveId)).toBe(-(lamports(buy!.fees) + lamports(sale!.fees)));
+  });
+});
+
+describe("rent is rent: every account the wallet funds or closes in a swap", () => {
+  test("a buy whose route also opens the wallet's account of another mint: the swap's SOL is the input, both rents are rentDepositSol; P/L is the wallet's gain, that account's rent held", async () => {
+    const pool = agg.addPool({ lamportsPerToken: 1_000_000n, decimals: 6 });
+    const hop = agg.addPool({ lamportsPerToken: 1_000_000n, decimals: 6 });
+    const liveId = await agent("live", FIXED);
+    const simId = await agent("simulation", FIXED);
+    const start = chain.lamportsOf(address);
+    // The route creates the wallet's token account of an intermediate mint and leaves it open.
+    agg.tamper = { alsoOpens: hop };
+    await signal(pool);
+    agg.tamper = {};
+    const [buy] = await records(liveId);
+    expect(buy).toMatchObject({ transactionType: "BUY", inputAmount: "0.1", outputAmount: "100" });
+    expect(lamports(buy!.rentDepositSol)).toBe(2n * RENT);
+    expect(fromRecords(start, [buy!])).toBe(chain.lamportsOf(address));
+    const [livePos] = await json(await req("GET", `/api/v1/agent-positions/${liveId}`));
+    const [simPos] = await json(await req("GET", `/api/v1/agent-positions/${simId}`));
+    expect(livePos.purchase.priceNative).toBe(simPos.purchase.priceNative);
+
+    await close(liveId);
+    const rows = await records(liveId);
+    const sale = rows.find((r) => r.transactionType === "SELL")!;
+    expect(sale.outputAmount).toBe("0.1");
+    expect(lamports(sale.rentRefundSol)).toBe(RENT);
+    expect(fromRecords(start, rows)).toBe(chain.lamportsOf(address));
+    // The other mint's account is still the wallet's, its rent held there: not a loss.
+    const pnl = historicalPnl(liveId);
+    expect(pnl).toBe(-(lamports(buy!.fees) + lamports(sale.fees)));
+    expect(pnl).toBe(chain.lamportsOf(address) - start + RENT);
+  });
+
+  test("a buy that leaves its wSOL account open: its rent is rentDepositSol; the sale that unwraps and closes it gets it back as rentRefundSol; P/L is the wallet's gain to the lamport", async () => {
+    const pool = agg.addPool({ lamportsPerToken: 1_000_000n, decimals: 6 });
+    const liveId = await agent("live", FIXED);
+    const start = chain.lamportsOf(address);
+    agg.tamper = { keepWsolOpen: true };
+    await signal(pool);
+    agg.tamper = {};
+    const wsol = getAssociatedTokenAddressSync(NATIVE_MINT, wallet.publicKey);
+    expect(BigInt(chain.svm.getAccount(wsol)!.lamports)).toBe(RENT);
+    const [buy] = await records(liveId);
+    expect(buy).toMatchObject({ transactionType: "BUY", inputAmount: "0.1", outputAmount: "100" });
+    expect(lamports(buy!.rentDepositSol)).toBe(2n * RENT);
+    expect(fromRecords(start, [buy!])).toBe(chain.lamportsOf(address));
+
+    await close(liveId);
+    // The sale's cleanup closed the wSOL account, then the service closed the emptied account of
+    // the traded mint: both rents back on the SELL, the proceeds the swap's SOL only.
+    expect(chain.svm.getAccount(wsol)?.lamports ?? 0).toBe(0);
+    const rows = await records(liveId);
+    const sale = rows.find((r) => r.transactionType === "SELL")!;
+    expect(sale.outputAmount).toBe("0.1");
+    expect(lamports(sale.rentRefundSol)).toBe(2n * RENT);
+    expect(fromRecords(start, rows)).toBe(chain.lamportsOf(address));
+    expect(historicalPnl(liveId)).toBe(chain.lamportsOf(address) - start);
   });
 });

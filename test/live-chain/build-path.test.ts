@@ -111,7 +111,8 @@ describe("live swaps through /swap/v2/build, v1 retired", () => {
     await closePosition(agentId);
     const rows = await records(agentId);
     expect(rows.map((r) => r.transactionType)).toEqual(["BUY", "SELL", "SELL"]);
-    expect(rows.every((r) => lamports(r.fees) === 5_000n + priority)).toBe(true);
+    // Each swap's fee; the closing SELL's also carries the emptied token account's close (5000).
+    expect(rows.map((r) => lamports(r.fees))).toEqual([5_000n + priority, 5_000n + priority, 10_000n + priority]);
     expect(count("positions", "status = 'closed'")).toBe(1);
     await expectBooksMatch(agentId, initial);
 
@@ -300,7 +301,7 @@ describe("Jito bundles (JITO_BLOCK_ENGINE_URL set)", () => {
     expect(walletTxs()).toHaveLength(3); // buy, sale, and the emptied token account's close
     const sale = (await records(agentId)).find((r) => r.transactionType === "SELL")!;
     expect(sale.transactionHash).toBe(sold.signature);
-    expect(lamports(sale.fees)).toBe(sold.fee + TIP);
+    expect(lamports(sale.fees)).toBe(sold.fee + TIP + 5_000n); // and the account close's fee
     expect(tipBalances() - tipsBefore).toBe(2n * TIP);
     await expectBooksMatch(agentId, initial);
     expect(v1Requests()).toEqual([]);

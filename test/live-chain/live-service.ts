@@ -48,15 +48,18 @@ export interface TradeRecord {
 export const lamports = (sol: string): bigint => toAtomic(new Big(sol), 9);
 
 /**
- * The wallet's SOL as the records have it (lamports): initial − Σ BUY(input + fees + rent)
- * + Σ SELL(output − fees + refund). For a live agent it must equal the wallet's chain balance.
+ * The wallet's SOL as the records have it (lamports): initial − Σ BUY(input + fees)
+ * + Σ SELL(output − fees) − Σ rentDepositSol + Σ rentRefundSol. For a live agent it must equal
+ * the wallet's chain balance.
  */
 export const ledgerLamports = (initial: bigint, rows: TradeRecord[]): bigint =>
   rows.reduce(
     (s, r) =>
-      r.transactionType === "BUY"
-        ? s - lamports(r.inputAmount) - lamports(r.fees) - lamports(r.rentDepositSol)
-        : s + lamports(r.outputAmount) - lamports(r.fees) + lamports(r.rentRefundSol),
+      (r.transactionType === "BUY"
+        ? s - lamports(r.inputAmount) - lamports(r.fees)
+        : s + lamports(r.outputAmount) - lamports(r.fees)) -
+      lamports(r.rentDepositSol) +
+      lamports(r.rentRefundSol),
     initial,
   );
 

@@ -4,7 +4,7 @@ import { Keypair } from "@solana/web3.js";
 import bs58 from "bs58";
 import { Big, SOL_MINT, toAtomic } from "../../src/money.ts";
 import type { LiveTrading } from "../../src/trading/live-trading.ts";
-import { TOKEN_ACCOUNT_REFUND_SOL } from "../../src/trading/rules/fees.ts";
+import { TOKEN_ACCOUNT_CLOSE_FEE_SOL } from "../../src/trading/rules/fees.ts";
 import type { ChainAggregator, Pool } from "../fakes/chain-aggregator.ts";
 import type { LiteSvmRpc } from "../fakes/litesvm-rpc.ts";
 import { json, type TestContext } from "../helpers/context.ts";
@@ -13,7 +13,8 @@ import { ledgerLamports as fromRecords, type LiveService, lamports, liveServiceP
 // The token account's rent on a real chain (docs/decisions.md "Token account rent, live"): after
 // a live sale closes its position and empties the wallet's token account, the service closes the
 // account with its own one-instruction transaction and the rent is the wallet's SOL again, on
-// chain and in the ledger (the closing SELL's rentRefundSol). A partial take-profit keeps it; a Token-2022 mint with a transfer fee
+// chain and in the ledger (the closing SELL's rentRefundSol; the close's fee in its fees and the
+// P/L). A partial take-profit keeps it; a Token-2022 mint with a transfer fee
 // keeps it (withheld fees block the close), and the simulation returns no rent for such a mint.
 
 let chain: LiteSvmRpc;
@@ -69,10 +70,9 @@ describe("the token account's rent, live", () => {
     expect(close.err).toBeNull();
     expect(close.tx.message.compiledInstructions).toHaveLength(1);
     expect(close.fee).toBe(5_000n);
-    // The wallet gets the rent less the close's fee: exactly what a simulated close returns.
+    // The wallet gets the rent less the close's fee, the fee a simulated close charges.
     const back = close.postBalances[0]! - close.preBalances[0]!;
-    expect(back).toBe(RENT_LAMPORTS - 5_000n);
-    expect(back).toBe(lamports(TOKEN_ACCOUNT_REFUND_SOL));
+    expect(back).toBe(RENT_LAMPORTS - lamports(TOKEN_ACCOUNT_CLOSE_FEE_SOL));
     expect(exists(pool)).toBe(false);
     expect(ledgerLamports(agentId)).toBe(chain.lamportsOf(address));
     expect(Number(ledger(agentId, pool.mint.toBase58()))).toBe(0);
@@ -83,7 +83,7 @@ describe("the token account's rent, live", () => {
     expect(ctx.logs.some((l) => l.includes("token account closed; its rent is back in the wallet"))).toBe(true);
   });
 
-  test("opened and closed at the same price: in both modes the rent is on the records (deposit, refund), never in the P/L", async () => {
+  test("opened and closed at the same price: in both modes the rent is on the records (deposit, refund), never in the P/L; the P/L is the wallet's gain to the lamport, the close's fee included", async () => {
     const pool = agg.addPool({ lamportsPerToken: 1_000_000n, decimals: 6 });
     const liveId = await agent("live");
     const simId = await agent("simulation");
@@ -107,9 +107,10 @@ describe("the token account's rent, live", () => {
       expect({ id, deposit: lamports(buy.rentDepositSol), refund: lamports(sale.rentRefundSol) }).toEqual({
         id,
         deposit: RENT_LAMPORTS,
-        refund: RENT_LAMPORTS - 5_000n,
+        refund: RENT_LAMPORTS,
       });
-      // The position lost its two swaps' fees: the rent is in no sale, no cost and no P/L.
+      // The position lost its fees (two swaps' and the close's, on the SELL): the rent is in no
+      // sale, no cost and no P/L.
       expect({ id, pnl: pnl(id) }).toEqual({ id, pnl: -(lamports(buy.fees) + lamports(sale.fees)) });
       // Sold at the buy's price: the sale is what the buy swapped.
       expect({ id, sold: lamports(sale.outputAmount) }).toEqual({ id, sold: lamports(buy.inputAmount) });
@@ -123,13 +124,18 @@ describe("the token account's rent, live", () => {
       )
       .get(simId, SOL_MINT)!.balance;
     expect(fromRecords(10_000_000_000n, await service.records(simId))).toBe(lamports(simSol));
+    // The P/L is what the wallet gained, to the lamport, in both modes; the simulation's equals live's.
+    expect(pnl(liveId)).toBe(chain.lamportsOf(address) - startLive);
+    expect(pnl(simId)).toBe(lamports(simSol) - 10_000_000_000n);
+    expect(pnl(simId)).toBeLessThanOrEqual(pnl(liveId));
   });
 
-  test("a partial take-profit leaves the account open; the take-profit that sells the rest closes it", async () => {
+  test("a partial take-profit leaves the account open; the take-profit that sells the rest closes it; the P/L is the wallet's gain", async () => {
     const pool = agg.addPool({ lamportsPerToken: 1_000_000n, decimals: 6 });
     const agentId = await agent("live", {
       takeProfit: { enabled: true, percentage: 50, sellPercentage: 40, maxLevels: 3 },
     });
+    const start = chain.lamportsOf(address);
     await signal(pool);
     pool.opts.lamportsPerToken *= 2n; // level 1 (+50%)
     expect(await ctx.services.trading.monitor.tick()).toMatchObject({ actions: 1, failed: 0 });
@@ -141,6 +147,10 @@ describe("the token account's rent, live", () => {
     expect(walletTxs()).toBe(4);
     expect(exists(pool)).toBe(false);
     expect(ledgerLamports(agentId)).toBe(chain.lamportsOf(address));
+    // A profit over two sales: every fee in it (the close's too), the rent back; to the lamport.
+    const [swap] = await json(await req("GET", `/api/v1/agent-historical-swaps?agentId=${agentId}`));
+    expect(lamports(swap.profitLossSol)).toBeGreaterThan(0n);
+    expect(lamports(swap.profitLossSol)).toBe(chain.lamportsOf(address) - start);
   });
 
   test("a take-profit that sells everything closes the position and the account", async () => {
@@ -251,7 +261,7 @@ describe("the token account's rent, live", () => {
 
     // The same agent on a mint without a fee: the sale is the swap's SOL only (the rent is in no
     // sale and no P/L, in either mode), and the account's close brings the rent back to the wallet,
-    // less the close's fee.
+    // its fee in the SELL's fees.
     await signal(plain);
     const [pos2] = await json(await req("GET", `/api/v1/agent-positions/${simId}`));
     const beforePlainClose = simSol();
@@ -259,7 +269,7 @@ describe("the token account's rent, live", () => {
     const plainSale = sell(simId, plain.mint.toBase58());
     expect(lamports(plainSale.output_amount)).toBe(swapped(plain, plainSale.input_amount));
     expect(simSol()).toBe(
-      beforePlainClose + lamports(plainSale.output_amount) - lamports(plainSale.fees) + RENT_LAMPORTS - 5_000n,
+      beforePlainClose + lamports(plainSale.output_amount) - lamports(plainSale.fees) + RENT_LAMPORTS,
     );
   });
 });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Keypair } from "@solana/web3.js";
+import { tokenAccountsRent, walletSolDelta } from "../../src/market/landed-rent.ts";
 import {
   type LandedTransaction,
   SolanaRpcClient,
@@ -132,5 +133,29 @@ describe("SolanaRpcClient", () => {
     expect(tokenAccountLamportsDelta(tx, "wallet", "m")).toBe(rent);
     expect(tokenAccountLamportsDelta(tx, "wallet", SOL_MINT)).toBe(-(500_000_000n + rent));
     expect(tokenAccountLamportsDelta(tx, "other", "m")).toBe(0n);
+    // Rent apart, any mint (docs/decisions/pnl-is-wallet-gain.md): the mint's new account put rent
+    // in, the closed wSOL account gave its rent back (its 0.5 wrapped SOL is SOL, not rent).
+    expect(tokenAccountsRent(tx, "wallet")).toEqual({ deposit: rent, refund: rent });
+    expect(walletSolDelta(tx, "wallet")).toBe(100_000_000n - 5000n);
+    expect(tokenAccountsRent(tx, "other")).toEqual({ deposit: 0n, refund: 0n });
+  });
+
+  test("rent of a token account the chain names another owner of is not the wallet's", () => {
+    const rent = 2_039_280n;
+    const tx: LandedTransaction = {
+      slot: 1,
+      err: null,
+      feeLamports: 5000n,
+      accountKeys: ["wallet", "theirs", "hop"],
+      preBalances: [1_000_000_000n, 0n, 0n],
+      postBalances: [1_000_000_000n - 2n * rent - 5000n, rent, rent],
+      preTokenBalances: [],
+      postTokenBalances: [
+        { accountIndex: 1, mint: "m", owner: "third", amount: 0n, decimals: 6 },
+        { accountIndex: 2, mint: "usdc", owner: "wallet", amount: 0n, decimals: 6 },
+      ],
+    };
+    expect(tokenAccountsRent(tx, "wallet")).toEqual({ deposit: rent, refund: 0n });
+    expect(walletSolDelta(tx, "wallet")).toBe(-(2n * rent + 5000n));
   });
 });

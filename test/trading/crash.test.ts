@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Big, SOL_MINT } from "../../src/money.ts";
-import { TOKEN_ACCOUNT_REFUND_SOL } from "../../src/trading/rules/fees.ts";
+import { TOKEN_ACCOUNT_RENT_SOL } from "../../src/trading/rules/fees.ts";
 import { type FakeMarket, startFakeMarket } from "../fakes/market.ts";
 import { type ChildService, readDatabase, startChildService } from "../helpers/child-service.ts";
 import { ADMIN_EMAIL, ADMIN_PASSWORD, offlineEnv } from "../helpers/context.ts";
@@ -510,7 +510,7 @@ test(`kill -9 at random points during a burst of signals, restart: nothing lost,
       );
       const refunded = mine.filter((t) => t.transaction_type === "SELL" && new Big(t.rent_refund_sol).gt(0));
       expect(refunded.length).toBe(emptied.length);
-      expect(refunded.every((t) => t.rent_refund_sol === TOKEN_ACCOUNT_REFUND_SOL)).toBe(true);
+      expect(refunded.every((t) => t.rent_refund_sol === TOKEN_ACCOUNT_RENT_SOL)).toBe(true);
       expect({ agent, sol: balance(agent, SOL_MINT).toFixed() }).toEqual({ agent, sol: sol.toFixed() });
       for (const tk of TOKENS) {
         const held = mine.reduce(

@@ -9,8 +9,9 @@ import { MINT, startTrading, type TradingContext } from "../helpers/trading.ts";
 // bought at $0.01 (0.0001 SOL), 5 % of 10 SOL = 0.5 SOL swapped for 5000 tokens, and every swap
 // charged 0.000005 + 0.0001 = 0.000105 SOL of fees. The opening buy also pays the token account's
 // rent, 0.00203928 SOL, recorded apart (rentDepositSol): the position's cost is 0.500105 SOL. The
-// close returns the rent, less the 0.000005 SOL fee of the transaction that closes the account,
-// to the wallet's SOL (rentRefundSol): not into the sale, the cost or the P/L.
+// close returns the rent to the wallet's SOL (rentRefundSol): not into the sale, the cost or the
+// P/L; the 0.000005 SOL fee of the transaction that closes the account joins the closing SELL's
+// fees (0.00011), so the P/L is exactly what the wallet gained.
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const SIM_HASH = /^sim_[0-9a-f]{32}$/;
@@ -77,9 +78,9 @@ describe("close after take-profit sales", () => {
     expect(t.solBalance(agent.id)).toBe("9.87275072");
     expect(t.tokenBalance(agent.id)).toBe("2500");
 
-    // Close at $0.012: 2500 tokens for 0.3 SOL. P/L = 0.3 − 0.000105 + 0.1248425 − 0.2500525
-    // = 0.174685, which is also (0.374895 + 0.299895) − 0.500105: every net proceed minus the
-    // cost (the rent and its refund are the wallet's, not the P/L's).
+    // Close at $0.012: 2500 tokens for 0.3 SOL. P/L = 0.3 − 0.00011 + 0.1248425 − 0.2500525
+    // = 0.17468, which is also (0.374895 + 0.29989) − 0.500105: every net proceed minus the
+    // cost (the rent and its refund are the wallet's, not the P/L's; the close's fee is).
     price("0.012");
     const res = await closeLong(agent.id, pos.id, {});
     expect(res.status).toBe(200);
@@ -97,12 +98,12 @@ describe("close after take-profit sales", () => {
       success: true,
       transactionId: expect.stringMatching(UUID),
       historicalSwapId: expect.stringMatching(UUID),
-      profitLossSol: 0.174685,
-      profitLossUsd: 17.4685,
-      changePercent: pct("0.174685", "0.500105"),
+      profitLossSol: 0.17468,
+      profitLossUsd: 17.468,
+      changePercent: pct("0.17468", "0.500105"),
       transactionHash: expect.stringMatching(SIM_HASH),
     });
-    expect(body.changePercent).toBeCloseTo(34.92966477, 7);
+    expect(body.changePercent).toBeCloseTo(34.92866498, 7);
 
     // The SELL of what remained.
     const sell = await json(
@@ -117,7 +118,7 @@ describe("close after take-profit sales", () => {
       inputAmount: "2500",
       outputMint: "So11111111111111111111111111111111111111112",
       outputAmount: "0.3", // the swap's SOL only: the rent is not part of the sale
-      fees: "0.000105",
+      fees: "0.00011", // the swap's and the account close's
       isTakeProfit: false,
       isDca: false,
       transactionHash: body.transactionHash,
@@ -144,9 +145,9 @@ describe("close after take-profit sales", () => {
       amount: "5000",
       purchasePrice: "0.0001",
       salePrice: "0.00012",
-      profitLossSol: "0.174685",
-      profitLossUsd: "17.4685",
-      changePercent: "34.9296",
+      profitLossSol: "0.17468",
+      profitLossUsd: "17.468",
+      changePercent: "34.9286",
       purchaseTransactionId: pos.purchase.transaction.id,
       saleTransactionId: body.transactionId,
       signalId: String(signal.id),
@@ -154,7 +155,7 @@ describe("close after take-profit sales", () => {
       purchaseTime: pos.purchase.transaction.time,
     });
 
-    // Balances: 10 − 0.500105 − 0.00203928 + 0.374895 + 0.299895 + the rent back less the close's fee, 0.00203428.
+    // Balances: 10 − 0.500105 − 0.00203928 + 0.374895 + 0.29989 + the rent back, 0.00203928: 10 + the P/L.
     expect(t.solBalance(agent.id)).toBe("10.17468");
     expect(t.tokenBalance(agent.id)).toBe("0");
     expect(await t.positions(agent.id)).toEqual([]);
@@ -188,23 +189,23 @@ describe("close after take-profit sales", () => {
       moonBagActivated: true,
       moonBagAmount: 2500,
     });
-    // Closed by the short form at $0.01: 2500 tokens for 0.25 SOL. P/L = (0.499895 + 0.249895)
-    // − 0.500105 = 0.249685; the balance: 10 + 0.249685 − 0.00203928 + 0.00203428 (the rent back).
+    // Closed by the short form at $0.01: 2500 tokens for 0.25 SOL. P/L = (0.499895 + 0.24989)
+    // − 0.500105 = 0.24968; the balance: 10 + 0.24968 − 0.00203928 + 0.00203928 (the rent back).
     price("0.01");
     const res = await closeShort(pos.id);
     expect(res.status).toBe(200);
     const body = await json(res);
     expect(body).toMatchObject({
       success: true,
-      profitLossSol: 0.249685,
-      profitLossUsd: 24.9685,
-      changePercent: pct("0.249685", "0.500105"),
+      profitLossSol: 0.24968,
+      profitLossUsd: 24.968,
+      changePercent: pct("0.24968", "0.500105"),
     });
     expect(t.solBalance(agent.id)).toBe("10.24968");
     const [swap] = await swaps(agent.id);
     expect(swap).toMatchObject({
       closeReason: "manual",
-      profitLossSol: "0.249685",
+      profitLossSol: "0.24968",
       salePrice: "0.0001",
       saleTransactionId: body.transactionId,
     });
@@ -214,24 +215,24 @@ describe("close after take-profit sales", () => {
 describe("close requests", () => {
   test("the short form with reason stop_loss closes with closeReason stop_loss", async () => {
     const { agent, pos } = await openOne();
-    price("0.02"); // 5000 tokens for 1 SOL: P/L 0.999895 − 0.500105 = 0.49979
+    price("0.02"); // 5000 tokens for 1 SOL: P/L 0.99989 − 0.500105 = 0.499785 (the close's fee in)
     const res = await closeShort(pos.id, { reason: "stop_loss" });
     expect(res.status).toBe(200);
     const body = await json(res);
     expect(body).toMatchObject({
       success: true,
-      profitLossSol: 0.49979,
-      profitLossUsd: 49.979,
-      changePercent: pct("0.49979", "0.500105"),
+      profitLossSol: 0.499785,
+      profitLossUsd: 49.9785,
+      changePercent: pct("0.499785", "0.500105"),
     });
     const [swap] = await swaps(agent.id);
     expect(swap).toMatchObject({
       id: body.historicalSwapId,
       closeReason: "stop_loss",
-      profitLossSol: "0.49979",
+      profitLossSol: "0.499785",
       salePrice: "0.0002",
     });
-    expect(t.solBalance(agent.id)).toBe("10.499785"); // 10 + 0.49979 − 0.00203928 + the rent back 0.00203428
+    expect(t.solBalance(agent.id)).toBe("10.499785"); // 10 + the P/L: the rent went out and came back
   });
 
   test("a manual close bypasses stop-loss and DCA: one SELL at the current price, no DCA buy", async () => {
@@ -243,12 +244,12 @@ describe("close requests", () => {
     price("0.005");
     const res = await closeLong(agent.id, pos.id, { reason: "manual" });
     expect(res.status).toBe(200);
-    // 5000 tokens for 0.25 SOL: P/L 0.249895 − 0.500105 = −0.25021.
+    // 5000 tokens for 0.25 SOL: P/L 0.24989 − 0.500105 = −0.250215.
     expect(await json(res)).toMatchObject({
       success: true,
-      profitLossSol: -0.25021,
-      profitLossUsd: -25.021,
-      changePercent: pct("-0.25021", "0.500105"),
+      profitLossSol: -0.250215,
+      profitLossUsd: -25.0215,
+      changePercent: pct("-0.250215", "0.500105"),
     });
     expect((await txs(agent.id)).map((x: any) => `${x.transactionType}:${x.isDca}`).sort()).toEqual([
       "BUY:false",
@@ -259,7 +260,7 @@ describe("close requests", () => {
     // The monitor finds nothing left to do.
     expect(await tick()).toMatchObject({ positions: 0, actions: 0 });
     expect(t.count("agent_transactions", "agent_id = ?", agent.id)).toBe(2);
-    expect(t.solBalance(agent.id)).toBe("9.749785"); // 10 − 0.25224928 + the rent back 0.00203428
+    expect(t.solBalance(agent.id)).toBe("9.749785"); // 10 + the P/L: the rent went out and came back
   });
 
   test("404 Position not found: unknown id, another user's position, a position of another agent", async () => {

@@ -10,8 +10,9 @@ import { MINT, MINT2, startTrading, type TradingContext } from "../helpers/tradi
 // the ManualClock. Numbers are worked out by hand: SOL at $100, the token bought at $0.01
 // (0.0001 SOL), 0.5 SOL swapped for 5000 tokens, 0.000105 SOL of fees per swap; the opening buy
 // also pays the token account's rent, 0.00203928 SOL, recorded apart (rentDepositSol): cost
-// 0.500105 SOL. The close returns the rent, less the 0.000005 SOL fee of closing the account, to
-// the wallet's SOL (rentRefundSol): never into the sale, the cost or the position's P/L.
+// 0.500105 SOL. The close returns the rent to the wallet's SOL (rentRefundSol): never into the
+// sale, the cost or the position's P/L; the 0.000005 SOL fee of closing the account is in the
+// closing SELL's fees and the P/L, which is what the wallet gained.
 
 let t: TradingContext;
 /** The service in use: replaced by restart(). */
@@ -91,18 +92,19 @@ describe("trailing stop-loss", () => {
     price("0.015");
     expect(await tick()).toMatchObject({ actions: 1, closed: 1, failed: 0 });
     expect(row(pos.id)).toMatchObject({ status: "closed", close_reason: "stop_loss", remaining_amount: "0" });
-    // 5000 tokens for 0.75 SOL: P/L 0.749895 − 0.500105 = 0.24979 (the rent is not a cost).
+    // 5000 tokens for 0.75 SOL: P/L 0.74989 − 0.500105 = 0.249785 (the rent is not a cost, the
+    // account close's fee is).
     const [swap] = await swaps(agent.id);
     expect(swap).toMatchObject({
       closeReason: "stop_loss",
-      profitLossSol: "0.24979",
-      profitLossUsd: "24.979",
+      profitLossSol: "0.249785",
+      profitLossUsd: "24.9785",
       salePrice: "0.00015",
       purchasePrice: "0.0001",
       amount: "5000",
     });
-    // The close closed the token account: its rent came back to the balance less the close's fee
-    // (rentRefundSol): 10 − 0.500105 − 0.00203928 + 0.749895 + 0.00203428.
+    // The close closed the token account: its rent came back to the balance (rentRefundSol):
+    // 10 − 0.500105 − 0.00203928 + 0.74989 + 0.00203928 = 10 + the P/L.
     expect(bal(agent.id)).toBe("10.249785");
     expect(bal(agent.id, MINT)).toBe("0");
     expect(await positions(agent.id)).toEqual([]);
@@ -232,12 +234,12 @@ describe("take-profit levels, then the moon bag", () => {
     expect(await tick()).toMatchObject({ actions: 1, closed: 1 });
     const [swap] = await swaps(agent.id);
     // P/L: every net proceed minus the cost = (0.749895 + 0.374895 + 0.187395 + 0.14052)
-    // − 0.500105 = 0.9526 (the rent is apart). The balance also gets the rent back less the
-    // close's fee: 10.81004072 + 0.14052 + 0.00203428.
+    // − 0.500105 − 0.000005 (the account close's fee) = 0.952595 (the rent is apart). The balance
+    // also gets the rent back: 10.81004072 + 0.140515 + 0.00203928 = 10 + the P/L.
     expect(swap).toMatchObject({
       closeReason: "stop_loss",
-      profitLossSol: "0.9526",
-      profitLossUsd: "95.26",
+      profitLossSol: "0.952595",
+      profitLossUsd: "95.2595",
       amount: "5000",
     });
     expect(bal(agent.id)).toBe("10.952595");
@@ -270,19 +272,19 @@ describe("take-profit levels, then the moon bag", () => {
       levels_hit: 1,
     });
     const sells = await txs(agent.id, "&isTakeProfit=true");
-    // The sale that empties the position closes the token account: the rent (less the close's fee)
-    // comes back to the balance as the SELL's rentRefundSol, not into the sale or the P/L
-    // (0.749895 − 0.500105).
+    // The sale that empties the position closes the token account: the rent comes back to the
+    // balance as the SELL's rentRefundSol, not into the sale or the P/L (0.74989 − 0.500105, the
+    // close's fee in the SELL's fees).
     expect(sells.map((x: any) => [x.inputAmount, x.outputAmount])).toEqual([["5000", "0.75"]]);
     const [swap] = await swaps(agent.id);
-    expect(sells.map((x: any) => x.rentRefundSol)).toEqual(["0.00203428"]);
+    expect(sells.map((x: any) => x.rentRefundSol)).toEqual(["0.00203928"]);
     expect(swap).toMatchObject({
       closeReason: "take_profit",
-      profitLossSol: "0.24979",
+      profitLossSol: "0.249785",
       saleTransactionId: sells[0].id,
     });
     expect(t.count("historical_swaps", "position_id = ?", pos.id)).toBe(1);
-    expect(bal(agent.id)).toBe("10.249785"); // 10 − 0.500105 − 0.00203928 + 0.749895 + 0.00203428
+    expect(bal(agent.id)).toBe("10.249785"); // 10 − 0.500105 − 0.00203928 + 0.74989 + 0.00203928
   });
 });
 
@@ -371,8 +373,8 @@ describe("DCA", () => {
     const [swap] = await swaps(agent.id);
     expect(swap.profitLossSol).toBe(flows.toFixed());
     expect(closed.profitLossSol).toBe(Number(flows));
-    // The wallet gained exactly that, and the rent's round trip (less the account close's fee).
-    expect(rent.toFixed()).toBe("-0.000005");
+    // The wallet gained exactly that: the rent went out and came back whole.
+    expect(rent.toFixed()).toBe("0");
     expect(bal(agent.id)).toBe(new Big(10).plus(flows).plus(rent).toFixed());
   });
 
@@ -434,12 +436,12 @@ describe("stale trade", () => {
     expect(row(pos.id)).toMatchObject({ status: "closed", close_reason: "stale_trade" });
     token = (await login(ctx)).token; // a day later the first access token has expired
     const [swap] = await swaps(agent.id);
-    // Sold at the entry price: P/L is the two swaps' fees, −0.00021 (the rent is apart). The
-    // balance gets the rent back but for the close's fee: 10 − 0.000105 × 2 − 0.000005 = 9.999785.
+    // Sold at the entry price: P/L is the two swaps' fees and the account close's, −0.000215 (the
+    // rent is apart, and back): the balance is 10 − 0.000215 = 9.999785.
     expect(swap).toMatchObject({
       closeReason: "stale_trade",
-      profitLossSol: "-0.00021",
-      profitLossUsd: "-0.021",
+      profitLossSol: "-0.000215",
+      profitLossUsd: "-0.0215",
       salePrice: "0.0001",
     });
     expect(new Date(swap.saleTime).getTime() - new Date(swap.purchaseTime).getTime()).toBe(86_400_001);
@@ -476,8 +478,8 @@ describe("exit signals", () => {
       await t.settle();
       expect(row(pos.id)).toMatchObject({ status: "closed", close_reason: "signal" });
       const [swap] = await swaps(holder.id);
-      // 5000 tokens for 0.6 SOL: 0.599895 − 0.500105 = 0.09979.
-      expect(swap).toMatchObject({ closeReason: "signal", profitLossSol: "0.09979", signalId: String(buy.id) });
+      // 5000 tokens for 0.6 SOL: 0.59989 − 0.500105 = 0.099785 (the account close's fee in).
+      expect(swap).toMatchObject({ closeReason: "signal", profitLossSol: "0.099785", signalId: String(buy.id) });
       const sells = await txs(holder.id, "&transactionType=SELL");
       expect(sells.map((x: any) => [x.signalId, x.outputAmount, x.id])).toEqual([
         [exit.id, "0.6", swap.saleTransactionId], // the swap's SOL only: the rent goes to the balance

@@ -55,7 +55,8 @@ describe("SWAP_API=build (the default)", () => {
     expect(t.ctx.config.SWAP_API).toBe("build");
     const { buy, sell } = await buyThenClose(t);
     expect(buy).toMatchObject({ inputAmount: "0.5", outputAmount: "5000", routes: ["Raydium"], fees: "0.000305" });
-    expect(sell).toMatchObject({ inputAmount: "5000", routes: ["Raydium"], fees: "0.000305" });
+    // The closing sale's fees also carry the token account close's 0.000005 (pnl-is-wallet-gain.md).
+    expect(sell).toMatchObject({ inputAmount: "5000", routes: ["Raydium"], fees: "0.00031" });
     const builds = t.fake.requestsTo("jupiter.build");
     expect(builds.map((r) => [r.query.get("inputMint"), r.query.get("outputMint")])).toContainEqual([SOL_MINT, MINT]);
     expect(builds.map((r) => [r.query.get("inputMint"), r.query.get("outputMint")])).toContainEqual([MINT, SOL_MINT]);
@@ -79,7 +80,7 @@ describe("SWAP_API=build (the default)", () => {
     });
     const { buy, sell } = await buyThenClose(t);
     // 0.000005 + 0.0003 + 0.00002.
-    expect([buy.fees, sell.fees]).toEqual(["0.000325", "0.000325"]);
+    expect([buy.fees, sell.fees]).toEqual(["0.000325", "0.00033"]); // the sale's with the account close's
   });
 });
 
@@ -100,7 +101,7 @@ describe("SWAP_API=build with a Solana RPC: the live estimate for the quoted rou
     // 2,000 micro-lamports × 400,000 units = 800 lamports; + the 5,000-lamport signature.
     t = await withFees(2_000);
     const { buy, sell } = await buyThenClose(t);
-    expect([buy.fees, sell.fees]).toEqual(["0.0000058", "0.0000058"]);
+    expect([buy.fees, sell.fees]).toEqual(["0.0000058", "0.0000108"]); // the sale's with the account close's
     const asked = feeReads(t);
     expect(asked.length).toBeGreaterThan(0);
     // The accounts asked about are the /build route's write-locked ones, the quote taker's among them.
@@ -145,7 +146,7 @@ describe("SWAP_API=order", () => {
     expect(buy).toMatchObject({ inputAmount: "0.5", outputAmount: "4975", routes: ["jupiterz", "Raydium"] });
     expect(buy.fees).toBe("0.000305");
     // 4975 tokens × 0.0001 SOL = 0.4975 SOL, less 50 bps.
-    expect(sell).toMatchObject({ inputAmount: "4975", outputAmount: "0.4950125", fees: "0.000305" });
+    expect(sell).toMatchObject({ inputAmount: "4975", outputAmount: "0.4950125", fees: "0.00031" }); // and the account close's
     const orders = t.fake.requestsTo("jupiter.order");
     expect(orders.length).toBeGreaterThanOrEqual(2);
     expect(orders.every((r) => r.query.get("taker") === null)).toBe(true);
@@ -157,7 +158,7 @@ describe("SWAP_API=order", () => {
     t = await start({ SWAP_API: "order", LIVE_PRIORITY_FEE_MAX: "300000" });
     t.fake.v2.prioritizationFeeLamports = 800_000;
     const { buy, sell } = await buyThenClose(t);
-    expect([buy.fees, sell.fees]).toEqual(["0.000805", "0.000805"]);
+    expect([buy.fees, sell.fees]).toEqual(["0.000805", "0.00081"]); // the sale's with the account close's
   });
 });
 

@@ -131,8 +131,8 @@ describe("trading events", () => {
       },
     });
 
-    // The close at $0.012: P/L (0.374895 + 0.299895) − 0.500105 = 0.174685 SOL (the rent and its
-    // refund are the wallet's, not the sale's or the P/L's).
+    // The close at $0.012: P/L (0.374895 + 0.29989) − 0.500105 = 0.17468 SOL (the rent and its
+    // refund are the wallet's, not the sale's or the P/L's; the account close's fee is in it).
     t.fake.setToken(MINT, { priceUsd: "0.012" });
     const res = await t.ctx.request("POST", `/api/v1/agent-positions/${pos.id}/close`, { token: t.token });
     const closed = await json(res);
@@ -162,8 +162,8 @@ describe("trading events", () => {
         tokenAddress: MINT,
         reason: "manual",
         historicalSwapId: closed.historicalSwapId,
-        profitLossSol: 0.174685,
-        profitLossUsd: 17.4685,
+        profitLossSol: 0.17468,
+        profitLossUsd: 17.468,
       },
     });
   });

@@ -42,6 +42,17 @@ export type ClosedTrade = Pick<
   | "saleTime"
 >;
 
+/** See SettlementRepository.closingSale; the swap's fields are null when the SELL closed no position. */
+interface ClosingSale {
+  fees: string;
+  rentRefundSol: string;
+  /** The SELL's outputPrice: USD per SOL at the sale. */
+  solUsd: string;
+  historicalSwapId: string | null;
+  profitLossSol: string | null;
+  costSol: string | null;
+}
+
 export class SettlementRepository {
   constructor(private readonly sqlite: Database) {}
 
@@ -113,16 +124,42 @@ export class SettlementRepository {
   }
 
   /**
-   * The token account emptied by this SELL was closed by its own transaction (live): the SOL it
-   * gave back (its lamports less that transaction's fee) is recorded on the SELL, so the records
-   * sum to the wallet's SOL.
+   * A live SELL after which its token account was closed by a transaction of its own, with the
+   * historical swap of the position it closed and that position's cost (null: no such SELL).
    */
-  recordRentRefund(saleTransactionId: string, refundSol: string, now: string): void {
+  closingSale(saleTransactionId: string): ClosingSale | null {
+    return (
+      this.sqlite
+        .query<ClosingSale, [string]>(
+          `SELECT t.fees, t.rent_refund_sol AS rentRefundSol, t.output_price AS solUsd, h.id AS historicalSwapId,
+                  h.profit_loss_sol AS profitLossSol, p.cost_sol AS costSol
+             FROM agent_transactions t
+             LEFT JOIN historical_swaps h ON h.sale_transaction_id = t.id
+             LEFT JOIN positions p ON p.id = h.position_id
+            WHERE t.id = ? AND t.transaction_type = 'SELL'`,
+        )
+        .get(saleTransactionId) ?? null
+    );
+  }
+
+  /** What a token account's close changes on its SELL (fees, rent back) and on the historical swap (P/L). */
+  recordAccountClose(
+    saleTransactionId: string,
+    sale: Pick<TransactionColumns, "fees" | "rentRefundSol">,
+    swap: ({ id: string } & Pick<HistoricalSwapColumns, "profitLossSol" | "profitLossUsd" | "changePercent">) | null,
+    now: string,
+  ): void {
     this.sqlite
       .query(
-        "UPDATE agent_transactions SET rent_refund_sol = ?, updated_at = ? WHERE id = ? AND transaction_type = 'SELL'",
+        "UPDATE agent_transactions SET fees = ?, rent_refund_sol = ?, updated_at = ? WHERE id = ? AND transaction_type = 'SELL'",
       )
-      .run(refundSol, now, saleTransactionId);
+      .run(sale.fees, sale.rentRefundSol, now, saleTransactionId);
+    if (!swap) return;
+    this.sqlite
+      .query(
+        "UPDATE historical_swaps SET profit_loss_sol = ?, profit_loss_usd = ?, change_percent = ?, updated_at = ? WHERE id = ?",
+      )
+      .run(swap.profitLossSol, swap.profitLossUsd, swap.changePercent, now, swap.id);
   }
 
   /** A pending live trade the chain refused or never included. */

@@ -2,15 +2,15 @@ import { PublicKey, TransactionInstruction, TransactionMessage, VersionedTransac
 import bs58 from "bs58";
 import { type Clock, isoNow } from "../../clock.ts";
 import { inTransaction, type SqliteHandle } from "../../db/client.ts";
-import { SettlementRepository } from "../../db/repositories/settlement.ts";
 import type { Logger } from "../../logger.ts";
 import type { MintInfo, RpcCaller } from "../../market/mint-info.ts";
 import type { SolanaRpcClient } from "../../market/solana-rpc.ts";
 import { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from "../../market/solana-rpc.ts";
 import { parseTokenAccount } from "../../market/token-layouts.ts";
-import { decStr, fromAtomic, SOL_DECIMALS } from "../../money.ts";
+import { fromAtomic, SOL_DECIMALS } from "../../money.ts";
 import { mirrorChainBalances } from "../../wallets/live-balances.ts";
 import { closesTokenAccount } from "../rules/fees.ts";
+import { recordTokenAccountClose } from "../settlement/account-close.ts";
 import type { InspectorChain, SendChain } from "./chain-reads.ts";
 import {
   ASSOCIATED_TOKEN_PROGRAM_ID,
@@ -26,7 +26,7 @@ import { broadcastUntilSettled } from "./outcome.ts";
 // leaves it open, with 0.00203928 SOL of rent locked in it; the simulation gives that rent back
 // to the wallet's SOL when a position closes, so live must too, or simulation would be kinder than
 // live. In both modes the rent is not in the sale or the position's P/L: it was spent by the buy
-// and comes back to the wallet after the position is recorded.
+// and comes back to the wallet after the position is recorded; the close's fee is in the P/L.
 //
 // After a confirmed sale that closed the position and left none of the mint in the wallet (read at
 // or after the sale's slot), and when no other open position of the wallet holds the mint and no
@@ -271,8 +271,9 @@ export class TokenAccountCloser {
         outcome: state.kind === "failed" ? `failed: ${JSON.stringify(state.err)}` : state.kind,
       };
     // The rent is the wallet's SOL again: mirror it, read at or after the close's slot, and record
-    // what came back (the account's lamports less this transaction's fee) on the SELL that emptied
-    // it, so the transaction records sum to the wallet's SOL (docs/decisions.md "Books that reconcile").
+    // on the SELL that emptied the account what came back (its lamports) and this transaction's
+    // fee, which comes off the position's P/L: the records sum to the wallet's SOL and the P/L is
+    // what the wallet gained (docs/decisions/pnl-is-wallet-gain.md).
     const balances = await this.d.rpc.getBalances(wallet, state.slot);
     const now = isoNow(this.d.clock);
     inTransaction(this.d.db, () => {
@@ -281,9 +282,13 @@ export class TokenAccountCloser {
         mints: [mint],
       });
       if (sale.saleTransactionId)
-        new SettlementRepository(this.d.db.sqlite).recordRentRefund(
+        recordTokenAccountClose(
+          this.d.db,
           sale.saleTransactionId,
-          decStr(fromAtomic(raw.lamports - CLOSE_ACCOUNT_FEE_LAMPORTS, SOL_DECIMALS)),
+          {
+            refundSol: fromAtomic(raw.lamports, SOL_DECIMALS),
+            feeSol: fromAtomic(CLOSE_ACCOUNT_FEE_LAMPORTS, SOL_DECIMALS),
+          },
           now,
         );
     });

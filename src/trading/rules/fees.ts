@@ -1,7 +1,8 @@
 // Simulation fees (PRODUCT.md §4; docs/decisions.md "Simulation fidelity"): every simulated swap is charged
 // the network's base fee of 0.000005 SOL plus the priority fee live would pay at most
 // (simulation-fees.ts: per SWAP_API, or SIMULATION_PRIORITY_FEE_SOL when set), a mint's first buy
-// also pays the token account's rent (refunded when the position closes), and a Token-2022
+// also pays the token account's rent (refunded when the position closes, whose sale then pays the
+// close's fee too), and a Token-2022
 // transfer fee is taken from the tokens, so paper results are not better than live ones.
 
 import { AUTO_PRIORITY_FEE_MAX_LAMPORTS } from "../../market/jupiter-swap.ts";
@@ -41,9 +42,6 @@ export function simulationSwapFeeSol(priorityFeeSol: DecimalInput): Big {
  */
 export const TOKEN_ACCOUNT_CLOSE_FEE_SOL = SIGNATURE_FEE_SOL;
 
-/** The rent less the close's fee: 0.00203428 SOL. */
-export const TOKEN_ACCOUNT_REFUND_SOL = new Big(TOKEN_ACCOUNT_RENT_SOL).minus(TOKEN_ACCOUNT_CLOSE_FEE_SOL).toFixed();
-
 /**
  * Rent the buy that opens a position pays (SOL), from the wallet's balance of the token: the buy
  * made when none is held creates the token account. Otherwise 0.
@@ -53,11 +51,15 @@ export function tokenAccountRentSol(tokensHeld: DecimalInput): Big {
 }
 
 /**
- * What the closing sale that leaves none of the token gets back (SOL): the rent, less the fee of
- * the transaction that closes the account, as live receives it. Otherwise 0.
+ * What closing the token account does to the sale after which it is closed (`closes`: the sale
+ * closed the position and left none of the token; docs/decisions/pnl-is-wallet-gain.md): the
+ * whole rent comes back (the SELL's rentRefundSol) and the close's fee joins the SELL's fees, so
+ * the position's P/L is what the wallet gained. Nothing otherwise.
  */
-export function tokenAccountRefundSol(tokensHeld: DecimalInput): Big {
-  return big(tokensHeld).eq(0) ? new Big(TOKEN_ACCOUNT_REFUND_SOL) : new Big(0);
+export function tokenAccountClose(closes: boolean): { refundSol: Big; feeSol: Big } {
+  return closes
+    ? { refundSol: new Big(TOKEN_ACCOUNT_RENT_SOL), feeSol: new Big(TOKEN_ACCOUNT_CLOSE_FEE_SOL) }
+    : { refundSol: new Big(0), feeSol: new Big(0) };
 }
 
 /**

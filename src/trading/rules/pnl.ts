@@ -9,7 +9,9 @@
 // - So a closed position's P/L (Σ realized) is exactly Σ SELL(out − fees) − Σ BUY(in + fees),
 //   whatever the order of take-profit sales and DCA buys: the cost taken out by the sales sums to
 //   the cost put in. Rent is not in it: the BUY that creates the token account records it as
-//   rentDepositSol and the SELL after which the account is closed as rentRefundSol.
+//   rentDepositSol and the SELL after which the account is closed as rentRefundSol; the close's
+//   fee is in that SELL's fees, so the P/L is what the wallet gained (docs/decisions/
+//   pnl-is-wallet-gain.md), rent still held in an open account being the wallet's.
 // - Unrealized value is the market value of the remaining tokens (no sell fee deducted yet).
 // - USD figures are the SOL figures at the SOL/USD price passed in (the current value may use the
 //   token's own stored USD price instead, which the SOL/USD price was implied from).
@@ -186,5 +188,23 @@ export function closePnl(input: ClosePnlInput): ClosePnl {
     changePercent: percentOf(profitLossSol, big(input.costSol)),
     salePriceSol,
     priceChangePercent: salePriceSol === null ? null : percentOf(salePriceSol.minus(entry), entry),
+  };
+}
+
+/**
+ * A closed position's P/L after a fee paid once it was booked (live: the close of its emptied
+ * token account, a transaction after the sale): the fee comes off the P/L, its USD at the sale's
+ * SOL price, and the percentage is measured against costSol again (docs/decisions/
+ * pnl-is-wallet-gain.md).
+ */
+export function closedPnlLessFee(
+  closed: { profitLossSol: DecimalInput; costSol: DecimalInput; solUsdPrice: DecimalInput },
+  feeSol: DecimalInput,
+): Pick<ClosePnl, "profitLossSol" | "profitLossUsd" | "changePercent"> {
+  const profitLossSol = big(closed.profitLossSol).minus(big(feeSol));
+  return {
+    profitLossSol,
+    profitLossUsd: profitLossSol.times(big(closed.solUsdPrice)),
+    changePercent: percentOf(profitLossSol, big(closed.costSol)),
   };
 }

@@ -7,7 +7,7 @@ import type { Logger } from "../../logger.ts";
 import { Big, SOL_MINT } from "../../money.ts";
 import type { SwapFill } from "../executor.ts";
 import type { DcaFillResult } from "../rules/dca.ts";
-import { tokenAccountRefundSol, tokenAccountRentSol } from "../rules/fees.ts";
+import { tokenAccountClose, tokenAccountRentSol } from "../rules/fees.ts";
 import { buyAmounts, buySides, saleAmounts, sellSides } from "./amounts.ts";
 import type { TradeBook } from "./bookkeeping.ts";
 import type {
@@ -24,9 +24,10 @@ import type {
 // Token account rent (docs/decisions.md "Books that reconcile"): the buy that opens a position on
 // a mint the wallet holds none of creates the token account and pays its rent, recorded on that
 // BUY as rentDepositSol (not in its fees, cost, entry or P/L); the sale that closes the position
-// closes the account, and the rent less the close's fee comes back to the wallet's SOL, recorded
-// on that SELL as rentRefundSol. So the records sum to the SOL balance: initial −
-// Σ BUY(inputAmount + fees + rentDepositSol) + Σ SELL(outputAmount − fees + rentRefundSol).
+// closes the account: the rent comes back to the wallet's SOL, recorded on that SELL as
+// rentRefundSol, and the close's fee is in that SELL's fees and the P/L (P/L = the wallet's gain,
+// docs/decisions/pnl-is-wallet-gain.md). So the records sum to the SOL balance: initial −
+// Σ BUY(inputAmount + fees) + Σ SELL(outputAmount − fees) − Σ rentDepositSol + Σ rentRefundSol.
 //
 // Simulation settlement: the fill is the aggregator's quote, and the
 // agent's ledger moves by it — debit of the SOL spent (size plus fees), credit of the tokens, and
@@ -208,18 +209,20 @@ export class SimulationSettlement implements Settlement {
         return `signal ${exitSignal} already traded (SELL) by agent ${p.agentId}`;
       const key = { agentId: p.agentId, walletAddress: p.walletAddress, tokenAddress: p.tokenAddress };
       const solKey = { agentId: p.agentId, walletAddress: p.walletAddress, tokenAddress: SOL_MINT };
+      let fees = fill.feesSol;
       if (sold.gt(0)) {
         debit(h, key, sold, { now });
         // The sale that closes the position empties the token account, which is then closed: its
-        // rent (less the close's fee) comes back to the wallet's SOL, recorded on this SELL as
-        // rentRefundSol, not in its proceeds or the position's P/L, as live's separate close
-        // transaction returns it. Not for a Token-2022 mint with a transfer fee: live cannot
-        // close its account.
-        const refund =
-          (sale.kind === "close" || sale.closesPosition) && !fill.keepsTokenAccount
-            ? tokenAccountRefundSol(readBalance(h, key))
-            : new Big(0);
-        const net = proceeds.minus(fill.feesSol).plus(refund);
+        // whole rent comes back to the wallet's SOL, recorded on this SELL as rentRefundSol (not
+        // in its proceeds or the position's P/L), and the close's fee joins the SELL's fees, in
+        // the P/L, as live records its separate close transaction (docs/decisions/
+        // pnl-is-wallet-gain.md). Not for a Token-2022 mint with a transfer fee: live cannot close
+        // its account.
+        const close = tokenAccountClose(
+          (sale.kind === "close" || sale.closesPosition) && !fill.keepsTokenAccount && readBalance(h, key).eq(0),
+        );
+        fees = fill.feesSol.plus(close.feeSol);
+        const net = proceeds.minus(fees).plus(close.refundSol);
         if (net.gte(0)) credit(h, solKey, net, { now });
         else debit(h, solKey, net.abs(), { now });
         this.book.insertTransaction({
@@ -237,13 +240,13 @@ export class SimulationSettlement implements Settlement {
           walletAddress: p.walletAddress,
           now,
           signalId: exitSignal ?? p.signalId,
-          fill,
+          fill: { ...fill, feesSol: fees },
           isDca: false,
           isTakeProfit: sale.kind === "take_profit",
           mode: p.tradingMode,
           status: fill.status,
           positionId: p.id,
-          rentRefundSol: refund,
+          rentRefundSol: close.refundSol,
         });
       }
       const r = this.book.recordSale(
@@ -252,7 +255,7 @@ export class SimulationSettlement implements Settlement {
         {
           sold,
           proceeds,
-          feesSol: fill.feesSol,
+          feesSol: fees,
           salePriceSol,
           remainingAfter,
           saleTransactionId: sold.gt(0) ? txId : null,

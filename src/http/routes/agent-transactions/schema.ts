@@ -31,17 +31,18 @@ export const TransactionSchema = z
     destinationAddress: z.string().nullable(),
     signalId: z.number().int().nullable(),
     fees: z.string().nullable().openapi({
-      description: "SOL: the network and priority fees of the swap; never the token account's rent",
+      description:
+        "SOL: the network and priority fees of the swap (and any tip or order fee); on the SELL after which the token account was closed, that close's fee too; never rent",
     }),
     rentDepositSol: z.string().openapi({
       description:
-        'SOL of token-account rent this BUY paid (it created the account); "0" otherwise. Not part of fees, the cost or P/L. SOL balance = initial − Σ BUY(inputAmount + fees + rentDepositSol) + Σ SELL(outputAmount − fees + rentRefundSol)',
+        'SOL of token-account rent this trade put into accounts of the wallet it created (any mint); "0" otherwise. Not part of fees, the cost or P/L. SOL balance = initial − Σ BUY(inputAmount + fees) + Σ SELL(outputAmount − fees) − Σ rentDepositSol + Σ rentRefundSol',
       example: "0.00203928",
     }),
     rentRefundSol: z.string().openapi({
       description:
-        'SOL of token-account rent that came back to the wallet after this SELL emptied the account and it was closed (the rent less the closing transaction\'s fee); "0" otherwise. Not part of fees, proceeds or P/L',
-      example: "0.00203428",
+        "SOL of token-account rent that came back to the wallet from accounts this trade closed, and, on the SELL that emptied the token account, from that account's close (its whole rent; the close's fee is in fees); \"0\" otherwise. Not part of fees, proceeds or P/L",
+      example: "0.00203928",
     }),
     routes: z.array(z.string()),
     inputMint: z.string(),
@@ -98,7 +99,7 @@ const optionalFields = {
     .optional(),
   fees: decimalString("fees", "0.000105").nullable().optional(),
   rentDepositSol: decimalString("rentDepositSol", "0.00203928").optional(),
-  rentRefundSol: decimalString("rentRefundSol", "0.00203428").optional(),
+  rentRefundSol: decimalString("rentRefundSol", "0.00203928").optional(),
   routes: z
     .array(
       z
