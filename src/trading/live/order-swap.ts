@@ -16,7 +16,7 @@ import type { LiveTradeJournal } from "../live-journal.ts";
 import type { TokenScreen } from "../token-screen.ts";
 import type { InspectorChain, SendChain } from "./chain-reads.ts";
 import type { FloorVerdict } from "./floor.ts";
-import { executeUntilSettled, type OrderExecutor, splitOrderFee } from "./order-outcome.ts";
+import { executeUntilSettled, type OrderExecutor, orderFeeLamports, splitOrderFee } from "./order-outcome.ts";
 import type { Attempt } from "./outcome.ts";
 import { BASE_FEE_LAMPORTS, inspectBeforeSigning, judgeLiveFloor, logContext, referencePrice } from "./prepare-swap.ts";
 import { journalUnlanded, simulateSigned } from "./send-swap.ts";
@@ -120,7 +120,13 @@ async function prepareOrder(d: OrderSwapDeps, req: SwapRequest, fee: PriorityFee
     referencePriceSol: ref.priceSol.toPrecision(8),
   });
   const tx = deserialize(got.order.transaction ?? "");
-  const report = await inspectBeforeSigning(d, req, tx, floor, fee, "order");
+  // Jupiter's fee (feeBps of the SOL side) may leave the wallet as one SOL transfer, no more.
+  const orderFee = orderFeeLamports(
+    req.side,
+    req.side === "BUY" ? req.amountAtomic : BigInt(quote.outAmount),
+    got.feeBps,
+  );
+  const report = await inspectBeforeSigning(d, req, tx, floor, fee, "order", orderFee > 0n ? orderFee : undefined);
   // Our read first, then the order's blockhash checked at or after it: valid there means our
   // node knew it, so it is no newer than our latest and its last valid height is at most ours.
   const ours = await d.sender.latestBlockhash();
