@@ -265,7 +265,7 @@ export class ChainAggregator extends LocalServer {
   }
 
   /** An active address lookup table (its on-chain layout: 56-byte meta, then the addresses). */
-  private writeLookupTable(address: PublicKey, addresses: PublicKey[]): void {
+  writeLookupTable(address: PublicKey, addresses: PublicKey[]): void {
     const data = Buffer.alloc(56 + 32 * addresses.length);
     data.writeUInt32LE(1, 0); // ProgramState::LookupTable
     data.writeBigUInt64LE(0xffffffffffffffffn, 4); // deactivation slot: active
