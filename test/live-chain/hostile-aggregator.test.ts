@@ -33,6 +33,7 @@ import {
 } from "@solana/web3.js";
 import bs58 from "bs58";
 import fc from "fast-check";
+import { HttpClient } from "../../src/market/http-client.ts";
 import type { ApiInstruction, BuildResponse } from "../../src/market/jupiter-swap-v2.ts";
 import { JupiterSwapV2Client } from "../../src/market/jupiter-swap-v2.ts";
 import type { RawAccount, RpcCaller } from "../../src/market/mint-info.ts";
@@ -44,7 +45,6 @@ import { allowedPrograms, type SwapIntent } from "../../src/trading/live/inspect
 import { inspectSwapTransaction } from "../../src/trading/live/transaction-inspector.ts";
 import { type ChainAggregator, type Pool, startChainAggregator } from "../fakes/chain-aggregator.ts";
 import { type LiteSvmRpc, startLiteSvmRpc } from "../fakes/litesvm-rpc.ts";
-import { noRetryHttp } from "./chain-context.ts";
 
 // A hostile aggregator, fuzzed (issue 32 item 9). fast-check mutates honest /swap/v2/build and
 // /swap/v2/order answers of the litesvm chain aggregator: extra System, Token, Token-2022 and
@@ -61,31 +61,52 @@ import { noRetryHttp } from "./chain-context.ts";
 // transaction costs at most the fee.
 //
 // FUZZ_RUNS sets the cases per mode (default 500: 1 000 per run). A failure prints fast-check's
-// seed and path; add them to REGRESSIONS below, where every run replays them.
+// seed, path and shrunk counterexample; add them to REGRESSIONS below, replayed every run.
+// Build cases may carry our Jito tip (a tip is a fee; a second tip or one elsewhere is a mutation).
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 500);
 /**
- * Failing cases found so far, replayed each run: { mode, seed, path } as fast-check printed them
- * (a path replays the shrunk counterexample of that seed, as long as caseArb is unchanged).
+ * Failing cases found so far, replayed each run: the counterexample fast-check printed, with its
+ * seed and path for the record (the value is replayed, not the seed: a seed's values change when
+ * caseArb does, the counterexample does not).
  */
-const REGRESSIONS: Array<{ mode: "build" | "order"; seed: number; path: string; found: string }> = [
-  {
-    // Against the JSON-reading inspection of before issue 32: a skimmed buy plus a 1-lamport
-    // transfer to a stranger flagged isSigner:false, with a lying simulation, landed.
-    mode: "build",
-    seed: 11286604,
-    path: "194:0:0:0:1:1:3:2:2:2:2:3:5:7",
-    found: "finding 1: a transfer out of the wallet unflagged in the JSON",
-  },
-  {
-    // Against the same: order mode had no instruction rules, so an approval to a stranger
-    // (lying simulation) landed and left a delegate on the wallet's token account.
-    mode: "order",
-    seed: -768145295,
-    path: "173:9",
-    found: "an approval inside the transaction Jupiter built",
-  },
-];
+const REGRESSIONS: Array<{ mode: "build" | "order"; seed: number; path: string; found: string; counterexample: Case }> =
+  [
+    {
+      // Against the JSON-reading inspection of before issue 32: a skimmed buy plus a 1-lamport
+      // transfer to a stranger flagged isSigner:false, with a lying simulation, landed.
+      mode: "build",
+      seed: 11286604,
+      path: "194:0:0:0:1:1:3:2:2:2:2:3:5:7",
+      found: "finding 1: a transfer out of the wallet unflagged in the JSON",
+      counterexample: {
+        side: "buy",
+        pool: 0,
+        size: 1,
+        skim: true,
+        lying: true,
+        mutations: [
+          { kind: "system", op: "transfer", to: "stranger", lamports: "one", at: 43687077, signerFlag: false },
+        ],
+      },
+    },
+    {
+      // Against the same: order mode had no instruction rules, so an approval to a stranger
+      // (lying simulation) landed and left a delegate on the wallet's token account.
+      mode: "order",
+      seed: -768145295,
+      path: "173:9",
+      found: "an approval inside the transaction Jupiter built",
+      counterexample: {
+        side: "buy",
+        pool: 0,
+        size: 58,
+        skim: false,
+        lying: true,
+        mutations: [{ kind: "token", op: "approve", at: 1270289526, signerFlag: false }],
+      },
+    },
+  ];
 
 const FLOOR_BPS = 300n;
 const LIMIT = 300_000;
@@ -104,6 +125,9 @@ const taker = wallet.publicKey;
 const stranger = Keypair.generate().publicKey;
 const otherMint = Keypair.generate().publicKey;
 const extraTable = Keypair.generate().publicKey;
+/** Jito tip accounts of build cases with a tip (as getTipAccounts would list them). */
+const tipAccounts = [Keypair.generate().publicKey, Keypair.generate().publicKey];
+const TIP = 10_000n;
 let extraTableAddresses: PublicKey[];
 const outcomes = { refused: 0, landed: 0, failedOnChain: 0 };
 
@@ -116,8 +140,30 @@ const inProcess = (c: LiteSvmRpc): RpcCaller => ({
   },
 });
 
-const ataOf = (owner: PublicKey, mint: PublicKey, program = TOKEN_PROGRAM_ID) =>
-  getAssociatedTokenAddressSync(mint, owner, true, program);
+/**
+ * The production v2 client, its requests answered by the fake's handler in-process: the same
+ * wire format without a socket per case (a thousand cases fit in the suite's time).
+ */
+const aggregatorHttp = () =>
+  new HttpClient({
+    service: "swapAggregator",
+    baseUrl: agg.url,
+    timeoutMs: 5_000,
+    retry: { maxRetries: 0 },
+    fetch: (input, init) => agg.v2.handle(new Request(input, init), new URL(input)),
+  });
+
+const atas = new Map<string, PublicKey>();
+/** Associated token addresses, remembered (each derivation costs a curve check, many per case). */
+function ataOf(owner: PublicKey, mint: PublicKey, program = TOKEN_PROGRAM_ID): PublicKey {
+  const key = `${owner.toBase58()}/${mint.toBase58()}/${program.toBase58()}`;
+  let a = atas.get(key);
+  if (!a) {
+    a = getAssociatedTokenAddressSync(mint, owner, true, program);
+    atas.set(key, a);
+  }
+  return a;
+}
 
 beforeAll(async () => {
   chain = await startLiteSvmRpc();
@@ -126,12 +172,12 @@ beforeAll(async () => {
     agg.addPool({ lamportsPerToken: 1_000_000n, decimals: 6 }),
     agg.addPool({ lamportsPerToken: 1_000_000n, decimals: 6, token2022: true }),
   ];
-  build = new JupiterSwapV2Client(noRetryHttp("swapAggregator", agg.url), { api: "build" });
-  order = new JupiterSwapV2Client(noRetryHttp("swapAggregator", agg.url), { api: "order" });
+  build = new JupiterSwapV2Client(aggregatorHttp(), { api: "build" });
+  order = new JupiterSwapV2Client(aggregatorHttp(), { api: "order" });
   inspector = rpcInspectorChain(inProcess(chain));
   chain.airdrop(taker, 1_000_000_000_000n);
   // Rent-exempt already, so any lamport sent to them lands (a regression replays the same way).
-  for (const other of [stranger, agg.thief]) chain.airdrop(other, 1_000_000_000n);
+  for (const other of [stranger, agg.thief, ...tipAccounts]) chain.airdrop(other, 1_000_000_000n);
   // The stranger's token accounts exist, so moving the wallet's tokens there can succeed.
   const funder = Keypair.generate();
   chain.airdrop(funder.publicKey, 10_000_000_000n);
@@ -174,7 +220,7 @@ afterAll(async () => {
 
 // ---- mutations ---------------------------------------------------------------------------------
 
-const TARGETS = ["stranger", "thief", "wallet", "wsol", "pool-owner"] as const;
+const TARGETS = ["stranger", "thief", "wallet", "wsol", "pool-owner", "tip"] as const;
 const LAMPORTS = ["one", "percent", "input", "rent", "sol"] as const;
 const TOKEN_OPS = [
   "approve",
@@ -245,6 +291,8 @@ interface Case {
   size: number;
   skim?: boolean;
   lying?: boolean;
+  /** Build mode: the swap carries our Jito tip (and tips are allowed up to it). */
+  tip?: boolean;
   mutations?: Placed[];
 }
 
@@ -253,6 +301,7 @@ const caseArb: fc.Arbitrary<Case> = fc.record({
   pool: fc.constantFrom(0, 1),
   size: fc.integer({ min: 1, max: 100 }),
   skim: fc.integer({ min: 0, max: 4 }).map((n) => n === 0),
+  tip: fc.boolean(),
   lying: fc.integer({ min: 0, max: 3 }).map((n) => n === 0),
   mutations: fc.array(mutationArb, { minLength: 0, maxLength: 3 }),
 });
@@ -271,7 +320,14 @@ function instructionOf(m: Placed, k: Built): TransactionInstruction | null {
   switch (m.kind) {
     case "system": {
       if (m.op === "assign") return SystemProgram.assign({ accountPubkey: taker, programId: TOKEN_PROGRAM_ID });
-      const to = { stranger, thief: agg.thief, wallet: taker, wsol, "pool-owner": pool.owner.publicKey }[m.to];
+      const to = {
+        stranger,
+        thief: agg.thief,
+        wallet: taker,
+        wsol,
+        "pool-owner": pool.owner.publicKey,
+        tip: tipAccounts[1]!,
+      }[m.to];
       const lamports = {
         one: 1n,
         percent: (amount * 100n) / 10_000n || 1n,
@@ -312,15 +368,17 @@ function instructionOf(m: Placed, k: Built): TransactionInstruction | null {
     }
     case "ata":
       switch (m.op) {
-        case "stranger-paid-by-wallet":
+        case "stranger-paid-by-wallet": {
+          // A fresh owner each time: the account does not exist yet, so the wallet would pay its rent.
+          const owner = Keypair.generate().publicKey;
           return createAssociatedTokenAccountIdempotentInstruction(
             taker,
-            ataOf(Keypair.generate().publicKey, pool.mint, pool.programId),
-            // a fresh owner each time: the account does not exist yet, so its rent is paid
-            Keypair.generate().publicKey,
+            getAssociatedTokenAddressSync(pool.mint, owner, false, pool.programId),
+            owner,
             pool.mint,
             pool.programId,
           );
+        }
         case "own-traded":
           return createAssociatedTokenAccountIdempotentInstruction(taker, mine, taker, pool.mint, pool.programId);
         case "own-other-mint":
@@ -422,7 +480,15 @@ async function buildCase(k: Pick<Case, "side" | "pool" | "size" | "skim">) {
   }
 }
 
-const buildInput = (b: BuildResponse, intent: SwapIntent) => ({
+const buildInput = (b: BuildResponse, intent: SwapIntent, tip = false) => ({
+  tip: tip
+    ? {
+        account: tipAccounts[0]!.toBase58(),
+        lamports: TIP,
+        tipAccounts: new Set(tipAccounts.map(String)),
+        maxTipLamports: TIP,
+      }
+    : undefined,
   build: b,
   taker: taker.toBase58(),
   intent,
@@ -601,12 +667,14 @@ async function buildProperty(k: Case): Promise<void> {
   const chainForInspection = k.lying ? lyingChain(honest.intent, honest.pool) : inspector;
   let prepared: Awaited<ReturnType<typeof prepareBuildSwap>>;
   try {
-    prepared = await prepareBuildSwap({ chain: chainForInspection }, buildInput(hostile, honest.intent));
+    prepared = await prepareBuildSwap({ chain: chainForInspection }, buildInput(hostile, honest.intent, k.tip));
   } catch {
     outcomes.refused++; // refused before signing: nothing signed
     return;
   }
-  const problems = landWithinIntent(prepared.transaction, honest.intent, prepared.report.feeLamports);
+  // A tip is a fee: recorded in the swap's fees, never its amounts.
+  const fees = prepared.report.feeLamports + prepared.report.instructions.tipLamports;
+  const problems = landWithinIntent(prepared.transaction, honest.intent, fees);
   if (problems.length > 0) throw new Error(`landed outside the intent: ${problems.join("; ")}`);
 }
 
@@ -682,7 +750,7 @@ describe("a hostile aggregator, fuzzed on litesvm: refused before signing, or wi
   test.each(REGRESSIONS.map((r) => [`${r.mode}, ${r.found} (seed ${r.seed}, path ${r.path})`, r] as const))(
     "regression: %s",
     async (_name, r) => {
-      await fc.assert(property(r.mode), { seed: r.seed, path: r.path, endOnFailure: true });
+      await (r.mode === "build" ? buildProperty : orderProperty)(r.counterexample);
     },
   );
 });
