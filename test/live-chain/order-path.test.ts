@@ -269,6 +269,17 @@ describe("refused before signing", () => {
     expect(await json(await req("GET", `/api/v1/agent-positions/${agentId}`))).toEqual([]);
   });
 
+  test("an order whose fee transfer is above 1 % of the SOL side is refused before signing (feeBps is the aggregator's own number)", async () => {
+    const agentId = await liveAgent();
+    agg.v2.feeBps = 200; // 2 %: within the 3 % floor, above what an order's fee may take
+    const id = await service.signal(pool.mint);
+    const ev = evaluation(id, agentId)!;
+    expect(ev.outcome).toBe("failed");
+    expect(ev.reason).toContain(`2000000 lamports from the wallet to ${agg.v2.feeAccount.toBase58()}`);
+    expect(agg.v2.executeRequests).toHaveLength(0);
+    expect(journal()).toHaveLength(0);
+  });
+
   test("an order with a wider slippage than the agent's is refused before signing", async () => {
     const agentId = await liveAgent();
     agg.tamper = { slippageBps: 5_000 };

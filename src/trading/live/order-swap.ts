@@ -35,6 +35,9 @@ import { journalUnlanded, simulateSigned } from "./send-swap.ts";
 //   5. /execute with the same bytes and requestId until Jupiter answers (order-outcome.ts); the
 //      outcome and the ledger's amounts are the chain's.
 
+/** The most of a swap's SOL side an order's fee transfer may take (Jupiter's own fees are 5-10 bps). */
+const MAX_ORDER_FEE_BPS = 100;
+
 export interface OrderApi extends OrderExecutor {
   order(req: QuoteRequest, taker?: string): Promise<OrderResult>;
 }
@@ -120,11 +123,12 @@ async function prepareOrder(d: OrderSwapDeps, req: SwapRequest, fee: PriorityFee
     referencePriceSol: ref.priceSol.toPrecision(8),
   });
   const tx = deserialize(got.order.transaction ?? "");
-  // Jupiter's fee (feeBps of the SOL side) may leave the wallet as one SOL transfer, no more.
+  // Jupiter's fee (feeBps of the SOL side, at most 1 %) may leave the wallet as one SOL transfer,
+  // no more (docs/decisions/live-inspection-rules.md): feeBps is the aggregator's own number.
   const orderFee = orderFeeLamports(
     req.side,
     req.side === "BUY" ? req.amountAtomic : BigInt(quote.outAmount),
-    got.feeBps,
+    Math.min(got.feeBps, MAX_ORDER_FEE_BPS),
   );
   const report = await inspectBeforeSigning(d, req, tx, floor, fee, "order", orderFee > 0n ? orderFee : undefined);
   // Our read first, then the order's blockhash checked at or after it: valid there means our
