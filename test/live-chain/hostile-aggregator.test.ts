@@ -42,6 +42,7 @@ import { SOL_MINT } from "../../src/money.ts";
 import { prepareBuildSwap } from "../../src/trading/live/build-assembly.ts";
 import { type InspectorChain, rpcInspectorChain } from "../../src/trading/live/chain-reads.ts";
 import { allowedPrograms, type SwapIntent } from "../../src/trading/live/inspection-rules.ts";
+import { orderFeeAllowance } from "../../src/trading/live/order-swap.ts";
 import { inspectSwapTransaction } from "../../src/trading/live/transaction-inspector.ts";
 import { type ChainAggregator, type Pool, startChainAggregator } from "../fakes/chain-aggregator.ts";
 import { type LiteSvmRpc, startLiteSvmRpc } from "../fakes/litesvm-rpc.ts";
@@ -62,7 +63,8 @@ import { type LiteSvmRpc, startLiteSvmRpc } from "../fakes/litesvm-rpc.ts";
 //
 // FUZZ_RUNS sets the cases per mode (default 500: 1 000 per run). A failure prints fast-check's
 // seed, path and shrunk counterexample; add them to REGRESSIONS below, replayed every run.
-// Build cases may carry our Jito tip (a tip is a fee; a second tip or one elsewhere is a mutation).
+// Build cases may carry our Jito tip (a tip is a fee; a second tip or one elsewhere is a mutation);
+// order cases Jupiter's fee in SOL (within the order's amounts; the inspection's allowance).
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 500);
 /**
@@ -293,6 +295,8 @@ interface Case {
   lying?: boolean;
   /** Build mode: the swap carries our Jito tip (and tips are allowed up to it). */
   tip?: boolean;
+  /** Order mode: Jupiter's fee, taken in SOL by a transfer (the fake's way). */
+  feeBps?: number;
   mutations?: Placed[];
 }
 
@@ -302,6 +306,7 @@ const caseArb: fc.Arbitrary<Case> = fc.record({
   size: fc.integer({ min: 1, max: 100 }),
   skim: fc.integer({ min: 0, max: 4 }).map((n) => n === 0),
   tip: fc.boolean(),
+  feeBps: fc.constantFrom(0, 0, 50, 100),
   lying: fc.integer({ min: 0, max: 3 }).map((n) => n === 0),
   mutations: fc.array(mutationArb, { minLength: 0, maxLength: 3 }),
 });
@@ -681,11 +686,13 @@ async function buildProperty(k: Case): Promise<void> {
 async function orderProperty(k: Case): Promise<void> {
   const { pool, amount, req } = requestOf(k);
   agg.mode = k.skim ? "skim" : "honest";
+  agg.v2.feeBps = k.feeBps ?? 0;
   let got: Awaited<ReturnType<JupiterSwapV2Client["order"]>>;
   try {
     got = await order.order(req, taker.toBase58());
   } finally {
     agg.mode = "honest";
+    agg.v2.feeBps = 0;
   }
   const intent = intentOf(k, pool, amount, got.quote.outAmount);
   const jupiters = VersionedTransaction.deserialize(Buffer.from(got.order.transaction!, "base64"));
@@ -705,21 +712,23 @@ async function orderProperty(k: Case): Promise<void> {
   } catch {
     return; // no such transaction can exist (too large, a signer behind a table): nothing to inspect
   }
+  // Jupiter's fee is in the order's amounts (a buy's input pays it, a sale's outAmount is net of it).
+  const side = k.side === "buy" ? "BUY" : "SELL";
+  const platformFeeLamports = orderFeeAllowance(side, amount, BigInt(got.quote.outAmount), got.feeBps);
+  let report: Awaited<ReturnType<typeof inspectSwapTransaction>>;
   try {
-    await inspectSwapTransaction(
+    report = await inspectSwapTransaction(
       { chain: k.lying ? lyingChain(intent, pool) : inspector, allowedPrograms: allowedPrograms() },
-      { transaction: tx, wallet: taker.toBase58(), intent, maxFeeLamports: ORDER_MAX_FEE },
+      { transaction: tx, wallet: taker.toBase58(), intent, maxFeeLamports: ORDER_MAX_FEE, platformFeeLamports },
     );
   } catch {
     outcomes.refused++;
     return;
   }
-  const keys = tx.message.staticAccountKeys.map((k) => k.toBase58());
-  const fee = ORDER_MAX_FEE; // what the inspection allowed; the landed fee is checked below
-  const problems = landWithinIntent(tx, intent, fee);
+  const problems = landWithinIntent(tx, intent, report.feeLamports);
   const landed = chain.landed.get(bs58.encode(tx.signatures[0]!));
-  if (landed && landed.fee > fee)
-    problems.push(`the fee ${landed.fee} is above the allowed ${fee} (${keys.length} keys)`);
+  if (landed && landed.fee > report.feeLamports)
+    problems.push(`the fee ${landed.fee} is above the inspected ${report.feeLamports}`);
   if (problems.length > 0) throw new Error(`landed outside the intent: ${problems.join("; ")}`);
 }
 

@@ -38,6 +38,21 @@ import { journalUnlanded, simulateSigned } from "./send-swap.ts";
 /** The most of a swap's SOL side an order's fee transfer may take (Jupiter's own fees are 5-10 bps). */
 const MAX_ORDER_FEE_BPS = 100;
 
+/**
+ * What Jupiter's fee may take from the wallet as one SOL transfer (the inspection's allowance):
+ * feeBps of the SOL side (a buy's input, a sale's gross proceeds), feeBps taken as at most 1 %
+ * since it is the aggregator's own number (docs/decisions/live-inspection-rules.md). None: undefined.
+ */
+export function orderFeeAllowance(
+  side: "BUY" | "SELL",
+  amountAtomic: bigint,
+  outAmount: bigint,
+  feeBps: number,
+): bigint | undefined {
+  const fee = orderFeeLamports(side, side === "BUY" ? amountAtomic : outAmount, Math.min(feeBps, MAX_ORDER_FEE_BPS));
+  return fee > 0n ? fee : undefined;
+}
+
 export interface OrderApi extends OrderExecutor {
   order(req: QuoteRequest, taker?: string): Promise<OrderResult>;
 }
@@ -123,14 +138,8 @@ async function prepareOrder(d: OrderSwapDeps, req: SwapRequest, fee: PriorityFee
     referencePriceSol: ref.priceSol.toPrecision(8),
   });
   const tx = deserialize(got.order.transaction ?? "");
-  // Jupiter's fee (feeBps of the SOL side, at most 1 %) may leave the wallet as one SOL transfer,
-  // no more (docs/decisions/live-inspection-rules.md): feeBps is the aggregator's own number.
-  const orderFee = orderFeeLamports(
-    req.side,
-    req.side === "BUY" ? req.amountAtomic : BigInt(quote.outAmount),
-    Math.min(got.feeBps, MAX_ORDER_FEE_BPS),
-  );
-  const report = await inspectBeforeSigning(d, req, tx, floor, fee, "order", orderFee > 0n ? orderFee : undefined);
+  const orderFee = orderFeeAllowance(req.side, req.amountAtomic, BigInt(quote.outAmount), got.feeBps);
+  const report = await inspectBeforeSigning(d, req, tx, floor, fee, "order", orderFee);
   // Our read first, then the order's blockhash checked at or after it: valid there means our
   // node knew it, so it is no newer than our latest and its last valid height is at most ours.
   const ours = await d.sender.latestBlockhash();
