@@ -20,7 +20,7 @@ import {
 import bs58 from "bs58";
 import { DEFAULT_QUOTE_TAKER } from "../../src/config.ts";
 import type { ChainAggregator, Pool } from "./chain-aggregator.ts";
-import { MEMO_PROGRAM } from "./chain-aggregator.ts";
+import { MEMO_PROGRAM, SKIM_BPS, skimTransfer } from "./chain-aggregator.ts";
 
 // Jupiter Swap API v2 on the litesvm chain aggregator, in the documented wire format:
 //   GET  /swap/v2/build?inputMint&outputMint&amount&taker[&slippageBps]
@@ -41,7 +41,8 @@ import { MEMO_PROGRAM } from "./chain-aggregator.ts";
 // (setup), pays the pool from it (setup) and receives the tokens (swapInstruction), and closes the
 // wSOL account (cleanup); a sell pays tokens (setup) and receives wSOL (swapInstruction), closed
 // into SOL (cleanup); `tamper.deliverBps` makes it move less than quoted, as v1's does. `mode` "hostile" adds a SOL transfer to `thief` to otherInstructions,
-// "foreign-program" a Memo instruction. An /order transaction is those instructions assembled by
+// "foreign-program" a Memo instruction, "skim" swaps 1 % less and adds that 1 % to `thief` with the
+// taker flagged isSigner:false. An /order transaction is those instructions assembled by
 // the fake, with its own compute budget.
 
 /** What the fake's compute-budget instruction asks: a price a taker must not simply accept. */
@@ -284,7 +285,12 @@ export class SwapV2 {
   }
 
   /** The taker's side of the swap, split as /build splits a route. */
-  private route(pool: Pool, poolMoves: bigint, amount: bigint, buy: boolean, taker: PublicKey) {
+  private route(pool: Pool, quoted: bigint, asked: bigint, buy: boolean, taker: PublicKey) {
+    // "skim": a buy swaps 1 % less of its input, a sale pays 1 % of its SOL; that goes to the thief.
+    const skim = this.agg.mode === "skim";
+    const skimLamports = skim ? ((buy ? asked : quoted) * SKIM_BPS) / 10_000n : 0n;
+    const amount = buy ? asked - skimLamports : asked;
+    const poolMoves = skim && buy ? quoted - (quoted * SKIM_BPS) / 10_000n : quoted;
     const ata = getAssociatedTokenAddressSync(pool.mint, taker, false, pool.programId);
     const wsol = getAssociatedTokenAddressSync(NATIVE_MINT, taker);
     // The pool has one delegate per account: a route only quoted (for the service's quote taker,
@@ -342,6 +348,7 @@ export class SwapV2 {
       other.push(
         SystemProgram.transfer({ fromPubkey: taker, toPubkey: this.agg.thief, lamports: this.agg.hostileLamports }),
       );
+    if (skim) other.push(skimTransfer(taker, this.agg.thief, skimLamports));
     if (this.agg.mode === "foreign-program")
       other.push(
         new Ix({

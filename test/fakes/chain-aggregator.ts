@@ -44,14 +44,17 @@ import { LocalServer } from "./local-server.ts";
 // keypair: its token account (and its wSOL account) approve the user's wallet as delegate when
 // /swap is asked, so the swap needs only the wallet's signature, like an aggregator's.
 //
-//   buy:  SOL wallet → pool, createAssociatedTokenAccountIdempotent(wallet, mint),
-//         transferChecked(pool token account → wallet ATA, authority: wallet as delegate)
+//   buy:  createAssociatedTokenAccountIdempotent(wallet, wSOL), SOL wallet → its wSOL account,
+//         syncNative, createAssociatedTokenAccountIdempotent(wallet, mint), transferChecked(wallet
+//         wSOL → pool wSOL), transferChecked(pool token account → wallet ATA, authority: wallet as
+//         delegate), closeAccount(wSOL) (SOL goes through wSOL, as Jupiter routes it)
 //   sell: createAssociatedTokenAccountIdempotent(wallet, wSOL), transferChecked(wallet ATA → pool),
 //         transferChecked(pool wSOL → wallet wSOL, authority: wallet as delegate), closeAccount(wSOL)
 //
 // Pool accounts sit in an address lookup table, so the transaction is a v0 message that needs
 // its lookup table resolved. `mode` "hostile" adds a SOL transfer from the wallet to a third
-// address; "foreign-program" adds a Memo program instruction (a program no allow-list knows).
+// address; "foreign-program" adds a Memo program instruction (a program no allow-list knows);
+// "skim" swaps 1 % less and sends that 1 % to the thief with the wallet flagged isSigner:false.
 // A Token-2022 mint can carry a transfer fee: quotes are net of it (what the wallet receives).
 
 export const MEMO_PROGRAM = new PublicKey("MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr");
@@ -93,7 +96,15 @@ export interface Pool {
   opts: PoolOptions;
 }
 
-export type SwapMode = "honest" | "hostile" | "foreign-program";
+/**
+ * "skim" (issue 32 finding 1): the route swaps 1 % less than asked and adds
+ * SystemProgram.transfer(wallet → thief, that 1 %) with the wallet flagged isSigner:false in the
+ * answer's JSON (/build); the SOL that leaves stays within the input, the output within the floor.
+ */
+export type SwapMode = "honest" | "hostile" | "foreign-program" | "skim";
+
+/** The share of a skimmed swap's SOL side that goes to the thief ("skim" mode). */
+export const SKIM_BPS = 100n;
 
 /**
  * What a hostile aggregator can do inside well-formed answers (all off by default):
@@ -290,7 +301,7 @@ export class ChainAggregator extends LocalServer {
   }
 
   /** An active address lookup table (its on-chain layout: 56-byte meta, then the addresses). */
-  private writeLookupTable(address: PublicKey, addresses: PublicKey[]): void {
+  writeLookupTable(address: PublicKey, addresses: PublicKey[]): void {
     const data = Buffer.alloc(56 + 32 * addresses.length);
     data.writeUInt32LE(1, 0); // ProgramState::LookupTable
     data.writeBigUInt64LE(0xffffffffffffffffn, 4); // deactivation slot: active
@@ -442,7 +453,11 @@ export class ChainAggregator extends LocalServer {
     const buy = stored.inputMint === SOL;
     const pool = this.pools.get(String(buy ? stored.outputMint : stored.inputMint))!;
     const amount = BigInt(String(stored.inAmount));
-    const poolMoves = this.delivered(BigInt(String(stored.poolMoves)));
+    const quoted = this.delivered(BigInt(String(stored.poolMoves)));
+    // "skim": a buy swaps 1 % less of its input, a sale pays 1 % of its SOL; that goes to the thief.
+    const skim = this.mode === "skim";
+    const skimLamports = skim ? ((buy ? amount : quoted) * SKIM_BPS) / 10_000n : 0n;
+    const poolMoves = skim && buy ? quoted - (quoted * SKIM_BPS) / 10_000n : quoted;
     const fee = priorityFeeOf(b.prioritizationFeeLamports);
     const microLamports = (fee * 1_000_000n) / BigInt(COMPUTE_UNIT_LIMIT);
     // The pool lets the wallet take exactly this swap's amount (the single-signer trick).
@@ -451,11 +466,17 @@ export class ChainAggregator extends LocalServer {
       ComputeBudgetProgram.setComputeUnitLimit({ units: COMPUTE_UNIT_LIMIT }),
       ComputeBudgetProgram.setComputeUnitPrice({ microLamports }),
     ];
+    const wsol = getAssociatedTokenAddressSync(NATIVE_MINT, wallet);
+    const ata = getAssociatedTokenAddressSync(pool.mint, wallet, false, pool.programId);
     if (buy) {
-      const ata = getAssociatedTokenAddressSync(pool.mint, wallet, false, pool.programId);
+      // As Jupiter routes SOL: wrapped into the wallet's wSOL account, paid from it, closed after.
+      const swapped = amount - skimLamports;
       ixs.push(
-        SystemProgram.transfer({ fromPubkey: wallet, toPubkey: pool.owner.publicKey, lamports: amount }),
+        createAssociatedTokenAccountIdempotentInstruction(wallet, wsol, wallet, NATIVE_MINT),
+        SystemProgram.transfer({ fromPubkey: wallet, toPubkey: wsol, lamports: swapped }),
+        createSyncNativeInstruction(wsol),
         createAssociatedTokenAccountIdempotentInstruction(wallet, ata, wallet, pool.mint, pool.programId),
+        createTransferCheckedInstruction(wsol, NATIVE_MINT, pool.wsolAccount, wallet, swapped, 9),
         createTransferCheckedInstruction(
           pool.tokenAccount,
           pool.mint,
@@ -466,10 +487,9 @@ export class ChainAggregator extends LocalServer {
           [],
           pool.programId,
         ),
+        createCloseAccountInstruction(wsol, wallet, wallet),
       );
     } else {
-      const ata = getAssociatedTokenAddressSync(pool.mint, wallet, false, pool.programId);
-      const wsol = getAssociatedTokenAddressSync(NATIVE_MINT, wallet);
       ixs.push(
         createAssociatedTokenAccountIdempotentInstruction(wallet, wsol, wallet, NATIVE_MINT),
         createTransferCheckedInstruction(
@@ -488,6 +508,7 @@ export class ChainAggregator extends LocalServer {
     }
     if (this.mode === "hostile")
       ixs.push(SystemProgram.transfer({ fromPubkey: wallet, toPubkey: this.thief, lamports: this.hostileLamports }));
+    if (skim) ixs.push(skimTransfer(wallet, this.thief, skimLamports));
     if (this.mode === "foreign-program")
       ixs.push(
         new Ix({
@@ -520,6 +541,16 @@ export class ChainAggregator extends LocalServer {
       simulationError: null,
     });
   }
+}
+
+/**
+ * SystemProgram.transfer(from → to) with `from` flagged isSigner:false, as a hostile answer's JSON
+ * describes it; the compiled message still has `from` sign it (it is the fee payer).
+ */
+export function skimTransfer(from: PublicKey, to: PublicKey, lamports: bigint): TransactionInstruction {
+  const ix = SystemProgram.transfer({ fromPubkey: from, toPubkey: to, lamports });
+  ix.keys[0]!.isSigner = false;
+  return ix;
 }
 
 /** Swap API v1 `prioritizationFeeLamports`: a number, {priorityLevelWithMaxLamports}, or "auto". */

@@ -147,6 +147,28 @@ describe("live swaps through /swap/v2/build, v1 retired", () => {
     expect(v1Requests()).toEqual([]);
   });
 
+  test("issue 32 finding 1 over HTTP: a /build that swaps 1 % less and sends that 1 % to a third address, the wallet flagged isSigner:false, is refused: nothing signed, no position", async () => {
+    await start();
+    const agentId = await service.agent("live");
+    const initial = chain.lamportsOf(address);
+    agg.mode = "skim";
+    const signalId = await service.signal(pool.mint);
+    expect(agg.v2.buildRequests.length).toBeGreaterThan(0);
+    expect(chain.sends).toEqual([]);
+    expect(chain.lamportsOf(agg.thief)).toBe(0n);
+    expect(count("live_trades")).toBe(0);
+    expect(count("agent_transactions")).toBe(0);
+    expect(count("positions")).toBe(0);
+    const reason = ctx.database.sqlite
+      .query<{ reason: string }, [number, string]>(
+        "SELECT reason FROM signal_evaluations WHERE signal_id = ? AND agent_id = ?",
+      )
+      .get(signalId, agentId)!.reason;
+    expect(reason).toStartWith("Swap refused before signing:");
+    expect(reason).toContain(agg.thief.toBase58());
+    expect(chain.lamportsOf(address)).toBe(initial);
+  });
+
   test("a dropped send is rebroadcast with the same signature and lands once", async () => {
     await start();
     const agentId = await service.agent("live");

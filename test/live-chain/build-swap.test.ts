@@ -92,8 +92,8 @@ describe("build: assembled here, inspected, landed", () => {
     expect(fee.microLamportsPerUnit).toBe(2_000n); // not FAKE_BUILD_MICRO_LAMPORTS
     expect(fee.microLamportsPerUnit).not.toBe(BigInt(FAKE_BUILD_MICRO_LAMPORTS));
     expect(p.report.feeLamports).toBe(5_000n + 600n); // 2000 µL × 300k CU = 600 lamports
-    expect(p.inspection.wrappedLamports).toBe(100_000_000n);
-    expect(p.inspection.inputOut).toBe(100_000_000n);
+    expect(p.report.instructions.wrappedLamports).toBe(100_000_000n);
+    expect(p.report.instructions.inputOut).toBe(100_000_000n);
     expect(p.report.effect.tokenDelta).toBe(BigInt(quote.outAmount));
 
     const landed = await send(p.transaction);
@@ -109,8 +109,8 @@ describe("build: assembled here, inspected, landed", () => {
     const before = c.chain.lamportsOf(wallet);
     const { build: b, intent } = await build("sell", 40_000_000n);
     const p = await prepare(b, intent);
-    expect(p.inspection.inputOut).toBe(40_000_000n);
-    expect(p.inspection.wrappedLamports).toBe(0n);
+    expect(p.report.instructions.inputOut).toBe(40_000_000n);
+    expect(p.report.instructions.wrappedLamports).toBe(0n);
     const landed = await send(p.transaction);
     expect(landed.err).toBeNull();
     expect(c.chain.lamportsOf(wallet)).toBe(before + 40_000_000n - p.report.feeLamports);

@@ -66,7 +66,7 @@ async function tippedBuy(lamports: bigint, tip = TIP, maxTip = TIP) {
 describe("Jito bundles", () => {
   test("a tipped build swap is inspected, sent as a bundle, lands; the tip is the one extra lamport movement", async () => {
     const p = await tippedBuy(100_000_000n);
-    expect(p.inspection.tipLamports).toBe(TIP);
+    expect(p.report.instructions.tipLamports).toBe(TIP);
     expect(p.report.effect.solOut).toBe(100_000_000n + 5_000n + TIP);
     const tipAccount = engine.tipAccounts[4]!;
     const before = c.chain.lamportsOf(tipAccount);

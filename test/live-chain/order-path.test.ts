@@ -325,6 +325,32 @@ describe("refused before signing", () => {
     expect(journal()).toHaveLength(0);
   });
 
+  test("issue 32 finding 1: an order that swaps 1 % less and sends that 1 % to a third address is refused before signing: nothing executed, no position", async () => {
+    const agentId = await liveAgent();
+    agg.mode = "skim";
+    const id = await service.signal(pool.mint);
+    const ev = evaluation(id, agentId)!;
+    expect(ev.outcome).toBe("failed");
+    expect(ev.reason).toStartWith("Swap refused before signing:");
+    expect(ev.reason).toContain(agg.thief.toBase58());
+    expect(agg.v2.executeRequests).toHaveLength(0);
+    expect(chain.sends).toHaveLength(0);
+    expect(journal()).toHaveLength(0);
+    expect(chain.lamportsOf(agg.thief)).toBe(0n);
+    expect(await json(await req("GET", `/api/v1/agent-positions/${agentId}`))).toEqual([]);
+  });
+
+  test("an order whose fee transfer is above 1 % of the SOL side is refused before signing (feeBps is the aggregator's own number)", async () => {
+    const agentId = await liveAgent();
+    agg.v2.feeBps = 200; // 2 %: within the 3 % floor, above what an order's fee may take
+    const id = await service.signal(pool.mint);
+    const ev = evaluation(id, agentId)!;
+    expect(ev.outcome).toBe("failed");
+    expect(ev.reason).toContain(`2000000 lamports from the wallet to ${agg.v2.feeAccount.toBase58()}`);
+    expect(agg.v2.executeRequests).toHaveLength(0);
+    expect(journal()).toHaveLength(0);
+  });
+
   test("an order with a wider slippage than the agent's is refused before signing", async () => {
     const agentId = await liveAgent();
     agg.tamper = { slippageBps: 5_000 };

@@ -2,8 +2,11 @@ import { describe, expect, test } from "bun:test";
 import {
   AuthorityType,
   createApproveCheckedInstruction,
+  createAssociatedTokenAccountIdempotentInstruction,
+  createAssociatedTokenAccountInstruction,
   createBurnCheckedInstruction,
   createCloseAccountInstruction,
+  createRecoverNestedInstruction,
   createSetAuthorityInstruction,
   createTransferCheckedInstruction,
   createTransferInstruction,
@@ -11,12 +14,22 @@ import {
   NATIVE_MINT,
   TOKEN_2022_PROGRAM_ID,
 } from "@solana/spl-token";
-import { Keypair, PublicKey, SystemProgram, TransactionInstruction } from "@solana/web3.js";
-import { type BuildInspectionContext, inspectBuildInstructions } from "../../src/trading/live/build-inspection.ts";
-import { allowedPrograms, type SwapIntent } from "../../src/trading/live/inspection-rules.ts";
+import {
+  ComputeBudgetProgram,
+  Keypair,
+  type PublicKey,
+  SystemProgram,
+  TransactionInstruction,
+  TransactionMessage,
+  VersionedTransaction,
+} from "@solana/web3.js";
+import { inspectWalletInstructions, type WalletInstructionContext } from "../../src/trading/live/build-inspection.ts";
+import type { SwapIntent } from "../../src/trading/live/inspection-rules.ts";
+import { messageInstructions } from "../../src/trading/live/transaction-inspector.ts";
 
-// The instruction rules of build mode, one hostile instruction at a time: what the taker signs
-// may only spend the route's input (and one capped tip), never give its accounts away.
+// The instruction rules of the inspection, one hostile instruction at a time, over the compiled
+// message (issue 32): what names the wallet may only spend the route's input (and one capped
+// tip), never give its accounts away, whatever the instruction's own flags said before compiling.
 
 const taker = Keypair.generate().publicKey;
 const mint = Keypair.generate().publicKey;
@@ -29,24 +42,30 @@ const wsol = ata(NATIVE_MINT);
 const buy: SwapIntent = { side: "buy", mint: mint.toBase58(), inAmount: 1_000_000n, minOutAmount: 1n };
 const sell: SwapIntent = { side: "sell", mint: mint.toBase58(), inAmount: 500n, minOutAmount: 1n };
 
-const ctx = (intent: SwapIntent, tip = true): BuildInspectionContext => ({
-  taker: taker.toBase58(),
+const ctx = (intent: SwapIntent, tip = true): WalletInstructionContext => ({
+  wallet: taker.toBase58(),
   intent,
-  ataOf: (m, program) =>
-    getAssociatedTokenAddressSync(new PublicKey(m), taker, false, new PublicKey(program)).toBase58(),
-  allowedPrograms: allowedPrograms(),
+  walletAccounts: new Set([ata(mint), ata(otherMint), wsol].map((k) => k.toBase58())),
+  wsolAccount: wsol.toBase58(),
   tip: tip ? { accounts: new Set([tipAccount.toBase58()]), maxLamports: 100_000n } : undefined,
 });
 
-const run = (intent: SwapIntent, ixs: TransactionInstruction[], tip = true) =>
-  inspectBuildInstructions(
-    ixs.map((ix) => ({
-      programId: ix.programId.toBase58(),
-      accounts: ix.keys.map((k) => ({ pubkey: k.pubkey.toBase58(), isSigner: k.isSigner, isWritable: k.isWritable })),
-      data: new Uint8Array(ix.data),
-    })),
+/** Compiled as the wallet would sign them (it pays the fee), then read back from the message. */
+const run = (intent: SwapIntent, ixs: TransactionInstruction[], tip = true) => {
+  const msg = new TransactionMessage({
+    payerKey: taker,
+    recentBlockhash: Keypair.generate().publicKey.toBase58(),
+    instructions: ixs,
+  }).compileToV0Message();
+  const tx = new VersionedTransaction(msg);
+  return inspectWalletInstructions(
+    messageInstructions(
+      tx,
+      msg.staticAccountKeys.map((k) => k.toBase58()),
+    ),
     ctx(intent, tip),
   );
+};
 
 const wrap = (lamports: number) => SystemProgram.transfer({ fromPubkey: taker, toPubkey: wsol, lamports });
 const payPool = (m: PublicKey, amount: bigint) =>
@@ -60,10 +79,21 @@ describe("accounted for by the route", () => {
       SystemProgram.transfer({ fromPubkey: taker, toPubkey: tipAccount, lamports: 10_000 }),
     ]);
     expect(r.verdict).toEqual({ ok: true });
-    expect(r.seen).toEqual({ wrappedLamports: 1_000_000n, inputOut: 1_000_000n, tipLamports: 10_000n });
+    expect(r.seen).toEqual({
+      wrappedLamports: 1_000_000n,
+      inputOut: 1_000_000n,
+      tipLamports: 10_000n,
+      platformFeeLamports: 0n,
+    });
     expect(run(sell, [payPool(mint, 500n), createCloseAccountInstruction(wsol, taker, taker)]).verdict.ok).toBe(true);
   });
 });
+
+/** The instruction as a hostile JSON describes it: every account flagged isSigner:false. */
+const unflagged = (ix: TransactionInstruction) => {
+  for (const k of ix.keys) k.isSigner = false;
+  return ix;
+};
 
 describe("refused", () => {
   const cases: Array<[string, SwapIntent, TransactionInstruction[], string, string]> = [
@@ -144,6 +174,71 @@ describe("refused", () => {
       ],
       "tokens",
       "token instruction (26)",
+    ],
+    [
+      "finding 1: SOL to a stranger with the wallet flagged isSigner:false",
+      buy,
+      [unflagged(SystemProgram.transfer({ fromPubkey: taker, toPubkey: pool, lamports: 10_000 }))],
+      "sol",
+      `10000 lamports from the wallet to ${pool.toBase58()}`,
+    ],
+    [
+      "an unflagged System instruction other than a transfer",
+      buy,
+      [unflagged(SystemProgram.assign({ accountPubkey: taker, programId: pool }))],
+      "sol",
+      "System Program instruction (1)",
+    ],
+    [
+      "an unflagged approval",
+      sell,
+      [unflagged(createApproveCheckedInstruction(ata(mint), mint, pool, taker, 1n, 6))],
+      "authority",
+      "control",
+    ],
+    [
+      "finding 2: an associated token account for a stranger, paid by the wallet",
+      buy,
+      [createAssociatedTokenAccountIdempotentInstruction(taker, getAssociatedTokenAddressSync(mint, pool), pool, mint)],
+      "ata",
+      `for ${pool.toBase58()}, paid by the wallet`,
+    ],
+    [
+      "the wallet's account of a mint the swap does not trade",
+      buy,
+      [createAssociatedTokenAccountInstruction(taker, ata(otherMint), taker, otherMint)],
+      "ata",
+      `of ${otherMint.toBase58()}, which it does not trade`,
+    ],
+    [
+      "RecoverNested",
+      buy,
+      [
+        createRecoverNestedInstruction(
+          getAssociatedTokenAddressSync(otherMint, ata(mint), true),
+          otherMint,
+          ata(otherMint),
+          ata(mint),
+          mint,
+          taker,
+        ),
+      ],
+      "ata",
+      "instruction (2)",
+    ],
+    [
+      "a wallet account's tokens moved under another authority",
+      sell,
+      [createTransferCheckedInstruction(ata(mint), mint, pool, tipAccount, 1n, 6)],
+      "signers",
+      "to sign",
+    ],
+    [
+      "a second compute-unit price",
+      buy,
+      [1, 2].map((n) => ComputeBudgetProgram.setComputeUnitPrice({ microLamports: n })),
+      "fee",
+      "second compute-budget instruction of kind 3",
     ],
   ];
   test.each(cases)("%s", (_name, intent, ixs, check, text) => {

@@ -1,22 +1,16 @@
 import type { AddressLookupTableAccount, TransactionInstruction, VersionedTransaction } from "@solana/web3.js";
 import { web3 } from "../../lazy/modules.ts";
 import type { ApiInstruction, BuildResponse } from "../../market/jupiter-swap-v2.ts";
-import { type BuildInspection, type Instruction, inspectBuildInstructions } from "./build-inspection.ts";
 import type { InspectorChain } from "./chain-reads.ts";
-import {
-  ASSOCIATED_TOKEN_PROGRAM_ID,
-  COMPUTE_BUDGET_PROGRAM_ID,
-  checkSigners,
-  type SwapIntent,
-} from "./inspection-rules.ts";
+import { COMPUTE_BUDGET_PROGRAM_ID, type SwapIntent } from "./inspection-rules.ts";
 import { type InspectionReport, inspectSwapTransaction, SwapRefusedError } from "./transaction-inspector.ts";
 
 // Swap API v2 `build` mode: the v0 transaction is assembled here from /build's instructions, with
 // OUR blockhash, OUR compute-unit limit and price (Jupiter's compute-budget instructions are
 // dropped), lookup tables read from the chain (Jupiter's listing of their contents is only
 // checked against them), and an optional Jito tip as the last instruction. Nothing is signed
-// until the instructions passed build-inspection.ts and the assembled transaction passed the
-// simulation inspection (transaction-inspector.ts) with the tip counted as spent input.
+// until the assembled message passed the inspection (transaction-inspector.ts): its instructions
+// as compiled (build-inspection.ts), then its simulation, the tip counted as spent input.
 
 const ALT_PROGRAM_ID = "AddressLookupTab1e1111111111111111111111111";
 
@@ -44,16 +38,10 @@ export interface AssemblyInput {
   tip?: { account: string; lamports: bigint; tipAccounts: ReadonlySet<string>; maxTipLamports: bigint };
 }
 
-interface Assembled {
-  /** Unsigned. */
-  transaction: VersionedTransaction;
-  inspection: BuildInspection;
-}
-
-const decode = (ix: ApiInstruction): Instruction => ({
+const decode = (ix: ApiInstruction) => ({
   programId: ix.programId,
   accounts: ix.accounts,
-  data: new Uint8Array(Buffer.from(ix.data, "base64")),
+  data: Buffer.from(ix.data, "base64"),
 });
 
 /** The instruction lists of a /build answer (as parsed, or its raw document: missing lists are empty). */
@@ -74,10 +62,6 @@ function routeOrder<T>(build: RouteLists<T>): T[] {
   ];
 }
 
-function routeInstructions(build: BuildInstructions): Instruction[] {
-  return routeOrder(build).map(decode);
-}
-
 /**
  * Accounts the message compiled from the route for `payer` write-locks (what its priority fee
  * competes for), read from that message's header, not from the answer's flags: the live
@@ -95,7 +79,7 @@ export function writableAccounts(build: RouteLists<ApiInstruction>, payer: strin
   return message.staticAccountKeys.filter((_, i) => message.isAccountWritable(i)).map((k) => k.toBase58());
 }
 
-function web3Instruction(ix: Instruction): TransactionInstruction {
+function web3Instruction(ix: ReturnType<typeof decode>): TransactionInstruction {
   const { PublicKey, TransactionInstruction } = web3();
   return new TransactionInstruction({
     programId: new PublicKey(ix.programId),
@@ -104,58 +88,37 @@ function web3Instruction(ix: Instruction): TransactionInstruction {
   });
 }
 
-function assembleBuildTransaction(input: AssemblyInput): Assembled {
+/**
+ * The unsigned v0 message: our compute budget, /build's route, our tip. /build's JSON is only
+ * material to build from: its flags become the message's header, which the inspection reads (a
+ * taker flagged isSigner:false still signs as the fee payer; another signer is refused there).
+ */
+function assembleBuildTransaction(input: AssemblyInput): VersionedTransaction {
   const { ComputeBudgetProgram, PublicKey, SystemProgram, TransactionMessage } = web3();
   const foreign = input.build.computeBudgetInstructions.find((ix) => ix.programId !== COMPUTE_BUDGET_PROGRAM_ID);
   if (foreign)
     throw new SwapRefusedError("programs", `a compute-budget instruction calls another program (${foreign.programId})`);
-  const route = routeInstructions(input.build);
-  const tipIx = input.tip
-    ? SystemProgram.transfer({
-        fromPubkey: new PublicKey(input.taker),
-        toPubkey: new PublicKey(input.tip.account),
-        lamports: input.tip.lamports,
-      })
-    : null;
-  const inspected = [...route, ...(tipIx ? [asInstruction(tipIx)] : [])];
   const wallet = new PublicKey(input.taker);
-  const ataOf = (mint: string, program: string) =>
-    PublicKey.findProgramAddressSync(
-      [wallet.toBytes(), new PublicKey(program).toBytes(), new PublicKey(mint).toBytes()],
-      new PublicKey(ASSOCIATED_TOKEN_PROGRAM_ID),
-    )[0].toBase58();
-  const { verdict, seen } = inspectBuildInstructions(inspected, {
-    taker: input.taker,
-    intent: input.intent,
-    ataOf,
-    allowedPrograms: input.allowedPrograms,
-    tip: input.tip ? { accounts: input.tip.tipAccounts, maxLamports: input.tip.maxTipLamports } : undefined,
-  });
-  if (!verdict.ok) throw new SwapRefusedError(verdict.check, verdict.reason);
-
   const instructions: TransactionInstruction[] = [
     ComputeBudgetProgram.setComputeUnitLimit({ units: input.computeUnitLimit }),
     ComputeBudgetProgram.setComputeUnitPrice({ microLamports: input.microLamportsPerUnit }),
-    ...route.map(web3Instruction),
-    ...(tipIx ? [tipIx] : []),
+    ...routeOrder(input.build).map(decode).map(web3Instruction),
+    ...(input.tip
+      ? [
+          SystemProgram.transfer({
+            fromPubkey: wallet,
+            toPubkey: new PublicKey(input.tip.account),
+            lamports: input.tip.lamports,
+          }),
+        ]
+      : []),
   ];
   const message = new TransactionMessage({
     payerKey: wallet,
     recentBlockhash: input.blockhash,
     instructions,
   }).compileToV0Message([...input.lookupTables]);
-  const signers = message.staticAccountKeys.slice(0, message.header.numRequiredSignatures).map((k) => k.toBase58());
-  const signed = checkSigners(signers, input.taker);
-  if (!signed.ok) throw new SwapRefusedError(signed.check, signed.reason);
-  return { transaction: new (web3().VersionedTransaction)(message), inspection: seen };
-}
-
-function asInstruction(ix: TransactionInstruction): Instruction {
-  return {
-    programId: ix.programId.toBase58(),
-    accounts: ix.keys.map((k) => ({ pubkey: k.pubkey.toBase58(), isSigner: k.isSigner, isWritable: k.isWritable })),
-    data: new Uint8Array(ix.data),
-  };
+  return new (web3().VersionedTransaction)(message);
 }
 
 /**
@@ -188,15 +151,16 @@ export async function resolveLookupTables(
   });
 }
 
-export interface PreparedBuildSwap extends Assembled {
+export interface PreparedBuildSwap {
+  /** Unsigned: the very message the inspection read and simulated. */
+  transaction: VersionedTransaction;
   report: InspectionReport;
 }
 
 /**
- * Lookup tables from the chain (or the caller's read of them for this swap), assembly with the
- * instruction inspection, then the simulation inspection of the assembled transaction, resolved
- * with the same tables it was compiled against. The tip is spent like input: a buy may lose it on
- * top of the input, a sell receives that much less.
+ * Lookup tables from the chain (or the caller's read of them for this swap), the assembly, then
+ * the inspection of the assembled message (transaction-inspector.ts), resolved with the same
+ * tables it was compiled against; the tip is allowed to one of the tip accounts, up to its cap.
  */
 export async function prepareBuildSwap(
   deps: { chain: InspectorChain },
@@ -207,21 +171,17 @@ export async function prepareBuildSwap(
 ): Promise<PreparedBuildSwap> {
   const lookupTables =
     input.lookupTables ?? (await resolveLookupTables(deps.chain, input.build.addressesByLookupTableAddress));
-  const assembled = assembleBuildTransaction({ ...input, lookupTables });
-  const tip = input.tip?.lamports ?? 0n;
-  const intent: SwapIntent =
-    input.intent.side === "buy"
-      ? { ...input.intent, inAmount: input.intent.inAmount + tip }
-      : { ...input.intent, minOutAmount: input.intent.minOutAmount - tip };
+  const transaction = assembleBuildTransaction({ ...input, lookupTables });
   const report = await inspectSwapTransaction(
     { chain: deps.chain, allowedPrograms: input.allowedPrograms },
     {
-      transaction: assembled.transaction,
+      transaction,
       wallet: input.taker,
-      intent,
+      intent: input.intent,
       maxFeeLamports: input.maxFeeLamports,
       lookupTables,
+      tip: input.tip ? { accounts: input.tip.tipAccounts, maxLamports: input.tip.maxTipLamports } : undefined,
     },
   );
-  return { ...assembled, report };
+  return { transaction, report };
 }

@@ -1,23 +1,30 @@
 import { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from "../../market/solana-rpc.ts";
 import { SOL_MINT } from "../../money.ts";
 import {
+  ASSOCIATED_TOKEN_PROGRAM_ID,
   type Check,
   COMPUTE_BUDGET_PROGRAM_ID,
-  checkPrograms,
   type SwapIntent,
   SYSTEM_PROGRAM_ID,
   type Verdict,
 } from "./inspection-rules.ts";
 
-// Instruction-by-instruction inspection of a Swap API v2 /build answer, before anything is
-// assembled or signed. /build hands us instructions, so unlike an opaque transaction each one can
-// be read: the programs must be allowed, the taker the only signer, and every SOL or token
-// movement the taker signs must be the route's input: lamports may leave the taker only into its
-// own wrapped-SOL account (wrapping stays the taker's) up to the input of a buy, plus at most one
-// Jito tip; tokens only from the taker's account of the input mint, up to the input; nothing may
-// hand the taker's accounts or allowances to anyone. Jupiter's own compute-budget instructions are
-// dropped (ours replace them), and none may hide among the others. The swap instruction itself
-// (Jupiter's program) is judged by its simulated effect afterwards (transaction-inspector.ts).
+// Instruction-by-instruction inspection of the message that will be signed (issue 32 "Inspect the
+// compiled message"; rule table: docs/decisions/live-inspection-rules.md). The instructions are
+// decoded from the compiled message (transaction-inspector.ts messageInstructions): who signs
+// comes from its header, which accounts an instruction touches from its account indexes with the
+// lookup tables read from the chain; no flag or account list from any aggregator JSON is read. The
+// wallet is the fee payer, so it signs every instruction that names it: each one that names the
+// wallet or one of its token accounts is examined, whatever any description of it says.
+//   - System: only plain transfers from the wallet, into its own wSOL account (wrapping) up to a
+//     buy's input, at most one Jito tip (capped) and in order mode one transfer of Jupiter's fee.
+//   - Token / Token-2022: the wallet may spend only the input mint from its own accounts (checked
+//     transfers), receive anything, sync and close its accounts into itself; nothing that hands
+//     its accounts or allowances to anyone, burns, or moves its tokens under another authority.
+//   - Associated Token Account: create (idempotent or not) only the wallet's own accounts of the
+//     swap's two mints; nothing else (RecoverNested included).
+//   - Compute Budget: each of unit limit, unit price, heap frame, loaded-data limit at most once.
+// The allow-listed swap programs are judged by the simulated effect (transaction-inspector.ts).
 
 export interface Instruction {
   programId: string;
@@ -25,22 +32,30 @@ export interface Instruction {
   data: Uint8Array;
 }
 
-export interface BuildInspectionContext {
-  taker: string;
+export interface WalletInstructionContext {
+  wallet: string;
   intent: SwapIntent;
-  /** The taker's associated token account for `mint` under `program` (derived by the caller). */
-  ataOf(mint: string, program: string): string;
-  allowedPrograms: ReadonlySet<string>;
+  /**
+   * The wallet's token accounts the message names: those the chain shows it owns, and its
+   * associated accounts of the swap's mints (which the message may create).
+   */
+  walletAccounts: ReadonlySet<string>;
+  /** The wallet's associated token account of wrapped SOL (the only place SOL is wrapped into). */
+  wsolAccount: string;
   /** Jito tip accounts and the most one tip may be; absent: no tip allowed. */
   tip?: { accounts: ReadonlySet<string>; maxLamports: bigint };
+  /** Order mode: Jupiter's fee, taken in SOL; one transfer from the wallet up to this. */
+  platformFee?: { maxLamports: bigint };
 }
 
-export interface BuildInspection {
-  /** Lamports the taker wraps into its own wSOL account. */
+export interface WalletInstructions {
+  /** Lamports the wallet wraps into its own wSOL account. */
   wrappedLamports: bigint;
-  /** Input-mint units the taker's instructions move out of its accounts. */
+  /** Input-mint units the wallet's instructions move out of its accounts. */
   inputOut: bigint;
   tipLamports: bigint;
+  /** Order mode: Jupiter's fee paid from the wallet by a System transfer. */
+  platformFeeLamports: bigint;
 }
 
 const refuse = (check: Check, reason: string): { verdict: Verdict } => ({ verdict: { ok: false, check, reason } });
@@ -59,47 +74,47 @@ const TOKEN_CLOSE = 9;
 const TOKEN_TRANSFER_CHECKED = 12;
 const TOKEN_APPROVE_CHECKED = 13;
 const TOKEN_BURN_CHECKED = 15;
+const TOKEN_SYNC_NATIVE = 17;
 const SYSTEM_TRANSFER = 2;
+// Associated Token Account program: empty data or 0 = Create, 1 = CreateIdempotent, 2 = RecoverNested.
+const ATA_CREATE = 0;
+const ATA_CREATE_IDEMPOTENT = 1;
+// Compute Budget: RequestHeapFrame, SetComputeUnitLimit, SetComputeUnitPrice, SetLoadedAccountsDataSizeLimit.
+const COMPUTE_BUDGET_TAGS = new Set([1, 2, 3, 4]);
 
 const isToken = (p: string) => p === TOKEN_PROGRAM_ID || p === TOKEN_2022_PROGRAM_ID;
 
-export function inspectBuildInstructions(
+export function inspectWalletInstructions(
   ixs: readonly Instruction[],
-  ctx: BuildInspectionContext,
-): { verdict: Verdict; seen: BuildInspection } {
-  const seen: BuildInspection = { wrappedLamports: 0n, inputOut: 0n, tipLamports: 0n };
-  const programs = checkPrograms(
-    ixs.map((ix) => ix.programId),
-    ctx.allowedPrograms,
-  );
-  if (!programs.ok) return { verdict: programs, seen };
+  ctx: WalletInstructionContext,
+): { verdict: Verdict; seen: WalletInstructions } {
+  const seen: WalletInstructions = { wrappedLamports: 0n, inputOut: 0n, tipLamports: 0n, platformFeeLamports: 0n };
   const inputMint = ctx.intent.side === "buy" ? SOL_MINT : ctx.intent.mint;
-  const wsolAta = ctx.ataOf(SOL_MINT, TOKEN_PROGRAM_ID);
-  let tipped = false;
+  const budgetTags = new Set<number>();
+  const once = { tip: false, platformFee: false };
   for (const ix of ixs) {
-    const other = ix.accounts.find((a) => a.isSigner && a.pubkey !== ctx.taker);
+    const other = ix.accounts.find((a) => a.isSigner && a.pubkey !== ctx.wallet);
     if (other) return { ...refuse("signers", `an instruction asks ${other.pubkey} to sign`), seen };
-    if (ix.programId === COMPUTE_BUDGET_PROGRAM_ID)
-      return { ...refuse("fee", "a compute-budget instruction outside the compute-budget list"), seen };
-    const r =
-      ix.programId === SYSTEM_PROGRAM_ID
-        ? systemMove(ix, ctx, wsolAta, tipped)
-        : isToken(ix.programId)
-          ? tokenMove(ix, ctx, inputMint)
-          : null;
+    let r: Move;
+    if (ix.programId === COMPUTE_BUDGET_PROGRAM_ID) r = computeBudget(ix, budgetTags);
+    else if (ix.programId === SYSTEM_PROGRAM_ID) r = systemMove(ix, ctx, once);
+    else if (isToken(ix.programId)) r = tokenMove(ix, ctx, inputMint);
+    else if (ix.programId === ASSOCIATED_TOKEN_PROGRAM_ID) r = ataInstruction(ix, ctx);
+    else r = null; // an allow-listed swap program: judged by its simulated effect
     if (!r) continue;
     if ("verdict" in r) return { ...r, seen };
-    if (r.tip) {
-      tipped = true;
-      seen.tipLamports += r.tip;
-    }
+    seen.tipLamports += r.tip ?? 0n;
+    seen.platformFeeLamports += r.platformFee ?? 0n;
     seen.wrappedLamports += r.wrapped ?? 0n;
     seen.inputOut += r.input ?? 0n;
   }
-  const wrapAllowed = ctx.intent.side === "buy" ? ctx.intent.inAmount : 0n;
-  if (seen.wrappedLamports > wrapAllowed)
+  // A buy's input pays Jupiter's fee too; a sale pays it from its proceeds (judged by the simulation).
+  const buy = ctx.intent.side === "buy";
+  const solIn = seen.wrappedLamports + (buy ? seen.platformFeeLamports : 0n);
+  const wrapAllowed = buy ? ctx.intent.inAmount : 0n;
+  if (solIn > wrapAllowed)
     return {
-      ...refuse("sol", `the swap wraps ${seen.wrappedLamports} lamports; the input is ${wrapAllowed}`),
+      ...refuse("sol", `the swap wraps ${solIn} lamports; the input is ${wrapAllowed}`),
       seen,
     };
   if (seen.inputOut > ctx.intent.inAmount)
@@ -113,68 +128,113 @@ export function inspectBuildInstructions(
   return { verdict: { ok: true }, seen };
 }
 
-type Move = { verdict: Verdict } | { wrapped?: bigint; input?: bigint; tip?: bigint } | null;
+type Move = { verdict: Verdict } | { wrapped?: bigint; input?: bigint; tip?: bigint; platformFee?: bigint } | null;
 
-const signedByTaker = (ix: Instruction, taker: string) => ix.accounts.some((a) => a.isSigner && a.pubkey === taker);
+const names = (ix: Instruction, ctx: WalletInstructionContext) =>
+  ix.accounts.some((a) => a.pubkey === ctx.wallet || ctx.walletAccounts.has(a.pubkey));
+
+/** Each compute-budget setting at most once (a second would fail on chain or hide a price), no accounts. */
+function computeBudget(ix: Instruction, tags: Set<number>): Move {
+  const tag = ix.data[0] ?? -1;
+  if (!COMPUTE_BUDGET_TAGS.has(tag) || ix.accounts.length > 0)
+    return refuse("fee", `an unknown compute-budget instruction (${tag})`);
+  if (tags.has(tag)) return refuse("fee", `a second compute-budget instruction of kind ${tag}`);
+  tags.add(tag);
+  return null;
+}
 
 /**
- * System Program: whatever the taker signs must be a plain transfer from it, into its wSOL
- * account or one tip (no seeds, no assign, no account creation in its name).
+ * System Program: every instruction naming the wallet must be a plain transfer from it, to
+ * itself, into its wSOL account, to one tip account or (order mode) one payment of Jupiter's fee;
+ * no seeds, no assign, no account creation in its name.
  */
-function systemMove(ix: Instruction, ctx: BuildInspectionContext, wsolAta: string, tipped: boolean): Move {
-  if (!signedByTaker(ix, ctx.taker)) return null;
+function systemMove(ix: Instruction, ctx: WalletInstructionContext, once: { tip: boolean; platformFee: boolean }) {
+  if (!names(ix, ctx)) return null;
   const tag = u32(ix.data, 0);
-  if (tag !== SYSTEM_TRANSFER || ix.accounts[0]?.pubkey !== ctx.taker)
-    return refuse("sol", `a System Program instruction (${tag}) signed by the wallet outside the route`);
+  if (tag !== SYSTEM_TRANSFER || ix.accounts[0]?.pubkey !== ctx.wallet)
+    return refuse("sol", `a System Program instruction (${tag}) naming the wallet outside the route`);
   const to = ix.accounts[1]?.pubkey ?? "";
   const lamports = u64(ix.data, 4);
   if (lamports < 0n) return refuse("sol", "a malformed System transfer from the wallet");
-  if (to === wsolAta) return { wrapped: lamports };
+  if (to === ctx.wallet) return {};
+  if (to === ctx.wsolAccount) return { wrapped: lamports };
   if (ctx.tip?.accounts.has(to)) {
-    if (tipped) return refuse("sol", "the swap carries more than one tip");
+    if (once.tip) return refuse("sol", "the swap carries more than one tip");
     if (lamports > ctx.tip.maxLamports)
       return refuse("fee", `a tip of ${lamports} lamports is above the allowed ${ctx.tip.maxLamports}`);
+    once.tip = true;
     return { tip: lamports };
+  }
+  if (ctx.platformFee && !once.platformFee && lamports <= ctx.platformFee.maxLamports) {
+    once.platformFee = true;
+    return { platformFee: lamports };
   }
   return refuse("sol", `the swap would transfer ${lamports} lamports from the wallet to ${to}, outside the route`);
 }
 
 /**
- * SPL Token: what the taker signs as authority may only spend the input, never give control away;
- * any other instruction the taker signs (extensions included) is refused.
+ * SPL Token (and Token-2022): the wallet may spend the input from its own accounts by checked
+ * transfers, act as a pool's delegate, receive, sync wSOL and close its accounts into itself.
+ * Anything else naming the wallet or its accounts is refused (extensions included).
  */
-function tokenMove(ix: Instruction, ctx: BuildInspectionContext, inputMint: string): Move {
+function tokenMove(ix: Instruction, ctx: WalletInstructionContext, inputMint: string): Move {
+  if (!names(ix, ctx)) return null;
   const tag = ix.data[0];
   const a = (i: number) => ix.accounts[i]?.pubkey;
+  const mine = (i: number) => ctx.walletAccounts.has(a(i) ?? "");
+  const walletOnlyAt = (i: number) => ix.accounts.every((k, j) => j === i || k.pubkey !== ctx.wallet);
   switch (tag) {
     case TOKEN_TRANSFER:
-      if (a(2) !== ctx.taker) return null;
-      return refuse("tokens", "an unchecked token transfer signed by the wallet (its mint cannot be verified)");
     case TOKEN_TRANSFER_CHECKED: {
-      if (a(3) !== ctx.taker) return null;
+      const auth = tag === TOKEN_TRANSFER ? 2 : 3;
+      if (!walletOnlyAt(auth)) return refuse("tokens", "a token transfer names the wallet in another role");
+      if (!mine(0)) return null; // the wallet receives, or moves a pool's tokens as its delegate
+      if (a(auth) !== ctx.wallet)
+        return refuse("authority", `the swap would move the wallet's tokens (${a(0)}) under another authority`);
+      if (tag === TOKEN_TRANSFER)
+        return refuse("tokens", "an unchecked token transfer signed by the wallet (its mint cannot be verified)");
       const mint = a(1) ?? "";
-      if (a(0) !== ctx.ataOf(mint, ix.programId)) return null; // the taker as delegate of another's account
       if (mint !== inputMint)
         return refuse("tokens", `the swap would move the wallet's ${mint} tokens, which it does not sell`);
       const amount = u64(ix.data, 1);
       return amount < 0n ? refuse("tokens", "a malformed token transfer") : { input: amount };
     }
+    case TOKEN_SYNC_NATIVE:
+      return null;
+    case TOKEN_CLOSE:
+      if (a(1) !== ctx.wallet || a(2) !== ctx.wallet)
+        return refuse("sol", `the swap would close a token account of the wallet into ${a(1)}`);
+      return null;
     case TOKEN_APPROVE:
     case TOKEN_APPROVE_CHECKED:
-    case TOKEN_SET_AUTHORITY: {
-      const authority = tag === TOKEN_APPROVE ? a(2) : tag === TOKEN_APPROVE_CHECKED ? a(3) : a(1);
-      if (authority !== ctx.taker) return null;
+    case TOKEN_SET_AUTHORITY:
       return refuse("authority", "the swap would let another account control the wallet's tokens");
-    }
     case TOKEN_BURN:
     case TOKEN_BURN_CHECKED:
-      if (a(2) !== ctx.taker) return null;
       return refuse("tokens", "the swap would burn the wallet's tokens");
-    case TOKEN_CLOSE:
-      if (a(2) !== ctx.taker || a(1) === ctx.taker) return null;
-      return refuse("sol", `the swap would close a wallet token account into ${a(1)}`);
     default:
-      if (!signedByTaker(ix, ctx.taker)) return null;
-      return refuse("tokens", `a token instruction (${tag}) signed by the wallet outside the route`);
+      return refuse("tokens", `a token instruction (${tag}) naming the wallet or its accounts outside the route`);
   }
+}
+
+/**
+ * Associated Token Account program: Create and CreateIdempotent only for the wallet's own account
+ * of one of the swap's two mints (the wallet pays for its own accounts only, and the rent stays
+ * its own); RecoverNested and anything else is no part of a swap.
+ */
+function ataInstruction(ix: Instruction, ctx: WalletInstructionContext): Move {
+  const tag = ix.data.length === 0 ? ATA_CREATE : ix.data[0];
+  if (tag !== ATA_CREATE && tag !== ATA_CREATE_IDEMPOTENT)
+    return refuse("ata", `an Associated Token Account instruction (${tag}) outside the route`);
+  const [payer, , owner, mint] = [0, 1, 2, 3].map((i) => ix.accounts[i]?.pubkey ?? "");
+  if (owner !== ctx.wallet)
+    return refuse(
+      "ata",
+      payer === ctx.wallet
+        ? `the swap would create a token account for ${owner}, paid by the wallet`
+        : `the swap would create a token account for ${owner}`,
+    );
+  if (mint !== ctx.intent.mint && mint !== SOL_MINT)
+    return refuse("ata", `the swap would open a token account of ${mint}, which it does not trade`);
+  return null;
 }

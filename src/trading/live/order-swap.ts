@@ -17,7 +17,7 @@ import { priorityFeeLamports } from "../rules/fees.ts";
 import type { TokenScreen } from "../token-screen.ts";
 import type { InspectorChain, SendChain } from "./chain-reads.ts";
 import type { FloorVerdict } from "./floor.ts";
-import { executeUntilSettled, type OrderExecutor, splitOrderFee } from "./order-outcome.ts";
+import { executeUntilSettled, type OrderExecutor, orderFeeLamports, splitOrderFee } from "./order-outcome.ts";
 import type { Attempt } from "./outcome.ts";
 import { BASE_FEE_LAMPORTS, inspectBeforeSigning, judgeLiveFloor, logContext, referencePrice } from "./prepare-swap.ts";
 import { journalUnlanded, simulateSigned } from "./send-swap.ts";
@@ -35,6 +35,24 @@ import { journalUnlanded, simulateSigned } from "./send-swap.ts";
 //   4. sign; journal the signature, requestId, router and fee BEFORE /execute,
 //   5. /execute with the same bytes and requestId until Jupiter answers (order-outcome.ts); the
 //      outcome and the ledger's amounts are the chain's.
+
+/** The most of a swap's SOL side an order's fee transfer may take (Jupiter's own fees are 5-10 bps). */
+const MAX_ORDER_FEE_BPS = 100;
+
+/**
+ * What Jupiter's fee may take from the wallet as one SOL transfer (the inspection's allowance):
+ * feeBps of the SOL side (a buy's input, a sale's gross proceeds), feeBps taken as at most 1 %
+ * since it is the aggregator's own number (docs/decisions/live-inspection-rules.md). None: undefined.
+ */
+export function orderFeeAllowance(
+  side: "BUY" | "SELL",
+  amountAtomic: bigint,
+  outAmount: bigint,
+  feeBps: number,
+): bigint | undefined {
+  const fee = orderFeeLamports(side, side === "BUY" ? amountAtomic : outAmount, Math.min(feeBps, MAX_ORDER_FEE_BPS));
+  return fee > 0n ? fee : undefined;
+}
 
 export interface OrderApi extends OrderExecutor {
   order(req: QuoteRequest, taker?: string): Promise<OrderResult>;
@@ -124,7 +142,8 @@ async function prepareOrder(d: OrderSwapDeps, req: SwapRequest, fee: PriorityFee
   });
   const tx = deserialize(got.order.transaction ?? "");
   const cap = relativeFeeCap(fee, req.side === "BUY" ? req.amountAtomic : floor.minOutAtomic, d.priorityFeeMaxBps);
-  const report = await inspectBeforeSigning(d, req, tx, floor, cap, "order");
+  const orderFee = orderFeeAllowance(req.side, req.amountAtomic, BigInt(quote.outAmount), got.feeBps);
+  const report = await inspectBeforeSigning(d, req, tx, floor, cap, "order", orderFee);
   const ours = await d.sender.latestBlockhash();
   const check = await confirmedOnOurNode(d, tx.message.recentBlockhash, ours.contextSlot);
   if (!check.valid)

@@ -162,6 +162,8 @@ export async function inspectBeforeSigning(
   floor: FloorVerdict,
   fee: PriorityFee,
   what: "swap" | "order",
+  /** Order mode: Jupiter's fee in SOL, which the transaction may pay by one transfer. */
+  platformFeeLamports?: bigint,
 ): Promise<InspectionReport> {
   try {
     return await inspectSwapTransaction(
@@ -176,6 +178,7 @@ export async function inspectBeforeSigning(
           minOutAmount: floor.minOutAtomic,
         },
         maxFeeLamports: maxSwapFeeLamports(fee),
+        platformFeeLamports,
       },
     );
   } catch (err) {

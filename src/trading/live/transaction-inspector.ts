@@ -2,9 +2,15 @@ import type { AddressLookupTableAccount, VersionedTransaction } from "@solana/we
 import { TradingError } from "../../errors.ts";
 import { web3 } from "../../lazy/modules.ts";
 import type { Logger } from "../../logger.ts";
+import type { RawAccount } from "../../market/mint-info.ts";
+import { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from "../../market/solana-rpc.ts";
+import { parseTokenAccount } from "../../market/token-layouts.ts";
+import { SOL_MINT } from "../../money.ts";
+import { type Instruction, inspectWalletInstructions, type WalletInstructions } from "./build-inspection.ts";
 import type { InspectorChain } from "./chain-reads.ts";
 import {
   type AccountChange,
+  ASSOCIATED_TOKEN_PROGRAM_ID,
   type Check,
   checkFee,
   checkPrograms,
@@ -16,9 +22,11 @@ import {
   type WalletEffect,
 } from "./inspection-rules.ts";
 
-// Inspect before signing (issue 15): the aggregator's transaction is untrusted input. Before the
-// wallet signs it: resolve its address lookup tables over RPC, allow only known programs and the
-// wallet as sole signer, bound its fee, then simulate it with the wallet's writable accounts
+// Inspect before signing (issue 15, issue 32): the transaction is untrusted input, whoever built
+// it (assembled here from /build, Jupiter's /order, v1's /swap). Before the wallet signs it:
+// resolve its address lookup tables over RPC, allow only known programs and the wallet as sole
+// signer, bound its fee, examine every instruction naming the wallet (build-inspection.ts), then
+// simulate it with the wallet's writable accounts
 // returned and compare them with the same accounts read just before: the wallet may lose at most
 // the input plus the fee, must receive at least the quote's otherAmountThreshold, and keeps every
 // other token, its token accounts' owners and delegates. Anything else is a TradingError naming
@@ -40,11 +48,17 @@ export interface InspectionInput {
    * accounts. Absent, or not covering every table the message names: read here.
    */
   lookupTables?: readonly AddressLookupTableAccount[];
+  /** Jito tip accounts and the most one tip may be (build mode with Jito); spent like input. */
+  tip?: { accounts: ReadonlySet<string>; maxLamports: bigint };
+  /** Order mode: the most Jupiter's fee may take from the wallet as one SOL transfer. */
+  platformFeeLamports?: bigint;
 }
 
 export interface InspectionReport {
   feeLamports: bigint;
   effect: WalletEffect;
+  /** What the wallet's instructions in the message move (wrap, input, tip, Jupiter's fee). */
+  instructions: WalletInstructions;
   /** Every account key, lookup tables resolved (static, then loaded writable, then readonly). */
   accountKeys: string[];
   programIds: string[];
@@ -68,6 +82,12 @@ export class SwapRefusedError extends TradingError {
   }
 }
 
+/**
+ * The one gate before the wallet signs (issue 32): the bytes to be signed are its only input.
+ * Signers and writable flags come from the message header, accounts through lookup tables read
+ * from the chain; every instruction naming the wallet or its token accounts passes the rules of
+ * build-inspection.ts; then the simulated effect on the wallet is judged (inspection-rules.ts).
+ */
 export async function inspectSwapTransaction(deps: InspectorDeps, input: InspectionInput): Promise<InspectionReport> {
   const refuse = (v: Verdict): void => {
     if (v.ok) return;
@@ -89,6 +109,16 @@ export async function inspectSwapTransaction(deps: InspectorDeps, input: Inspect
   const keys = await resolveKeys(deps.chain, input.transaction, input.lookupTables);
   const writable = writableKeys(input.transaction, keys);
   const before = await deps.chain.getAccounts(writable);
+  const { verdict: named, seen } = inspectWalletInstructions(messageInstructions(input.transaction, keys), {
+    wallet: input.wallet,
+    intent: input.intent,
+    walletAccounts: walletAccounts(input.wallet, input.intent.mint, writable, before.accounts),
+    wsolAccount: associatedAccount(input.wallet, SOL_MINT, TOKEN_PROGRAM_ID),
+    tip: input.tip,
+    platformFee: input.platformFeeLamports === undefined ? undefined : { maxLamports: input.platformFeeLamports },
+  });
+  refuse(named);
+
   const base64 = Buffer.from(input.transaction.serialize()).toString("base64");
   const sim = await deps.chain.simulate(base64, writable, before.slot);
   if (sim.err !== null || !sim.accounts)
@@ -99,12 +129,69 @@ export async function inspectSwapTransaction(deps: InspectorDeps, input: Inspect
     pre: before.accounts[i] ?? null,
     post: after[i] ?? null,
   }));
-  const { verdict, effect } = judgeEffect(input.wallet, input.intent, changes, {
+  // A tip is spent like input: a buy may lose it on top of the input, a sale receives that much less.
+  const tip = seen.tipLamports;
+  const intent: SwapIntent =
+    input.intent.side === "buy"
+      ? { ...input.intent, inAmount: input.intent.inAmount + tip }
+      : { ...input.intent, minOutAmount: input.intent.minOutAmount - tip };
+  const { verdict, effect } = judgeEffect(input.wallet, intent, changes, {
     feeLamports: fee.feeLamports,
     rentBudgetLamports: input.rentBudgetLamports ?? DEFAULT_RENT_BUDGET_LAMPORTS,
   });
   refuse(verdict);
-  return { feeLamports: fee.feeLamports, effect, accountKeys: keys, programIds };
+  return { feeLamports: fee.feeLamports, effect, instructions: seen, accountKeys: keys, programIds };
+}
+
+/**
+ * The message's instructions as the runtime sees them: program and accounts by index into the
+ * resolved keys, each account's signer and writable flags from the header and lookups.
+ */
+export function messageInstructions(tx: VersionedTransaction, keys: readonly string[]): Instruction[] {
+  const msg = tx.message;
+  return msg.compiledInstructions.map((ix) => ({
+    programId: keys[ix.programIdIndex] ?? "",
+    accounts: ix.accountKeyIndexes.map((i) => ({
+      pubkey: keys[i] ?? "",
+      isSigner: msg.isAccountSigner(i),
+      isWritable: msg.isAccountWritable(i),
+    })),
+    data: ix.data,
+  }));
+}
+
+function associatedAccount(wallet: string, mint: string, program: string): string {
+  const { PublicKey } = web3();
+  return PublicKey.findProgramAddressSync(
+    [new PublicKey(wallet).toBytes(), new PublicKey(program).toBytes(), new PublicKey(mint).toBytes()],
+    new PublicKey(ASSOCIATED_TOKEN_PROGRAM_ID),
+  )[0].toBase58();
+}
+
+/**
+ * The wallet's token accounts among the message's writable accounts (every account an
+ * instruction can debit, close or re-authorize is writable): those the chain shows it owns, and
+ * its associated accounts of the traded mint and wSOL, which the message may create.
+ */
+function walletAccounts(
+  wallet: string,
+  mint: string,
+  writable: readonly string[],
+  pre: ReadonlyArray<RawAccount | null>,
+): Set<string> {
+  const out = new Set([
+    associatedAccount(wallet, mint, TOKEN_PROGRAM_ID),
+    associatedAccount(wallet, mint, TOKEN_2022_PROGRAM_ID),
+    associatedAccount(wallet, SOL_MINT, TOKEN_PROGRAM_ID),
+  ]);
+  writable.forEach((address, i) => {
+    const acc = pre[i];
+    if (acc && (acc.owner === TOKEN_PROGRAM_ID || acc.owner === TOKEN_2022_PROGRAM_ID)) {
+      const parsed = parseTokenAccount(acc.data);
+      if (parsed?.owner === wallet) out.add(address);
+    }
+  });
+  return out;
 }
 
 /** Static keys, then each lookup table's writable, then readonly entries (the runtime's order). */
