@@ -156,19 +156,7 @@ export class LiveTrading {
           simulateBeforeSend: config.LIVE_SIMULATE_BEFORE_SEND ?? build === null,
           confirmation: opts.confirmation,
           orders,
-          screen: new TokenScreen({
-            mintInfo: this.mintInfo,
-            // build mode: the reverse quote asks /build too, the buying wallet as its taker; order
-            // mode asks /order (no taker: a quote without a transaction).
-            quotes: orders
-              ? orders
-              : build
-                ? { quote: async (r, taker) => (await build.v2.build(r, taker ?? "")).quote }
-                : d.market.quotes,
-            logger: d.logger,
-            clock: d.clock,
-            transferHookAllowlist: config.TOKEN_TRANSFER_HOOK_ALLOWLIST,
-          }),
+          screen: this.tokenScreen(build, orders),
         })
       : null;
     this.settlement = new LiveSettlement({
@@ -197,6 +185,27 @@ export class LiveTrading {
         const p = d.market.solPrice.current();
         return p ? new Big(p.price) : null;
       },
+    });
+  }
+
+  /** The screen before a live buy; its reverse quote asks the API live swaps use. */
+  private tokenScreen(
+    build: BuildSettings | null,
+    orders: LiveTradingDeps["market"]["liveSwapV2"] | null,
+  ): TokenScreen {
+    const d = this.d;
+    return new TokenScreen({
+      mintInfo: this.mintInfo,
+      // build mode: the reverse quote asks /build too, the buying wallet as its taker; order
+      // mode asks /order (no taker: a quote without a transaction).
+      quotes: orders
+        ? orders
+        : build
+          ? { quote: async (r, taker) => (await build.v2.build(r, taker ?? "")).quote }
+          : d.market.quotes,
+      logger: d.logger,
+      clock: d.clock,
+      transferHookAllowlist: this.config.TOKEN_TRANSFER_HOOK_ALLOWLIST,
     });
   }
 
