@@ -17,7 +17,10 @@ type EventType =
   | "position.updated"
   | "position.closed"
   | "price.sol"
-  | "webhook.disabled";
+  | "webhook.disabled"
+  | "risk.tripped"
+  | "trading.paused"
+  | "trading.resumed";
 
 export interface ServiceEvent {
   id: number;
@@ -35,6 +38,9 @@ const TYPES: EventType[] = [
   "position.closed",
   "price.sol",
   "webhook.disabled",
+  "risk.tripped",
+  "trading.paused",
+  "trading.resumed",
 ];
 
 export const streamState = signal<"off" | "connecting" | "open" | "reconnecting">("off");

@@ -127,6 +127,8 @@ export interface SolPrice {
   lastUpdated: string;
   isStale: boolean;
   source: string;
+  /** Since when no fresh price has been had (absent from older servers; null while fresh). */
+  unavailableSince?: string | null;
 }
 
 export const SOL_MINT = "So11111111111111111111111111111111111111112";

@@ -41,6 +41,12 @@ function describeEvent(e: Pick<ServiceEvent, "type" | "data">): string {
       return `Position closed: ${tokenOf(d)} (${d.reason}), P/L ${fmtSol(d.profitLossSol)}`;
     case "webhook.disabled":
       return `Webhook disabled: ${d.reason}`;
+    case "risk.tripped":
+      return `Risk breaker tripped (${d.mode}): ${d.reason}`;
+    case "trading.paused":
+      return `Trading paused: ${(d.modes as string[] | undefined)?.join(" and ")}`;
+    case "trading.resumed":
+      return `Trading resumed: ${(d.modes as string[] | undefined)?.join(" and ")}`;
     default:
       return e.type;
   }

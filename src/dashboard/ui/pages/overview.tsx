@@ -1,7 +1,7 @@
 import { useEffect, useState } from "preact/hooks";
-import { api, get } from "../api.ts";
+import { ApiError, api, get } from "../api.ts";
 import { ErrorNote, Section, useLoad } from "../components.tsx";
-import { fmtSol, fmtTime, fmtUsd, plClass } from "../format.ts";
+import { ago, fmtSol, fmtTime, fmtUsd, plClass } from "../format.ts";
 import { onEvent } from "../live.ts";
 import { rememberAgents, rememberTokens } from "../names.ts";
 import { href, navigate } from "../router.ts";
@@ -129,11 +129,18 @@ function AgentCard({ row, onChange }: { row: AgentLine; onChange: (a: Agent) => 
   );
 }
 
+/** SOL/USD; while the feed is down, since when (the answer's unavailableSince, or a 502's details). */
 function SolPriceCard() {
   const { data, error, reload } = useLoad(() => get<SolPrice>("/price-feeds/sol-usd"), []);
   const [live, setLive] = useState<SolPrice | null>(null);
   useEffect(() => onEvent((e) => e.type === "price.sol" && setLive(e.data as unknown as SolPrice)), []);
   const price = live ?? data;
+  const details = error instanceof ApiError ? (error.details as { unavailableSince?: unknown } | undefined) : undefined;
+  const since = price
+    ? price.unavailableSince
+    : typeof details?.unavailableSince === "string"
+      ? details.unavailableSince
+      : null;
   return (
     <Section
       title="SOL price"
@@ -152,11 +159,32 @@ function SolPriceCard() {
           </span>
         </p>
       ) : (
-        <ErrorNote error={error} />
+        <>
+          <p class="big muted">Price unavailable</p>
+          <ErrorNote error={error} />
+        </>
+      )}
+      {since && (
+        <p class="warn-text" role="status" aria-label="SOL price unavailable since">
+          No fresh SOL price since {fmtTime(since)} ({ago(since)}).
+        </p>
       )}
     </Section>
   );
 }
+
+/** Readable names of GET /data-sources/status's keys; an unknown key shows as sent. */
+const SOURCE_LABELS: Record<string, string> = {
+  priceNetwork: "Price network",
+  solPriceFeed: "SOL price feed",
+  swapAggregator: "Swap aggregator",
+  marketData: "Market data",
+  liquidityChecks: "Liquidity checks",
+  signalGeneration: "Signal generation",
+  solanaRpc: "Solana RPC",
+  confirmRpc: "Confirm node",
+  jitoBlockEngine: "Jito block engine",
+};
 
 function DataSourcesCard() {
   const { data, error } = useLoad(
@@ -168,10 +196,10 @@ function DataSourcesCard() {
       <ErrorNote error={error} />
       <ul class="plain">
         {Object.entries(data ?? {}).map(([name, s]) => (
-          <li key={name} class="row">
-            <span>{name}</span>
+          <li key={name} class="row" aria-label={SOURCE_LABELS[name] ?? name}>
+            <span>{SOURCE_LABELS[name] ?? name}</span>
             <span class={`badge ${s.configured ? "ok" : ""}`}>{s.configured ? "configured" : "not configured"}</span>
-            {s.reachable !== undefined && (
+            {s.reachable !== undefined && s.configured && (
               <span class={`badge ${s.reachable === true ? "ok" : s.reachable === false ? "warn" : ""}`}>
                 {s.reachable === null ? "not tried" : s.reachable ? "reachable" : "unreachable"}
               </span>
