@@ -19,7 +19,7 @@ import {
   login,
   type TestContext,
 } from "../helpers/context.ts";
-import { MINT, startTwoTokenMarket } from "../live/live-context.ts";
+import { MINT, MINT2, startTwoTokenMarket } from "../live/live-context.ts";
 
 // Issue 34 in a real headless Chromium against the real app (in process on a 127.0.0.1 listener,
 // the fake market and the fake Solana node, LIVE_TRADING_ENABLED with WALLET_1): live trading is
@@ -32,6 +32,8 @@ import { MINT, startTwoTokenMarket } from "../live/live-context.ts";
 if (!hasChromium && process.env.CI === "true") throw new Error(`${CHROMIUM} not found: apt-get install chromium`);
 const STEP_MS = 30_000;
 const SHOTS = join(ROOT, "test-output/screenshots");
+/** Not Solscan (the default): the links must follow EXPLORER_URL, its query kept. */
+const EXPLORER = "https://explorer.example/solana?cluster=devnet";
 
 let fake: FakeMarket;
 let ctx: TestContext;
@@ -41,6 +43,8 @@ let page: Page;
 let token = "";
 let apiKey = "";
 let liveWallet = "";
+let liveAgentId = "";
+let paperAgentId = "";
 
 async function call<T = any>(method: string, path: string, body?: unknown): Promise<T> {
   const res = await ctx.request(method, `/api/v1${path}`, { token, body });
@@ -64,17 +68,31 @@ beforeAll(async () => {
   ctx = await createTestContext({
     // The service's clock near the browser's: times on the page read as now.
     clock: new ManualClock(Date.now()),
-    env: { LOG_LEVEL: "warn", ...fake.env(), ...rpc.env(), LIVE_TRADING_ENABLED: "true", SWAP_API: "v1" },
-    services: { ...fake.serviceOptions(), liveWallets: LiveWalletRegistry.fromEnv(walletEnv) },
+    env: {
+      LOG_LEVEL: "warn",
+      ...fake.env(),
+      ...rpc.env(),
+      LIVE_TRADING_ENABLED: "true",
+      SWAP_API: "v1",
+      WALLETS_RATE_LIMIT_PER_MINUTE: "100000",
+      EXPLORER_URL: EXPLORER,
+    },
+    services: {
+      ...fake.serviceOptions(),
+      liveWallets: LiveWalletRegistry.fromEnv(walletEnv),
+      live: { confirmation: { maxPolls: 3, pollIntervalMs: 1 } },
+    },
   });
   const session = await login(ctx);
   token = session.token;
   apiKey = (await createApiKey(ctx, token, ["signals"])).key;
   // A live agent with WALLET_1 and no position; a paper agent that buys every signal.
   const live = await call("POST", "/agents", { name: "Real money", tradingMode: "live" });
+  liveAgentId = live.id;
   await call("POST", "/wallets/assign", { agentId: live.id, walletAddress: liveWallet, walletType: "live" });
   await call("POST", `/wallets/${liveWallet}/check-deposits`);
   const paper = await call("POST", "/agents", { name: "Paper" });
+  paperAgentId = paper.id;
   await call("PUT", `/agents/${paper.id}`, { automatedTradingSimulation: true });
   await call("GET", "/price-feeds/sol-usd");
   served = await openServedPage(ctx, { timeoutMs: 20_000, viewport: { width: 1280, height: 860 } });
@@ -217,6 +235,65 @@ t(
     await banner.getByRole("button", { name: "Resume simulation trading" }).click();
     await banner.waitFor({ state: "detached" });
     expect((await call("GET", "/trading/status")).simulation.tripped).toBeNull();
+    expect(served?.pageErrors).toEqual([]);
+  },
+  STEP_MS,
+);
+
+t(
+  "the chain one click away: explorer links for transactions, wallets and tokens; prices labelled; symbols from market data",
+  async () => {
+    // The live agent trades too now; WIF's signal comes without a symbol.
+    await call("PUT", `/agents/${liveAgentId}`, { automatedTradingLive: true });
+    const res = await ctx.request("POST", "/api/v1/trading-signals", {
+      apiKey,
+      body: { tokenAddress: MINT2, signalType: "buy", signalStrength: 4 },
+    });
+    expect(res.status).toBe(201);
+    const { id: signalId } = await json(res);
+    await ctx.services.signalQueue.idle();
+    const [livePosition] = await call<any[]>("GET", `/agents/${liveAgentId}/positions`);
+    expect(livePosition?.tokenSymbol).toBe("WIF");
+    const [liveBuy] = await call<any[]>("GET", `/agent-transactions?agentId=${liveAgentId}`);
+    expect(liveBuy.transactionHash).toMatch(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/);
+
+    // Signals: the symbol market data gave the token, and its explorer link.
+    await page.getByRole("link", { name: "Signals", exact: true }).click();
+    const row = page.getByRole("row", { name: `Signal ${signalId}`, exact: true });
+    await row.getByRole("cell", { name: "WIF" }).waitFor();
+    const tokenLink = row.getByRole("link", { name: "WIF on explorer.example" });
+    expect(await tokenLink.getAttribute("href")).toBe(`https://explorer.example/solana/token/${MINT2}?cluster=devnet`);
+    expect(await tokenLink.getAttribute("target")).toBe("_blank");
+    expect(await tokenLink.getAttribute("rel")).toBe("noopener noreferrer");
+
+    // The live agent's wallet and its transaction.
+    await page.goto(`${origin}/#/agents/${liveAgentId}/wallets`);
+    const wallet = page.getByRole("link", { name: `Wallet ${liveWallet} on explorer.example` });
+    expect(await wallet.getAttribute("href")).toBe(
+      `https://explorer.example/solana/account/${liveWallet}?cluster=devnet`,
+    );
+    await page.goto(`${origin}/#/agents/${liveAgentId}/history`);
+    const tx = page.getByRole("link", { name: "BUY transaction on explorer.example" });
+    expect(await tx.getAttribute("href")).toBe(
+      `https://explorer.example/solana/tx/${liveBuy.transactionHash}?cluster=devnet`,
+    );
+    // A simulated trade has no chain transaction, so no link.
+    await page.goto(`${origin}/#/agents/${paperAgentId}/history`);
+    const trades = page.getByRole("region", { name: "Trade history" });
+    await trades.getByText("simulated").first().waitFor();
+    expect(await trades.getByRole("link", { name: /transaction on/ }).count()).toBe(0);
+    // Historical swaps: per-token prices are labelled as prices.
+    const swaps = page.getByRole("region", { name: "Historical swaps" });
+    await swaps.getByRole("columnheader", { name: "Buy price (SOL)" }).waitFor();
+    await swaps.getByRole("columnheader", { name: "Sell price (SOL)" }).waitFor();
+    await swaps.getByRole("link", { name: "BONK on explorer.example" }).waitFor();
+    await shoot("live-history");
+
+    // The position page: token and wallet.
+    await page.goto(`${origin}/#/agents/${liveAgentId}/positions/${livePosition.id}`);
+    await page.getByRole("heading", { name: "Position WIF" }).waitFor();
+    await page.getByRole("link", { name: "WIF on explorer.example" }).waitFor();
+    await page.getByRole("link", { name: "Wallet on explorer.example" }).waitFor();
     expect(served?.pageErrors).toEqual([]);
   },
   STEP_MS,

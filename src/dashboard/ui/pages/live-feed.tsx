@@ -1,4 +1,4 @@
-import { Section } from "../components.tsx";
+import { ExplorerLink, Section } from "../components.tsx";
 import { fmtNum, fmtSol, short } from "../format.ts";
 import { recentEvents, type ServiceEvent } from "../live.ts";
 import { agentNames, tokenSymbols } from "../names.ts";
@@ -73,6 +73,9 @@ export function LiveFeed() {
                   </>
                 )}
                 {describeEvent(e)}
+                {e.type.startsWith("trade.") && (
+                  <ExplorerLink kind="tx" id={str(e.data.hash) ?? str(e.data.signature)} label="Transaction" />
+                )}
               </li>
             );
           })}

@@ -1,8 +1,8 @@
 import { useEffect, useMemo, useState } from "preact/hooks";
 import { get, query } from "../api.ts";
 import { type Series, TimeChart } from "../chart.tsx";
-import { ErrorNote, Section, useLoad } from "../components.tsx";
-import { fmtNum, fmtPct, fmtSol, fmtTime, fmtUsd, plClass } from "../format.ts";
+import { ErrorNote, ExplorerLink, Section, useLoad } from "../components.tsx";
+import { fmtNum, fmtPct, fmtSol, fmtTime, fmtUsd, plClass, short } from "../format.ts";
 import { onEvent } from "../live.ts";
 import { href } from "../router.ts";
 import type { Position, PriceBar } from "../types.ts";
@@ -144,8 +144,11 @@ export function PositionDetail({ agentId, positionId }: { agentId: string; posit
       {back}
       <Section title={`Position ${p.tokenSymbol}`}>
         <p class="muted small">
-          <code>{p.tokenAddress}</code> · opened {fmtTime(p.createdAt)} · {fmtNum(p.takeProfit.remainingAmount)} tokens
-          · value {fmtSol(p.current.valueNative)} ·{" "}
+          <code>{p.tokenAddress}</code>
+          <ExplorerLink kind="token" id={p.tokenAddress} label={p.tokenSymbol || "Token"} /> · wallet{" "}
+          <code>{short(p.walletAddress)}</code>
+          <ExplorerLink kind="account" id={p.walletAddress} label="Wallet" /> · opened {fmtTime(p.createdAt)} ·{" "}
+          {fmtNum(p.takeProfit.remainingAmount)} tokens · value {fmtSol(p.current.valueNative)} ·{" "}
           <span class={plClass(p.profitLoss.native)}>
             P/L {fmtSol(p.profitLoss.native)} ({fmtPct(p.profitLoss.percent)})
           </span>
