@@ -85,8 +85,10 @@ export interface Transaction {
   transactionType: "BUY" | "SELL";
   transactionTime: string;
   transactionValueUsd: string;
+  inputMint: string;
   inputSymbol: string;
   inputAmount: string;
+  outputMint: string;
   outputSymbol: string;
   outputAmount: string;
   signalId: number | null;
