@@ -53,6 +53,7 @@ async function call<T = any>(method: string, path: string, body?: unknown): Prom
 }
 
 async function shoot(name: string): Promise<void> {
+  await page.evaluate(() => scrollTo(0, 0)); // the sticky header at the top of a full-page shot
   await page.screenshot({ path: join(SHOTS, `${name}-desktop.png`), fullPage: true });
 }
 
@@ -232,6 +233,8 @@ t(
     const banner = page.getByRole("alert", { name: "Simulation risk breaker tripped" });
     await banner.getByText(tripped.reason, { exact: false }).waitFor();
     await shoot("live-breaker");
+    // Resumed a second later: the new daily-loss window starts after the closed loss.
+    ctx.clock.advance(1_000);
     await banner.getByRole("button", { name: "Resume simulation trading" }).click();
     await banner.waitFor({ state: "detached" });
     expect((await call("GET", "/trading/status")).simulation.tripped).toBeNull();
@@ -294,6 +297,55 @@ t(
     await page.getByRole("heading", { name: "Position WIF" }).waitFor();
     await page.getByRole("link", { name: "WIF on explorer.example" }).waitFor();
     await page.getByRole("link", { name: "Wallet on explorer.example" }).waitFor();
+    expect(served?.pageErrors).toEqual([]);
+  },
+  STEP_MS,
+);
+
+t(
+  "beyond 8 agents the overview lists them in a table that filters and sorts",
+  async () => {
+    for (let i = 1; i <= 8; i++) await call("POST", "/agents", { name: `Bot ${String(i).padStart(2, "0")}` });
+    await page.goto(`${origin}/`);
+    const table = page.getByRole("table", { name: "Agents" });
+    await table.waitFor();
+    expect(await page.locator("article.agent.card").count()).toBe(0);
+    const names = () => table.locator("tbody tr td:first-child").allTextContents();
+    expect(await names()).toEqual([
+      "Bot 01",
+      "Bot 02",
+      "Bot 03",
+      "Bot 04",
+      "Bot 05",
+      "Bot 06",
+      "Bot 07",
+      "Bot 08",
+      "Paper",
+      "Real money",
+    ]);
+    await page.getByLabel("Show mode").selectOption("live");
+    expect(await names()).toEqual(["Real money"]);
+    await page.getByLabel("Show mode").selectOption("");
+    await page.getByLabel("Filter agents").fill("bot 0");
+    await page.getByText("8 of 10 agents").waitFor();
+    await page.getByLabel("Filter agents").fill("");
+    // Realized P/L: the first click sorts the largest first, the second the smallest (Paper's loss).
+    const realized = table.getByRole("button", { name: /^Realized P\/L/ });
+    await realized.click();
+    await realized.click();
+    expect((await names())[0]).toBe("Paper");
+    expect(await table.getByRole("columnheader", { name: /^Realized P\/L/ }).getAttribute("aria-sort")).toBe(
+      "ascending",
+    );
+    // The automation switches work from the table too.
+    const row = table.getByRole("row", { name: "Agent Bot 03" });
+    await row.getByRole("switch", { name: "Simulation automation" }).check();
+    await row.getByRole("switch", { name: "Simulation automation" }).isChecked();
+    const bot3 = (await call<any[]>("GET", "/agents")).find((a) => a.name === "Bot 03");
+    for (let i = 0; i < 100 && !(await call("GET", `/agents/${bot3.id}`)).automatedTradingSimulation; i++)
+      await Bun.sleep(20);
+    expect((await call("GET", `/agents/${bot3.id}`)).automatedTradingSimulation).toBe(true);
+    await shoot("live-agents-table");
     expect(served?.pageErrors).toEqual([]);
   },
   STEP_MS,

@@ -6,6 +6,8 @@ import { onEvent } from "../live.ts";
 import { rememberAgents, rememberTokens } from "../names.ts";
 import { href, navigate } from "../router.ts";
 import { type Agent, type Balance, type Performance, SOL_MINT, type SolPrice } from "../types.ts";
+import { type AgentLine, AgentTable } from "./agent-table.tsx";
+import { AutomationSwitch } from "./automation-switch.tsx";
 import { LiveFeed } from "./live-feed.tsx";
 import { PortfolioCard } from "./portfolio-card.tsx";
 import { DisabledWebhooksWarning } from "./webhook-warning.tsx";
@@ -13,11 +15,8 @@ import { DisabledWebhooksWarning } from "./webhook-warning.tsx";
 // Overview: the portfolio total, every agent with its switches and figures, the
 // SOL price, the data sources and a live feed of signals and trades.
 
-interface AgentLine {
-  agent: Agent;
-  performance: Performance | null;
-  solBalance: string | null;
-}
+/** Up to this many agents show as cards; more as a table that sorts and filters. */
+const CARDS_UP_TO = 8;
 
 async function loadAgents(): Promise<AgentLine[]> {
   const agents = await get<Agent[]>("/agents");
@@ -72,32 +71,6 @@ function CreateAgent({ onCreated }: { onCreated: (a: Agent) => void }) {
       </button>
       <ErrorNote error={error} />
     </form>
-  );
-}
-
-export function AutomationSwitch(props: { agent: Agent; mode: "simulation" | "live"; onChange: (a: Agent) => void }) {
-  const field = props.mode === "simulation" ? "automatedTradingSimulation" : "automatedTradingLive";
-  const [error, setError] = useState<unknown>(null);
-  return (
-    <label class="check">
-      <input
-        type="checkbox"
-        role="switch"
-        aria-checked={props.agent[field]}
-        checked={props.agent[field]}
-        onChange={async (e) => {
-          const checked = e.currentTarget.checked;
-          setError(null);
-          try {
-            props.onChange(await api<Agent>("PUT", `/agents/${props.agent.id}`, { [field]: checked }));
-          } catch (err) {
-            setError(err);
-          }
-        }}
-      />
-      {props.mode === "simulation" ? "Simulation automation" : "Live automation"}
-      <ErrorNote error={error} />
-    </label>
   );
 }
 
@@ -241,11 +214,15 @@ export function OverviewPage() {
         <CreateAgent onCreated={(a) => navigate("agents", a.id)} />
         <ErrorNote error={error} />
         {rows.length === 0 && !error && <p class="muted">No agents yet.</p>}
-        <div class="cards">
-          {rows.map((r) => (
-            <AgentCard key={r.agent.id} row={r} onChange={replace} />
-          ))}
-        </div>
+        {rows.length > CARDS_UP_TO ? (
+          <AgentTable rows={rows} onChange={replace} />
+        ) : (
+          <div class="cards">
+            {rows.map((r) => (
+              <AgentCard key={r.agent.id} row={r} onChange={replace} />
+            ))}
+          </div>
+        )}
       </Section>
       <div class="stack">
         <SolPriceCard />
