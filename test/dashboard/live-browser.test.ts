@@ -350,3 +350,38 @@ t(
   },
   STEP_MS,
 );
+
+t(
+  "after a restart of the service the live feed is replayed from storage",
+  async () => {
+    await served?.close();
+    ctx = await ctx.restart(); // same database, a new process's empty event memory
+    served = await openServedPage(ctx, { timeoutMs: 20_000, viewport: { width: 1280, height: 860 } });
+    ({ origin, page } = served);
+    await page.goto(`${origin}/`);
+    await page.getByLabel("Email").fill(ADMIN_EMAIL);
+    await page.getByLabel("Password").fill(ADMIN_PASSWORD);
+    await page.getByRole("button", { name: "Log in" }).click();
+    const feed = page.getByRole("region", { name: "Live feed" });
+    await feed.getByText("Position closed: BONK (stop_loss)", { exact: false }).waitFor();
+    await feed.getByText(/Signal #2 buy WIF \(strength 4\)/).waitFor();
+    await feed.getByText(/Signal #1 buy BONK \(strength 4\)/).waitFor();
+    await feed.getByText(/BUY WIF 0\.1 SOL \(live\)/).waitFor();
+    await feed.getByRole("link", { name: "Real money" }).first().waitFor();
+    await feed.getByRole("link", { name: "Transaction on explorer.example" }).first().waitFor();
+    // Newest first, each once.
+    const lines = await feed.getByRole("listitem").allTextContents();
+    expect(lines.filter((l) => /Signal #2 buy WIF/.test(l)).length).toBe(1);
+    expect(lines.findIndex((l) => /Signal #2/.test(l))).toBeLessThan(lines.findIndex((l) => /Signal #1/.test(l)));
+    // A new event still arrives live, above the stored ones.
+    const res = await ctx.request("POST", "/api/v1/trading-signals", {
+      apiKey,
+      body: { tokenAddress: MINT, symbol: "BONK", signalType: "hold", signalStrength: 2 },
+    });
+    const { id } = await json(res);
+    await feed.getByText(`Signal #${id} hold BONK (strength 2)`).waitFor();
+    await expect(feed.getByRole("listitem").first().textContent()).resolves.toContain(`Signal #${id} hold BONK`);
+    expect(served.pageErrors).toEqual([]);
+  },
+  STEP_MS,
+);

@@ -7,6 +7,7 @@ import "./trust.css";
 import { render } from "preact";
 import { useEffect } from "preact/hooks";
 import { logout, resumeSession, session, sessionChecked } from "./api.ts";
+import { forgetStoredFeed } from "./feed-history.ts";
 import { startStream, stopStream, streamState } from "./live.ts";
 import { AgentPage } from "./pages/agent.tsx";
 import { ApiKeysPage } from "./pages/api-keys.tsx";
@@ -89,6 +90,7 @@ function App() {
     } else {
       stopStream();
       stopTradingStatus();
+      forgetStoredFeed();
     }
   }, [loggedIn]);
   if (!sessionChecked.value) return <p class="muted center">Loading…</p>;
