@@ -53,7 +53,7 @@ async function call<T = any>(method: string, path: string, body?: unknown): Prom
 }
 
 async function shoot(name: string): Promise<void> {
-  await page.evaluate(() => scrollTo(0, 0)); // the sticky header at the top of a full-page shot
+  await page.evaluate("scrollTo(0, 0)"); // the sticky header at the top of a full-page shot
   await page.screenshot({ path: join(SHOTS, `${name}-desktop.png`), fullPage: true });
 }
 

@@ -155,7 +155,6 @@ const SOURCE_LABELS: Record<string, string> = {
   liquidityChecks: "Liquidity checks",
   signalGeneration: "Signal generation",
   solanaRpc: "Solana RPC",
-  confirmRpc: "Confirm node",
   jitoBlockEngine: "Jito block engine",
 };
 
