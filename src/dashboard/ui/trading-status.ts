@@ -25,7 +25,7 @@ export interface TradingStatus {
 
 export const tradingStatus = signal<TradingStatus | null>(null);
 
-export async function loadTradingStatus(): Promise<void> {
+async function loadTradingStatus(): Promise<void> {
   tradingStatus.value = await get<TradingStatus>("/trading/status").catch(() => tradingStatus.value);
 }
 

@@ -168,6 +168,43 @@ function LevelList({ p }: { p: Position }) {
   );
 }
 
+/** The position's buys and sells, each with its explorer link. */
+function TradeList({ trades }: { trades: TradePoint[] }) {
+  if (trades.length === 0) return null;
+  return (
+    <ul class="plain small" aria-label="Trades of this position">
+      {trades.map((t) => (
+        <li key={t.id}>
+          <span class={t.side === "BUY" ? "gain" : "loss"}>{t.side === "BUY" ? "▲ Buy" : "▼ Sell"}</span>{" "}
+          {fmtSol(t.sol)} at {price(t.price)} SOL · {fmtTime(new Date(t.time * 1000).toISOString())}
+          <ExplorerLink kind="tx" id={t.hash} label={`${t.side === "BUY" ? "Buy" : "Sell"} transaction`} />
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** Sells the whole position after a confirmation. */
+function CloseButton(props: { agentId: string; p: Position; onClosed: (text: string) => void }) {
+  const { agentId, p, onClosed } = props;
+  return (
+    <ConfirmButton
+      label="Close position"
+      confirmLabel="Confirm close"
+      question={`Sell all ${p.tokenSymbol}?`}
+      danger
+      onConfirm={async () => {
+        const r = await api<{ profitLossSol: number; changePercent: number }>(
+          "POST",
+          `/agent-positions/${agentId}/${p.id}/close`,
+          { reason: "manual" },
+        );
+        onClosed(`${p.tokenSymbol} closed: P/L ${fmtSol(r.profitLossSol)} (${fmtPct(r.changePercent)})`);
+      }}
+    />
+  );
+}
+
 export function PositionDetail({ agentId, positionId }: { agentId: string; positionId: string }) {
   const [version, setVersion] = useState(0);
   const [openedAt] = useState(() => Date.now());
@@ -241,18 +278,11 @@ export function PositionDetail({ agentId, positionId }: { agentId: string; posit
       <Section
         title={`Position ${p.tokenSymbol}`}
         actions={
-          <ConfirmButton
-            label="Close position"
-            confirmLabel="Confirm close"
-            question={`Sell all ${p.tokenSymbol}?`}
-            danger
-            onConfirm={async () => {
-              const r = await api<{ profitLossSol: number; changePercent: number }>(
-                "POST",
-                `/agent-positions/${agentId}/${p.id}/close`,
-                { reason: "manual" },
-              );
-              setClosed(`${p.tokenSymbol} closed: P/L ${fmtSol(r.profitLossSol)} (${fmtPct(r.changePercent)})`);
+          <CloseButton
+            agentId={agentId}
+            p={p}
+            onClosed={(text) => {
+              setClosed(text);
               setVersion((v) => v + 1);
             }}
           />
@@ -288,17 +318,7 @@ export function PositionDetail({ agentId, positionId }: { agentId: string; posit
             Beyond the chart: {chart.edges.map((e) => e.label).join(" · ")}
           </p>
         )}
-        {trades.length > 0 && (
-          <ul class="plain small" aria-label="Trades of this position">
-            {trades.map((t) => (
-              <li key={t.id}>
-                <span class={t.side === "BUY" ? "gain" : "loss"}>{t.side === "BUY" ? "▲ Buy" : "▼ Sell"}</span>{" "}
-                {fmtSol(t.sol)} at {price(t.price)} SOL · {fmtTime(new Date(t.time * 1000).toISOString())}
-                <ExplorerLink kind="tx" id={t.hash} label={`${t.side === "BUY" ? "Buy" : "Sell"} transaction`} />
-              </li>
-            ))}
-          </ul>
-        )}
+        <TradeList trades={trades} />
         <LevelList p={p} />
       </Section>
     </div>
