@@ -133,9 +133,14 @@ export function CheckboxGroup(props: {
 
 const WHAT: Record<ExplorerKind, string> = { tx: "Transaction", account: "Wallet", token: "Token" };
 
-/** The explorer's page of `id` at the service's EXPLORER_URL; null: no link (simulated id, links off). */
-export const explorerLink = (kind: ExplorerKind, id: string | null | undefined) =>
-  explorerHref(kind, id, tradingStatus.value?.explorerUrl ?? DEFAULT_EXPLORER);
+/**
+ * The explorer's page of `id` at the service's EXPLORER_URL; null: no link (simulated id, links
+ * off, or the service has not said yet: no link to Solscan flashes up where links are turned off).
+ */
+export function explorerLink(kind: ExplorerKind, id: string | null | undefined): string | null {
+  const status = tradingStatus.value;
+  return status ? explorerHref(kind, id, status.explorerUrl ?? DEFAULT_EXPLORER) : null;
+}
 
 /** A small "↗" link to the explorer; `label` names the thing for screen readers and tests. */
 export function ExplorerLink(props: { kind: ExplorerKind; id: string | null | undefined; label?: string }) {
