@@ -226,6 +226,11 @@ export const configSchema = z.object({
    * node proves it too, from its own reads; empty: SOLANA_RPC_URL alone is trusted with it.
    */
   SOLANA_CONFIRM_RPC_URL: sourceUrl(""),
+  /**
+   * Block explorer the dashboard links transactions, wallets and tokens to (<url>/tx/<signature>,
+   * /account/<address>, /token/<mint>; a query such as ?cluster=devnet is kept); empty: no links.
+   */
+  EXPLORER_URL: sourceUrl("https://solscan.io"),
   /** PRODUCT.md §7: a built-in synthetic market in place of every outside source (src/market/demo). */
   DEMO_MARKET: bool(false),
   /** Strategy lab (PRODUCT.md §7): days of 1-minute price bars recorded after each signal. */

@@ -306,7 +306,8 @@ export class SignalProcessor {
         walletAddress: wallet,
         signal: { id: signal.id, tokenAddress: signal.tokenAddress, symbol: signal.symbol },
         sizeSol: size,
-        marketSymbol: md?.symbol ?? null,
+        // A signal without a symbol takes the one market data gives (not the mint's first letters).
+        marketSymbol: signal.symbol ? null : ((md ?? (await marketData()))?.symbol ?? null),
         // Live: a second, independent price for the buy's floor when the Price API has none.
         marketPriceUsd: a.tradingMode === "live" ? ((await marketData())?.priceUsd ?? null) : null,
         // Live agents quote and swap on their own (the live executor ignores shared quotes).

@@ -114,7 +114,8 @@ t(
     await page.getByLabel("Remember me").check();
     await page.getByRole("button", { name: "Log in" }).click();
     await page.getByRole("heading", { name: "Agents", exact: true }).waitFor();
-    await page.getByText("Live", { exact: true }).waitFor();
+    // The header's badge is the event stream's state, named as such (not "Live": issue 34).
+    await page.getByTitle("Event stream").getByText("Connected", { exact: true }).waitFor();
     // The refresh token is in an HttpOnly cookie: page scripts cannot see it, only the session
     // hint that says there is one to resume (src/http/routes/auth/refresh-cookie.ts).
     expect(await page.evaluate("document.cookie")).toBe("trading_agent_session=1");

@@ -229,11 +229,11 @@ t(
 );
 
 t(
-  "a position's page: the recorded price bars with its entry, peak, stop, take-profit and DCA lines",
+  "a position's page: the price bars scaled to the price, levels beyond as edge markers, the buy marked, Close",
   async () => {
     await page.getByRole("link", { name: "Overview" }).click();
     await page.getByRole("link", { name: "Momentum" }).first().click();
-    await page.getByRole("row", { name: "Position BONK" }).getByRole("link", { name: "BONK" }).click();
+    await page.getByRole("row", { name: "Position BONK" }).getByRole("link", { name: "BONK", exact: true }).click();
     await page.getByRole("heading", { name: "Position BONK" }).waitFor();
     await page.locator(".chart canvas").waitFor();
     const legend = (await page.locator(".chart .u-legend").textContent()) ?? "";
@@ -247,7 +247,27 @@ t(
     await levels.getByText("0.000084 SOL (25 % below the peak)").waitFor();
     await levels.getByText("0.000112 SOL").waitFor(); // the peak
     expect(await page.getByText(/No price bars recorded/).count()).toBe(0);
+    // Issue 34: the y axis follows the price (0.0001 to 0.000112), so the levels beyond it are
+    // edge markers, named under the chart; the buy is a marker on the line and listed.
+    expect(legend).toContain("Buy");
+    const beyond = (await page.getByRole("note", { name: "Levels beyond the chart" }).textContent()) ?? "";
+    for (const level of ["TP 1 0.00015 ↑", "TP 2 0.0002 ↑", "Stop 0.000084 ↓", "DCA 1 0.00009 ↓", "DCA 2 0.00008 ↓"])
+      expect(beyond).toContain(level);
+    expect(beyond).not.toContain("Entry");
+    expect(beyond).not.toContain("Peak");
+    const trades = page.getByRole("list", { name: "Trades of this position" });
+    await trades.getByText(/▲ Buy 0\.5 SOL at 0\.0001 SOL/).waitFor();
     await shoot("depth-position", "dashboard-position.png");
+    // Close from the position's own page, after a confirmation.
+    await page.getByRole("button", { name: "Close position" }).click();
+    await page.getByRole("button", { name: "Confirm close" }).click();
+    await page
+      .getByRole("status")
+      .getByText(/^BONK closed: P\/L .*SOL/)
+      .waitFor();
+    await page.getByText("This position is closed or does not exist").waitFor();
+    const left = await call<any[]>("GET", `/agents/${agents.Momentum}/positions`);
+    expect(left.map((p) => p.tokenAddress)).toEqual([WIF]);
   },
   STEP_MS,
 );

@@ -85,6 +85,18 @@ describe("signal → position", () => {
     expect(t.count("positions", "agent_id = ?", mine.id)).toBe(1);
   });
 
+  test("a signal without a symbol: the position takes the symbol market data gives, not the mint's letters", async () => {
+    const agent = await t.createAgent();
+    await t.postSignal({ symbol: undefined });
+    await t.settle();
+    const [pos] = await t.positions(agent.id);
+    expect(pos.tokenSymbol).toBe("BONK");
+    const [swap] = await json(
+      await t.ctx.request("GET", `/api/v1/agent-transactions?agentId=${agent.id}`, { token: t.token }),
+    );
+    expect(swap.outputSymbol).toBe("BONK");
+  });
+
   test("one position per token: a second signal on the same token buys nothing more", async () => {
     const agent = await t.createAgent();
     await t.postSignal();

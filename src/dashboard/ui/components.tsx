@@ -1,6 +1,8 @@
 import type { ComponentChildren } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { ApiError } from "./api.ts";
+import { DEFAULT_EXPLORER, type ExplorerKind, explorerHref } from "./explorer.ts";
+import { tradingStatus } from "./trading-status.ts";
 
 // Small building blocks. Every input has a visible label and every action is a button with text,
 // so keyboards, screen readers and browser tests find them by role and name.
@@ -126,5 +128,35 @@ export function CheckboxGroup(props: {
         </label>
       ))}
     </div>
+  );
+}
+
+const WHAT: Record<ExplorerKind, string> = { tx: "Transaction", account: "Wallet", token: "Token" };
+
+/**
+ * The explorer's page of `id` at the service's EXPLORER_URL; null: no link (simulated id, links
+ * off, or the service has not said yet: no link to Solscan flashes up where links are turned off).
+ */
+export function explorerLink(kind: ExplorerKind, id: string | null | undefined): string | null {
+  const status = tradingStatus.value;
+  return status ? explorerHref(kind, id, status.explorerUrl ?? DEFAULT_EXPLORER) : null;
+}
+
+/** A small "↗" link to the explorer; `label` names the thing for screen readers and tests. */
+export function ExplorerLink(props: { kind: ExplorerKind; id: string | null | undefined; label?: string }) {
+  const link = explorerLink(props.kind, props.id);
+  if (!link) return null;
+  const host = new URL(link).host;
+  return (
+    <a
+      class="explorer"
+      href={link}
+      target="_blank"
+      rel="noopener noreferrer"
+      aria-label={`${props.label ?? WHAT[props.kind]} on ${host}`}
+      title={`Open on ${host}`}
+    >
+      ↗
+    </a>
   );
 }

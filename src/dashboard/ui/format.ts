@@ -47,3 +47,12 @@ export const short = (s: string, n = 6) => (s.length > 2 * n + 1 ? `${s.slice(0,
 
 /** A datetime-local input's value as ISO 8601 (empty stays empty). */
 export const localToIso = (v: string) => (v ? new Date(v).toISOString() : "");
+
+/** How long ago an ISO time was, coarsely: "3 min ago", "2 h ago". */
+export function ago(iso: string, now = Date.now()): string {
+  const s = Math.max(0, Math.round((now - new Date(iso).getTime()) / 1000));
+  if (s < 60) return `${s} s ago`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ago`;
+  if (s < 86_400) return `${Math.floor(s / 3600)} h ago`;
+  return `${Math.floor(s / 86_400)} d ago`;
+}

@@ -17,7 +17,10 @@ type EventType =
   | "position.updated"
   | "position.closed"
   | "price.sol"
-  | "webhook.disabled";
+  | "webhook.disabled"
+  | "risk.tripped"
+  | "trading.paused"
+  | "trading.resumed";
 
 export interface ServiceEvent {
   id: number;
@@ -35,6 +38,9 @@ const TYPES: EventType[] = [
   "position.closed",
   "price.sol",
   "webhook.disabled",
+  "risk.tripped",
+  "trading.paused",
+  "trading.resumed",
 ];
 
 export const streamState = signal<"off" | "connecting" | "open" | "reconnecting">("off");
@@ -63,11 +69,40 @@ function dispatch(raw: MessageEvent<string>): void {
     return;
   }
   rememberFromEvent(e.data);
-  // A reconnect may replay what the feed holds; ids restart with the service, hence the time too.
-  if (inFeed(e) && !recentEvents.value.some((r) => r.id === e.id && r.time === e.time)) {
+  // A reconnect may replay what the feed holds, and stored events (feed-history.ts) may be there.
+  const key = feedKey(e);
+  if (inFeed(e) && !recentEvents.value.some((r) => feedKey(r) === key)) {
     recentEvents.value = [e, ...recentEvents.value].slice(0, FEED_SIZE);
   }
   for (const fn of listeners) fn(e);
+}
+
+/**
+ * What a feed line is about: the signal, the trade, the closed position; else the event itself
+ * (ids restart with the service, hence the time too).
+ */
+export function feedKey(e: ServiceEvent): string {
+  const d = e.data;
+  const sig = d.signal as { id?: unknown } | undefined;
+  if (e.type === "signal.created" && sig?.id !== undefined) return `signal:${sig.id}`;
+  if (e.type === "trade.executed" && d.transactionId) return `trade:${d.transactionId}`;
+  if (e.type === "position.closed" && d.historicalSwapId) return `close:${d.historicalSwapId}`;
+  return `event:${e.id}:${e.time}`;
+}
+
+/** Stored events (read from the API after a restart emptied the stream's memory) merged into the feed. */
+export function seedFeed(stored: ServiceEvent[]): void {
+  const seen = new Set(recentEvents.value.map(feedKey));
+  const fresh = stored.filter((e) => {
+    const key = feedKey(e);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+  if (fresh.length === 0) return;
+  recentEvents.value = [...recentEvents.value, ...fresh]
+    .sort((a, b) => Date.parse(b.time) - Date.parse(a.time))
+    .slice(0, FEED_SIZE);
 }
 
 export function startStream(): void {

@@ -3,19 +3,24 @@ import "./style.css";
 import "./parts.css";
 import "./settings.css";
 import "./depth.css";
+import "./trust.css";
 import { render } from "preact";
 import { useEffect } from "preact/hooks";
 import { logout, resumeSession, session, sessionChecked } from "./api.ts";
+import { forgetStoredFeed } from "./feed-history.ts";
 import { startStream, stopStream, streamState } from "./live.ts";
 import { AgentPage } from "./pages/agent.tsx";
 import { ApiKeysPage } from "./pages/api-keys.tsx";
 import { CopyTradingPage } from "./pages/copy-trading.tsx";
 import { LoginPage } from "./pages/login.tsx";
 import { OverviewPage } from "./pages/overview.tsx";
+import { RiskLimitsPage } from "./pages/risk-limits.tsx";
 import { SettingsPage } from "./pages/settings.tsx";
 import { SignalDetailPage, SignalsPage } from "./pages/signals.tsx";
 import { StrategyLabPage } from "./pages/strategy-lab.tsx";
+import { TradingBanners, TradingSwitch } from "./pages/trading-controls.tsx";
 import { href, route } from "./router.ts";
+import { followTradingStatus, stopTradingStatus } from "./trading-status.ts";
 
 // The dashboard: one page, hash routes, Preact with signals. Pages fetch from
 // /api/v1 with the access token; live changes arrive on the event stream (live.ts).
@@ -36,14 +41,23 @@ function Nav() {
         {link(href("lab"), "Strategy lab", top === "lab")}
         {link(href("api-keys"), "API keys", top === "api-keys")}
         {link(href("notifications"), "Notifications", top === "notifications")}
+        {link(href("risk-limits"), "Risk limits", top === "risk-limits")}
       </nav>
       <div class="row">
         {/* The browsable reference of /api/v1 (served by this service, nothing loads from outside). */}
         <a class="header-link" href="/api/v1/docs" target="_blank" rel="noopener">
           API reference
         </a>
-        <span class={`stream ${streamState.value}`} title="Live event stream">
-          {streamState.value === "open" ? "Live" : streamState.value === "off" ? "Offline" : "Reconnecting…"}
+        <TradingSwitch />
+        {/* The event stream's state (not live trading: the banner says when that is on). */}
+        <span class={`stream ${streamState.value}`} title="Event stream">
+          {streamState.value === "open"
+            ? "Connected"
+            : streamState.value === "off"
+              ? "Offline"
+              : streamState.value === "connecting"
+                ? "Connecting…"
+                : "Reconnecting…"}
         </span>
         <span class="muted hide-narrow">{session.value?.user.email}</span>
         <button type="button" onClick={() => void logout()}>
@@ -63,14 +77,21 @@ function Page() {
   if (top === "lab") return <StrategyLabPage id={id} />;
   if (top === "copy-trading") return <CopyTradingPage />;
   if (top === "notifications") return <SettingsPage />;
+  if (top === "risk-limits") return <RiskLimitsPage />;
   return <OverviewPage />;
 }
 
 function App() {
   const loggedIn = session.value !== null;
   useEffect(() => {
-    if (loggedIn) startStream();
-    else stopStream();
+    if (loggedIn) {
+      startStream();
+      followTradingStatus();
+    } else {
+      stopStream();
+      stopTradingStatus();
+      forgetStoredFeed();
+    }
   }, [loggedIn]);
   if (!sessionChecked.value) return <p class="muted center">Loading…</p>;
   if (!loggedIn) return <LoginPage />;
@@ -78,6 +99,7 @@ function App() {
     <>
       <Nav />
       <main>
+        <TradingBanners />
         <Page />
       </main>
     </>

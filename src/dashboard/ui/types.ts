@@ -85,8 +85,10 @@ export interface Transaction {
   transactionType: "BUY" | "SELL";
   transactionTime: string;
   transactionValueUsd: string;
+  inputMint: string;
   inputSymbol: string;
   inputAmount: string;
+  outputMint: string;
   outputSymbol: string;
   outputAmount: string;
   signalId: number | null;
@@ -127,6 +129,8 @@ export interface SolPrice {
   lastUpdated: string;
   isStale: boolean;
   source: string;
+  /** Since when no fresh price has been had (absent from older servers; null while fresh). */
+  unavailableSince?: string | null;
 }
 
 export const SOL_MINT = "So11111111111111111111111111111111111111112";

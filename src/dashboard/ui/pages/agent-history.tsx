@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { download, get, query } from "../api.ts";
-import { ErrorNote, Section, useLoad } from "../components.tsx";
+import { ErrorNote, ExplorerLink, explorerLink, Section, useLoad } from "../components.tsx";
 import { fmtNum, fmtPct, fmtSol, fmtTime, fmtUsd, localToIso, plClass, short } from "../format.ts";
 import type { Swap, Transaction } from "../types.ts";
 
@@ -52,6 +52,7 @@ function Transactions({ agentId }: { agentId: string }) {
                 <th>Value</th>
                 <th>Fees</th>
                 <th>Signal</th>
+                <th>Transaction</th>
               </tr>
             </thead>
             <tbody>
@@ -78,6 +79,13 @@ function Transactions({ agentId }: { agentId: string }) {
                   <td>{fmtUsd(t.transactionValueUsd)}</td>
                   <td>{fmtNum(t.fees, 6)}</td>
                   <td>{t.signalId ?? "–"}</td>
+                  <td>
+                    {explorerLink("tx", t.transactionHash) ? (
+                      <ExplorerLink kind="tx" id={t.transactionHash} label={`${t.transactionType} transaction`} />
+                    ) : (
+                      <span class="muted small">simulated</span>
+                    )}
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -154,8 +162,8 @@ function Swaps({ agentId }: { agentId: string }) {
               <tr>
                 <th>Token</th>
                 <th>Amount</th>
-                <th>Bought (SOL)</th>
-                <th>Sold (SOL)</th>
+                <th>Buy price (SOL)</th>
+                <th>Sell price (SOL)</th>
                 <th>P/L</th>
                 <th>Change</th>
                 <th>Reason</th>
@@ -167,10 +175,11 @@ function Swaps({ agentId }: { agentId: string }) {
                 <tr key={s.id} aria-label={`Swap ${s.tokenSymbol}`}>
                   <td data-label="Token" title={s.tokenAddress}>
                     {s.tokenSymbol || short(s.tokenAddress)}
+                    <ExplorerLink kind="token" id={s.tokenAddress} label={s.tokenSymbol || "Token"} />
                   </td>
                   <td data-label="Amount">{fmtNum(s.amount)}</td>
-                  <td data-label="Bought (SOL)">{fmtNum(s.purchasePrice, 10)}</td>
-                  <td data-label="Sold (SOL)">{fmtNum(s.salePrice, 10)}</td>
+                  <td data-label="Buy price (SOL)">{fmtNum(s.purchasePrice, 10)}</td>
+                  <td data-label="Sell price (SOL)">{fmtNum(s.salePrice, 10)}</td>
                   <td data-label="P/L" class={plClass(s.profitLossSol)}>
                     {fmtSol(s.profitLossSol)}
                     <div class="small">{fmtUsd(s.profitLossUsd)}</div>

@@ -1,6 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, get } from "../api.ts";
-import { ConfirmButton, ErrorNote, Section } from "../components.tsx";
+import { ConfirmButton, ErrorNote, ExplorerLink, Section } from "../components.tsx";
 import { fmtNum, fmtPct, fmtSol, fmtTime, fmtUsd, plClass, short } from "../format.ts";
 import { onEvent } from "../live.ts";
 import { href } from "../router.ts";
@@ -82,6 +82,7 @@ export function AgentPositions({ agentId }: { agentId: string }) {
                     <a href={href("agents", agentId, "positions", p.id)} title="Chart and levels">
                       <strong>{p.tokenSymbol || short(p.tokenAddress)}</strong>
                     </a>
+                    <ExplorerLink kind="token" id={p.tokenAddress} label={p.tokenSymbol || "Token"} />
                     {p.takeProfit.levelsHit > 0 && <span class="badge">TP {p.takeProfit.levelsHit}</span>}
                   </td>
                   <td data-label="Amount">{fmtNum(p.takeProfit.remainingAmount)}</td>

@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { api, get } from "../api.ts";
-import { ConfirmButton, ErrorNote, Section, useLoad } from "../components.tsx";
+import { ConfirmButton, ErrorNote, ExplorerLink, Section, useLoad } from "../components.tsx";
 import { fmtSol, fmtTime } from "../format.ts";
 import type { Agent } from "../types.ts";
 
@@ -64,6 +64,7 @@ export function AgentWallets({ agent }: { agent: Agent }) {
             <li key={w.walletAddress} class="wallet">
               <div>
                 <span class={`badge ${w.walletType}`}>{w.walletType}</span> <code>{w.walletAddress}</code>
+                <ExplorerLink kind="account" id={w.walletAddress} label={`Wallet ${w.walletAddress}`} />
                 {!w.isAvailable && <span class="badge warn">not loaded</span>}
                 <div class="muted small">assigned {fmtTime(w.createdAt)}</div>
               </div>

@@ -8,7 +8,7 @@ import { AgentPerformance } from "./agent-performance.tsx";
 import { AgentPositions } from "./agent-positions.tsx";
 import { AgentSettings } from "./agent-settings.tsx";
 import { AgentWallets } from "./agent-wallets.tsx";
-import { AutomationSwitch } from "./overview.tsx";
+import { AutomationSwitch } from "./automation-switch.tsx";
 import { PositionDetail } from "./position-detail.tsx";
 import { StrategyEditor } from "./strategy-editor.tsx";
 

@@ -1,12 +1,14 @@
-import { Section } from "../components.tsx";
+import { useEffect } from "preact/hooks";
+import { ExplorerLink, Section } from "../components.tsx";
+import { loadStoredFeed } from "../feed-history.ts";
 import { fmtNum, fmtSol, short } from "../format.ts";
-import { recentEvents, type ServiceEvent } from "../live.ts";
+import { feedKey, recentEvents, type ServiceEvent } from "../live.ts";
 import { agentNames, tokenSymbols } from "../names.ts";
 import { href } from "../router.ts";
 
 // The overview's live feed: the latest signals, trades and position changes, each naming its agent
-// and token. After a reload it starts from the stream's replay (live.ts), so the last events are
-// still there. Names: the event's own `agentName` / `tokenSymbol` when the server sends them,
+// and token. After a reload it starts from the stream's replay (live.ts), and after a restart of
+// the service from storage (feed-history.ts), so the last events are still there. Names: the event's own `agentName` / `tokenSymbol` when the server sends them,
 // otherwise looked up from what the page has loaded (names.ts); an unknown id shows shortened.
 
 const str = (v: unknown) => (typeof v === "string" && v ? v : null);
@@ -41,6 +43,12 @@ function describeEvent(e: Pick<ServiceEvent, "type" | "data">): string {
       return `Position closed: ${tokenOf(d)} (${d.reason}), P/L ${fmtSol(d.profitLossSol)}`;
     case "webhook.disabled":
       return `Webhook disabled: ${d.reason}`;
+    case "risk.tripped":
+      return `Risk breaker tripped (${d.mode}): ${d.reason}`;
+    case "trading.paused":
+      return `Trading paused: ${(d.modes as string[] | undefined)?.join(" and ")}`;
+    case "trading.resumed":
+      return `Trading resumed: ${(d.modes as string[] | undefined)?.join(" and ")}`;
     default:
       return e.type;
   }
@@ -48,6 +56,8 @@ function describeEvent(e: Pick<ServiceEvent, "type" | "data">): string {
 
 export function LiveFeed() {
   const events = recentEvents.value;
+  // After a restart the stream holds nothing older: the latest stored events fill the feed.
+  useEffect(() => void loadStoredFeed(), []);
   return (
     <Section title="Live feed">
       {events.length === 0 ? (
@@ -57,7 +67,7 @@ export function LiveFeed() {
           {events.map((e) => {
             const agent = agentOf(e.data);
             return (
-              <li key={e.id}>
+              <li key={feedKey(e)}>
                 <time class="muted small" dateTime={e.time}>
                   {new Date(e.time).toLocaleTimeString()}
                 </time>{" "}
@@ -67,6 +77,9 @@ export function LiveFeed() {
                   </>
                 )}
                 {describeEvent(e)}
+                {e.type.startsWith("trade.") && (
+                  <ExplorerLink kind="tx" id={str(e.data.hash) ?? str(e.data.signature)} label="Transaction" />
+                )}
               </li>
             );
           })}

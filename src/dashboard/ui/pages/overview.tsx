@@ -1,11 +1,13 @@
 import { useEffect, useState } from "preact/hooks";
-import { api, get } from "../api.ts";
+import { ApiError, api, get } from "../api.ts";
 import { ErrorNote, Section, useLoad } from "../components.tsx";
-import { fmtSol, fmtTime, fmtUsd, plClass } from "../format.ts";
+import { ago, fmtSol, fmtTime, fmtUsd, plClass } from "../format.ts";
 import { onEvent } from "../live.ts";
 import { rememberAgents, rememberTokens } from "../names.ts";
 import { href, navigate } from "../router.ts";
 import { type Agent, type Balance, type Performance, SOL_MINT, type SolPrice } from "../types.ts";
+import { type AgentLine, AgentTable } from "./agent-table.tsx";
+import { AutomationSwitch } from "./automation-switch.tsx";
 import { LiveFeed } from "./live-feed.tsx";
 import { PortfolioCard } from "./portfolio-card.tsx";
 import { DisabledWebhooksWarning } from "./webhook-warning.tsx";
@@ -13,11 +15,8 @@ import { DisabledWebhooksWarning } from "./webhook-warning.tsx";
 // Overview: the portfolio total, every agent with its switches and figures, the
 // SOL price, the data sources and a live feed of signals and trades.
 
-interface AgentLine {
-  agent: Agent;
-  performance: Performance | null;
-  solBalance: string | null;
-}
+/** Up to this many agents show as cards; more as a table that sorts and filters. */
+const CARDS_UP_TO = 8;
 
 async function loadAgents(): Promise<AgentLine[]> {
   const agents = await get<Agent[]>("/agents");
@@ -75,32 +74,6 @@ function CreateAgent({ onCreated }: { onCreated: (a: Agent) => void }) {
   );
 }
 
-export function AutomationSwitch(props: { agent: Agent; mode: "simulation" | "live"; onChange: (a: Agent) => void }) {
-  const field = props.mode === "simulation" ? "automatedTradingSimulation" : "automatedTradingLive";
-  const [error, setError] = useState<unknown>(null);
-  return (
-    <label class="check">
-      <input
-        type="checkbox"
-        role="switch"
-        aria-checked={props.agent[field]}
-        checked={props.agent[field]}
-        onChange={async (e) => {
-          const checked = e.currentTarget.checked;
-          setError(null);
-          try {
-            props.onChange(await api<Agent>("PUT", `/agents/${props.agent.id}`, { [field]: checked }));
-          } catch (err) {
-            setError(err);
-          }
-        }}
-      />
-      {props.mode === "simulation" ? "Simulation automation" : "Live automation"}
-      <ErrorNote error={error} />
-    </label>
-  );
-}
-
 function AgentCard({ row, onChange }: { row: AgentLine; onChange: (a: Agent) => void }) {
   const { agent, performance: p } = row;
   return (
@@ -129,11 +102,18 @@ function AgentCard({ row, onChange }: { row: AgentLine; onChange: (a: Agent) => 
   );
 }
 
+/** SOL/USD; while the feed is down, since when (the answer's unavailableSince, or a 502's details). */
 function SolPriceCard() {
   const { data, error, reload } = useLoad(() => get<SolPrice>("/price-feeds/sol-usd"), []);
   const [live, setLive] = useState<SolPrice | null>(null);
   useEffect(() => onEvent((e) => e.type === "price.sol" && setLive(e.data as unknown as SolPrice)), []);
   const price = live ?? data;
+  const details = error instanceof ApiError ? (error.details as { unavailableSince?: unknown } | undefined) : undefined;
+  const since = price
+    ? price.unavailableSince
+    : typeof details?.unavailableSince === "string"
+      ? details.unavailableSince
+      : null;
   return (
     <Section
       title="SOL price"
@@ -152,11 +132,31 @@ function SolPriceCard() {
           </span>
         </p>
       ) : (
-        <ErrorNote error={error} />
+        <>
+          <p class="big muted">Price unavailable</p>
+          <ErrorNote error={error} />
+        </>
+      )}
+      {since && (
+        <p class="warn-text" role="status" aria-label="SOL price unavailable since">
+          No fresh SOL price since {fmtTime(since)} ({ago(since)}).
+        </p>
       )}
     </Section>
   );
 }
+
+/** Readable names of GET /data-sources/status's keys; an unknown key shows as sent. */
+const SOURCE_LABELS: Record<string, string> = {
+  priceNetwork: "Price network",
+  solPriceFeed: "SOL price feed",
+  swapAggregator: "Swap aggregator",
+  marketData: "Market data",
+  liquidityChecks: "Liquidity checks",
+  signalGeneration: "Signal generation",
+  solanaRpc: "Solana RPC",
+  jitoBlockEngine: "Jito block engine",
+};
 
 function DataSourcesCard() {
   const { data, error } = useLoad(
@@ -181,10 +181,10 @@ function DataSourcesCard() {
           </li>
         )}
         {Object.entries(data ?? {}).map(([name, s]) => (
-          <li key={name} class="row">
-            <span>{name}</span>
+          <li key={name} class="row" aria-label={SOURCE_LABELS[name] ?? name}>
+            <span>{SOURCE_LABELS[name] ?? name}</span>
             <span class={`badge ${s.configured ? "ok" : ""}`}>{s.configured ? "configured" : "not configured"}</span>
-            {s.reachable !== undefined && (
+            {s.reachable !== undefined && s.configured && (
               <span class={`badge ${s.reachable === true ? "ok" : s.reachable === false ? "warn" : ""}`}>
                 {s.reachable === null ? "not tried" : s.reachable ? "reachable" : "unreachable"}
               </span>
@@ -226,11 +226,15 @@ export function OverviewPage() {
         <CreateAgent onCreated={(a) => navigate("agents", a.id)} />
         <ErrorNote error={error} />
         {rows.length === 0 && !error && <p class="muted">No agents yet.</p>}
-        <div class="cards">
-          {rows.map((r) => (
-            <AgentCard key={r.agent.id} row={r} onChange={replace} />
-          ))}
-        </div>
+        {rows.length > CARDS_UP_TO ? (
+          <AgentTable rows={rows} onChange={replace} />
+        ) : (
+          <div class="cards">
+            {rows.map((r) => (
+              <AgentCard key={r.agent.id} row={r} onChange={replace} />
+            ))}
+          </div>
+        )}
       </Section>
       <div class="stack">
         <SolPriceCard />

@@ -5,7 +5,8 @@ import type { ModeTotals, Portfolio } from "../types.ts";
 
 // The overview's portfolio total (GET /portfolio): all agents together, one row per trading mode,
 // because simulation SOL is virtual and never added to real SOL. "Today" starts at the viewer's
-// local midnight. The Live row appears once a live wallet holds or has traded anything.
+// local midnight. The Live row appears from the first live wallet assigned to an agent (before it
+// holds or trades anything), or once live trades exist.
 
 const localMidnight = () => {
   const d = new Date();
@@ -13,7 +14,8 @@ const localMidnight = () => {
   return d.toISOString();
 };
 
-const isEmpty = (m: ModeTotals) => Number(m.totalValueSol) === 0 && m.openPositions === 0 && m.closedTrades === 0;
+const isEmpty = (m: ModeTotals) =>
+  !m.wallets && Number(m.totalValueSol) === 0 && m.openPositions === 0 && m.closedTrades === 0;
 
 function Money(props: { sol: string; usd: string | null; pl?: boolean }) {
   return (

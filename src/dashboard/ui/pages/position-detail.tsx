@@ -1,11 +1,11 @@
 import { useEffect, useMemo, useState } from "preact/hooks";
-import { get, query } from "../api.ts";
-import { type Series, TimeChart } from "../chart.tsx";
-import { ErrorNote, Section, useLoad } from "../components.tsx";
-import { fmtNum, fmtPct, fmtSol, fmtTime, fmtUsd, plClass } from "../format.ts";
+import { api, get, query } from "../api.ts";
+import { type EdgeMarker, type Series, TimeChart } from "../chart.tsx";
+import { ConfirmButton, ErrorNote, ExplorerLink, Section, useLoad } from "../components.tsx";
+import { fmtNum, fmtPct, fmtSol, fmtTime, fmtUsd, plClass, short } from "../format.ts";
 import { onEvent } from "../live.ts";
 import { href } from "../router.ts";
-import type { Position, PriceBar } from "../types.ts";
+import type { Position, PriceBar, Transaction } from "../types.ts";
 import { price } from "./position-levels.tsx";
 
 // One open position: its price since shortly before the buy (the recorded 1-minute bars of
@@ -17,12 +17,78 @@ const LEAD_MS = 30 * 60_000;
 /** The prices route serves at most 31 days; an older position shows its last 30. */
 const MAX_SPAN_MS = 30 * 86_400_000;
 
-function chartOf(p: Position, bars: PriceBar[]): { times: number[]; series: Series[] } {
-  const times = bars.map((b) => Date.parse(b.time) / 1000);
-  const closes: Array<number | null> = bars.map((b) => Number(b.close));
+/** A trade of this position as a point on the chart: its per-token price in SOL. */
+interface TradePoint {
+  id: string;
+  side: "BUY" | "SELL";
+  time: number;
+  price: number;
+  sol: number;
+  hash: string | null;
+}
+
+/** The agent's trades in this position's token since it opened (a BUY spends SOL, a SELL gets SOL). */
+function tradePoints(p: Position, txs: Transaction[]): TradePoint[] {
+  const opened = Date.parse(p.createdAt) - 60_000;
+  const out: TradePoint[] = [];
+  for (const t of txs) {
+    const buy = t.transactionType === "BUY";
+    if ((buy ? t.outputMint : t.inputMint) !== p.tokenAddress || Date.parse(t.transactionTime) < opened) continue;
+    if (t.status === "failed") continue;
+    const sol = Number(buy ? t.inputAmount : t.outputAmount);
+    const tokens = Number(buy ? t.outputAmount : t.inputAmount);
+    if (!(sol > 0 && tokens > 0)) continue;
+    out.push({
+      id: t.id,
+      side: t.transactionType,
+      time: Date.parse(t.transactionTime) / 1000,
+      price: sol / tokens,
+      sol,
+      hash: t.transactionHash,
+    });
+  }
+  return out.sort((a, b) => a.time - b.time);
+}
+
+interface Chart {
+  times: number[];
+  series: Series[];
+  range: [number, number];
+  edges: EdgeMarker[];
+}
+
+/**
+ * The price path with the buys and sells on it, the y axis fitted to the price (path, entry,
+ * trades) so the line is not flat; levels beyond that range are drawn as markers on its edge.
+ */
+function chartOf(p: Position, bars: PriceBar[], trades: TradePoint[]): Chart {
+  const points: Array<{ t: number; close: number | null; buy: number | null; sell: number | null }> = bars.map((b) => ({
+    t: Date.parse(b.time) / 1000,
+    close: Number(b.close),
+    buy: null,
+    sell: null,
+  }));
   // The current price as the last point, so the line reaches now.
-  times.push(Date.now() / 1000);
-  closes.push(p.current.priceNative);
+  points.push({ t: Date.now() / 1000, close: p.current.priceNative, buy: null, sell: null });
+  for (const tr of trades) {
+    points.push({
+      t: tr.time,
+      close: null,
+      buy: tr.side === "BUY" ? tr.price : null,
+      sell: tr.side === "SELL" ? tr.price : null,
+    });
+  }
+  points.sort((a, b) => a.t - b.t);
+  const times = points.map((x) => x.t);
+  const inRange = [
+    ...points.flatMap((x) => [x.close, x.buy, x.sell]).filter((v): v is number => v !== null),
+    p.purchase.priceNative,
+  ].filter((v) => Number.isFinite(v) && v > 0);
+  const lo0 = Math.min(...inRange);
+  const hi0 = Math.max(...inRange);
+  const pad = Math.max((hi0 - lo0) * 0.08, hi0 * 0.01);
+  const range: [number, number] = [Math.max(0, lo0 - pad), hi0 + pad];
+
   const line = (label: string, value: number, colorVar: string, dash = [6, 4]): Series => ({
     label,
     values: times.map(() => value),
@@ -31,7 +97,7 @@ function chartOf(p: Position, bars: PriceBar[]): { times: number[]; series: Seri
     width: 1.5,
   });
   const series: Series[] = [
-    { label: "Price", values: closes, colorVar: "--accent" },
+    { label: "Price", values: points.map((x) => x.close), colorVar: "--accent" },
     line("Entry", p.purchase.priceNative, "--text", [2, 3]),
     line("Peak", p.stopLoss.peakPrice, "--muted", [2, 3]),
   ];
@@ -41,7 +107,18 @@ function chartOf(p: Position, bars: PriceBar[]): { times: number[]; series: Seri
     series.push(line(`TP ${l.level}`, l.price, "--gain"));
   }
   for (const l of lv?.dca.slice(0, 5) ?? []) series.push(line(`DCA ${l.order}`, l.price, "--warn"));
-  return { times, series };
+  const edges: EdgeMarker[] = [];
+  for (const s of series.slice(1)) {
+    const v = s.values[0];
+    if (typeof v !== "number") continue;
+    if (v > range[1]) edges.push({ label: `${s.label} ${price(v)} ↑`, colorVar: s.colorVar, edge: "top" });
+    else if (v < range[0]) edges.push({ label: `${s.label} ${price(v)} ↓`, colorVar: s.colorVar, edge: "bottom" });
+  }
+  if (trades.some((t) => t.side === "BUY"))
+    series.push({ label: "Buy", values: points.map((x) => x.buy), colorVar: "--gain", markers: 11 });
+  if (trades.some((t) => t.side === "SELL"))
+    series.push({ label: "Sell", values: points.map((x) => x.sell), colorVar: "--loss", markers: 11 });
+  return { times, series, range, edges };
 }
 
 function LevelList({ p }: { p: Position }) {
@@ -91,6 +168,43 @@ function LevelList({ p }: { p: Position }) {
   );
 }
 
+/** The position's buys and sells, each with its explorer link. */
+function TradeList({ trades }: { trades: TradePoint[] }) {
+  if (trades.length === 0) return null;
+  return (
+    <ul class="plain small" aria-label="Trades of this position">
+      {trades.map((t) => (
+        <li key={t.id}>
+          <span class={t.side === "BUY" ? "gain" : "loss"}>{t.side === "BUY" ? "▲ Buy" : "▼ Sell"}</span>{" "}
+          {fmtSol(t.sol)} at {price(t.price)} SOL · {fmtTime(new Date(t.time * 1000).toISOString())}
+          <ExplorerLink kind="tx" id={t.hash} label={`${t.side === "BUY" ? "Buy" : "Sell"} transaction`} />
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** Sells the whole position after a confirmation. */
+function CloseButton(props: { agentId: string; p: Position; onClosed: (text: string) => void }) {
+  const { agentId, p, onClosed } = props;
+  return (
+    <ConfirmButton
+      label="Close position"
+      confirmLabel="Confirm close"
+      question={`Sell all ${p.tokenSymbol}?`}
+      danger
+      onConfirm={async () => {
+        const r = await api<{ profitLossSol: number; changePercent: number }>(
+          "POST",
+          `/agent-positions/${agentId}/${p.id}/close`,
+          { reason: "manual" },
+        );
+        onClosed(`${p.tokenSymbol} closed: P/L ${fmtSol(r.profitLossSol)} (${fmtPct(r.changePercent)})`);
+      }}
+    />
+  );
+}
+
 export function PositionDetail({ agentId, positionId }: { agentId: string; positionId: string }) {
   const [version, setVersion] = useState(0);
   const [openedAt] = useState(() => Date.now());
@@ -106,6 +220,16 @@ export function PositionDetail({ agentId, positionId }: { agentId: string; posit
         : Promise.resolve([] as PriceBar[]),
     [p?.tokenAddress, start, version],
   );
+  const txs = useLoad(
+    () =>
+      p
+        ? get<Transaction[]>(
+            `/agent-transactions${query({ agentId, startTime: new Date(Date.parse(p.createdAt) - 60_000).toISOString(), limit: 200 })}`,
+          )
+        : Promise.resolve([] as Transaction[]),
+    [agentId, p?.createdAt, version],
+  );
+  const [closed, setClosed] = useState<string | null>(null);
   // A change of this position (peak, take-profit, DCA, close) reloads it (at most every 2 s).
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -122,7 +246,8 @@ export function PositionDetail({ agentId, positionId }: { agentId: string; posit
       clearTimeout(timer);
     };
   }, [positionId]);
-  const chart = useMemo(() => (p && bars.data ? chartOf(p, bars.data) : null), [p, bars.data]);
+  const trades = useMemo(() => (p && txs.data ? tradePoints(p, txs.data) : []), [p, txs.data]);
+  const chart = useMemo(() => (p && bars.data ? chartOf(p, bars.data, trades) : null), [p, bars.data, trades]);
 
   const back = (
     <p>
@@ -135,17 +260,40 @@ export function PositionDetail({ agentId, positionId }: { agentId: string; posit
     return (
       <div class="stack">
         {back}
-        <p class="muted">This position is closed or does not exist; closed positions are in History.</p>
+        {closed && (
+          <p class="notice" role="status">
+            {closed}
+          </p>
+        )}
+        <p class="muted">
+          This position is closed or does not exist; closed positions are in{" "}
+          <a href={href("agents", agentId, "history")}>History</a>.
+        </p>
       </div>
     );
   }
   return (
     <div class="stack">
       {back}
-      <Section title={`Position ${p.tokenSymbol}`}>
+      <Section
+        title={`Position ${p.tokenSymbol}`}
+        actions={
+          <CloseButton
+            agentId={agentId}
+            p={p}
+            onClosed={(text) => {
+              setClosed(text);
+              setVersion((v) => v + 1);
+            }}
+          />
+        }
+      >
         <p class="muted small">
-          <code>{p.tokenAddress}</code> · opened {fmtTime(p.createdAt)} · {fmtNum(p.takeProfit.remainingAmount)} tokens
-          · value {fmtSol(p.current.valueNative)} ·{" "}
+          <code>{p.tokenAddress}</code>
+          <ExplorerLink kind="token" id={p.tokenAddress} label={p.tokenSymbol || "Token"} /> · wallet{" "}
+          <code>{short(p.walletAddress)}</code>
+          <ExplorerLink kind="account" id={p.walletAddress} label="Wallet" /> · opened {fmtTime(p.createdAt)} ·{" "}
+          {fmtNum(p.takeProfit.remainingAmount)} tokens · value {fmtSol(p.current.valueNative)} ·{" "}
           <span class={plClass(p.profitLoss.native)}>
             P/L {fmtSol(p.profitLoss.native)} ({fmtPct(p.profitLoss.percent)})
           </span>
@@ -161,8 +309,16 @@ export function PositionDetail({ agentId, positionId }: { agentId: string; posit
             series={chart.series}
             unit="SOL"
             format={price}
+            range={chart.range}
+            edges={chart.edges}
           />
         )}
+        {chart && chart.edges.length > 0 && (
+          <p class="muted small" role="note" aria-label="Levels beyond the chart">
+            Beyond the chart: {chart.edges.map((e) => e.label).join(" · ")}
+          </p>
+        )}
+        <TradeList trades={trades} />
         <LevelList p={p} />
       </Section>
     </div>

@@ -1,11 +1,11 @@
 import { useEffect, useState } from "preact/hooks";
 import { download, get, query } from "../api.ts";
-import { ErrorNote, Section, useLoad } from "../components.tsx";
+import { ErrorNote, ExplorerLink, Section, useLoad } from "../components.tsx";
 import { fmtTime, localToIso, short } from "../format.ts";
 import { onEvent } from "../live.ts";
-import { rememberTokens } from "../names.ts";
+import { rememberAgents, rememberTokens, tokenSymbols } from "../names.ts";
 import { href } from "../router.ts";
-import type { Signal } from "../types.ts";
+import type { Agent, Balance, Signal } from "../types.ts";
 
 // Signals: the list with the route's filters, and one signal with what each
 // agent decided and why (`processing.evaluations`, shown when the server sends it).
@@ -26,6 +26,30 @@ function outcomeOf(s: Signal): { text: string; tone: "" | "ok" | "warn" } {
   return { text, tone: counts.has("failed") ? "warn" : counts.has("traded") ? "ok" : "" };
 }
 
+/** The signal's own symbol, else the one market data gave the token (names.ts), else the short mint. */
+function symbolOf(s: Signal, fallback?: string): string {
+  return s.symbol || tokenSymbols.value.get(s.tokenAddress) || (fallback ?? short(s.tokenAddress));
+}
+
+let symbolsAsked = 0;
+/**
+ * Signals sent without a symbol: the symbols market data gave their tokens, as the agents' balances
+ * carry them (every token an agent traded), learned once a minute at most.
+ */
+async function learnMissingSymbols(signals: Signal[]): Promise<void> {
+  const missing = signals.some((s) => !s.symbol && !tokenSymbols.value.has(s.tokenAddress));
+  if (!missing || Date.now() - symbolsAsked < 60_000) return;
+  symbolsAsked = Date.now();
+  const agents = await get<Agent[]>("/agents");
+  rememberAgents(agents);
+  await Promise.all(
+    agents.map(async (a) => {
+      const balances = await get<Balance[]>(`/agent-balances${query({ agentId: a.id })}`).catch(() => []);
+      rememberTokens(balances.map((b) => ({ tokenAddress: b.tokenAddress, symbol: b.tokenSymbol })));
+    }),
+  );
+}
+
 export function SignalsPage() {
   const [symbol, setSymbol] = useState("");
   const [token, setToken] = useState("");
@@ -44,6 +68,7 @@ export function SignalsPage() {
   const { data, error, reload } = useLoad(async () => {
     const signals = await get<Signal[]>(`/trading-signals${q}`);
     rememberTokens(signals);
+    void learnMissingSymbols(signals).catch(() => {});
     return signals;
   }, [q]);
   // Decisions arrive after the signal: trades refresh the outcomes too (one reload per second at most).
@@ -122,7 +147,10 @@ export function SignalsPage() {
                       <a href={href("signals", String(s.id))}>#{s.id}</a>
                     </td>
                     <td class="small">{fmtTime(s.createdAt)}</td>
-                    <td title={s.tokenAddress}>{s.symbol || short(s.tokenAddress)}</td>
+                    <td title={s.tokenAddress}>
+                      {symbolOf(s)}
+                      <ExplorerLink kind="token" id={s.tokenAddress} label={symbolOf(s)} />
+                    </td>
                     <td>{s.signalType}</td>
                     <td>{s.signalStrength}</td>
                     <td>{s.source ?? "–"}</td>
@@ -141,7 +169,15 @@ export function SignalsPage() {
 }
 
 export function SignalDetailPage({ id }: { id: string }) {
-  const { data: s, error, reload } = useLoad(() => get<Signal>(`/trading-signals/${encodeURIComponent(id)}`), [id]);
+  const {
+    data: s,
+    error,
+    reload,
+  } = useLoad(async () => {
+    const signal = await get<Signal>(`/trading-signals/${encodeURIComponent(id)}`);
+    void learnMissingSymbols([signal]).catch(() => {});
+    return signal;
+  }, [id]);
   // Decisions arrive after the 201: refresh when a trade for this signal happens.
   useEffect(() => onEvent((e) => e.type.startsWith("trade.") && String(e.data.signalId) === id && reload()), [id]);
   if (error) return <ErrorNote error={error} />;
@@ -163,8 +199,8 @@ export function SignalDetailPage({ id }: { id: string }) {
         <dl class="figures wide">
           <dt>Token</dt>
           <dd>
-            {s.symbol ? `${s.symbol} ` : ""}
-            <code>{s.tokenAddress}</code>
+            {symbolOf(s, "")} <code>{s.tokenAddress}</code>
+            <ExplorerLink kind="token" id={s.tokenAddress} label={symbolOf(s)} />
           </dd>
           <dt>Type</dt>
           <dd>{s.signalType}</dd>

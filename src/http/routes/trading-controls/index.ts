@@ -34,7 +34,11 @@ const resume = operation({
 
 export function tradingControlRoutes(s: AppDeps) {
   const g = s.trading.guardRails;
-  const answer = (userId: string) => ({ ...g.status(userId), liveTradingEnabled: s.config.LIVE_TRADING_ENABLED });
+  const answer = (userId: string) => ({
+    ...g.status(userId),
+    liveTradingEnabled: s.config.LIVE_TRADING_ENABLED,
+    explorerUrl: s.config.EXPLORER_URL,
+  });
   return createRouter(s)
     .openapi(status, (c) => c.json(answer(c.get("auth").userId), 200))
     .openapi(pause, (c) => {

@@ -35,6 +35,12 @@ export const TradingStatusSchema = z
     liveTradingEnabled: z
       .boolean()
       .openapi({ description: "LIVE_TRADING_ENABLED: the service-wide hard switch above every pause" }),
+    explorerUrl: z.string().openapi({
+      description:
+        "EXPLORER_URL: the block explorer the dashboard links to (<url>/tx/<signature>, /account/<address>, " +
+        "/token/<mint>); empty: no links",
+      example: "https://solscan.io",
+    }),
   })
   .openapi("TradingStatus", {
     description:
