@@ -55,6 +55,17 @@ test("README links the documents moved out of it, and the benchmark table has it
   expect(readme).not.toContain("<!-- bench:start -->");
 });
 
+test("README's contents line names every section after the quick start, in order, with working anchors", () => {
+  const headings = [...readme.matchAll(/^## (.+)$/gm)].map((m) => m[1] as string).slice(1);
+  const anchor = (h: string) =>
+    h
+      .toLowerCase()
+      .replace(/[^a-z0-9 -]/g, "")
+      .replaceAll(" ", "-");
+  const line = /^Contents: (.+)\.$/m.exec(readme)?.[1] ?? "";
+  expect(line).toBe(headings.map((h) => `[${h}](#${anchor(h)})`).join(" · "));
+});
+
 const records = readdirSync(join(root, "docs", "decisions")).filter((f) => f.endsWith(".md"));
 
 test("docs/decisions.md links every decision record, and every link leads to one", () => {
