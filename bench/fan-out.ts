@@ -189,7 +189,7 @@ export async function fanOut(o: BenchOptions, s: ServiceUnderTest): Promise<Benc
       const ms = median(runs.map((r) => r.ms));
       const floor = median(floors);
       const incomplete = runs.filter((r) => r.positions < n);
-      // The target (README "Performance"): 1,000 agents within 5× the floor and under 300 ms; 100
+      // The target (docs/performance.md): 1,000 agents within 5× the floor and under 300 ms; 100
       // agents is shown without a target.
       const target = n >= 1000;
       rows.push(

@@ -18,7 +18,7 @@ import { readScale } from "./read-scale.ts";
 import { sizedFanOut } from "./sized-fan-out.ts";
 
 // `npm run bench`: every figure next to the machine's own limit for the same work, measured in
-// the same run, reported as a ratio (README "Performance"). Prints a Markdown table and writes
+// the same run, reported as a ratio (docs/performance.md). Prints a Markdown table and writes
 // bench/results.json.
 //
 //   bun bench/run.ts [--quick] [--only read,ingest,fanout,sized,monitor,scale,footprint,events,backtest,live] [--keep] [--update-readme] [--profile DIR]
@@ -26,7 +26,7 @@ import { sizedFanOut } from "./sized-fan-out.ts";
 // --quick: shorter load runs and smaller tables (a harness check, not figures to publish).
 // --profile DIR: the service child writes a `bun --cpu-prof-md` profile into DIR when it stops.
 // --keep: leave the temp directory (databases, service log) for inspection.
-// --update-readme: replace the table between the bench markers of README.md "Performance".
+// --update-readme: replace the table between the bench markers of docs/performance.md (linked from README).
 
 const ALL = [
   "read",
@@ -180,16 +180,16 @@ renameSync(`${out}.tmp`, out);
 console.log(`wrote ${out}`);
 if (updateReadme) {
   if (quick || selected.size !== ALL.length)
-    console.error("--update-readme needs a full run (no --quick, no --only): README left as it is");
+    console.error("--update-readme needs a full run (no --quick, no --only): docs/performance.md left as it is");
   else {
-    const readme = join(import.meta.dir, "..", "README.md");
+    const readme = join(import.meta.dir, "..", "docs", "performance.md");
     const text = readFileSync(readme, "utf8");
     const updated = replaceBetweenMarkers(text, readmeBlock(results));
     if (updated === null)
-      console.error("README.md has no <!-- bench:start --> / <!-- bench:end --> markers: left as it is");
+      console.error("docs/performance.md has no <!-- bench:start --> / <!-- bench:end --> markers: left as it is");
     else {
       writeFileSync(readme, updated);
-      console.log("updated README.md Performance table");
+      console.log("updated the table in docs/performance.md");
     }
   }
 }

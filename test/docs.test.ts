@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { configSchema } from "../src/config.ts";
 
 // README's configuration table and .env.example must name every variable the service reads.
@@ -31,6 +31,41 @@ test("README's strategy example is a valid configuration and says what it sets",
   expect(result.config.filters.minLiquidity).toBe(50000);
 });
 
+test("every relative link in README and docs/*.md leads to a file", () => {
+  const docs = readdirSync(join(root, "docs")).filter((f) => f.endsWith(".md"));
+  const files = ["README.md", ...docs.map((f) => `docs/${f}`)];
+  const broken: string[] = [];
+  for (const file of files) {
+    const text = readFileSync(join(root, file), "utf8");
+    for (const m of text.matchAll(/\]\(([^)\s#]+)(#[^)]*)?\)/g)) {
+      const target = m[1] as string;
+      if (/^[a-z]+:/.test(target)) continue;
+      if (!existsSync(join(root, dirname(file), target))) broken.push(`${file}: ${target}`);
+    }
+  }
+  expect(broken).toEqual([]);
+});
+
+test("README links the documents moved out of it, and the benchmark table has its markers once", () => {
+  for (const doc of ["docs/live-trading.md", "docs/performance.md", "docs/architecture.md", "docs/backups.md"])
+    expect(readme).toContain(`](${doc})`);
+  const performance = readFileSync(join(root, "docs", "performance.md"), "utf8");
+  expect(performance.split("<!-- bench:start -->")).toHaveLength(2);
+  expect(performance.split("<!-- bench:end -->")).toHaveLength(2);
+  expect(readme).not.toContain("<!-- bench:start -->");
+});
+
+test("README's contents line names every section after the quick start, in order, with working anchors", () => {
+  const headings = [...readme.matchAll(/^## (.+)$/gm)].map((m) => m[1] as string).slice(1);
+  const anchor = (h: string) =>
+    h
+      .toLowerCase()
+      .replace(/[^a-z0-9 -]/g, "")
+      .replaceAll(" ", "-");
+  const line = /^Contents: (.+)\.$/m.exec(readme)?.[1] ?? "";
+  expect(line).toBe(headings.map((h) => `[${h}](#${anchor(h)})`).join(" · "));
+});
+
 const records = readdirSync(join(root, "docs", "decisions")).filter((f) => f.endsWith(".md"));
 
 test("docs/decisions.md links every decision record, and every link leads to one", () => {
@@ -43,6 +78,9 @@ test("no merge conflict markers are left in the documentation", () => {
   const files = [
     "README.md",
     "docs/decisions.md",
+    "docs/live-trading.md",
+    "docs/performance.md",
+    "docs/architecture.md",
     ...records.map((f) => `docs/decisions/${f}`),
     "test/fakes/README.md",
     ".env.example",

@@ -64,7 +64,7 @@ export interface ServiceUnderTest {
   stop(): Promise<void>;
 }
 
-/** The child's environment: production defaults except what the benchmark must raise (README "Performance"). */
+/** The child's environment: production defaults except what the benchmark must raise (docs/performance.md). */
 export function serviceEnv(fake: FakeMarket, dir: string, port: number): Record<string, string> {
   return {
     PATH: process.env.PATH ?? "/usr/bin:/bin",

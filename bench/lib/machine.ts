@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { availableParallelism, totalmem } from "node:os";
 
-// The machine a run happened on: figures only compare as ratios, but the README shows where the
+// The machine a run happened on: figures only compare as ratios, but docs/performance.md shows where the
 // table came from.
 
 export interface Machine {

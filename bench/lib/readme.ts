@@ -1,6 +1,7 @@
 import { describeMachine, type Machine } from "./machine.ts";
 
-// The README "Performance" table is generated: `npm run bench -- --update-readme` replaces what
+// The performance table (docs/performance.md, linked from README) is generated:
+// `npm run bench -- --update-readme` replaces what
 // lies between the two markers with the latest run's table and machine line.
 
 export const START = "<!-- bench:start -->";

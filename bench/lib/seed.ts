@@ -7,8 +7,8 @@ import { SOL_MINT } from "../../src/money.ts";
 import { createServices, type ServiceOptions, type Services } from "../../src/services.ts";
 import { generateSimulationAddress } from "../../src/wallets/simulation-address.ts";
 
-// Set-up of the benchmark's data, done before the service process starts (documented in README
-// "Performance"): users, agents and API keys through the service's own domain code
+// Set-up of the benchmark's data, done before the service process starts (documented in
+// docs/performance.md): users, agents and API keys through the service's own domain code
 // (AccountService.register, AgentService.create/update, ApiKeyService.create) on the same
 // database file; the large tables (1,000,000 transactions, 100,000 historical swaps, 10,000
 // positions) with raw prepared INSERTs of the rows the trading engine writes, because creating

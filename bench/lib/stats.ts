@@ -88,7 +88,7 @@ export function formatBytes(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 }
 
-/** Renders rows as a Markdown table (printed to the terminal and pasted into README). */
+/** Renders rows as a Markdown table (printed to the terminal and pasted into docs/performance.md). */
 export function renderTable(rows: readonly BenchRow[]): string {
   const header = ["Benchmark", "Ours", "Baseline (machine limit)", "Ratio", "Target", "Met"];
   const lines = rows.map((r) => [

@@ -103,8 +103,12 @@ test("README's configuration table is the configuration schema, in one table", (
   expect(stray).toEqual([]);
 });
 
-test("README has each section once (one Layout, not two)", () => {
-  const headings = [...readme.matchAll(/^## (.+)$/gm)].map((m) => m[1] as string);
+test("README has each section once; the Layout is docs/architecture.md's, once, and linked", () => {
+  const headingsOf = (text: string) => [...text.matchAll(/^## (.+)$/gm)].map((m) => m[1] as string);
+  const headings = headingsOf(readme);
   expect(headings.filter((h, i) => headings.indexOf(h) !== i)).toEqual([]);
-  expect(headings.filter((h) => h === "Layout")).toHaveLength(1);
+  expect(headings.filter((h) => h === "Layout")).toHaveLength(0);
+  const architecture = readFileSync(join(ROOT, "docs", "architecture.md"), "utf8");
+  expect(headingsOf(architecture).filter((h) => h === "Layout")).toHaveLength(1);
+  expect(readme).toContain("](docs/architecture.md)");
 });
