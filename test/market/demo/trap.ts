@@ -39,6 +39,7 @@ export function startTrap(): Trap {
       WHALE_DATA_URL: url,
       WHALE_DATA_API_KEY: "demo-test-key",
       SOLANA_RPC_URL: url,
+      SOLANA_CONFIRM_RPC_URL: url,
       HISTORY_DATA_URL: url,
       JITO_BLOCK_ENGINE_URL: url,
       TELEGRAM_API_URL: url,
