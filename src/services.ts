@@ -144,6 +144,7 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
   const metrics = createMetrics(clock, {
     openPositions: openPositionsFromDatabase(database.sqlite),
     solPrice: () => market.solPrice.snapshot(),
+    signalQueueLag: () => pipeline.signalQueue.lagSeconds,
   });
   const agents = new AgentService(database, clock, logger, initialSolText(config.SIMULATION_INITIAL_SOL));
   const core = { database, clock, logger, events, metrics, market };
@@ -170,7 +171,10 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
     ...trading,
     signalMaxAgeSeconds: config.SIGNAL_MAX_AGE_SECONDS,
   });
-  const { health, caches } = createHealth({ database, logger, market, blacklist, apiKeys, ...pipeline });
+  const { health, caches } = createHealth({
+    ...{ database, logger, market, blacklist, apiKeys, ...pipeline },
+    maxQueueLagSeconds: config.SIGNAL_QUEUE_MAX_LAG_SECONDS,
+  });
   registerWorkers(lifecycle, { config, blacklist, market, live, strategyLab, notifications, ...trading, ...pipeline });
   const copyTrading = createCopyTrading(config, { ...core, live, signalIntake: pipeline.signalIntake });
   lifecycle.onStart(() => copyTrading.watcher.start(), "copy trading");

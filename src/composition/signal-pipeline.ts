@@ -1,4 +1,5 @@
 import type { ApiKeyService } from "../auth/api-keys.ts";
+import type { Clock } from "../clock.ts";
 import type { DatabaseHandle } from "../db/client.ts";
 import type { GroupCommit } from "../db/group-commit.ts";
 import { TradingAgentRepository } from "../db/repositories/trading-agents.ts";
@@ -12,6 +13,7 @@ import type { SignalProcessor } from "../trading/signal-processor.ts";
 
 interface Deps {
   database: DatabaseHandle;
+  clock: Clock;
   logger: Logger;
   events: EventBus;
   metrics: Metrics;
@@ -29,7 +31,7 @@ interface Deps {
  * that feeds it, the intake that fills the queue. Nothing is re-bound later.
  */
 export function createSignalPipeline(d: Deps): { signalQueue: SignalQueue; signalIntake: SignalIntake } {
-  const signalQueue = new SignalQueue((id) => d.processor.process(id), d.logger);
+  const signalQueue = new SignalQueue((id) => d.processor.process(id), d.logger, d.clock);
   const signalAgents = new TradingAgentRepository(d.database.sqlite);
   const signalIntake = new SignalIntake({
     events: d.events,

@@ -99,7 +99,7 @@ export class SignalIntake {
     });
     this.d.events.publish("signal.created", userId, { signal });
     for (const l of this.listeners) l(userId, signal);
-    if (queued) this.d.queue.enqueue(signal.id);
+    if (queued) this.d.queue.enqueue(signal.id, Date.parse(signal.createdAt));
   }
 
   /** Metrics and other observers hook in here. */
@@ -117,11 +117,11 @@ export class SignalIntake {
   }
 
   /** Start-up recovery: resume young unfinished signals, expire old ones (PRODUCT.md §4). */
-  recover(signals: SignalService, maxAgeSeconds: number): { resume: number[]; expired: number[] } {
+  recover(signals: SignalService, maxAgeSeconds: number): ReturnType<SignalService["recoverUnfinished"]> {
     this.recoveryDone = true;
     const r = signals.recoverUnfinished(maxAgeSeconds);
     for (const id of r.expired) this.d.logger.warn("signal expired unprocessed", { signalId: id });
-    for (const id of r.resume) this.d.queue.enqueue(id);
+    for (const u of r.resume) this.d.queue.enqueue(u.id, Date.parse(u.createdAt));
     if (r.resume.length || r.expired.length)
       this.d.logger.info("signal recovery", { resumed: r.resume.length, expired: r.expired.length });
     return r;

@@ -1,3 +1,4 @@
+import type { Clock } from "../clock.ts";
 import type { Logger } from "../logger.ts";
 
 // The in-process signal queue. POST /trading-signals enqueues and returns
@@ -7,6 +8,10 @@ import type { Logger } from "../logger.ts";
 // this queue's order (src/trading/agent-turns.ts). Durability does not depend on the queue: the
 // signal row carries its processing status and unfinished rows are resumed or expired at start
 // (PRODUCT.md §4).
+//
+// The queue knows its lag (docs/decisions/under-load.md): the age of the oldest signal it holds
+// undecided, from the time the signal was received (stored), read by /health, /metrics and the
+// backpressure check of POST /trading-signals.
 
 export type SignalHandler = (signalId: number) => Promise<void>;
 
@@ -14,7 +19,8 @@ const DEFAULT_SIGNAL_CONCURRENCY = 16;
 
 export class SignalQueue {
   private readonly pending: number[] = [];
-  private readonly queued = new Set<number>();
+  /** Received time (epoch ms) of every signal held, pending or in flight, in the order taken in. */
+  private readonly queued = new Map<number, number>();
   private readonly inFlight = new Set<Promise<void>>();
   private stopped = false;
   private idleWaiters: Array<() => void> = [];
@@ -24,14 +30,26 @@ export class SignalQueue {
   constructor(
     private readonly handler: SignalHandler,
     private readonly logger: Logger,
+    private readonly clock: Clock,
     private readonly concurrency = DEFAULT_SIGNAL_CONCURRENCY,
   ) {}
 
-  enqueue(signalId: number): void {
+  /** Takes a signal in; `receivedAtMs`: when it was stored (its createdAt), for the lag. */
+  enqueue(signalId: number, receivedAtMs: number): void {
     if (this.stopped || this.queued.has(signalId)) return;
-    this.queued.add(signalId);
+    this.queued.set(signalId, receivedAtMs);
     this.pending.push(signalId);
     this.pump();
+  }
+
+  /**
+   * Seconds since the oldest signal still held (pending or in flight) was received; 0 when empty.
+   * Signals are taken in received order (recovery queues the unfinished ones oldest first, ahead of
+   * new ones), so the first one held is the oldest: O(1) per read.
+   */
+  get lagSeconds(): number {
+    for (const receivedAt of this.queued.values()) return Math.max(0, (this.clock.now() - receivedAt) / 1000);
+    return 0;
   }
 
   get depth(): number {

@@ -182,11 +182,14 @@ export class SignalService {
    * Start-up recovery (PRODUCT.md §4): unfinished signals younger than maxAgeSeconds are
    * returned for processing (oldest first); older ones are marked expired, never traded late.
    */
-  recoverUnfinished(maxAgeSeconds: number): { resume: number[]; expired: number[] } {
+  recoverUnfinished(maxAgeSeconds: number): { resume: Array<{ id: number; createdAt: string }>; expired: number[] } {
     const cutoff = new Date(this.clock.now() - maxAgeSeconds * 1000).toISOString();
-    const resume: number[] = [];
+    const resume: Array<{ id: number; createdAt: string }> = [];
     const expired: number[] = [];
-    for (const r of this.rows.unfinished()) (r.createdAt >= cutoff ? resume : expired).push(r.id);
+    for (const r of this.rows.unfinished()) {
+      if (r.createdAt >= cutoff) resume.push(r);
+      else expired.push(r.id);
+    }
     for (const id of expired) this.markStatus(id, "expired");
     return { resume, expired };
   }

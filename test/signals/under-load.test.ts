@@ -1,0 +1,68 @@
+import { afterEach, expect, test } from "bun:test";
+import { json } from "../helpers/context.ts";
+import { MINT, startTrading, type TradingContext } from "../helpers/trading.ts";
+
+// Issue 35 (docs/decisions/under-load.md): the signal queue knows its lag, says when it is behind,
+// and what it refuses or decides late. The queue is held behind a simulated buy whose swap quote
+// the fake market holds (fake.hold), so the backlog is there for as long as the test wants, and the
+// injected clock makes it old: no sleeps.
+
+let t: TradingContext;
+afterEach(() => t.close());
+
+const LIMIT = 2;
+
+async function health() {
+  const res = await t.ctx.request("GET", "/api/v1/health");
+  return { status: res.status, body: await json(res) };
+}
+
+async function metric(name: string): Promise<number> {
+  const text = await (await t.ctx.request("GET", "/metrics")).text();
+  const line = text.split("\n").find((l) => l.startsWith(`${name} `));
+  return Number(line?.split(" ")[1]);
+}
+
+/** An automated agent whose first buy waits at the quote until `release()`. */
+async function heldBurst(extra = 0) {
+  const agent = await t.createAgent();
+  const quote = t.fake.hold("jupiter.build");
+  const first = await t.postSignal();
+  await quote.reached;
+  const more: number[] = [];
+  for (let i = 0; i < extra; i++) more.push((await t.postSignal({ signalStrength: 5 })).id);
+  return { agent, quote, first, more };
+}
+
+test("lag: the age of the oldest undecided signal, in /health and /metrics; degraded above SIGNAL_QUEUE_MAX_LAG_SECONDS", async () => {
+  t = await startTrading({ env: { SIGNAL_QUEUE_MAX_LAG_SECONDS: String(LIMIT) } });
+  let h = await health();
+  expect(h.body.services.queue).toMatchObject({ status: "healthy", depth: 0, lagSeconds: 0 });
+
+  const { quote } = await heldBurst(3);
+  t.ctx.clock.advance(1_500);
+  h = await health();
+  expect(h.body.services.queue).toMatchObject({ status: "healthy", depth: 4, lagSeconds: 1.5 });
+  expect(await metric("signal_queue_lag_seconds")).toBe(1.5);
+
+  t.ctx.clock.advance(1_000);
+  h = await health();
+  expect(h.status).toBe(200);
+  expect(h.body.status).toBe("degraded");
+  expect(h.body.services.queue).toMatchObject({
+    status: "degraded",
+    depth: 4,
+    lagSeconds: 2.5,
+    message: "Signals wait 2.5 s to be decided (limit 2 s)",
+  });
+  expect(await metric("signal_queue_lag_seconds")).toBe(2.5);
+
+  quote.release();
+  await t.settle();
+  h = await health();
+  expect(h.body.status).toBe("healthy");
+  expect(h.body.services.queue).toMatchObject({ status: "healthy", depth: 0, lagSeconds: 0 });
+  expect(await metric("signal_queue_lag_seconds")).toBe(0);
+  expect(t.count("trading_signals", "processing_status = 'processed'")).toBe(4);
+  expect(t.count("positions", "token_address = ?", MINT)).toBe(1);
+});
