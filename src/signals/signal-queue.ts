@@ -1,4 +1,5 @@
 import type { Clock } from "../clock.ts";
+import { ServiceBusyError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 
 // The in-process signal queue. POST /trading-signals enqueues and returns
@@ -50,6 +51,22 @@ export class SignalQueue {
   get lagSeconds(): number {
     for (const receivedAt of this.queued.values()) return Math.max(0, (this.clock.now() - receivedAt) / 1000);
     return 0;
+  }
+
+  /**
+   * Backpressure (docs/decisions/under-load.md): throws a 503 with Retry-After while the lag is
+   * above `maxLagSeconds`, so a new signal is refused before it is stored instead of joining a
+   * backlog that would decide it late. Retry-After: the seconds the lag is over the limit (at
+   * least 1), the least the backlog needs to come back under it.
+   */
+  refuseWhileBehind(maxLagSeconds: number): void {
+    const lag = this.lagSeconds;
+    if (lag <= maxLagSeconds) return;
+    const retryAfter = Math.max(1, Math.ceil(lag - maxLagSeconds));
+    throw new ServiceBusyError(
+      `Signal processing is behind (signals wait ${Math.round(lag)} s to be decided, limit ${maxLagSeconds} s); retry after ${retryAfter} s`,
+      retryAfter,
+    );
   }
 
   get depth(): number {

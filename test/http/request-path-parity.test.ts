@@ -43,6 +43,9 @@ async function credentialFor(ctx: TestContext, op: DeclaredOperation): Promise<R
 }
 
 async function send(ctx: TestContext, op: DeclaredOperation, headers: Record<string, string> = {}, rawBody?: string) {
+  // Signals posted earlier decided first: the clock jump would otherwise age them past the queue's
+  // lag limit, and POST /trading-signals would answer 503 (backpressure, issue 35).
+  await ctx.services.signalQueue.idle();
   ctx.clock.advance(61_000); // a fresh rate-limit window
   const body = op.hasBody ? (reader().exampleBody(op.method, op.path) ?? {}) : undefined;
   return ctx.request(op.method, reader().exampleUrl(op), {
@@ -172,6 +175,7 @@ describe("on every declared route", () => {
     expect(limited.length).toBeGreaterThanOrEqual(5);
     for (const op of limited) {
       const limiter = off.services.limiters[op.rateLimit?.limiter as keyof typeof off.services.limiters];
+      await off.services.signalQueue.idle();
       off.clock.advance(61_000);
       const headers = await credentialFor(off, op);
       const body = reader().exampleBody(op.method, op.path);

@@ -66,3 +66,51 @@ test("lag: the age of the oldest undecided signal, in /health and /metrics; degr
   expect(t.count("trading_signals", "processing_status = 'processed'")).toBe(4);
   expect(t.count("positions", "token_address = ?", MINT)).toBe(1);
 });
+
+test("backpressure: while the lag is above the limit, POST /trading-signals and the import answer 503 with Retry-After and store nothing", async () => {
+  t = await startTrading({ env: { SIGNAL_QUEUE_MAX_LAG_SECONDS: String(LIMIT) } });
+  const { quote } = await heldBurst(2);
+  t.ctx.clock.advance(5_200); // lag 5.2 s, 3.2 s over the limit
+  const stored = t.count("trading_signals");
+
+  const res = await t.ctx.request("POST", "/api/v1/trading-signals", {
+    apiKey: t.apiKey,
+    headers: { "idempotency-key": "while-behind" },
+    body: { tokenAddress: MINT, symbol: "BONK", signalType: "buy", signalStrength: 4 },
+  });
+  expect(res.status).toBe(503);
+  expect(res.headers.get("retry-after")).toBe("4");
+  expect(await json(res)).toEqual({
+    success: false,
+    error: "Signal processing is behind (signals wait 5 s to be decided, limit 2 s); retry after 4 s",
+    code: "SERVICE_UNAVAILABLE",
+    retryAfter: 4,
+  });
+  const csv =
+    "createdAt,tokenAddress,symbol,signalType,signalStrength,activationReason,source\r\n2025-12-31T00:00:00.000Z,So11111111111111111111111111111111111111112,SOL,buy,3,,import\r\n";
+  const imp = await t.ctx.request("POST", "/api/v1/trading-signals/import", {
+    token: t.token,
+    rawBody: csv,
+    headers: { "content-type": "text/csv" },
+  });
+  expect(imp.status).toBe(503);
+  expect(imp.headers.get("retry-after")).toBe("4");
+  expect(t.count("trading_signals")).toBe(stored);
+
+  quote.release();
+  await t.settle();
+  // The same Idempotency-Key is free: the refused request stored nothing under it.
+  const later = await t.ctx.request("POST", "/api/v1/trading-signals", {
+    apiKey: t.apiKey,
+    headers: { "idempotency-key": "while-behind" },
+    body: { tokenAddress: MINT, symbol: "BONK", signalType: "sell", signalStrength: 4 },
+  });
+  expect(later.status).toBe(201);
+  const again = await t.ctx.request("POST", "/api/v1/trading-signals/import", {
+    token: t.token,
+    rawBody: csv,
+    headers: { "content-type": "text/csv" },
+  });
+  expect(again.status).toBe(201);
+  expect(t.count("trading_signals")).toBe(stored + 2);
+});
