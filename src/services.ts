@@ -169,7 +169,6 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
     ...core,
     apiKeys,
     ...trading,
-    signalMaxAgeSeconds: config.SIGNAL_MAX_AGE_SECONDS,
   });
   const { health, caches } = createHealth({
     ...{ database, logger, market, blacklist, apiKeys, ...pipeline },

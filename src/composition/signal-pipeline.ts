@@ -21,8 +21,6 @@ interface Deps {
   signals: SignalService;
   groupCommit: GroupCommit;
   processor: SignalProcessor;
-  /** Signals older than this (seconds) are expired, not resumed, by the start-up recovery. */
-  signalMaxAgeSeconds: number;
 }
 
 /**
@@ -41,7 +39,7 @@ export function createSignalPipeline(d: Deps): { signalQueue: SignalQueue; signa
     commits: d.groupCommit,
     recordKeyUse: (id) => d.apiKeys.recordUse(id),
     hasAgents: (userId) => signalAgents.hasAgents(userId),
-    recovery: { maxAgeSeconds: d.signalMaxAgeSeconds },
+    recovery: true,
   });
   // PRODUCT.md §6 "signals received": every signal accepted by POST /trading-signals (not replays).
   signalIntake.onAccepted(() => d.metrics.signalsReceived.inc());

@@ -22,6 +22,7 @@ import {
 } from "./rules/eligibility.ts";
 import { isExitSignal } from "./rules/exit-signal.ts";
 import { positionSizeSol } from "./rules/position-sizing.ts";
+import { evaluateSignalAge } from "./rules/stale-signal.ts";
 import { SignalQuoteBook } from "./signal-quotes.ts";
 import type { OpenResult, TradingEngine } from "./trading-engine.ts";
 
@@ -47,6 +48,8 @@ export interface SignalProcessorDeps {
   liveTradingEnabled: boolean;
   /** Status and evaluation rows of concurrent runs share commits (src/db/group-commit.ts). */
   commits: GroupCommit;
+  /** SIGNAL_MAX_AGE_SECONDS: a buy decided later than this after receipt opens nothing. */
+  signalMaxAgeSeconds: number;
 }
 
 export class SignalProcessor {
@@ -225,6 +228,13 @@ export class SignalProcessor {
       // Processed before a crash or restart: the trade key says so; never trade twice.
       if (this.d.engine.alreadyTraded(a.id, signal.id, "BUY")) {
         await this.record(signal.id, a.id, true, null, () => this.keyedOutcome(a.id, signal.id, null));
+        return;
+      }
+      // Decided too late after it was received (a backlog, a restart): the buy opens nothing.
+      const age = evaluateSignalAge(Date.parse(signal.createdAt), now, this.d.signalMaxAgeSeconds);
+      if (age.stale) {
+        this.log.info("stale signal not acted on", { signalId: signal.id, agentId: a.id, ageSeconds: age.ageSeconds });
+        await this.record(signal.id, a.id, false, age.reason, "stale");
         return;
       }
       const config = resolveStoredConfig(a.overrides);

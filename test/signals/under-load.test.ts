@@ -1,6 +1,6 @@
 import { afterEach, expect, test } from "bun:test";
 import { json } from "../helpers/context.ts";
-import { MINT, startTrading, type TradingContext } from "../helpers/trading.ts";
+import { MINT, MINT2, startTrading, type TradingContext } from "../helpers/trading.ts";
 
 // Issue 35 (docs/decisions/under-load.md): the signal queue knows its lag, says when it is behind,
 // and what it refuses or decides late. The queue is held behind a simulated buy whose swap quote
@@ -113,4 +113,80 @@ test("backpressure: while the lag is above the limit, POST /trading-signals and 
   });
   expect(again.status).toBe(201);
   expect(t.count("trading_signals")).toBe(stored + 2);
+});
+
+const MAX_AGE = 30;
+
+async function evaluationsOf(signalId: number, ctx = t.ctx) {
+  const res = await ctx.request("GET", `/api/v1/trading-signals/${signalId}`, { token: t.token });
+  return (await json(res)).processing.evaluations as Array<Record<string, unknown>>;
+}
+
+test("no stale trades: a buy decided more than SIGNAL_MAX_AGE_SECONDS after it arrived opens nothing and says stale with its age; an exit signal still closes", async () => {
+  t = await startTrading({ env: { SIGNAL_MAX_AGE_SECONDS: String(MAX_AGE), SIGNAL_QUEUE_MAX_LAG_SECONDS: "3600" } });
+  t.fake.setToken(MINT2, { liquidityUsd: 250_000, marketCapUsd: 3_000_000 });
+  const { agent, quote, first } = await heldBurst();
+  const late = await t.postSignal({ tokenAddress: MINT2, symbol: "WIF" }); // waits for the agent's turn
+  t.ctx.clock.advance((MAX_AGE + 1.5) * 1000);
+  quote.release();
+  await t.settle();
+
+  expect(await evaluationsOf(first.id)).toMatchObject([{ agentId: agent.id, outcome: "traded" }]);
+  expect(await evaluationsOf(late.id)).toMatchObject([
+    {
+      agentId: agent.id,
+      outcome: "stale",
+      rule: null,
+      reason: "Signal was 31.5 s old when decided (limit 30 s); a late buy opens nothing",
+      positionId: null,
+    },
+  ]);
+  expect(t.count("positions", "agent_id = ? AND token_address = ?", agent.id, MINT2)).toBe(0);
+
+  // An exit signal that waited as long still acts: the MINT position closes.
+  const hold = t.fake.hold("jupiter.build");
+  await t.postSignal({ tokenAddress: MINT2, symbol: "WIF" }); // a fresh buy, held at its quote
+  await hold.reached;
+  const exit = await t.postSignal({ signalType: "sell" });
+  t.ctx.clock.advance((MAX_AGE + 10) * 1000);
+  hold.release();
+  await t.settle();
+  expect(await evaluationsOf(exit.id)).toMatchObject([{ agentId: agent.id, outcome: "traded" }]);
+  expect(t.count("positions", "agent_id = ? AND token_address = ? AND status = 'closed'", agent.id, MINT)).toBe(1);
+});
+
+test("a restart with a backlog decides every accepted signal exactly once (none expires, the late buys are stale)", async () => {
+  t = await startTrading({ env: { SIGNAL_MAX_AGE_SECONDS: String(MAX_AGE), SIGNAL_QUEUE_MAX_LAG_SECONDS: "3600" } });
+  const manual = await t.createAgent({ automated: false });
+  const { agent, quote, first, more } = await heldBurst(23); // 16 run at once; the rest wait in memory
+  const accepted = [first.id, ...more];
+  t.ctx.clock.advance((MAX_AGE + 10) * 1000);
+  const restarting = t.ctx.restart();
+  quote.release();
+  const restarted = await restarting;
+  try {
+    await restarted.services.signalQueue.idle();
+    const db = restarted.database.sqlite;
+    const statuses = db
+      .query<{ id: number; s: string }, []>("SELECT id, processing_status AS s FROM trading_signals ORDER BY id")
+      .all();
+    expect(statuses.map((r) => r.id)).toEqual(accepted);
+    expect(statuses.every((r) => r.s === "processed")).toBe(true);
+    const rows = db
+      .query<{ signal_id: number; agent_id: string; outcome: string }, []>(
+        "SELECT signal_id, agent_id, outcome FROM signal_evaluations ORDER BY signal_id",
+      )
+      .all();
+    expect(rows.length).toBe(accepted.length * 2);
+    for (const id of accepted) {
+      const mine = rows.filter((r) => r.signal_id === id);
+      expect(mine.map((r) => r.agent_id).sort()).toEqual([agent.id, manual.id].sort());
+      const auto = mine.find((r) => r.agent_id === agent.id)!.outcome;
+      expect(auto).toBe(id === first.id ? "traded" : "stale");
+    }
+    expect(db.query<{ n: number }, []>("SELECT count(*) AS n FROM positions").get()!.n).toBe(1);
+    expect(db.query<{ n: number }, []>("SELECT count(*) AS n FROM trade_idempotency").get()!.n).toBe(1);
+  } finally {
+    await restarted.close();
+  }
 });
