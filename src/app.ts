@@ -35,6 +35,7 @@ import { priceFeedRoutes } from "./http/routes/price-feeds/index.ts";
 import { publicRoutes } from "./http/routes/public/index.ts";
 import { signalSourceRoutes } from "./http/routes/signal-sources/index.ts";
 import { tokenRoutes } from "./http/routes/tokens/index.ts";
+import { riskLimitRoutes, tradingControlRoutes } from "./http/routes/trading-controls/index.ts";
 import { SIGNALS_PATH, tradingSignalRoutes } from "./http/routes/trading-signals/index.ts";
 import { walletWatchRoutes } from "./http/routes/wallet-watches/index.ts";
 import { walletRoutes } from "./http/routes/wallets/index.ts";
@@ -158,6 +159,8 @@ function mountRoutes(app: OpenAPIHono<AppEnv>, s: AppDeps): void {
   mountDeclared(app, "/api/v1/tokens", tokenRoutes(s));
   mountDeclared(app, "/api/v1/webhooks", webhookRoutes(s));
   mountDeclared(app, "/api/v1/notifications", notificationRoutes(s));
+  mountDeclared(app, "/api/v1/trading", tradingControlRoutes(s));
+  mountDeclared(app, "/api/v1/risk-limits", riskLimitRoutes(s));
   mountDeclared(app, "/api/v1/signal-sources", signalSourceRoutes(s));
   mountDeclared(app, "/api/v1/wallet-watches", walletWatchRoutes(s));
   mountDeclared(app, "/v1", publicRoutes(s));

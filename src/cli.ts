@@ -3,6 +3,7 @@ import { isScope, SCOPES, type Scope } from "./auth/scopes.ts";
 import { type OptionSpec, parseArgs, UsageError } from "./cli/args.ts";
 import { backtestCommand } from "./cli/backtest-command.ts";
 import { mergeEnvFile } from "./cli/env-file.ts";
+import { unknownVariableWarnings } from "./cli/unknown-variables.ts";
 import { unlockCommand } from "./cli/unlock-command.ts";
 import { systemClock } from "./clock.ts";
 import { type Config, ConfigError, loadConfig, walletVariables } from "./config.ts";
@@ -316,6 +317,11 @@ function requiredOption(options: Map<string, string | true>, name: string, comma
 
 async function runServe(io: CliIo): Promise<number> {
   const config = configFrom(io);
+  // A typo must not pass silently (issue 34): a warning in the log, or with STRICT_CONFIG no start.
+  const configWarnings = unknownVariableWarnings(io.env);
+  if (config.STRICT_CONFIG && configWarnings.length > 0) {
+    throw new ConfigError(configWarnings.map((w) => `${w} (STRICT_CONFIG=true)`));
+  }
   // Live wallets (PRODUCT.md §5): WALLET_N parsed now; a malformed one is a ConfigError naming
   // the variable (exit 2). The raw values join the logger's scrub list, never a log line.
   const liveWallets = LiveWalletRegistry.fromEnv(io.env);
@@ -338,7 +344,7 @@ async function runServe(io: CliIo): Promise<number> {
   process.on("SIGTERM", onSignal);
   process.on("SIGINT", onSignal);
   try {
-    handle = await serve(config, { services: { liveWallets, secrets: () => walletSecrets } });
+    handle = await serve(config, { services: { liveWallets, secrets: () => walletSecrets }, configWarnings });
   } catch (err) {
     process.off("SIGTERM", onSignal);
     process.off("SIGINT", onSignal);

@@ -220,6 +220,8 @@ export const configSchema = z.object({
   TELEGRAM_API_URL: sourceUrl("https://api.telegram.org").refine((v) => v !== "", {
     error: "must be an http(s) URL",
   }),
+  /** A variable that looks like one of these but is not (a typo) stops the start instead of a warning. */
+  STRICT_CONFIG: bool(false),
 });
 
 export type Config = z.output<typeof configSchema>;

@@ -25,6 +25,8 @@ export interface ServeOptions {
   /** Passed to createServices (tests: logger, clock, password cost). */
   services?: ServiceOptions;
   shutdownTimeoutMs?: number;
+  /** Variables that look like ours but are not read (src/cli/unknown-variables.ts): logged once. */
+  configWarnings?: readonly string[];
 }
 
 export interface ServerHandle {
@@ -119,6 +121,7 @@ export async function serve(config: Config, opts: ServeOptions = {}): Promise<Se
     services = createServices(config, database, opts.services);
     const log = services.logger;
     for (const w of startupWarnings(config)) log.warn(w.msg, w.context);
+    for (const w of opts.configWarnings ?? []) log.warn(`CONFIGURATION WARNING: ${w}`);
 
     const svc = services;
     const ensureAdmin = async () => {
@@ -146,6 +149,7 @@ export async function serve(config: Config, opts: ServeOptions = {}): Promise<Se
     if (!firstStart) await ensureAdmin();
 
     await services.start();
+    announceLiveTrading(config, services);
     const port = main.port ?? config.PORT;
     log.info("listening", {
       host: config.HOST,
@@ -183,6 +187,37 @@ export async function serve(config: Config, opts: ServeOptions = {}): Promise<Se
     database.close();
     throw err;
   }
+}
+
+/**
+ * With live trading on (issue 34): one line saying so, with what it trades through, and a loud
+ * warning when the node is missing or does not answer (GET /health is degraded meanwhile). The
+ * RPC URL's host only: a provider's key often sits in its path or query.
+ */
+function announceLiveTrading(config: Config, services: Services): void {
+  if (!config.LIVE_TRADING_ENABLED) return;
+  const log = services.logger;
+  const rpcHost = config.SOLANA_RPC_URL === "" ? null : new URL(config.SOLANA_RPC_URL).host;
+  log.info("LIVE TRADING ENABLED: agents in live mode with live automation trade real funds", {
+    wallets: services.liveWallets.size,
+    rpcHost,
+    swapApi: config.SWAP_API,
+    jito: config.JITO_BLOCK_ENGINE_URL !== "",
+  });
+  const live = services.trading.live;
+  if (!live) {
+    log.warn("LIVE TRADING WARNING: SOLANA_RPC_URL is empty; no live trade can be sent and /health is degraded");
+    return;
+  }
+  void live.rpc.call("getBlockHeight", [{ commitment: "confirmed" }]).catch((err) =>
+    log.warn(
+      "LIVE TRADING WARNING: the Solana node does not answer; live trades fail until it does and /health is degraded",
+      {
+        rpcHost,
+        error: err instanceof Error ? err.message : String(err),
+      },
+    ),
+  );
 }
 
 interface Drain {

@@ -38,6 +38,7 @@ import type { SignalIntake } from "./signals/signal-intake.ts";
 import type { SignalQueue } from "./signals/signal-queue.ts";
 import type { SignalService } from "./signals/signal-service.ts";
 import { createStrategyLab, type StrategyLab } from "./strategy-lab.ts";
+import type { GuardRails } from "./trading/guard-rails.ts";
 import type { LiveTrading } from "./trading/live-trading.ts";
 import type { PositionLocks } from "./trading/position-locks.ts";
 import type { PositionMonitor } from "./trading/position-monitor.ts";
@@ -101,6 +102,8 @@ export interface Services {
     monitor: PositionMonitor;
     /** Live trading on Solana (src/trading/live-*.ts); null when SOLANA_RPC_URL is empty. */
     live: LiveTrading | null;
+    /** Pause switches, risk limits and the daily-loss breaker per user and mode (src/trading/guard-rails.ts). */
+    guardRails: GuardRails;
   };
   /** priceSol of GET /agent-balances. */
   tokenPriceLookup: TokenPriceLookup;
@@ -160,6 +163,7 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
   const notifications = createNotifications(
     {
       ...{ config, database, clock, logger, events, agents, openPositions, engine: trading.engine },
+      guardRails: trading.guardRails,
       sealingSecret: jwtSecret,
       positions: trading.positions,
     },
@@ -173,6 +177,7 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
   const { health, caches } = createHealth({
     ...{ database, logger, market, blacklist, apiKeys, ...pipeline },
     maxQueueLagSeconds: config.SIGNAL_QUEUE_MAX_LAG_SECONDS,
+    liveTrading: { enabled: config.LIVE_TRADING_ENABLED, rpcConfigured: config.SOLANA_RPC_URL !== "" },
   });
   registerWorkers(lifecycle, { config, blacklist, market, live, strategyLab, notifications, ...trading, ...pipeline });
   const copyTrading = createCopyTrading(config, { ...core, live, signalIntake: pipeline.signalIntake });

@@ -2,6 +2,8 @@
 // imports so the dashboard (src/dashboard/ui/types.ts) reads the same declaration.
 
 export interface ModeTotals {
+  /** Wallets of this mode assigned to the user's agents: a live row exists from the first live wallet on. */
+  wallets: number;
   solBalance: string;
   openPositions: number;
   positionsValueSol: string;

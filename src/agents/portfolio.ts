@@ -1,5 +1,10 @@
 import type { SqliteHandle } from "../db/client.ts";
-import { closedTradesOfUser, solHoldingsOfUser, type WalletMode } from "../db/repositories/portfolio.ts";
+import {
+  closedTradesOfUser,
+  solHoldingsOfUser,
+  type WalletMode,
+  walletCountsOfUser,
+} from "../db/repositories/portfolio.ts";
 import { Big, decStr } from "../money.ts";
 import type { OpenPositionSource } from "./open-positions.ts";
 import type { ModeTotals, Portfolio } from "./portfolio-shape.ts";
@@ -14,6 +19,7 @@ import type { ModeTotals, Portfolio } from "./portfolio-shape.ts";
 export type { Portfolio };
 
 interface Sums {
+  wallets: number;
   sol: Big;
   positions: number;
   valueSol: Big;
@@ -28,6 +34,7 @@ interface Sums {
 }
 
 const zero = (): Sums => ({
+  wallets: 0,
   sol: new Big(0),
   positions: 0,
   valueSol: new Big(0),
@@ -54,6 +61,7 @@ export async function computePortfolio(input: {
   todayStart: string;
 }): Promise<Portfolio> {
   const sums: Record<WalletMode, Sums> = { simulation: zero(), live: zero() };
+  for (const w of walletCountsOfUser(input.db, input.userId)) if (sums[w.mode]) sums[w.mode].wallets = w.n;
   for (const h of solHoldingsOfUser(input.db, input.userId)) sums[h.mode].sol = sums[h.mode].sol.plus(h.balance);
   const today = Date.parse(input.todayStart);
   for (const t of closedTradesOfUser(input.db, input.userId)) {
@@ -78,6 +86,7 @@ export async function computePortfolio(input: {
   const totals = (s: Sums): ModeTotals => {
     const total = s.sol.plus(s.valueSol);
     return {
+      wallets: s.wallets,
       solBalance: decStr(s.sol),
       openPositions: s.positions,
       positionsValueSol: decStr(s.valueSol),

@@ -24,7 +24,7 @@ export interface TradingConfig {
     allowedTokens: string[];
     blockedTokens: string[];
     minSignalStrength: number;
-    /** Entry signal types the agent acts on; [] = every type that is not an exit type (PRODUCT.md §7). */
+    /** Entry signal types the agent acts on; [] = buy, long and entry (src/trading/rules/eligibility.ts). */
     signalTypes: string[];
     /** Token screening (src/trading/rules/token-screening.ts says what each does). */
     rejectFreezeAuthority: boolean;
@@ -35,6 +35,8 @@ export interface TradingConfig {
   /** maxExitBps: price-impact cap of stop-loss and stale exits; null = no cap (always get out). */
   slippage: { defaultBps: number; maxBps: number; maxExitBps: number | null };
   timing: { minTimeBetweenTradesSeconds: number };
+  /** The agent's own cap on its open positions (issue 34 item 1); null = off. Account limits: GET /risk-limits. */
+  risk: { maxOpenPositions: number | null };
   /** SOL an agent must hold to trade (SPEC facts; PRODUCT.md §3). */
   minimumAgentBalance: number;
 }
@@ -61,6 +63,7 @@ export const DEFAULT_TRADING_CONFIG: Readonly<TradingConfig> = deepFreeze({
   },
   slippage: { defaultBps: 300, maxBps: 1000, maxExitBps: null },
   timing: { minTimeBetweenTradesSeconds: 0 },
+  risk: { maxOpenPositions: null },
   minimumAgentBalance: 0.5,
 });
 
@@ -156,6 +159,7 @@ const groups = {
     maxExitBps: intBetween(1, 10_000).nullable(),
   },
   timing: { minTimeBetweenTradesSeconds: intBetween(0, 31_536_000) },
+  risk: { maxOpenPositions: intBetween(1, 100_000).nullable() },
 } as const;
 
 const minimumAgentBalance = between(0, 1_000_000);
@@ -170,6 +174,7 @@ const TradingConfigSchema = z
     filters: z.strictObject(groups.filters, { error: objectError }),
     slippage: z.strictObject(groups.slippage, { error: objectError }),
     timing: z.strictObject(groups.timing, { error: objectError }),
+    risk: z.strictObject(groups.risk, { error: objectError }),
     minimumAgentBalance,
   })
   .superRefine((c, ctx) => {
@@ -204,6 +209,7 @@ export const TradingConfigPatchSchema = z.strictObject(
     filters: z.strictObject(groups.filters, { error: objectError }).partial().optional(),
     slippage: z.strictObject(groups.slippage, { error: objectError }).partial().optional(),
     timing: z.strictObject(groups.timing, { error: objectError }).partial().optional(),
+    risk: z.strictObject(groups.risk, { error: objectError }).partial().optional(),
     minimumAgentBalance: minimumAgentBalance.optional(),
   },
   {

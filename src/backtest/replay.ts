@@ -86,6 +86,15 @@ type Dca = Extract<PositionAction, { kind: "dca" }>;
  * it traded. Signals and position turns are taken in time order (run); each rule's effect on the
  * balance and the position is one method.
  */
+/** Account-wide limits (GET /risk-limits) belong to a user's live book, not to a replayed variant. */
+const NO_ACCOUNT_LIMITS = {
+  limits: { maxOpenPositions: null, maxExposureSol: null, dailyLossLimitSol: null },
+  tripped: null,
+  openPositions: 0,
+  exposureSol: 0,
+  dailyLossSol: 0,
+} as const;
+
 class Replay {
   private readonly config: ReplayInput["config"];
   // Fills at the bar's price less the recorded price impact (src/price-impact.ts).
@@ -347,6 +356,7 @@ class Replay {
         signalType: signal.signalType,
       },
       liveTradingEnabled: false,
+      paused: false,
       hasWallet: true,
       hasOpenPositionOnToken: this.open.has(signal.tokenAddress),
       lastTradeAtMs: config.timing.minTimeBetweenTradesSeconds > 0 ? this.lastTradeAtMs : null,
@@ -364,6 +374,8 @@ class Replay {
       marketData: null,
       solBalance: this.balance,
       tradeSizeSol: size,
+      // One variant is one agent: its own risk.maxOpenPositions applies; account limits do not.
+      risk: { ...NO_ACCOUNT_LIMITS, agentOpenPositions: this.open.size },
     });
     if (!post.eligible) {
       this.skip(post.rule);

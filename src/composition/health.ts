@@ -16,6 +16,8 @@ interface Deps {
   signalQueue: SignalQueue;
   /** SIGNAL_QUEUE_MAX_LAG_SECONDS. */
   maxQueueLagSeconds: number;
+  /** LIVE_TRADING_ENABLED, and whether SOLANA_RPC_URL is set. */
+  liveTrading: { enabled: boolean; rpcConfigured: boolean };
 }
 
 /**
@@ -40,6 +42,18 @@ export function createHealth(d: Deps): { health: HealthRegistry; caches: CacheSt
   const status = market.status();
   for (const source of ["swapAggregator", "solPriceFeed", "priceNetwork"] as const) {
     if (status[source].configured) health.register(source, market.reachability.healthCheck(source));
+  }
+  // Live trading on without a node that answers cannot trade (issue 34): degraded, said in the message.
+  if (d.liveTrading.enabled) {
+    const rpc = market.reachability.healthCheck("solanaRpc");
+    health.register("solanaRpc", () =>
+      d.liveTrading.rpcConfigured
+        ? rpc()
+        : {
+            status: "degraded",
+            message: "LIVE_TRADING_ENABLED is true but SOLANA_RPC_URL is empty: no live trade can be sent",
+          },
+    );
   }
   return { health, caches };
 }

@@ -11,6 +11,7 @@ import { QuotePricing } from "../market/quote-pricing.ts";
 import type { Metrics } from "../metrics/metrics.ts";
 import { SignalService } from "../signals/signal-service.ts";
 import type { TradeExecutor } from "../trading/executor.ts";
+import { GuardRails } from "../trading/guard-rails.ts";
 import { priorityFeeSettingOf } from "../trading/live/priority-fee.ts";
 import type { LiveTrading } from "../trading/live-trading.ts";
 import { PriceWaits } from "../trading/monitor-prices.ts";
@@ -34,6 +35,8 @@ export interface TradingArea {
   processor: SignalProcessor;
   monitor: PositionMonitor;
   priceWaits: PriceWaits;
+  /** Pause switches, risk limits and the daily-loss breaker per user and mode. */
+  guardRails: GuardRails;
 }
 
 interface Deps {
@@ -96,6 +99,8 @@ export function createTradingArea(config: Config, d: Deps, opts: ServiceOptions)
     commits,
     live: live?.settlement,
   });
+  const guardRails = new GuardRails({ sqlite, clock, events, logger });
+  guardRails.attach();
   const processor = new SignalProcessor({
     sqlite,
     clock,
@@ -107,6 +112,7 @@ export function createTradingArea(config: Config, d: Deps, opts: ServiceOptions)
     marketData: market.marketData,
     liveTradingEnabled: config.LIVE_TRADING_ENABLED,
     signalMaxAgeSeconds: config.SIGNAL_MAX_AGE_SECONDS,
+    guardRails,
   });
   // Why the monitor waits on a position: set by its ticks, shown with the position.
   const priceWaits = new PriceWaits();
@@ -123,6 +129,10 @@ export function createTradingArea(config: Config, d: Deps, opts: ServiceOptions)
     intervalSeconds: config.MONITOR_INTERVAL_SECONDS,
     waits: priceWaits,
     live: live ?? undefined,
+    afterTick: () => guardRails.sweep(),
   });
-  return { signals, walCheckpoints, groupCommit, positions, locks, engine, processor, monitor, priceWaits };
+  return {
+    ...{ signals, walCheckpoints, groupCommit, positions, locks, engine, processor, monitor, priceWaits },
+    guardRails,
+  };
 }

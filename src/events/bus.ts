@@ -128,6 +128,25 @@ interface WebhookDisabledEvent {
   reason: string;
 }
 
+/** A user's daily-loss breaker tripped (src/trading/guard-rails.ts): no entries in `mode` until resumed. */
+interface RiskTrippedEvent {
+  mode: Mode;
+  reason: string;
+  at: string;
+  dailyLossSol: string;
+  dailyLossLimitSol: string;
+}
+
+/** POST /trading/pause or /trading/resume (or Telegram's /pauseall, /resumeall). */
+interface TradingPausedEvent {
+  modes: Mode[];
+  at: string;
+}
+interface TradingResumedEvent extends TradingPausedEvent {
+  /** Modes whose tripped breaker this resume cleared. */
+  clearedBreakers: Mode[];
+}
+
 export interface EventPayloads {
   "signal.created": SignalCreatedEvent;
   "trade.executed": TradeExecutedEvent;
@@ -137,6 +156,9 @@ export interface EventPayloads {
   "position.closed": PositionClosedEvent;
   "price.sol": SolPriceEvent;
   "webhook.disabled": WebhookDisabledEvent;
+  "risk.tripped": RiskTrippedEvent;
+  "trading.paused": TradingPausedEvent;
+  "trading.resumed": TradingResumedEvent;
 }
 
 export type EventType = keyof EventPayloads;

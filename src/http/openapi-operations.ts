@@ -176,6 +176,24 @@ export const OPERATIONS: Record<Key, OperationDoc> = {
     summary: "Unlink a Telegram chat",
   },
 
+  "GET /api/v1/trading/status": {
+    operationId: "getTradingStatus",
+    summary: "Pause switches and daily-loss breakers per mode",
+  },
+  "POST /api/v1/trading/pause": {
+    operationId: "pauseTrading",
+    summary: "Stop new entries in a mode (exits and stop-losses keep working)",
+  },
+  "POST /api/v1/trading/resume": {
+    operationId: "resumeTrading",
+    summary: "Allow entries again in a mode; clears a tripped daily-loss breaker",
+  },
+  "GET /api/v1/risk-limits": {
+    operationId: "getRiskLimits",
+    summary: "Account-wide risk limits per mode, with the breaker and usage",
+  },
+  "PUT /api/v1/risk-limits": { operationId: "updateRiskLimits", summary: "Set account-wide risk limits" },
+
   "GET /": { operationId: "getDashboard", summary: "The web dashboard (HTML page)" },
   "GET /dashboard/{file}": { operationId: "getDashboardAsset", summary: "A script or stylesheet of the dashboard" },
 
@@ -219,6 +237,7 @@ const TAGS: Array<{ name: string; description: string }> = [
   { name: "tokens", description: "Recorded token price history" },
   { name: "webhooks", description: "Signed webhooks for your own systems" },
   { name: "notifications", description: "Notification preferences and the Telegram bot" },
+  { name: "trading", description: "Pause switches, risk limits and the daily-loss breaker over all your agents" },
   { name: "dashboard", description: "The web dashboard served by the binary" },
 ];
 

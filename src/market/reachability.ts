@@ -98,6 +98,11 @@ export class ReachabilityProber {
     private readonly intervalMs = PROBE_INTERVAL_MS,
   ) {}
 
+  /** A source built after the market (the Solana node of live trading). */
+  add(service: DataSourceName, probe: () => Promise<unknown>): void {
+    this.probes[service] = probe;
+  }
+
   /** One round; overlapping rounds are skipped. Failures are recorded by the HTTP client. */
   async tick(): Promise<void> {
     if (this.running) return;

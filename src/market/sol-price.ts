@@ -79,6 +79,10 @@ export class SolPriceService implements SolPriceSource {
   private started = false;
   private streamConnected = false;
   private lastPollFailed = false;
+  /** Epoch ms the current run of failed polls began; null after a success. */
+  private pollDownSince: number | null = null;
+  /** Epoch ms the stream went (or started) down; null while connected. */
+  private streamDownSince: number | null = null;
   private stopCtl = new AbortController();
   private streamCtl: AbortController | null = null;
   private fallbackCtl: AbortController | null = null;
@@ -114,6 +118,24 @@ export class SolPriceService implements SolPriceSource {
     };
   }
 
+  /**
+   * Since when the price has been stale or not to be had (issue 34: the dashboard says since when);
+   * null while it is fresh, or before the sources were ever asked. The earliest of: the connection
+   * going down (stream mode) or the first failed poll of the current run (poll mode, or no value
+   * yet), and the moment the last value turned stale by age.
+   */
+  unavailableSince(): string | null {
+    const cur = this.current();
+    if (cur && !cur.isStale) return null;
+    const candidates: number[] = [];
+    const down = this.mode === "stream" ? this.streamDownSince : this.pollDownSince;
+    if (this.connectionDown() && down !== null) candidates.push(down);
+    if (!this.value && this.pollDownSince !== null) candidates.push(this.pollDownSince);
+    if (this.value && this.deps.clock.now() - this.value.at > this.opts.staleAfterMs)
+      candidates.push(this.value.at + this.opts.staleAfterMs);
+    return candidates.length > 0 ? new Date(Math.min(...candidates)).toISOString() : null;
+  }
+
   /** True while the price connection is up (stream mode: the SSE stream; poll mode: last poll ok). */
   get connected(): boolean {
     return !this.connectionDown() && this.value !== null;
@@ -137,6 +159,7 @@ export class SolPriceService implements SolPriceSource {
   start(): void {
     if (this.started || this.mode === "off") return;
     this.started = true;
+    if (this.mode === "stream" && !this.streamConnected) this.streamDownSince ??= this.deps.clock.now();
     this.stopCtl = new AbortController();
     this.deps.logger.info("SOL price feed starting", { mode: this.mode });
     this.track(this.mode === "stream" ? this.streamLoop() : this.pollLoop());
@@ -188,6 +211,7 @@ export class SolPriceService implements SolPriceSource {
   private setConnected(up: boolean): void {
     if (this.streamConnected === up) return;
     this.streamConnected = up;
+    this.streamDownSince = up ? null : (this.streamDownSince ?? this.deps.clock.now());
     if (up) this.fallbackCtl?.abort();
     this.publishMaybe();
   }
@@ -236,6 +260,8 @@ export class SolPriceService implements SolPriceSource {
   }
 
   private setPollFailed(failed: boolean): void {
+    if (failed) this.pollDownSince ??= this.deps.clock.now();
+    else this.pollDownSince = null;
     if (this.lastPollFailed === failed) return;
     this.lastPollFailed = failed;
     this.publishMaybe();

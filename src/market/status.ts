@@ -23,5 +23,8 @@ export function dataSourceStatus(config: Config, reachability?: Reachability): D
       config.WHALE_DATA_URL !== "" && config.WHALE_DATA_API_KEY !== undefined,
       "signalGeneration",
     ),
+    // Not in SPEC's list: the chain, so a live operator sees at once whether the node answers.
+    solanaRpc: entry(config.SOLANA_RPC_URL !== "", "solanaRpc"),
+    jitoBlockEngine: entry(config.JITO_BLOCK_ENGINE_URL !== "", "jitoBlockEngine"),
   };
 }

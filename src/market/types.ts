@@ -11,7 +11,11 @@ export type DataSourceName =
   | "swapAggregator"
   | "marketData"
   | "liquidityChecks"
-  | "signalGeneration";
+  | "signalGeneration"
+  /** SOLANA_RPC_URL (live trading, screening, copy trading); issue 34. */
+  | "solanaRpc"
+  /** JITO_BLOCK_ENGINE_URL, when set. */
+  | "jitoBlockEngine";
 
 /**
  * SPEC "Data-source status": `configured` booleans only, never a URL or a key; we add
@@ -39,6 +43,8 @@ export interface SolPriceSource {
   readonly configured: boolean;
   /** The latest value, no I/O; null before the first update. */
   current(): SolPrice | null;
+  /** Since when the price has been stale or not to be had (ISO 8601); null while fresh or never asked. */
+  unavailableSince(): string | null;
   /**
    * The latest value, or (before the first update) one fetched now. Throws
    * ServiceNotConfiguredError when no source is configured, ExternalServiceError when all fail.

@@ -11,6 +11,7 @@ import { WebhookRepository } from "../db/repositories/webhooks.ts";
 import type { EventBus, ServiceEvent } from "../events/bus.ts";
 import type { Logger } from "../logger.ts";
 import { Big, decStr } from "../money.ts";
+import type { GuardRails } from "../trading/guard-rails.ts";
 import type { TradingEngine } from "../trading/trading-engine.ts";
 import { NotificationPreferencesService } from "./preferences.ts";
 import { SecretBox } from "./secret-box.ts";
@@ -39,6 +40,7 @@ export interface NotificationDeps {
   openPositions: OpenPositionSource;
   positions: PositionRepository;
   engine: TradingEngine;
+  guardRails: GuardRails;
 }
 
 export interface NotificationOptions {
@@ -130,6 +132,13 @@ function createTelegram(d: NotificationDeps, token: string, prefs: NotificationP
     openPositions,
     // The same path as POST /agent-positions/:id/close: the engine's close under the position lock.
     closePosition: (userId, positionId) => d.engine.closePosition(positionId, "manual", { userId }),
+    // The same switches as POST /trading/pause and /trading/resume with {"mode": "all"}.
+    pauseAll: (userId) => void d.guardRails.pause(userId, "all"),
+    resumeAll(userId) {
+      const before = d.guardRails.status(userId);
+      d.guardRails.resume(userId, "all");
+      return (["simulation", "live"] as const).filter((m) => before[m].tripped !== null);
+    },
   };
   const bot = new TelegramBot({
     token,

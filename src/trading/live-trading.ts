@@ -53,7 +53,8 @@ export interface LiveTradingDeps {
   logger: Logger;
   events: EventBus;
   metrics: Metrics;
-  market: Pick<Market, "quotes" | "solPrice" | "tokenPrices"> & Partial<Pick<MarketServices, "swapApi" | "liveSwapV2">>;
+  market: Pick<Market, "quotes" | "solPrice" | "tokenPrices"> &
+    Partial<Pick<MarketServices, "swapApi" | "liveSwapV2" | "reachability" | "prober">>;
   wallets: LiveWalletRegistry;
   /** The engine's SOL price (late-bound: the engine is built after this). */
   solUsd(): Promise<Big>;
@@ -101,7 +102,10 @@ export class LiveTrading {
       timeoutMs: opts.timeoutMs ?? config.HTTP_TIMEOUT_MS,
       fetch: opts.fetch,
       logger: d.logger,
+      reachability: d.market.reachability,
     });
+    // Asked once a minute when nothing else did (GET /data-sources/status, /health).
+    d.market.prober?.add("solanaRpc", () => this.rpc.call("getBlockHeight", [{ commitment: "confirmed" }]));
     this.journal = new LiveTradeJournal(d.database, d.clock);
     this.mintInfo = new MintInfoSource({ rpc: this.rpc, clock: d.clock });
     this.agents = new TradingAgentRepository(sqlite);
@@ -204,6 +208,7 @@ export class LiveTrading {
             timer: this.d.clock,
             fetch: opts.fetch,
             logger: this.d.logger,
+            reachability: this.d.market.reachability,
           }),
         )
       : null;

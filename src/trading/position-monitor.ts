@@ -56,6 +56,8 @@ export interface PositionMonitorDeps {
   /** Why a position is not acted on (its `waitingReason`); the monitor's own when not given. */
   waits?: PriceWaits;
   intervalSeconds: number;
+  /** Runs after every tick that priced (the daily-loss breakers: src/trading/guard-rails.ts). */
+  afterTick?: () => void;
   /**
    * Live trading (src/trading/live-trading.ts): pending live swaps are reconciled by signature at
    * the start of each tick; a position whose swap is still in doubt, or whose agent may not trade
@@ -169,6 +171,11 @@ export class PositionMonitor {
       }
     }
     await this.maybeHourlySnapshots();
+    try {
+      this.d.afterTick?.();
+    } catch (err) {
+      this.log.warn("after-tick check failed", { reason: err instanceof Error ? err.message : String(err) });
+    }
     report.durationMs = performance.now() - started;
     this.lastTick = report;
     this.lastTickAt = this.d.clock.now();

@@ -14,6 +14,7 @@ import type { MarketDataProvider, TokenMarketData } from "../market/types.ts";
 import { SOL_MINT } from "../money.ts";
 import type { SignalService } from "../signals/signal-service.ts";
 import { type AgentTurn, AgentTurns } from "./agent-turns.ts";
+import type { GuardRails } from "./guard-rails.ts";
 import {
   checkBeforeMarketData,
   checkMarketAndBalance,
@@ -46,6 +47,8 @@ export interface SignalProcessorDeps {
   engine: TradingEngine;
   marketData: MarketDataProvider;
   liveTradingEnabled: boolean;
+  /** The owner's pause switches, risk limits and daily-loss breaker (rules paused and risk_limit). */
+  guardRails: GuardRails;
   /** Status and evaluation rows of concurrent runs share commits (src/db/group-commit.ts). */
   commits: GroupCommit;
   /** SIGNAL_MAX_AGE_SECONDS: a buy decided later than this after receipt opens nothing. */
@@ -223,71 +226,90 @@ export class SignalProcessor {
     // The simulated buys of this signal share quotes (src/trading/signal-quotes.ts).
     const sharedQuotes = new SignalQuoteBook();
 
-    await this.eachInTurn(agents, turns, async (a) => {
-      const now = this.d.clock.now();
-      // Processed before a crash or restart: the trade key says so; never trade twice.
-      if (this.d.engine.alreadyTraded(a.id, signal.id, "BUY")) {
-        await this.record(signal.id, a.id, true, null, () => this.keyedOutcome(a.id, signal.id, null));
-        return;
-      }
-      // Decided too late after it was received (a backlog, a restart): the buy opens nothing.
-      const age = evaluateSignalAge(Date.parse(signal.createdAt), now, this.d.signalMaxAgeSeconds);
-      if (age.stale) {
-        this.log.info("stale signal not acted on", { signalId: signal.id, agentId: a.id, ageSeconds: age.ageSeconds });
-        await this.record(signal.id, a.id, false, age.reason, "stale");
-        return;
-      }
-      const config = resolveStoredConfig(a.overrides);
-      const refuse = async (r: Extract<EligibilityResult, { eligible: false }>) => {
-        this.log.info("agent not eligible for signal", {
-          signalId: signal.id,
-          agentId: a.id,
-          tokenAddress: signal.tokenAddress,
-          rule: r.rule,
-          reason: r.reason,
-        });
-        await this.record(signal.id, a.id, false, `${r.rule}: ${r.reason}`, "skipped");
-      };
-      const pre = checkBeforeMarketData({
-        agent: {
-          tradingMode: a.tradingMode,
-          automatedTradingSimulation: a.automatedTradingSimulation,
-          automatedTradingLive: a.automatedTradingLive,
-        },
-        config,
-        signal: {
-          tokenAddress: signal.tokenAddress,
-          signalStrength: signal.signalStrength,
-          signalType: signal.signalType,
-        },
-        liveTradingEnabled: this.d.liveTradingEnabled,
-        hasWallet: a.walletAddress !== null,
-        hasOpenPositionOnToken: this.d.positions.hasOpen(a.id, signal.tokenAddress),
-        lastTradeAtMs: config.timing.minTimeBetweenTradesSeconds > 0 ? this.lastTradeAt(a.id) : null,
-        nowMs: now,
-      });
-      if (!pre.eligible) {
-        await refuse(pre);
-        return;
-      }
-      const wallet = a.walletAddress as string;
-      const solBalance = readBalance(
-        { sqlite: this.d.sqlite },
-        { agentId: a.id, walletAddress: wallet, tokenAddress: SOL_MINT },
-      );
-      const size = positionSizeSol(config.positionSizing, solBalance);
-      const md = needsMarketData(config.filters) ? await marketData() : null;
-      const post = checkMarketAndBalance({
-        config,
+    await this.eachInTurn(agents, turns, (a) => this.enter(signal, a, marketData, sharedQuotes));
+  }
+
+  /** One agent's entry: the rules in order (rules/eligibility.ts), then the buy. */
+  private async enter(
+    signal: SignalRow,
+    a: TradingCandidate,
+    marketData: () => Promise<TokenMarketData | null>,
+    sharedQuotes: SignalQuoteBook,
+  ): Promise<void> {
+    const now = this.d.clock.now();
+    // Processed before a crash or restart: the trade key says so; never trade twice.
+    if (this.d.engine.alreadyTraded(a.id, signal.id, "BUY")) {
+      await this.record(signal.id, a.id, true, null, () => this.keyedOutcome(a.id, signal.id, null));
+      return;
+    }
+    // Decided too late after it was received (a backlog, a restart): the buy opens nothing.
+    const age = evaluateSignalAge(Date.parse(signal.createdAt), now, this.d.signalMaxAgeSeconds);
+    if (age.stale) {
+      this.log.info("stale signal not acted on", { signalId: signal.id, agentId: a.id, ageSeconds: age.ageSeconds });
+      await this.record(signal.id, a.id, false, age.reason, "stale");
+      return;
+    }
+    const config = resolveStoredConfig(a.overrides);
+    const refuse = async (r: Extract<EligibilityResult, { eligible: false }>) => {
+      this.log.info("agent not eligible for signal", {
+        signalId: signal.id,
+        agentId: a.id,
         tokenAddress: signal.tokenAddress,
-        marketData: md ? { marketCap: md.marketCapUsd, liquidity: md.liquidityUsd } : null,
-        solBalance,
-        tradeSizeSol: size,
+        rule: r.rule,
+        reason: r.reason,
       });
-      if (!post.eligible) {
-        await refuse(post);
-        return;
-      }
+      await this.record(signal.id, a.id, false, `${r.rule}: ${r.reason}`, "skipped");
+    };
+    const gate = this.d.guardRails.entryGate(signal.userId, a.id, a.tradingMode, config.risk.maxOpenPositions);
+    const pre = checkBeforeMarketData({
+      agent: {
+        tradingMode: a.tradingMode,
+        automatedTradingSimulation: a.automatedTradingSimulation,
+        automatedTradingLive: a.automatedTradingLive,
+      },
+      config,
+      signal: {
+        tokenAddress: signal.tokenAddress,
+        signalStrength: signal.signalStrength,
+        signalType: signal.signalType,
+      },
+      liveTradingEnabled: this.d.liveTradingEnabled,
+      paused: gate.paused,
+      hasWallet: a.walletAddress !== null,
+      hasOpenPositionOnToken: this.d.positions.hasOpen(a.id, signal.tokenAddress),
+      lastTradeAtMs: config.timing.minTimeBetweenTradesSeconds > 0 ? this.lastTradeAt(a.id) : null,
+      nowMs: now,
+    });
+    if (!pre.eligible) {
+      await refuse(pre);
+      return;
+    }
+    const wallet = a.walletAddress as string;
+    const solBalance = readBalance(
+      { sqlite: this.d.sqlite },
+      { agentId: a.id, walletAddress: wallet, tokenAddress: SOL_MINT },
+    );
+    const size = positionSizeSol(config.positionSizing, solBalance);
+    const md = needsMarketData(config.filters) ? await marketData() : null;
+    // Read again after the await: other agents may have entered meanwhile.
+    const risk = md
+      ? this.d.guardRails.entryGate(signal.userId, a.id, a.tradingMode, config.risk.maxOpenPositions).risk
+      : gate.risk;
+    const post = checkMarketAndBalance({
+      config,
+      tokenAddress: signal.tokenAddress,
+      marketData: md ? { marketCap: md.marketCapUsd, liquidity: md.liquidityUsd } : null,
+      solBalance,
+      tradeSizeSol: size,
+      risk,
+    });
+    if (!post.eligible) {
+      await refuse(post);
+      return;
+    }
+    // Held from the passing check (no await in between) until the buy settled or failed.
+    const release = this.d.guardRails.reserve(signal.userId, a.tradingMode, size);
+    try {
       const result = await this.d.engine.openPosition({
         agent: { id: a.id, userId: a.userId, name: a.name, tradingMode: a.tradingMode },
         config,
@@ -301,6 +323,8 @@ export class SignalProcessor {
         sharedQuotes: a.tradingMode === "simulation" ? sharedQuotes : undefined,
       });
       await this.record(signal.id, a.id, true, null, () => this.openOutcome(a.id, signal.id, result));
-    });
+    } finally {
+      release();
+    }
   }
 }

@@ -104,6 +104,10 @@ test("live wallets get their own totals, never added to the simulation's", async
       "INSERT INTO agent_wallets (id, agent_id, wallet_address, wallet_type, created_at, updated_at) VALUES (?, ?, ?, 'live', ?, ?)",
     )
     .run(crypto.randomUUID(), agent.id, live, "2026-01-01T00:00:00.000Z", "2026-01-01T00:00:00.000Z");
+  // Issue 34: the live row exists as soon as a live wallet is assigned, before it holds or trades anything.
+  const before = await json(await send("GET", "/api/v1/portfolio"));
+  expect(before.live).toMatchObject({ wallets: 1, solBalance: "0", openPositions: 0 });
+  expect(before.simulation.wallets).toBe(1);
   const SOL = "So11111111111111111111111111111111111111112";
   const balance = { agentId: agent.id, walletAddress: live, tokenAddress: SOL, tokenSymbol: "SOL", balance: "2.5" };
   expect((await send("POST", "/api/v1/agent-balances", balance)).status).toBe(201);
@@ -126,6 +130,7 @@ test("live wallets get their own totals, never added to the simulation's", async
   expect((await swap(live, "-0.04", "2026-01-01T00:00:00.000Z")).status).toBe(201);
   const p = await json(await send("GET", "/api/v1/portfolio"));
   expect(p.live).toMatchObject({
+    wallets: 1,
     solBalance: "2.5",
     totalValueSol: "2.5",
     closedTrades: 2,

@@ -36,6 +36,7 @@ const DEFAULTS = {
   },
   slippage: { defaultBps: 300, maxBps: 1000, maxExitBps: null },
   timing: { minTimeBetweenTradesSeconds: 0 },
+  risk: { maxOpenPositions: null },
   minimumAgentBalance: 0.5,
 };
 

@@ -64,14 +64,18 @@ test("the binary ignores a .env in its working directory (configuration is expli
   writeFileSync(join(dir, ".env"), `DATABASE_PATH=${join(dir, "from-dotenv.db")}\n`);
   const explicit = join(dir, "explicit.db");
   const r = await run([binary, "migrate"], { cwd: dir, env: childEnv({ DATABASE_PATH: explicit }) });
-  expect(r).toEqual({ code: 0, stdout: `applied 0000_init to ${explicit}\n`, stderr: "" });
+  expect(r).toEqual({ code: 0, stdout: `applied 0000_init, 0001_trading_controls to ${explicit}\n`, stderr: "" });
   expect(existsSync(join(dir, "from-dotenv.db"))).toBe(false);
   // ... and reads the same file when told to with --env-file.
   const viaFlag = await run([binary, "migrate", "--env-file", join(dir, ".env")], {
     cwd: dir,
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
   });
-  expect(viaFlag).toEqual({ code: 0, stdout: `applied 0000_init to ${join(dir, "from-dotenv.db")}\n`, stderr: "" });
+  expect(viaFlag).toEqual({
+    code: 0,
+    stdout: `applied 0000_init, 0001_trading_controls to ${join(dir, "from-dotenv.db")}\n`,
+    stderr: "",
+  });
   rmSync(dir, { recursive: true, force: true });
 });
 

@@ -91,7 +91,10 @@ test("a backup taken while the service writes is consistent and holds the writes
     expect(keys.length).toBeLessThanOrEqual(after);
     const numbers = keys.map((k) => Number(k.slice(5))).sort((a, b) => a - b);
     expect(numbers).toEqual(numbers.map((_, i) => i + 1));
-    expect(copy.query<{ tag: string }, []>("SELECT tag FROM __migrations").all()).toEqual([{ tag: "0000_init" }]);
+    expect(copy.query<{ tag: string }, []>("SELECT tag FROM __migrations").all()).toEqual([
+      { tag: "0000_init" },
+      { tag: "0001_trading_controls" },
+    ]);
   } finally {
     copy.close();
   }

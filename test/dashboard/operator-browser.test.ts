@@ -119,7 +119,7 @@ t(
     await page.goto(`${origin}/#/agents/${agentId}/strategy`);
     const field = page.getByLabel("Signal types to buy on");
     expect(await step("read the signal types", () => field.inputValue())).toBe("");
-    await page.getByText("empty = every type except sell, exit, close").waitFor();
+    await page.getByText("empty = buy, long, entry").waitFor();
     await field.fill("buy\ndip");
     await page.getByRole("button", { name: "Save strategy" }).click();
     await page.getByText("Strategy saved.").waitFor();

@@ -47,6 +47,7 @@ describe("GET /price-feeds/sol-usd", () => {
       lastUpdated: new Date(ctx.clock.now()).toISOString(),
       isStale: false,
       source: "solPriceFeed",
+      unavailableSince: null,
     });
   });
 
@@ -57,9 +58,16 @@ describe("GET /price-feeds/sol-usd", () => {
     await until(() => ctx!.services.market.solPrice.current()?.isStale === false, "stream price");
     let res = await ctx.request("GET", "/api/v1/price-feeds/sol-usd", { token });
     expect(await json(res)).toMatchObject({ price: "150.00000000", isStale: false, source: "priceNetwork" });
+    const updated = ctx.clock.now();
     ctx.clock.advance(61_000);
     res = await ctx.request("GET", "/api/v1/price-feeds/sol-usd", { token });
-    expect(await json(res)).toMatchObject({ price: "150.00000000", isStale: true, source: "priceNetwork" });
+    // Issue 34: since when the price is stale (60 s after its last update).
+    expect(await json(res)).toMatchObject({
+      price: "150.00000000",
+      isStale: true,
+      source: "priceNetwork",
+      unavailableSince: new Date(updated + 60_000).toISOString(),
+    });
   });
 
   test("createServices never connects; the start hooks (serve) start the stream, stop() ends it", async () => {
@@ -86,7 +94,8 @@ describe("GET /price-feeds/sol-usd", () => {
       success: false,
       error: "solPriceFeed returned HTTP 500: Internal error",
       code: "EXTERNAL_SERVICE_ERROR",
-      details: { service: "solPriceFeed", statusCode: 500 },
+      // Issue 34: since when no price could be had (the first failed poll).
+      details: { service: "solPriceFeed", statusCode: 500, unavailableSince: new Date(ctx.clock.now()).toISOString() },
     });
   });
 
@@ -101,7 +110,7 @@ describe("GET /price-feeds/sol-usd", () => {
       success: false,
       error: "priceNetwork returned malformed JSON",
       code: "EXTERNAL_SERVICE_ERROR",
-      details: { service: "priceNetwork", statusCode: 200 },
+      details: { service: "priceNetwork", statusCode: 200, unavailableSince: new Date(ctx.clock.now()).toISOString() },
     });
   });
 
@@ -115,7 +124,7 @@ describe("GET /price-feeds/sol-usd", () => {
       success: false,
       error: "solPriceFeed did not answer within 50 ms",
       code: "EXTERNAL_SERVICE_ERROR",
-      details: { service: "solPriceFeed" },
+      details: { service: "solPriceFeed", unavailableSince: new Date(ctx.clock.now()).toISOString() },
     });
   });
 });
@@ -133,6 +142,8 @@ describe("GET /data-sources/status", () => {
       marketData: { configured: false, reachable: null },
       liquidityChecks: { configured: false, reachable: null },
       signalGeneration: { configured: false, reachable: null },
+      solanaRpc: { configured: false, reachable: null },
+      jitoBlockEngine: { configured: false, reachable: null },
     });
   });
 
@@ -148,6 +159,8 @@ describe("GET /data-sources/status", () => {
       marketData: { configured: true, reachable: null },
       liquidityChecks: { configured: true, reachable: null },
       signalGeneration: { configured: true, reachable: null },
+      solanaRpc: { configured: false, reachable: null },
+      jitoBlockEngine: { configured: false, reachable: null },
     });
     for (const secret of ["127.0.0.1", "fake-hermes-key", "fake-jupiter-key", "fake-birdeye-key"])
       expect(text).not.toContain(secret);
@@ -165,6 +178,8 @@ describe("GET /data-sources/status", () => {
       marketData: { configured: true, reachable: null },
       liquidityChecks: { configured: false, reachable: null },
       signalGeneration: { configured: false, reachable: null },
+      solanaRpc: { configured: false, reachable: null },
+      jitoBlockEngine: { configured: false, reachable: null },
     });
   });
 

@@ -166,6 +166,50 @@ test("/pause and /resume toggle automation of one agent or all", async () => {
   expect(tg.lastMessageTo(LINKED)?.text).toBe('No agent named "gamma".');
 });
 
+test("/pauseall and /resumeall switch every mode; a tripped breaker is an alert whatever the preferences (issue 34)", async () => {
+  const { t, tg, poll } = await setUp();
+  await link(t, tg, poll);
+  const agent = await t.createAgent({ name: "alpha" });
+  tg.userSends(LINKED, "/pauseall");
+  await poll();
+  expect(tg.lastMessageTo(LINKED)?.text).toBe(
+    "Paused trading in simulation and live mode: no new entries until /resumeall. Exits, stop-losses and take-profits keep working.",
+  );
+  const status = await json(await t.ctx.request("GET", "/api/v1/trading/status", { token: t.token }));
+  expect([status.simulation.paused, status.live.paused]).toEqual([true, true]);
+  tg.userSends(LINKED, "/resumeall");
+  await poll();
+  expect(tg.lastMessageTo(LINKED)?.text).toBe("Resumed trading in simulation and live mode.");
+
+  // Notifications of closes switched off and quiet hours all day: the alert still rings.
+  const prefs = await t.ctx.request("PUT", "/api/v1/notifications/preferences", {
+    token: t.token,
+    body: { events: ["position.opened"], quietHours: { start: "00:00", end: "23:59", timezone: "UTC" } },
+  });
+  expect(prefs.status).toBe(200);
+  await t.ctx.request("PUT", "/api/v1/risk-limits", {
+    token: t.token,
+    body: { simulation: { dailyLossLimitSol: 0.1 } },
+  });
+  await t.postSignal();
+  await t.settle();
+  expect((await t.positions(agent.id)).length).toBe(1);
+  t.fake.setToken("DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263", { priceUsd: "0.005" });
+  await t.ctx.services.trading.monitor.tick();
+  await poll();
+  const alert = tg
+    .messagesTo(LINKED)
+    .filter((m) => m.text.startsWith("🛑 Daily loss limit reached in simulation mode"));
+  expect(alert).toHaveLength(1);
+  expect(alert[0]?.disable_notification).toBe(false);
+  expect(alert[0]?.text).toContain("No new entries in simulation mode until you resume (/resumeall");
+  tg.userSends(LINKED, "/resumeall");
+  await poll();
+  expect(tg.lastMessageTo(LINKED)?.text).toBe(
+    "Resumed trading in simulation and live mode. The daily loss breaker of simulation mode was cleared.",
+  );
+});
+
 test("trade notifications follow the preferences; quiet hours send silently", async () => {
   const { t, tg, poll } = await setUp(new ManualClock(Date.parse("2026-03-02T12:00:00.000Z")));
   await link(t, tg, poll);

@@ -299,3 +299,27 @@ test("WEBHOOK_TIMEOUT_SECONDS bounds one delivery: a receiver that never answers
   const row = t.ctx.database.sqlite.query<{ error: string }, []>("SELECT error FROM webhook_attempts").get();
   expect(row?.error).toBe("Timed out after 1000 ms");
 });
+
+test("a tripped daily-loss breaker and a pause reach a subscribed endpoint (issue 34)", async () => {
+  const { t, receiver } = await setUp();
+  const hook = await createWebhook(t.ctx, t.token, receiver.url, ["risk.tripped", "trading.paused"]);
+  receiver.setSecret(hook.secret);
+  const limits = await t.ctx.request("PUT", "/api/v1/risk-limits", {
+    token: t.token,
+    body: { simulation: { dailyLossLimitSol: 0.1 } },
+  });
+  expect(limits.status).toBe(200);
+  await t.createAgent();
+  await t.postSignal();
+  await t.settle();
+  t.fake.setToken("DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263", { priceUsd: "0.005" });
+  await t.ctx.services.trading.monitor.tick();
+  expect(
+    (await t.ctx.request("POST", "/api/v1/trading/pause", { token: t.token, body: { mode: "live" } })).status,
+  ).toBe(200);
+  expect(await t.ctx.services.notifications.webhookWorker.tick()).toEqual({ attempted: 2, delivered: 2, failed: 0 });
+  const got = receiver.verified().map((r) => r.payload);
+  expect(got.map((p) => p?.type)).toEqual(["risk.tripped", "trading.paused"]);
+  expect(got[0]?.data).toMatchObject({ mode: "simulation", dailyLossLimitSol: "0.1" });
+  expect(got[1]?.data).toMatchObject({ modes: ["live"] });
+});

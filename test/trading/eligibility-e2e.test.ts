@@ -237,4 +237,24 @@ describe("eligibility end to end: one signal, one failing rule per agent", () =>
     // Liquidity is known (250,000 ≥ 1): that agent trades.
     expectTraded(signal.id, liqFilter.id);
   });
+
+  test("by default only buy, long and entry open positions; hold is stored and shown but opens nothing", async () => {
+    t = await startTrading();
+    const plain = await t.createAgent({ name: "default-types" });
+    const hold = await t.postSignal({ signalType: "hold" });
+    await t.settle();
+    expectRefused(hold.id, plain.id, "signal_type");
+    const shown = await t.ctx.request("GET", `/api/v1/trading-signals/${hold.id}`, { token: t.token });
+    expect(shown.status).toBe(200);
+    const body = (await shown.json()) as any;
+    expect(body.signalType).toBe("hold");
+    expect(body.processing.evaluations[0]).toMatchObject({
+      outcome: "ineligible",
+      rule: "signal_type",
+      reason: 'Signal type "hold" is not an entry type (buy, long, entry); list it in filters.signalTypes to buy on it',
+    });
+    const long = await t.postSignal({ signalType: "Long" });
+    await t.settle();
+    expectTraded(long.id, plain.id);
+  });
 });

@@ -27,6 +27,7 @@ export const CONFIG_GROUPS: ReadonlyArray<readonly [string, string]> = [
   ["filters", "Filters"],
   ["slippage", "Slippage"],
   ["timing", "Timing"],
+  ["risk", "Risk"],
   ["", "Balance"],
 ];
 
@@ -153,7 +154,7 @@ export const CONFIG_FIELDS: readonly ConfigField[] = [
     kind: "textList",
     default: [],
     unit: "signal types, one per line",
-    range: "empty = every type except sell, exit, close",
+    range: "empty = buy, long, entry",
   },
   {
     path: "filters.rejectFreezeAuthority",
@@ -207,6 +208,13 @@ export const CONFIG_FIELDS: readonly ConfigField[] = [
     default: 0,
     unit: "s",
     range: "0 to 31536000",
+  },
+  {
+    path: "risk.maxOpenPositions",
+    label: "Maximum open positions of this agent",
+    kind: "nullableNumber",
+    default: null,
+    range: "empty = no limit, or 1 to 100000",
   },
   {
     path: "minimumAgentBalance",

@@ -23,6 +23,16 @@ export function solHoldingsOfUser(h: SqliteHandle, userId: string): Array<{ mode
     .all(userId, SOL_MINT);
 }
 
+/** Wallets of each mode assigned to the user's agents (a live wallet counts before it holds anything). */
+export function walletCountsOfUser(h: SqliteHandle, userId: string): Array<{ mode: WalletMode; n: number }> {
+  return h.sqlite
+    .query<{ mode: WalletMode; n: number }, [string]>(
+      `SELECT w.wallet_type AS mode, count(*) AS n FROM agent_wallets w JOIN agents a ON a.id = w.agent_id
+        WHERE a.user_id = ? GROUP BY w.wallet_type`,
+    )
+    .all(userId);
+}
+
 /** P/L of every closed position of the user's agents, with its sale time. */
 export function closedTradesOfUser(
   h: SqliteHandle,

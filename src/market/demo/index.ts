@@ -31,6 +31,9 @@ function demoDataSourceStatus(config: Pick<Config, "LIQUIDITY_CHECKS">): DataSou
     marketData: role(true),
     liquidityChecks: role(config.LIQUIDITY_CHECKS),
     signalGeneration: role(true),
+    // No chain on the demo market: live trading refuses to start with it.
+    solanaRpc: role(false),
+    jitoBlockEngine: role(false),
   };
 }
 

@@ -8,8 +8,10 @@ import {
   type AgentLine,
   HELP_TEXT,
   NOT_LINKED_TEXT,
+  PAUSED_ALL_TEXT,
   type PositionLine,
   positionsMessage,
+  resumedAllText,
   statusMessage,
 } from "./messages.ts";
 
@@ -34,6 +36,10 @@ export interface TelegramActions {
   setAutomation(userId: string, agentId: string, on: boolean): void;
   openPositions(userId: string): Promise<PositionLine[]>;
   closePosition(userId: string, positionId: string): Promise<{ profitLossSol: number; profitLossUsd: number }>;
+  /** /pauseall: no entries in either mode (POST /trading/pause {"mode": "all"}). */
+  pauseAll(userId: string): void;
+  /** /resumeall: entries again in both modes; the modes whose tripped breaker it cleared. */
+  resumeAll(userId: string): string[];
 }
 
 export interface TelegramBotDeps {
@@ -167,6 +173,22 @@ export class TelegramBot {
     b.command(
       "resume",
       this.linked((ctx, userId) => this.toggle(ctx, userId, true)),
+    );
+    b.command(
+      "pauseall",
+      this.linked(async (ctx, userId) => {
+        this.d.actions.pauseAll(userId);
+        this.log.info("trading paused from telegram", { userId });
+        await ctx.reply(PAUSED_ALL_TEXT);
+      }),
+    );
+    b.command(
+      "resumeall",
+      this.linked(async (ctx, userId) => {
+        const cleared = this.d.actions.resumeAll(userId);
+        this.log.info("trading resumed from telegram", { userId, clearedBreakers: cleared });
+        await ctx.reply(resumedAllText(cleared));
+      }),
     );
 
     b.callbackQuery(

@@ -140,9 +140,27 @@ export const HELP_TEXT = [
   "/close – close a position (asks for confirmation)",
   "/pause [agent] – pause automated trading of one agent, or all",
   "/resume [agent] – resume automated trading of one agent, or all",
+  "/pauseall – no new entries in any mode (exits and stop-losses go on)",
+  "/resumeall – entries again in every mode; clears a tripped daily loss limit",
   "/unlink – stop notifications to this chat",
   "/help – this list",
 ].join("\n");
+
+export const PAUSED_ALL_TEXT =
+  "Paused trading in simulation and live mode: no new entries until /resumeall. Exits, stop-losses and take-profits keep working.";
+
+export function resumedAllText(clearedBreakers: readonly string[]): string {
+  const cleared = clearedBreakers.length
+    ? ` The daily loss breaker of ${clearedBreakers.join(" and ")} mode was cleared.`
+    : "";
+  return `Resumed trading in simulation and live mode.${cleared}`;
+}
+
+/** Alerts go out whatever the preferences and quiet hours say (docs/decisions/operator-experience-iv.md). */
+export function alertMessage(e: ServiceEvent): string | null {
+  if (e.type !== "risk.tripped") return null;
+  return `🛑 Daily loss limit reached in ${str(e.data.mode)} mode: ${str(e.data.reason)}.\nNo new entries in ${str(e.data.mode)} mode until you resume (/resumeall or POST /api/v1/trading/resume). Exits and stop-losses keep working.`;
+}
 
 export const NOT_LINKED_TEXT =
   "This chat is not linked to an account. Create a link code (dashboard, or POST /api/v1/notifications/telegram/link) and send /start CODE here.";

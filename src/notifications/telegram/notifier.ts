@@ -4,7 +4,7 @@ import type { EventBus, ServiceEvent } from "../../events/bus.ts";
 import type { Logger } from "../../logger.ts";
 import { inQuietHours, type NotificationPreferencesService } from "../preferences.ts";
 import type { TelegramBot } from "./bot.ts";
-import { type DailySummary, eventMessage, kindOf, type Names, summaryMessage } from "./messages.ts";
+import { alertMessage, type DailySummary, eventMessage, kindOf, type Names, summaryMessage } from "./messages.ts";
 
 // Telegram notifications: each user event the user wants (preferences) goes to every
 // chat they linked; during their quiet hours it is sent silently. The daily summary goes once per
@@ -32,7 +32,7 @@ export class TelegramNotifier {
 
   attach(events: EventBus): () => void {
     return events.subscribe((e) => {
-      if (!e.userId || !kindOf(e)) return;
+      if (!e.userId || (!kindOf(e) && !alertMessage(e))) return;
       const p = this.notify(e).finally(() => this.pending.delete(p));
       this.pending.add(p);
     });
@@ -44,6 +44,12 @@ export class TelegramNotifier {
   }
 
   async notify(e: ServiceEvent): Promise<void> {
+    const alert = alertMessage(e);
+    if (alert && e.userId) {
+      const chats = this.d.repo.linksOf(e.userId);
+      await Promise.all(chats.map((c) => this.sendTo(c.chatId, alert, false, e.type)));
+      return;
+    }
     const kind = kindOf(e);
     if (!e.userId || !kind) return;
     const chats = this.d.repo.linksOf(e.userId);

@@ -8,6 +8,9 @@ export const WEBHOOK_EVENT_TYPES = [
   "position.updated",
   "position.closed",
   "webhook.disabled",
+  "risk.tripped",
+  "trading.paused",
+  "trading.resumed",
 ] as const;
 
 /** The type of the message POST /webhooks/:id/test sends. */

@@ -10,12 +10,20 @@
 
 import { decStr } from "../../money.ts";
 import { big } from "./decimal-input.ts";
-import type { DecimalInput, EligibilityConfig, FilterSettings, TradingMode } from "./types.ts";
+import type {
+  DecimalInput,
+  EligibilityConfig,
+  FilterSettings,
+  RiskLimits,
+  TradingMode,
+  TrippedBreaker,
+} from "./types.ts";
 
 /** Machine names of the rules, in evaluation order. */
 export const ELIGIBILITY_RULES = [
   "automation",
   "live_trading",
+  "paused",
   "wallet",
   "signal_strength",
   "signal_type",
@@ -29,6 +37,7 @@ export const ELIGIBILITY_RULES = [
   "min_liquidity",
   "minimum_balance",
   "trade_size",
+  "risk_limit",
 ] as const;
 export type EligibilityRule = (typeof ELIGIBILITY_RULES)[number];
 
@@ -58,6 +67,8 @@ export interface PreMarketEligibilityInput {
   signal: EntrySignal;
   /** LIVE_TRADING_ENABLED. */
   liveTradingEnabled: boolean;
+  /** The owner paused entries in the agent's current mode (POST /trading/pause). */
+  paused: boolean;
   /** The agent has a wallet of its current tradingMode. */
   hasWallet: boolean;
   /** The agent already holds an open position on the signal's token. */
@@ -67,8 +78,25 @@ export interface PreMarketEligibilityInput {
   nowMs: number;
 }
 
+/**
+ * The owner's account in the agent's current mode at the time of the entry (issue 34 item 1).
+ * Counts and sums cover every open position of the owner's agents in that mode.
+ */
+export interface RiskState {
+  limits: RiskLimits;
+  /** The mode's daily-loss breaker, while tripped. */
+  tripped: TrippedBreaker | null;
+  openPositions: number;
+  /** Open positions of this agent (its own risk.maxOpenPositions). */
+  agentOpenPositions: number;
+  /** SOL spent on the open positions (their cost basis). */
+  exposureSol: DecimalInput;
+  /** Realized loss over the last 24 h plus the unrealized loss of positions opened in them; negative = a gain. */
+  dailyLossSol: DecimalInput;
+}
+
 export interface MarketAndBalanceInput {
-  config: Pick<EligibilityConfig, "filters" | "minimumAgentBalance">;
+  config: Pick<EligibilityConfig, "filters" | "minimumAgentBalance" | "risk">;
   /** Only used in reasons. */
   tokenAddress: string;
   /** null when the market data could not be had. Ignored when no market filter is set. */
@@ -77,6 +105,7 @@ export interface MarketAndBalanceInput {
   solBalance: DecimalInput;
   /** The trade's SOL size, from `positionSizeSol`. */
   tradeSizeSol: DecimalInput;
+  risk: RiskState;
 }
 
 export type EligibilityInput = PreMarketEligibilityInput &
@@ -87,7 +116,7 @@ export type EligibilityInput = PreMarketEligibilityInput &
 const ELIGIBLE: EligibilityResult = { eligible: true };
 const refuse = (rule: EligibilityRule, reason: string): EligibilityResult => ({ eligible: false, rule, reason });
 
-/** Rules 1–8: everything that needs no market data. */
+/** The rules up to trade_interval: everything that needs no market data. */
 export function checkBeforeMarketData(input: PreMarketEligibilityInput): EligibilityResult {
   const { agent, config, signal } = input;
   const mode = agent.tradingMode;
@@ -100,6 +129,9 @@ export function checkBeforeMarketData(input: PreMarketEligibilityInput): Eligibi
     return refuse("live_trading", "Live trading is disabled on this service (LIVE_TRADING_ENABLED is false)");
   }
 
+  if (input.paused)
+    return refuse("paused", `Trading is paused for ${mode} mode; POST /api/v1/trading/resume resumes it`);
+
   if (!input.hasWallet) return refuse("wallet", `Agent has no ${mode} wallet`);
 
   const minStrength = config.filters.minSignalStrength;
@@ -107,9 +139,8 @@ export function checkBeforeMarketData(input: PreMarketEligibilityInput): Eligibi
     return refuse("signal_strength", `Signal strength ${signal.signalStrength} is below the minimum ${minStrength}`);
   }
 
-  if (!signalTypeAccepted(config.filters.signalTypes, signal.signalType)) {
-    return refuse("signal_type", `Signal type "${signal.signalType}" is not in signalTypes`);
-  }
+  const typeRefusal = signalTypeRefusal(config.filters.signalTypes, signal.signalType);
+  if (typeRefusal) return refuse("signal_type", typeRefusal);
 
   // Token addresses are base58 and case-sensitive: compared exactly.
   const { allowedTokens, blockedTokens } = config.filters;
@@ -138,15 +169,23 @@ export function checkBeforeMarketData(input: PreMarketEligibilityInput): Eligibi
   return ELIGIBLE;
 }
 
+/** The entry types an agent buys on when its `filters.signalTypes` is empty (issue 34 item 3). */
+const DEFAULT_ENTRY_TYPES = ["buy", "long", "entry"] as const;
+
 /**
- * PRODUCT.md §7 `filters.signalTypes`: an empty list accepts every entry type (exit types never
- * reach eligibility); a non-empty list accepts only its types. Letter case is ignored, as it is
- * for the exit types, so "Buy" in a signal matches "buy" in the list.
+ * PRODUCT.md §7 `filters.signalTypes`: a non-empty list accepts only its types; an empty list
+ * accepts only DEFAULT_ENTRY_TYPES, so `hold`, `watch` or a typo is stored and shown but opens
+ * nothing (docs/decisions/operator-experience-iv.md). Exit types never reach eligibility.
+ * Letter case is ignored, as it is for the exit types, so "Buy" in a signal matches "buy".
  */
-function signalTypeAccepted(signalTypes: readonly string[], signalType: string): boolean {
-  if (signalTypes.length === 0) return true;
+function signalTypeRefusal(signalTypes: readonly string[], signalType: string): string | null {
   const wanted = signalType.toLowerCase();
-  return signalTypes.some((t) => t.toLowerCase() === wanted);
+  if (signalTypes.length === 0) {
+    if ((DEFAULT_ENTRY_TYPES as readonly string[]).includes(wanted)) return null;
+    return `Signal type "${signalType}" is not an entry type (${DEFAULT_ENTRY_TYPES.join(", ")}); list it in filters.signalTypes to buy on it`;
+  }
+  if (signalTypes.some((t) => t.toLowerCase() === wanted)) return null;
+  return `Signal type "${signalType}" is not in signalTypes`;
 }
 
 /** A market filter is set (a set filter, even 0, needs market data: PRODUCT.md §4). */
@@ -156,7 +195,7 @@ export function needsMarketData(
   return filters.minMarketCap !== null || filters.maxMarketCap !== null || filters.minLiquidity !== null;
 }
 
-/** Rules 9–10: market cap and liquidity inside the filters (bounds inclusive), then the balance. */
+/** market_data to risk_limit: market cap and liquidity inside the filters (bounds inclusive), the balance, the risk limits. */
 export function checkMarketAndBalance(input: MarketAndBalanceInput): EligibilityResult {
   const { filters } = input.config;
   const token = input.tokenAddress;
@@ -202,7 +241,41 @@ export function checkMarketAndBalance(input: MarketAndBalanceInput): Eligibility
     return refuse("trade_size", `SOL balance ${decStr(balance)} is below the trade size ${decStr(size)}`);
   }
 
-  return ELIGIBLE;
+  const limit = riskLimitBroken(input.risk, input.config.risk.maxOpenPositions, size);
+  return limit ? refuse("risk_limit", limit) : ELIGIBLE;
+}
+
+/**
+ * Rule `risk_limit` (issue 34 item 1): the first limit the entry would break, named in the reason
+ * (its field name first, so the reason reads "maxExposureSol: …"), or null. A tripped breaker and
+ * a daily loss over the limit come first: they stop every entry, whatever its size.
+ */
+export function riskLimitBroken(risk: RiskState, agentMaxOpenPositions: number | null, sizeSol: DecimalInput) {
+  const { limits } = risk;
+  if (risk.tripped) {
+    return `dailyLossLimitSol: the daily loss breaker tripped at ${risk.tripped.at} (${risk.tripped.reason}); POST /api/v1/trading/resume resumes`;
+  }
+  if (dailyLossOver(limits.dailyLossLimitSol, risk.dailyLossSol)) {
+    return `dailyLossLimitSol: the loss of the last 24 h, ${decStr(big(risk.dailyLossSol))} SOL, is over the limit of ${decStr(big(limits.dailyLossLimitSol!))} SOL`;
+  }
+  if (agentMaxOpenPositions !== null && risk.agentOpenPositions + 1 > agentMaxOpenPositions) {
+    return `risk.maxOpenPositions: the agent holds ${risk.agentOpenPositions} open positions; its limit is ${agentMaxOpenPositions}`;
+  }
+  if (limits.maxOpenPositions !== null && risk.openPositions + 1 > limits.maxOpenPositions) {
+    return `maxOpenPositions: ${risk.openPositions} positions are open; the limit is ${limits.maxOpenPositions}`;
+  }
+  if (limits.maxExposureSol !== null) {
+    const after = big(risk.exposureSol).plus(big(sizeSol));
+    if (after.gt(big(limits.maxExposureSol))) {
+      return `maxExposureSol: ${decStr(big(risk.exposureSol))} SOL open plus this trade's ${decStr(big(sizeSol))} SOL is over the limit of ${decStr(big(limits.maxExposureSol))} SOL`;
+    }
+  }
+  return null;
+}
+
+/** The breaker's test: a loss strictly over the limit trips it; a null limit never does. */
+export function dailyLossOver(limitSol: DecimalInput | null, lossSol: DecimalInput): boolean {
+  return limitSol !== null && big(lossSol).gt(big(limitSol));
 }
 
 const marketInput = (input: EligibilityInput, marketData: TokenMarketData | null): MarketAndBalanceInput => ({
@@ -211,6 +284,7 @@ const marketInput = (input: EligibilityInput, marketData: TokenMarketData | null
   marketData,
   solBalance: input.solBalance,
   tradeSizeSol: input.tradeSizeSol,
+  risk: input.risk,
 });
 
 /** All rules in order over a market-data value (null = could not be had). */

@@ -1,6 +1,7 @@
 // The pure trading rules (PRODUCT.md §4): data in, decision out; no I/O, no clock reads.
 // Amounts are Big (src/money.ts) or decimal strings; times are epoch ms passed in.
 
+export * from "./daily-loss.ts";
 export * from "./dca.ts";
 export { big as toBig } from "./decimal-input.ts";
 export * from "./eligibility.ts";

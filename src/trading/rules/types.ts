@@ -64,11 +64,31 @@ interface TimingSettings {
   minTimeBetweenTradesSeconds: number;
 }
 
+/** The agent's own risk limits (issue 34 item 1); null = off. */
+export interface AgentRiskSettings {
+  maxOpenPositions: number | null;
+}
+
 /** What eligibility needs from the configuration. */
 export interface EligibilityConfig {
   filters: FilterSettings;
   timing: TimingSettings;
   minimumAgentBalance: DecimalInput;
+  risk: AgentRiskSettings;
+}
+
+/** A user's account-wide limits for one trading mode (GET /risk-limits); each null = off. */
+export interface RiskLimits {
+  maxOpenPositions: number | null;
+  maxExposureSol: DecimalInput | null;
+  dailyLossLimitSol: DecimalInput | null;
+}
+
+/** The daily-loss breaker of one mode, while tripped (cleared only by POST /trading/resume). */
+export interface TrippedBreaker {
+  reason: string;
+  /** ISO 8601. */
+  at: string;
 }
 
 /** What the per-tick position rules need from the configuration. */

@@ -311,6 +311,8 @@ describe("the service on the demo market (in-process, every outside URL at a tra
       marketData: { configured: true, reachable: true },
       liquidityChecks: { configured: true, reachable: true },
       signalGeneration: { configured: true, reachable: true },
+      solanaRpc: { configured: false, reachable: null },
+      jitoBlockEngine: { configured: false, reachable: null },
     });
     const sol = await json(await ctx.request("GET", "/api/v1/price-feeds/sol-usd", { token }));
     expect(sol).toMatchObject({ source: "demo", isStale: false });

@@ -32,9 +32,11 @@ function base(): EligibilityInput {
       },
       timing: { minTimeBetweenTradesSeconds: 60 },
       minimumAgentBalance: 0.5,
+      risk: { maxOpenPositions: 3 },
     },
     signal: { tokenAddress: TOKEN, signalStrength: 3, signalType: "BUY" },
     liveTradingEnabled: false,
+    paused: false,
     hasWallet: true,
     hasOpenPositionOnToken: false,
     lastTradeAtMs: NOW - 60_000,
@@ -42,6 +44,14 @@ function base(): EligibilityInput {
     marketData: { marketCap: "1000000", liquidity: "60000" },
     solBalance: "1",
     tradeSizeSol: "0.05",
+    risk: {
+      limits: { maxOpenPositions: 10, maxExposureSol: "2", dailyLossLimitSol: "1" },
+      tripped: null,
+      openPositions: 9,
+      agentOpenPositions: 2,
+      exposureSol: "1.95",
+      dailyLossSol: "1",
+    },
   };
 }
 
@@ -68,10 +78,19 @@ const failing: [EligibilityRule, string, Tweak][] = [
       i.agent.automatedTradingLive = true;
     },
   ],
+  ["paused", "Trading is paused for simulation mode; POST /api/v1/trading/resume resumes it", (i) => (i.paused = true)],
   ["wallet", "Agent has no simulation wallet", (i) => (i.hasWallet = false)],
   ["signal_strength", "Signal strength 2 is below the minimum 3", (i) => (i.signal.signalStrength = 2)],
   ["signal_type", 'Signal type "hold" is not in signalTypes', (i) => (i.signal.signalType = "hold")],
   ["signal_type", 'Signal type "buy " is not in signalTypes', (i) => (i.signal.signalType = "buy ")],
+  [
+    "signal_type",
+    'Signal type "hold" is not an entry type (buy, long, entry); list it in filters.signalTypes to buy on it',
+    (i) => {
+      i.config.filters.signalTypes = [];
+      i.signal.signalType = "hold";
+    },
+  ],
   ["allowed_tokens", `Token ${TOKEN} is not in allowedTokens`, (i) => (i.config.filters.allowedTokens = ["Other111"])],
   [
     "allowed_tokens",
@@ -125,6 +144,27 @@ const failing: [EligibilityRule, string, Tweak][] = [
     },
   ],
   ["trade_size", "Trade size 0 SOL is not positive", (i) => (i.tradeSizeSol = "0")],
+  [
+    "risk_limit",
+    "dailyLossLimitSol: the daily loss breaker tripped at 2026-01-01T11:00:00.000Z (loss 1.5 SOL over the limit 1 SOL); POST /api/v1/trading/resume resumes",
+    (i) => (i.risk.tripped = { reason: "loss 1.5 SOL over the limit 1 SOL", at: "2026-01-01T11:00:00.000Z" }),
+  ],
+  [
+    "risk_limit",
+    "dailyLossLimitSol: the loss of the last 24 h, 1.000000001 SOL, is over the limit of 1 SOL",
+    (i) => (i.risk.dailyLossSol = "1.000000001"),
+  ],
+  [
+    "risk_limit",
+    "risk.maxOpenPositions: the agent holds 3 open positions; its limit is 3",
+    (i) => (i.risk.agentOpenPositions = 3),
+  ],
+  ["risk_limit", "maxOpenPositions: 10 positions are open; the limit is 10", (i) => (i.risk.openPositions = 10)],
+  [
+    "risk_limit",
+    "maxExposureSol: 1.95 SOL open plus this trade's 0.050000001 SOL is over the limit of 2 SOL",
+    (i) => (i.tradeSizeSol = "0.050000001"),
+  ],
 ];
 
 describe("evaluateEligibility", () => {
@@ -186,10 +226,30 @@ describe("evaluateEligibility", () => {
       },
     ],
     [
+      "exposure exactly at maxExposureSol, 9 of 10 open, daily loss exactly the limit",
+      (i) => (i.risk.openPositions = 9),
+    ],
+    [
+      "every limit off",
+      (i) => {
+        i.config.risk.maxOpenPositions = null;
+        i.risk = {
+          limits: { maxOpenPositions: null, maxExposureSol: null, dailyLossLimitSol: null },
+          tripped: null,
+          openPositions: 1000,
+          agentOpenPositions: 1000,
+          exposureSol: "1000000",
+          dailyLossSol: "1000000",
+        };
+      },
+    ],
+    ["a gain of the day", (i) => (i.risk.dailyLossSol = "-5")],
+    [
       "balance exactly the trade size",
       (i) => {
         i.solBalance = "0.75";
         i.tradeSizeSol = "0.75";
+        i.risk.exposureSol = "0";
       },
     ],
   ];
@@ -243,6 +303,31 @@ describe("evaluateEligibility", () => {
   });
 });
 
+// Issue 34 item 3: with no list, only buy, long and entry (any case) open positions; a list overrides.
+describe("default entry types", () => {
+  const cases: [readonly string[], string, boolean][] = [
+    [[], "buy", true],
+    [[], "BUY", true],
+    [[], "Long", true],
+    [[], "entry", true],
+    [[], "ENTRY", true],
+    [[], "hold", false],
+    [[], "buyy", false],
+    [[], " buy", false],
+    [[], "short", false],
+    [[], "", false],
+    [["hold"], "hold", true],
+    [["hold"], "buy", false],
+    [["HOLD", "dip"], "Dip", true],
+  ];
+  test.each(cases)("signalTypes %p, type %p: eligible %p", (signalTypes, signalType, eligible) => {
+    const input = base();
+    input.config.filters.signalTypes = signalTypes;
+    input.signal.signalType = signalType;
+    expect(evaluateEligibility(input).eligible).toBe(eligible);
+  });
+});
+
 describe("split and lazy forms", () => {
   test("checkBeforeMarketData stops before market data", () => {
     const input = base();
@@ -259,6 +344,7 @@ describe("split and lazy forms", () => {
         marketData: { marketCap: 1, liquidity: 60_000 },
         solBalance: "1",
         tradeSizeSol: "0.1",
+        risk: i.risk,
       }),
     ).toEqual({ eligible: false, rule: "min_market_cap", reason: "Market cap 1 is below minMarketCap 100000" });
   });

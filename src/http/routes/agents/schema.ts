@@ -95,9 +95,26 @@ const TradingConfigView = z
       allowedTokens: z.array(z.string()),
       blockedTokens: z.array(z.string()),
       minSignalStrength: z.number().int(),
+      signalTypes: z.array(z.string()).openapi({
+        description:
+          "Entry signal types the agent buys on, letter case ignored. Empty (the default): only buy, long and " +
+          "entry; any other type is stored and shown but opens nothing (rule signal_type). Exit types (sell, " +
+          "exit, close) always close.",
+      }),
     }),
     slippage: z.object({ defaultBps: z.number().int(), maxBps: z.number().int() }),
     timing: z.object({ minTimeBetweenTradesSeconds: z.number().int() }),
+    risk: z.object({
+      maxOpenPositions: z
+        .number()
+        .int()
+        .nullable()
+        .openapi({
+          description:
+            "The agent's own cap on its open positions in its current mode; null = off. An entry beyond it is " +
+            "refused with rule risk_limit. Account-wide limits: GET /risk-limits.",
+        }),
+    }),
     minimumAgentBalance: z.number(),
   })
   .openapi("TradingConfig", { example: DEFAULT_TRADING_CONFIG as never });

@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 
 // SPEC "Data-source status": six keys, each {configured: boolean}, plus `reachable` (our
 // addition: null until the source was tried, or when it is not configured); nothing else ever leaves.
+// solanaRpc and jitoBlockEngine are our addition too (issue 34: live trading visible).
 const Configured = z.object({
   configured: z.boolean(),
   reachable: z.boolean().nullable().openapi({ description: "Did the source answer its last call; null: never tried" }),
@@ -15,6 +16,10 @@ export const DataSourceStatusSchema = z
     marketData: Configured,
     liquidityChecks: Configured,
     signalGeneration: Configured,
+    solanaRpc: Configured.openapi({
+      description: "SOLANA_RPC_URL: the Solana node of live trading, token screening and copy trading (our addition)",
+    }),
+    jitoBlockEngine: Configured.openapi({ description: "JITO_BLOCK_ENGINE_URL, when set (our addition)" }),
   })
   .openapi("DataSourceStatus", {
     example: {
@@ -24,5 +29,7 @@ export const DataSourceStatusSchema = z
       marketData: { configured: true, reachable: true },
       liquidityChecks: { configured: true, reachable: true },
       signalGeneration: { configured: false, reachable: null },
+      solanaRpc: { configured: true, reachable: true },
+      jitoBlockEngine: { configured: false, reachable: null },
     },
   });

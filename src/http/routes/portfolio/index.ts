@@ -10,7 +10,13 @@ import { errorResponses, isoDateTime, jsonContent } from "../../schemas.ts";
 const dec = (description: string) => z.string().openapi({ description, example: "1.25" });
 const ModeTotalsSchema = z
   .object({
-    solBalance: dec("SOL in the wallets assigned to the agents now"),
+    wallets: z.number().int().openapi({
+      description:
+        "Wallets of this mode assigned to the agents; live: from the first assigned wallet on, even before it holds anything",
+    }),
+    solBalance: dec(
+      "SOL in the wallets assigned to the agents now (live: the chain's balance as last mirrored, at each live trade and each check-deposits)",
+    ),
     openPositions: z.number().int(),
     positionsValueSol: dec("Value of the open positions' remaining tokens at the current price"),
     totalValueSol: dec("solBalance + positionsValueSol"),

@@ -11,6 +11,7 @@ import { VERSION } from "../../../version.ts";
 import type { AppDeps, AppEnv } from "../../app-env.ts";
 import { auth, createRouter, operation } from "../../operation.ts";
 import { errorResponses, jsonContent } from "../../schemas.ts";
+import { solPriceAnswer } from "../price-feeds/index.ts";
 import {
   AgentIdParam,
   AgentListQuery,
@@ -193,7 +194,7 @@ export function publicRoutes(s: AppDeps) {
       const a = ownedAgent(c, c.req.valid("param").agentId);
       return c.json(listLiveTrades(s.database, a.id, c.req.valid("query")), 200);
     })
-    .openapi(solPrice, async (c) => c.json(await s.market.solPrice.fetchCurrent(), 200))
+    .openapi(solPrice, async (c) => c.json(await solPriceAnswer(s.market.solPrice), 200))
     .openapi(agentSignals, (c) => {
       const a = ownedAgent(c, c.req.valid("param").agentId);
       return c.json(listAgentSignals(s.database, a.id, c.req.valid("query")), 200);

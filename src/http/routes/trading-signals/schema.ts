@@ -26,7 +26,13 @@ const fields = {
     .string({ error: "Signal type is required" })
     .trim()
     .min(1, { error: "Signal type is required" })
-    .max(50, { error: "Signal type must be at most 50 characters" }),
+    .max(50, { error: "Signal type must be at most 50 characters" })
+    .openapi({
+      description:
+        "sell, exit or close (any case) close the agents' positions in the token; buy, long or entry (any " +
+        "case) open one. Any other type is stored and shown but opens nothing unless an agent lists it in " +
+        "filters.signalTypes (rule signal_type).",
+    }),
   signalStrength: strength,
   activationReason: z.string({ error: "Activation reason must be a string" }).max(10_000).nullish(),
   source: z

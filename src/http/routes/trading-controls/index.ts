@@ -1,0 +1,73 @@
+import type { AppDeps } from "../../app-env.ts";
+import { auth, createRouter, operation } from "../../operation.ts";
+import { jsonContent } from "../../schemas.ts";
+import { PauseBody, RiskLimitsBody, RiskLimitsSchema, TradingStatusSchema } from "./schema.ts";
+
+// /api/v1/trading (pause, resume, status) and /api/v1/risk-limits: a person's guard rails over all
+// their agents (src/trading/guard-rails.ts). Each user sees and changes only their own.
+
+const tags = ["trading"];
+
+const status = operation({
+  tags,
+  auth: auth.user,
+  method: "get",
+  path: "/status",
+  responses: { 200: { description: "Trading status", ...jsonContent(TradingStatusSchema) } },
+});
+const pause = operation({
+  tags,
+  auth: auth.user,
+  method: "post",
+  path: "/pause",
+  request: { body: { ...jsonContent(PauseBody), required: true } },
+  responses: { 200: { description: "Paused", ...jsonContent(TradingStatusSchema) } },
+});
+const resume = operation({
+  tags,
+  auth: auth.user,
+  method: "post",
+  path: "/resume",
+  request: { body: { ...jsonContent(PauseBody), required: true } },
+  responses: { 200: { description: "Resumed", ...jsonContent(TradingStatusSchema) } },
+});
+
+export function tradingControlRoutes(s: AppDeps) {
+  const g = s.trading.guardRails;
+  const answer = (userId: string) => ({ ...g.status(userId), liveTradingEnabled: s.config.LIVE_TRADING_ENABLED });
+  return createRouter(s)
+    .openapi(status, (c) => c.json(answer(c.get("auth").userId), 200))
+    .openapi(pause, (c) => {
+      const userId = c.get("auth").userId;
+      g.pause(userId, c.req.valid("json").mode);
+      return c.json(answer(userId), 200);
+    })
+    .openapi(resume, (c) => {
+      const userId = c.get("auth").userId;
+      g.resume(userId, c.req.valid("json").mode);
+      return c.json(answer(userId), 200);
+    });
+}
+
+const getLimits = operation({
+  tags,
+  auth: auth.user,
+  method: "get",
+  path: "/",
+  responses: { 200: { description: "Risk limits", ...jsonContent(RiskLimitsSchema) } },
+});
+const putLimits = operation({
+  tags,
+  auth: auth.user,
+  method: "put",
+  path: "/",
+  request: { body: { ...jsonContent(RiskLimitsBody), required: true } },
+  responses: { 200: { description: "Updated risk limits", ...jsonContent(RiskLimitsSchema) } },
+});
+
+export function riskLimitRoutes(s: AppDeps) {
+  const g = s.trading.guardRails;
+  return createRouter(s)
+    .openapi(getLimits, (c) => c.json(g.limits(c.get("auth").userId), 200))
+    .openapi(putLimits, (c) => c.json(g.setLimits(c.get("auth").userId, c.req.valid("json")), 200));
+}
