@@ -115,6 +115,10 @@ export class SignalService {
     return this.rows.byId(id);
   }
 
+  byIds(ids: readonly number[]): Map<number, SignalRecord> {
+    return this.rows.byIds(ids);
+  }
+
   get(userId: string, id: number): Signal {
     const row = this.findRow(userId, id);
     if (!row) throw new NotFoundError("Signal not found");

@@ -4,7 +4,7 @@ import type { DatabaseHandle } from "../db/client.ts";
 import type { GroupCommit } from "../db/group-commit.ts";
 import type { PositionRepository } from "../db/repositories/positions.ts";
 import { SettlementRepository } from "../db/repositories/settlement.ts";
-import { SignalEvaluationRepository } from "../db/repositories/signal-evaluations.ts";
+import { type SignalEvaluation, SignalEvaluationRepository } from "../db/repositories/signal-evaluations.ts";
 import type { SignalRecord as SignalRow } from "../db/repositories/signals.ts";
 import { TradingAgentRepository, type TradingCandidate } from "../db/repositories/trading-agents.ts";
 import { publicErrorMessage } from "../errors.ts";
@@ -18,7 +18,9 @@ import type { GuardRails } from "./guard-rails.ts";
 import {
   checkBeforeMarketData,
   checkMarketAndBalance,
+  ELIGIBILITY_RULES,
   type EligibilityResult,
+  type EligibilityRule,
   needsMarketData,
 } from "./rules/eligibility.ts";
 import { isExitSignal } from "./rules/exit-signal.ts";
@@ -37,6 +39,16 @@ import type { OpenResult, TradingEngine } from "./trading-engine.ts";
 // time, in queue order (agent-turns.ts). A live agent does its own quote and swap and waits for
 // no simulation agent; simulation agents share the signal's quotes (signal-quotes.ts) and their
 // settlements and evaluation rows share commits.
+//
+// Batches (issue 35, docs/decisions/under-load.md): the queue hands over the signals waiting at
+// once. Per batch: one read of the signals, one read of each owner's agents with their
+// configuration, one read of each owner's pause switch per mode, and ONE commit for every
+// evaluation the batch could decide without waiting for an agent's turn. Those are the buy
+// signals' refusals by the rules that read nothing but the agent, its configuration, the pause
+// switch and the signal (automation ... blocked_tokens: the rules before open_position), and the
+// stale buys; they depend on no earlier signal's outcome, so they need no turn. Every other agent
+// of the signal (and every exit signal, and a signal an earlier run had started) goes the way it
+// went before, one turn at a time, and ends with the same rule and reason.
 
 export interface SignalProcessorDeps {
   sqlite: DatabaseHandle["sqlite"];
@@ -53,6 +65,26 @@ export interface SignalProcessorDeps {
   commits: GroupCommit;
   /** SIGNAL_MAX_AGE_SECONDS: a buy decided later than this after receipt opens nothing. */
   signalMaxAgeSeconds: number;
+}
+
+const RESOLVED: Promise<void> = Promise.resolve();
+
+/** The rules before open_position: they read only the agent, its configuration, the pause switch and the signal. */
+const AGENT_ONLY_RULES: ReadonlySet<EligibilityRule> = new Set(
+  ELIGIBILITY_RULES.slice(0, ELIGIBILITY_RULES.indexOf("open_position")),
+);
+
+/** `f` remembered by its first argument, for one batch. */
+function memo<A extends unknown[], R>(f: (key: string, ...rest: A) => R): (key: string, ...rest: A) => R {
+  const seen = new Map<string, R>();
+  return (key, ...rest) => {
+    let v = seen.get(key);
+    if (v === undefined && !seen.has(key)) {
+      v = f(key, ...rest);
+      seen.set(key, v);
+    }
+    return v as R;
+  };
 }
 
 export class SignalProcessor {
@@ -143,23 +175,134 @@ export class SignalProcessor {
   /** Runs in flight, by signal id: a second caller joins the first run instead of starting another. */
   private readonly inFlight = new Map<number, Promise<void>>();
 
-  /** The queue's handler: processes one signal, at most once per (agent, signal, action). */
+  /** Processes one signal, at most once per (agent, signal, action): a batch of one. */
   process(signalId: number): Promise<void> {
-    // The trade key is checked before the swap but written after it, so two concurrent runs of one
-    // signal would both swap (a live swap cannot be undone) before one of them is refused.
-    const running = this.inFlight.get(signalId);
-    if (running) return running;
-    const run = this.processOnce(signalId).finally(() => this.inFlight.delete(signalId));
-    this.inFlight.set(signalId, run);
-    return run;
+    return this.processBatch([signalId])[0] as Promise<void>;
   }
 
-  private async processOnce(signalId: number): Promise<void> {
-    const signal = this.d.signals.byId(signalId);
-    if (!signal) return; // deleted before its turn
-    if (signal.processingStatus === "processed" || signal.processingStatus === "expired") return;
-    const agents = this.agents.candidates(signal.userId);
-    // Reserved before the first await, so each agent takes signals in queue order.
+  /**
+   * The queue's handler: decides `signalIds` in order; one promise per signal, settled once it is
+   * decided. Everything up to the turn reservations runs synchronously, so the agents take the
+   * signals in the queue's order.
+   */
+  processBatch(signalIds: readonly number[]): Promise<void>[] {
+    const signals = this.d.signals.byIds(signalIds);
+    const agentsOf = memo((userId: string) => this.agents.candidates(userId));
+    const pausedIn = memo((key: string) => {
+      const [userId, mode] = key.split("\n") as [string, TradingCandidate["tradingMode"]];
+      return this.d.guardRails.isPaused(userId, mode);
+    });
+    const configOf = memo((agentId: string, overrides: string | null) => resolveStoredConfig(overrides));
+    const now = this.d.clock.now();
+    const at = isoNow(this.d.clock);
+    const decided: SignalEvaluation[] = [];
+    const done: number[] = [];
+    // Signals decided here settle with the batch's commit, made once the loop has seen them all.
+    const inCommit: number[] = [];
+    const out: Array<Promise<void> | null> = [];
+    for (const id of signalIds) {
+      // The trade key is checked before the swap but written after it, so two concurrent runs of one
+      // signal would both swap (a live swap cannot be undone) before one of them is refused.
+      const running = this.inFlight.get(id);
+      const signal = signals.get(id);
+      if (running || !signal || signal.processingStatus === "processed" || signal.processingStatus === "expired") {
+        out.push(running ?? RESOLVED); // deleted before its turn, or decided already
+        continue;
+      }
+      const agents = agentsOf(signal.userId);
+      let waiting = agents;
+      // A signal an earlier run started may have traded for some agent: the whole way, with its keys.
+      if (agents.length > 0 && !isExitSignal(signal.signalType) && signal.processingStatus === "pending") {
+        waiting = [];
+        const age = evaluateSignalAge(Date.parse(signal.createdAt), now, this.d.signalMaxAgeSeconds);
+        for (const a of agents) {
+          const r = age.stale
+            ? { eligible: false as const, rule: null, reason: age.reason }
+            : this.refusedByAgentRules(
+                signal,
+                a,
+                configOf(a.id, a.overrides),
+                pausedIn(`${a.userId}\n${a.tradingMode}`),
+                now,
+              );
+          if (!r) {
+            waiting.push(a);
+            continue;
+          }
+          this.logRefusal(signal, a, r.rule, r.reason, age.stale ? age.ageSeconds : undefined);
+          decided.push({
+            signalId: signal.id,
+            agentId: a.id,
+            eligible: false,
+            reason: r.rule ? `${r.rule}: ${r.reason}` : r.reason,
+            outcome: r.rule ? "skipped" : "stale",
+            createdAt: at,
+          });
+        }
+      }
+      if (waiting.length === 0) {
+        done.push(signal.id);
+        inCommit.push(out.length);
+        out.push(null);
+        continue;
+      }
+      const run = this.runInTurns(signal, waiting).finally(() => this.inFlight.delete(id));
+      this.inFlight.set(id, run);
+      out.push(run);
+    }
+    if (decided.length > 0 || done.length > 0) {
+      const commit = this.d.commits.write(() => {
+        for (const e of decided) this.evaluations.record(e);
+        for (const id of done) this.d.signals.markStatus(id, "processed");
+      });
+      for (const i of inCommit) out[i] = commit;
+    }
+    return out as Promise<void>[];
+  }
+
+  /**
+   * The refusal by a rule that reads only the agent, its configuration, the owner's pause switch
+   * and the signal, or null when none refuses. checkBeforeMarketData runs with the rules it cannot
+   * know here passed (no open position, no last trade); a refusal by an earlier rule is then the
+   * one the full check gives, because the rules run in order and the first refusal is reported.
+   */
+  private refusedByAgentRules(
+    signal: SignalRow,
+    a: TradingCandidate,
+    config: ReturnType<typeof resolveStoredConfig>,
+    paused: boolean,
+    now: number,
+  ): { rule: EligibilityRule; reason: string } | null {
+    const r = checkBeforeMarketData({
+      agent: a,
+      config,
+      signal,
+      liveTradingEnabled: this.d.liveTradingEnabled,
+      paused,
+      hasWallet: a.walletAddress !== null,
+      hasOpenPositionOnToken: false,
+      lastTradeAtMs: null,
+      nowMs: now,
+    });
+    return !r.eligible && AGENT_ONLY_RULES.has(r.rule) ? r : null;
+  }
+
+  private logRefusal(signal: SignalRow, a: TradingCandidate, rule: string | null, reason: string, ageSeconds?: number) {
+    if (rule === null) {
+      this.log.info("stale signal not acted on", { signalId: signal.id, agentId: a.id, ageSeconds });
+      return;
+    }
+    this.log.info("agent not eligible for signal", {
+      signalId: signal.id,
+      agentId: a.id,
+      tokenAddress: signal.tokenAddress,
+      rule,
+      reason,
+    });
+  }
+
+  /** One signal for `agents`, each in its turn (reserved now, synchronously, in queue order). */
+  private async runInTurns(signal: SignalRow, agents: TradingCandidate[]): Promise<void> {
     const turns = agents.map((a) => this.turns.reserve(a.id));
     try {
       if (agents.length > 0) {
@@ -245,19 +388,13 @@ export class SignalProcessor {
     // Decided too late after it was received (a backlog, a restart): the buy opens nothing.
     const age = evaluateSignalAge(Date.parse(signal.createdAt), now, this.d.signalMaxAgeSeconds);
     if (age.stale) {
-      this.log.info("stale signal not acted on", { signalId: signal.id, agentId: a.id, ageSeconds: age.ageSeconds });
+      this.logRefusal(signal, a, null, age.reason, age.ageSeconds);
       await this.record(signal.id, a.id, false, age.reason, "stale");
       return;
     }
     const config = resolveStoredConfig(a.overrides);
     const refuse = async (r: Extract<EligibilityResult, { eligible: false }>) => {
-      this.log.info("agent not eligible for signal", {
-        signalId: signal.id,
-        agentId: a.id,
-        tokenAddress: signal.tokenAddress,
-        rule: r.rule,
-        reason: r.reason,
-      });
+      this.logRefusal(signal, a, r.rule, r.reason);
       await this.record(signal.id, a.id, false, `${r.rule}: ${r.reason}`, "skipped");
     };
     const gate = this.d.guardRails.entryGate(signal.userId, a.id, a.tradingMode, config.risk.maxOpenPositions);
