@@ -192,7 +192,7 @@ export class SignalProcessor {
       const [userId, mode] = key.split("\n") as [string, TradingCandidate["tradingMode"]];
       return this.d.guardRails.isPaused(userId, mode);
     });
-    const configOf = memo((agentId: string, overrides: string | null) => resolveStoredConfig(overrides));
+    const configOf = memo((_agentId: string, overrides: string | null) => resolveStoredConfig(overrides));
     const now = this.d.clock.now();
     const at = isoNow(this.d.clock);
     const decided: SignalEvaluation[] = [];
@@ -252,7 +252,7 @@ export class SignalProcessor {
     }
     if (decided.length > 0 || done.length > 0) {
       const commit = this.d.commits.write(() => {
-        for (const e of decided) this.evaluations.record(e);
+        this.evaluations.recordMany(decided);
         for (const id of done) this.d.signals.markStatus(id, "processed");
       });
       for (const i of inCommit) out[i] = commit;
