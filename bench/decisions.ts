@@ -11,7 +11,8 @@ import { type BenchRow, row } from "./lib/stats.ts";
 // off (every agent refuses at the first rule: the cheapest decision, and the one most agents make).
 // Figure: decided signals/s and agent-decisions/s from the hand-over to an idle queue.
 // Floor, in the same run on the same connection and schema: raw bun:sqlite writing the same
-// evaluation rows (20 per signal) and the signal's processed status, 500 signals per transaction.
+// evaluation rows (20 per signal, 100 rows per prepared statement) and the signal's processed
+// status, 500 signals per transaction.
 
 const AGENTS = 20;
 
@@ -119,20 +120,26 @@ function rawFloor(
   sqlite.transaction(() => {
     for (let i = 0; i < n; i++) ids.push(insertSignal.get(userId, keyId, BONK, now, now)!.id);
   })();
-  const evaluation = sqlite.query(
-    "INSERT OR REPLACE INTO signal_evaluations (signal_id, agent_id, eligible, reason, outcome, created_at) VALUES (?, ?, 0, ?, 'skipped', ?)",
+  // 100 rows per prepared statement (5 signals × 20 agents), as fast as raw SQLite takes them.
+  const perStatement = Math.floor(100 / agentIds.length) || 1;
+  const values = (k: number) => Array.from({ length: k }, () => "(?, ?, 0, ?, 'skipped', ?)").join(",");
+  const evaluations = sqlite.prepare(
+    `INSERT OR REPLACE INTO signal_evaluations (signal_id, agent_id, eligible, reason, outcome, created_at) VALUES ${values(perStatement * agentIds.length)}`,
   );
-  const processed = sqlite.query(
-    "UPDATE trading_signals SET processing_status = 'processed', updated_at = ? WHERE id = ?",
+  const processed = sqlite.prepare(
+    "UPDATE trading_signals SET processing_status = 'processed', processed_at = ? WHERE id = ?",
   );
   const reason = "automation: Automated trading is disabled for simulation mode";
   const t0 = performance.now();
   for (let i = 0; i < ids.length; i += 500) {
     sqlite.transaction(() => {
-      for (const id of ids.slice(i, i + 500)) {
-        for (const a of agentIds) evaluation.run(id, a, reason, now);
-        processed.run(now, id);
+      const batch = ids.slice(i, i + 500);
+      for (let j = 0; j + perStatement <= batch.length; j += perStatement) {
+        const params: Array<string | number> = [];
+        for (const id of batch.slice(j, j + perStatement)) for (const a of agentIds) params.push(id, a, reason, now);
+        evaluations.run(...params);
       }
+      for (const id of batch) processed.run(now, id);
     })();
   }
   return n / ((performance.now() - t0) / 1000);
