@@ -100,7 +100,7 @@ export class SignalQueue {
       } catch (err) {
         runs = batch.map(() => Promise.reject(err));
       }
-      batch.forEach((id, i) => this.track(id, runs[i] ?? Promise.resolve()));
+      for (let i = 0; i < batch.length; i++) this.track(batch[i] as number, runs[i] ?? Promise.resolve());
     }
   }
 
