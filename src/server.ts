@@ -2,6 +2,7 @@ import type { Server } from "bun";
 import { systemClock } from "./clock.ts";
 import { type Config, ConfigError } from "./config.ts";
 import { type DatabaseHandle, openDatabase } from "./db/client.ts";
+import { acquireInstanceLock, type InstanceLock } from "./db/instance-lock.ts";
 import { adminExists } from "./db/repositories/admin-presence.ts";
 import { AppError } from "./errors.ts";
 import { StartGate } from "./http/start-gate.ts";
@@ -80,7 +81,15 @@ export function startupWarnings(config: Config): StartupWarning[] {
  * both cases what was opened is closed again.
  */
 export async function serve(config: Config, opts: ServeOptions = {}): Promise<ServerHandle> {
-  const database = openDatabase(config.DATABASE_PATH, { sync: config.DB_SYNC });
+  // One service per data directory: a second one stops here, naming the first (exit 1).
+  const lock = acquireInstanceLock(config.DATABASE_PATH);
+  let database: DatabaseHandle;
+  try {
+    database = openDatabase(config.DATABASE_PATH, { sync: config.DB_SYNC });
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
   let services: Services | undefined;
   const servers: Server<undefined>[] = [];
   const gate = new StartGate(opts.services?.clock ?? systemClock);
@@ -162,6 +171,7 @@ export async function serve(config: Config, opts: ServeOptions = {}): Promise<Se
     });
 
     const drain: Drain = {
+      lock,
       log,
       servers,
       inflight,
@@ -185,6 +195,7 @@ export async function serve(config: Config, opts: ServeOptions = {}): Promise<Se
     for (const srv of servers) srv.stop(true);
     await services?.stop({ timeoutMs: 2_000 });
     database.close();
+    lock.release();
     throw err;
   }
 }
@@ -221,6 +232,7 @@ function announceLiveTrading(config: Config, services: Services): void {
 }
 
 interface Drain {
+  lock: InstanceLock;
   log: Services["logger"];
   servers: Server<undefined>[];
   inflight: InflightCounter;
@@ -248,8 +260,9 @@ async function shutdown(d: Drain, reason: string): Promise<void> {
     log.warn("closing connections still open at the shutdown bound");
     await Promise.all(servers.map((srv) => srv.stop(true)));
   }
-  // 5. Checkpoint the WAL into the database file and close it.
+  // 5. Checkpoint the WAL into the database file and close it; the directory is free again.
   database.close();
+  d.lock.release();
   log.info("stopped", { reason });
 }
 

@@ -25,8 +25,8 @@ const SignalSelectionSchema = z.union([
       .max(MAX_SIGNAL_IDS, { error: `signals.signalIds holds at most ${MAX_SIGNAL_IDS} ids` }),
   }),
   z.strictObject({
-    source: z.string().max(100).optional(),
-    signalType: z.string().max(50).optional(),
+    source: z.string().max(100, { error: "signals.source must be at most 100 characters" }).optional(),
+    signalType: z.string().max(50, { error: "signals.signalType must be at most 50 characters" }).optional(),
     minStrength: z.number().int().min(1).max(5).optional(),
     startDate: isoDate("signals.startDate").optional(),
     endDate: isoDate("signals.endDate").optional(),
@@ -34,7 +34,11 @@ const SignalSelectionSchema = z.union([
 ]);
 
 export const BacktestRequestSchema = z.strictObject({
-  name: z.string({ error: "Name is required" }).trim().min(1, { error: "Name is required" }).max(255),
+  name: z
+    .string({ error: "Name is required" })
+    .trim()
+    .min(1, { error: "Name is required" })
+    .max(255, { error: "Name must be at most 255 characters" }),
   initialSol: z
     .number({ error: "initialSol must be a number" })
     .positive({ error: "initialSol must be positive" })
@@ -43,7 +47,7 @@ export const BacktestRequestSchema = z.strictObject({
   variants: z
     .array(
       z.strictObject({
-        name: z.string().trim().min(1).max(100),
+        name: z.string().trim().min(1).max(100, { error: "A variant's name must be at most 100 characters" }),
         // Validated by applyConfigUpdate (its own 400), documented as the PUT config body's patch.
         config: z
           .unknown()

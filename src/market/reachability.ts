@@ -82,6 +82,26 @@ export class Reachability {
   }
 }
 
+export type ReachabilityObserver = Pick<Reachability, "success" | "failure">;
+
+/**
+ * A JSON-RPC answer as an observation (the Solana node): an error answer is still an answer;
+ * only no answer (network, timeout, 5xx) makes the node unreachable.
+ */
+export async function observeRpc<T>(answer: Promise<T>, service: string, r: ReachabilityObserver): Promise<T> {
+  try {
+    const result = await answer;
+    r.success(service);
+    return result;
+  } catch (err) {
+    const e = err as { failure?: string; statusCode?: number; message?: string };
+    const down = e.failure === "network" || e.failure === "timeout" || (e.statusCode ?? 0) >= 500;
+    if (down) r.failure(service, String(e.message));
+    else r.success(service);
+    throw err;
+  }
+}
+
 export type Probes = Partial<Record<DataSourceName, () => Promise<unknown>>>;
 
 const PROBE_INTERVAL_MS = 60_000;

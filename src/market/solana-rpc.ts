@@ -98,8 +98,6 @@ export interface SolanaRpcOptions {
   logger?: Logger;
   /** Counts every request against the provider's budget (src/market/rpc-budget.ts). */
   budget?: { record(): void };
-  /** Hears whether the node answered (GET /data-sources/status, /health): any answer counts. */
-  reachability?: { success(service: string): void; failure(service: string, error: string): void };
 }
 
 const MAX_TEXT = 200;
@@ -111,7 +109,6 @@ export class SolanaRpcClient {
   private readonly fetchFn: FetchLike;
   private readonly logger: Logger | undefined;
   private readonly budget: { record(): void } | undefined;
-  private readonly reachability: SolanaRpcOptions["reachability"];
   private nextId = 1;
 
   constructor(opts: SolanaRpcOptions) {
@@ -120,27 +117,10 @@ export class SolanaRpcClient {
     this.fetchFn = opts.fetch ?? ((input, init) => fetch(input, init));
     this.logger = opts.logger;
     this.budget = opts.budget;
-    this.reachability = opts.reachability;
   }
 
   /** One JSON-RPC call; the `result` member, or a SolanaRpcError. */
   async call<T = unknown>(method: string, params: unknown[]): Promise<T> {
-    if (!this.reachability) return this.callOnce<T>(method, params);
-    try {
-      const result = await this.callOnce<T>(method, params);
-      this.reachability.success(SOLANA_RPC_SERVICE);
-      return result;
-    } catch (err) {
-      // The node did not answer (network, timeout, 5xx); an error answer is still an answer.
-      const e = err as SolanaRpcError;
-      const down = e.failure === "network" || e.failure === "timeout" || (e.statusCode ?? 0) >= 500;
-      if (down) this.reachability.failure(SOLANA_RPC_SERVICE, e.message);
-      else this.reachability.success(SOLANA_RPC_SERVICE);
-      throw err;
-    }
-  }
-
-  private async callOnce<T>(method: string, params: unknown[]): Promise<T> {
     const id = this.nextId++;
     this.budget?.record();
     const ctl = new AbortController();

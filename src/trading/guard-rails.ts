@@ -17,7 +17,7 @@ import type { TradingMode, TrippedBreaker } from "./rules/types.ts";
 // reads what they need, keeps the switches and trips the breaker.
 
 export type ModeChoice = TradingMode | "all";
-export const modesOf = (m: ModeChoice): TradingMode[] => (m === "all" ? ["simulation", "live"] : [m]);
+const modesOf = (m: ModeChoice): TradingMode[] => (m === "all" ? ["simulation", "live"] : [m]);
 
 /** Limits as the API shows them: numbers, null = off. */
 export interface RiskLimitsView {
@@ -225,15 +225,17 @@ export class GuardRails {
     });
   }
 
-  /** After a monitor tick: every account that traded in the last day, at most every 30 s. */
+  /**
+   * After a monitor tick, at most every 30 s: simulation accounts that set a daily loss limit
+   * (none by default), and every account that traded live in the last day (on by default).
+   */
   sweep(): void {
     const now = this.d.clock.now();
     if (now - this.lastSweepAt < SWEEP_EVERY_MS) return;
     this.lastSweepAt = now;
+    for (const userId of this.controls.usersWithDailyLossLimit("simulation")) this.checkBreaker(userId, "simulation");
     const since = new Date(now - DAY_MS).toISOString();
-    for (const mode of ["simulation", "live"] as const) {
-      for (const userId of this.exposure.usersTradingSince(mode, since)) this.checkBreaker(userId, mode);
-    }
+    for (const userId of this.exposure.usersTradingSince("live", since)) this.checkBreaker(userId, "live");
   }
 
   /** Realized over the window plus unrealized of positions opened in it; the window starts at a resume. */

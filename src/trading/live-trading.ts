@@ -9,8 +9,9 @@ import { type FetchLike, HttpClient } from "../market/http-client.ts";
 import type { MarketServices } from "../market/index.ts";
 import { JITO_SERVICE, JitoClient } from "../market/jito.ts";
 import { MintInfoSource } from "../market/mint-info.ts";
+import { ObservedSolanaRpcClient } from "../market/observed-solana-rpc.ts";
 import { RpcRequestBudget } from "../market/rpc-budget.ts";
-import { SolanaRpcClient } from "../market/solana-rpc.ts";
+import type { SolanaRpcClient } from "../market/solana-rpc.ts";
 import type { Market } from "../market/types.ts";
 import type { Metrics } from "../metrics/metrics.ts";
 import { Big } from "../money.ts";
@@ -96,14 +97,16 @@ export class LiveTrading {
   ) {
     const sqlite = d.database.sqlite;
     this.rpcBudget = new RpcRequestBudget(d.clock);
-    this.rpc = new SolanaRpcClient({
-      budget: this.rpcBudget,
-      url: config.SOLANA_RPC_URL,
-      timeoutMs: opts.timeoutMs ?? config.HTTP_TIMEOUT_MS,
-      fetch: opts.fetch,
-      logger: d.logger,
-      reachability: d.market.reachability,
-    });
+    this.rpc = new ObservedSolanaRpcClient(
+      {
+        budget: this.rpcBudget,
+        url: config.SOLANA_RPC_URL,
+        timeoutMs: opts.timeoutMs ?? config.HTTP_TIMEOUT_MS,
+        fetch: opts.fetch,
+        logger: d.logger,
+      },
+      d.market.reachability,
+    );
     // Asked once a minute when nothing else did (GET /data-sources/status, /health).
     d.market.prober?.add("solanaRpc", () => this.rpc.call("getBlockHeight", [{ commitment: "confirmed" }]));
     this.journal = new LiveTradeJournal(d.database, d.clock);

@@ -55,7 +55,8 @@ test("a port already in use exits 1 with one error line", async () => {
   try {
     const r = await run([...SOURCE_CLI, "serve"], {
       cwd: dir,
-      env: env({ PORT: String(svc.port), DATABASE_PATH: join(dir, "second.db") }),
+      // Another data directory: the same one would be refused by its lock first (instance-lock.test.ts).
+      env: env({ PORT: String(svc.port), DATABASE_PATH: join(dir, "second", "trading.db") }),
     });
     expect(r.code).toBe(1);
     expect(r.stderr).toStartWith("error: cannot listen: address already in use");

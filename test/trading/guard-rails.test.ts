@@ -263,4 +263,26 @@ describe("risk limits", () => {
     await t.settle();
     expect(evaluation(after.id, agent.id)).toEqual({ reason: null, outcome: "traded" });
   });
+
+  test("an open position's unrealized loss trips the breaker after a monitor tick", async () => {
+    t = await startTrading();
+    const events: ServiceEvent[] = [];
+    t.ctx.services.events.subscribe((e) => events.push(e));
+    await call("PUT", "/risk-limits", { simulation: { dailyLossLimitSol: 0.2 } });
+    const agent = await t.createAgent({ config: { stopLoss: { enabled: false } } });
+    await t.postSignal();
+    await t.settle();
+    // 0.5 SOL in; at 40 % of the entry price the position has lost about 0.3 SOL, still open.
+    t.fake.setToken(MINT, { priceUsd: "0.004" });
+    await t.ctx.services.trading.monitor.tick();
+    expect(openCount(agent.id)).toBe(1);
+    expect(events.filter((e) => e.type === "risk.tripped").map((e) => e.data.mode)).toEqual(["simulation"]);
+    const usage = (await call("GET", "/risk-limits")).body.simulation.usage;
+    expect(usage.dailyLossSol).toBeGreaterThan(0.29);
+    // Sweeps look at most every 30 s, and a tripped breaker trips no second time.
+    await t.ctx.services.trading.monitor.tick();
+    t.ctx.clock.advance(31_000);
+    await t.ctx.services.trading.monitor.tick();
+    expect(events.filter((e) => e.type === "risk.tripped")).toHaveLength(1);
+  });
 });

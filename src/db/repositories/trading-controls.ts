@@ -68,10 +68,13 @@ export class TradingControlsRepository {
     };
   }
 
-  /** Users with a row for the mode (their limits may differ from the defaults). */
-  usersWithRows(mode: TradingMode): string[] {
+  /** Users who set a daily loss limit for the mode and whose breaker has not tripped. */
+  usersWithDailyLossLimit(mode: TradingMode): string[] {
     return this.sqlite
-      .query<{ user_id: string }, [string]>("SELECT user_id FROM trading_controls WHERE mode = ?")
+      .query<{ user_id: string }, [string]>(
+        `SELECT user_id FROM trading_controls
+          WHERE mode = ? AND limits_set = 1 AND daily_loss_limit_sol IS NOT NULL AND tripped_at IS NULL`,
+      )
       .all(mode)
       .map((r) => r.user_id);
   }

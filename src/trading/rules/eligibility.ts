@@ -250,7 +250,7 @@ export function checkMarketAndBalance(input: MarketAndBalanceInput): Eligibility
  * (its field name first, so the reason reads "maxExposureSol: …"), or null. A tripped breaker and
  * a daily loss over the limit come first: they stop every entry, whatever its size.
  */
-export function riskLimitBroken(risk: RiskState, agentMaxOpenPositions: number | null, sizeSol: DecimalInput) {
+function riskLimitBroken(risk: RiskState, agentMaxOpenPositions: number | null, sizeSol: DecimalInput) {
   const { limits } = risk;
   if (risk.tripped) {
     return `dailyLossLimitSol: the daily loss breaker tripped at ${risk.tripped.at} (${risk.tripped.reason}); POST /api/v1/trading/resume resumes`;

@@ -65,7 +65,7 @@ interface TimingSettings {
 }
 
 /** The agent's own risk limits (issue 34 item 1); null = off. */
-export interface AgentRiskSettings {
+interface AgentRiskSettings {
   maxOpenPositions: number | null;
 }
 

@@ -14,7 +14,7 @@ const AgentParam = uuidParam("agentId", "Invalid agent ID format");
 const ListQuery = z.object({
   walletAddress: z
     .string()
-    .max(255)
+    .max(255, { error: "walletAddress must be at most 255 characters" })
     .optional()
     .openapi({ param: { name: "walletAddress", in: "query" } }),
 });

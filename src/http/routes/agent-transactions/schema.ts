@@ -100,9 +100,14 @@ const optionalFields = {
   rentDepositSol: decimalString("rentDepositSol", "0.00203928").optional(),
   rentRefundSol: decimalString("rentRefundSol", "0.00203428").optional(),
   routes: z
-    .array(z.string({ error: "routes must be an array of strings" }).max(255), {
-      error: "routes must be an array of strings",
-    })
+    .array(
+      z
+        .string({ error: "routes must be an array of strings" })
+        .max(255, { error: "Each route must be at most 255 characters" }),
+      {
+        error: "routes must be an array of strings",
+      },
+    )
     .max(50, { error: "routes must hold at most 50 entries" })
     .optional(),
   inputSymbol: optionalText("inputSymbol", 50),

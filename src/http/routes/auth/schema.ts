@@ -4,16 +4,29 @@ const required = "Email and password are required";
 
 export const LoginBody = z
   .object({
-    email: z.string({ error: required }).min(1, { error: required }).max(320),
-    password: z.string({ error: required }).min(1, { error: required }).max(1024),
+    email: z
+      .string({ error: required })
+      .min(1, { error: required })
+      .max(320, { error: "Email must be at most 320 characters" }),
+    password: z
+      .string({ error: required })
+      .min(1, { error: required })
+      .max(1024, { error: "Password must be at most 1024 characters" }),
     rememberMe: z.boolean({ error: "rememberMe must be a boolean" }).optional(),
   })
   .openapi("LoginRequest", { example: { email: "admin@example.com", password: "S3cure!pass", rememberMe: false } });
 
 export const RegisterBody = z
   .object({
-    email: z.string({ error: required }).min(1, { error: required }).max(320).email({ error: "Invalid email address" }),
-    password: z.string({ error: required }).min(1, { error: required }).max(1024),
+    email: z
+      .string({ error: required })
+      .min(1, { error: required })
+      .max(320, { error: "Email must be at most 320 characters" })
+      .email({ error: "Invalid email address" }),
+    password: z
+      .string({ error: required })
+      .min(1, { error: required })
+      .max(1024, { error: "Password must be at most 1024 characters" }),
   })
   .openapi("RegisterRequest", { example: { email: "new.user@example.com", password: "S3cure!pass" } });
 

@@ -61,7 +61,7 @@ const TradeSchema = z
 const TRADE_COLUMNS = Object.keys(TradeSchema.shape) as Array<keyof z.infer<typeof TradeSchema>>;
 const TradesQuery = z.object({
   format: z.enum(["json", "csv"], { error: "format must be json or csv" }).default("json"),
-  variant: z.string().max(100).optional(),
+  variant: z.string().max(100, { error: "variant must be at most 100 characters" }).optional(),
 });
 
 const create = operation({

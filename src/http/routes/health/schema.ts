@@ -19,7 +19,10 @@ export const HealthSchema = z
     services: z
       .object({ database: ComponentSchema, cache: ComponentSchema, queue: ComponentSchema })
       .catchall(ComponentSchema)
-      .openapi({ description: "database, cache and queue always; further dependencies (priceFeed, solanaRpc with live trading on) as registered" }),
+      .openapi({
+        description:
+          "database, cache and queue always; further dependencies (priceFeed, solanaRpc with live trading on) as registered",
+      }),
   })
   .openapi("Health", {
     example: {

@@ -15,7 +15,7 @@ const Params = z.object({
   address: z
     .string()
     .min(1)
-    .max(255)
+    .max(255, { error: "Token address must be at most 255 characters" })
     .openapi({ param: { name: "address", in: "path" }, example: "DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263" }),
 });
 const Query = z.object({

@@ -34,7 +34,10 @@ const fields = {
         "filters.signalTypes (rule signal_type).",
     }),
   signalStrength: strength,
-  activationReason: z.string({ error: "Activation reason must be a string" }).max(10_000).nullish(),
+  activationReason: z
+    .string({ error: "Activation reason must be a string" })
+    .max(10_000, { error: "Activation reason must be at most 10000 characters" })
+    .nullish(),
   source: z
     .string({ error: "Source must be a string" })
     .max(100, { error: "Source must be at most 100 characters" })
@@ -151,9 +154,14 @@ export const SignalIdParam = z.object({
 });
 
 const filterFields = {
-  tokenAddress: z.string().max(255).optional(),
-  symbol: z.string().trim().max(50).optional().openapi({ description: "The signal's symbol, any case" }),
-  signalType: z.string().max(50).optional(),
+  tokenAddress: z.string().max(255, { error: "tokenAddress must be at most 255 characters" }).optional(),
+  symbol: z
+    .string()
+    .trim()
+    .max(50, { error: "symbol must be at most 50 characters" })
+    .optional()
+    .openapi({ description: "The signal's symbol, any case" }),
+  signalType: z.string().max(50, { error: "signalType must be at most 50 characters" }).optional(),
   startDate: isoDateTime("startDate").optional(),
   endDate: isoDateTime("endDate").optional(),
 };
