@@ -14,13 +14,12 @@ import type { MarketDataProvider, TokenMarketData } from "../market/types.ts";
 import { SOL_MINT } from "../money.ts";
 import type { SignalService } from "../signals/signal-service.ts";
 import { type AgentTurn, AgentTurns } from "./agent-turns.ts";
+import { BatchDecisions, evaluationOf } from "./batch-decisions.ts";
 import type { GuardRails } from "./guard-rails.ts";
 import {
   checkBeforeMarketData,
   checkMarketAndBalance,
-  ELIGIBILITY_RULES,
   type EligibilityResult,
-  type EligibilityRule,
   needsMarketData,
 } from "./rules/eligibility.ts";
 import { isExitSignal } from "./rules/exit-signal.ts";
@@ -40,15 +39,8 @@ import type { OpenResult, TradingEngine } from "./trading-engine.ts";
 // no simulation agent; simulation agents share the signal's quotes (signal-quotes.ts) and their
 // settlements and evaluation rows share commits.
 //
-// Batches (issue 35, docs/decisions/under-load.md): the queue hands over the signals waiting at
-// once. Per batch: one read of the signals, one read of each owner's agents with their
-// configuration, one read of each owner's pause switch per mode, and ONE commit for every
-// evaluation the batch could decide without waiting for an agent's turn. Those are the buy
-// signals' refusals by the rules that read nothing but the agent, its configuration, the pause
-// switch and the signal (automation ... blocked_tokens: the rules before open_position), and the
-// stale buys; they depend on no earlier signal's outcome, so they need no turn. Every other agent
-// of the signal (and every exit signal, and a signal an earlier run had started) goes the way it
-// went before, one turn at a time, and ends with the same rule and reason.
+// Batches (issue 35): what a batch can decide without an agent's turn is decided with one read each
+// and one commit (./batch-decisions.ts); every other agent goes the way it went before, in its turn.
 
 export interface SignalProcessorDeps {
   sqlite: DatabaseHandle["sqlite"];
@@ -68,24 +60,6 @@ export interface SignalProcessorDeps {
 }
 
 const RESOLVED: Promise<void> = Promise.resolve();
-
-/** The rules before open_position: they read only the agent, its configuration, the pause switch and the signal. */
-const AGENT_ONLY_RULES: ReadonlySet<EligibilityRule> = new Set(
-  ELIGIBILITY_RULES.slice(0, ELIGIBILITY_RULES.indexOf("open_position")),
-);
-
-/** `f` remembered by its first argument, for one batch. */
-function memo<A extends unknown[], R>(f: (key: string, ...rest: A) => R): (key: string, ...rest: A) => R {
-  const seen = new Map<string, R>();
-  return (key, ...rest) => {
-    let v = seen.get(key);
-    if (v === undefined && !seen.has(key)) {
-      v = f(key, ...rest);
-      seen.set(key, v);
-    }
-    return v as R;
-  };
-}
 
 export class SignalProcessor {
   private readonly log: Logger;
@@ -187,13 +161,11 @@ export class SignalProcessor {
    */
   processBatch(signalIds: readonly number[]): Promise<void>[] {
     const signals = this.d.signals.byIds(signalIds);
-    const agentsOf = memo((userId: string) => this.agents.candidates(userId));
-    const pausedIn = memo((key: string) => {
-      const [userId, mode] = key.split("\n") as [string, TradingCandidate["tradingMode"]];
-      return this.d.guardRails.isPaused(userId, mode);
-    });
-    const configOf = memo((_agentId: string, overrides: string | null) => resolveStoredConfig(overrides));
-    const now = this.d.clock.now();
+    const batch = new BatchDecisions(
+      { candidates: (u) => this.agents.candidates(u), isPaused: (u, m) => this.d.guardRails.isPaused(u, m) },
+      this.d.clock.now(),
+      { maxAgeSeconds: this.d.signalMaxAgeSeconds, liveTradingEnabled: this.d.liveTradingEnabled },
+    );
     const at = isoNow(this.d.clock);
     const decided: SignalEvaluation[] = [];
     const done: number[] = [];
@@ -209,35 +181,14 @@ export class SignalProcessor {
         out.push(running ?? RESOLVED); // deleted before its turn, or decided already
         continue;
       }
-      const agents = agentsOf(signal.userId);
-      let waiting = agents;
+      let waiting = batch.agentsOf(signal.userId);
       // A signal an earlier run started may have traded for some agent: the whole way, with its keys.
-      if (agents.length > 0 && !isExitSignal(signal.signalType) && signal.processingStatus === "pending") {
-        waiting = [];
-        const age = evaluateSignalAge(Date.parse(signal.createdAt), now, this.d.signalMaxAgeSeconds);
-        for (const a of agents) {
-          const r = age.stale
-            ? { eligible: false as const, rule: null, reason: age.reason }
-            : this.refusedByAgentRules(
-                signal,
-                a,
-                configOf(a.id, a.overrides),
-                pausedIn(`${a.userId}\n${a.tradingMode}`),
-                now,
-              );
-          if (!r) {
-            waiting.push(a);
-            continue;
-          }
-          this.logRefusal(signal, a, r.rule, r.reason, age.stale ? age.ageSeconds : undefined);
-          decided.push({
-            signalId: signal.id,
-            agentId: a.id,
-            eligible: false,
-            reason: r.rule ? `${r.rule}: ${r.reason}` : r.reason,
-            outcome: r.rule ? "skipped" : "stale",
-            createdAt: at,
-          });
+      if (waiting.length > 0 && !isExitSignal(signal.signalType) && signal.processingStatus === "pending") {
+        const split = batch.split(signal, waiting);
+        waiting = split.waiting;
+        for (const r of split.refused) {
+          this.logRefusal(signal, r.agent, r.rule, r.reason, r.ageSeconds);
+          decided.push(evaluationOf(signal.id, r, at));
         }
       }
       if (waiting.length === 0) {
@@ -251,8 +202,7 @@ export class SignalProcessor {
       out.push(run);
     }
     if (decided.length > 0 || done.length > 0) {
-      // Its own transaction, at once: the batch is one write already, and the group commit's
-      // savepoint around it would cost a third more for nothing.
+      // Its own transaction, at once: the batch is one write already (the group commit took 2.5×).
       let commit: Promise<void> = RESOLVED;
       try {
         this.d.sqlite
@@ -267,33 +217,6 @@ export class SignalProcessor {
       for (const i of inCommit) out[i] = commit;
     }
     return out as Promise<void>[];
-  }
-
-  /**
-   * The refusal by a rule that reads only the agent, its configuration, the owner's pause switch
-   * and the signal, or null when none refuses. checkBeforeMarketData runs with the rules it cannot
-   * know here passed (no open position, no last trade); a refusal by an earlier rule is then the
-   * one the full check gives, because the rules run in order and the first refusal is reported.
-   */
-  private refusedByAgentRules(
-    signal: SignalRow,
-    a: TradingCandidate,
-    config: ReturnType<typeof resolveStoredConfig>,
-    paused: boolean,
-    now: number,
-  ): { rule: EligibilityRule; reason: string } | null {
-    const r = checkBeforeMarketData({
-      agent: a,
-      config,
-      signal,
-      liveTradingEnabled: this.d.liveTradingEnabled,
-      paused,
-      hasWallet: a.walletAddress !== null,
-      hasOpenPositionOnToken: false,
-      lastTradeAtMs: null,
-      nowMs: now,
-    });
-    return !r.eligible && AGENT_ONLY_RULES.has(r.rule) ? r : null;
   }
 
   private logRefusal(signal: SignalRow, a: TradingCandidate, rule: string | null, reason: string, ageSeconds?: number) {
