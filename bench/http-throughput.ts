@@ -4,34 +4,43 @@ import { join } from "node:path";
 import { openDatabase } from "../src/db/client.ts";
 import { withBaseline } from "./lib/baseline.ts";
 import type { BenchOptions, ServiceUnderTest } from "./lib/context.ts";
-import { type LoadResult, type LoadSpec, runLoad } from "./lib/load.ts";
+import { cpuSecondsOf, type LoadResult, type LoadSpec, runLoad, SATURATED_CORES } from "./lib/load.ts";
 import { BONK } from "./lib/seed.ts";
 import { type BenchRow, median, row } from "./lib/stats.ts";
 
 // 1. Authenticated read and 2. signal ingest: the service against a bare Bun.serve process doing
-// the least the same request needs, loaded by wrk (autocannon without it) with the same
-// connections and duration, alternating rounds so that drift on the machine hits both alike.
+// the least the same request needs, loaded by wrk with the same connections and duration,
+// alternating rounds so that drift on the machine hits both alike. A ratio is only printed when
+// wrk saturated the baseline: the baseline process's CPU time over each round (from /proc) must
+// be at least SATURATED_CORES of a core; otherwise the baseline was waiting for requests, the
+// generator set the pace, and the row says so instead of giving a ratio (issue 35).
 
 const CONNECTIONS = 32;
 
 interface Compared {
   service: LoadResult[];
   baseline: LoadResult[];
+  /** Cores the baseline process used during each of its rounds (CPU seconds ÷ round length). */
+  baselineBusyCores: number[];
 }
 
 async function compare(
   o: BenchOptions,
   serviceSpec: Omit<LoadSpec, "durationS" | "connections">,
   baselineSpec: Omit<LoadSpec, "durationS" | "connections">,
+  baselinePid: number,
 ): Promise<Compared> {
   const rounds = o.quick ? 1 : 3;
   const durationS = o.quick ? 2 : 4;
   // Warm-up: JIT, connection pools, SQLite page cache.
   await runLoad({ ...baselineSpec, connections: CONNECTIONS, durationS: 1 });
   await runLoad({ ...serviceSpec, connections: CONNECTIONS, durationS: 1 });
-  const out: Compared = { service: [], baseline: [] };
+  const out: Compared = { service: [], baseline: [], baselineBusyCores: [] };
   for (let i = 0; i < rounds; i++) {
-    out.baseline.push(await runLoad({ ...baselineSpec, connections: CONNECTIONS, durationS }));
+    const cpu0 = cpuSecondsOf(baselinePid);
+    const base = await runLoad({ ...baselineSpec, connections: CONNECTIONS, durationS });
+    out.baselineBusyCores.push((cpuSecondsOf(baselinePid) - cpu0) / base.durationS);
+    out.baseline.push(base);
     out.service.push(await runLoad({ ...serviceSpec, connections: CONNECTIONS, durationS }));
   }
   return out;
@@ -43,6 +52,8 @@ function throughputRows(id: string, label: string, baselineName: string, target:
   const rps = med(c.service, (r) => r.rps);
   const baseRps = med(c.baseline, (r) => r.rps);
   const errors = c.service.reduce((a, r) => a + r.errors, 0);
+  const busy = median(c.baselineBusyCores);
+  const saturated = busy >= SATURATED_CORES;
   const details = {
     tool: c.service[0]?.tool,
     connections: CONNECTIONS,
@@ -52,8 +63,16 @@ function throughputRows(id: string, label: string, baselineName: string, target:
     serviceLatencyMs: { p50: med(c.service, (r) => r.latencyMs.p50), p99: med(c.service, (r) => r.latencyMs.p99) },
     baselineLatencyMs: { p50: med(c.baseline, (r) => r.latencyMs.p50), p99: med(c.baseline, (r) => r.latencyMs.p99) },
     serviceErrors: errors,
+    baselineBusyCores: c.baselineBusyCores.map((b) => Math.round(b * 100) / 100),
   };
-  const note = errors > 0 ? `${errors} failed or non-2xx responses during the run` : undefined;
+  const notes = [
+    errors > 0 ? `${errors} failed or non-2xx responses during the run` : "",
+    saturated
+      ? ""
+      : `no ratio: wrk did not saturate the baseline (it used ${busy.toFixed(2)} of a core, needs ${SATURATED_CORES}); the load generator or a busy machine set the pace`,
+  ].filter(Boolean);
+  const note = notes.length ? notes.join("; ") : undefined;
+  const refused = (r: BenchRow): BenchRow => (saturated ? r : { ...r, ratio: Number.NaN, met: null });
   return [
     row({
       id: `${id}.throughput`,
@@ -77,7 +96,7 @@ function throughputRows(id: string, label: string, baselineName: string, target:
       target: "",
       details: { p50: details.serviceLatencyMs.p50, baselineP50: details.baselineLatencyMs.p50 },
     }),
-  ];
+  ].map(refused);
 }
 
 /** 1. GET /api/v1/agents with a JWT (20 agents) vs a bare Bun.serve sending the same JSON. */
@@ -90,8 +109,8 @@ export async function authenticatedRead(o: BenchOptions, s: ServiceUnderTest): P
   const count = (JSON.parse(text) as unknown[]).length;
   const bodyFile = join(o.dir, "agents.json");
   writeFileSync(bodyFile, text);
-  const c = await withBaseline(o, { BENCH_MODE: "get-json", BENCH_BODY_FILE: bodyFile }, (baseUrl) =>
-    compare(o, { url: s.child.url + path, headers }, { url: baseUrl + path, headers }),
+  const c = await withBaseline(o, { BENCH_MODE: "get-json", BENCH_BODY_FILE: bodyFile }, (baseUrl, child) =>
+    compare(o, { url: s.child.url + path, headers }, { url: baseUrl + path, headers }, child.pid),
   );
   const rows = throughputRows("read.agents", `GET /agents, JWT, ${count} agents`, "bare Bun.serve, same JSON", 0.4, c);
   (rows[0] as BenchRow).details!.responseBytes = text.length;
@@ -138,11 +157,12 @@ export async function signalIngest(o: BenchOptions, s: ServiceUnderTest): Promis
   const probe = await fetch(s.child.url + path, { method: "POST", headers, body });
   if (probe.status !== 201) throw new Error(`POST ${path} answered ${probe.status}: ${await probe.text()}`);
   await probe.arrayBuffer();
-  const c = await withBaseline(o, { BENCH_MODE: "accept-json" }, (baseUrl) =>
+  const c = await withBaseline(o, { BENCH_MODE: "accept-json" }, (baseUrl, child) =>
     compare(
       o,
       { url: s.child.url + path, method: "POST", headers, body },
       { url: baseUrl + path, method: "POST", headers, body },
+      child.pid,
     ),
   );
   const rows = throughputRows(

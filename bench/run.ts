@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { backtestBench } from "./backtest.ts";
+import { decisionsBench } from "./decisions.ts";
 import { fanOut } from "./fan-out.ts";
 import { footprint } from "./footprint.ts";
 import { authenticatedRead, authenticatedReadUnderWrites, signalIngest } from "./http-throughput.ts";
@@ -21,7 +22,7 @@ import { sizedFanOut } from "./sized-fan-out.ts";
 // the same run, reported as a ratio (docs/performance.md). Prints a Markdown table and writes
 // bench/results.json.
 //
-//   bun bench/run.ts [--quick] [--only read,ingest,fanout,sized,monitor,scale,footprint,events,backtest,live] [--keep] [--update-readme] [--profile DIR]
+//   bun bench/run.ts [--quick] [--only read,ingest,decisions,fanout,sized,monitor,scale,footprint,events,backtest,live] [--keep] [--update-readme] [--profile DIR]
 //
 // --quick: shorter load runs and smaller tables (a harness check, not figures to publish).
 // --profile DIR: the service child writes a `bun --cpu-prof-md` profile into DIR when it stops.
@@ -31,6 +32,7 @@ import { sizedFanOut } from "./sized-fan-out.ts";
 const ALL = [
   "read",
   "ingest",
+  "decisions",
   "fanout",
   "sized",
   "monitor",
@@ -77,9 +79,7 @@ const o: BenchOptions = {
 };
 const m = machine();
 console.log(`machine: ${describeMachine(m)}`);
-console.log(
-  `load generator: ${loadTool()}${loadTool() === "autocannon" ? " (wrk not found on PATH: apt-get install wrk)" : ""}`,
-);
+console.log(`load generator: ${loadTool()}`);
 if (quick) o.notice("--quick: short runs and smaller tables; do not publish these figures");
 
 const rows: BenchRow[] = [];
@@ -91,6 +91,8 @@ async function step(name: string, fn: () => Promise<BenchRow[]>): Promise<void> 
   try {
     const r = await fn();
     rows.push(...r);
+    for (const x of r.filter((y) => !Number.isFinite(y.ratio) && y.note?.includes("no ratio")))
+      o.notice(`${x.name}: ${x.note}`);
     for (const x of r)
       console.log(
         `  ${x.name}: ${x.value.toFixed(2)} ${x.unit} vs ${x.baselineValue.toFixed(2)} → ${x.ratio.toFixed(3)}${x.met === false ? "  (target missed)" : ""}`,
@@ -121,6 +123,7 @@ try {
     sut = null;
   }
   // Runs its own in-process service (see bench/events-latency.ts), so after the child is gone.
+  if (selected.has("decisions")) await step("2b. decisions under a burst", () => decisionsBench(o));
   if (selected.has("sized")) await step("3b. sized fan-out at 60 requests/min", () => sizedFanOut(o));
   if (selected.has("events")) await step("SSE event latency", () => eventsLatency(o, null));
   if (selected.has("monitor")) await step("4. monitor tick", () => monitorTick(o));

@@ -122,7 +122,13 @@ export const configSchema = z.object({
       .optional(),
   ),
   MONITOR_INTERVAL_SECONDS: int(10, 1, 86400),
-  SIGNAL_MAX_AGE_SECONDS: int(60, 1, 86400),
+  /** A buy signal decided later than this after it was received opens nothing (outcome `stale`). */
+  SIGNAL_MAX_AGE_SECONDS: int(30, 1, 86400),
+  /**
+   * The most the signal queue may lag (age of its oldest undecided signal, seconds) before /health
+   * reports it degraded and POST /trading-signals answers 503 (docs/decisions/under-load.md).
+   */
+  SIGNAL_QUEUE_MAX_LAG_SECONDS: int(5, 1, 3600),
   LIVE_TRADING_ENABLED: bool(false),
   /**
    * The most priority fee (lamports) a stop-loss or stale exit pays when it is re-sent after its

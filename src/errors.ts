@@ -149,6 +149,18 @@ export class RateLimitError extends AppError {
     });
   }
 }
+/**
+ * 503 with Retry-After: the service is up but behind, and asks the client to come back rather
+ * than take work it cannot do in time (signal backpressure, docs/decisions/under-load.md).
+ */
+export class ServiceBusyError extends AppError {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(ErrorCode.SERVICE_UNAVAILABLE, message, undefined, { retryAfter: retryAfterSeconds });
+  }
+}
 export class PayloadTooLargeError extends AppError {
   constructor(limitBytes: number) {
     super(ErrorCode.PAYLOAD_TOO_LARGE, `Request body exceeds the ${limitBytes} byte limit`);

@@ -151,6 +151,7 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
   const metrics = createMetrics(clock, {
     openPositions: openPositionsFromDatabase(database.sqlite),
     solPrice: () => market.solPrice.snapshot(),
+    signalQueueLag: () => pipeline.signalQueue.lagSeconds,
   });
   const agents = new AgentService(database, clock, logger, initialSolText(config.SIMULATION_INITIAL_SOL));
   const core = { database, clock, logger, events, metrics, market };
@@ -176,10 +177,10 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
     ...core,
     apiKeys,
     ...trading,
-    signalMaxAgeSeconds: config.SIGNAL_MAX_AGE_SECONDS,
   });
   const { health, caches } = createHealth({
     ...{ database, logger, market, blacklist, apiKeys, ...pipeline },
+    maxQueueLagSeconds: config.SIGNAL_QUEUE_MAX_LAG_SECONDS,
     liveTrading: { enabled: config.LIVE_TRADING_ENABLED, rpcConfigured: config.SOLANA_RPC_URL !== "" },
   });
   const replication = createReplication(config, { database, clock, logger, health, metrics, events });

@@ -14,6 +14,8 @@ interface Deps {
   blacklist: AccessTokenBlacklist;
   apiKeys: ApiKeyService;
   signalQueue: SignalQueue;
+  /** SIGNAL_QUEUE_MAX_LAG_SECONDS. */
+  maxQueueLagSeconds: number;
   /** LIVE_TRADING_ENABLED, and whether SOLANA_RPC_URL is set. */
   liveTrading: { enabled: boolean; rpcConfigured: boolean };
 }
@@ -33,7 +35,7 @@ export function createHealth(d: Deps): { health: HealthRegistry; caches: CacheSt
     "cache",
     cacheCheck(() => caches.list()),
   );
-  health.register("queue", queueCheck(d.signalQueue));
+  health.register("queue", queueCheck(d.signalQueue, d.maxQueueLagSeconds));
   if (market.solPrice.configured) health.register("priceFeed", () => market.solPrice.health());
   // The swap aggregator and the SOL price sources degrade /health while unreachable (read from
   // the last observation; the prober, never the request path, asks the sources).

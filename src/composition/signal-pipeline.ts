@@ -1,4 +1,5 @@
 import type { ApiKeyService } from "../auth/api-keys.ts";
+import type { Clock } from "../clock.ts";
 import type { DatabaseHandle } from "../db/client.ts";
 import type { GroupCommit } from "../db/group-commit.ts";
 import { TradingAgentRepository } from "../db/repositories/trading-agents.ts";
@@ -12,6 +13,7 @@ import type { SignalProcessor } from "../trading/signal-processor.ts";
 
 interface Deps {
   database: DatabaseHandle;
+  clock: Clock;
   logger: Logger;
   events: EventBus;
   metrics: Metrics;
@@ -19,8 +21,6 @@ interface Deps {
   signals: SignalService;
   groupCommit: GroupCommit;
   processor: SignalProcessor;
-  /** Signals older than this (seconds) are expired, not resumed, by the start-up recovery. */
-  signalMaxAgeSeconds: number;
 }
 
 /**
@@ -29,7 +29,7 @@ interface Deps {
  * that feeds it, the intake that fills the queue. Nothing is re-bound later.
  */
 export function createSignalPipeline(d: Deps): { signalQueue: SignalQueue; signalIntake: SignalIntake } {
-  const signalQueue = new SignalQueue((id) => d.processor.process(id), d.logger);
+  const signalQueue = new SignalQueue((ids) => d.processor.processBatch(ids), d.logger, d.clock);
   const signalAgents = new TradingAgentRepository(d.database.sqlite);
   const signalIntake = new SignalIntake({
     events: d.events,
@@ -39,7 +39,7 @@ export function createSignalPipeline(d: Deps): { signalQueue: SignalQueue; signa
     commits: d.groupCommit,
     recordKeyUse: (id) => d.apiKeys.recordUse(id),
     hasAgents: (userId) => signalAgents.hasAgents(userId),
-    recovery: { maxAgeSeconds: d.signalMaxAgeSeconds },
+    recovery: true,
   });
   // PRODUCT.md §6 "signals received": every signal accepted by POST /trading-signals (not replays).
   signalIntake.onAccepted(() => d.metrics.signalsReceived.inc());

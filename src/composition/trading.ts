@@ -119,6 +119,7 @@ export function createTradingArea(config: Config, d: Deps, opts: ServiceOptions)
     commits,
     marketData: market.marketData,
     liveTradingEnabled: config.LIVE_TRADING_ENABLED,
+    signalMaxAgeSeconds: config.SIGNAL_MAX_AGE_SECONDS,
     guardRails,
   });
   // Why the monitor waits on a position: set by its ticks, shown with the position.

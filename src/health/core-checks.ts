@@ -52,12 +52,25 @@ export function cacheCheck(stores: () => readonly CacheStore[]): HealthCheck {
 export interface QueueProbe {
   readonly depth: number;
   readonly isRunning: boolean;
+  /** Age of the oldest undecided signal, seconds. */
+  readonly lagSeconds: number;
 }
 
 /**
- * Signal processing: how many signals wait (the one in flight included) and whether the worker is
- * busy or idle. The worker is started on demand by enqueue, so an idle worker is a live one.
+ * Signal processing: how many signals wait (the ones in flight included), whether a worker is
+ * busy, and how far behind the decisions are (lagSeconds). Above `maxLagSeconds`
+ * (SIGNAL_QUEUE_MAX_LAG_SECONDS) the queue is degraded: signals are decided later than a user
+ * expects, and POST /trading-signals refuses new ones until it catches up.
  */
-export function queueCheck(queue: QueueProbe): HealthCheck {
-  return () => ({ status: "healthy", depth: queue.depth, worker: queue.isRunning ? "busy" : "idle" });
+export function queueCheck(queue: QueueProbe, maxLagSeconds: number): HealthCheck {
+  return () => {
+    const lagSeconds = Math.round(queue.lagSeconds * 1000) / 1000;
+    const report = { depth: queue.depth, worker: queue.isRunning ? "busy" : "idle", lagSeconds };
+    if (lagSeconds <= maxLagSeconds) return { status: "healthy", ...report };
+    return {
+      status: "degraded",
+      message: `Signals wait ${lagSeconds} s to be decided (limit ${maxLagSeconds} s)`,
+      ...report,
+    };
+  };
 }

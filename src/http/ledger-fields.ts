@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { isoDateTime } from "./schemas.ts";
+import { isoDateTime, numberInQuery } from "./schemas.ts";
 
 // Field schemas shared by the per-agent ledger routes (agent balances, transactions, historical
 // swaps): money and amounts are decimal strings at the API edge (SPEC "Resources"), never JSON
@@ -67,15 +67,12 @@ export const queryFlag = (name: string) =>
     .openapi({ param: { name, in: "query" }, example: "true" });
 
 export const queryInteger = (name: string) =>
-  z.coerce
-    .number({ error: `${name} must be a whole number` })
-    .int({ error: `${name} must be a whole number` })
+  numberInQuery(z.number({ error: `${name} must be a whole number` }).int({ error: `${name} must be a whole number` }))
     .optional()
     .openapi({ param: { name, in: "query" }, example: 1 });
 
 export const queryNumber = (name: string) =>
-  z.coerce
-    .number({ error: `${name} must be a number` })
+  numberInQuery(z.number({ error: `${name} must be a number` }))
     .optional()
     .openapi({ param: { name, in: "query" }, example: 0 });
 

@@ -45,20 +45,34 @@ export const uuidParam = <K extends string>(name: K, message: string) =>
       .openapi({ param: { name, in: "path" }, example: "0b5e2a4c-7a1d-4d8e-9a51-2f6a3c1d9e10" }),
   } as { [P in K]: z.ZodString });
 
+const DECIMAL_TEXT = /^-?\d+(\.\d+)?$/;
+
+/**
+ * A number read from a query string: plain decimal text ("12", "-3.5") only. `z.coerce.number`
+ * reads "" and " " as 0 and "0x10" as 16, so `?offset=` passed as if absent; here any other text
+ * is NaN, which `schema` refuses with its own message naming the parameter (issue 35). An absent
+ * parameter stays undefined, for the `.optional()` or `.default()` around it.
+ */
+export const numberInQuery = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((v) => (typeof v === "string" ? (DECIMAL_TEXT.test(v) ? Number(v) : Number.NaN) : v), schema);
+
+/** A whole number in a query string (numberInQuery), `limit`-style: at least `min`, at most `max`. */
+export const wholeNumberInQuery = (name: string, min: number, max?: number) => {
+  const whole = `${name} must be a whole number`;
+  const base = z
+    .number({ error: whole })
+    .int({ error: whole })
+    .min(min, { error: `${name} must be at least ${min}` });
+  return numberInQuery(max === undefined ? base : base.max(max, { error: `${name} must be at most ${max}` }));
+};
+
 /** `limit`/`offset` with a route's own default and maximum (SPEC "Pagination convention"). */
 export function pagination(defaultLimit: number, maxLimit: number) {
   return {
-    limit: z.coerce
-      .number({ error: "limit must be a whole number" })
-      .int({ error: "limit must be a whole number" })
-      .min(1, { error: "limit must be at least 1" })
-      .max(maxLimit, { error: `limit must be at most ${maxLimit}` })
+    limit: wholeNumberInQuery("limit", 1, maxLimit)
       .default(defaultLimit)
       .openapi({ param: { name: "limit", in: "query" }, example: defaultLimit }),
-    offset: z.coerce
-      .number({ error: "offset must be a whole number" })
-      .int({ error: "offset must be a whole number" })
-      .min(0, { error: "offset must be at least 0" })
+    offset: wholeNumberInQuery("offset", 0)
       .default(0)
       .openapi({ param: { name: "offset", in: "query" }, example: 0 }),
   };

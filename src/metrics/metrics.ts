@@ -25,6 +25,8 @@ export interface MetricsSources {
   /** Open positions per trading mode; read at scrape time. */
   openPositions?: () => Partial<Record<TradeMode, number>>;
   solPrice?: () => SolPriceSnapshot | null;
+  /** Age of the oldest undecided signal, seconds (src/signals/signal-queue.ts). */
+  signalQueueLag?: () => number;
 }
 
 // Default Node metrics that promtool's linter rejects (gauges named *_total). Their per-type
@@ -128,6 +130,15 @@ export function createMetrics(clock: Clock, initial: MetricsSources = {}): Metri
       const snap = readSafely(() => sources.solPrice?.());
       // No price stream registered, or no price yet: the price is not usable, so it is stale.
       this.set(snap && !snap.stale && snap.priceUsd != null ? 0 : 1);
+    },
+  });
+
+  new Gauge({
+    name: "signal_queue_lag_seconds",
+    help: "Seconds since the oldest signal not yet decided was received; 0 when none waits.",
+    registers,
+    collect() {
+      this.set(readSafely(() => sources.signalQueueLag?.()) ?? 0);
     },
   });
 

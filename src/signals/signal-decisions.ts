@@ -10,9 +10,10 @@ type ProcessingStatus = "pending" | "processing" | "done" | "expired";
 /**
  * traded: it opened a position (or an exit signal closed one); ineligible: a rule refused it;
  * failed: eligible, but the trade did not happen (quote, swap, balance); pending: a live swap was
- * sent and awaits confirmation.
+ * sent and awaits confirmation; stale: a buy decided too long after it was received (the reason
+ * gives the age), which opened nothing.
  */
-type EvaluationOutcome = "traded" | "ineligible" | "failed" | "pending";
+type EvaluationOutcome = "traded" | "ineligible" | "failed" | "pending" | "stale";
 
 interface AgentDecision {
   agentId: string;
@@ -48,6 +49,8 @@ function outcomeOf(stored: string | null): EvaluationOutcome {
       return "ineligible";
     case "pending":
       return "pending";
+    case "stale":
+      return "stale";
     default:
       return "failed";
   }

@@ -27,8 +27,8 @@ export interface SignalIntakeDeps {
   recordKeyUse?: (apiKeyId: string) => void;
   /** Whether the user has any agent (an index probe, inside the group commit). */
   hasAgents?: (userId: string) => boolean;
-  /** Start-up recovery's age limit (SIGNAL_MAX_AGE_SECONDS): older unfinished signals expire. */
-  recovery?: { maxAgeSeconds: number };
+  /** Whether start-up recovery runs (ensureRecovered); off in a few tests' own wiring. */
+  recovery?: boolean;
 }
 
 export class SignalIntake {
@@ -99,7 +99,7 @@ export class SignalIntake {
     });
     this.d.events.publish("signal.created", userId, { signal });
     for (const l of this.listeners) l(userId, signal);
-    if (queued) this.d.queue.enqueue(signal.id);
+    if (queued) this.d.queue.enqueue(signal.id, Date.parse(signal.createdAt));
   }
 
   /** Metrics and other observers hook in here. */
@@ -108,22 +108,23 @@ export class SignalIntake {
   }
 
   /**
-   * Start-up recovery (PRODUCT.md §4), before the door opens: young unfinished
-   * signals are queued again, oldest first, before any new signal can be; old ones expire. Once.
+   * Start-up recovery (PRODUCT.md §4), before the door opens: every unfinished signal is queued
+   * again, oldest first, before any new signal can be. Once.
    */
   ensureRecovered(): void {
     if (this.recoveryDone || !this.d.recovery) return;
-    this.recover(this.d.signals, this.d.recovery.maxAgeSeconds);
+    this.recover(this.d.signals);
   }
 
-  /** Start-up recovery: resume young unfinished signals, expire old ones (PRODUCT.md §4). */
-  recover(signals: SignalService, maxAgeSeconds: number): { resume: number[]; expired: number[] } {
+  /**
+   * Start-up recovery: resume every unfinished signal; none expires (a buy too old by the time it
+   * is decided is refused as stale per agent by the processor; an exit signal still acts).
+   */
+  recover(signals: SignalService): { resume: number[] } {
     this.recoveryDone = true;
-    const r = signals.recoverUnfinished(maxAgeSeconds);
-    for (const id of r.expired) this.d.logger.warn("signal expired unprocessed", { signalId: id });
-    for (const id of r.resume) this.d.queue.enqueue(id);
-    if (r.resume.length || r.expired.length)
-      this.d.logger.info("signal recovery", { resumed: r.resume.length, expired: r.expired.length });
-    return r;
+    const unfinished = signals.recoverUnfinished();
+    for (const u of unfinished) this.d.queue.enqueue(u.id, Date.parse(u.createdAt));
+    if (unfinished.length) this.d.logger.info("signal recovery", { resumed: unfinished.length });
+    return { resume: unfinished.map((u) => u.id) };
   }
 }

@@ -1,37 +1,75 @@
+import type { Clock } from "../clock.ts";
+import { ServiceBusyError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 
-// The in-process signal queue. POST /trading-signals enqueues and returns
-// 201 at once; workers take signals in order, up to `concurrency` at a time (docs/decisions.md
-// "Performance"): a signal's fan-out does not hold back the next signal. Two signals
-// still never race for one agent: the processor gives each agent its signals one at a time, in
-// this queue's order (src/trading/agent-turns.ts). Durability does not depend on the queue: the
-// signal row carries its processing status and unfinished rows are resumed or expired at start
-// (PRODUCT.md §4).
+// The in-process signal queue. POST /trading-signals enqueues and returns 201 at once; the queue
+// hands the signals waiting over to the processor in batches, in order (docs/decisions.md
+// "Performance", docs/decisions/under-load.md): every signal stored in one turn of the event loop
+// goes in one batch, so a burst is decided per batch where it can be (one read of the agents, one
+// commit), and a signal whose agents trade does not hold back the next one. Two signals still
+// never race for one agent: the processor gives each agent its signals one at a time, in this
+// queue's order (src/trading/agent-turns.ts). Durability does not depend on the queue: the signal
+// row carries its processing status and unfinished rows are resumed at start (PRODUCT.md §4).
+//
+// The queue knows its lag: the age of the oldest signal it holds undecided, from the time the
+// signal was received (stored), read by /health, /metrics and the backpressure check of
+// POST /trading-signals.
 
-export type SignalHandler = (signalId: number) => Promise<void>;
+/** Decides a batch of signals in order: one promise per signal, settled once it is decided. */
+export type SignalHandler = (signalIds: readonly number[]) => Array<Promise<void>>;
 
-const DEFAULT_SIGNAL_CONCURRENCY = 16;
+/** Signals handed over and not yet decided, at most. */
+const MAX_IN_FLIGHT = 1024;
+/** Signals in one batch, at most. */
+const MAX_BATCH = 256;
 
 export class SignalQueue {
   private readonly pending: number[] = [];
-  private readonly queued = new Set<number>();
+  /** Received time (epoch ms) of every signal held, pending or in flight, in the order taken in. */
+  private readonly queued = new Map<number, number>();
   private readonly inFlight = new Set<Promise<void>>();
   private stopped = false;
+  private scheduled = false;
   private idleWaiters: Array<() => void> = [];
-  /** Last time a worker finished an item or was idle-checked; for the health check. */
-  lastBeat = Date.now();
 
   constructor(
     private readonly handler: SignalHandler,
     private readonly logger: Logger,
-    private readonly concurrency = DEFAULT_SIGNAL_CONCURRENCY,
+    private readonly clock: Clock,
   ) {}
 
-  enqueue(signalId: number): void {
+  /** Takes a signal in; `receivedAtMs`: when it was stored (its createdAt), for the lag; now when not given. */
+  enqueue(signalId: number, receivedAtMs: number = this.clock.now()): void {
     if (this.stopped || this.queued.has(signalId)) return;
-    this.queued.add(signalId);
+    this.queued.set(signalId, receivedAtMs);
     this.pending.push(signalId);
-    this.pump();
+    this.schedule();
+  }
+
+  /**
+   * Seconds since the oldest signal still held (pending or in flight) was received; 0 when empty.
+   * Signals are taken in received order (recovery queues the unfinished ones oldest first, ahead of
+   * new ones), so the first one held is the oldest: O(1) per read.
+   */
+  get lagSeconds(): number {
+    for (const receivedAt of this.queued.values()) return Math.max(0, (this.clock.now() - receivedAt) / 1000);
+    return 0;
+  }
+
+  /**
+   * Backpressure (docs/decisions/under-load.md): throws a 503 with Retry-After while the lag is
+   * above `maxLagSeconds`, so a new signal is refused before it is stored instead of joining a
+   * backlog that would decide it late. Retry-After: the seconds the lag is over the limit (at
+   * least 1), the least the backlog needs to come back under it.
+   */
+  refuseWhileBehind(maxLagSeconds: number): void {
+    const lag = this.lagSeconds;
+    if (lag <= maxLagSeconds) return;
+    const retryAfter = Math.max(1, Math.ceil(lag - maxLagSeconds));
+    throw new ServiceBusyError(
+      `Signal processing is behind (signals wait ${Math.round(lag)} s to be decided, limit ${maxLagSeconds} s); retry after ${retryAfter} s`,
+      retryAfter,
+    );
   }
 
   get depth(): number {
@@ -42,33 +80,52 @@ export class SignalQueue {
     return this.inFlight.size > 0;
   }
 
-  /** Starts signals in queue order while a worker is free. Handlers start synchronously, in order. */
+  /** The next batch starts after this turn of the event loop, with every signal stored in it. */
+  private schedule(): void {
+    if (this.scheduled || this.stopped) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.pump();
+    });
+  }
+
+  /** Hands the waiting signals over in queue order, in batches, while fewer than MAX_IN_FLIGHT run. */
   private pump(): void {
-    while (!this.stopped && this.pending.length > 0 && this.inFlight.size < this.concurrency) {
-      const id = this.pending.shift() as number;
-      const run: Promise<void> = this.handler(id)
-        .catch((err) => {
-          this.logger.error("signal processing failed", {
-            signalId: id,
-            error: err instanceof Error ? err.message : String(err),
-          });
-        })
-        .finally(() => {
-          this.queued.delete(id);
-          this.inFlight.delete(run);
-          this.lastBeat = Date.now();
-          this.pump();
-          if (this.inFlight.size === 0 && this.pending.length === 0) {
-            const waiters = this.idleWaiters;
-            this.idleWaiters = [];
-            for (const w of waiters) w();
-          }
-        });
-      this.inFlight.add(run);
+    while (!this.stopped && this.pending.length > 0 && this.inFlight.size < MAX_IN_FLIGHT) {
+      const batch = this.pending.splice(0, Math.min(MAX_BATCH, MAX_IN_FLIGHT - this.inFlight.size));
+      let runs: Array<Promise<void>>;
+      try {
+        runs = this.handler(batch);
+      } catch (err) {
+        runs = batch.map(() => Promise.reject(err));
+      }
+      for (let i = 0; i < batch.length; i++) this.track(batch[i] as number, runs[i] ?? Promise.resolve());
     }
   }
 
-  /** Resolves when the queue is empty and every worker idle (tests, shutdown). */
+  private track(id: number, decided: Promise<void>): void {
+    const run: Promise<void> = decided
+      .catch((err) => {
+        this.logger.error("signal processing failed", {
+          signalId: id,
+          error: err instanceof Error ? err.message : String(err),
+        });
+      })
+      .finally(() => {
+        this.queued.delete(id);
+        this.inFlight.delete(run);
+        this.schedule();
+        if (this.inFlight.size === 0 && this.pending.length === 0) {
+          const waiters = this.idleWaiters;
+          this.idleWaiters = [];
+          for (const w of waiters) w();
+        }
+      });
+    this.inFlight.add(run);
+  }
+
+  /** Resolves when the queue is empty and every signal decided (tests, shutdown). */
   idle(): Promise<void> {
     if (this.inFlight.size === 0 && this.pending.length === 0) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));

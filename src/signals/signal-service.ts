@@ -115,6 +115,10 @@ export class SignalService {
     return this.rows.byId(id);
   }
 
+  byIds(ids: readonly number[]): Map<number, SignalRecord> {
+    return this.rows.byIds(ids);
+  }
+
   get(userId: string, id: number): Signal {
     const row = this.findRow(userId, id);
     if (!row) throw new NotFoundError("Signal not found");
@@ -179,16 +183,13 @@ export class SignalService {
   }
 
   /**
-   * Start-up recovery (PRODUCT.md §4): unfinished signals younger than maxAgeSeconds are
-   * returned for processing (oldest first); older ones are marked expired, never traded late.
+   * Start-up recovery (PRODUCT.md §4): every unfinished signal, oldest first, to be decided. None
+   * is dropped for age (issue 35, docs/decisions/under-load.md): a signal that got a 201 is
+   * decided; a buy that is too old by then opens nothing and says `stale` per agent, and an exit
+   * signal still closes.
    */
-  recoverUnfinished(maxAgeSeconds: number): { resume: number[]; expired: number[] } {
-    const cutoff = new Date(this.clock.now() - maxAgeSeconds * 1000).toISOString();
-    const resume: number[] = [];
-    const expired: number[] = [];
-    for (const r of this.rows.unfinished()) (r.createdAt >= cutoff ? resume : expired).push(r.id);
-    for (const id of expired) this.markStatus(id, "expired");
-    return { resume, expired };
+  recoverUnfinished(): Array<{ id: number; createdAt: string }> {
+    return this.rows.unfinished();
   }
 }
 

@@ -184,6 +184,11 @@ export class GuardRails {
     return { paused: row.paused, risk };
   }
 
+  /** The owner's pause switch of `mode` alone (a batch of signals reads it once per owner and mode). */
+  isPaused(userId: string, mode: TradingMode): boolean {
+    return this.controls.get(userId, mode).paused;
+  }
+
   /** Holds an entry's place until it settled; call the returned function once it did (or failed). */
   reserve(userId: string, mode: TradingMode, sizeSol: Big): () => void {
     const key = `${userId}:${mode}`;

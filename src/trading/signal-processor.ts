@@ -4,7 +4,7 @@ import type { DatabaseHandle } from "../db/client.ts";
 import type { GroupCommit } from "../db/group-commit.ts";
 import type { PositionRepository } from "../db/repositories/positions.ts";
 import { SettlementRepository } from "../db/repositories/settlement.ts";
-import { SignalEvaluationRepository } from "../db/repositories/signal-evaluations.ts";
+import { type SignalEvaluation, SignalEvaluationRepository } from "../db/repositories/signal-evaluations.ts";
 import type { SignalRecord as SignalRow } from "../db/repositories/signals.ts";
 import { TradingAgentRepository, type TradingCandidate } from "../db/repositories/trading-agents.ts";
 import { publicErrorMessage } from "../errors.ts";
@@ -14,6 +14,7 @@ import type { MarketDataProvider, TokenMarketData } from "../market/types.ts";
 import { SOL_MINT } from "../money.ts";
 import type { SignalService } from "../signals/signal-service.ts";
 import { type AgentTurn, AgentTurns } from "./agent-turns.ts";
+import { BatchDecisions, evaluationOf } from "./batch-decisions.ts";
 import type { GuardRails } from "./guard-rails.ts";
 import {
   checkBeforeMarketData,
@@ -23,6 +24,7 @@ import {
 } from "./rules/eligibility.ts";
 import { isExitSignal } from "./rules/exit-signal.ts";
 import { positionSizeSol } from "./rules/position-sizing.ts";
+import { evaluateSignalAge } from "./rules/stale-signal.ts";
 import { SignalQuoteBook } from "./signal-quotes.ts";
 import type { OpenResult, TradingEngine } from "./trading-engine.ts";
 
@@ -36,6 +38,9 @@ import type { OpenResult, TradingEngine } from "./trading-engine.ts";
 // time, in queue order (agent-turns.ts). A live agent does its own quote and swap and waits for
 // no simulation agent; simulation agents share the signal's quotes (signal-quotes.ts) and their
 // settlements and evaluation rows share commits.
+//
+// Batches (issue 35): what a batch can decide without an agent's turn is decided with one read each
+// and one commit (./batch-decisions.ts); every other agent goes the way it went before, in its turn.
 
 export interface SignalProcessorDeps {
   sqlite: DatabaseHandle["sqlite"];
@@ -50,7 +55,11 @@ export interface SignalProcessorDeps {
   guardRails: GuardRails;
   /** Status and evaluation rows of concurrent runs share commits (src/db/group-commit.ts). */
   commits: GroupCommit;
+  /** SIGNAL_MAX_AGE_SECONDS: a buy decided later than this after receipt opens nothing. */
+  signalMaxAgeSeconds: number;
 }
+
+const RESOLVED: Promise<void> = Promise.resolve();
 
 export class SignalProcessor {
   private readonly log: Logger;
@@ -140,23 +149,92 @@ export class SignalProcessor {
   /** Runs in flight, by signal id: a second caller joins the first run instead of starting another. */
   private readonly inFlight = new Map<number, Promise<void>>();
 
-  /** The queue's handler: processes one signal, at most once per (agent, signal, action). */
+  /** Processes one signal, at most once per (agent, signal, action): a batch of one. */
   process(signalId: number): Promise<void> {
-    // The trade key is checked before the swap but written after it, so two concurrent runs of one
-    // signal would both swap (a live swap cannot be undone) before one of them is refused.
-    const running = this.inFlight.get(signalId);
-    if (running) return running;
-    const run = this.processOnce(signalId).finally(() => this.inFlight.delete(signalId));
-    this.inFlight.set(signalId, run);
-    return run;
+    return this.processBatch([signalId])[0] as Promise<void>;
   }
 
-  private async processOnce(signalId: number): Promise<void> {
-    const signal = this.d.signals.byId(signalId);
-    if (!signal) return; // deleted before its turn
-    if (signal.processingStatus === "processed" || signal.processingStatus === "expired") return;
-    const agents = this.agents.candidates(signal.userId);
-    // Reserved before the first await, so each agent takes signals in queue order.
+  /**
+   * The queue's handler: decides `signalIds` in order; one promise per signal, settled once it is
+   * decided. Everything up to the turn reservations runs synchronously, so the agents take the
+   * signals in the queue's order.
+   */
+  processBatch(signalIds: readonly number[]): Promise<void>[] {
+    const signals = this.d.signals.byIds(signalIds);
+    const batch = new BatchDecisions(
+      { candidates: (u) => this.agents.candidates(u), isPaused: (u, m) => this.d.guardRails.isPaused(u, m) },
+      this.d.clock.now(),
+      { maxAgeSeconds: this.d.signalMaxAgeSeconds, liveTradingEnabled: this.d.liveTradingEnabled },
+    );
+    const at = isoNow(this.d.clock);
+    const decided: SignalEvaluation[] = [];
+    const done: number[] = [];
+    // Signals decided here settle with the batch's commit, made once the loop has seen them all.
+    const inCommit: number[] = [];
+    const out: Array<Promise<void> | null> = [];
+    for (const id of signalIds) {
+      // The trade key is checked before the swap but written after it, so two concurrent runs of one
+      // signal would both swap (a live swap cannot be undone) before one of them is refused.
+      const running = this.inFlight.get(id);
+      const signal = signals.get(id);
+      if (running || !signal || signal.processingStatus === "processed" || signal.processingStatus === "expired") {
+        out.push(running ?? RESOLVED); // deleted before its turn, or decided already
+        continue;
+      }
+      let waiting = batch.agentsOf(signal.userId);
+      // A signal an earlier run started may have traded for some agent: the whole way, with its keys.
+      if (waiting.length > 0 && !isExitSignal(signal.signalType) && signal.processingStatus === "pending") {
+        const split = batch.split(signal, waiting);
+        waiting = split.waiting;
+        for (const r of split.refused) {
+          this.logRefusal(signal, r.agent, r.rule, r.reason, r.ageSeconds);
+          decided.push(evaluationOf(signal.id, r, at));
+        }
+      }
+      if (waiting.length === 0) {
+        done.push(signal.id);
+        inCommit.push(out.length);
+        out.push(null);
+        continue;
+      }
+      const run = this.runInTurns(signal, waiting).finally(() => this.inFlight.delete(id));
+      this.inFlight.set(id, run);
+      out.push(run);
+    }
+    if (decided.length > 0 || done.length > 0) {
+      // Its own transaction, at once: the batch is one write already (the group commit took 2.5×).
+      let commit: Promise<void> = RESOLVED;
+      try {
+        this.d.sqlite
+          .transaction(() => {
+            this.evaluations.recordMany(decided);
+            for (const id of done) this.d.signals.markStatus(id, "processed");
+          })
+          .immediate();
+      } catch (err) {
+        commit = Promise.reject(err);
+      }
+      for (const i of inCommit) out[i] = commit;
+    }
+    return out as Promise<void>[];
+  }
+
+  private logRefusal(signal: SignalRow, a: TradingCandidate, rule: string | null, reason: string, ageSeconds?: number) {
+    if (rule === null) {
+      this.log.info("stale signal not acted on", { signalId: signal.id, agentId: a.id, ageSeconds });
+      return;
+    }
+    this.log.info("agent not eligible for signal", {
+      signalId: signal.id,
+      agentId: a.id,
+      tokenAddress: signal.tokenAddress,
+      rule,
+      reason,
+    });
+  }
+
+  /** One signal for `agents`, each in its turn (reserved now, synchronously, in queue order). */
+  private async runInTurns(signal: SignalRow, agents: TradingCandidate[]): Promise<void> {
     const turns = agents.map((a) => this.turns.reserve(a.id));
     try {
       if (agents.length > 0) {
@@ -239,15 +317,16 @@ export class SignalProcessor {
       await this.record(signal.id, a.id, true, null, () => this.keyedOutcome(a.id, signal.id, null));
       return;
     }
+    // Decided too late after it was received (a backlog, a restart): the buy opens nothing.
+    const age = evaluateSignalAge(Date.parse(signal.createdAt), now, this.d.signalMaxAgeSeconds);
+    if (age.stale) {
+      this.logRefusal(signal, a, null, age.reason, age.ageSeconds);
+      await this.record(signal.id, a.id, false, age.reason, "stale");
+      return;
+    }
     const config = resolveStoredConfig(a.overrides);
     const refuse = async (r: Extract<EligibilityResult, { eligible: false }>) => {
-      this.log.info("agent not eligible for signal", {
-        signalId: signal.id,
-        agentId: a.id,
-        tokenAddress: signal.tokenAddress,
-        rule: r.rule,
-        reason: r.reason,
-      });
+      this.logRefusal(signal, a, r.rule, r.reason);
       await this.record(signal.id, a.id, false, `${r.rule}: ${r.reason}`, "skipped");
     };
     const gate = this.d.guardRails.entryGate(signal.userId, a.id, a.tradingMode, config.risk.maxOpenPositions);

@@ -99,7 +99,7 @@ describe("POST /trading-signals/import", () => {
     const recent = `${HEADER}7,${new Date(NOW - 60_000).toISOString()},${MINT2},WIF,buy,5,,alpha\r\n`;
     expect((await importCsv(recent)).status).toBe(201);
     await t.settle();
-    expect(ctx.services.signalIntake.recover(ctx.services.signals, 3600).resume).toEqual([]);
+    expect(ctx.services.signalIntake.recover(ctx.services.signals).resume).toEqual([]);
     await t.settle();
     expect((await t.positions(agent.id)).length).toBe(positionsBefore);
     const decisions = ctx.database.sqlite

@@ -40,8 +40,10 @@ describe("demo copy wallets", () => {
     for (let i = 0; i < 80; i++) {
       ctx.clock.advance(15_000);
       await ctx.services.copyTrading.watcher.tick();
+      // Decided before the clock jumps again: 15 s steps would otherwise age a signal still queued
+      // past SIGNAL_MAX_AGE_SECONDS, and a late buy opens nothing (issue 35).
+      await ctx.services.signalQueue.idle();
     }
-    await ctx.services.signalQueue.idle();
     const fresh = (await login(ctx)).token; // 20 minutes of demo time outlive the access token
     const signals = await json(await ctx.request("GET", "/api/v1/trading-signals?limit=1000", { token: fresh }));
     expect(signals.length).toBeGreaterThan(0);

@@ -8,7 +8,8 @@ import { answerOf, labelOf, openApiReader } from "../helpers/declared-routes.ts"
 // One request path (docs/decisions.md "One request path"): what the chain does on every answer
 // is checked on every declared route, not on a reference route — the security headers and the
 // request id, the debug request line, CORS off and on (Vary, exposed headers), the media types a
-// JSON body may be sent with, 413 over the body limit and 429 over the rate limit.
+// JSON body may be sent with, 413 over the body limit, 429 over the rate limit, and a 400 naming
+// the parameter for an empty or non-numeric value of every numeric query parameter.
 
 const ORIGIN = "https://app.example.com";
 type Json = Record<string, any>;
@@ -42,6 +43,9 @@ async function credentialFor(ctx: TestContext, op: DeclaredOperation): Promise<R
 }
 
 async function send(ctx: TestContext, op: DeclaredOperation, headers: Record<string, string> = {}, rawBody?: string) {
+  // Signals posted earlier decided first: the clock jump would otherwise age them past the queue's
+  // lag limit, and POST /trading-signals would answer 503 (backpressure, issue 35).
+  await ctx.services.signalQueue.idle();
   ctx.clock.advance(61_000); // a fresh rate-limit window
   const body = op.hasBody ? (reader().exampleBody(op.method, op.path) ?? {}) : undefined;
   return ctx.request(op.method, reader().exampleUrl(op), {
@@ -114,6 +118,39 @@ describe("on every declared route", () => {
     expect(problems).toEqual([]);
   }, 120_000);
 
+  test("every numeric query parameter: an empty, blank or non-numeric value is a 400 naming the parameter", async () => {
+    // Whale data configured (at an address nothing answers): unconfigured, those routes answer 503
+    // before any validation (PRODUCT.md §5), and validation is what this checks.
+    const whales = await createTestContext({
+      env: { WHALE_DATA_API_KEY: "whale-key", WHALE_DATA_URL: "http://127.0.0.1:9" },
+    });
+    const wholeKey = (await createApiKey(whales, (await login(whales)).token, ["full_access"])).key;
+    const problems: string[] = [];
+    let checked = 0;
+    for (const op of declaredOperations(whales.app)) {
+      const params = (reader().operationOf(op.method, op.path).parameters ?? []) as Json[];
+      const query = params.filter((p) => p.in === "query");
+      const required = query.filter((p) => p.required);
+      for (const p of query.filter((q) => q.schema?.type === "integer" || q.schema?.type === "number")) {
+        for (const bad of ["", " ", "abc", "1x", "0x10"]) {
+          const q = new URLSearchParams();
+          for (const r of required) if (r.name !== p.name) q.set(r.name, String(r.example ?? r.schema?.example));
+          q.set(p.name, bad);
+          whales.clock.advance(61_000);
+          const headers = op.auth.kind === "apiKey" ? { "x-api-key": wholeKey } : await credentialFor(whales, op);
+          const res = await whales.request(op.method, `${reader().exampleUrl(op)}?${q}`, { headers });
+          const r = await answerOf(res);
+          if (r.status !== 400 || !r.error?.includes(p.name))
+            problems.push(`${labelOf(op)} ?${p.name}=${JSON.stringify(bad)}: ${r.status} ${r.error}`);
+        }
+        checked++;
+      }
+    }
+    await whales.close();
+    expect(problems).toEqual([]);
+    expect(checked).toBeGreaterThanOrEqual(20);
+  }, 120_000);
+
   test("every route that reads a body answers 413 over its limit, before any credential", async () => {
     const problems: string[] = [];
     for (const op of ops().filter((o) => o.method !== "GET")) {
@@ -138,6 +175,7 @@ describe("on every declared route", () => {
     expect(limited.length).toBeGreaterThanOrEqual(5);
     for (const op of limited) {
       const limiter = off.services.limiters[op.rateLimit?.limiter as keyof typeof off.services.limiters];
+      await off.services.signalQueue.idle();
       off.clock.advance(61_000);
       const headers = await credentialFor(off, op);
       const body = reader().exampleBody(op.method, op.path);

@@ -3,7 +3,7 @@ import { json, type TestContext } from "../helpers/context.ts";
 import { MINT, startTrading, type TradingContext } from "../helpers/trading.ts";
 
 // Issue 24 item 8, "Recovery before the door opens": signals a crash left unfinished are resumed
-// (or expired) before a new signal is accepted; /health/ready is false until then; the resumed
+// (all of them: issue 35) before a new signal is accepted; /health/ready is false until then; the resumed
 // ones keep their place ahead of new ones. The contexts here skip the recovery serve() runs
 // before opening the door (recover: false), as an app reached before it would be.
 
@@ -54,7 +54,7 @@ test("an unfinished signal is resumed ahead of a new one, and /health/ready is f
   expect((await restarted.request("GET", "/api/v1/health/ready")).status).toBe(200);
 });
 
-test("an unfinished signal older than SIGNAL_MAX_AGE_SECONDS expires at recovery; it is never traded late", async () => {
+test("an unfinished signal older than SIGNAL_MAX_AGE_SECONDS is decided at recovery, stale: never traded late, never lost", async () => {
   t = await startTrading({ recover: false });
   const agent = await t.createAgent();
   const keyId = t.ctx.database.sqlite.query<{ id: string }, []>("SELECT id FROM api_keys LIMIT 1").get()!.id;
@@ -72,7 +72,10 @@ test("an unfinished signal older than SIGNAL_MAX_AGE_SECONDS expires at recovery
   const s = restarted.database.sqlite
     .query<{ s: string }, [number]>("SELECT processing_status AS s FROM trading_signals WHERE id = ?")
     .get(old.id)!.s;
-  expect(s).toBe("expired");
+  // Issue 35: every signal that got a 201 is decided; the late buy opens nothing (outcome stale).
+  expect(s).toBe("processed");
+  const detail = await json(await restarted.request("GET", `/api/v1/trading-signals/${old.id}`, { token: t.token }));
+  expect(detail.processing.evaluations).toMatchObject([{ agentId: agent.id, outcome: "stale", rule: null }]);
   expect(
     restarted.database.sqlite
       .query<{ n: number }, [string]>("SELECT count(*) AS n FROM positions WHERE agent_id = ?")

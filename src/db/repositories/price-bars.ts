@@ -65,9 +65,22 @@ export class PriceBarRepository {
    * Tokens with a signal (of any user) created after `sinceIso`: the ones whose price path is
    * still being recorded.
    */
+  /**
+   * Token by token through the (token_address, created_at) index: the next token after the last
+   * one, then its newest signal, so the cost follows the number of tokens ever signalled, not of
+   * signals stored (a DISTINCT over the window read every signal of it, each recorder tick).
+   */
+  static readonly SIGNALLED_TOKENS_SQL = `WITH RECURSIVE tokens(t) AS (
+      SELECT (SELECT MIN(token_address) FROM trading_signals)
+      UNION ALL
+      SELECT (SELECT MIN(token_address) FROM trading_signals WHERE token_address > tokens.t) FROM tokens WHERE tokens.t IS NOT NULL
+    )
+    SELECT t FROM tokens
+     WHERE t IS NOT NULL AND (SELECT MAX(created_at) FROM trading_signals WHERE token_address = tokens.t) > ?`;
+
   tokensSignalledSince(sinceIso: string): string[] {
     return this.sqlite
-      .query<{ t: string }, [string]>("SELECT DISTINCT token_address AS t FROM trading_signals WHERE created_at > ?")
+      .query<{ t: string }, [string]>(PriceBarRepository.SIGNALLED_TOKENS_SQL)
       .all(sinceIso)
       .map((r) => r.t);
   }

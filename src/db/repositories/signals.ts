@@ -175,6 +175,21 @@ export class SignalRepository {
     return this.sqlite.query<SignalRecord, [number]>(`SELECT ${COLUMNS} FROM trading_signals WHERE id = ?`).get(id);
   }
 
+  /** The signals of `ids` that exist, by id (a batch of the signal queue: one statement per 500). */
+  byIds(ids: readonly number[]): Map<number, SignalRecord> {
+    const out = new Map<number, SignalRecord>();
+    for (let i = 0; i < ids.length; i += 500) {
+      const chunk = ids.slice(i, i + 500);
+      const rows = this.sqlite
+        .query<SignalRecord, number[]>(
+          `SELECT ${COLUMNS} FROM trading_signals WHERE id IN (${chunk.map(() => "?").join(",")})`,
+        )
+        .all(...chunk);
+      for (const r of rows) out.set(r.id, r);
+    }
+    return out;
+  }
+
   /** Newest first. */
   list(userId: string, f: SignalQuery, limit: number, offset: number): SignalRecord[] {
     const w = where(userId, f);

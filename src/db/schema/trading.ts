@@ -26,6 +26,9 @@ export const tradingSignals = sqliteTable(
   (t) => [
     index("trading_signals_user_created_idx").on(t.userId, t.createdAt),
     index("trading_signals_status_idx").on(t.processingStatus),
+    // The tokens signalled in a window, found token by token (price history's recorder ticks,
+    // src/db/repositories/price-bars.ts), instead of reading every signal of the window.
+    index("trading_signals_token_created_idx").on(t.tokenAddress, t.createdAt),
   ],
 );
 

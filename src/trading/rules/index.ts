@@ -13,6 +13,7 @@ export * from "./position-levels.ts";
 export * from "./position-sizing.ts";
 export * from "./quick-screen.ts";
 export * from "./slippage.ts";
+export * from "./stale-signal.ts";
 export * from "./stale-trade.ts";
 export * from "./stop-loss.ts";
 export * from "./take-profit.ts";

@@ -14,7 +14,7 @@ import {
   signedDecimalString,
   timestamp,
 } from "../../ledger-fields.ts";
-import { pagination, uuidParam } from "../../schemas.ts";
+import { pagination, uuidParam, wholeNumberInQuery } from "../../schemas.ts";
 
 // SPEC "Historical swap", "Historical swap endpoints".
 
@@ -65,11 +65,7 @@ export const SwapListQuery = z.object({ ...filters, ...pagination(100, 1000) });
 /** Same filters; without `limit` the export holds every matching row (docs/decisions.md). */
 export const SwapExportQuery = z.object({
   ...filters,
-  limit: z.coerce
-    .number({ error: "limit must be a whole number" })
-    .int({ error: "limit must be a whole number" })
-    .min(1, { error: "limit must be at least 1" })
-    .max(1000, { error: "limit must be at most 1000" })
+  limit: wholeNumberInQuery("limit", 1, 1000)
     .optional()
     .openapi({ param: { name: "limit", in: "query" }, example: 100 }),
   offset: pagination(100, 1000).offset,

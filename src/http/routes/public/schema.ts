@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { pagination, uuidParam } from "../../schemas.ts";
+import { numberInQuery, pagination, uuidParam, wholeNumberInQuery } from "../../schemas.ts";
 import { isSolanaAddress } from "../../solana-address.ts";
 import { TransactionSchema } from "../agent-transactions/schema.ts";
 import { AgentSchema } from "../agents/schema.ts";
@@ -35,16 +35,12 @@ export const AgentListQuery = z.object(pagination(50, 1000));
 export const LongListQuery = z.object(pagination(100, 1000));
 
 export const WhaleQuerySchema = z.object({
-  limit: z.coerce
-    .number({ error: "limit must be a whole number" })
-    .int({ error: "limit must be a whole number" })
-    .min(1, { error: "limit must be at least 1" })
-    .max(100, { error: "limit must be at most 100" })
+  limit: wholeNumberInQuery("limit", 1, 100)
     .default(50)
     .openapi({ param: { name: "limit", in: "query" }, example: 50 }),
-  minVolumeUsd: z.coerce
-    .number({ error: "minVolumeUsd must be a number" })
-    .min(0, { error: "minVolumeUsd must be at least 0" })
+  minVolumeUsd: numberInQuery(
+    z.number({ error: "minVolumeUsd must be a number" }).min(0, { error: "minVolumeUsd must be at least 0" }),
+  )
     .default(10_000)
     .openapi({
       param: { name: "minVolumeUsd", in: "query" },

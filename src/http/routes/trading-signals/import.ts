@@ -45,6 +45,17 @@ const ImportResult = z
   .object({ imported: z.number().int(), duplicates: z.number().int(), historyQueued: z.number().int() })
   .openapi("SignalImportResult");
 
+/**
+ * Backpressure (docs/decisions/under-load.md): while the signal queue lags more than
+ * SIGNAL_QUEUE_MAX_LAG_SECONDS, POST /trading-signals and this import answer 503 with Retry-After,
+ * after the credential and rate limit and before the body is read or anything stored.
+ */
+export const signalsKeepingUp = (s: AppDeps) =>
+  createMiddleware<AppEnv>(async (_c, next) => {
+    s.signalQueue.refuseWhileBehind(s.config.SIGNAL_QUEUE_MAX_LAG_SECONDS);
+    await next();
+  });
+
 export const importSignals = operation({
   method: "post",
   path: "/import",
@@ -53,8 +64,9 @@ export const importSignals = operation({
   description: `CSV with the export's header (${IMPORT_COLUMNS.join(", ")}; id optional and ignored), at most ${MAX_IMPORT_ROWS} rows. Stored as already processed: imported signals never trigger trades. Rows equal to one of your signals (createdAt, tokenAddress, signalType, source) are skipped as duplicates.`,
   // Before the body validators: a wrong Content-Type gets this route's own message.
   bodyLimit: MAX_IMPORT_BODY_BYTES,
-  guard: () =>
+  guard: (s) =>
     createMiddleware<AppEnv>(async (c, next) => {
+      s.signalQueue.refuseWhileBehind(s.config.SIGNAL_QUEUE_MAX_LAG_SECONDS);
       if (!MEDIA_TYPES.includes(mediaType(c)))
         throw new ValidationError("Content-Type must be text/csv or application/json");
       await next();
@@ -70,7 +82,7 @@ export const importSignals = operation({
   },
   responses: {
     201: { description: "Imported", ...jsonContent(ImportResult) },
-    ...errorResponses(400, 401, 403, 413),
+    ...errorResponses(400, 401, 403, 413, 503),
   },
 });
 

@@ -3,7 +3,7 @@ import type { AppDeps } from "../../app-env.ts";
 import { csvResponse } from "../../csv.ts";
 import { auth, createRouter, operation } from "../../operation.ts";
 import { errorResponses, jsonContent, SuccessSchema } from "../../schemas.ts";
-import { importHandler, importSignals } from "./import.ts";
+import { importHandler, importSignals, signalsKeepingUp } from "./import.ts";
 import {
   CreateSignalBody,
   IdempotencyHeader,
@@ -29,10 +29,11 @@ const create = operation({
   // The key's use is counted by the intake's group commit (a 201), or by the check otherwise.
   auth: auth.apiKey("signals", { useCountedBy: 201 }),
   rateLimit: { limiter: "signals", key: (c) => signalLimitKey(c.get("auth").apiKeyId as string) },
+  guard: signalsKeepingUp,
   request: { headers: IdempotencyHeader, body: { ...jsonContent(CreateSignalBody), required: true } },
   responses: {
     201: { description: "Created (or replayed for a repeated Idempotency-Key)", ...jsonContent(SignalSchema) },
-    ...errorResponses(400, 401, 403, 409, 429),
+    ...errorResponses(400, 401, 403, 409, 429, 503),
   },
 });
 const list = operation({

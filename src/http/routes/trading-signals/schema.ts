@@ -86,11 +86,12 @@ const AgentDecisionSchema = z
   .object({
     agentId: z.string(),
     agentName: z.string(),
-    outcome: z.enum(["traded", "ineligible", "failed", "pending"]).openapi({
+    outcome: z.enum(["traded", "ineligible", "failed", "pending", "stale"]).openapi({
       description:
         "traded: a position was opened (or, for an exit signal, closed); ineligible: a rule refused the signal " +
         "(see rule and reason); failed: eligible, but the trade did not happen (reason); pending: a live swap " +
-        "was sent and awaits confirmation",
+        "was sent and awaits confirmation; stale: a buy decided more than SIGNAL_MAX_AGE_SECONDS after it was " +
+        "received, which opened nothing (the reason gives its age)",
     }),
     rule: z.string().nullable().openapi({ description: "The eligibility rule that refused the signal" }),
     reason: z.string().nullable(),
@@ -105,7 +106,8 @@ const SignalProcessingSchema = z
     status: z.enum(["pending", "processing", "done", "expired"]).openapi({
       description:
         "pending: queued; processing: the agents are being evaluated; done: every agent was evaluated; " +
-        "expired: too old when the service restarted, never traded",
+        "expired: too old when an earlier version restarted, never traded (today such a signal is resumed " +
+        "and each agent's outcome says stale)",
     }),
     evaluations: z.array(AgentDecisionSchema).openapi({
       description: "One entry per agent of the signal's owner that evaluated it, in the order evaluated",

@@ -72,7 +72,7 @@ export const WalletWatchSchema = z
 const Evaluation = z.object({
   agentId: z.string(),
   agentName: z.string(),
-  outcome: z.enum(["traded", "ineligible", "failed", "pending"]),
+  outcome: z.enum(["traded", "ineligible", "failed", "pending", "stale"]),
   rule: z.string().nullable(),
   reason: z.string().nullable(),
   positionId: z.string().nullable(),

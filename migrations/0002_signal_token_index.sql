@@ -1,0 +1,1 @@
+CREATE INDEX `trading_signals_token_created_idx` ON `trading_signals` (`token_address`,`created_at`);
