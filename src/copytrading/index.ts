@@ -8,6 +8,7 @@ import { RpcWalletActivity } from "../market/wallet-activity.ts";
 import type { Metrics } from "../metrics/metrics.ts";
 import type { SignalIntake } from "../signals/signal-intake.ts";
 import type { LiveTrading } from "../trading/live-trading.ts";
+import { dexProgramSet } from "./dex-programs.ts";
 import { createCopyTradingMetrics } from "./metrics.ts";
 import { WalletWatchService } from "./watch-service.ts";
 import { WalletWatcher } from "./watcher.ts";
@@ -23,7 +24,11 @@ export interface CopyTrading {
 
 export type CopyTradingConfig = Pick<
   Config,
-  "DEMO_MARKET" | "WALLET_WATCH_MAX" | "WALLET_WATCH_INTERVAL_SECONDS" | "WALLET_WATCH_MAX_AGE_SECONDS"
+  | "DEMO_MARKET"
+  | "WALLET_WATCH_MAX"
+  | "WALLET_WATCH_INTERVAL_SECONDS"
+  | "WALLET_WATCH_MAX_AGE_SECONDS"
+  | "WALLET_WATCH_EXTRA_PROGRAMS"
 >;
 
 export interface CopyTradingDeps {
@@ -54,6 +59,7 @@ export function createCopyTrading(config: CopyTradingConfig, d: CopyTradingDeps)
     metrics: createCopyTradingMetrics(d.metrics.registry),
     intervalSeconds: config.WALLET_WATCH_INTERVAL_SECONDS,
     maxAgeSeconds: config.WALLET_WATCH_MAX_AGE_SECONDS,
+    dexPrograms: dexProgramSet(config.WALLET_WATCH_EXTRA_PROGRAMS),
   });
   return { watches, watcher };
 }

@@ -38,8 +38,10 @@ export interface DetectedTradeView {
   tokenAmountAtomic: string;
   blockTime: string;
   detectedAt: string;
-  /** The signal it became; null for a sell of a watch that does not copy sells. */
+  /** The signal it became; null for a sell of a watch that does not copy sells, or an ignored one. */
   signalId: number | null;
+  /** Non-null: shaped like a trade but not the wallet's swap, so never copied (detect.ts). */
+  ignoredReason: "not_signed" | "not_a_swap" | null;
   /** What the user's agents did with that signal. */
   processing: SignalProcessing | null;
 }
@@ -162,6 +164,7 @@ export class WalletWatchService {
       blockTime: r.blockTime,
       detectedAt: r.detectedAt,
       signalId: r.signalId,
+      ignoredReason: r.ignoredReason,
       processing: r.signalId !== null ? (processing.get(r.signalId) ?? null) : null,
     }));
   }

@@ -3,7 +3,7 @@ import { type DatabaseHandle, inTransaction } from "../db/client.ts";
 import type { WalletWatchRepository, WalletWatchRow } from "../db/repositories/wallet-watches.ts";
 import { publicErrorMessage } from "../errors.ts";
 import type { Logger } from "../logger.ts";
-import type { SignatureInfo } from "../market/solana-rpc.ts";
+import type { LandedTransaction, SignatureInfo } from "../market/solana-rpc.ts";
 import type { MarketDataProvider } from "../market/types.ts";
 import type { WalletActivitySource } from "../market/wallet-activity.ts";
 import { decStr, fromAtomic } from "../money.ts";
@@ -22,8 +22,10 @@ import type { CopyTradingMetrics } from "./metrics.ts";
 // Like the position monitor, a tick runs and then waits what is left of the interval; tests call
 // tick() directly.
 
-/** Signatures asked for per poll: 15 s of even a very busy wallet. */
+/** Signatures asked for per page: 15 s of even a very busy wallet. */
 const SIGNATURE_PAGE = 100;
+/** Pages listed per poll at most (the max age bounds them sooner for all but a flooded wallet). */
+const MAX_PAGES = 10;
 const NO_SOURCE_ERROR = "Copy trading needs the Solana RPC: set SOLANA_RPC_URL (or DEMO_MARKET=true)";
 
 export interface WalletWatcherDeps {
@@ -38,6 +40,8 @@ export interface WalletWatcherDeps {
   metrics: CopyTradingMetrics;
   intervalSeconds: number;
   maxAgeSeconds: number;
+  /** The DEX programs a copied trade swaps through (dex-programs.ts plus WALLET_WATCH_EXTRA_PROGRAMS). */
+  dexPrograms: ReadonlySet<string>;
 }
 
 export interface WatcherTickReport {
@@ -48,7 +52,7 @@ export interface WatcherTickReport {
   ignored: number;
 }
 
-type Decision = { kind: "decided"; copied: boolean; lag: number | null } | { kind: "later" };
+type Decided = { copied: boolean; lag: number | null };
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
@@ -56,6 +60,7 @@ export class WalletWatcher {
   private readonly log: Logger;
   /** Where the next tick starts, so a spent budget does not starve the same watches every tick. */
   private offset = 0;
+  private readonly decided = new Map<string, { version: string; signatures: Set<string> }>();
   private readonly loop = new TickLoop(
     () => this.tick(),
     () => this.d.intervalSeconds * 1000,
@@ -95,38 +100,80 @@ export class WalletWatcher {
     return report;
   }
 
+  /**
+   * Lists every signature since the cursor, newest first: pages back with `before` until the
+   * cursor, or until a page ends in a transaction too old to copy (the rest is older still), or
+   * until the budget stops it (`complete` false: signatures between the list and the cursor are
+   * unread, so the cursor may not move).
+   */
+  private async list(
+    source: WalletActivitySource,
+    w: WalletWatchRow,
+  ): Promise<{ sigs: SignatureInfo[]; complete: boolean }> {
+    const sigs: SignatureInfo[] = [];
+    for (let pages = 0; pages < MAX_PAGES; pages++) {
+      if (pages > 0 && !source.allow()) return { sigs, complete: false };
+      const page = await source.signatures(w.address, {
+        until: w.lastSeenSignature,
+        before: sigs.at(-1)?.signature ?? null,
+        limit: SIGNATURE_PAGE,
+      });
+      sigs.push(...page);
+      const last = page.at(-1);
+      if (page.length < SIGNATURE_PAGE || !last) return { sigs, complete: true };
+      if (last.blockTime !== null && !this.fresh(w, last.blockTime * 1000)) return { sigs, complete: true };
+    }
+    return { sigs, complete: false };
+  }
+
   private async poll(source: WalletActivitySource, w: WalletWatchRow, report: WatcherTickReport): Promise<void> {
-    let sigs: SignatureInfo[];
+    let listed: { sigs: SignatureInfo[]; complete: boolean };
     try {
-      sigs = await source.signatures(w.address, w.lastSeenSignature, SIGNATURE_PAGE);
+      listed = await this.list(source, w);
     } catch (err) {
       this.failed(w, err);
       return;
     }
-    let cursor = w.lastSeenSignature;
+    const decided = this.decidedOf(w);
     let lag: number | null = null;
     let error: string | null = null;
-    // Oldest first; the cursor moves past each decided one and stops where reading must wait.
-    for (const s of [...sigs].reverse()) {
-      let d: Decision;
+    // Read young first, so what can still be copied is read before the budget runs out on older
+    // ones; then decide what was read oldest first, as the wallet traded.
+    const read: Array<{ s: SignatureInfo; tx: LandedTransaction }> = [];
+    for (const s of listed.sigs) {
+      if (decided.has(s.signature)) continue;
       try {
-        d = await this.decide(source, w, s);
+        const r = await this.read(source, w, s);
+        if (r === "later") continue;
+        if (r === "decided") {
+          decided.add(s.signature);
+          report.ignored++;
+        } else read.push({ s, tx: r });
       } catch (err) {
-        // The watch shows what a user may see (never storage text); the log keeps the detail.
-        error = publicErrorMessage(err);
-        this.log.warn("copy trading: transaction not decided", {
-          watchId: w.id,
-          signature: s.signature,
-          error: message(err),
-        });
-        break;
+        error = this.undecided(w, s, err);
       }
-      if (d.kind === "later") break;
-      cursor = s.signature;
-      if (d.copied) report.copied++;
-      else report.ignored++;
-      if (d.lag !== null) lag = d.lag;
     }
+    for (const { s, tx } of read.reverse()) {
+      try {
+        const d = await this.decide(w, s, tx);
+        decided.add(s.signature);
+        if (d.copied) report.copied++;
+        else report.ignored++;
+        if (d.lag !== null) lag = d.lag;
+      } catch (err) {
+        error = this.undecided(w, s, err);
+      }
+    }
+    // The cursor moves over the oldest signatures decided, never past one still unread.
+    let cursor = w.lastSeenSignature;
+    if (listed.complete)
+      for (const s of [...listed.sigs].reverse()) {
+        if (!decided.has(s.signature)) break;
+        cursor = s.signature;
+      }
+    // What the cursor passed is never listed again: forget it.
+    const at = listed.sigs.findIndex((s) => s.signature === cursor);
+    if (at >= 0) for (const s of listed.sigs.slice(at)) decided.delete(s.signature);
     this.d.watches.recordPoll(w.id, w.updatedAt, {
       lastSeenSignature: cursor,
       lastError: error,
@@ -134,14 +181,28 @@ export class WalletWatcher {
     });
   }
 
+  /**
+   * Signatures after the cursor already decided (young ones read while an older one waits), per
+   * watch; dropped when the watch is edited or re-enabled. A restart forgets them: they are read
+   * again, and the (watch, signature) record keeps a copy from happening twice.
+   */
+  private decidedOf(w: WalletWatchRow): Set<string> {
+    const kept = this.decided.get(w.id);
+    if (kept && kept.version === w.updatedAt) return kept.signatures;
+    const signatures = new Set<string>();
+    this.decided.set(w.id, { version: w.updatedAt, signatures });
+    return signatures;
+  }
+
   private failed(w: WalletWatchRow, err: unknown): void {
     this.log.warn("copy trading: wallet not polled", { watchId: w.id, address: w.address, error: message(err) });
     this.d.watches.recordPoll(w.id, w.updatedAt, { lastError: publicErrorMessage(err) });
   }
 
-  private ignored(): Decision {
+  private ignored(reason: string): Decided {
     this.d.metrics.transactions.inc({ outcome: "ignored" });
-    return { kind: "decided", copied: false, lag: null };
+    this.d.metrics.ignored.inc({ reason });
+    return { copied: false, lag: null };
   }
 
   /** Whether a transaction at `blockMs` may still be copied by this watch now. */
@@ -149,18 +210,70 @@ export class WalletWatcher {
     return blockMs >= Date.parse(w.watchFrom) && this.d.clock.now() - blockMs <= this.d.maxAgeSeconds * 1000;
   }
 
-  private async decide(source: WalletActivitySource, w: WalletWatchRow, s: SignatureInfo): Promise<Decision> {
-    if (s.err !== null && s.err !== undefined) return this.ignored();
-    // History and stale transactions are decided from the signature list alone: no request spent.
-    if (s.blockTime !== null && !this.fresh(w, s.blockTime * 1000)) return this.ignored();
-    if (!source.allow()) return { kind: "later" };
-    const tx = await source.transaction(s.signature);
-    if (!tx) return { kind: "later" }; // listed but not served yet: the next poll asks again
+  /** The watch shows what a user may see (never storage text); the log keeps the detail. */
+  private undecided(w: WalletWatchRow, s: SignatureInfo, err: unknown): string {
+    this.log.warn("copy trading: transaction not decided", {
+      watchId: w.id,
+      signature: s.signature,
+      error: message(err),
+    });
+    return publicErrorMessage(err);
+  }
+
+  /**
+   * The transaction behind a listed signature, or "decided" from the list alone with no request
+   * spent: a failed transaction, history and stale ones, and one carrying a memo (dust: spam
+   * transfers carry one; a wallet's swap does not). "later": not now (budget, or not served yet).
+   */
+  private async read(
+    source: WalletActivitySource,
+    w: WalletWatchRow,
+    s: SignatureInfo,
+  ): Promise<LandedTransaction | "decided" | "later"> {
+    if (s.err !== null && s.err !== undefined) return this.ignoredAs("failed_unread");
+    if (s.blockTime !== null && !this.fresh(w, s.blockTime * 1000)) return this.ignoredAs("stale");
+    if (s.memo) return this.ignoredAs("dust_memo");
+    if (!source.allow()) return "later";
+    return (await source.transaction(s.signature)) ?? "later"; // listed but not served yet: asked again
+  }
+
+  private ignoredAs(reason: string): "decided" {
+    this.ignored(reason);
+    return "decided";
+  }
+
+  private async decide(w: WalletWatchRow, s: SignatureInfo, tx: LandedTransaction): Promise<Decided> {
     const blockTime = tx.blockTime ?? s.blockTime;
-    if (blockTime === null || !this.fresh(w, blockTime * 1000)) return this.ignored();
-    const trade = detectTrade(tx, w.address, BigInt(w.minSolLamports));
-    if (trade.kind === "ignored") return this.ignored();
+    if (blockTime === null || !this.fresh(w, blockTime * 1000)) return this.ignored("stale");
+    const trade = detectTrade(tx, w.address, BigInt(w.minSolLamports), this.d.dexPrograms);
+    if (trade.kind === "ignored") {
+      if (trade.seen && (trade.reason === "not_signed" || trade.reason === "not_a_swap"))
+        this.recordIgnored(w, s.signature, trade.reason, trade.seen, blockTime);
+      return this.ignored(trade.reason);
+    }
     return this.copy(w, s.signature, trade, blockTime * 1000);
+  }
+
+  /** A trade-shaped transaction refused (not the wallet's swap): listed in the watch's trades. */
+  private recordIgnored(
+    w: WalletWatchRow,
+    signature: string,
+    reason: "not_signed" | "not_a_swap",
+    seen: { side: "buy" | "sell"; mint: string; solLamports: bigint; tokenAmount: bigint },
+    blockTime: number,
+  ): void {
+    this.d.watches.claimTrade({
+      watchId: w.id,
+      signature,
+      side: seen.side,
+      mint: seen.mint,
+      solLamports: seen.solLamports.toString(),
+      tokenAmount: seen.tokenAmount.toString(),
+      blockTime: new Date(blockTime * 1000).toISOString(),
+      detectedAt: isoNow(this.d.clock),
+      ignoredReason: reason,
+    });
+    this.log.info("copy trading: transaction not copied", { watchId: w.id, signature, reason });
   }
 
   private async copy(
@@ -168,7 +281,7 @@ export class WalletWatcher {
     signature: string,
     t: Extract<DetectedTrade, { kind: "buy" | "sell" }>,
     blockMs: number,
-  ): Promise<Decision> {
+  ): Promise<Decided> {
     const row = {
       watchId: w.id,
       signature,
@@ -183,7 +296,7 @@ export class WalletWatcher {
       // Recorded for the page's list of detected trades; nobody is told to sell.
       if (inTransaction(this.d.database, () => this.d.watches.claimTrade(row)))
         this.d.metrics.transactions.inc({ outcome: "sell" });
-      return { kind: "decided", copied: false, lag: null };
+      return { copied: false, lag: null };
     }
     const symbol = await this.symbolOf(t.mint);
     const sol = decStr(fromAtomic(t.solLamports, 9), 9);
@@ -201,7 +314,7 @@ export class WalletWatcher {
       () => this.d.watches.claimTrade(row),
       (signalId) => this.d.watches.linkSignal(w.id, signature, signalId),
     );
-    if (!signal) return { kind: "decided", copied: false, lag: null }; // copied before
+    if (!signal) return { copied: false, lag: null }; // copied before
     const lag = Math.max(0, (Date.parse(signal.createdAt) - blockMs) / 1000);
     this.d.metrics.transactions.inc({ outcome: t.kind });
     this.d.metrics.lag.observe(lag);
@@ -215,7 +328,7 @@ export class WalletWatcher {
       signalId: signal.id,
       lagSeconds: lag,
     });
-    return { kind: "decided", copied: true, lag };
+    return { copied: true, lag };
   }
 
   /** The token's symbol from market data; a copy never waits on a failed lookup. */

@@ -28,6 +28,8 @@ export interface CopyContext {
     at?: number;
     err?: unknown;
     wrapped?: boolean;
+    signers?: string[];
+    route?: "swap" | "friend";
   }): string;
   tick(): Promise<any>;
   settle(): Promise<void>;
@@ -80,6 +82,8 @@ export async function startCopy(env: Record<string, string> = {}): Promise<CopyC
         blockTime: Math.floor((o.at ?? ctx.clock.now()) / 1000),
         err: o.err,
         wrapped: o.wrapped,
+        signers: o.signers,
+        route: o.route,
       });
     },
     tick: () => ctx.services.copyTrading.watcher.tick(),

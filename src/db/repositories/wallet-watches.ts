@@ -133,6 +133,7 @@ export class WalletWatchRepository {
         blockTime: walletWatchTrades.blockTime,
         signalId: walletWatchTrades.signalId,
         detectedAt: walletWatchTrades.detectedAt,
+        ignoredReason: walletWatchTrades.ignoredReason,
         address: walletWatches.address,
       })
       .from(walletWatchTrades)

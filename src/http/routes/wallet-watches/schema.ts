@@ -89,7 +89,15 @@ export const DetectedTradeSchema = z
     tokenAmountAtomic: z.string(),
     blockTime: z.string(),
     detectedAt: z.string(),
-    signalId: z.number().int().nullable().openapi({ description: "null: a sell of a watch that does not copy sells" }),
+    signalId: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: "null: a sell of a watch that does not copy sells, or an ignored transaction" }),
+    ignoredReason: z.enum(["not_signed", "not_a_swap"]).nullable().openapi({
+      description:
+        "Set when the transaction moved the wallet's balances like a trade but was never copied: not_signed (the wallet did not sign it), not_a_swap (its SOL did not go through a known DEX program)",
+    }),
     processing: z
       .object({ status: z.enum(["pending", "processing", "done", "expired"]), evaluations: z.array(Evaluation) })
       .nullable(),
