@@ -1,5 +1,6 @@
 import { resolveStoredConfig } from "../agents/trading-config.ts";
 import { type Clock, isoNow } from "../clock.ts";
+import type { SourceLimits } from "../copytrading/limits.ts";
 import type { DatabaseHandle } from "../db/client.ts";
 import type { GroupCommit } from "../db/group-commit.ts";
 import type { PositionRepository } from "../db/repositories/positions.ts";
@@ -14,12 +15,7 @@ import type { MarketDataProvider, TokenMarketData } from "../market/types.ts";
 import { SOL_MINT } from "../money.ts";
 import type { SignalService } from "../signals/signal-service.ts";
 import { type AgentTurn, AgentTurns } from "./agent-turns.ts";
-import {
-  checkBeforeMarketData,
-  checkMarketAndBalance,
-  type EligibilityResult,
-  needsMarketData,
-} from "./rules/eligibility.ts";
+import { checkBeforeMarketData, checkMarketAndBalance, needsMarketData } from "./rules/eligibility.ts";
 import { isExitSignal } from "./rules/exit-signal.ts";
 import { positionSizeSol } from "./rules/position-sizing.ts";
 import { SignalQuoteBook } from "./signal-quotes.ts";
@@ -47,6 +43,8 @@ export interface SignalProcessorDeps {
   liveTradingEnabled: boolean;
   /** Status and evaluation rows of concurrent runs share commits (src/db/group-commit.ts). */
   commits: GroupCommit;
+  /** Limits a signal's source sets on a buy (copy trading's per-watch limits); none: no limits. */
+  sourceLimits?: SourceLimits;
 }
 
 export class SignalProcessor {
@@ -228,7 +226,7 @@ export class SignalProcessor {
         return;
       }
       const config = resolveStoredConfig(a.overrides);
-      const refuse = async (r: Extract<EligibilityResult, { eligible: false }>) => {
+      const refuse = async (r: { rule: string; reason: string }) => {
         this.log.info("agent not eligible for signal", {
           signalId: signal.id,
           agentId: a.id,
@@ -265,7 +263,12 @@ export class SignalProcessor {
         { sqlite: this.d.sqlite },
         { agentId: a.id, walletAddress: wallet, tokenAddress: SOL_MINT },
       );
-      const size = positionSizeSol(config.positionSizing, solBalance);
+      const limited = this.d.sourceLimits?.check(signal, a.id, positionSizeSol(config.positionSizing, solBalance), now);
+      if (limited && !limited.eligible) {
+        await refuse(limited);
+        return;
+      }
+      const size = limited?.sizeSol ?? positionSizeSol(config.positionSizing, solBalance);
       const md = needsMarketData(config.filters) ? await marketData() : null;
       const post = checkMarketAndBalance({
         config,
