@@ -3,6 +3,7 @@ import type { Config } from "../config.ts";
 import type { DatabaseHandle } from "../db/client.ts";
 import type { Logger } from "../logger.ts";
 import { DemoCopyWallets } from "../market/demo/copy-wallets.ts";
+import { pubsubUrl, SolanaLogsStream } from "../market/solana-pubsub.ts";
 import type { MarketDataProvider } from "../market/types.ts";
 import { RpcWalletActivity } from "../market/wallet-activity.ts";
 import type { Metrics } from "../metrics/metrics.ts";
@@ -29,6 +30,8 @@ export type CopyTradingConfig = Pick<
   | "WALLET_WATCH_INTERVAL_SECONDS"
   | "WALLET_WATCH_MAX_AGE_SECONDS"
   | "WALLET_WATCH_EXTRA_PROGRAMS"
+  | "SOLANA_WS_URL"
+  | "SOLANA_RPC_URL"
 >;
 
 export interface CopyTradingDeps {
@@ -48,6 +51,7 @@ export function createCopyTrading(config: CopyTradingConfig, d: CopyTradingDeps)
     : d.live
       ? new RpcWalletActivity(d.live.rpc, d.live.rpcBudget)
       : null;
+  const wsUrl = config.DEMO_MARKET || !d.live ? null : pubsubUrl(config.SOLANA_WS_URL, config.SOLANA_RPC_URL);
   const watcher = new WalletWatcher({
     database: d.database,
     watches: watches.rows,
@@ -60,6 +64,7 @@ export function createCopyTrading(config: CopyTradingConfig, d: CopyTradingDeps)
     intervalSeconds: config.WALLET_WATCH_INTERVAL_SECONDS,
     maxAgeSeconds: config.WALLET_WATCH_MAX_AGE_SECONDS,
     dexPrograms: dexProgramSet(config.WALLET_WATCH_EXTRA_PROGRAMS),
+    stream: wsUrl ? new SolanaLogsStream({ url: wsUrl, logger: d.logger }) : null,
   });
   return { watches, watcher };
 }

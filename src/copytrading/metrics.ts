@@ -10,7 +10,7 @@ export interface CopyTradingMetrics {
   lag: Histogram<string>;
   /**
    * Transactions not copied, by why: decided from the signature list alone, without a
-   * getTransaction (`failed_unread`, `stale`, `dust_memo`), or after reading it (a detect.ts reason).
+   * getTransaction (`failed_unread`, `stale`, `dust_memo`, `dust_logs`), or after reading it (a detect.ts reason).
    */
   ignored: Counter<"reason">;
 }
@@ -19,6 +19,7 @@ const IGNORED_REASONS = [
   "failed_unread",
   "stale",
   "dust_memo",
+  "dust_logs",
   "failed",
   "no_trade",
   "below_minimum",
@@ -44,7 +45,7 @@ export function createCopyTradingMetrics(registry: Registry): CopyTradingMetrics
   });
   const ignored = new Counter({
     name: "copy_trading_ignored_total",
-    help: "Transactions of watched wallets not copied, by reason; failed_unread, stale and dust_memo cost no getTransaction.",
+    help: "Transactions of watched wallets not copied, by reason; failed_unread, stale, dust_memo and dust_logs cost no getTransaction.",
     labelNames: ["reason"] as const,
     registers,
   });

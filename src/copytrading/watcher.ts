@@ -3,7 +3,13 @@ import { type DatabaseHandle, inTransaction } from "../db/client.ts";
 import type { WalletWatchRepository, WalletWatchRow } from "../db/repositories/wallet-watches.ts";
 import { publicErrorMessage } from "../errors.ts";
 import type { Logger } from "../logger.ts";
-import type { LandedTransaction, SignatureInfo } from "../market/solana-rpc.ts";
+import type { LogsNotification, SolanaLogsStream } from "../market/solana-pubsub.ts";
+import {
+  type LandedTransaction,
+  type SignatureInfo,
+  TOKEN_2022_PROGRAM_ID,
+  TOKEN_PROGRAM_ID,
+} from "../market/solana-rpc.ts";
 import type { MarketDataProvider } from "../market/types.ts";
 import type { WalletActivitySource } from "../market/wallet-activity.ts";
 import { decStr, fromAtomic } from "../money.ts";
@@ -42,7 +48,14 @@ export interface WalletWatcherDeps {
   maxAgeSeconds: number;
   /** The DEX programs a copied trade swaps through (dex-programs.ts plus WALLET_WATCH_EXTRA_PROGRAMS). */
   dexPrograms: ReadonlySet<string>;
+  /** The pubsub stream (SOLANA_WS_URL); null: polling only. */
+  stream: SolanaLogsStream | null;
 }
+
+/** While the stream is up, the poll (the safety net) runs this many times less often. */
+const STREAMING_POLL_FACTOR = 4;
+/** Signatures the stream's logs showed as dust, remembered at most (oldest forgotten first). */
+const DUST_HINTS = 10_000;
 
 export interface WatcherTickReport {
   polled: number;
@@ -63,15 +76,60 @@ export class WalletWatcher {
   private readonly decided = new Map<string, { version: string; signatures: Set<string> }>();
   private readonly loop = new TickLoop(
     () => this.tick(),
-    () => this.d.intervalSeconds * 1000,
+    () => this.d.intervalSeconds * (this.d.stream?.connected ? STREAMING_POLL_FACTOR : 1) * 1000,
     (err) => {
       this.log.error("copy trading tick failed", { error: message(err) });
       return undefined;
     },
   );
 
+  /** The poll in flight per watch: the tick and the stream take turns, never two at once. */
+  private readonly polling = new Map<string, Promise<void>>();
+  /** Signatures whose streamed logs show neither a DEX nor a token program: dust, never read. */
+  private readonly dustHints = new Set<string>();
+
   constructor(private readonly d: WalletWatcherDeps) {
     this.log = d.logger.child({ component: "copy-trading" });
+    d.stream?.onNotification((n) => this.notified(n));
+  }
+
+  /**
+   * A streamed transaction of a followed address: the same poll as the tick's runs for its
+   * watches at once (one path decides, so nothing is copied twice). Its logs spare a read: a
+   * transaction that ran neither a DEX nor a token program moved no token of the wallet's.
+   */
+  private notified(n: LogsNotification): void {
+    const source = this.d.source;
+    if (!source) return;
+    const programs = new Set(n.logs.flatMap((l) => /^Program (\w+) invoke/.exec(l)?.[1] ?? []));
+    const tokens = [TOKEN_PROGRAM_ID, TOKEN_2022_PROGRAM_ID].some((p) => programs.has(p));
+    if (n.err === null && n.logs.length > 0 && !tokens && ![...programs].some((p) => this.d.dexPrograms.has(p))) {
+      this.dustHints.add(n.signature);
+      if (this.dustHints.size > DUST_HINTS) this.dustHints.delete(this.dustHints.values().next().value!);
+    }
+    for (const w of this.d.watches.enabled())
+      if (w.address === n.address) void this.pollOne(source, w.id, { polled: 0, deferred: 0, copied: 0, ignored: 0 });
+  }
+
+  /** Polls one watch after the poll in flight for it, with the watch as it is then. */
+  private pollOne(source: WalletActivitySource, watchId: string, report: WatcherTickReport): Promise<void> {
+    const run = (this.polling.get(watchId) ?? Promise.resolve()).then(async () => {
+      const w = this.d.watches.byId(watchId);
+      if (w?.enabled) await this.poll(source, w, report);
+    });
+    const settled = run.catch((err) => {
+      this.log.error("copy trading poll failed", { watchId, error: message(err) });
+    });
+    this.polling.set(watchId, settled);
+    void settled.then(() => {
+      if (this.polling.get(watchId) === settled) this.polling.delete(watchId);
+    });
+    return settled;
+  }
+
+  /** Resolves when no poll is in flight (tests; a streamed poll runs on its own). */
+  async idle(): Promise<void> {
+    while (this.polling.size > 0) await Promise.all([...this.polling.values()]);
   }
 
   async tick(): Promise<WatcherTickReport> {
@@ -84,6 +142,7 @@ export class WalletWatcher {
           this.d.watches.recordPoll(w.id, w.updatedAt, { lastError: NO_SOURCE_ERROR });
       return report;
     }
+    this.d.stream?.follow(watches.map((w) => w.address));
     const start = watches.length > 0 ? this.offset % watches.length : 0;
     const order = [...watches.slice(start), ...watches.slice(0, start)];
     for (const [i, w] of order.entries()) {
@@ -93,7 +152,7 @@ export class WalletWatcher {
         this.log.debug("copy trading: RPC budget spent, watches deferred", { deferred: report.deferred });
         return report;
       }
-      await this.poll(source, w, report);
+      await this.pollOne(source, w.id, report);
       report.polled++;
     }
     this.offset = 0;
@@ -233,6 +292,7 @@ export class WalletWatcher {
     if (s.err !== null && s.err !== undefined) return this.ignoredAs("failed_unread");
     if (s.blockTime !== null && !this.fresh(w, s.blockTime * 1000)) return this.ignoredAs("stale");
     if (s.memo) return this.ignoredAs("dust_memo");
+    if (this.dustHints.has(s.signature)) return this.ignoredAs("dust_logs");
     if (!source.allow()) return "later";
     return (await source.transaction(s.signature)) ?? "later"; // listed but not served yet: asked again
   }
@@ -343,13 +403,22 @@ export class WalletWatcher {
     }
   }
 
-  /** Runs a tick, then waits what is left of the interval; never two ticks at once. */
+  /** Runs a tick, then waits what is left of the interval; never two ticks at once. Streams too. */
   start(): void {
+    this.startStreaming();
     this.loop.start();
   }
 
-  /** Stops the loop and waits for the tick in flight. */
-  stop(): Promise<void> {
-    return this.loop.stop();
+  /** Subscribes every enabled watch's address over the pubsub stream (when there is one). */
+  startStreaming(): void {
+    this.d.stream?.follow(this.d.watches.enabled().map((w) => w.address));
+    this.d.stream?.start();
+  }
+
+  /** Stops the stream and the loop and waits for the polls in flight. */
+  async stop(): Promise<void> {
+    this.d.stream?.stop();
+    await this.loop.stop();
+    await this.idle();
   }
 }
