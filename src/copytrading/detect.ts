@@ -23,7 +23,7 @@ interface Shape {
   tokenAmount: bigint;
 }
 
-export type IgnoredReason = "failed" | "no_trade" | "below_minimum" | "ambiguous" | "not_signed" | "not_a_swap";
+type IgnoredReason = "failed" | "no_trade" | "below_minimum" | "ambiguous" | "not_signed" | "not_a_swap";
 
 export type DetectedTrade =
   | { kind: "buy" | "sell"; mint: string; solLamports: bigint; tokenAmount: bigint }

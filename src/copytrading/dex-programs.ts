@@ -6,7 +6,7 @@
 // parse/bean/Consts.java; sonarwatch/portfolio plugins/pumpfun/constants.ts;
 // Web3-Agora/substreams-solana meteora/src/constant/constant.rs).
 
-export const DEX_PROGRAMS: Readonly<Record<string, string>> = {
+const DEX_PROGRAMS: Readonly<Record<string, string>> = {
   JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4: "Jupiter v6 aggregator",
   "675kPX9MHTjS2zt1qfr1NYHuzeLXfQM9H24wFSUt1Mp8": "Raydium AMM v4",
   CPMMoo8L3F4NbTegBCKVNunggL7H1ZpdTHKxQB5qKP1C: "Raydium CPMM",

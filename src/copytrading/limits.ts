@@ -24,14 +24,14 @@ export interface SourceLimits {
   ): SourceLimitResult;
 }
 
-export interface WatchLimits {
+interface WatchLimits {
   maxSolPerTrade: Big;
   maxOpenPositions: number;
   dailySolBudget: Big;
 }
 
 /** The rule itself, over what the agent already holds and spent from this wallet. */
-export function applyWatchLimits(
+function applyWatchLimits(
   limits: WatchLimits,
   exposure: { open: number; spentToday: Big },
   sizeSol: Big,

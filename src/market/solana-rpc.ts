@@ -72,7 +72,7 @@ export interface LandedTransaction {
 }
 
 /** One instruction of a landed transaction, its program and accounts resolved to addresses. */
-export interface InstructionCall {
+interface InstructionCall {
   program: string;
   accounts: string[];
   /** Instructions it invoked (cross-program calls, at any depth), in order. */
