@@ -36,6 +36,7 @@ import { publicRoutes } from "./http/routes/public/index.ts";
 import { signalSourceRoutes } from "./http/routes/signal-sources/index.ts";
 import { tokenRoutes } from "./http/routes/tokens/index.ts";
 import { SIGNALS_PATH, tradingSignalRoutes } from "./http/routes/trading-signals/index.ts";
+import { walletWatchGroupRoutes } from "./http/routes/wallet-watch-groups/index.ts";
 import { walletWatchRoutes } from "./http/routes/wallet-watches/index.ts";
 import { walletRoutes } from "./http/routes/wallets/index.ts";
 import { webhookRoutes } from "./http/routes/webhooks/index.ts";
@@ -160,6 +161,7 @@ function mountRoutes(app: OpenAPIHono<AppEnv>, s: AppDeps): void {
   mountDeclared(app, "/api/v1/notifications", notificationRoutes(s));
   mountDeclared(app, "/api/v1/signal-sources", signalSourceRoutes(s));
   mountDeclared(app, "/api/v1/wallet-watches", walletWatchRoutes(s));
+  mountDeclared(app, "/api/v1/wallet-watch-groups", walletWatchGroupRoutes(s));
   mountDeclared(app, "/v1", publicRoutes(s));
   mountDeclared(app, "/", dashboardRoutes(s)); // the web dashboard: main port only
 

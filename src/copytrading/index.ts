@@ -10,6 +10,7 @@ import type { Metrics } from "../metrics/metrics.ts";
 import type { SignalIntake } from "../signals/signal-intake.ts";
 import type { LiveTrading } from "../trading/live-trading.ts";
 import { dexProgramSet } from "./dex-programs.ts";
+import { WatchGroupService } from "./groups.ts";
 import { createCopyTradingMetrics } from "./metrics.ts";
 import { WalletWatchService } from "./watch-service.ts";
 import { WalletWatcher } from "./watcher.ts";
@@ -20,6 +21,7 @@ import { WalletWatcher } from "./watcher.ts";
 
 export interface CopyTrading {
   watches: WalletWatchService;
+  groups: WatchGroupService;
   watcher: WalletWatcher;
 }
 
@@ -52,7 +54,9 @@ export function createCopyTrading(config: CopyTradingConfig, d: CopyTradingDeps)
       ? new RpcWalletActivity(d.live.rpc, d.live.rpcBudget)
       : null;
   const wsUrl = config.DEMO_MARKET || !d.live ? null : pubsubUrl(config.SOLANA_WS_URL, config.SOLANA_RPC_URL);
+  const groups = new WatchGroupService(d.database, d.clock);
   const watcher = new WalletWatcher({
+    groups,
     database: d.database,
     watches: watches.rows,
     source,
@@ -66,5 +70,5 @@ export function createCopyTrading(config: CopyTradingConfig, d: CopyTradingDeps)
     dexPrograms: dexProgramSet(config.WALLET_WATCH_EXTRA_PROGRAMS),
     stream: wsUrl ? new SolanaLogsStream({ url: wsUrl, logger: d.logger }) : null,
   });
-  return { watches, watcher };
+  return { watches, groups, watcher };
 }

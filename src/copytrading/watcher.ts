@@ -16,6 +16,7 @@ import { decStr, fromAtomic } from "../money.ts";
 import type { SignalIntake } from "../signals/signal-intake.ts";
 import { TickLoop } from "../tick-loop.ts";
 import { type DetectedTrade, detectTrade } from "./detect.ts";
+import type { WatchGroupService } from "./groups.ts";
 import type { CopyTradingMetrics } from "./metrics.ts";
 
 // The copy-trading watcher (docs/decisions.md "Copy trading"). Each tick polls every enabled watch: the signatures after the watch's cursor, then,
@@ -48,6 +49,8 @@ export interface WalletWatcherDeps {
   maxAgeSeconds: number;
   /** The DEX programs a copied trade swaps through (dex-programs.ts plus WALLET_WATCH_EXTRA_PROGRAMS). */
   dexPrograms: ReadonlySet<string>;
+  /** Watch groups: a buy may complete a group's count (groups.ts). */
+  groups: WatchGroupService;
   /** The pubsub stream (SOLANA_WS_URL); null: polling only. */
   stream: SolanaLogsStream | null;
 }
@@ -388,7 +391,30 @@ export class WalletWatcher {
       signalId: signal.id,
       lagSeconds: lag,
     });
+    if (t.kind === "buy") await this.groupSignals(w, t.mint, symbol, blockMs);
     return { copied: true, lag };
+  }
+
+  /** A group's signal when this buy makes N different wallets of it buying the mint within T. */
+  private async groupSignals(w: WalletWatchRow, mint: string, symbol: string | null, blockMs: number): Promise<void> {
+    for (const g of this.d.groups.groupsOf(w.userId, w.address)) {
+      const buyers = this.d.groups.buyersWithin(w.userId, g, mint, blockMs);
+      if (buyers.length < g.minWallets) continue;
+      const signal = await this.d.intake.submitOnce(
+        w.userId,
+        {
+          tokenAddress: mint,
+          symbol,
+          signalType: "buy",
+          signalStrength: g.signalStrength,
+          activationReason: `Copy trading group ${g.name}: ${buyers.length} wallets bought ${symbol ?? mint} within ${g.windowSeconds} s (${buyers.join(", ")})`,
+          source: `group:${g.name}`,
+        },
+        () => this.d.groups.claim(g, mint, blockMs),
+        (signalId) => this.d.groups.link(g, mint, blockMs, signalId),
+      );
+      if (signal) this.log.info("copy trading: group signal", { groupId: g.id, mint, signalId: signal.id, buyers });
+    }
   }
 
   /** The token's symbol from market data; a copy never waits on a failed lookup. */

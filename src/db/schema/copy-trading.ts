@@ -74,3 +74,42 @@ export const walletWatchTrades = sqliteTable(
     index("wallet_watch_trades_watch_idx").on(t.watchId, t.detectedAt),
   ],
 );
+
+/**
+ * A watch group: several followed wallets that signal together when `minWallets` different ones
+ * buy the same mint within `windowSeconds` (source `group:<name>`). `addresses` is a JSON array.
+ */
+export const walletWatchGroups = sqliteTable(
+  "wallet_watch_groups",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    addresses: text("addresses").notNull(),
+    windowSeconds: integer("window_seconds").notNull(),
+    minWallets: integer("min_wallets").notNull(),
+    signalStrength: integer("signal_strength").notNull(),
+    enabled: integer("enabled", { mode: "boolean" }).notNull().default(true),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [uniqueIndex("wallet_watch_groups_user_name_idx").on(t.userId, t.name)],
+);
+
+/** Each group signal: at most one per (group, mint) within the group's window (checked on claim). */
+export const walletWatchGroupSignals = sqliteTable(
+  "wallet_watch_group_signals",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    groupId: text("group_id")
+      .notNull()
+      .references(() => walletWatchGroups.id, { onDelete: "cascade" }),
+    mint: text("mint").notNull(),
+    /** Block time of the buy that completed the count. */
+    at: text("at").notNull(),
+    signalId: integer("signal_id").references(() => tradingSignals.id, { onDelete: "set null" }),
+  },
+  (t) => [index("wallet_watch_group_signals_idx").on(t.groupId, t.mint, t.at)],
+);
