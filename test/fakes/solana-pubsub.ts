@@ -59,27 +59,28 @@ export class FakeSolanaPubsub {
   private receive(ws: ServerWebSocket<unknown>, text: string): void {
     const msg = JSON.parse(text) as { id: number; method: string; params: unknown[] };
     this.requests.push({ method: msg.method, params: msg.params });
-    const reply = (body: Record<string, unknown>): void => {
-      ws.send(JSON.stringify({ jsonrpc: "2.0", id: msg.id, ...body }));
-    };
+    ws.send(JSON.stringify({ jsonrpc: "2.0", id: msg.id, ...this.answer(ws, msg) }));
+  }
+
+  private answer(ws: ServerWebSocket<unknown>, msg: { method: string; params: unknown[] }): Record<string, unknown> {
     if (msg.method === "logsSubscribe") {
       const filter = msg.params[0] as { mentions?: unknown } | undefined;
       const cfg = (msg.params[1] ?? {}) as { commitment?: string };
       const mentions = filter?.mentions;
       if (!Array.isArray(mentions) || mentions.length !== 1 || typeof mentions[0] !== "string")
-        return reply({ error: { code: -32602, message: "Invalid Request: Only 1 address supported" } });
-      if (cfg.commitment === "processed") return reply({ error: { code: -32602, message: "unsupported commitment" } });
+        return { error: { code: -32602, message: "Invalid Request: Only 1 address supported" } };
+      if (cfg.commitment === "processed") return { error: { code: -32602, message: "unsupported commitment" } };
       const id = this.nextSub++;
       this.subs.set(id, { id, address: mentions[0], ws });
-      return reply({ result: id });
+      return { result: id };
     }
     if (msg.method === "logsUnsubscribe") {
       const id = msg.params[0] as number;
-      const ok = this.subs.get(id)?.ws === ws;
-      if (ok) this.subs.delete(id);
-      return ok ? reply({ result: true }) : reply({ error: { code: -32602, message: "Invalid subscription id." } });
+      if (this.subs.get(id)?.ws !== ws) return { error: { code: -32602, message: "Invalid subscription id." } };
+      this.subs.delete(id);
+      return { result: true };
     }
-    reply({ error: { code: -32601, message: "Method not found" } });
+    return { error: { code: -32601, message: "Method not found" } };
   }
 
   /** Notifies every subscription mentioning one of the landed transaction's keys; returns how many. */
