@@ -109,7 +109,9 @@ export function detectTrade(
   if (!(tx.signers ?? []).includes(owner)) return { kind: "ignored", reason: "not_signed", seen: shape };
   const swapped = throughSwap(tx, owner, shape.side, dex);
   if (swapped === 0n) return { kind: "ignored", reason: "not_a_swap", seen: shape };
-  const solLamports = swapped < shape.solLamports ? swapped : shape.solLamports;
+  // What went through the swap, never more than the wallet's own change.
+  let solLamports = shape.solLamports;
+  if (swapped < solLamports) solLamports = swapped;
   if (solLamports < minSolLamports) return { kind: "ignored", reason: "below_minimum" };
   return { kind: shape.side, mint: shape.mint, solLamports, tokenAmount: shape.tokenAmount };
 }
