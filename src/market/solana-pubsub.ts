@@ -52,10 +52,11 @@ export class SolanaLogsStream {
     return this.socket?.readyState === WebSocket.OPEN;
   }
 
+  /** Connects once there is an address to follow (a service with no watches opens no socket). */
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
-    this.connect();
+    if (this.wanted.size > 0) this.connect();
   }
 
   stop(): void {
@@ -75,6 +76,7 @@ export class SolanaLogsStream {
         this.wanted.add(a);
         this.subscribe(a);
       }
+    if (!this.stopped && !this.socket && !this.timer && this.wanted.size > 0) this.connect();
   }
 
   private send(method: string, params: unknown[], p: Pending): void {

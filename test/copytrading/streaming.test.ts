@@ -95,6 +95,17 @@ describe("streaming", () => {
     expect(c.pubsub!.requests.at(-1)!.method).toBe("logsUnsubscribe");
   });
 
+  test("no watch, no socket; the first watch opens it at the next tick", async () => {
+    c = await startCopy({}, { pubsub: true });
+    watcher().startStreaming();
+    await c.tick();
+    expect(c.pubsub!.connections).toBe(0);
+    await c.watch();
+    await c.tick();
+    await until(() => c.pubsub!.subscribed().includes(W), "the subscription");
+    expect(c.pubsub!.connections).toBe(1);
+  });
+
   test("a restart mid-stream copies nothing twice and misses nothing younger than the max age", async () => {
     c = await startCopy({}, { pubsub: true });
     await c.watch();
