@@ -110,6 +110,8 @@ export class WalletWatcher {
       this.dustHints.add(n.signature);
       if (this.dustHints.size > DUST_HINTS) this.dustHints.delete(this.dustHints.values().next().value!);
     }
+    // Over the RPC budget, live trading first: the next poll (the safety net) reads it instead.
+    if (!source.allow()) return;
     for (const w of this.d.watches.enabled())
       if (w.address === n.address) void this.pollOne(source, w.id, { polled: 0, deferred: 0, copied: 0, ignored: 0 });
   }
