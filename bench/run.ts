@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { backtestBench } from "./backtest.ts";
+import { copyLatency } from "./copy-latency.ts";
 import { decisionsBench } from "./decisions.ts";
 import { fanOut } from "./fan-out.ts";
 import { footprint } from "./footprint.ts";
@@ -22,7 +23,7 @@ import { sizedFanOut } from "./sized-fan-out.ts";
 // the same run, reported as a ratio (docs/performance.md). Prints a Markdown table and writes
 // bench/results.json.
 //
-//   bun bench/run.ts [--quick] [--only read,ingest,decisions,fanout,sized,monitor,scale,footprint,events,backtest,live] [--keep] [--update-readme] [--profile DIR]
+//   bun bench/run.ts [--quick] [--only read,ingest,decisions,fanout,sized,monitor,scale,footprint,events,backtest,live,copy] [--keep] [--update-readme] [--profile DIR]
 //
 // --quick: shorter load runs and smaller tables (a harness check, not figures to publish).
 // --profile DIR: the service child writes a `bun --cpu-prof-md` profile into DIR when it stops.
@@ -41,6 +42,7 @@ const ALL = [
   "events",
   "backtest",
   "live",
+  "copy",
 ] as const;
 type Name = (typeof ALL)[number];
 
@@ -130,6 +132,7 @@ try {
   if (selected.has("footprint")) await step("6. footprint", () => footprint(o));
   if (selected.has("backtest")) await step("7. backtest", () => backtestBench(o));
   if (selected.has("live")) await step("8. live signal latency", () => liveLatency(o));
+  if (selected.has("copy")) await step("9. copy-trading latency", () => copyLatency(o));
 } finally {
   if (sut) await sut.stop().catch(() => {});
   if (!keep) rmSync(dir, { recursive: true, force: true });

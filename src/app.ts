@@ -37,6 +37,7 @@ import { signalSourceRoutes } from "./http/routes/signal-sources/index.ts";
 import { tokenRoutes } from "./http/routes/tokens/index.ts";
 import { riskLimitRoutes, tradingControlRoutes } from "./http/routes/trading-controls/index.ts";
 import { SIGNALS_PATH, tradingSignalRoutes } from "./http/routes/trading-signals/index.ts";
+import { walletWatchGroupRoutes } from "./http/routes/wallet-watch-groups/index.ts";
 import { walletWatchRoutes } from "./http/routes/wallet-watches/index.ts";
 import { walletRoutes } from "./http/routes/wallets/index.ts";
 import { webhookRoutes } from "./http/routes/webhooks/index.ts";
@@ -163,6 +164,7 @@ function mountRoutes(app: OpenAPIHono<AppEnv>, s: AppDeps): void {
   mountDeclared(app, "/api/v1/risk-limits", riskLimitRoutes(s));
   mountDeclared(app, "/api/v1/signal-sources", signalSourceRoutes(s));
   mountDeclared(app, "/api/v1/wallet-watches", walletWatchRoutes(s));
+  mountDeclared(app, "/api/v1/wallet-watch-groups", walletWatchGroupRoutes(s));
   mountDeclared(app, "/v1", publicRoutes(s));
   mountDeclared(app, "/", dashboardRoutes(s)); // the web dashboard: main port only
 

@@ -248,6 +248,22 @@ export const configSchema = z.object({
   WALLET_WATCH_MAX: int(50, 0, 10_000),
   WALLET_WATCH_INTERVAL_SECONDS: int(15, 1, 3600),
   WALLET_WATCH_MAX_AGE_SECONDS: int(120, 1, 86400),
+  /** Copy trading's pubsub websocket; unset: SOLANA_RPC_URL with http→ws, https→wss; empty: polling only. */
+  SOLANA_WS_URL: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || v === "" || /^wss?:\/\/[^\s]+$/.test(v), {
+      error: "must be a ws(s) URL or empty",
+    }),
+  /** DEX programs a copied swap may go through besides src/copytrading/dex-programs.ts: comma-separated base58 ids. */
+  WALLET_WATCH_EXTRA_PROGRAMS: z
+    .string()
+    .default("")
+    .refine((v) => parseExtraPrograms(v).ok, { error: "must be comma-separated base58 program ids" })
+    .transform((v) => {
+      const r = parseExtraPrograms(v);
+      return r.ok ? r.programs : [];
+    }),
 
   /** Notifications (PRODUCT.md §7): webhook URLs on loopback/private networks, the Telegram bot. */
   WEBHOOK_ALLOW_PRIVATE_URLS: bool(false),

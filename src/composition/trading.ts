@@ -1,5 +1,6 @@
 import type { Clock } from "../clock.ts";
 import type { Config } from "../config.ts";
+import { CopyLimits } from "../copytrading/limits.ts";
 import type { DatabaseHandle } from "../db/client.ts";
 import { GroupCommit } from "../db/group-commit.ts";
 import { PositionRepository } from "../db/repositories/positions.ts";
@@ -121,6 +122,7 @@ export function createTradingArea(config: Config, d: Deps, opts: ServiceOptions)
     liveTradingEnabled: config.LIVE_TRADING_ENABLED,
     signalMaxAgeSeconds: config.SIGNAL_MAX_AGE_SECONDS,
     guardRails,
+    sourceLimits: new CopyLimits(database),
   });
   // Why the monitor waits on a position: set by its ticks, shown with the position.
   const priceWaits = new PriceWaits();

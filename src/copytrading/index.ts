@@ -3,11 +3,14 @@ import type { Config } from "../config.ts";
 import type { DatabaseHandle } from "../db/client.ts";
 import type { Logger } from "../logger.ts";
 import { DemoCopyWallets } from "../market/demo/copy-wallets.ts";
+import { pubsubUrl, SolanaLogsStream } from "../market/solana-pubsub.ts";
 import type { MarketDataProvider } from "../market/types.ts";
 import { RpcWalletActivity } from "../market/wallet-activity.ts";
 import type { Metrics } from "../metrics/metrics.ts";
 import type { SignalIntake } from "../signals/signal-intake.ts";
 import type { LiveTrading } from "../trading/live-trading.ts";
+import { dexProgramSet } from "./dex-programs.ts";
+import { WatchGroupService } from "./groups.ts";
 import { createCopyTradingMetrics } from "./metrics.ts";
 import { WalletWatchService } from "./watch-service.ts";
 import { WalletWatcher } from "./watcher.ts";
@@ -18,12 +21,19 @@ import { WalletWatcher } from "./watcher.ts";
 
 export interface CopyTrading {
   watches: WalletWatchService;
+  groups: WatchGroupService;
   watcher: WalletWatcher;
 }
 
 export type CopyTradingConfig = Pick<
   Config,
-  "DEMO_MARKET" | "WALLET_WATCH_MAX" | "WALLET_WATCH_INTERVAL_SECONDS" | "WALLET_WATCH_MAX_AGE_SECONDS"
+  | "DEMO_MARKET"
+  | "WALLET_WATCH_MAX"
+  | "WALLET_WATCH_INTERVAL_SECONDS"
+  | "WALLET_WATCH_MAX_AGE_SECONDS"
+  | "WALLET_WATCH_EXTRA_PROGRAMS"
+  | "SOLANA_WS_URL"
+  | "SOLANA_RPC_URL"
 >;
 
 export interface CopyTradingDeps {
@@ -43,7 +53,10 @@ export function createCopyTrading(config: CopyTradingConfig, d: CopyTradingDeps)
     : d.live
       ? new RpcWalletActivity(d.live.rpc, d.live.rpcBudget)
       : null;
+  const wsUrl = config.DEMO_MARKET || !d.live ? null : pubsubUrl(config.SOLANA_WS_URL, config.SOLANA_RPC_URL);
+  const groups = new WatchGroupService(d.database, d.clock);
   const watcher = new WalletWatcher({
+    groups,
     database: d.database,
     watches: watches.rows,
     source,
@@ -54,6 +67,8 @@ export function createCopyTrading(config: CopyTradingConfig, d: CopyTradingDeps)
     metrics: createCopyTradingMetrics(d.metrics.registry),
     intervalSeconds: config.WALLET_WATCH_INTERVAL_SECONDS,
     maxAgeSeconds: config.WALLET_WATCH_MAX_AGE_SECONDS,
+    dexPrograms: dexProgramSet(config.WALLET_WATCH_EXTRA_PROGRAMS),
+    stream: wsUrl ? new SolanaLogsStream({ url: wsUrl, logger: d.logger }) : null,
   });
-  return { watches, watcher };
+  return { watches, groups, watcher };
 }

@@ -8,7 +8,25 @@ export interface CopyTradingMetrics {
   transactions: Counter<"outcome">;
   /** Block time → signal, seconds, per copied trade. */
   lag: Histogram<string>;
+  /**
+   * Transactions not copied, by why: decided from the signature list alone, without a
+   * getTransaction (`failed_unread`, `stale`, `dust_memo`, `dust_logs`), or after reading it (a detect.ts reason).
+   */
+  ignored: Counter<"reason">;
 }
+
+const IGNORED_REASONS = [
+  "failed_unread",
+  "stale",
+  "dust_memo",
+  "dust_logs",
+  "failed",
+  "no_trade",
+  "below_minimum",
+  "ambiguous",
+  "not_signed",
+  "not_a_swap",
+] as const;
 
 export function createCopyTradingMetrics(registry: Registry): CopyTradingMetrics {
   const registers = [registry];
@@ -25,5 +43,12 @@ export function createCopyTradingMetrics(registry: Registry): CopyTradingMetrics
     buckets: [1, 2, 5, 10, 15, 20, 30, 45, 60, 90, 120],
     registers,
   });
-  return { transactions, lag };
+  const ignored = new Counter({
+    name: "copy_trading_ignored_total",
+    help: "Transactions of watched wallets not copied, by reason; failed_unread, stale, dust_memo and dust_logs cost no getTransaction.",
+    labelNames: ["reason"] as const,
+    registers,
+  });
+  for (const reason of IGNORED_REASONS) ignored.inc({ reason }, 0);
+  return { transactions, lag, ignored };
 }

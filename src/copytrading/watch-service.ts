@@ -17,6 +17,10 @@ export interface WatchInput {
   signalStrength: number;
   copySells: boolean;
   enabled: boolean;
+  /** Per-watch copy limits (limits.ts): SOL per copied buy, copied positions open per agent, SOL a day per agent. */
+  maxSolPerTrade: number;
+  maxOpenPositions: number;
+  dailySolBudget: number;
 }
 
 export interface WalletWatch extends WatchInput {
@@ -38,8 +42,10 @@ export interface DetectedTradeView {
   tokenAmountAtomic: string;
   blockTime: string;
   detectedAt: string;
-  /** The signal it became; null for a sell of a watch that does not copy sells. */
+  /** The signal it became; null for a sell of a watch that does not copy sells, or an ignored one. */
   signalId: number | null;
+  /** Non-null: shaped like a trade but not the wallet's swap, so never copied (detect.ts). */
+  ignoredReason: "not_signed" | "not_a_swap" | null;
   /** What the user's agents did with that signal. */
   processing: SignalProcessing | null;
 }
@@ -55,6 +61,9 @@ function toWalletWatch(r: WalletWatchRow): WalletWatch {
     signalStrength: r.signalStrength,
     copySells: r.copySells,
     enabled: r.enabled,
+    maxSolPerTrade: decNum(fromAtomic(r.maxSolPerTradeLamports, 9)),
+    maxOpenPositions: r.maxOpenPositions,
+    dailySolBudget: decNum(fromAtomic(r.dailySolBudgetLamports, 9)),
     lastSeenSignature: r.lastSeenSignature,
     lastError: r.lastError,
     lagSeconds: r.lagSeconds,
@@ -98,6 +107,9 @@ export class WalletWatchService {
         signalStrength: input.signalStrength,
         copySells: input.copySells,
         enabled: input.enabled,
+        maxSolPerTradeLamports: lamportsOf(input.maxSolPerTrade),
+        maxOpenPositions: input.maxOpenPositions,
+        dailySolBudgetLamports: lamportsOf(input.dailySolBudget),
         watchFrom: now,
         createdAt: now,
         updatedAt: now,
@@ -133,6 +145,9 @@ export class WalletWatchService {
         ...(patch.signalStrength !== undefined ? { signalStrength: patch.signalStrength } : {}),
         ...(patch.copySells !== undefined ? { copySells: patch.copySells } : {}),
         ...(patch.enabled !== undefined ? { enabled: patch.enabled } : {}),
+        ...(patch.maxSolPerTrade !== undefined ? { maxSolPerTradeLamports: lamportsOf(patch.maxSolPerTrade) } : {}),
+        ...(patch.maxOpenPositions !== undefined ? { maxOpenPositions: patch.maxOpenPositions } : {}),
+        ...(patch.dailySolBudget !== undefined ? { dailySolBudgetLamports: lamportsOf(patch.dailySolBudget) } : {}),
         ...(restart ? { watchFrom: now, lastSeenSignature: null, lastError: null, lagSeconds: null } : {}),
         updatedAt: now,
       });
@@ -162,6 +177,7 @@ export class WalletWatchService {
       blockTime: r.blockTime,
       detectedAt: r.detectedAt,
       signalId: r.signalId,
+      ignoredReason: r.ignoredReason,
       processing: r.signalId !== null ? (processing.get(r.signalId) ?? null) : null,
     }));
   }

@@ -158,6 +158,20 @@ export const OPERATIONS: Record<Key, OperationDoc> = {
     operationId: "listWalletWatchTrades",
     summary: "A followed wallet's detected trades and what your agents did",
   },
+  "POST /api/v1/wallet-watch-groups": {
+    operationId: "createWalletWatchGroup",
+    summary: "Group followed wallets: one signal when N of them buy a mint within T",
+  },
+  "GET /api/v1/wallet-watch-groups": { operationId: "listWalletWatchGroups", summary: "List wallet watch groups" },
+  "GET /api/v1/wallet-watch-groups/{id}": { operationId: "getWalletWatchGroup", summary: "Get one wallet watch group" },
+  "PUT /api/v1/wallet-watch-groups/{id}": {
+    operationId: "updateWalletWatchGroup",
+    summary: "Change a wallet watch group",
+  },
+  "DELETE /api/v1/wallet-watch-groups/{id}": {
+    operationId: "deleteWalletWatchGroup",
+    summary: "Delete a wallet watch group",
+  },
   "GET /api/v1/notifications/preferences": {
     operationId: "getNotificationPreferences",
     summary: "Which events notify you, and quiet hours",

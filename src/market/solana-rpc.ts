@@ -65,6 +65,18 @@ export interface LandedTransaction {
   postTokenBalances: TokenBalanceEntry[];
   /** Unix seconds of the block, when the node knows it. */
   blockTime?: number | null;
+  /** The accounts that signed it (message header: the first numRequiredSignatures static keys). */
+  signers?: string[];
+  /** Its top-level instructions, each with the instructions it called (meta.innerInstructions). */
+  instructions?: InstructionCall[];
+}
+
+/** One instruction of a landed transaction, its program and accounts resolved to addresses. */
+interface InstructionCall {
+  program: string;
+  accounts: string[];
+  /** Instructions it invoked (cross-program calls, at any depth), in order. */
+  inner: Array<{ program: string; accounts: string[] }>;
 }
 
 /** One entry of getSignaturesForAddress; `blockTime` in Unix seconds, null when the node lacks it. */
@@ -72,6 +84,8 @@ export interface SignatureInfo {
   signature: string;
   slot: number;
   err: unknown;
+  /** The memo the transaction carries (the node lists it), or null. */
+  memo?: string | null;
   blockTime: number | null;
 }
 
@@ -314,9 +328,12 @@ export class SolanaRpcClient {
             decimals: Number(e?.uiTokenAmount?.decimals ?? 0),
           }))
         : [];
+    const signerCount = Number(r.transaction.message.header?.numRequiredSignatures ?? 0);
     return {
       slot: typeof r.slot === "number" ? r.slot : 0,
       blockTime: typeof r.blockTime === "number" ? r.blockTime : null,
+      signers: keys.slice(0, Number.isInteger(signerCount) ? signerCount : 0).map(String),
+      instructions: instructionCalls(r.transaction.message.instructions, meta.innerInstructions, accountKeys),
       err: meta.err ?? null,
       feeLamports: toBigInt(meta.fee ?? 0, "getTransaction"),
       accountKeys,
@@ -327,15 +344,20 @@ export class SolanaRpcClient {
     };
   }
 
-  /** Signatures touching `address`, newest first, after `until` (exclusive); `limit` ≤ 1000. */
+  /** Signatures touching `address`, newest first, after `until` and before `before` (exclusive); `limit` ≤ 1000. */
   async getSignaturesForAddress(
     address: string,
-    opts: { until?: string; limit: number },
+    opts: { until?: string; before?: string; limit: number },
     commitment: "confirmed" | "finalized" = "confirmed",
   ): Promise<SignatureInfo[]> {
     const r = await this.call<unknown>("getSignaturesForAddress", [
       address,
-      { commitment, limit: opts.limit, ...(opts.until ? { until: opts.until } : {}) },
+      {
+        commitment,
+        limit: opts.limit,
+        ...(opts.until ? { until: opts.until } : {}),
+        ...(opts.before ? { before: opts.before } : {}),
+      },
     ]);
     if (!Array.isArray(r) || r.some((e) => typeof e?.signature !== "string"))
       throw malformed("getSignaturesForAddress");
@@ -343,9 +365,41 @@ export class SolanaRpcClient {
       signature: o.signature as string,
       slot: typeof o.slot === "number" ? o.slot : 0,
       err: o.err ?? null,
+      memo: typeof o.memo === "string" ? o.memo : null,
       blockTime: typeof o.blockTime === "number" ? o.blockTime : null,
     }));
   }
+}
+
+/**
+ * Top-level instructions with their inner calls, indexes resolved against the full account list
+ * (static, then loaded writable, then loaded readonly keys, as the runtime orders them). An entry
+ * the node shapes otherwise is skipped: it can only make a transaction look less like a swap.
+ */
+function instructionCalls(top: unknown, inner: unknown, keys: string[]): InstructionCall[] {
+  // biome-ignore lint/suspicious/noExplicitAny: RPC JSON read defensively, every field checked
+  const call = (ix: any): { program: string; accounts: string[] } | null => {
+    const program = keys[ix?.programIdIndex];
+    if (program === undefined || !Array.isArray(ix?.accounts)) return null;
+    return {
+      program,
+      accounts: ix.accounts.flatMap((i: unknown) => (typeof i === "number" && keys[i] ? [keys[i]] : [])),
+    };
+  };
+  const calls: InstructionCall[] = [];
+  for (const ix of Array.isArray(top) ? top : []) {
+    const c = call(ix);
+    calls.push(c ? { ...c, inner: [] } : { program: "", accounts: [], inner: [] });
+  }
+  for (const group of Array.isArray(inner) ? inner : []) {
+    const parent = calls[group?.index];
+    if (!parent || !Array.isArray(group?.instructions)) continue;
+    for (const ix of group.instructions) {
+      const c = call(ix);
+      if (c) parent.inner.push(c);
+    }
+  }
+  return calls.filter((c) => c.program !== "");
 }
 
 /** A read's minContextSlot option: the node must have seen `slot` (none for an unknown slot). */

@@ -5,9 +5,18 @@ import type { LandedTransaction, SignatureInfo, SolanaRpcClient } from "./solana
 // (SOLANA_RPC_URL), or the demo market's synthetic wallets (demo/copy-wallets.ts). Both answer in
 // the node's terms.
 
+export interface SignaturePage {
+  until: string | null;
+  before: string | null;
+  limit: number;
+}
+
 export interface WalletActivitySource {
-  /** Signatures touching `address`, newest first, after `until` (exclusive), at most `limit`. */
-  signatures(address: string, until: string | null, limit: number): Promise<SignatureInfo[]>;
+  /**
+   * Signatures touching `address`, newest first, after `until` and before `before` (both
+   * exclusive, either may be null), at most `limit`.
+   */
+  signatures(address: string, page: SignaturePage): Promise<SignatureInfo[]>;
   /** The landed transaction at `confirmed`, or null while the node does not have it. */
   transaction(signature: string): Promise<LandedTransaction | null>;
   /** Whether one more request may be sent now (the RPC budget shared with live trading). */
@@ -24,8 +33,12 @@ export class RpcWalletActivity implements WalletActivitySource {
     private readonly budget: RpcRequestBudget,
   ) {}
 
-  signatures(address: string, until: string | null, limit: number): Promise<SignatureInfo[]> {
-    return this.rpc.getSignaturesForAddress(address, { until: until ?? undefined, limit }, "confirmed");
+  signatures(address: string, page: SignaturePage): Promise<SignatureInfo[]> {
+    return this.rpc.getSignaturesForAddress(
+      address,
+      { until: page.until ?? undefined, before: page.before ?? undefined, limit: page.limit },
+      "confirmed",
+    );
   }
 
   transaction(signature: string): Promise<LandedTransaction | null> {

@@ -1,5 +1,6 @@
 import { resolveStoredConfig } from "../agents/trading-config.ts";
 import { type Clock, isoNow } from "../clock.ts";
+import type { SourceLimits } from "../copytrading/limits.ts";
 import type { DatabaseHandle } from "../db/client.ts";
 import type { GroupCommit } from "../db/group-commit.ts";
 import type { PositionRepository } from "../db/repositories/positions.ts";
@@ -16,12 +17,7 @@ import type { SignalService } from "../signals/signal-service.ts";
 import { type AgentTurn, AgentTurns } from "./agent-turns.ts";
 import { BatchDecisions, evaluationOf } from "./batch-decisions.ts";
 import type { GuardRails } from "./guard-rails.ts";
-import {
-  checkBeforeMarketData,
-  checkMarketAndBalance,
-  type EligibilityResult,
-  needsMarketData,
-} from "./rules/eligibility.ts";
+import { checkBeforeMarketData, checkMarketAndBalance, needsMarketData } from "./rules/eligibility.ts";
 import { isExitSignal } from "./rules/exit-signal.ts";
 import { positionSizeSol } from "./rules/position-sizing.ts";
 import { evaluateSignalAge } from "./rules/stale-signal.ts";
@@ -57,6 +53,8 @@ export interface SignalProcessorDeps {
   commits: GroupCommit;
   /** SIGNAL_MAX_AGE_SECONDS: a buy decided later than this after receipt opens nothing. */
   signalMaxAgeSeconds: number;
+  /** Limits a signal's source sets on a buy (copy trading's per-watch limits); none: no limits. */
+  sourceLimits?: SourceLimits;
 }
 
 const RESOLVED: Promise<void> = Promise.resolve();
@@ -325,23 +323,15 @@ export class SignalProcessor {
       return;
     }
     const config = resolveStoredConfig(a.overrides);
-    const refuse = async (r: Extract<EligibilityResult, { eligible: false }>) => {
+    const refuse = async (r: { rule: string; reason: string }) => {
       this.logRefusal(signal, a, r.rule, r.reason);
       await this.record(signal.id, a.id, false, `${r.rule}: ${r.reason}`, "skipped");
     };
     const gate = this.d.guardRails.entryGate(signal.userId, a.id, a.tradingMode, config.risk.maxOpenPositions);
     const pre = checkBeforeMarketData({
-      agent: {
-        tradingMode: a.tradingMode,
-        automatedTradingSimulation: a.automatedTradingSimulation,
-        automatedTradingLive: a.automatedTradingLive,
-      },
+      agent: a,
       config,
-      signal: {
-        tokenAddress: signal.tokenAddress,
-        signalStrength: signal.signalStrength,
-        signalType: signal.signalType,
-      },
+      signal,
       liveTradingEnabled: this.d.liveTradingEnabled,
       paused: gate.paused,
       hasWallet: a.walletAddress !== null,
@@ -358,7 +348,12 @@ export class SignalProcessor {
       { sqlite: this.d.sqlite },
       { agentId: a.id, walletAddress: wallet, tokenAddress: SOL_MINT },
     );
-    const size = positionSizeSol(config.positionSizing, solBalance);
+    const limited = this.d.sourceLimits?.check(signal, a.id, positionSizeSol(config.positionSizing, solBalance), now);
+    if (limited && !limited.eligible) {
+      await refuse(limited);
+      return;
+    }
+    const size = limited?.sizeSol ?? positionSizeSol(config.positionSizing, solBalance);
     const md = needsMarketData(config.filters) ? await marketData() : null;
     // Read again after the await: other agents may have entered meanwhile.
     const risk = md

@@ -95,6 +95,7 @@ test("a backup taken while the service writes is consistent and holds the writes
       { tag: "0000_init" },
       { tag: "0001_trading_controls" },
       { tag: "0002_signal_token_index" },
+      { tag: "0003_copy_trading" },
     ]);
   } finally {
     copy.close();

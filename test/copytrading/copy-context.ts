@@ -1,5 +1,6 @@
 import { SOL_MINT } from "../../src/money.ts";
 import type { FakeMarket } from "../fakes/market.ts";
+import { FakeSolanaPubsub } from "../fakes/solana-pubsub.ts";
 import { FakeSolanaRpc } from "../fakes/solana-rpc.ts";
 import { createTestContext, json, login, type TestContext } from "../helpers/context.ts";
 import { MINT, MINT2, startTwoTokenMarket } from "../live/live-context.ts";
@@ -13,6 +14,8 @@ export const W = "7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU";
 export interface CopyContext {
   fake: FakeMarket;
   rpc: FakeSolanaRpc;
+  /** The pubsub node, when started with { pubsub: true } (SOLANA_WS_URL points at it). */
+  pubsub: FakeSolanaPubsub | null;
   ctx: TestContext;
   token: string;
   userId: string;
@@ -28,6 +31,8 @@ export interface CopyContext {
     at?: number;
     err?: unknown;
     wrapped?: boolean;
+    signers?: string[];
+    route?: "swap" | "friend";
   }): string;
   tick(): Promise<any>;
   settle(): Promise<void>;
@@ -36,17 +41,20 @@ export interface CopyContext {
   close(): Promise<void>;
 }
 
-export async function startCopy(env: Record<string, string> = {}): Promise<CopyContext> {
+export async function startCopy(env: Record<string, string> = {}, o: { pubsub?: boolean } = {}): Promise<CopyContext> {
   const fake = await startTwoTokenMarket();
   const rpc = new FakeSolanaRpc(fake);
   rpc.setSol(W, 10);
+  const pubsub = o.pubsub ? await new FakeSolanaPubsub(rpc).start() : null;
+  const ws: Record<string, string> = pubsub ? { SOLANA_WS_URL: pubsub.url } : {};
   const open = () =>
-    createTestContext({ env: { ...fake.env(), ...rpc.env(), ...env }, services: fake.serviceOptions() });
+    createTestContext({ env: { ...fake.env(), ...rpc.env(), ...ws, ...env }, services: fake.serviceOptions() });
   let ctx = await open();
   const session = await login(ctx);
   const c: CopyContext = {
     fake,
     rpc,
+    pubsub,
     get ctx() {
       return ctx;
     },
@@ -80,6 +88,8 @@ export async function startCopy(env: Record<string, string> = {}): Promise<CopyC
         blockTime: Math.floor((o.at ?? ctx.clock.now()) / 1000),
         err: o.err,
         wrapped: o.wrapped,
+        signers: o.signers,
+        route: o.route,
       });
     },
     tick: () => ctx.services.copyTrading.watcher.tick(),
@@ -93,6 +103,7 @@ export async function startCopy(env: Record<string, string> = {}): Promise<CopyC
     },
     async close() {
       await ctx.close();
+      await pubsub?.stop();
       await fake.stop();
     },
   };

@@ -13,17 +13,25 @@ describe("demo copy wallets", () => {
   test("the synthetic wallets' history is the same on every read and grows as the clock moves", async () => {
     let now = Date.parse("2026-01-01T00:00:00.000Z");
     const source = new DemoCopyWallets({ now: () => now });
-    const first = await source.signatures(DEMO_COPY_WALLETS[0]!.address, null, 1000);
+    const first = await source.signatures(DEMO_COPY_WALLETS[0]!.address, { until: null, before: null, limit: 1000 });
     expect(first.length).toBeGreaterThan(10);
-    expect(await source.signatures(DEMO_COPY_WALLETS[0]!.address, null, 1000)).toEqual(first);
+    expect(await source.signatures(DEMO_COPY_WALLETS[0]!.address, { until: null, before: null, limit: 1000 })).toEqual(
+      first,
+    );
     now += 600_000;
-    const later = await source.signatures(DEMO_COPY_WALLETS[0]!.address, first[0]!.signature, 1000);
+    const later = await source.signatures(DEMO_COPY_WALLETS[0]!.address, {
+      until: first[0]!.signature,
+      before: null,
+      limit: 1000,
+    });
     expect(later.length).toBeGreaterThan(0);
     expect(later.map((s) => s.signature)).not.toContain(first[0]!.signature);
     const tx = await source.transaction(later[0]!.signature);
     expect(tx?.accountKeys[0]).toBe(DEMO_COPY_WALLETS[0]!.address);
     expect(tx?.blockTime).toBe(later[0]!.blockTime);
-    expect(await source.signatures("7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU", null, 10)).toEqual([]);
+    expect(
+      await source.signatures("7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU", { until: null, before: null, limit: 10 }),
+    ).toEqual([]);
   });
 
   test("a watch on a demo wallet copies its buys into signals an agent trades, with DEMO_MARKET=true", async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { detectTrade } from "../../src/copytrading/detect.ts";
+import { dexProgramSet } from "../../src/copytrading/dex-programs.ts";
 import type { LandedTransaction } from "../../src/market/solana-rpc.ts";
 import { SOL_MINT } from "../../src/money.ts";
 
@@ -12,11 +13,25 @@ const MINT2 = "EKpQGSJtjMFqKZ9KQanSqYXRcF8fBopzLHYxdM65zcjm";
 const SOL = 1_000_000_000n;
 const MIN = SOL / 10n;
 
+const CPMM = "CPMMoo8L3F4NbTegBCKVNunggL7H1ZpdTHKxQB5qKP1C";
+const DEX = dexProgramSet([]);
+const POOL = 1_000n * SOL;
+
+/**
+ * A landed transaction of W: its lamports and token balances, who signed (default W), and where
+ * the SOL went: by default a Raydium CPMM instruction naming the pool, whose lamports move by the
+ * opposite of W's change; `friend` lamports go to another wallet beside it (no instruction).
+ */
 function tx(o: {
   payer?: string;
   lamports: [bigint, bigint];
   tokens?: Array<[mint: string, pre: bigint | null, post: bigint | null, owner?: string]>;
   err?: unknown;
+  signers?: string[];
+  /** Lamports the pool receives (negative: pays); default the opposite of W's SOL change. */
+  pool?: bigint;
+  friend?: bigint;
+  program?: string | null;
 }): LandedTransaction {
   const entries = (i: 1 | 2) =>
     (o.tokens ?? []).flatMap(([mint, pre, post, owner]) => {
@@ -25,12 +40,23 @@ function tx(o: {
       return amount === null ? [] : [{ accountIndex: -1, mint, owner: owner ?? W, amount, decimals: 6 }];
     });
   const payer = o.payer ?? W;
-  const keys = payer === W ? [W, "Pool"] : [payer, W];
+  const keys = payer === W ? [W, "Pool"] : [payer, W, "Pool"];
+  keys.push("Friend", CPMM);
   const wIndex = keys.indexOf(W);
-  const pre = [0n, 0n];
-  const post = [0n, 0n];
+  const fee = payer === W ? 5_000n : 0n;
+  const wrapped = (o.tokens ?? [])
+    .filter(([m, , , owner]) => m === SOL_MINT && (owner ?? W) === W)
+    .reduce((a, [, pre, post]) => a + (post ?? 0n) - (pre ?? 0n), 0n);
+  const change = o.lamports[1] - o.lamports[0] + fee + wrapped;
+  const friend = o.friend ?? 0n;
+  const pool = o.pool ?? -change - friend;
+  const pre = keys.map(() => POOL);
+  const post = keys.map(() => POOL);
   pre[wIndex] = o.lamports[0];
   post[wIndex] = o.lamports[1];
+  post[keys.indexOf("Pool")] = POOL + pool;
+  post[keys.indexOf("Friend")] = POOL + friend;
+  const program = o.program === undefined ? CPMM : o.program;
   return {
     slot: 1,
     err: o.err ?? null,
@@ -40,6 +66,8 @@ function tx(o: {
     postBalances: post,
     preTokenBalances: entries(1),
     postTokenBalances: entries(2),
+    signers: o.signers ?? [payer, ...(payer === W ? [] : [W])],
+    instructions: program === null ? [] : [{ program, accounts: [W, "Pool"], inner: [] }],
   };
 }
 
@@ -71,8 +99,18 @@ describe("detectTrade", () => {
       tx({ payer: "Relayer", lamports: [SOL, SOL / 2n], tokens: [[MINT, 0n, 7n]] }),
       { kind: "buy", mint: MINT, solLamports: SOL / 2n, tokenAmount: 7n },
     ],
+    [
+      "a swap beside a payment to a friend: only what went through the swap counts",
+      tx({
+        lamports: [10n * SOL, 9n * SOL - 5_000n],
+        tokens: [[MINT, 0n, 10n]],
+        pool: (3n * SOL) / 10n,
+        friend: (7n * SOL) / 10n,
+      }),
+      { kind: "buy", mint: MINT, solLamports: (3n * SOL) / 10n, tokenAmount: 10n },
+    ],
   ])("%s", (_name, t, expected) => {
-    expect(detectTrade(t, W, MIN)).toEqual(expected as never);
+    expect(detectTrade(t, W, MIN, DEX)).toEqual(expected as never);
   });
 
   test.each([
@@ -114,7 +152,27 @@ describe("detectTrade", () => {
       tx({ lamports: [SOL, SOL / 2n - 5_000n], tokens: [[MINT, 0n, 10n, "Someone"]] }),
       "no_trade",
     ],
+    [
+      "a 'buy' that pays 0.5 SOL to a friend who sends the token back (no DEX)",
+      tx({ lamports: [SOL, SOL / 2n - 5_000n], tokens: [[MINT, 0n, 1_000n]], program: null, friend: SOL / 2n }),
+      "not_a_swap",
+    ],
+    [
+      "a 'buy' through a DEX instruction whose accounts the SOL never reached",
+      tx({ lamports: [SOL, SOL / 2n - 5_000n], tokens: [[MINT, 0n, 1_000n]], pool: 0n, friend: SOL / 2n }),
+      "not_a_swap",
+    ],
+    [
+      "a 'buy' through a program not in the list",
+      tx({ lamports: [SOL, SOL / 2n - 5_000n], tokens: [[MINT, 0n, 1_000n]], program: "Unknown" }),
+      "not_a_swap",
+    ],
+    [
+      "a 'sell' signed only by a delegate that pulls the tokens and pays 0.2 SOL",
+      tx({ payer: "Delegate", signers: ["Delegate"], lamports: [SOL, SOL + SOL / 5n], tokens: [[MINT, 900n, 0n]] }),
+      "not_signed",
+    ],
   ])("%s is ignored", (_name, t, reason) => {
-    expect(detectTrade(t, W, MIN)).toEqual({ kind: "ignored", reason } as never);
+    expect(detectTrade(t, W, MIN, DEX)).toMatchObject({ kind: "ignored", reason } as never);
   });
 });

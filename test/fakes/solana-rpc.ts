@@ -60,6 +60,11 @@ export interface FakeTx {
   failOnLand: unknown;
   /** Unix seconds of its block (getTransaction and getSignaturesForAddress `blockTime`). */
   blockTime?: number;
+  /** Message header numRequiredSignatures (default 1) and compiled instructions (default none). */
+  signerCount?: number;
+  instructions?: Array<{ programIdIndex: number; accounts: number[]; data: string }>;
+  /** Memo listed by getSignaturesForAddress (null when absent). */
+  memo?: string;
 }
 
 /** A swap by some other wallet on this chain (copy trading's watched wallets): see walletTrade(). */
@@ -76,6 +81,15 @@ export interface WalletTrade {
   wrapped?: boolean;
   /** Lands failed: the fee is charged, nothing else moves. */
   err?: unknown;
+  /** Who signed (the first pays the fee); default the owner alone. */
+  signers?: string[];
+  /**
+   * "swap" (default): one instruction of `program` (default Raydium CPMM) naming the pool's
+   * vault, which receives (buy) or pays (sell) the SOL. "friend": no DEX; the SOL goes to (comes
+   * from) another wallet by a top-level System transfer and the token by a token transfer.
+   */
+  route?: "swap" | "friend";
+  program?: string;
 }
 
 interface TokenEntry {
@@ -190,20 +204,28 @@ export class FakeSolanaRpc {
    * owner pays the fee and its SOL (or wSOL) and token balances move. Returns the signature.
    */
   walletTrade(owner: string, t: WalletTrade): string {
-    const pool = "5Q544fKrFoe6tsEbD7S8EmxGTJYAKtTVhAW5Q5pge4j1";
     const signature = bs58.encode(crypto.getRandomValues(new Uint8Array(64)));
-    const fee = SIGNATURE_FEE;
+    const signers = t.signers ?? [owner];
+    const friend = t.route === "friend";
+    // The counterpart: the DEX pool's vault, or (route "friend") another wallet.
+    const counterpart = friend ? FRIEND_WALLET : POOL_VAULT;
+    const fee = SIGNATURE_FEE * BigInt(signers.length);
+    const ownerPays = signers[0] === owner;
     const solBefore = this.lamportsOf(owner);
     const wsolBefore = this.tokenOf(owner, SOL_MINT);
     const tokBefore = this.tokenOf(owner, t.mint);
     const sign = t.side === "buy" ? -1n : 1n;
     const ok = t.err === undefined;
-    const solAfter = solBefore - fee + (ok && !t.wrapped ? sign * t.lamports : 0n);
+    const solAfter = solBefore - (ownerPays ? fee : 0n) + (ok && !t.wrapped ? sign * t.lamports : 0n);
     const wsolAfter = wsolBefore + (ok && t.wrapped ? sign * t.lamports : 0n);
     const tokAfter = tokBefore - (ok ? sign * t.tokens : 0n);
     this.lamports.set(owner, solAfter);
     this.setTokenBalance(owner, t.mint, tokAfter);
     if (t.wrapped) this.setTokenBalance(owner, SOL_MINT, wsolAfter);
+    const others = signers.filter((k) => k !== owner);
+    // Keys as a node lists them: signers first (the fee payer at 0), then the owner unless it signed.
+    const head = [...signers, ...(signers.includes(owner) ? [] : [owner])];
+    const at = head.length;
     const entry = (i: number, mint: string, amount: bigint): TokenEntry => ({
       accountIndex: i,
       mint,
@@ -213,21 +235,42 @@ export class FakeSolanaRpc {
       decimals: mint === SOL_MINT ? 9 : this.decimalsOf(mint),
     });
     const tokens = (tok: bigint, wsol: bigint) => [
-      ...(tok > 0n ? [entry(3, t.mint, tok)] : []),
-      ...(t.wrapped ? [entry(4, SOL_MINT, wsol)] : []),
+      ...(tok > 0n ? [entry(at + 2, t.mint, tok)] : []),
+      ...(t.wrapped ? [entry(at + 3, SOL_MINT, wsol)] : []),
     ];
-    // Account keys as the node lists them: the token accounts the balances' accountIndex names.
+    // The token accounts the balances' accountIndex names.
     const accounts = [ataOf(owner, t.mint), ...(t.wrapped ? [ataOf(owner, SOL_MINT)] : [])];
     // A wrapped-SOL account's lamports are its rent plus the SOL it wraps.
     const lamportsOfAccounts = (wsol: bigint) => [
       TOKEN_ACCOUNT_RENT,
       ...(t.wrapped ? [TOKEN_ACCOUNT_RENT + wsol] : []),
     ];
+    const programs = friend ? [SYSTEM_PROGRAM, TOKEN_PROGRAM] : [t.program ?? RAYDIUM_CPMM];
+    const keys = [...head, counterpart, t.mint, ...accounts, ...programs];
+    const programAt = (p: string) => keys.indexOf(p);
+    const ownerAt = keys.indexOf(owner);
+    const tokenAccountAt = keys.indexOf(accounts[0]!);
+    const instructions = friend
+      ? [
+          // SOL to (or from) the friend, and the friend's token handed over (or back), top level.
+          { programIdIndex: programAt(SYSTEM_PROGRAM), accounts: [ownerAt, at], data: "" },
+          { programIdIndex: programAt(TOKEN_PROGRAM), accounts: [tokenAccountAt, ownerAt], data: "" },
+        ]
+      : [
+          {
+            programIdIndex: programAt(t.program ?? RAYDIUM_CPMM),
+            accounts: [ownerAt, at, at + 1, tokenAccountAt],
+            data: "",
+          },
+        ];
+    const counterpartMove = ok ? sign * t.lamports : 0n;
+    const payerLamports = others.map((k) => this.lamports.get(k) ?? 1_000_000_000n);
+    for (const [i, k] of others.entries()) if (i === 0 && !ownerPays) this.lamports.set(k, payerLamports[i]! - fee);
     this.slot += 1;
     this.txs.set(signature, {
       signature,
-      payer: owner,
-      accountKeys: [owner, pool, t.mint, ...accounts],
+      payer: signers[0]!,
+      accountKeys: keys,
       effect: null,
       lastValidBlockHeight: this.blockHeight,
       state: "landed",
@@ -235,12 +278,21 @@ export class FakeSolanaRpc {
       slot: this.slot,
       pollsLeft: null,
       meta: {
-        preBalances: [solBefore, 1_000_000_000_000n, 1_461_600n, ...lamportsOfAccounts(wsolBefore)],
+        preBalances: [
+          ...head.map((k) => (k === owner ? solBefore : (payerLamports[others.indexOf(k)] ?? 0n))),
+          1_000_000_000_000n,
+          1_461_600n,
+          ...lamportsOfAccounts(wsolBefore),
+          ...programs.map(() => 1n),
+        ],
         postBalances: [
-          solAfter,
-          1_000_000_000_000n - (ok && !t.wrapped ? sign * t.lamports : 0n),
+          ...head.map((k) =>
+            k === owner ? solAfter : (payerLamports[others.indexOf(k)] ?? 0n) - (k === signers[0] ? fee : 0n),
+          ),
+          1_000_000_000_000n - counterpartMove,
           1_461_600n,
           ...lamportsOfAccounts(wsolAfter),
+          ...programs.map(() => 1n),
         ],
         pre: tokens(tokBefore, wsolBefore),
         post: tokens(tokAfter, wsolAfter),
@@ -248,6 +300,46 @@ export class FakeSolanaRpc {
       },
       failOnLand: null,
       blockTime: t.blockTime,
+      signerCount: signers.length,
+      instructions,
+    });
+    return signature;
+  }
+
+  /**
+   * Lands a dust transfer: `from` (signing, paying the fee) sends `to` one lamport by a System
+   * transfer, with an optional memo as spam carries. The wallet neither signs nor moves tokens.
+   */
+  dust(to: string, o: { blockTime: number; from?: string; memo?: string }): string {
+    const from = o.from ?? FRIEND_WALLET;
+    const signature = bs58.encode(crypto.getRandomValues(new Uint8Array(64)));
+    const fromBefore = this.lamports.get(from) ?? 1_000_000_000n;
+    const toBefore = this.lamportsOf(to);
+    this.lamports.set(from, fromBefore - SIGNATURE_FEE - 1n);
+    this.lamports.set(to, toBefore + 1n);
+    this.slot += 1;
+    this.txs.set(signature, {
+      signature,
+      payer: from,
+      accountKeys: [from, to, SYSTEM_PROGRAM],
+      effect: null,
+      lastValidBlockHeight: this.blockHeight,
+      state: "landed",
+      err: null,
+      slot: this.slot,
+      pollsLeft: null,
+      meta: {
+        preBalances: [fromBefore, toBefore, 1n],
+        postBalances: [fromBefore - SIGNATURE_FEE - 1n, toBefore + 1n, 1n],
+        pre: [],
+        post: [],
+        fee: SIGNATURE_FEE,
+      },
+      failOnLand: null,
+      blockTime: o.blockTime,
+      signerCount: 1,
+      instructions: [{ programIdIndex: 2, accounts: [0, 1], data: "" }],
+      memo: o.memo,
     });
     return signature;
   }
@@ -678,7 +770,7 @@ export class FakeSolanaRpc {
         signature: t.signature,
         slot: t.slot,
         err: t.err,
-        memo: null,
+        memo: t.memo === undefined ? null : `[${t.memo.length}] ${t.memo}`,
         blockTime: t.blockTime ?? 1_767_225_600,
         confirmationStatus: "confirmed",
       });
@@ -720,9 +812,13 @@ export class FakeSolanaRpc {
       transaction: {
         message: {
           accountKeys: tx.accountKeys,
-          header: { numRequiredSignatures: 1, numReadonlySignedAccounts: 0, numReadonlyUnsignedAccounts: 2 },
+          header: {
+            numRequiredSignatures: tx.signerCount ?? 1,
+            numReadonlySignedAccounts: 0,
+            numReadonlyUnsignedAccounts: 2,
+          },
           recentBlockhash: this.market.swap.blockhash,
-          instructions: [],
+          instructions: tx.instructions ?? [],
         },
         signatures: [sig],
       },
@@ -762,6 +858,10 @@ function uiAmount(amount: bigint, decimals: number) {
 const ataOf = fakeTokenAccount;
 
 const SYSTEM_PROGRAM = "11111111111111111111111111111111";
+/** Raydium CPMM (src/copytrading/dex-programs.ts): the DEX a watched wallet's swap goes through. */
+const RAYDIUM_CPMM = "CPMMoo8L3F4NbTegBCKVNunggL7H1ZpdTHKxQB5qKP1C";
+const POOL_VAULT = "5Q544fKrFoe6tsEbD7S8EmxGTJYAKtTVhAW5Q5pge4j1";
+const FRIEND_WALLET = "Fr1endWa11et11111111111111111111111111111111";
 const TOKEN_ACCOUNT_RENT = 2_039_280n;
 
 /** base64 account JSON as getMultipleAccounts and simulateTransaction answer it. */

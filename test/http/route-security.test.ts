@@ -73,6 +73,9 @@ async function seedForeign() {
   foreign["wallet-watches"] = await create("/api/v1/wallet-watches", {
     body: exampleBody("POST", "/api/v1/wallet-watches"),
   });
+  foreign["wallet-watch-groups"] = await create("/api/v1/wallet-watch-groups", {
+    body: exampleBody("POST", "/api/v1/wallet-watch-groups"),
+  });
   foreign.backtests = await create("/api/v1/backtests", {
     body: exampleBody("POST", "/api/v1/backtests"),
   });

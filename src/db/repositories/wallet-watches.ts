@@ -111,6 +111,25 @@ export class WalletWatchRepository {
     );
   }
 
+  /**
+   * What an agent holds and spent from one signal source (copy limits): its open positions opened
+   * by a signal of `source`, and the SOL each of its positions opened from `source` since
+   * `since` swapped at opening (decimal strings).
+   */
+  copiedExposure(agentId: string, source: string, since: string): { open: number; openingSol: string[] } {
+    const rows = this.database.sqlite
+      .query<{ status: string; openingSol: string; openedAt: string }, [string, string]>(
+        `SELECT p.status AS status, p.opening_sol AS openingSol, p.opened_at AS openedAt
+           FROM positions p JOIN trading_signals s ON s.id = p.signal_id
+          WHERE p.agent_id = ? AND s.source = ?`,
+      )
+      .all(agentId, source);
+    return {
+      open: rows.filter((r) => r.status === "open").length,
+      openingSol: rows.filter((r) => r.openedAt >= since).map((r) => r.openingSol),
+    };
+  }
+
   linkSignal(watchId: string, signature: string, signalId: number): void {
     this.db
       .update(walletWatchTrades)
@@ -133,6 +152,7 @@ export class WalletWatchRepository {
         blockTime: walletWatchTrades.blockTime,
         signalId: walletWatchTrades.signalId,
         detectedAt: walletWatchTrades.detectedAt,
+        ignoredReason: walletWatchTrades.ignoredReason,
         address: walletWatches.address,
       })
       .from(walletWatchTrades)

@@ -26,6 +26,14 @@ export const walletWatches = sqliteTable(
     lastError: text("last_error"),
     /** Block time → signal of the last copied trade, seconds. */
     lagSeconds: real("lag_seconds"),
+    /**
+     * Per-watch copy limits (docs/decisions/copy-trading-steering.md): a copied buy's size at most
+     * (lamports), copied positions from this wallet open at once per agent, and SOL a day all
+     * copied buys of this watch may spend per agent (lamports). Small by default.
+     */
+    maxSolPerTradeLamports: text("max_sol_per_trade_lamports").notNull().default("100000000"),
+    maxOpenPositions: integer("max_open_positions").notNull().default(1),
+    dailySolBudgetLamports: text("daily_sol_budget_lamports").notNull().default("500000000"),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
   },
@@ -52,12 +60,56 @@ export const walletWatchTrades = sqliteTable(
     solLamports: text("sol_lamports").notNull(),
     tokenAmount: text("token_amount").notNull(),
     blockTime: text("block_time").notNull(),
-    /** The signal it became; null for a sell of a watch that does not copy sells. */
+    /** The signal it became; null for a sell of a watch that does not copy sells, or an ignored trade. */
     signalId: integer("signal_id").references(() => tradingSignals.id, { onDelete: "set null" }),
     detectedAt: text("detected_at").notNull(),
+    /**
+     * Why a transaction shaped like this trade was never copied: `not_signed` (the wallet did not
+     * sign it), `not_a_swap` (no known DEX swap moved the SOL); null for a trade detected.
+     */
+    ignoredReason: text("ignored_reason", { enum: ["not_signed", "not_a_swap"] }),
   },
   (t) => [
     uniqueIndex("wallet_watch_trades_once_idx").on(t.watchId, t.signature),
     index("wallet_watch_trades_watch_idx").on(t.watchId, t.detectedAt),
   ],
+);
+
+/**
+ * A watch group: several followed wallets that signal together when `minWallets` different ones
+ * buy the same mint within `windowSeconds` (source `group:<name>`). `addresses` is a JSON array.
+ */
+export const walletWatchGroups = sqliteTable(
+  "wallet_watch_groups",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    addresses: text("addresses").notNull(),
+    windowSeconds: integer("window_seconds").notNull(),
+    minWallets: integer("min_wallets").notNull(),
+    signalStrength: integer("signal_strength").notNull(),
+    enabled: integer("enabled", { mode: "boolean" }).notNull().default(true),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [uniqueIndex("wallet_watch_groups_user_name_idx").on(t.userId, t.name)],
+);
+
+/** Each group signal: at most one per (group, mint) within the group's window (checked on claim). */
+export const walletWatchGroupSignals = sqliteTable(
+  "wallet_watch_group_signals",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    groupId: text("group_id")
+      .notNull()
+      .references(() => walletWatchGroups.id, { onDelete: "cascade" }),
+    mint: text("mint").notNull(),
+    /** Block time of the buy that completed the count. */
+    at: text("at").notNull(),
+    signalId: integer("signal_id").references(() => tradingSignals.id, { onDelete: "set null" }),
+  },
+  (t) => [index("wallet_watch_group_signals_idx").on(t.groupId, t.mint, t.at)],
 );

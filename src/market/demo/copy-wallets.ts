@@ -1,7 +1,7 @@
 import type { Clock } from "../../clock.ts";
 import { SOL_MINT } from "../../money.ts";
 import type { LandedTransaction, SignatureInfo } from "../solana-rpc.ts";
-import type { WalletActivitySource } from "../wallet-activity.ts";
+import type { SignaturePage, WalletActivitySource } from "../wallet-activity.ts";
 import { DemoMarketState } from "./providers.ts";
 import { seededBase58, uniform } from "./seeded.ts";
 import { DEMO_TOKENS, demoAddress } from "./tokens.ts";
@@ -20,6 +20,9 @@ const TRADE_PROBABILITY = 0.35;
 const FEE = 5_000n;
 const START_LAMPORTS = 5_000n * 1_000_000_000n;
 const TOKEN_ACCOUNT_RENT = 2_039_280n;
+const POOL_LAMPORTS = 1_000_000n * 1_000_000_000n;
+/** The PumpSwap AMM program (src/copytrading/dex-programs.ts). */
+const DEMO_DEX = "pAMMBay6oceH9fJKBRHGP5D4bD4sWpmSwMn52FMfXEA";
 
 /** The demo's followable wallets: readable 32-byte base58 addresses like the demo tokens'. */
 export const DEMO_COPY_WALLETS: ReadonlyArray<{ address: string; label: string }> = Object.freeze([
@@ -70,6 +73,9 @@ export class DemoCopyWallets implements WalletActivitySource {
       decimals: token.decimals,
     });
     const signature = seededBase58(64, 67, wallet, bucket);
+    const pool = demoAddress("CopyAmm");
+    const tokenAccount = seededBase58(32, 68, wallet, token.decimals);
+    const poolAfter = failed ? POOL_LAMPORTS : POOL_LAMPORTS + (buy ? lamports : -lamports);
     return {
       signature,
       at,
@@ -78,9 +84,13 @@ export class DemoCopyWallets implements WalletActivitySource {
         blockTime: Math.floor(at / 1000),
         err: failed ? { InstructionError: [2, { Custom: 6001 }] } : null,
         feeLamports: FEE,
-        accountKeys: [owner, demoAddress("CopyAmm"), token.address, seededBase58(32, 68, wallet, token.decimals)],
-        preBalances: [START_LAMPORTS, 0n, 0n, TOKEN_ACCOUNT_RENT],
-        postBalances: [solAfter, 0n, 0n, TOKEN_ACCOUNT_RENT],
+        accountKeys: [owner, pool, token.address, tokenAccount, DEMO_DEX],
+        preBalances: [START_LAMPORTS, POOL_LAMPORTS, 0n, TOKEN_ACCOUNT_RENT, 1n],
+        postBalances: [solAfter, poolAfter, 0n, TOKEN_ACCOUNT_RENT, 1n],
+        // Signed by the wallet, swapping through a DEX program with the pool as its account: a
+        // trade copy trading counts (src/copytrading/detect.ts).
+        signers: [owner],
+        instructions: [{ program: DEMO_DEX, accounts: [owner, pool, token.address, tokenAccount], inner: [] }],
         preTokenBalances: [entry(held)],
         postTokenBalances: [entry(tokensAfter)],
       },
@@ -104,10 +114,12 @@ export class DemoCopyWallets implements WalletActivitySource {
     return out;
   }
 
-  async signatures(address: string, until: string | null, limit: number): Promise<SignatureInfo[]> {
+  async signatures(address: string, page: SignaturePage): Promise<SignatureInfo[]> {
     const out: SignatureInfo[] = [];
-    for (const t of this.trades(address)) {
-      if (t.signature === until || out.length >= limit) break;
+    const trades = this.trades(address);
+    const from = page.before === null ? 0 : trades.findIndex((t) => t.signature === page.before) + 1 || trades.length;
+    for (const t of trades.slice(from)) {
+      if (t.signature === page.until || out.length >= page.limit) break;
       out.push({ signature: t.signature, slot: t.tx.slot, err: t.tx.err, blockTime: t.tx.blockTime ?? null });
     }
     return out;

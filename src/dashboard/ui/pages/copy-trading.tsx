@@ -20,8 +20,26 @@ interface Watch {
   lastSeenSignature: string | null;
   lastError: string | null;
   lagSeconds: number | null;
+  maxSolPerTrade: number;
+  maxOpenPositions: number;
+  dailySolBudget: number;
   createdAt: string;
 }
+
+interface Group {
+  id: string;
+  name: string;
+  addresses: string[];
+  windowSeconds: number;
+  minWallets: number;
+  signalStrength: number;
+  enabled: boolean;
+}
+
+const IGNORED: Record<string, string> = {
+  not_signed: "ignored: the wallet did not sign it",
+  not_a_swap: "ignored: its SOL went to another wallet, not through a DEX swap",
+};
 
 interface DetectedTrade {
   signature: string;
@@ -30,13 +48,22 @@ interface DetectedTrade {
   solAmount: string;
   blockTime: string;
   signalId: number | null;
+  ignoredReason: "not_signed" | "not_a_swap" | null;
   processing: {
     status: string;
     evaluations: Array<{ agentId: string; agentName: string; outcome: string; reason: string | null }>;
   } | null;
 }
 
-const FIELDS = ["address", "label", "minSolAmount", "signalStrength"];
+const FIELDS = [
+  "address",
+  "label",
+  "minSolAmount",
+  "signalStrength",
+  "maxSolPerTrade",
+  "maxOpenPositions",
+  "dailySolBudget",
+];
 
 function FollowForm({ onCreated }: { onCreated: () => void }) {
   const [address, setAddress] = useState("");
@@ -44,6 +71,9 @@ function FollowForm({ onCreated }: { onCreated: () => void }) {
   const [minSol, setMinSol] = useState("0.1");
   const [strength, setStrength] = useState("3");
   const [copySells, setCopySells] = useState(false);
+  const [maxSol, setMaxSol] = useState("0.1");
+  const [maxOpen, setMaxOpen] = useState("1");
+  const [budget, setBudget] = useState("0.5");
   const [errors, setErrors] = useState<Map<string, string[]>>(new Map());
   const [error, setError] = useState<unknown>(null);
 
@@ -58,6 +88,9 @@ function FollowForm({ onCreated }: { onCreated: () => void }) {
         minSolAmount: Number(minSol),
         signalStrength: Number(strength),
         copySells,
+        maxSolPerTrade: Number(maxSol),
+        maxOpenPositions: Number(maxOpen),
+        dailySolBudget: Number(budget),
       });
       setAddress("");
       setLabel("");
@@ -110,6 +143,20 @@ function FollowForm({ onCreated }: { onCreated: () => void }) {
           Copy sells (agents holding the token close)
         </label>
       </div>
+      <div class="row wrap">
+        <label>
+          Max SOL per copied buy
+          <input inputMode="decimal" value={maxSol} onInput={(e) => setMaxSol(e.currentTarget.value)} />
+        </label>
+        <label>
+          Max open copied positions
+          <input inputMode="numeric" value={maxOpen} onInput={(e) => setMaxOpen(e.currentTarget.value)} />
+        </label>
+        <label>
+          Daily SOL budget
+          <input inputMode="decimal" value={budget} onInput={(e) => setBudget(e.currentTarget.value)} />
+        </label>
+      </div>
       <ErrorNote error={error} />
       <button type="submit" class="primary">
         Follow wallet
@@ -147,7 +194,13 @@ function Trades({ watch }: { watch: Watch }) {
               <td title={t.tokenAddress}>{short(t.tokenAddress)}</td>
               <td>{t.solAmount}</td>
               <td>
-                {t.signalId !== null ? <a href={href("signals", String(t.signalId))}>#{t.signalId}</a> : "not copied"}
+                {t.signalId !== null ? (
+                  <a href={href("signals", String(t.signalId))}>#{t.signalId}</a>
+                ) : t.ignoredReason ? (
+                  IGNORED[t.ignoredReason]
+                ) : (
+                  "not copied"
+                )}
               </td>
               <td>
                 {t.processing === null
@@ -203,6 +256,10 @@ function WatchCard({ watch, onChange }: { watch: Watch; onChange: () => void }) 
         {watch.minSolAmount} SOL · strength {watch.signalStrength} · sells {watch.copySells ? "copied" : "not copied"}
         {watch.lagSeconds !== null && <> · last copy {watch.lagSeconds.toFixed(1)} s after the block</>}
       </p>
+      <p class="small">
+        Limits per agent: at most {watch.maxSolPerTrade} SOL a copied buy · {watch.maxOpenPositions} open copied
+        position{watch.maxOpenPositions === 1 ? "" : "s"} · {watch.dailySolBudget} SOL a day
+      </p>
       {watch.lastError && (
         <p class="warning" role="alert">
           {watch.lastError}
@@ -211,6 +268,83 @@ function WatchCard({ watch, onChange }: { watch: Watch; onChange: () => void }) 
       <ErrorNote error={error} />
       <Trades watch={watch} />
     </article>
+  );
+}
+
+function Groups() {
+  const { data, error, reload } = useLoad(() => get<Group[]>("/wallet-watch-groups"), []);
+  const [name, setName] = useState("");
+  const [addresses, setAddresses] = useState("");
+  const [windowSeconds, setWindowSeconds] = useState("600");
+  const [minWallets, setMinWallets] = useState("2");
+  const [formError, setFormError] = useState<unknown>(null);
+  const create = async (e: Event) => {
+    e.preventDefault();
+    setFormError(null);
+    try {
+      await api("POST", "/wallet-watch-groups", {
+        name: name.trim(),
+        addresses: addresses.split(/[\s,]+/).filter(Boolean),
+        windowSeconds: Number(windowSeconds),
+        minWallets: Number(minWallets),
+      });
+      setName("");
+      setAddresses("");
+      reload();
+    } catch (err) {
+      setFormError(err);
+    }
+  };
+  return (
+    <section aria-label="Wallet groups">
+      <h3>Groups</h3>
+      <p class="muted small">
+        One signal (source <code>group:&lt;name&gt;</code>) when enough wallets of a group buy the same token within the
+        window. Each wallet of a group needs its own watch above.
+      </p>
+      <form onSubmit={create} aria-label="Create a group">
+        <div class="row wrap">
+          <label>
+            Group name
+            <input value={name} onInput={(e) => setName(e.currentTarget.value)} />
+          </label>
+          <label>
+            Window (seconds)
+            <input inputMode="numeric" value={windowSeconds} onInput={(e) => setWindowSeconds(e.currentTarget.value)} />
+          </label>
+          <label>
+            Wallets that must buy
+            <input inputMode="numeric" value={minWallets} onInput={(e) => setMinWallets(e.currentTarget.value)} />
+          </label>
+        </div>
+        <label>
+          Group members (one address per line)
+          <textarea rows={3} value={addresses} onInput={(e) => setAddresses(e.currentTarget.value)} />
+        </label>
+        <ErrorNote error={formError} />
+        <button type="submit">Create group</button>
+      </form>
+      <ErrorNote error={error} />
+      {data?.length === 0 && <p class="muted small">No groups yet.</p>}
+      <ul>
+        {data?.map((g) => (
+          <li key={g.id} aria-label={`Group ${g.name}`}>
+            <strong>{g.name}</strong>: {g.minWallets} of {g.addresses.length} wallets within {g.windowSeconds} s ·
+            strength {g.signalStrength}{" "}
+            <ConfirmButton
+              label="Delete"
+              confirmLabel="Delete group"
+              question={`Delete group ${g.name}?`}
+              danger
+              onConfirm={async () => {
+                await api("DELETE", `/wallet-watch-groups/${g.id}`);
+                reload();
+              }}
+            />
+          </li>
+        ))}
+      </ul>
+    </section>
   );
 }
 
@@ -238,6 +372,7 @@ export function CopyTradingPage() {
           <WatchCard key={w.id} watch={w} onChange={reload} />
         ))}
       </div>
+      <Groups />
     </Section>
   );
 }

@@ -24,6 +24,31 @@ const signalStrength = z
   .max(5, { error: "Signal strength must be between 1 and 5" });
 const copySells = z.boolean({ error: "copySells must be true or false" });
 const enabled = z.boolean({ error: "enabled must be true or false" });
+const solLimit = (name: string, description: string, example: number) =>
+  z
+    .number({ error: `${name} must be a number` })
+    .min(0.000000001, { error: `${name} must be greater than 0` })
+    .max(1_000_000, { error: `${name} must be at most 1000000` })
+    .openapi({ description, example });
+const maxSolPerTrade = solLimit(
+  "maxSolPerTrade",
+  "Largest SOL size of one copied buy: the smaller of the agent's sizing and this (default 0.1)",
+  0.1,
+);
+const dailySolBudget = solLimit(
+  "dailySolBudget",
+  "SOL one agent's copied buys from this wallet may swap per UTC day (default 0.5)",
+  0.5,
+);
+const maxOpenPositions = z
+  .number({ error: "maxOpenPositions must be a whole number from 1 to 100" })
+  .int({ error: "maxOpenPositions must be a whole number from 1 to 100" })
+  .min(1, { error: "maxOpenPositions must be a whole number from 1 to 100" })
+  .max(100, { error: "maxOpenPositions must be a whole number from 1 to 100" })
+  .openapi({
+    description: "Positions copied from this wallet one agent may hold open at once (default 1)",
+    example: 1,
+  });
 
 export const CreateWalletWatchBody = z
   .strictObject({
@@ -33,6 +58,9 @@ export const CreateWalletWatchBody = z
     signalStrength: signalStrength.default(3),
     copySells: copySells.default(false),
     enabled: enabled.default(true),
+    maxSolPerTrade: maxSolPerTrade.default(0.1),
+    maxOpenPositions: maxOpenPositions.default(1),
+    dailySolBudget: dailySolBudget.default(0.5),
   })
   .openapi("CreateWalletWatchRequest", {
     example: { address: "DemoCopyAnt11111111111111111111111111111111", label: "Demo ant", minSolAmount: 0.1 },
@@ -46,9 +74,13 @@ export const UpdateWalletWatchBody = z
     signalStrength: signalStrength.optional(),
     copySells: copySells.optional(),
     enabled: enabled.optional(),
+    maxSolPerTrade: maxSolPerTrade.optional(),
+    maxOpenPositions: maxOpenPositions.optional(),
+    dailySolBudget: dailySolBudget.optional(),
   })
   .refine((b) => Object.values(b).some((v) => v !== undefined), {
-    error: "At least one field must be provided: address, label, minSolAmount, signalStrength, copySells or enabled",
+    error:
+      "At least one field must be provided: address, label, minSolAmount, signalStrength, copySells, enabled, maxSolPerTrade, maxOpenPositions or dailySolBudget",
   })
   .openapi("UpdateWalletWatchRequest", { example: { enabled: false } });
 
@@ -61,6 +93,9 @@ export const WalletWatchSchema = z
     signalStrength: z.number().int(),
     copySells: z.boolean(),
     enabled: z.boolean(),
+    maxSolPerTrade: z.number(),
+    maxOpenPositions: z.number().int(),
+    dailySolBudget: z.number(),
     lastSeenSignature: z.string().nullable().openapi({ description: "Newest transaction read and decided" }),
     lastError: z.string().nullable().openapi({ description: "Why the last poll failed; null after a good one" }),
     lagSeconds: z.number().nullable().openapi({ description: "Block time → signal of the last copied trade" }),
@@ -89,7 +124,15 @@ export const DetectedTradeSchema = z
     tokenAmountAtomic: z.string(),
     blockTime: z.string(),
     detectedAt: z.string(),
-    signalId: z.number().int().nullable().openapi({ description: "null: a sell of a watch that does not copy sells" }),
+    signalId: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: "null: a sell of a watch that does not copy sells, or an ignored transaction" }),
+    ignoredReason: z.enum(["not_signed", "not_a_swap"]).nullable().openapi({
+      description:
+        "Set when the transaction moved the wallet's balances like a trade but was never copied: not_signed (the wallet did not sign it), not_a_swap (its SOL did not go through a known DEX program)",
+    }),
     processing: z
       .object({ status: z.enum(["pending", "processing", "done", "expired"]), evaluations: z.array(Evaluation) })
       .nullable(),
