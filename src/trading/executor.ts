@@ -1,5 +1,5 @@
 import type { Big } from "../money.ts";
-import type { LiveIntent } from "./live-journal.ts";
+import type { LiveIntent } from "./live/journal.ts";
 import type { TokenScreeningFilters } from "./rules/token-screening.ts";
 import type { TradingMode } from "./rules/types.ts";
 import type { SharedQuotes } from "./signal-quotes.ts";

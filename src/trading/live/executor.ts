@@ -1,22 +1,27 @@
-import type { Clock } from "../clock.ts";
-import { ConflictError, TradingError } from "../errors.ts";
-import type { Logger } from "../logger.ts";
-import { tokenAccountsRent, walletSolDelta } from "../market/landed-rent.ts";
-import { type ChainBalances, type LandedTransaction, type SolanaRpcClient, tokenDelta } from "../market/solana-rpc.ts";
-import type { PriorityFee, Quote, QuoteProvider, TokenPriceProvider } from "../market/types.ts";
-import { fromAtomic, SOL_DECIMALS } from "../money.ts";
-import type { LiveWalletRegistry } from "../wallets/live-wallet-registry.ts";
-import type { SwapFill, SwapRequest, TradeExecutor } from "./executor.ts";
-import type { InspectorChain, SendChain } from "./live/chain-reads.ts";
-import { nextExitFee, urgentExit } from "./live/exit-fees.ts";
-import { type OrderApi, swapByOrder } from "./live/order-swap.ts";
-import { type BuildSettings, prepareBuild } from "./live/prepare-build.ts";
-import { type PreparedSwap, prepareSwap } from "./live/prepare-swap.ts";
-import { signAndSend } from "./live/send-swap.ts";
-import { ActionAlreadyTakenError, type LiveTradeJournal, PENDING_TRADE_MESSAGE } from "./live-journal.ts";
-import { priorityFeeLamports } from "./rules/fees.ts";
-import { checkSlippage } from "./rules/slippage.ts";
-import type { TokenScreen } from "./token-screen.ts";
+import type { Clock } from "../../clock.ts";
+import { ConflictError, TradingError } from "../../errors.ts";
+import type { Logger } from "../../logger.ts";
+import { tokenAccountsRent, walletSolDelta } from "../../market/landed-rent.ts";
+import {
+  type ChainBalances,
+  type LandedTransaction,
+  type SolanaRpcClient,
+  tokenDelta,
+} from "../../market/solana-rpc.ts";
+import type { PriorityFee, Quote, QuoteProvider, TokenPriceProvider } from "../../market/types.ts";
+import { fromAtomic, SOL_DECIMALS } from "../../money.ts";
+import type { LiveWalletRegistry } from "../../wallets/live-wallet-registry.ts";
+import type { SwapFill, SwapRequest, TradeExecutor } from "../executor.ts";
+import { priorityFeeLamports } from "../rules/fees.ts";
+import { checkSlippage } from "../rules/slippage.ts";
+import type { TokenScreen } from "../token-screen.ts";
+import type { InspectorChain, SendChain } from "./chain-reads.ts";
+import { nextExitFee, urgentExit } from "./exit-fees.ts";
+import { ActionAlreadyTakenError, type LiveTradeJournal, PENDING_TRADE_MESSAGE } from "./journal.ts";
+import { type OrderApi, swapByOrder } from "./order-swap.ts";
+import { type BuildSettings, prepareBuild } from "./prepare-build.ts";
+import { type PreparedSwap, prepareSwap } from "./prepare-swap.ts";
+import { signAndSend } from "./send-swap.ts";
 
 // Live swaps on Solana (issue: live trading, issue 15; PRODUCT.md §5 "Live swap"). One swap, step
 // by step, each step logged, refusing anything unexpected BEFORE the key touches it:
@@ -101,7 +106,7 @@ export interface LiveExecutorDeps {
   orders?: OrderApi | null;
 }
 
-export { maxSwapFeeLamports } from "./live/prepare-swap.ts";
+export { maxSwapFeeLamports } from "./prepare-swap.ts";
 
 const LIVE_WALLET_NOT_LOADED =
   "The agent's live wallet is not loaded from environment variables (WALLET_1, WALLET_2, ...)";

@@ -1,10 +1,10 @@
-import { type Clock, isoNow } from "../clock.ts";
-import type { DatabaseHandle } from "../db/client.ts";
-import { type LiveTradeRecord, LiveTradeRepository, type NewLiveTrade } from "../db/repositories/live-trades.ts";
-import { ConflictError, TradingError } from "../errors.ts";
-import { decStr } from "../money.ts";
-import type { CloseReason } from "./rules/types.ts";
-import type { SaleRequest } from "./settlement/types.ts";
+import { type Clock, isoNow } from "../../clock.ts";
+import type { DatabaseHandle } from "../../db/client.ts";
+import { type LiveTradeRecord, LiveTradeRepository, type NewLiveTrade } from "../../db/repositories/live-trades.ts";
+import { ConflictError, TradingError } from "../../errors.ts";
+import { decStr } from "../../money.ts";
+import type { CloseReason } from "../rules/types.ts";
+import type { SaleRequest } from "../settlement/types.ts";
 
 // The live swap journal (table live_trades; PRODUCT.md §5: "a trade whose outcome is unknown
 // (sent, not confirmed) is never re-sent: it is reconciled from the chain by signature").
