@@ -14,7 +14,7 @@ import type { SwapRequest } from "../executor.ts";
 import { priorityFeeLamports } from "../rules/fees.ts";
 import type { TokenScreen } from "../token-screen.ts";
 import type { InspectorChain, SendChain } from "./chain-reads.ts";
-import { amountsFromChain, EXPIRED_MESSAGE, type LiveSwapFill, rentOfFill } from "./executor.ts";
+import { amountsFromChain, EXPIRED_MESSAGE, type LiveSwapFill, rentOfFill } from "./fill.ts";
 import type { FloorVerdict } from "./floor.ts";
 import type { LiveTradeJournal } from "./journal.ts";
 import { executeUntilSettled, type OrderExecutor, orderFeeLamports, splitOrderFee } from "./order-outcome.ts";

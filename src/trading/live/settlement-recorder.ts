@@ -10,7 +10,7 @@ import type { DcaFillResult } from "../rules/dca.ts";
 import { buyAmounts, buySides, type SwapSides, safeDiv, saleAmounts, sellSides } from "../settlement/amounts.ts";
 import type { TradeBook, TradeRecord } from "../settlement/bookkeeping.ts";
 import type { CloseResult, DcaSettled, OpenSettled, OpenTrade, SaleRequest, SaleSettled } from "../settlement/types.ts";
-import type { LiveSwapFill } from "./executor.ts";
+import type { LiveSwapFill } from "./fill.ts";
 import type { LiveTradeJournal } from "./journal.ts";
 
 // Recording a CONFIRMED live swap, right after the executor's confirmation

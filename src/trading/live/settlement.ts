@@ -21,7 +21,7 @@ import type {
   SettleOutcome,
 } from "../settlement/types.ts";
 import type { TokenAccountCloser } from "./close-token-account.ts";
-import { amountsFromChain, isLiveFill, type LiveSwapFill, rentOfFill } from "./executor.ts";
+import { amountsFromChain, isLiveFill, type LiveSwapFill, rentOfFill } from "./fill.ts";
 import { type LiveTrade, type LiveTradeJournal, saleIntent } from "./journal.ts";
 import { splitOrderFee } from "./order-outcome.ts";
 import { PendingLiveTrades } from "./settlement-pending.ts";
