@@ -138,7 +138,7 @@ export const configSchema = z.object({
   /**
    * Simulate the SIGNED transaction too (signatures verified) before sending. Unset or empty: on,
    * except with SWAP_API=build, whose inspection already simulated the very message that is signed
-   * (trading/live-trading.ts; docs/decisions.md "Live latency").
+   * (trading/live/index.ts; docs/decisions.md "Live latency").
    */
   LIVE_SIMULATE_BEFORE_SEND: z.preprocess(
     (v) => (v === "" ? undefined : v),

@@ -41,7 +41,7 @@ import type { SignalQueue } from "./signals/signal-queue.ts";
 import type { SignalService } from "./signals/signal-service.ts";
 import { createStrategyLab, type StrategyLab } from "./strategy-lab.ts";
 import type { GuardRails } from "./trading/guard-rails.ts";
-import type { LiveTrading } from "./trading/live-trading.ts";
+import type { LiveTrading } from "./trading/live/index.ts";
 import type { PositionLocks } from "./trading/position-locks.ts";
 import type { PositionMonitor } from "./trading/position-monitor.ts";
 import { MarketPricedPositions, StoredOpenPositions } from "./trading/position-view.ts";

@@ -7,7 +7,7 @@ import type { MarketOptions } from "../market/index.ts";
 import type { NotificationOptions } from "../notifications/index.ts";
 import type { StrategyLabOptions } from "../strategy-lab.ts";
 import type { TradeExecutor } from "../trading/executor.ts";
-import type { LiveTradingOptions } from "../trading/live-trading.ts";
+import type { LiveTradingOptions } from "../trading/live/index.ts";
 import type { LiveWalletRegistry } from "../wallets/live-wallet-registry.ts";
 import type { LiveDepositChecker } from "../wallets/wallet-service.ts";
 

@@ -12,7 +12,7 @@ import type { Logger } from "../logger.ts";
 import type { MarketServices } from "../market/index.ts";
 import type { Metrics } from "../metrics/metrics.ts";
 import type { Big } from "../money.ts";
-import { createLiveTrading, type LiveTrading } from "../trading/live-trading.ts";
+import { createLiveTrading, type LiveTrading } from "../trading/live/index.ts";
 import { LiveWalletRegistry } from "../wallets/live-wallet-registry.ts";
 import { WalletService } from "../wallets/wallet-service.ts";
 import type { ServiceOptions } from "./options.ts";

@@ -10,7 +10,7 @@ import type { SignalIntake } from "../signals/signal-intake.ts";
 import type { SignalQueue } from "../signals/signal-queue.ts";
 import type { SignalService } from "../signals/signal-service.ts";
 import type { StrategyLab } from "../strategy-lab.ts";
-import type { LiveTrading } from "../trading/live-trading.ts";
+import type { LiveTrading } from "../trading/live/index.ts";
 import type { PositionMonitor } from "../trading/position-monitor.ts";
 
 interface Workers {

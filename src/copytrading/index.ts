@@ -8,7 +8,7 @@ import type { MarketDataProvider } from "../market/types.ts";
 import { RpcWalletActivity } from "../market/wallet-activity.ts";
 import type { Metrics } from "../metrics/metrics.ts";
 import type { SignalIntake } from "../signals/signal-intake.ts";
-import type { LiveTrading } from "../trading/live-trading.ts";
+import type { LiveTrading } from "../trading/live/index.ts";
 import { dexProgramSet } from "./dex-programs.ts";
 import { WatchGroupService } from "./groups.ts";
 import { createCopyTradingMetrics } from "./metrics.ts";

@@ -1,6 +1,7 @@
 import type { DatabaseHandle } from "../db/client.ts";
 import { WalletWatchRepository } from "../db/repositories/wallet-watches.ts";
 import { Big, decStr, fromAtomic } from "../money.ts";
+import type { SourceLimitResult, SourceLimits } from "../trading/source-limits.ts";
 
 // Per-watch copy limits (docs/decisions/copy-trading-steering.md): what one followed wallet can
 // make an agent buy. A buy signal of source `wallet:<address>` is checked, per agent, against its
@@ -9,20 +10,6 @@ import { Big, decStr, fromAtomic } from "../money.ts";
 // wallet's signals, or when the SOL its buys from this wallet swapped today (UTC) plus this one
 // would pass dailySolBudget. The signal processor asks before its balance check and records a
 // refusal with its rule, like every other rule, in the signal's processing.
-
-export type SourceLimitResult =
-  | { eligible: true; sizeSol: Big }
-  | { eligible: false; rule: "copy_max_open_positions" | "copy_daily_budget"; reason: string };
-
-/** The hook the signal processor calls for every buy (src/trading/signal-processor.ts). */
-export interface SourceLimits {
-  check(
-    signal: { userId: string; source: string | null },
-    agentId: string,
-    sizeSol: Big,
-    nowMs: number,
-  ): SourceLimitResult;
-}
 
 interface WatchLimits {
   maxSolPerTrade: Big;

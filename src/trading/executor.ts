@@ -1,7 +1,6 @@
 import type { Big } from "../money.ts";
-import type { LiveIntent } from "./live-journal.ts";
 import type { TokenScreeningFilters } from "./rules/token-screening.ts";
-import type { TradingMode } from "./rules/types.ts";
+import type { CloseReason, TradingMode } from "./rules/types.ts";
 import type { SharedQuotes } from "./signal-quotes.ts";
 
 // The seam between the engine and the market: the engine decides WHAT to
@@ -48,6 +47,23 @@ export interface SwapRequest {
    */
   sharedQuotes?: SharedQuotes;
 }
+
+/**
+ * What a pending live swap was for: how the reconciler settles it once the chain has spoken
+ * (live/journal.ts). Part of the request, so it stands with it: the journal imports it from here.
+ */
+export type LiveIntent =
+  | { kind: "open"; userId: string; signalId: number; symbol: string }
+  | { kind: "dca"; positionId: string; order: number }
+  | {
+      kind: "take_profit";
+      positionId: string;
+      levelsHit: number;
+      moonBagActivated: boolean;
+      moonBagAmount: string | null;
+      closesPosition: boolean;
+    }
+  | { kind: "close"; positionId: string; reason: CloseReason; signalId?: number };
 
 export interface SwapFill {
   /** Atomic amounts actually swapped (input) and received (output). */

@@ -65,7 +65,7 @@ export interface PositionMonitorDeps {
   /** Runs after every tick that priced (the daily-loss breakers: src/trading/guard-rails.ts). */
   afterTick?: () => void;
   /**
-   * Live trading (src/trading/live-trading.ts): pending live swaps are reconciled by signature at
+   * Live trading (src/trading/live/index.ts): pending live swaps are reconciled by signature at
    * the start of each tick; a position whose swap is still in doubt, or whose agent may not trade
    * live automatically (LIVE_TRADING_ENABLED, automatedTradingLive), is priced but not acted on.
    */

@@ -1,6 +1,5 @@
 import { resolveStoredConfig } from "../agents/trading-config.ts";
 import { type Clock, isoNow } from "../clock.ts";
-import type { SourceLimits } from "../copytrading/limits.ts";
 import type { DatabaseHandle } from "../db/client.ts";
 import type { GroupCommit } from "../db/group-commit.ts";
 import type { PositionRepository } from "../db/repositories/positions.ts";
@@ -22,6 +21,7 @@ import { isExitSignal } from "./rules/exit-signal.ts";
 import { positionSizeSol } from "./rules/position-sizing.ts";
 import { evaluateSignalAge } from "./rules/stale-signal.ts";
 import { SignalQuoteBook } from "./signal-quotes.ts";
+import type { SourceLimits } from "./source-limits.ts";
 import type { OpenResult, TradingEngine } from "./trading-engine.ts";
 
 // What a signal does (SPEC "Events" item 1, PRODUCT.md §4): every agent of the signal's owner —

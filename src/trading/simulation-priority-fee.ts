@@ -3,8 +3,7 @@ import type { Logger } from "../logger.ts";
 import type { RpcCaller } from "../market/mint-info.ts";
 import type { Quote } from "../market/types.ts";
 import { SOL_MINT } from "../money.ts";
-import { writableAccounts } from "./live/build-assembly.ts";
-import { capForTrade, estimatePriorityFee, type PriorityFeeSetting } from "./live/priority-fee.ts";
+import { capForTrade, estimatePriorityFee, type PriorityFeeSetting, writableAccounts } from "./live/index.ts";
 
 // SWAP_API=build with SIMULATION_PRIORITY_FEE_SOL unset: a simulated swap pays the priority fee a
 // live swap of the same route pays (docs/decisions.md "Simulation on Swap API v2"): the live

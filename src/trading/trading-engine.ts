@@ -20,8 +20,7 @@ import type { Market } from "../market/types.ts";
 import type { Metrics } from "../metrics/metrics.ts";
 import { Big, decNum, decStr, SOL_DECIMALS, SOL_MINT, toAtomic } from "../money.ts";
 import type { SwapFill, TradeExecutor } from "./executor.ts";
-import { recordedPriceSol } from "./live/floor.ts";
-import { ActionAlreadyTakenError, saleIntent } from "./live-journal.ts";
+import { ActionAlreadyTakenError, recordedPriceSol, saleIntent } from "./live/index.ts";
 import type { PositionLocks } from "./position-locks.ts";
 import { dcaWithinMinimumBalance } from "./rules/dca.ts";
 import { exitImpactCapBps, floorBpsFor, resolveSlippageBps } from "./rules/slippage.ts";
@@ -42,7 +41,7 @@ export type { OpenRequest, OpenResult, SaleResult } from "./trade-requests.ts";
 //   1. decide and size (pure rules, done by the caller; cheap balance pre-checks here),
 //   2. the executor of the agent's mode swaps (network I/O, outside any transaction),
 //   3. the Settlement of that mode records the fill in ONE synchronous SQLite transaction
-//      (settlement/simulation.ts, settlement/live.ts),
+//      (settlement/simulation.ts, live/settlement.ts),
 //   4. the post-commit step reports it: log line, metric, events (settlement/post-commit.ts).
 // A failure at any step leaves the database as it was and is reported as a failed trade (SPEC
 // "Facts about trading behaviour"). A trade another run already made is a "skipped" result.
@@ -57,7 +56,7 @@ export interface TradingEngineDeps {
   executors: Partial<Record<TradingMode, TradeExecutor>>;
   positions: PositionRepository;
   locks: PositionLocks;
-  /** How live fills are recorded (src/trading/settlement/live.ts); simulation's is built here. */
+  /** How live fills are recorded (src/trading/live/settlement.ts); simulation's is built here. */
   live?: Settlement;
   /**
    * Simulation settlements of concurrent trades share one commit, each in its own savepoint

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { Keypair } from "@solana/web3.js";
-import { UNKNOWN_ATTEMPT_MESSAGE } from "../../src/trading/live-journal.ts";
+import { UNKNOWN_ATTEMPT_MESSAGE } from "../../src/trading/live/journal.ts";
 import type { ChainAggregator, Pool } from "../fakes/chain-aggregator.ts";
 import type { LiteSvmRpc } from "../fakes/litesvm-rpc.ts";
 import { json, type TestContext } from "../helpers/context.ts";

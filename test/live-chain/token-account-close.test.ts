@@ -3,7 +3,7 @@ import { getAssociatedTokenAddressSync } from "@solana/spl-token";
 import { Keypair } from "@solana/web3.js";
 import bs58 from "bs58";
 import { Big, SOL_MINT, toAtomic } from "../../src/money.ts";
-import type { LiveTrading } from "../../src/trading/live-trading.ts";
+import type { LiveTrading } from "../../src/trading/live/index.ts";
 import { TOKEN_ACCOUNT_CLOSE_FEE_SOL } from "../../src/trading/rules/fees.ts";
 import type { ChainAggregator, Pool } from "../fakes/chain-aggregator.ts";
 import type { LiteSvmRpc } from "../fakes/litesvm-rpc.ts";

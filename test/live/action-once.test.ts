@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, expect, test } from "bun:test";
-import { type LiveIntent, LiveTradeJournal, sameAction } from "../../src/trading/live-journal.ts";
+import type { LiveIntent } from "../../src/trading/executor.ts";
+import { LiveTradeJournal, sameAction } from "../../src/trading/live/journal.ts";
 import { createTestContext, json, login, type TestContext } from "../helpers/context.ts";
 
 // "An action with a pending or unknown attempt is never started again" (issue 15), on the real

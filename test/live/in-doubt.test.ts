@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import { AGENT_SWAP_IN_DOUBT_MESSAGE } from "../../src/agents/agent-service.ts";
-import { LiveTradeJournal } from "../../src/trading/live-journal.ts";
+import { LiveTradeJournal } from "../../src/trading/live/journal.ts";
 import { WALLET_SWAP_IN_DOUBT_MESSAGE } from "../../src/wallets/wallet-service.ts";
 import { json } from "../helpers/context.ts";
 import { type LiveContext, livePerTest, MINT } from "./live-context.ts";

@@ -4,7 +4,7 @@ import { createLogger } from "../../src/logger.ts";
 import { MintInfoSource } from "../../src/market/mint-info.ts";
 import { TOKEN_2022_PROGRAM_ID } from "../../src/market/solana-rpc.ts";
 import { Big, SOL_MINT } from "../../src/money.ts";
-import { maxSwapFeeLamports } from "../../src/trading/live-executor.ts";
+import { maxSwapFeeLamports } from "../../src/trading/live/executor.ts";
 import {
   closesTokenAccount,
   priorityFeeLamports,

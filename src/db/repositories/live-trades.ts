@@ -1,7 +1,7 @@
 import type { Database } from "bun:sqlite";
 import type { liveTrades } from "../schema/trading.ts";
 
-// live_trades: the journal of live swaps (src/trading/live-journal.ts says what each state means).
+// live_trades: the journal of live swaps (src/trading/live/journal.ts says what each state means).
 // `intent` is stored as the JSON text the journal gives; it parses it back.
 
 export type LiveTradeRecord = typeof liveTrades.$inferSelect;

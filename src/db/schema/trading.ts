@@ -263,7 +263,7 @@ export const liveTrades = sqliteTable(
     requestId: text("request_id"),
     router: text("router"),
     orderFeeBps: integer("order_fee_bps"),
-    /** sending | pending | confirmed | failed | expired | unknown (live-journal.ts). */
+    /** sending | pending | confirmed | failed | expired | unknown (trading/live/journal.ts). */
     status: text("status").notNull(),
     /** What the trade was for (open, dca, take_profit, close) as JSON; set when it is pending. */
     intent: text("intent"),

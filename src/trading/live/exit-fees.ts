@@ -1,4 +1,4 @@
-import type { LiveIntent } from "../live-journal.ts";
+import type { LiveIntent } from "../executor.ts";
 
 // Exits that land (docs/decisions.md "Live safety"): a stop-loss or stale-trade exit that did not
 // land before its blockhash expired (proven: outcome.ts) is re-quoted and re-sent with a higher

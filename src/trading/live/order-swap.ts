@@ -11,12 +11,12 @@ import type { PriorityFee, Quote, QuoteRequest, TokenPriceProvider } from "../..
 import { fromAtomic, SOL_DECIMALS, SOL_MINT } from "../../money.ts";
 import type { LiveWalletRegistry } from "../../wallets/live-wallet-registry.ts";
 import type { SwapRequest } from "../executor.ts";
-import { amountsFromChain, EXPIRED_MESSAGE, type LiveSwapFill, rentOfFill } from "../live-executor.ts";
-import type { LiveTradeJournal } from "../live-journal.ts";
 import { priorityFeeLamports } from "../rules/fees.ts";
 import type { TokenScreen } from "../token-screen.ts";
 import type { InspectorChain, SendChain } from "./chain-reads.ts";
+import { amountsFromChain, EXPIRED_MESSAGE, type LiveSwapFill, rentOfFill } from "./fill.ts";
 import type { FloorVerdict } from "./floor.ts";
+import type { LiveTradeJournal } from "./journal.ts";
 import { executeUntilSettled, type OrderExecutor, orderFeeLamports, splitOrderFee } from "./order-outcome.ts";
 import type { Attempt } from "./outcome.ts";
 import { BASE_FEE_LAMPORTS, inspectBeforeSigning, judgeLiveFloor, logContext, referencePrice } from "./prepare-swap.ts";

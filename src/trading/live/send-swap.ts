@@ -6,9 +6,9 @@ import type { ChainBalances, LandedTransaction, SolanaRpcClient } from "../../ma
 import { fromAtomic, SOL_DECIMALS } from "../../money.ts";
 import type { LiveWalletRegistry } from "../../wallets/live-wallet-registry.ts";
 import type { SwapRequest } from "../executor.ts";
-import { amountsFromChain, type LiveSwapFill, rentOfFill } from "../live-executor.ts";
-import type { LiveTradeJournal } from "../live-journal.ts";
 import type { SendChain } from "./chain-reads.ts";
+import { amountsFromChain, type LiveSwapFill, rentOfFill } from "./fill.ts";
+import type { LiveTradeJournal } from "./journal.ts";
 import { type Attempt, type AttemptState, broadcastUntilSettled } from "./outcome.ts";
 import { BASE_FEE_LAMPORTS, clipJson, type PreparedSwap } from "./prepare-swap.ts";
 

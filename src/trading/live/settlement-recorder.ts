@@ -6,12 +6,12 @@ import type { Logger } from "../../logger.ts";
 import { Big } from "../../money.ts";
 import { mirrorChainBalances } from "../../wallets/live-balances.ts";
 import type { SwapFill } from "../executor.ts";
-import type { LiveSwapFill } from "../live-executor.ts";
-import type { LiveTradeJournal } from "../live-journal.ts";
 import type { DcaFillResult } from "../rules/dca.ts";
-import { buyAmounts, buySides, type SwapSides, safeDiv, saleAmounts, sellSides } from "./amounts.ts";
-import type { TradeBook, TradeRecord } from "./bookkeeping.ts";
-import type { CloseResult, DcaSettled, OpenSettled, OpenTrade, SaleRequest, SaleSettled } from "./types.ts";
+import { buyAmounts, buySides, type SwapSides, safeDiv, saleAmounts, sellSides } from "../settlement/amounts.ts";
+import type { TradeBook, TradeRecord } from "../settlement/bookkeeping.ts";
+import type { CloseResult, DcaSettled, OpenSettled, OpenTrade, SaleRequest, SaleSettled } from "../settlement/types.ts";
+import type { LiveSwapFill } from "./fill.ts";
+import type { LiveTradeJournal } from "./journal.ts";
 
 // Recording a CONFIRMED live swap, right after the executor's confirmation
 // or later by the reconciler (then `pendingTxId` names the pending row it confirms): the chain's

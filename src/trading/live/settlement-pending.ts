@@ -4,11 +4,12 @@ import { SignalEvaluationRepository } from "../../db/repositories/signal-evaluat
 import { newRowId } from "../../db/row-id.ts";
 import type { Logger } from "../../logger.ts";
 import { type Big, fromAtomic } from "../../money.ts";
-import type { LiveSwapFill } from "../live-executor.ts";
-import type { LiveIntent, LiveTrade, LiveTradeJournal } from "../live-journal.ts";
-import { lamportsToSol, safeDiv, swapSides } from "./amounts.ts";
-import type { TradeBook } from "./bookkeeping.ts";
-import type { TradeReporter } from "./post-commit.ts";
+import type { LiveIntent } from "../executor.ts";
+import { lamportsToSol, safeDiv, swapSides } from "../settlement/amounts.ts";
+import type { TradeBook } from "../settlement/bookkeeping.ts";
+import type { TradeReporter } from "../settlement/post-commit.ts";
+import type { LiveSwapFill } from "./fill.ts";
+import type { LiveTrade, LiveTradeJournal } from "./journal.ts";
 
 // Live trades whose outcome is not known (PRODUCT.md §5). A swap sent but
 // not confirmed in time becomes a PENDING agent_transactions row with the trade key written (that

@@ -8,15 +8,9 @@ import type { Logger } from "../../logger.ts";
 import type { ChainBalances, LandedTransaction } from "../../market/solana-rpc.ts";
 import { Big, fromAtomic } from "../../money.ts";
 import type { SwapFill } from "../executor.ts";
-import type { TokenAccountCloser } from "../live/close-token-account.ts";
-import { splitOrderFee } from "../live/order-outcome.ts";
-import { amountsFromChain, isLiveFill, type LiveSwapFill, rentOfFill } from "../live-executor.ts";
-import { type LiveTrade, type LiveTradeJournal, saleIntent } from "../live-journal.ts";
-import { lamportsToSol, safeDiv, swapSides } from "./amounts.ts";
-import type { TradeBook } from "./bookkeeping.ts";
-import { PendingLiveTrades } from "./live-pending.ts";
-import { LiveRecorder } from "./live-recorder.ts";
-import type { TradeReporter } from "./post-commit.ts";
+import { lamportsToSol, safeDiv, swapSides } from "../settlement/amounts.ts";
+import type { TradeBook } from "../settlement/bookkeeping.ts";
+import type { TradeReporter } from "../settlement/post-commit.ts";
 import type {
   DcaSettled,
   OpenSettled,
@@ -25,7 +19,13 @@ import type {
   SaleSettled,
   Settlement,
   SettleOutcome,
-} from "./types.ts";
+} from "../settlement/types.ts";
+import type { TokenAccountCloser } from "./close-token-account.ts";
+import { amountsFromChain, isLiveFill, type LiveSwapFill, rentOfFill } from "./fill.ts";
+import { type LiveTrade, type LiveTradeJournal, saleIntent } from "./journal.ts";
+import { splitOrderFee } from "./order-outcome.ts";
+import { PendingLiveTrades } from "./settlement-pending.ts";
+import { LiveRecorder } from "./settlement-recorder.ts";
 
 // Live settlement. The engine hands it every live fill, and the reconciler
 // the trades it resolved by signature. Live differs from simulation in three ways:

@@ -1,10 +1,10 @@
-import type { Logger } from "../logger.ts";
-import type { SignatureStatus, SolanaRpcClient } from "../market/solana-rpc.ts";
-import type { Big } from "../money.ts";
-import type { HeightRead, SendChain } from "./live/chain-reads.ts";
-import { judgeAttempt } from "./live/outcome.ts";
-import type { LiveTrade, LiveTradeJournal } from "./live-journal.ts";
-import type { LiveSettlement } from "./settlement/live.ts";
+import type { Logger } from "../../logger.ts";
+import type { SignatureStatus, SolanaRpcClient } from "../../market/solana-rpc.ts";
+import type { Big } from "../../money.ts";
+import type { HeightRead, SendChain } from "./chain-reads.ts";
+import type { LiveTrade, LiveTradeJournal } from "./journal.ts";
+import { judgeAttempt } from "./outcome.ts";
+import type { LiveSettlement } from "./settlement.ts";
 
 // Resolving live swaps whose outcome was unknown (PRODUCT.md §5):
 // run at the start of every position monitor tick. For each journal row no executor is working on

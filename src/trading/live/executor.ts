@@ -1,22 +1,21 @@
-import type { Clock } from "../clock.ts";
-import { ConflictError, TradingError } from "../errors.ts";
-import type { Logger } from "../logger.ts";
-import { tokenAccountsRent, walletSolDelta } from "../market/landed-rent.ts";
-import { type ChainBalances, type LandedTransaction, type SolanaRpcClient, tokenDelta } from "../market/solana-rpc.ts";
-import type { PriorityFee, Quote, QuoteProvider, TokenPriceProvider } from "../market/types.ts";
-import { fromAtomic, SOL_DECIMALS } from "../money.ts";
-import type { LiveWalletRegistry } from "../wallets/live-wallet-registry.ts";
-import type { SwapFill, SwapRequest, TradeExecutor } from "./executor.ts";
-import type { InspectorChain, SendChain } from "./live/chain-reads.ts";
-import { nextExitFee, urgentExit } from "./live/exit-fees.ts";
-import { type OrderApi, swapByOrder } from "./live/order-swap.ts";
-import { type BuildSettings, prepareBuild } from "./live/prepare-build.ts";
-import { type PreparedSwap, prepareSwap } from "./live/prepare-swap.ts";
-import { signAndSend } from "./live/send-swap.ts";
-import { ActionAlreadyTakenError, type LiveTradeJournal, PENDING_TRADE_MESSAGE } from "./live-journal.ts";
-import { priorityFeeLamports } from "./rules/fees.ts";
-import { checkSlippage } from "./rules/slippage.ts";
-import type { TokenScreen } from "./token-screen.ts";
+import type { Clock } from "../../clock.ts";
+import { ConflictError, TradingError } from "../../errors.ts";
+import type { Logger } from "../../logger.ts";
+import type { SolanaRpcClient } from "../../market/solana-rpc.ts";
+import type { PriorityFee, QuoteProvider, TokenPriceProvider } from "../../market/types.ts";
+import type { LiveWalletRegistry } from "../../wallets/live-wallet-registry.ts";
+import type { SwapRequest, TradeExecutor } from "../executor.ts";
+import { priorityFeeLamports } from "../rules/fees.ts";
+import { checkSlippage } from "../rules/slippage.ts";
+import type { TokenScreen } from "../token-screen.ts";
+import type { InspectorChain, SendChain } from "./chain-reads.ts";
+import { nextExitFee, urgentExit } from "./exit-fees.ts";
+import { EXPIRED_MESSAGE, type LiveSwapFill } from "./fill.ts";
+import { ActionAlreadyTakenError, type LiveTradeJournal, PENDING_TRADE_MESSAGE } from "./journal.ts";
+import { type OrderApi, swapByOrder } from "./order-swap.ts";
+import { type BuildSettings, prepareBuild } from "./prepare-build.ts";
+import { type PreparedSwap, prepareSwap } from "./prepare-swap.ts";
+import { signAndSend } from "./send-swap.ts";
 
 // Live swaps on Solana (issue: live trading, issue 15; PRODUCT.md §5 "Live swap"). One swap, step
 // by step, each step logged, refusing anything unexpected BEFORE the key touches it:
@@ -40,23 +39,6 @@ import type { TokenScreen } from "./token-screen.ts";
 // signature. Only after PROVEN expiry, and only for a stop-loss or stale exit, is the swap
 // re-quoted and sent again, with a higher priority fee (live/exit-fees.ts): never a second
 // transaction while the first can still land.
-
-interface LiveChainResult {
-  signature: string;
-  lastValidBlockHeight: number;
-  /** Balances of the wallet read after confirmation; null while the outcome is unknown. */
-  balancesAfter: ChainBalances | null;
-  /** The slot the swap was confirmed in (balancesAfter was read at or after it); absent while pending. */
-  slot?: number;
-}
-
-/** A live fill: the engine's SwapFill plus what the settlement needs from the chain. */
-export interface LiveSwapFill extends SwapFill {
-  live: LiveChainResult;
-}
-
-export const isLiveFill = (f: SwapFill): f is LiveSwapFill =>
-  "live" in f && typeof (f as LiveSwapFill).live?.signature === "string";
 
 export interface ConfirmationOptions {
   /** Wait between two status polls (default 2 s). */
@@ -101,13 +83,10 @@ export interface LiveExecutorDeps {
   orders?: OrderApi | null;
 }
 
-export { maxSwapFeeLamports } from "./live/prepare-swap.ts";
+export { maxSwapFeeLamports } from "./prepare-swap.ts";
 
 const LIVE_WALLET_NOT_LOADED =
   "The agent's live wallet is not loaded from environment variables (WALLET_1, WALLET_2, ...)";
-
-export const EXPIRED_MESSAGE =
-  "The swap transaction expired before it was confirmed (blockhash expired); nothing changed";
 
 export class LiveExecutor implements TradeExecutor {
   readonly mode = "live" as const;
@@ -214,58 +193,3 @@ export class LiveExecutor implements TradeExecutor {
     };
   }
 }
-
-/**
- * The swap's real amounts from the transaction's pre/post balances (docs/decisions/
- * pnl-is-wallet-gain.md): the SOL side is the wallet's change as walletSolDelta sees it (lamports
- * plus the SOL its wrapped-SOL accounts hold), less the network fee and the Jito tip paid inside
- * the transaction (both the fill's fees) and less the rent of EVERY token account of the wallet
- * the transaction funded or closed, whatever its mint (the traded mint's, a wSOL account left
- * open, an intermediate hop's), as the chain names their owner: put in, it is rentDepositSol;
- * taken out, rentRefundSol; never swap input or proceeds. So a BUY's input is the SOL that went
- * into the swap, and the entry price (input ÷ tokens) is the simulation's for the same fill.
- * Should the chain show no movement (an RPC without token balances), the quote's amounts stand
- * in and a warning is logged.
- */
-export function amountsFromChain(
-  side: "BUY" | "SELL",
-  owner: string,
-  mint: string,
-  landed: LandedTransaction,
-  quote: Pick<Quote, "inAmount" | "outAmount">,
-  log?: Logger,
-  tipLamports = 0n,
-): { inputAtomic: bigint; outputAtomic: bigint; rentDepositLamports: bigint; rentRefundLamports: bigint } {
-  const sol = walletSolDelta(landed, owner);
-  const tok = tokenDelta(landed, owner, mint);
-  const fee = landed.feeLamports + tipLamports;
-  const rent = tokenAccountsRent(landed, owner);
-  const netRent = rent.deposit - rent.refund;
-  const input = side === "BUY" ? -sol - fee - netRent : -tok;
-  const output = side === "BUY" ? tok : sol + fee + netRent;
-  if (input > 0n && output > 0n)
-    return {
-      inputAtomic: input,
-      outputAtomic: output,
-      rentDepositLamports: rent.deposit,
-      rentRefundLamports: rent.refund,
-    };
-  log?.warn("live swap balances not visible in the transaction; using the quote's amounts", {
-    side,
-    mint,
-    solDelta: sol.toString(),
-    tokenDelta: tok.toString(),
-  });
-  return {
-    inputAtomic: BigInt(quote.inAmount),
-    outputAtomic: BigInt(quote.outAmount),
-    rentDepositLamports: 0n,
-    rentRefundLamports: 0n,
-  };
-}
-
-/** The fill fields of a swap's token-account rent (SwapFill.rentDepositSol / rentRefundSol). */
-export const rentOfFill = (a: { rentDepositLamports: bigint; rentRefundLamports: bigint }) => ({
-  rentDepositSol: fromAtomic(a.rentDepositLamports, SOL_DECIMALS),
-  rentRefundSol: fromAtomic(a.rentRefundLamports, SOL_DECIMALS),
-});

@@ -1,34 +1,67 @@
-import type { Clock } from "../clock.ts";
-import type { Config } from "../config.ts";
-import type { DatabaseHandle } from "../db/client.ts";
-import { PositionRepository } from "../db/repositories/positions.ts";
-import { TradingAgentRepository } from "../db/repositories/trading-agents.ts";
-import type { EventBus } from "../events/bus.ts";
-import type { Logger } from "../logger.ts";
-import { type FetchLike, HttpClient } from "../market/http-client.ts";
-import type { MarketServices } from "../market/index.ts";
-import { JITO_MAINNET_TIP_ACCOUNTS, JITO_SERVICE, JitoClient } from "../market/jito.ts";
-import { MintInfoSource } from "../market/mint-info.ts";
-import { ObservedSolanaRpcClient } from "../market/observed-solana-rpc.ts";
-import { RpcRequestBudget } from "../market/rpc-budget.ts";
-import { SolanaRpcClient } from "../market/solana-rpc.ts";
-import type { Market } from "../market/types.ts";
-import type { Metrics } from "../metrics/metrics.ts";
-import { Big } from "../money.ts";
-import { LiveDepositService } from "../wallets/live-balances.ts";
-import type { LiveWalletRegistry } from "../wallets/live-wallet-registry.ts";
-import { rpcInspectorChain, rpcSendChain } from "./live/chain-reads.ts";
-import { TokenAccountCloser } from "./live/close-token-account.ts";
-import { allowedPrograms } from "./live/inspection-rules.ts";
-import type { BuildSettings } from "./live/prepare-build.ts";
-import { priorityFeeSettingOf } from "./live/priority-fee.ts";
-import { type ConfirmationOptions, LiveExecutor } from "./live-executor.ts";
-import { LiveTradeJournal } from "./live-journal.ts";
-import { LiveReconciler, type ReconcileReport } from "./live-reconciler.ts";
-import { TradeBook } from "./settlement/bookkeeping.ts";
-import { LiveSettlement } from "./settlement/live.ts";
-import { TradeReporter } from "./settlement/post-commit.ts";
-import { TokenScreen } from "./token-screen.ts";
+/**
+ * The live path, one folder, this file its one entrance (docs/decisions/live-module.md). A live
+ * swap goes through six stages, each in its own files, and nothing is signed that the one gate
+ * has not passed:
+ *
+ * 1. prepare: the quote and an independent price judged against OUR floor (prepare-swap.ts,
+ *    floor.ts); SWAP_API=build assembles /swap/v2/build's instructions with our compute budget,
+ *    priority fee and tip (prepare-build.ts, build-assembly.ts, priority-fee.ts); SWAP_API=order
+ *    takes Jupiter's /order transaction (order-swap.ts). Reads of the chain: chain-reads.ts.
+ * 2. inspect — THE GATE: inspectSwapTransaction (transaction-inspector.ts) reads the compiled
+ *    message itself, its header, lookup tables, every instruction naming the wallet
+ *    (build-inspection.ts, rules in inspection-rules.ts) and a simulation. Every mode reaches it:
+ *    build mode from prepareBuildSwap (build-assembly.ts), v1 and order mode through
+ *    inspectBeforeSigning (prepare-swap.ts). A refusal throws; nothing is signed.
+ * 3. sign and 4. send: the inspected bytes signed in memory and journaled before they are sent
+ *    (send-swap.ts; order mode: order-swap.ts with order-outcome.ts).
+ * 5. judge: confirmed, failed or PROVEN expired (outcome.ts, order-outcome.ts); the chain's
+ *    amounts and rent become the fill (fill.ts); a proven-expired exit is re-sent with a higher
+ *    fee (exit-fees.ts). The executor (executor.ts) runs stages 1 to 5 for one swap.
+ * 6. record: the journal (journal.ts), the settlement of live fills (settlement.ts,
+ *    settlement-recorder.ts, settlement-pending.ts), the reconciler of pending swaps
+ *    (reconciler.ts), token-account closes (close-token-account.ts).
+ *
+ * Code outside this folder imports only this file (test/structure/live-module.test.ts).
+ */
+import type { Clock } from "../../clock.ts";
+import type { Config } from "../../config.ts";
+import type { DatabaseHandle } from "../../db/client.ts";
+import { PositionRepository } from "../../db/repositories/positions.ts";
+import { TradingAgentRepository } from "../../db/repositories/trading-agents.ts";
+import type { EventBus } from "../../events/bus.ts";
+import type { Logger } from "../../logger.ts";
+import { type FetchLike, HttpClient } from "../../market/http-client.ts";
+import type { MarketServices } from "../../market/index.ts";
+import { JITO_MAINNET_TIP_ACCOUNTS, JITO_SERVICE, JitoClient } from "../../market/jito.ts";
+import { MintInfoSource } from "../../market/mint-info.ts";
+import { ObservedSolanaRpcClient } from "../../market/observed-solana-rpc.ts";
+import { RpcRequestBudget } from "../../market/rpc-budget.ts";
+import { SolanaRpcClient } from "../../market/solana-rpc.ts";
+import type { Market } from "../../market/types.ts";
+import type { Metrics } from "../../metrics/metrics.ts";
+import { Big } from "../../money.ts";
+import { LiveDepositService } from "../../wallets/live-balances.ts";
+import type { LiveWalletRegistry } from "../../wallets/live-wallet-registry.ts";
+import { TradeBook } from "../settlement/bookkeeping.ts";
+import { TradeReporter } from "../settlement/post-commit.ts";
+import { TokenScreen } from "../token-screen.ts";
+import { rpcInspectorChain, rpcSendChain } from "./chain-reads.ts";
+import { TokenAccountCloser } from "./close-token-account.ts";
+import { type ConfirmationOptions, LiveExecutor } from "./executor.ts";
+import { allowedPrograms } from "./inspection-rules.ts";
+import { LiveTradeJournal } from "./journal.ts";
+import type { BuildSettings } from "./prepare-build.ts";
+import { priorityFeeSettingOf } from "./priority-fee.ts";
+import { LiveReconciler, type ReconcileReport } from "./reconciler.ts";
+import { LiveSettlement } from "./settlement.ts";
+
+// What the rest of the service uses of the live path besides LiveTrading: the simulation's fee
+// estimate shares the build path's (simulation-priority-fee.ts), the engine the journal's action
+// check and the recorded price (trading-engine.ts).
+export { writableAccounts } from "./build-assembly.ts";
+export { recordedPriceSol } from "./floor.ts";
+export { ActionAlreadyTakenError, saleIntent } from "./journal.ts";
+export { capForTrade, estimatePriorityFee, type PriorityFeeSetting, priorityFeeSettingOf } from "./priority-fee.ts";
 
 // Live trading wired together (issue: live trading): the JSON-RPC client, the swap journal, the
 // executor (when the swap aggregator is configured too), the settlement the engine hands live

@@ -1,10 +1,10 @@
-import { type Clock, isoNow } from "../clock.ts";
-import type { DatabaseHandle } from "../db/client.ts";
-import { type LiveTradeRecord, LiveTradeRepository, type NewLiveTrade } from "../db/repositories/live-trades.ts";
-import { ConflictError, TradingError } from "../errors.ts";
-import { decStr } from "../money.ts";
-import type { CloseReason } from "./rules/types.ts";
-import type { SaleRequest } from "./settlement/types.ts";
+import { type Clock, isoNow } from "../../clock.ts";
+import type { DatabaseHandle } from "../../db/client.ts";
+import { type LiveTradeRecord, LiveTradeRepository, type NewLiveTrade } from "../../db/repositories/live-trades.ts";
+import { ConflictError, TradingError } from "../../errors.ts";
+import { decStr } from "../../money.ts";
+import type { LiveIntent } from "../executor.ts";
+import type { SaleRequest } from "../settlement/types.ts";
 
 // The live swap journal (table live_trades; PRODUCT.md §5: "a trade whose outcome is unknown
 // (sent, not confirmed) is never re-sent: it is reconciled from the chain by signature").
@@ -33,20 +33,6 @@ type LiveTradeStatus = "sending" | "pending" | "unknown" | "confirmed" | "failed
  */
 export const UNKNOWN_ATTEMPT_MESSAGE =
   "The outcome of this live swap cannot be proven: the Solana RPC node has no history back to when it was sent, so it may have landed. Look the signature up on an explorer or a full-history RPC node; point SOLANA_RPC_URL at a node with full transaction history and the next monitor tick settles it. Until then this token is not traded for this agent or wallet.";
-
-/** What a pending live swap was for: how the reconciler settles it once the chain has spoken. */
-export type LiveIntent =
-  | { kind: "open"; userId: string; signalId: number; symbol: string }
-  | { kind: "dca"; positionId: string; order: number }
-  | {
-      kind: "take_profit";
-      positionId: string;
-      levelsHit: number;
-      moonBagActivated: boolean;
-      moonBagAmount: string | null;
-      closesPosition: boolean;
-    }
-  | { kind: "close"; positionId: string; reason: CloseReason; signalId?: number };
 
 /** A journal row with its intent parsed. */
 export type LiveTrade = Omit<LiveTradeRecord, "intent" | "status"> & {
