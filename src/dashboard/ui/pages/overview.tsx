@@ -155,6 +155,7 @@ const SOURCE_LABELS: Record<string, string> = {
   liquidityChecks: "Liquidity checks",
   signalGeneration: "Signal generation",
   solanaRpc: "Solana RPC",
+  solanaConfirmRpc: "Solana confirm node",
   jitoBlockEngine: "Jito block engine",
 };
 
