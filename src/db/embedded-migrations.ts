@@ -2,8 +2,10 @@
 // Each migration's SQL is imported as text so the compiled binary carries it.
 import m0 from "../../migrations/0000_init.sql" with { type: "text" };
 import m1 from "../../migrations/0001_trading_controls.sql" with { type: "text" };
+import m2 from "../../migrations/0002_portfolio_snapshots.sql" with { type: "text" };
 
 export const embeddedMigrations: ReadonlyArray<{ tag: string; sql: string }> = [
   { tag: "0000_init", sql: m0 },
   { tag: "0001_trading_controls", sql: m1 },
+  { tag: "0002_portfolio_snapshots", sql: m2 },
 ];
