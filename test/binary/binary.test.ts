@@ -64,7 +64,7 @@ test("the binary ignores a .env in its working directory (configuration is expli
   writeFileSync(join(dir, ".env"), `DATABASE_PATH=${join(dir, "from-dotenv.db")}\n`);
   const explicit = join(dir, "explicit.db");
   const r = await run([binary, "migrate"], { cwd: dir, env: childEnv({ DATABASE_PATH: explicit }) });
-  expect(r).toEqual({ code: 0, stdout: `applied 0000_init, 0001_trading_controls to ${explicit}\n`, stderr: "" });
+  expect(r).toEqual({ code: 0, stdout: `applied 0000_init, 0001_trading_controls, 0002_portfolio_snapshots to ${explicit}\n`, stderr: "" });
   expect(existsSync(join(dir, "from-dotenv.db"))).toBe(false);
   // ... and reads the same file when told to with --env-file.
   const viaFlag = await run([binary, "migrate", "--env-file", join(dir, ".env")], {
@@ -73,7 +73,7 @@ test("the binary ignores a .env in its working directory (configuration is expli
   });
   expect(viaFlag).toEqual({
     code: 0,
-    stdout: `applied 0000_init, 0001_trading_controls to ${join(dir, "from-dotenv.db")}\n`,
+    stdout: `applied 0000_init, 0001_trading_controls, 0002_portfolio_snapshots to ${join(dir, "from-dotenv.db")}\n`,
     stderr: "",
   });
   rmSync(dir, { recursive: true, force: true });

@@ -94,6 +94,7 @@ test("a backup taken while the service writes is consistent and holds the writes
     expect(copy.query<{ tag: string }, []>("SELECT tag FROM __migrations").all()).toEqual([
       { tag: "0000_init" },
       { tag: "0001_trading_controls" },
+      { tag: "0002_portfolio_snapshots" },
     ]);
   } finally {
     copy.close();

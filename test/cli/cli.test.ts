@@ -141,7 +141,7 @@ describe("migrate", () => {
   test("applies the embedded migrations once, then reports the database up to date", async () => {
     const db = join(dir, "migrate", "fresh.db");
     const first = await cli(["migrate"], { DATABASE_PATH: db });
-    expect(first).toEqual({ code: 0, stdout: `applied 0000_init, 0001_trading_controls to ${db}\n`, stderr: "" });
+    expect(first).toEqual({ code: 0, stdout: `applied 0000_init, 0001_trading_controls, 0002_portfolio_snapshots to ${db}\n`, stderr: "" });
     const second = await cli(["migrate"], { DATABASE_PATH: db });
     expect(second).toEqual({ code: 0, stdout: `database ${db} is up to date\n`, stderr: "" });
 
@@ -157,7 +157,7 @@ describe("migrate", () => {
     sqlite.close();
     expect(tables).toContain("users");
     expect(tables).toContain("api_keys");
-    expect(tags).toEqual(["0000_init", "0001_trading_controls"]);
+    expect(tags).toEqual(["0000_init", "0001_trading_controls", "0002_portfolio_snapshots"]);
   });
 
   test("a database that cannot be opened is a runtime failure (exit 1)", async () => {
@@ -181,7 +181,7 @@ describe("--env-file", () => {
     const fileOnly = await run([...SOURCE_CLI, "migrate", "--env-file", file], { cwd: dir, env });
     expect(fileOnly).toEqual({
       code: 0,
-      stdout: `applied 0000_init, 0001_trading_controls to ${fromFile}\n`,
+      stdout: `applied 0000_init, 0001_trading_controls, 0002_portfolio_snapshots to ${fromFile}\n`,
       stderr: "",
     });
 
@@ -191,7 +191,7 @@ describe("--env-file", () => {
     });
     expect(envWins).toEqual({
       code: 0,
-      stdout: `applied 0000_init, 0001_trading_controls to ${fromEnv}\n`,
+      stdout: `applied 0000_init, 0001_trading_controls, 0002_portfolio_snapshots to ${fromEnv}\n`,
       stderr: "",
     });
   });
