@@ -193,7 +193,8 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
   });
   const copyTrading = createCopyTrading(config, { ...core, live, signalIntake: pipeline.signalIntake });
   const portfolioHistory = new PortfolioSnapshotter({
-    ...{ database, clock, logger, positions: openPositions },
+    // Marked at the prices the monitor stored last (each MONITOR_INTERVAL_SECONDS): no market call of its own.
+    ...{ database, clock, logger, positions: new StoredOpenPositions(trading.positions, trading.priceWaits) },
     agentIdsOf: (userId) => agents.agentIdsOf(userId),
     solUsdPrice: () => market.solPrice.current()?.price ?? null,
   });
