@@ -1,5 +1,6 @@
 import { AgentService, initialSolText } from "./agents/agent-service.ts";
 import type { OpenPositionSource } from "./agents/open-positions.ts";
+import { PortfolioSnapshotter } from "./agents/portfolio-history.ts";
 import { AccountService } from "./auth/accounts.ts";
 import { ApiKeyService } from "./auth/api-keys.ts";
 import { AccessTokenBlacklist } from "./auth/blacklist.ts";
@@ -95,6 +96,8 @@ export interface Services {
   historicalSwaps: HistoricalSwapService;
   /** Open positions as the spec shows them; the trading engine replaces the stored-price default. */
   openPositions: OpenPositionSource;
+  /** Account value per user and mode every 5 minutes (GET /portfolio/history). */
+  portfolioHistory: PortfolioSnapshotter;
   /** The trading engine (src/trading): execution path, signal processing, position monitor. */
   trading: {
     positions: PositionRepository;
@@ -190,12 +193,21 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
     ...pipeline,
   });
   const copyTrading = createCopyTrading(config, { ...core, live, signalIntake: pipeline.signalIntake });
+  const portfolioHistory = new PortfolioSnapshotter({
+    // Marked at the prices the monitor stored last (each MONITOR_INTERVAL_SECONDS): no market call of its own.
+    ...{ database, clock, logger, positions: new StoredOpenPositions(trading.positions, trading.priceWaits) },
+    agentIdsOf: (userId) => agents.agentIdsOf(userId),
+    solUsdPrice: () => market.solPrice.current()?.price ?? null,
+  });
+  lifecycle.onStart(() => portfolioHistory.start(), "portfolio history");
+  lifecycle.onShutdown(() => portfolioHistory.stop(), "portfolio history");
   lifecycle.onStart(() => copyTrading.watcher.start(), "copy trading");
   lifecycle.onShutdown(() => copyTrading.watcher.stop(), "copy trading");
 
   return {
     ...{ config, database, clock, logger, startedAt: clock.now(), passwords, signer, blacklist, accounts, apiKeys },
     ...{ events, signals: trading.signals, ...pipeline, health, caches, metrics, market, agents, ...walletArea },
+    portfolioHistory,
     agentBalances: new AgentBalanceService(database, clock, logger, walletArea.tokenPriceLookup),
     agentTransactions: new AgentTransactionService(database, clock, logger),
     historicalSwaps: new HistoricalSwapService(database, clock, logger),

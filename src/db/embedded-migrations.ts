@@ -4,10 +4,12 @@ import m0 from "../../migrations/0000_init.sql" with { type: "text" };
 import m1 from "../../migrations/0001_trading_controls.sql" with { type: "text" };
 import m2 from "../../migrations/0002_signal_token_index.sql" with { type: "text" };
 import m3 from "../../migrations/0003_copy_trading.sql" with { type: "text" };
+import m4 from "../../migrations/0004_portfolio_snapshots.sql" with { type: "text" };
 
 export const embeddedMigrations: ReadonlyArray<{ tag: string; sql: string }> = [
   { tag: "0000_init", sql: m0 },
   { tag: "0001_trading_controls", sql: m1 },
   { tag: "0002_signal_token_index", sql: m2 },
   { tag: "0003_copy_trading", sql: m3 },
+  { tag: "0004_portfolio_snapshots", sql: m4 },
 ];

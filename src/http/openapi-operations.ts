@@ -207,6 +207,10 @@ export const OPERATIONS: Record<Key, OperationDoc> = {
     summary: "Account-wide risk limits per mode, with the breaker and usage",
   },
   "PUT /api/v1/risk-limits": { operationId: "updateRiskLimits", summary: "Set account-wide risk limits" },
+  "GET /api/v1/portfolio/history": {
+    operationId: "getPortfolioHistory",
+    summary: "Account value and P/L over time for one mode, a point per 5 minutes",
+  },
 
   "GET /": { operationId: "getDashboard", summary: "The web dashboard (HTML page)" },
   "GET /dashboard/{file}": { operationId: "getDashboardAsset", summary: "A script or stylesheet of the dashboard" },

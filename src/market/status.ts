@@ -25,6 +25,7 @@ export function dataSourceStatus(config: Config, reachability?: Reachability): D
     ),
     // Not in SPEC's list: the chain, so a live operator sees at once whether the node answers.
     solanaRpc: entry(config.SOLANA_RPC_URL !== "", "solanaRpc"),
+    solanaConfirmRpc: entry(config.SOLANA_CONFIRM_RPC_URL !== "", "solanaConfirmRpc"),
     jitoBlockEngine: entry(config.JITO_BLOCK_ENGINE_URL !== "", "jitoBlockEngine"),
   };
 }

@@ -14,6 +14,8 @@ export type DataSourceName =
   | "signalGeneration"
   /** SOLANA_RPC_URL (live trading, screening, copy trading); issue 34. */
   | "solanaRpc"
+  /** SOLANA_CONFIRM_RPC_URL, when set: the second node an expiry proof needs too. */
+  | "solanaConfirmRpc"
   /** JITO_BLOCK_ENGINE_URL, when set. */
   | "jitoBlockEngine";
 

@@ -143,7 +143,7 @@ describe("migrate", () => {
     const first = await cli(["migrate"], { DATABASE_PATH: db });
     expect(first).toEqual({
       code: 0,
-      stdout: `applied 0000_init, 0001_trading_controls, 0002_signal_token_index, 0003_copy_trading to ${db}\n`,
+      stdout: `applied 0000_init, 0001_trading_controls, 0002_signal_token_index, 0003_copy_trading, 0004_portfolio_snapshots to ${db}\n`,
       stderr: "",
     });
     const second = await cli(["migrate"], { DATABASE_PATH: db });
@@ -161,7 +161,7 @@ describe("migrate", () => {
     sqlite.close();
     expect(tables).toContain("users");
     expect(tables).toContain("api_keys");
-    expect(tags).toEqual(["0000_init", "0001_trading_controls", "0002_signal_token_index", "0003_copy_trading"]);
+    expect(tags).toEqual(["0000_init", "0001_trading_controls", "0002_signal_token_index", "0003_copy_trading", "0004_portfolio_snapshots"]);
   });
 
   test("a database that cannot be opened is a runtime failure (exit 1)", async () => {
@@ -185,7 +185,7 @@ describe("--env-file", () => {
     const fileOnly = await run([...SOURCE_CLI, "migrate", "--env-file", file], { cwd: dir, env });
     expect(fileOnly).toEqual({
       code: 0,
-      stdout: `applied 0000_init, 0001_trading_controls, 0002_signal_token_index, 0003_copy_trading to ${fromFile}\n`,
+      stdout: `applied 0000_init, 0001_trading_controls, 0002_signal_token_index, 0003_copy_trading, 0004_portfolio_snapshots to ${fromFile}\n`,
       stderr: "",
     });
 
@@ -195,7 +195,7 @@ describe("--env-file", () => {
     });
     expect(envWins).toEqual({
       code: 0,
-      stdout: `applied 0000_init, 0001_trading_controls, 0002_signal_token_index, 0003_copy_trading to ${fromEnv}\n`,
+      stdout: `applied 0000_init, 0001_trading_controls, 0002_signal_token_index, 0003_copy_trading, 0004_portfolio_snapshots to ${fromEnv}\n`,
       stderr: "",
     });
   });

@@ -152,4 +152,36 @@ describe("live trading enabled", () => {
       await t.close();
     }
   });
+
+  test("SOLANA_CONFIRM_RPC_URL: the confirm node is its own entry, probed like the first node; unset: not configured", async () => {
+    const off = await startTrading({ rpc: true });
+    try {
+      const body = (await (
+        await off.ctx.request("GET", "/api/v1/data-sources/status", { token: off.token })
+      ).json()) as any;
+      expect(body.solanaConfirmRpc).toEqual({ configured: false, reachable: null });
+    } finally {
+      await off.close();
+    }
+    const dead = freePort();
+    const t = await startTrading({
+      rpc: true,
+      env: { SOLANA_CONFIRM_RPC_URL: `http://127.0.0.1:${dead}/secret-path` },
+    });
+    try {
+      const get = async () => {
+        const res = await t.ctx.request("GET", "/api/v1/data-sources/status", { token: t.token });
+        return (await res.json()) as any;
+      };
+      expect((await get()).solanaConfirmRpc).toEqual({ configured: true, reachable: null });
+      await t.ctx.services.market.prober.tick();
+      const after = await get();
+      // The first node answers, the confirm node (nothing listens there) does not: told apart.
+      expect(after.solanaRpc).toEqual({ configured: true, reachable: true });
+      expect(after.solanaConfirmRpc).toEqual({ configured: true, reachable: false });
+      expect(JSON.stringify(after)).not.toContain("secret-path");
+    } finally {
+      await t.close();
+    }
+  });
 });

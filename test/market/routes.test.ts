@@ -143,6 +143,7 @@ describe("GET /data-sources/status", () => {
       liquidityChecks: { configured: false, reachable: null },
       signalGeneration: { configured: false, reachable: null },
       solanaRpc: { configured: false, reachable: null },
+      solanaConfirmRpc: { configured: false, reachable: null },
       jitoBlockEngine: { configured: false, reachable: null },
     });
   });
@@ -160,6 +161,7 @@ describe("GET /data-sources/status", () => {
       liquidityChecks: { configured: true, reachable: null },
       signalGeneration: { configured: true, reachable: null },
       solanaRpc: { configured: false, reachable: null },
+      solanaConfirmRpc: { configured: false, reachable: null },
       jitoBlockEngine: { configured: false, reachable: null },
     });
     for (const secret of ["127.0.0.1", "fake-hermes-key", "fake-jupiter-key", "fake-birdeye-key"])
@@ -179,6 +181,7 @@ describe("GET /data-sources/status", () => {
       liquidityChecks: { configured: false, reachable: null },
       signalGeneration: { configured: false, reachable: null },
       solanaRpc: { configured: false, reachable: null },
+      solanaConfirmRpc: { configured: false, reachable: null },
       jitoBlockEngine: { configured: false, reachable: null },
     });
   });

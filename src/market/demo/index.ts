@@ -33,6 +33,7 @@ function demoDataSourceStatus(config: Pick<Config, "LIQUIDITY_CHECKS">): DataSou
     signalGeneration: role(true),
     // No chain on the demo market: live trading refuses to start with it.
     solanaRpc: role(false),
+    solanaConfirmRpc: role(false),
     jitoBlockEngine: role(false),
   };
 }

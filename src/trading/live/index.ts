@@ -36,7 +36,7 @@ import { JITO_MAINNET_TIP_ACCOUNTS, JITO_SERVICE, JitoClient } from "../../marke
 import { MintInfoSource } from "../../market/mint-info.ts";
 import { ObservedSolanaRpcClient } from "../../market/observed-solana-rpc.ts";
 import { RpcRequestBudget } from "../../market/rpc-budget.ts";
-import { SolanaRpcClient } from "../../market/solana-rpc.ts";
+import type { SolanaRpcClient } from "../../market/solana-rpc.ts";
 import type { Market } from "../../market/types.ts";
 import type { Metrics } from "../../metrics/metrics.ts";
 import { Big } from "../../money.ts";
@@ -249,12 +249,19 @@ export class LiveTrading {
   private confirmNode(opts: LiveTradingOptions): SolanaRpcClient | undefined {
     const c = this.config;
     if (!c.SOLANA_CONFIRM_RPC_URL) return undefined;
-    return new SolanaRpcClient({
-      url: c.SOLANA_CONFIRM_RPC_URL,
-      timeoutMs: opts.timeoutMs ?? c.HTTP_TIMEOUT_MS,
-      fetch: opts.fetch,
-      logger: this.d.logger,
-    });
+    const node = new ObservedSolanaRpcClient(
+      {
+        url: c.SOLANA_CONFIRM_RPC_URL,
+        timeoutMs: opts.timeoutMs ?? c.HTTP_TIMEOUT_MS,
+        fetch: opts.fetch,
+        logger: this.d.logger,
+      },
+      this.d.market.reachability,
+      "solanaConfirmRpc",
+    );
+    // Shown in GET /data-sources/status (issue 34 item 5); asked once a minute when idle.
+    this.d.market.prober?.add("solanaConfirmRpc", () => node.call("getBlockHeight", [{ commitment: "confirmed" }]));
+    return node;
   }
 
   /**

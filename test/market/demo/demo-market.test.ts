@@ -315,6 +315,7 @@ describe("the service on the demo market (in-process, every outside URL at a tra
       liquidityChecks: { configured: true, reachable: true },
       signalGeneration: { configured: true, reachable: true },
       solanaRpc: { configured: false, reachable: null },
+      solanaConfirmRpc: { configured: false, reachable: null },
       jitoBlockEngine: { configured: false, reachable: null },
     });
     const sol = await json(await ctx.request("GET", "/api/v1/price-feeds/sol-usd", { token }));

@@ -10,6 +10,7 @@ import { type AgentLine, AgentTable } from "./agent-table.tsx";
 import { AutomationSwitch } from "./automation-switch.tsx";
 import { LiveFeed } from "./live-feed.tsx";
 import { PortfolioCard } from "./portfolio-card.tsx";
+import { PortfolioHistoryCard } from "./portfolio-history.tsx";
 import { DisabledWebhooksWarning } from "./webhook-warning.tsx";
 
 // Overview: the portfolio total, every agent with its switches and figures, the
@@ -155,6 +156,7 @@ const SOURCE_LABELS: Record<string, string> = {
   liquidityChecks: "Liquidity checks",
   signalGeneration: "Signal generation",
   solanaRpc: "Solana RPC",
+  solanaConfirmRpc: "Solana confirm node",
   jitoBlockEngine: "Jito block engine",
 };
 
@@ -222,6 +224,7 @@ export function OverviewPage() {
     <div class="grid">
       <DisabledWebhooksWarning />
       <PortfolioCard refresh={refresh} />
+      <PortfolioHistoryCard refresh={refresh} />
       <Section title="Agents">
         <CreateAgent onCreated={(a) => navigate("agents", a.id)} />
         <ErrorNote error={error} />

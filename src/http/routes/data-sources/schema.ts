@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 
 // SPEC "Data-source status": six keys, each {configured: boolean}, plus `reachable` (our
 // addition: null until the source was tried, or when it is not configured); nothing else ever leaves.
-// solanaRpc and jitoBlockEngine are our addition too (issue 34: live trading visible).
+// solanaRpc, solanaConfirmRpc and jitoBlockEngine are our addition too (issue 34: live trading visible).
 const Configured = z.object({
   configured: z.boolean(),
   reachable: z.boolean().nullable().openapi({ description: "Did the source answer its last call; null: never tried" }),
@@ -19,6 +19,10 @@ export const DataSourceStatusSchema = z
     solanaRpc: Configured.openapi({
       description: "SOLANA_RPC_URL: the Solana node of live trading, token screening and copy trading (our addition)",
     }),
+    solanaConfirmRpc: Configured.openapi({
+      description:
+        "SOLANA_CONFIRM_RPC_URL, when set: the second node an expired live swap is checked on (our addition)",
+    }),
     jitoBlockEngine: Configured.openapi({ description: "JITO_BLOCK_ENGINE_URL, when set (our addition)" }),
   })
   .openapi("DataSourceStatus", {
@@ -30,6 +34,7 @@ export const DataSourceStatusSchema = z
       liquidityChecks: { configured: true, reachable: true },
       signalGeneration: { configured: false, reachable: null },
       solanaRpc: { configured: true, reachable: true },
+      solanaConfirmRpc: { configured: false, reachable: null },
       jitoBlockEngine: { configured: false, reachable: null },
     },
   });
