@@ -84,11 +84,13 @@ t(
       ignoredReason: "not_signed",
     });
 
+    // Each tick's signals are decided before the clock jumps again: a copied buy decided more than
+    // SIGNAL_MAX_AGE_SECONDS after it arrived is stale and opens nothing.
     for (let i = 0; i < 40; i++) {
       ctx.clock.advance(15_000);
       await ctx.services.copyTrading.watcher.tick();
+      await ctx.services.signalQueue.idle();
     }
-    await ctx.services.signalQueue.idle();
     await page.getByRole("button", { name: "Refresh" }).click();
     const table = page.getByRole("table", { name: "Detected trades of Ant" });
     await table.waitFor();
