@@ -40,6 +40,7 @@ export function startTrap(): Trap {
       WHALE_DATA_API_KEY: "demo-test-key",
       SOLANA_RPC_URL: url,
       SOLANA_CONFIRM_RPC_URL: url,
+      SOLANA_WS_URL: url.replace(/^http/, "ws"),
       HISTORY_DATA_URL: url,
       JITO_BLOCK_ENGINE_URL: url,
       TELEGRAM_API_URL: url,
