@@ -161,7 +161,13 @@ describe("migrate", () => {
     sqlite.close();
     expect(tables).toContain("users");
     expect(tables).toContain("api_keys");
-    expect(tags).toEqual(["0000_init", "0001_trading_controls", "0002_signal_token_index", "0003_copy_trading", "0004_portfolio_snapshots"]);
+    expect(tags).toEqual([
+      "0000_init",
+      "0001_trading_controls",
+      "0002_signal_token_index",
+      "0003_copy_trading",
+      "0004_portfolio_snapshots",
+    ]);
   });
 
   test("a database that cannot be opened is a runtime failure (exit 1)", async () => {
