@@ -1,4 +1,4 @@
-import { type LandedTransaction, tokenDelta } from "../market/solana-rpc.ts";
+import { type LandedTransaction, tokenDelta } from "../market/landed-transaction.ts";
 import { SOL_MINT } from "../money.ts";
 
 // What a watched wallet did in one landed transaction (docs/decisions/copy-trading-steering.md).

@@ -1,27 +1,23 @@
 import { type Clock, isoNow } from "../clock.ts";
-import { type DatabaseHandle, inTransaction } from "../db/client.ts";
+import type { DatabaseHandle } from "../db/client.ts";
 import type { WalletWatchRepository, WalletWatchRow } from "../db/repositories/wallet-watches.ts";
 import { publicErrorMessage } from "../errors.ts";
 import type { Logger } from "../logger.ts";
+import type { LandedTransaction } from "../market/landed-transaction.ts";
 import type { LogsNotification, SolanaLogsStream } from "../market/solana-pubsub.ts";
-import {
-  type LandedTransaction,
-  type SignatureInfo,
-  TOKEN_2022_PROGRAM_ID,
-  TOKEN_PROGRAM_ID,
-} from "../market/solana-rpc.ts";
+import { type SignatureInfo, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from "../market/solana-rpc.ts";
 import type { MarketDataProvider } from "../market/types.ts";
 import type { WalletActivitySource } from "../market/wallet-activity.ts";
-import { decStr, fromAtomic } from "../money.ts";
 import type { SignalIntake } from "../signals/signal-intake.ts";
 import { TickLoop } from "../tick-loop.ts";
-import { type DetectedTrade, detectTrade } from "./detect.ts";
+import { detectTrade } from "./detect.ts";
 import type { WatchGroupService } from "./groups.ts";
 import type { CopyTradingMetrics } from "./metrics.ts";
+import { type Decided, TradeCopier } from "./trade-copier.ts";
 
 // The copy-trading watcher (docs/decisions.md "Copy trading"). Each tick polls every enabled watch: the signatures after the watch's cursor, then,
 // oldest first, the transaction of each one that may still be copied. A detected buy (and a sell
-// when the watch copies sells) becomes a signal through the normal intake, so eligibility, exits
+// when the watch copies sells) becomes a signal through the normal intake (trade-copier.ts), so eligibility, exits
 // and the signal source report apply unchanged. Never twice: the (watch, signature) record is
 // written in the signal's own commit, so overlapping polls and restarts find it. Never stale: a
 // transaction from before the watch was created or re-enabled, or older than
@@ -68,8 +64,6 @@ export interface WatcherTickReport {
   ignored: number;
 }
 
-type Decided = { copied: boolean; lag: number | null };
-
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 export class WalletWatcher {
@@ -91,8 +85,11 @@ export class WalletWatcher {
   /** Signatures whose streamed logs show neither a DEX nor a token program: dust, never read. */
   private readonly dustHints = new Set<string>();
 
+  private readonly copier: TradeCopier;
+
   constructor(private readonly d: WalletWatcherDeps) {
     this.log = d.logger.child({ component: "copy-trading" });
+    this.copier = new TradeCopier(d, this.log);
     d.stream?.onNotification((n) => this.notified(n));
   }
 
@@ -316,7 +313,7 @@ export class WalletWatcher {
         this.recordIgnored(w, s.signature, trade.reason, trade.seen, blockTime);
       return this.ignored(trade.reason);
     }
-    return this.copy(w, s.signature, trade, blockTime * 1000);
+    return this.copier.copy(w, s.signature, trade, blockTime * 1000);
   }
 
   /** A trade-shaped transaction refused (not the wallet's swap): listed in the watch's trades. */
@@ -339,96 +336,6 @@ export class WalletWatcher {
       ignoredReason: reason,
     });
     this.log.info("copy trading: transaction not copied", { watchId: w.id, signature, reason });
-  }
-
-  private async copy(
-    w: WalletWatchRow,
-    signature: string,
-    t: Extract<DetectedTrade, { kind: "buy" | "sell" }>,
-    blockMs: number,
-  ): Promise<Decided> {
-    const row = {
-      watchId: w.id,
-      signature,
-      side: t.kind,
-      mint: t.mint,
-      solLamports: t.solLamports.toString(),
-      tokenAmount: t.tokenAmount.toString(),
-      blockTime: new Date(blockMs).toISOString(),
-      detectedAt: isoNow(this.d.clock),
-    };
-    if (t.kind === "sell" && !w.copySells) {
-      // Recorded for the page's list of detected trades; nobody is told to sell.
-      if (inTransaction(this.d.database, () => this.d.watches.claimTrade(row)))
-        this.d.metrics.transactions.inc({ outcome: "sell" });
-      return { copied: false, lag: null };
-    }
-    const symbol = await this.symbolOf(t.mint);
-    const sol = decStr(fromAtomic(t.solLamports, 9), 9);
-    const who = w.label ? `${w.label} (${w.address})` : w.address;
-    const signal = await this.d.intake.submitOnce(
-      w.userId,
-      {
-        tokenAddress: t.mint,
-        symbol,
-        signalType: t.kind,
-        signalStrength: w.signalStrength,
-        activationReason: `Copy trading: ${who} ${t.kind === "buy" ? "bought" : "sold"} ${symbol ?? t.mint} for ${sol} SOL in transaction ${signature}`,
-        source: `wallet:${w.address}`,
-      },
-      () => this.d.watches.claimTrade(row),
-      (signalId) => this.d.watches.linkSignal(w.id, signature, signalId),
-    );
-    if (!signal) return { copied: false, lag: null }; // copied before
-    const lag = Math.max(0, (Date.parse(signal.createdAt) - blockMs) / 1000);
-    this.d.metrics.transactions.inc({ outcome: t.kind });
-    this.d.metrics.lag.observe(lag);
-    this.log.info("copy trading: trade copied", {
-      watchId: w.id,
-      address: w.address,
-      side: t.kind,
-      mint: t.mint,
-      sol,
-      signature,
-      signalId: signal.id,
-      lagSeconds: lag,
-    });
-    if (t.kind === "buy") await this.groupSignals(w, t.mint, symbol, blockMs);
-    return { copied: true, lag };
-  }
-
-  /** A group's signal when this buy makes N different wallets of it buying the mint within T. */
-  private async groupSignals(w: WalletWatchRow, mint: string, symbol: string | null, blockMs: number): Promise<void> {
-    for (const g of this.d.groups.groupsOf(w.userId, w.address)) {
-      const buyers = this.d.groups.buyersWithin(w.userId, g, mint, blockMs);
-      if (buyers.length < g.minWallets) continue;
-      const signal = await this.d.intake.submitOnce(
-        w.userId,
-        {
-          tokenAddress: mint,
-          symbol,
-          signalType: "buy",
-          signalStrength: g.signalStrength,
-          activationReason: `Copy trading group ${g.name}: ${buyers.length} wallets bought ${symbol ?? mint} within ${g.windowSeconds} s (${buyers.join(", ")})`,
-          source: `group:${g.name}`,
-        },
-        () => this.d.groups.claim(g, mint, blockMs),
-        (signalId) => this.d.groups.link(g, mint, blockMs, signalId),
-      );
-      if (signal) this.log.info("copy trading: group signal", { groupId: g.id, mint, signalId: signal.id, buyers });
-    }
-  }
-
-  /** The token's symbol from market data; a copy never waits on a failed lookup. */
-  private async symbolOf(mint: string): Promise<string | null> {
-    if (!this.d.marketData.configured) return null;
-    try {
-      const symbol = (await this.d.marketData.getTokens([mint])).get(mint)?.symbol ?? null;
-      return symbol ? symbol.slice(0, 50) : null;
-    } catch (err) {
-      this.log.debug("copy trading: no symbol", { mint, error: message(err) });
-      return null;
-    }
   }
 
   /** Runs a tick, then waits what is left of the interval; never two ticks at once. Streams too. */

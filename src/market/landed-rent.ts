@@ -1,5 +1,5 @@
 import { SOL_MINT } from "../money.ts";
-import { type LandedTransaction, tokenDelta } from "./solana-rpc.ts";
+import { type LandedTransaction, tokenDelta } from "./landed-transaction.ts";
 
 // A landed transaction's SOL and rent as the wallet sees them (docs/decisions/
 // pnl-is-wallet-gain.md): the chain's pre/post balances and token balances (owners as the chain

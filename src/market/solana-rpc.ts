@@ -1,7 +1,7 @@
 import { ExternalServiceError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
-import { SOL_MINT } from "../money.ts";
 import type { FetchLike } from "./http-client.ts";
+import { instructionCalls, type LandedTransaction, type TokenBalanceEntry } from "./landed-transaction.ts";
 
 // Solana JSON-RPC 2.0 over plain HTTP POST (PRODUCT.md §5 "Solana RPC"): no WebSocket, so
 // confirmation is polling getSignatureStatuses (STYLE.md trap: web3.js confirmTransaction needs
@@ -40,43 +40,6 @@ export interface SignatureStatus {
   /** The transaction's error (it landed and failed: fees were charged), or null. */
   err: unknown;
   confirmationStatus: Commitment | null;
-}
-
-interface TokenBalanceEntry {
-  /** Index of the token account in the transaction's account keys (-1 when the node omits it). */
-  accountIndex: number;
-  mint: string;
-  owner: string | null;
-  /** Atomic units. */
-  amount: bigint;
-  decimals: number;
-}
-
-/** What getTransaction tells about one landed transaction (encoding json, v0 supported). */
-export interface LandedTransaction {
-  slot: number;
-  err: unknown;
-  feeLamports: bigint;
-  /** Static account keys followed by loaded writable, then readonly addresses (balance order). */
-  accountKeys: string[];
-  preBalances: bigint[];
-  postBalances: bigint[];
-  preTokenBalances: TokenBalanceEntry[];
-  postTokenBalances: TokenBalanceEntry[];
-  /** Unix seconds of the block, when the node knows it. */
-  blockTime?: number | null;
-  /** The accounts that signed it (message header: the first numRequiredSignatures static keys). */
-  signers?: string[];
-  /** Its top-level instructions, each with the instructions it called (meta.innerInstructions). */
-  instructions?: InstructionCall[];
-}
-
-/** One instruction of a landed transaction, its program and accounts resolved to addresses. */
-interface InstructionCall {
-  program: string;
-  accounts: string[];
-  /** Instructions it invoked (cross-program calls, at any depth), in order. */
-  inner: Array<{ program: string; accounts: string[] }>;
 }
 
 /** One entry of getSignaturesForAddress; `blockTime` in Unix seconds, null when the node lacks it. */
@@ -371,73 +334,8 @@ export class SolanaRpcClient {
   }
 }
 
-/**
- * Top-level instructions with their inner calls, indexes resolved against the full account list
- * (static, then loaded writable, then loaded readonly keys, as the runtime orders them). An entry
- * the node shapes otherwise is skipped: it can only make a transaction look less like a swap.
- */
-function instructionCalls(top: unknown, inner: unknown, keys: string[]): InstructionCall[] {
-  // biome-ignore lint/suspicious/noExplicitAny: RPC JSON read defensively, every field checked
-  const call = (ix: any): { program: string; accounts: string[] } | null => {
-    const program = keys[ix?.programIdIndex];
-    if (program === undefined || !Array.isArray(ix?.accounts)) return null;
-    return {
-      program,
-      accounts: ix.accounts.flatMap((i: unknown) => (typeof i === "number" && keys[i] ? [keys[i]] : [])),
-    };
-  };
-  const calls: InstructionCall[] = [];
-  for (const ix of Array.isArray(top) ? top : []) {
-    const c = call(ix);
-    calls.push(c ? { ...c, inner: [] } : { program: "", accounts: [], inner: [] });
-  }
-  for (const group of Array.isArray(inner) ? inner : []) {
-    const parent = calls[group?.index];
-    if (!parent || !Array.isArray(group?.instructions)) continue;
-    for (const ix of group.instructions) {
-      const c = call(ix);
-      if (c) parent.inner.push(c);
-    }
-  }
-  return calls.filter((c) => c.program !== "");
-}
-
 /** A read's minContextSlot option: the node must have seen `slot` (none for an unknown slot). */
 const minSlot = (slot: number | undefined) => (slot !== undefined && slot > 0 ? { minContextSlot: slot } : {});
-
-/**
- * The owner's SOL change in a landed transaction as the wallet sees it (lamports; negative when it
- * spent): its own lamports plus those of its wrapped-SOL token accounts the transaction touched.
- * A sale that pays out into wSOL and unwraps it (closing the account) moves the account's whole
- * balance to the wallet, wSOL the wallet held before included; counting the account's change too
- * leaves exactly what the transaction added, so pre-existing wSOL is never booked as proceeds.
- */
-export function solDelta(tx: LandedTransaction, owner: string): bigint {
-  const i = tx.accountKeys.indexOf(owner);
-  const own = i < 0 ? 0n : (tx.postBalances[i] ?? 0n) - (tx.preBalances[i] ?? 0n);
-  return own + tokenAccountLamportsDelta(tx, owner, SOL_MINT);
-}
-
-/**
- * The change in lamports of the owner's token accounts of `mint` that the transaction lists in
- * its token balances: an account created pays its rent (positive), one closed gives its lamports
- * back (negative). Accounts the node gives no index for count 0.
- */
-export function tokenAccountLamportsDelta(tx: LandedTransaction, owner: string, mint: string): bigint {
-  const indexes = new Set<number>();
-  for (const e of [...tx.preTokenBalances, ...tx.postTokenBalances])
-    if (e.owner === owner && e.mint === mint && e.accountIndex >= 0) indexes.add(e.accountIndex);
-  let delta = 0n;
-  for (const k of indexes) delta += (tx.postBalances[k] ?? 0n) - (tx.preBalances[k] ?? 0n);
-  return delta;
-}
-
-/** The owner's change of one mint over all its token accounts (atomic units). */
-export function tokenDelta(tx: LandedTransaction, owner: string, mint: string): bigint {
-  const sum = (list: TokenBalanceEntry[]) =>
-    list.filter((e) => e.owner === owner && e.mint === mint).reduce((a, e) => a + e.amount, 0n);
-  return sum(tx.postTokenBalances) - sum(tx.preTokenBalances);
-}
 
 function toBigInt(v: unknown, method: string): bigint {
   if (typeof v === "number" && Number.isInteger(v) && v >= 0) return BigInt(v);

@@ -1,5 +1,6 @@
+import type { LandedTransaction } from "./landed-transaction.ts";
 import type { RpcRequestBudget } from "./rpc-budget.ts";
-import type { LandedTransaction, SignatureInfo, SolanaRpcClient } from "./solana-rpc.ts";
+import type { SignatureInfo, SolanaRpcClient } from "./solana-rpc.ts";
 
 // Where the copy-trading watcher (src/copytrading) reads a wallet's transactions: the Solana RPC
 // (SOLANA_RPC_URL), or the demo market's synthetic wallets (demo/copy-wallets.ts). Both answer in

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { detectTrade } from "../../src/copytrading/detect.ts";
 import { dexProgramSet } from "../../src/copytrading/dex-programs.ts";
-import type { LandedTransaction } from "../../src/market/solana-rpc.ts";
+import type { LandedTransaction } from "../../src/market/landed-transaction.ts";
 import { SOL_MINT } from "../../src/money.ts";
 
 // The buy/sell rule of copy trading (src/copytrading/detect.ts) as a table over node-shaped

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { ComputeBudgetProgram, Keypair, SystemProgram } from "@solana/web3.js";
 import type { BuildResponse, JupiterSwapV2Client } from "../../src/market/jupiter-swap-v2.ts";
-import { solDelta, tokenDelta } from "../../src/market/solana-rpc.ts";
+import { solDelta, tokenDelta } from "../../src/market/landed-transaction.ts";
 import { SOL_MINT } from "../../src/money.ts";
 import { prepareBuildSwap, writableAccounts } from "../../src/trading/live/build-assembly.ts";
 import { rpcInspectorChain } from "../../src/trading/live/chain-reads.ts";

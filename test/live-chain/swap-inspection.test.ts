@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { getAssociatedTokenAddressSync, NATIVE_MINT } from "@solana/spl-token";
-import { solDelta, tokenDelta } from "../../src/market/solana-rpc.ts";
+import { solDelta, tokenDelta } from "../../src/market/landed-transaction.ts";
 import { SOL_MINT } from "../../src/money.ts";
 import { rpcInspectorChain } from "../../src/trading/live/chain-reads.ts";
 import { allowedPrograms } from "../../src/trading/live/inspection-rules.ts";

@@ -3,12 +3,11 @@ import { Keypair } from "@solana/web3.js";
 import { tokenAccountsRent, walletSolDelta } from "../../src/market/landed-rent.ts";
 import {
   type LandedTransaction,
-  SolanaRpcClient,
-  SolanaRpcError,
   solDelta,
   tokenAccountLamportsDelta,
   tokenDelta,
-} from "../../src/market/solana-rpc.ts";
+} from "../../src/market/landed-transaction.ts";
+import { SolanaRpcClient, SolanaRpcError } from "../../src/market/solana-rpc.ts";
 import { SOL_MINT } from "../../src/money.ts";
 import { type FakeMarket, startFakeMarket } from "../fakes/market.ts";
 import { FakeSolanaRpc, TOKEN_2022_PROGRAM } from "../fakes/solana-rpc.ts";

@@ -1,6 +1,7 @@
 import type { Clock } from "../../clock.ts";
 import { SOL_MINT } from "../../money.ts";
-import type { LandedTransaction, SignatureInfo } from "../solana-rpc.ts";
+import type { LandedTransaction } from "../landed-transaction.ts";
+import type { SignatureInfo } from "../solana-rpc.ts";
 import type { SignaturePage, WalletActivitySource } from "../wallet-activity.ts";
 import { DemoMarketState } from "./providers.ts";
 import { seededBase58, uniform } from "./seeded.ts";

@@ -1,6 +1,7 @@
 import type { Logger } from "../../logger.ts";
 import { tokenAccountsRent, walletSolDelta } from "../../market/landed-rent.ts";
-import { type ChainBalances, type LandedTransaction, tokenDelta } from "../../market/solana-rpc.ts";
+import { type LandedTransaction, tokenDelta } from "../../market/landed-transaction.ts";
+import type { ChainBalances } from "../../market/solana-rpc.ts";
 import type { Quote } from "../../market/types.ts";
 import { fromAtomic, SOL_DECIMALS } from "../../money.ts";
 import type { SwapFill } from "../executor.ts";

@@ -5,7 +5,8 @@ import { TradingAgentRepository } from "../../db/repositories/trading-agents.ts"
 import { newRowId } from "../../db/row-id.ts";
 import { OperationalError } from "../../errors.ts";
 import type { Logger } from "../../logger.ts";
-import type { ChainBalances, LandedTransaction } from "../../market/solana-rpc.ts";
+import type { LandedTransaction } from "../../market/landed-transaction.ts";
+import type { ChainBalances } from "../../market/solana-rpc.ts";
 import { Big, fromAtomic } from "../../money.ts";
 import type { SwapFill } from "../executor.ts";
 import { lamportsToSol, safeDiv, swapSides } from "../settlement/amounts.ts";
