@@ -1,4 +1,7 @@
 import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { findLitestream } from "../../src/db/replication/litestream-binary.ts";
 import { litestreamConfig, parseReplicaUrl } from "../../src/db/replication/replica-url.ts";
 import { ReplicationAlarm, type ReplicationAlert } from "../../src/db/replication/replication-alarm.ts";
 import {
@@ -193,5 +196,15 @@ describe("the alert after a minute of failing", () => {
     expect(eventMessage(e, { agentName: null, tokenSymbol: null })).toBe(
       "🗄️ Backups: the database has not reached its replica s3://bucket/trading since 2026-01-01 00:00 UTC (61 s behind).\ncommits do not reach the replica\nTrading goes on; check the replica's reachability and credentials.",
     );
+  });
+});
+
+describe("the Litestream binary", () => {
+  test("npm's node wrapper on PATH (node_modules/.bin under npm test and npm start) is passed over for the binary it runs", () => {
+    const bin = join(import.meta.dir, "../../node_modules/.bin");
+    const found = findLitestream({ PATH: bin });
+    expect(found).not.toBeNull();
+    expect(found!.startsWith(bin)).toBe(false);
+    expect(readFileSync(found!).subarray(0, 4)).toEqual(Buffer.from([0x7f, 0x45, 0x4c, 0x46])); // ELF, not a script
   });
 });

@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 
@@ -12,8 +12,18 @@ export function findLitestream(env: Record<string, string | undefined>): string 
   const configured = env.LITESTREAM_BIN;
   if (configured) return existsSync(configured) ? configured : null;
   const onPath = Bun.which("litestream", { PATH: env.PATH ?? "" });
-  if (onPath) return onPath;
+  // `npm test`/`npm start` put node_modules/.bin on PATH, whose `litestream` is that node wrapper:
+  // the binary it would run is taken directly instead.
+  if (onPath && !isNpmWrapper(onPath)) return onPath;
   return bundledLitestream();
+}
+
+function isNpmWrapper(path: string): boolean {
+  try {
+    return /[\\/]@flydotio[\\/]litestream[\\/]/.test(realpathSync(path));
+  } catch {
+    return false;
+  }
 }
 
 function bundledLitestream(): string | null {
