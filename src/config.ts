@@ -178,14 +178,7 @@ export const configSchema = z.object({
    * Token-2022 transfer-hook programs trusted not to block sales: a mint whose hook calls one of
    * them passes token screening's rejectTransferHook (docs/decisions/token-2022-screening.md).
    */
-  TOKEN_TRANSFER_HOOK_ALLOWLIST: z
-    .string()
-    .default("")
-    .refine((v) => parseExtraPrograms(v).ok, { error: "must be comma-separated base58 program ids" })
-    .transform((v) => {
-      const r = parseExtraPrograms(v);
-      return r.ok ? r.programs : [];
-    }),
+  TOKEN_TRANSFER_HOOK_ALLOWLIST: base58List("must be comma-separated base58 program ids"),
 
   HTTP_TIMEOUT_MS: int(5000, 100, 120000),
   PRICE_NETWORK_URL: sourceUrl("https://hermes.pyth.network"),
@@ -256,14 +249,7 @@ export const configSchema = z.object({
       error: "must be a ws(s) URL or empty",
     }),
   /** DEX programs a copied swap may go through besides src/copytrading/dex-programs.ts: comma-separated base58 ids. */
-  WALLET_WATCH_EXTRA_PROGRAMS: z
-    .string()
-    .default("")
-    .refine((v) => parseExtraPrograms(v).ok, { error: "must be comma-separated base58 program ids" })
-    .transform((v) => {
-      const r = parseExtraPrograms(v);
-      return r.ok ? r.programs : [];
-    }),
+  WALLET_WATCH_EXTRA_PROGRAMS: base58List("must be comma-separated base58 program ids"),
 
   /** Notifications (PRODUCT.md §7): webhook URLs on loopback/private networks, the Telegram bot. */
   WEBHOOK_ALLOW_PRIVATE_URLS: bool(false),
