@@ -147,17 +147,17 @@ export class ApiKeyService {
   }
 
   /**
-   * Counts one request of the key (and stamps lastUsedAt at most once a minute). verify() does it
+   * Counts `count` requests of the key (and stamps lastUsedAt at most once a minute). verify() does it
    * unless told not to: the signal intake counts inside its group commit (src/signals/signal-intake.ts).
    */
-  recordUse(id: string): void {
+  recordUse(id: string, count = 1): void {
     const now = this.clock.now();
     const last = this.lastUsedWritten.get(id) ?? 0;
     if (now - last >= LAST_USED_EVERY_MS) {
       this.lastUsedWritten.set(id, now);
-      this.keys.countRequestAndStamp(id, new Date(now).toISOString());
+      this.keys.countRequestsAndStamp(id, count, new Date(now).toISOString());
     } else {
-      this.keys.countRequest(id);
+      this.keys.countRequests(id, count);
     }
   }
 

@@ -37,7 +37,7 @@ export function createSignalPipeline(d: Deps): { signalQueue: SignalQueue; signa
     logger: d.logger,
     signals: d.signals,
     commits: d.groupCommit,
-    recordKeyUse: (id) => d.apiKeys.recordUse(id),
+    recordKeyUse: (id, count) => d.apiKeys.recordUse(id, count),
     hasAgents: (userId) => signalAgents.hasAgents(userId),
     recovery: true,
   });

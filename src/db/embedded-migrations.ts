@@ -5,6 +5,7 @@ import m1 from "../../migrations/0001_trading_controls.sql" with { type: "text" 
 import m2 from "../../migrations/0002_signal_token_index.sql" with { type: "text" };
 import m3 from "../../migrations/0003_copy_trading.sql" with { type: "text" };
 import m4 from "../../migrations/0004_portfolio_snapshots.sql" with { type: "text" };
+import m5 from "../../migrations/0005_unfinished_signals_index.sql" with { type: "text" };
 
 export const embeddedMigrations: ReadonlyArray<{ tag: string; sql: string }> = [
   { tag: "0000_init", sql: m0 },
@@ -12,4 +13,5 @@ export const embeddedMigrations: ReadonlyArray<{ tag: string; sql: string }> = [
   { tag: "0002_signal_token_index", sql: m2 },
   { tag: "0003_copy_trading", sql: m3 },
   { tag: "0004_portfolio_snapshots", sql: m4 },
+  { tag: "0005_unfinished_signals_index", sql: m5 },
 ];

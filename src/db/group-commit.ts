@@ -8,6 +8,8 @@ import type { SqliteHandle } from "./client.ts";
 // in its own savepoint, so one that throws is rolled back alone
 // and only its caller sees the error. Every caller's promise settles after the commit: nothing is
 // reported done before it is durable. `fn` must be synchronous (no await inside a transaction).
+// Work that can be done once per commit instead of once per write (a count of the writes, a lookup
+// that cannot change within the transaction) registers with atBatchEnd() from inside its `fn`.
 
 interface Parked<T> {
   fn: () => T;
@@ -19,6 +21,7 @@ export class GroupCommit {
   private parked: Array<Parked<unknown>> = [];
   private savepoints: { begin: Statement; release: Statement; rollback: Statement } | null = null;
   private scheduled = false;
+  private readonly batchEnd = new Map<string, () => void>();
   /** Commits so far and work items they carried (for the benchmark and tests). */
   commits = 0;
   items = 0;
@@ -44,6 +47,16 @@ export class GroupCommit {
         setImmediate(() => this.flush());
       }
     });
+  }
+
+  /**
+   * From inside a write's `fn`: runs `fn` once, after every write of the current batch and
+   * before its commit, in the same transaction (one registration per key and batch; a later one
+   * replaces it). If it throws, the whole batch is rolled back and every caller sees the error.
+   */
+  atBatchEnd(key: string, fn: () => void): void {
+    if (!this.handle.sqlite.inTransaction) throw new Error("atBatchEnd() belongs inside a group commit's write");
+    this.batchEnd.set(key, fn);
   }
 
   /** Commits everything parked now. */
@@ -77,11 +90,14 @@ export class GroupCommit {
               results.push({ ok: false, e });
             }
           }
+          for (const end of this.batchEnd.values()) end();
         })
         .immediate();
     } catch (e) {
       for (const p of batch) p.reject(e);
       return;
+    } finally {
+      this.batchEnd.clear();
     }
     this.commits++;
     this.items += batch.length;

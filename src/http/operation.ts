@@ -171,13 +171,28 @@ function credentialCheck(s: AppDeps, who: AuthDeclaration): MiddlewareHandler<Ap
   }
 }
 
-const bodyLimitOf = (maxSize: number) =>
-  honoBodyLimit({
+/**
+ * Hono's bodyLimit, with its declared-length case first: a request that states its length (and is
+ * not chunked) is judged by the header alone. Hono's own version asks for `req.body` before that,
+ * which in Bun builds a ReadableStream for every request, and reading the JSON through it afterwards
+ * costs more than from the buffered body (docs/decisions/under-load.md). Chunked and unstated
+ * bodies still go through Hono's counting reader.
+ */
+const bodyLimitOf = (maxSize: number): MiddlewareHandler<AppEnv> => {
+  const counting = honoBodyLimit({
     maxSize,
     onError: () => {
       throw new PayloadTooLargeError(maxSize);
     },
   });
+  return (c, next) => {
+    const headers = c.req.raw.headers;
+    const declared = headers.get("content-length");
+    if (declared === null || headers.has("transfer-encoding")) return counting(c, next);
+    if (Number.parseInt(declared, 10) > maxSize) throw new PayloadTooLargeError(maxSize);
+    return next();
+  };
+};
 
 /** Mounts `router` at `prefix` and records its operations under their full paths. */
 export function mountDeclared(app: OpenAPIHono<AppEnv>, prefix: string, router: OpenAPIHono<AppEnv>): void {

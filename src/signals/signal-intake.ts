@@ -23,9 +23,9 @@ export interface SignalIntakeDeps {
   logger: Logger;
   signals: SignalService;
   commits: GroupCommit;
-  /** Counts one request of an API key; called inside the group commit. */
-  recordKeyUse?: (apiKeyId: string) => void;
-  /** Whether the user has any agent (an index probe, inside the group commit). */
+  /** Counts `count` requests of an API key; called inside the group commit, once per key and commit. */
+  recordKeyUse?: (apiKeyId: string, count: number) => void;
+  /** Whether the user has any agent (an index probe, inside the group commit; asked once per owner and commit). */
   hasAgents?: (userId: string) => boolean;
   /** Whether start-up recovery runs (ensureRecovered); off in a few tests' own wiring. */
   recovery?: boolean;
@@ -34,6 +34,21 @@ export interface SignalIntakeDeps {
 export class SignalIntake {
   private readonly listeners: Array<(userId: string, signal: Signal) => void> = [];
   private recoveryDone = false;
+  /**
+   * Per commit (GroupCommit.atBatchEnd): the keys' uses, written as one UPDATE per key, and
+   * whether each owner has agents, which nothing in the batch's transaction can change (agents are
+   * not created in a group commit). A busy bot's signals of one turn cost one of each, not one per signal.
+   */
+  private readonly keyUses = new Map<string, number>();
+  private readonly ownersWithAgents = new Map<string, boolean>();
+  private readonly endOfBatch = () => {
+    try {
+      for (const [id, n] of this.keyUses) this.d.recordKeyUse?.(id, n);
+    } finally {
+      this.keyUses.clear();
+      this.ownersWithAgents.clear();
+    }
+  };
 
   constructor(private readonly d: SignalIntakeDeps) {}
 
@@ -54,9 +69,9 @@ export class SignalIntake {
       // An owner without agents: the processor would find no one to evaluate and only mark the
       // signal processed in a later commit. It is stored processed in this one instead, and not
       // queued (decided when it arrives, as the processor's own check would be).
-      const status = this.d.hasAgents && !this.d.hasAgents(userId) ? "processed" : "pending";
+      const status = this.statusOfNew(userId);
       const created = this.d.signals.create(userId, apiKeyId, input, idempotencyKey, status);
-      this.d.recordKeyUse?.(apiKeyId);
+      this.keyUses.set(apiKeyId, (this.keyUses.get(apiKeyId) ?? 0) + 1); // last: nothing after it can throw
       return { ...created, queued: status === "pending" };
     });
     if (!r.replayed) this.accepted(userId, r.signal, r.queued);
@@ -78,7 +93,7 @@ export class SignalIntake {
     this.ensureRecovered(); // as submit(): unfinished signals are queued ahead of a new one
     const r = await this.d.commits.write(() => {
       if (!claim()) return null;
-      const status = this.d.hasAgents && !this.d.hasAgents(userId) ? "processed" : "pending";
+      const status = this.statusOfNew(userId);
       const { signal } = this.d.signals.create(userId, null, input, undefined, status);
       link(signal.id);
       return { signal, queued: status === "pending" };
@@ -86,6 +101,21 @@ export class SignalIntake {
     if (!r) return null;
     this.accepted(userId, r.signal, r.queued);
     return r.signal;
+  }
+
+  /**
+   * Inside a group commit: "processed" for an owner without agents (nothing can act on the signal),
+   * else "pending". Registers the batch's end, which writes the key uses and forgets the answers.
+   */
+  private statusOfNew(userId: string): "pending" | "processed" {
+    this.d.commits.atBatchEnd("signal-intake", this.endOfBatch);
+    if (!this.d.hasAgents) return "pending";
+    let has = this.ownersWithAgents.get(userId);
+    if (has === undefined) {
+      has = this.d.hasAgents(userId);
+      this.ownersWithAgents.set(userId, has);
+    }
+    return has ? "pending" : "processed";
   }
 
   /** What happens once a new signal is stored: event, log, queue (SPEC "Events" item 1). */

@@ -64,3 +64,45 @@ test("every caller resumes after the commit: its row is visible to another conne
     other.close();
   }
 });
+
+test("atBatchEnd: once per batch, after its writes and before its commit; a failing one rolls the batch back", async () => {
+  const gc = new GroupCommit(db.handle);
+  const ends: string[][] = [];
+  const once = () => ends.push(rows());
+  await Promise.all(
+    ["a", "b", "c"].map((v) =>
+      gc.write(() => {
+        insert(v);
+        gc.atBatchEnd("seen", once);
+      }),
+    ),
+  );
+  // Ran once, seeing every write of the batch, inside the transaction (another key would run too).
+  expect(ends).toEqual([["a", "b", "c"]]);
+  expect(gc.commits).toBe(1);
+
+  // The next batch registers again: nothing is left over from the last one.
+  await gc.write(() => insert("d"));
+  expect(ends).toHaveLength(1);
+
+  const failing = await Promise.allSettled(
+    ["e", "f"].map((v) =>
+      gc.write(() => {
+        insert(v);
+        gc.atBatchEnd("refuses", () => {
+          throw new Error("batch end refused");
+        });
+      }),
+    ),
+  );
+  expect(failing.map((r) => r.status)).toEqual(["rejected", "rejected"]);
+  expect(String((failing[0] as PromiseRejectedResult).reason)).toContain("batch end refused");
+  expect(rows()).toEqual(["a", "b", "c", "d"]);
+  expect(db.handle.sqlite.inTransaction).toBe(false);
+
+  // A write of the following batch does not inherit the failed hook.
+  await gc.write(() => insert("g"));
+  expect(rows()).toEqual(["a", "b", "c", "d", "g"]);
+
+  expect(() => gc.atBatchEnd("outside", once)).toThrow("inside a group commit");
+});

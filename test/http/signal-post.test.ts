@@ -51,6 +51,21 @@ describe("POST /trading-signals", () => {
     expect(useCount()).toBe(2);
   });
 
+  test("concurrent signals of one key: every use counted, written once per commit", async () => {
+    // A TEMP trigger belongs to the service's own connection: it counts the service's UPDATEs.
+    ctx.database.sqlite.exec(`CREATE TEMP TABLE key_updates (n INTEGER NOT NULL); INSERT INTO key_updates VALUES (0);
+      CREATE TEMP TRIGGER count_key_updates AFTER UPDATE OF request_count ON main.api_keys
+      BEGIN UPDATE key_updates SET n = n + 1; END;`);
+    const answers = await Promise.all(Array.from({ length: 20 }, () => post(body)));
+    expect(answers.map((r) => r.status)).toEqual(Array(20).fill(201));
+    expect(useCount()).toBe(20);
+    expect(signalRows()).toBe(20);
+    const updates = (ctx.database.sqlite.query("SELECT n FROM temp.key_updates").get() as { n: number }).n;
+    // Requests that arrive in one turn share a commit, and so one UPDATE.
+    expect(updates).toBeGreaterThanOrEqual(1);
+    expect(updates).toBeLessThan(20);
+  });
+
   test("its log line carries the request id it answers with", async () => {
     const res = await post(body, { "x-request-id": "bot-7.abc" });
     expect(res.headers.get("x-request-id")).toBe("bot-7.abc");

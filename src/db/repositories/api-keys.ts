@@ -87,17 +87,17 @@ export class ApiKeyRepository {
   }
 
   /** Counts a request and stamps lastUsedAt. */
-  countRequestAndStamp(id: string, lastUsedAt: string): void {
+  countRequestsAndStamp(id: string, count: number, lastUsedAt: string): void {
     this.db
       .update(apiKeys)
-      .set({ lastUsedAt, requestCount: sql`${apiKeys.requestCount} + 1` })
+      .set({ lastUsedAt, requestCount: sql`${apiKeys.requestCount} + ${count}` })
       .where(eq(apiKeys.id, id))
       .run();
   }
 
-  /** Counts a request (lastUsedAt is stamped at most once a minute). */
-  countRequest(id: string): void {
-    this.sqlite.query("UPDATE api_keys SET request_count = request_count + 1 WHERE id = ?").run(id);
+  /** Counts requests (lastUsedAt is stamped at most once a minute). */
+  countRequests(id: string, count: number): void {
+    this.sqlite.query("UPDATE api_keys SET request_count = request_count + ? WHERE id = ?").run(count, id);
   }
 
   /** The owner's totals across all their keys, and their agent count (public API usage). */

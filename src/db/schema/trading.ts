@@ -25,7 +25,11 @@ export const tradingSignals = sqliteTable(
   },
   (t) => [
     index("trading_signals_user_created_idx").on(t.userId, t.createdAt),
-    index("trading_signals_status_idx").on(t.processingStatus),
+    // Only the signals still to be decided (start-up recovery, SignalRepository.unfinished): a
+    // signal is indexed while it waits and leaves when decided, and one stored already processed
+    // (its owner has no agent) never enters. An index of every signal's status cost each insert
+    // a B-tree write for rows no query asks about (docs/decisions/under-load.md).
+    index("trading_signals_unfinished_idx").on(t.id).where(sql`processing_status IN ('pending','processing')`),
     // The tokens signalled in a window, found token by token (price history's recorder ticks,
     // src/db/repositories/price-bars.ts), instead of reading every signal of the window.
     index("trading_signals_token_created_idx").on(t.tokenAddress, t.createdAt),
