@@ -204,8 +204,12 @@ export type EventNamer = (data: Record<string, unknown>) => { agentName: string 
 export class EventBus<M extends EventMap = EventPayloads> {
   private seq = 0;
   private readonly listeners = new Set<Listener>();
-  /** Recent events for Last-Event-ID replay; bounded. */
+  /**
+   * Recent events for Last-Event-ID replay; bounded. A ring once full (`oldest` is then the index of
+   * the oldest held): dropping the oldest by splice moved the whole array on every event.
+   */
   private readonly recent: ServiceEvent[] = [];
+  private oldest = 0;
 
   constructor(
     private readonly now: () => number = Date.now,
@@ -228,8 +232,11 @@ export class EventBus<M extends EventMap = EventPayloads> {
       time: new Date(this.now()).toISOString(),
       data: payload,
     };
-    this.recent.push(e);
-    if (this.recent.length > this.keep) this.recent.splice(0, this.recent.length - this.keep);
+    if (this.recent.length < this.keep) this.recent.push(e);
+    else if (this.keep > 0) {
+      this.recent[this.oldest] = e;
+      this.oldest = (this.oldest + 1) % this.keep;
+    }
     for (const l of this.listeners) {
       try {
         l(e);
@@ -247,7 +254,9 @@ export class EventBus<M extends EventMap = EventPayloads> {
 
   /** Events after `lastId`, oldest first (for SSE reconnects). */
   since(lastId: number): ServiceEvent[] {
-    return this.recent.filter((e) => e.id > lastId);
+    const ordered =
+      this.oldest === 0 ? this.recent : [...this.recent.slice(this.oldest), ...this.recent.slice(0, this.oldest)];
+    return ordered.filter((e) => e.id > lastId);
   }
 
   get lastId(): number {
@@ -261,6 +270,6 @@ export class EventBus<M extends EventMap = EventPayloads> {
 
   /** Id of the oldest event still held for replay; null when none is held. */
   get oldestId(): number | null {
-    return this.recent[0]?.id ?? null;
+    return this.recent[this.oldest]?.id ?? null;
   }
 }

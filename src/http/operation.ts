@@ -3,10 +3,11 @@ import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit as honoBodyLimit } from "hono/body-limit";
 import type { z } from "zod";
 import type { Scope } from "../auth/scopes.ts";
-import { PayloadTooLargeError, ValidationError } from "../errors.ts";
+import { PayloadTooLargeError } from "../errors.ts";
 import type { AppDeps, AppEnv, HttpLimiters } from "./app-env.ts";
 import { MAX_BODY_BYTES } from "./body-limits.ts";
 import { rateLimit } from "./rate-limit.ts";
+import { splitRequestValidation, validationErrorFrom } from "./request-validators.ts";
 import { apiKeySecurity, bearerSecurity, errorResponses, jwtOrKeySecurity, userSecurity } from "./schemas.ts";
 
 // One declaration per operation (docs/decisions.md "One request path"): method, path, who may call
@@ -112,12 +113,6 @@ function derivedResponses(route: RouteConfig, who: AuthDeclaration, limited: boo
   return errorResponses(...statuses);
 }
 
-/** Turns zod issues into the spec's 400: the first message as `error`, every issue in `details`. */
-function validationErrorFrom(error: z.ZodError): ValidationError {
-  const details = error.issues.map((i) => (i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message));
-  return new ValidationError(error.issues[0]?.message ?? "Invalid request", details);
-}
-
 const registered = new WeakMap<object, DeclaredOperation[]>();
 
 /**
@@ -138,7 +133,14 @@ export function createRouter(s: AppDeps): OpenAPIHono<AppEnv> {
     const decl = declarations.get(route);
     if (!decl) throw new Error(`${route.method.toUpperCase()} ${route.path}: declare the route with operation()`);
     list.push({ ...decl, method: route.method.toUpperCase(), path: route.path, hasBody: !!route.request?.body });
-    return register({ ...route, middleware: checksOf(s, route.method, decl) }, handler, hook);
+    const checks = checksOf(s, route.method, decl);
+    if (hook) return register({ ...route, middleware: checks }, handler, hook);
+    // Query, path and header checks are ours (./request-validators.ts); the document still gets the
+    // whole declaration, registered here since the library is handed the route without them.
+    const { rest, validator } = splitRequestValidation(route.request);
+    if (!validator) return register({ ...route, middleware: checks }, handler);
+    router.openAPIRegistry.registerPath(route);
+    return register({ ...route, request: rest, hide: true, middleware: [...checks, validator] }, handler);
   }) as typeof router.openapi;
   return router;
 }
