@@ -15,9 +15,9 @@ import { type BenchRow, median, row } from "./lib/stats.ts";
 // be at least SATURATED_CORES of a core; otherwise the baseline was waiting for requests, the
 // generator set the pace, and the row says so instead of giving a ratio (issue 35).
 
-const CONNECTIONS = 32;
+export const CONNECTIONS = 32;
 
-interface Compared {
+export interface Compared {
   service: LoadResult[];
   baseline: LoadResult[];
   /** Cores the baseline process used during each of its rounds (CPU seconds ÷ round length). */
@@ -32,9 +32,7 @@ async function compare(
 ): Promise<Compared> {
   const rounds = o.quick ? 1 : 3;
   const durationS = o.quick ? 2 : 4;
-  // Warm-up: JIT, connection pools, SQLite page cache.
-  await runLoad({ ...baselineSpec, connections: CONNECTIONS, durationS: 1 });
-  await runLoad({ ...serviceSpec, connections: CONNECTIONS, durationS: 1 });
+  await warmUp(o, serviceSpec, baselineSpec);
   const out: Compared = { service: [], baseline: [], baselineBusyCores: [] };
   for (let i = 0; i < rounds; i++) {
     const cpu0 = cpuSecondsOf(baselinePid);
@@ -46,9 +44,30 @@ async function compare(
   return out;
 }
 
+/**
+ * Warm-up, not counted: JIT, connection pools, SQLite's page cache. Three seconds each: after one,
+ * the service's JIT threads were still compiling the request path through the first round
+ * (a tenth of its CPU on this machine), so that round measured the compiler as well.
+ */
+export async function warmUp(
+  o: BenchOptions,
+  serviceSpec: Omit<LoadSpec, "durationS" | "connections">,
+  baselineSpec: Omit<LoadSpec, "durationS" | "connections">,
+): Promise<void> {
+  const durationS = o.quick ? 1 : 3;
+  await runLoad({ ...baselineSpec, connections: CONNECTIONS, durationS });
+  await runLoad({ ...serviceSpec, connections: CONNECTIONS, durationS });
+}
+
 const med = (rs: LoadResult[], f: (r: LoadResult) => number) => median(rs.map(f));
 
-function throughputRows(id: string, label: string, baselineName: string, target: number, c: Compared): BenchRow[] {
+export function throughputRows(
+  id: string,
+  label: string,
+  baselineName: string,
+  target: number,
+  c: Compared,
+): BenchRow[] {
   const rps = med(c.service, (r) => r.rps);
   const baseRps = med(c.baseline, (r) => r.rps);
   const errors = c.service.reduce((a, r) => a + r.errors, 0);

@@ -16,6 +16,7 @@ import { readmeBlock, replaceBetweenMarkers } from "./lib/readme.ts";
 import { type BenchRow, renderTable } from "./lib/stats.ts";
 import { liveLatency } from "./live-latency.ts";
 import { monitorTick } from "./monitor-tick.ts";
+import { readDuringDrain } from "./read-during-drain.ts";
 import { readScale } from "./read-scale.ts";
 import { sizedFanOut } from "./sized-fan-out.ts";
 
@@ -117,6 +118,7 @@ try {
   if (selected.has("read")) await step("1. authenticated read", () => authenticatedRead(o, s));
   if (selected.has("read"))
     await step("1b. authenticated read, database changing", () => authenticatedReadUnderWrites(o, s));
+  if (selected.has("read")) await step("1c. authenticated read during a drain", () => readDuringDrain(o, s));
   if (selected.has("ingest")) await step("2. signal ingest", () => signalIngest(o, s));
   if (selected.has("fanout")) await step("3. fan-out", () => fanOut(o, s));
   if (selected.has("scale")) await step("5. scale of reads", () => readScale(o, s));

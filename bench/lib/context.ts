@@ -58,6 +58,8 @@ export interface ServiceUnderTest {
   logFile: string;
   reader: SeedUser;
   ingest: SeedUser;
+  /** 20 agents with automation off and a signals key: the backlog of bench/read-during-drain.ts. */
+  drain: SeedUser;
   fan: Map<number, SeedUser>;
   history: SeedUser & { agentId: string };
   sizes: Sizes;
@@ -110,16 +112,20 @@ export async function startServiceUnderTest(o: BenchOptions): Promise<ServiceUnd
   // 1. Seed through the service's own code, then close the database before the service opens it.
   const t0 = performance.now();
   const { services, database } = openServices(env);
-  let reader: SeedUser, ingest: SeedUser, history: SeedUser & { agentId: string };
+  let reader: SeedUser, ingest: SeedUser, drain: SeedUser, history: SeedUser & { agentId: string };
   const fan = new Map<number, SeedUser>();
   try {
     reader = await seedUser(services, "reader@bench.local", sizes.readerAgents);
     ingest = await seedUser(services, "ingest@bench.local", 0, ["signals"]);
+    // The drain's agents (bench/read-during-drain.ts): automation off, so each refuses every
+    // signal at its first rule, as in the issue's load test and bench/decisions.ts.
+    drain = await seedUser(services, "drain@bench.local", sizes.readerAgents, ["signals"]);
+    for (const id of drain.agentIds) services.agents.update(drain.userId, id, { automatedTradingSimulation: false });
     for (const n of sizes.fanOut) fan.set(n, await seedUser(services, `fan${n}@bench.local`, n, ["signals"]));
     const h = await seedUser(services, "history@bench.local", 1);
     history = { ...h, agentId: h.agentIds[0] as string };
     o.log(
-      `  seeded users and ${sizes.readerAgents + sizes.fanOut.reduce((a, b) => a + b, 0) + 1} agents through the domain services (${Math.round(performance.now() - t0)} ms)`,
+      `  seeded users and ${2 * sizes.readerAgents + sizes.fanOut.reduce((a, b) => a + b, 0) + 1} agents through the domain services (${Math.round(performance.now() - t0)} ms)`,
     );
     const t1 = performance.now();
     const end = Date.now() - 60_000;
@@ -159,6 +165,7 @@ export async function startServiceUnderTest(o: BenchOptions): Promise<ServiceUnd
     logFile,
     reader,
     ingest,
+    drain,
     fan,
     history,
     sizes,
