@@ -107,6 +107,10 @@ async function run(
       samples.push(performance.now() - t0);
       // Polling: the next trade lands at a random point of the interval, as a wallet's would.
       if (mode === "polling") await Bun.sleep(Math.random() * 1_000);
+      // Streaming: a copy costs the watcher about two RPC reads, and background reads may use 60
+      // requests per 10 s (src/market/rpc-budget.ts); trades closer together than that would time
+      // the budget's wait, not the copy.
+      else await Bun.sleep(400);
     }
     const minutes = (performance.now() - started) / 60_000;
     return {

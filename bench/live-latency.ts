@@ -63,6 +63,11 @@ export async function liveLatency(o: BenchOptions): Promise<BenchRow[]> {
   const app = createApp(createAppDeps(services));
   try {
     const user = await seedUser(services, "live@bench.local", 0, ["signals"]);
+    // The live risk limits' defaults (5 SOL open) would refuse the third buy: this row times the
+    // path to sendTransaction, not the limits.
+    services.trading.guardRails.setLimits(user.userId, {
+      live: { maxOpenPositions: null, maxExposureSol: null, dailyLossLimitSol: null },
+    });
     await liveAgent(app, user.token, wallet.publicKey.toBase58());
     await services.market.solPrice.refresh();
     const runs = o.quick ? 3 : 9;
