@@ -43,6 +43,9 @@ const sizesFor = (quick: boolean): Sizes =>
     : { readerAgents: 20, fanOut: [100, 1000], fanOutRuns: 3, transactions: 1_000_000, swaps: 100_000 };
 
 /** Tokens the fan-out signals buy: one per run, so every agent is eligible again (one open position per token). */
+/** Agents of the drain's user (bench/read-during-drain.ts). */
+export const DRAIN_AGENTS = 20;
+
 export const FAN_OUT_TOKENS = [
   BONK,
   "EKpQGSJtjMFqKZ9KQanSqYXRcF8fBopzLHYxdM65zcjm",
@@ -53,12 +56,14 @@ export const FAN_OUT_TOKENS = [
 export interface ServiceUnderTest {
   fake: FakeMarket;
   child: Child;
+  /** Stops the service (gracefully), runs `between` on the closed database, starts it again on the same port. */
+  restart(between?: () => void | Promise<void>): Promise<void>;
   dbPath: string;
   env: Record<string, string>;
   logFile: string;
   reader: SeedUser;
   ingest: SeedUser;
-  /** 20 agents with automation off and a signals key: the backlog of bench/read-during-drain.ts. */
+  /** DRAIN_AGENTS agents with automation off and a signals key: the backlog of bench/read-during-drain.ts. */
   drain: SeedUser;
   fan: Map<number, SeedUser>;
   history: SeedUser & { agentId: string };
@@ -119,13 +124,13 @@ export async function startServiceUnderTest(o: BenchOptions): Promise<ServiceUnd
     ingest = await seedUser(services, "ingest@bench.local", 0, ["signals"]);
     // The drain's agents (bench/read-during-drain.ts): automation off, so each refuses every
     // signal at its first rule, as in the issue's load test and bench/decisions.ts.
-    drain = await seedUser(services, "drain@bench.local", sizes.readerAgents, ["signals"]);
+    drain = await seedUser(services, "drain@bench.local", DRAIN_AGENTS, ["signals"]);
     for (const id of drain.agentIds) services.agents.update(drain.userId, id, { automatedTradingSimulation: false });
     for (const n of sizes.fanOut) fan.set(n, await seedUser(services, `fan${n}@bench.local`, n, ["signals"]));
     const h = await seedUser(services, "history@bench.local", 1);
     history = { ...h, agentId: h.agentIds[0] as string };
     o.log(
-      `  seeded users and ${2 * sizes.readerAgents + sizes.fanOut.reduce((a, b) => a + b, 0) + 1} agents through the domain services (${Math.round(performance.now() - t0)} ms)`,
+      `  seeded users and ${sizes.readerAgents + DRAIN_AGENTS + sizes.fanOut.reduce((a, b) => a + b, 0) + 1} agents through the domain services (${Math.round(performance.now() - t0)} ms)`,
     );
     const t1 = performance.now();
     const end = Date.now() - 60_000;
@@ -141,25 +146,34 @@ export async function startServiceUnderTest(o: BenchOptions): Promise<ServiceUnd
 
   // 2. The service as a real process.
   const logFile = join(dir, "service.log");
-  const child = await spawnServer({
-    cmd: [
-      BUN,
-      ...(o.profileDir ? ["--cpu-prof-md", `--cpu-prof-dir=${o.profileDir}`] : []),
-      join(ROOT, "src/main.ts"),
-      "serve",
-    ],
-    env,
-    cwd: dir,
-    port,
-    readyPath: "/api/v1/health/live",
-    logFile,
-  });
+  const spawn = () =>
+    spawnServer({
+      cmd: [
+        BUN,
+        ...(o.profileDir ? ["--cpu-prof-md", `--cpu-prof-dir=${o.profileDir}`] : []),
+        join(ROOT, "src/main.ts"),
+        "serve",
+      ],
+      env,
+      cwd: dir,
+      port,
+      readyPath: "/api/v1/health/live",
+      logFile,
+    });
+  let child = await spawn();
   o.log(
     `  service pid ${child.pid} listening on ${child.url} (ready in ${Math.round(child.readyMs)} ms; log ${logFile})`,
   );
   return {
     fake,
-    child,
+    get child() {
+      return child;
+    },
+    async restart(between?: () => void | Promise<void>) {
+      await child.stop();
+      await between?.();
+      child = await spawn();
+    },
     dbPath: env.DATABASE_PATH as string,
     env,
     logFile,
