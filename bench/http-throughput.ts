@@ -118,16 +118,24 @@ export function throughputRows(
   ].map(refused);
 }
 
-/** 1. GET /api/v1/agents with a JWT (20 agents) vs a bare Bun.serve sending the same JSON. */
-export async function authenticatedRead(o: BenchOptions, s: ServiceUnderTest): Promise<BenchRow[]> {
+/**
+ * The reader's GET /api/v1/agents as the service answers it now, written to `fileName` for the
+ * baseline to send the same bytes.
+ */
+export async function agentsRead(o: BenchOptions, s: ServiceUnderTest, fileName: string) {
   const path = "/api/v1/agents";
   const headers = { authorization: `Bearer ${s.reader.token}` };
   const res = await fetch(s.child.url + path, { headers });
   const text = await res.text();
   if (res.status !== 200) throw new Error(`GET ${path} answered ${res.status}: ${text}`);
-  const count = (JSON.parse(text) as unknown[]).length;
-  const bodyFile = join(o.dir, "agents.json");
+  const bodyFile = join(o.dir, fileName);
   writeFileSync(bodyFile, text);
+  return { path, headers, text, count: (JSON.parse(text) as unknown[]).length, bodyFile };
+}
+
+/** 1. GET /api/v1/agents with a JWT (20 agents) vs a bare Bun.serve sending the same JSON. */
+export async function authenticatedRead(o: BenchOptions, s: ServiceUnderTest): Promise<BenchRow[]> {
+  const { path, headers, text, count, bodyFile } = await agentsRead(o, s, "agents.json");
   const c = await withBaseline(o, { BENCH_MODE: "get-json", BENCH_BODY_FILE: bodyFile }, (baseUrl, child) =>
     compare(o, { url: s.child.url + path, headers }, { url: baseUrl + path, headers }, child.pid),
   );

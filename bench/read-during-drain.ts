@@ -1,8 +1,6 @@
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { openDatabase } from "../src/db/client.ts";
 import { SignalRepository } from "../src/db/repositories/signals.ts";
-import { CONNECTIONS, type Compared, throughputRows, warmUp } from "./http-throughput.ts";
+import { agentsRead, CONNECTIONS, type Compared, throughputRows, warmUp } from "./http-throughput.ts";
 import { withBaseline } from "./lib/baseline.ts";
 import { type BenchOptions, DRAIN_AGENTS, type ServiceUnderTest } from "./lib/context.ts";
 import { cpuSecondsOf, runLoad } from "./lib/load.ts";
@@ -61,14 +59,7 @@ function storeBacklog(s: ServiceUnderTest, n: number): void {
 }
 
 export async function readDuringDrain(o: BenchOptions, s: ServiceUnderTest): Promise<BenchRow[]> {
-  const path = "/api/v1/agents";
-  const headers = { authorization: `Bearer ${s.reader.token}` };
-  const res = await fetch(s.child.url + path, { headers });
-  const text = await res.text();
-  if (res.status !== 200) throw new Error(`GET ${path} answered ${res.status}: ${text}`);
-  const count = (JSON.parse(text) as unknown[]).length;
-  const bodyFile = join(o.dir, "agents-drain.json");
-  writeFileSync(bodyFile, text);
+  const { path, headers, count, bodyFile } = await agentsRead(o, s, "agents-drain.json");
   const backlog = o.quick ? 8_000 : BACKLOG;
   const rounds = o.quick ? 1 : 3;
   const durationS = o.quick ? 2 : 4;

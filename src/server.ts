@@ -20,7 +20,10 @@ import { VERSION } from "./version.ts";
 // "Performance", "Start-up and memory"): evaluating them is most of a start. Until the apps exist,
 // src/http/start-gate.ts answers /health/live and holds every other request for the apps.
 
-/** A request within this long means the API is in use (the signal queue's batches stay small). */
+/**
+ * A request within this long means the API is in use: the signal queue then decides in small
+ * batches, so a drain does not hold requests for long (SignalQueue.shareWith).
+ */
 const API_IN_USE_MS = 100;
 
 /** Shorter than this draws a warning: the spec sets no rule for ADMIN_PASSWORD, so warn, don't refuse. */
@@ -99,20 +102,13 @@ export async function serve(config: Config, opts: ServeOptions = {}): Promise<Se
   const gate = new StartGate(opts.services?.clock ?? systemClock);
   try {
     const inflight = new InflightCounter();
-    // When the API last received a request: the signal queue decides in small batches while it is
-    // in use (SignalQueue.shareWith), so a drain does not hold requests for long.
-    let lastRequestMs = Number.NEGATIVE_INFINITY;
-    const arrived = <T>(answer: T): T => {
-      lastRequestMs = performance.now();
-      return answer;
-    };
     const main = Bun.serve({
       hostname: config.HOST,
       port: config.PORT,
       // Explicit, always: the idle limit is the operator's (HTTP_IDLE_TIMEOUT_SECONDS, not Bun's 10 s),
       // and when left unset Bun prints a plain-text warning into the JSON log.
       idleTimeout: config.HTTP_IDLE_TIMEOUT_SECONDS,
-      fetch: (req, srv) => arrived(inflight.track(gate.fetch("main", req, srv))),
+      fetch: (req, srv) => inflight.track(gate.fetch("main", req, srv)),
     });
     servers.push(main);
     let publicServer: Server<undefined> | undefined;
@@ -123,13 +119,12 @@ export async function serve(config: Config, opts: ServeOptions = {}): Promise<Se
         hostname: config.HOST,
         port: config.PUBLIC_PORT,
         idleTimeout: config.HTTP_IDLE_TIMEOUT_SECONDS,
-        fetch: (req, srv) => arrived(inflight.track(gate.fetch("public", req, srv))),
+        fetch: (req, srv) => inflight.track(gate.fetch("public", req, srv)),
       });
       servers.push(publicServer);
     }
 
-    // Evaluating a module graph holds the event loop; a turn between the two large ones lets a
-    // health probe that connected meanwhile be answered.
+    // Evaluating a module graph holds the loop: a turn between the two large ones answers a health probe.
     await nextTurn();
     const { createServices } = await import("./services.ts");
     await nextTurn();
@@ -139,7 +134,7 @@ export async function serve(config: Config, opts: ServeOptions = {}): Promise<Se
     ]);
     await nextTurn();
     services = createServices(config, database, opts.services);
-    services.signalQueue.shareWith(() => performance.now() - lastRequestMs < API_IN_USE_MS);
+    services.signalQueue.shareWith(() => inflight.receivedWithin(API_IN_USE_MS));
     const log = services.logger;
     for (const w of startupWarnings(config)) log.warn(w.msg, w.context);
     for (const w of opts.configWarnings ?? []) log.warn(`CONFIGURATION WARNING: ${w}`);
@@ -325,14 +320,22 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 class InflightCounter {
   count = 0;
   private waiters: Array<() => void> = [];
+  /** When the last request arrived (performance.now()). */
+  private lastArrivalMs = Number.NEGATIVE_INFINITY;
 
   track(res: Response | Promise<Response>): Response | Promise<Response> {
+    this.lastArrivalMs = performance.now();
     if (!(res instanceof Promise)) return res;
     this.count++;
     return res.finally(() => {
       this.count--;
       if (this.count === 0) for (const w of this.waiters.splice(0)) w();
     });
+  }
+
+  /** Whether a request arrived within the last `ms`. */
+  receivedWithin(ms: number): boolean {
+    return performance.now() - this.lastArrivalMs < ms;
   }
 
   idle(): Promise<void> {

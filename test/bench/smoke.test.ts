@@ -102,13 +102,24 @@ test("every benchmark module loads and exports its entry point", async () => {
   // run.ts runs the benchmark when imported; the modules it calls are checked instead.
   const mods = await Promise.all([
     import("../../bench/http-throughput.ts"),
+    import("../../bench/read-during-drain.ts"),
     import("../../bench/fan-out.ts"),
     import("../../bench/monitor-tick.ts"),
     import("../../bench/read-scale.ts"),
     import("../../bench/footprint.ts"),
   ]);
   expect(mods.map((m) => Object.keys(m).sort())).toEqual([
-    ["authenticatedRead", "authenticatedReadUnderWrites", "durableInsertsPerSecond", "signalIngest"],
+    [
+      "CONNECTIONS",
+      "agentsRead",
+      "authenticatedRead",
+      "authenticatedReadUnderWrites",
+      "durableInsertsPerSecond",
+      "signalIngest",
+      "throughputRows",
+      "warmUp",
+    ],
+    ["readDuringDrain"],
     ["fanOut", "rawFanOutFloorMs"],
     ["monitorTick"],
     ["readScale"],
