@@ -2,7 +2,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { startFakeMarket } from "../test/fakes/market.ts";
 import type { BenchOptions } from "./lib/context.ts";
-import { BONK, inProcessEnv, openServices, seedUser } from "./lib/seed.ts";
+import { apiKeyIdOf, BONK, inProcessEnv, openServices, seedUser, storePendingSignals } from "./lib/seed.ts";
 import { type BenchRow, row } from "./lib/stats.ts";
 
 // Decisions under a burst (issue 35; docs/decisions/under-load.md): 30,000 signals stored as
@@ -31,20 +31,8 @@ export async function decisionsBench(o: BenchOptions): Promise<BenchRow[]> {
   try {
     const user = await seedUser(services, "decisions@bench.local", AGENTS, ["signals"]);
     for (const id of user.agentIds) services.agents.update(user.userId, id, { automatedTradingSimulation: false });
-    const keyId = sqlite
-      .query<{ id: string }, [string]>("SELECT id FROM api_keys WHERE user_id = ?")
-      .get(user.userId)!.id;
-    const store = (n: number) =>
-      sqlite.transaction(() => {
-        for (let i = 0; i < n; i++)
-          services.signals.create(
-            user.userId,
-            keyId,
-            { tokenAddress: BONK, symbol: "BONK", signalType: "buy", signalStrength: 4, source: "bench" },
-            undefined,
-            "pending",
-          );
-      })();
+    const keyId = apiKeyIdOf(sqlite, user.userId);
+    const store = (n: number) => storePendingSignals(sqlite, user.userId, keyId, n, "bench");
     // Warm-up (JIT, statement cache), not counted.
     store(500);
     services.signalIntake.recover(services.signals);

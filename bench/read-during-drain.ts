@@ -1,10 +1,9 @@
 import { openDatabase } from "../src/db/client.ts";
-import { SignalRepository } from "../src/db/repositories/signals.ts";
 import { agentsRead, CONNECTIONS, type Compared, throughputRows, warmUp } from "./http-throughput.ts";
 import { withBaseline } from "./lib/baseline.ts";
 import { type BenchOptions, DRAIN_AGENTS, type ServiceUnderTest } from "./lib/context.ts";
 import { cpuSecondsOf, runLoad } from "./lib/load.ts";
-import { BONK } from "./lib/seed.ts";
+import { apiKeyIdOf, storePendingSignals } from "./lib/seed.ts";
 import { type BenchRow, median } from "./lib/stats.ts";
 
 // 1c. GET /agents while the signal queue drains a backlog (issue 35: "measured with the backlog
@@ -44,15 +43,7 @@ async function drained(url: string, timeoutMs = 180_000): Promise<void> {
 function storeBacklog(s: ServiceUnderTest, n: number): void {
   const db = openDatabase(s.dbPath);
   try {
-    const keyId = db.sqlite
-      .query<{ id: string }, [string]>("SELECT id FROM api_keys WHERE user_id = ?")
-      .get(s.drain.userId)!.id;
-    const signals = new SignalRepository(db.sqlite);
-    const signal = { tokenAddress: BONK, symbol: "BONK", signalType: "buy", signalStrength: 4, source: "drain" };
-    const now = new Date().toISOString();
-    db.sqlite.transaction(() => {
-      for (let i = 0; i < n; i++) signals.insert(s.drain.userId, keyId, { ...signal, activationReason: null }, now);
-    })();
+    storePendingSignals(db.sqlite, s.drain.userId, apiKeyIdOf(db.sqlite, s.drain.userId), n, "drain");
   } finally {
     db.close();
   }

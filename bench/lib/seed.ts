@@ -2,6 +2,7 @@ import type { Database } from "bun:sqlite";
 import type { Scope } from "../../src/auth/scopes.ts";
 import { loadConfig } from "../../src/config.ts";
 import { type DatabaseHandle, openDatabase } from "../../src/db/client.ts";
+import { SignalRepository } from "../../src/db/repositories/signals.ts";
 import { createLogger } from "../../src/logger.ts";
 import { SOL_MINT } from "../../src/money.ts";
 import { createServices, type ServiceOptions, type Services } from "../../src/services.ts";
@@ -86,6 +87,30 @@ const walletOf = (sqlite: Database, agentId: string): string =>
     .get(agentId)!.w;
 
 const iso = (ms: number) => new Date(ms).toISOString();
+
+/** The id of the user's (first) API key. */
+export const apiKeyIdOf = (sqlite: Database, userId: string): string =>
+  sqlite.query<{ id: string }, [string]>("SELECT id FROM api_keys WHERE user_id = ?").get(userId)!.id;
+
+/**
+ * `n` pending buy signals of `userId` posted with key `keyId`, stored in one transaction through
+ * the repository the intake writes with: a backlog as POST /trading-signals leaves it.
+ */
+export function storePendingSignals(sqlite: Database, userId: string, keyId: string, n: number, source: string): void {
+  const signals = new SignalRepository(sqlite);
+  const signal = {
+    tokenAddress: BONK,
+    symbol: "BONK",
+    signalType: "buy",
+    signalStrength: 4,
+    source,
+    activationReason: null,
+  };
+  const now = new Date().toISOString();
+  sqlite.transaction(() => {
+    for (let i = 0; i < n; i++) signals.insert(userId, keyId, signal, now);
+  })();
+}
 
 /**
  * `count` agent_transactions rows for one agent, half BUY half SELL (alternating in blocks so a

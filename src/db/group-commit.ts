@@ -3,10 +3,10 @@ import type { SqliteHandle } from "./client.ts";
 
 // Group commit (docs/decisions.md "Performance"): many small writes that arrive in the
 // same turn of the event loop share ONE SQLite transaction and one commit. write(fn) parks `fn`;
-// the first park of a turn schedules a flush (two setImmediate turns later, so that callers whose I/O completes
-// in the same turn join); the flush runs every parked `fn` inside one immediate transaction, each
-// in its own savepoint, so one that throws is rolled back alone
-// and only its caller sees the error. Every caller's promise settles after the commit: nothing is
+// the first park of a turn schedules a flush (two setImmediate turns later, so that callers whose
+// I/O completes meanwhile join); the flush runs every parked `fn` inside one immediate
+// transaction, each in its own savepoint, so one that throws is rolled back alone and only its
+// caller sees the error. Every caller's promise settles after the commit: nothing is
 // reported done before it is durable. `fn` must be synchronous (no await inside a transaction).
 // Work that can be done once per commit instead of once per write (a count of the writes, a lookup
 // that cannot change within the transaction) registers with atBatchEnd() from inside its `fn`.
