@@ -22,6 +22,8 @@
 // - requireSellable (default true): a reverse quote (token → SOL) for the bought amount must exist
 //   before buying, and the token must be transferable now (not non-transferable, not paused).
 
+import type { MintInfo } from "../../market/mint-info.ts";
+
 export interface TokenScreeningFilters {
   rejectFreezeAuthority: boolean;
   rejectMintAuthority: boolean;
@@ -48,20 +50,22 @@ export const TOKEN_SCREENING_DEFAULTS: TokenScreeningFilters = Object.freeze({
   requireSellable: true,
 });
 
-/** What the mint account says (src/market/mint-info.ts MintInfo), and the reverse quote's answer. */
-export interface MintFacts {
-  freezeAuthority: string | null;
-  mintAuthority: string | null;
-  permanentDelegate: string | null;
-  pauseAuthority: string | null;
-  paused: boolean;
-  transferHookProgram: string | null;
-  defaultAccountFrozen: boolean;
-  unknownExtensions: number[];
-  transferFeeBps: number;
-  nonTransferable: boolean;
-}
+/** What the mint account says that screening judges: those fields of src/market/mint-info.ts MintInfo. */
+export type MintFacts = Pick<
+  MintInfo,
+  | "freezeAuthority"
+  | "mintAuthority"
+  | "permanentDelegate"
+  | "pauseAuthority"
+  | "paused"
+  | "transferHookProgram"
+  | "defaultAccountFrozen"
+  | "unknownExtensions"
+  | "transferFeeBps"
+  | "nonTransferable"
+>;
 
+/** The mint's facts and the reverse quote's answer. */
 export interface TokenFacts extends MintFacts {
   /**
    * A reverse quote for the bought amount was found; null when it was not asked (refused under
