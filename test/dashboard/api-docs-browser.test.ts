@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Browser } from "playwright-core";
-import { CHROMIUM, hasChromium, launchChromium } from "../helpers/browser.ts";
+import { CHROMIUM, hasChromium, launchChromium, recordRequests } from "../helpers/browser.ts";
 import { createTestContext, type TestContext } from "../helpers/context.ts";
 
 // Issue 13 item 8: the API reference page at /api/v1/docs renders in a real browser from what the
@@ -29,20 +29,19 @@ test.skipIf(!hasChromium)(
   async () => {
     const origin = `http://127.0.0.1:${server.port}`;
     const page = await browser.newPage();
-    const requested: string[] = [];
     const problems: string[] = [];
-    page.on("request", (r) => requested.push(r.url()));
+    const seen = await recordRequests(page, (r) => {
+      if (r.status >= 400) problems.push(`${r.status} ${r.url}`);
+    });
     page.on("console", (m) => {
       if (m.type() === "error") problems.push(m.text());
     });
     page.on("pageerror", (e) => problems.push(e.message));
-    page.on("response", (r) => {
-      if (r.status() >= 400) problems.push(`${r.status()} ${r.url()}`);
-    });
     const res = await page.goto(`${origin}/api/v1/docs`);
     expect(res?.headers()["content-security-policy"]).toContain("script-src 'self'");
     await page.getByText("Log in with email and password").first().waitFor({ timeout: 15_000 });
     await page.getByText("Post a trading signal (API key)").first().waitFor();
+    const requested = seen.map((r) => r.url);
     const foreign = requested.filter((u) => !u.startsWith(origin) && !u.startsWith("data:"));
     expect(foreign).toEqual([]);
     expect(requested).toContain(`${origin}/api/v1/openapi.json`);

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
 import { PriceBarRepository } from "../../src/db/repositories/price-bars.ts";
 import { type FakeMarket, startFakeMarket } from "../fakes/market.ts";
-import { CHROMIUM, hasChromium, type ServicePage, startServiceWithPage } from "../helpers/browser.ts";
+import { CHROMIUM, hasChromium, type SeenRequest, type ServicePage, startServiceWithPage } from "../helpers/browser.ts";
 import { type ChildService, ROOT } from "../helpers/child-service.ts";
 import { ADMIN_EMAIL, ADMIN_PASSWORD } from "../helpers/context.ts";
 
@@ -38,7 +38,7 @@ let service: ChildService;
 let context: BrowserContext;
 let page: Page;
 let apiKey = "";
-let requested: string[] = [];
+let requested: SeenRequest[] = [];
 
 beforeAll(async () => {
   if (!hasChromium) return;
@@ -332,7 +332,9 @@ t(
     await page.reload();
     await page.getByRole("button", { name: "Log in" }).waitFor();
 
-    const foreign = requested.filter((u) => new URL(u).origin !== service.url && !u.startsWith("data:"));
+    const foreign = requested
+      .map((r) => r.url)
+      .filter((u) => new URL(u).origin !== service.url && !u.startsWith("data:"));
     expect(foreign).toEqual([]);
     expect(requested.length).toBeGreaterThan(10);
   },

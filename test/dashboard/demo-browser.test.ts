@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { DEMO_TOKENS } from "../../src/market/demo/tokens.ts";
-import { CHROMIUM, hasChromium, type ServicePage, startServiceWithPage } from "../helpers/browser.ts";
+import { CHROMIUM, hasChromium, type SeenRequest, type ServicePage, startServiceWithPage } from "../helpers/browser.ts";
 import type { ChildService } from "../helpers/child-service.ts";
 import { ADMIN_EMAIL, ADMIN_PASSWORD } from "../helpers/context.ts";
 
@@ -15,7 +15,7 @@ if (!hasChromium && process.env.CI === "true") throw new Error(`${CHROMIUM} not 
 let run: ServicePage | undefined;
 let service: ChildService;
 let page: Page;
-let requested: string[] = [];
+let requested: SeenRequest[] = [];
 
 beforeAll(async () => {
   if (!hasChromium) return;
@@ -71,7 +71,7 @@ test.skipIf(!hasChromium)(
       .getByText(/\bdemo · /)
       .first()
       .waitFor(); // the SOL price card names its source
-    const foreign = requested.filter((u) => !u.startsWith(service.url) && !u.startsWith("data:"));
+    const foreign = requested.map((r) => r.url).filter((u) => !u.startsWith(service.url) && !u.startsWith("data:"));
     expect(foreign).toEqual([]);
   },
   60_000,

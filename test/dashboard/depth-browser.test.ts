@@ -5,7 +5,7 @@ import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { PriceBarRepository } from "../../src/db/repositories/price-bars.ts";
 import { type FakeMarket, startFakeMarket } from "../fakes/market.ts";
-import { CHROMIUM, hasChromium, type ServicePage, startServiceWithPage } from "../helpers/browser.ts";
+import { CHROMIUM, hasChromium, type SeenRequest, type ServicePage, startServiceWithPage } from "../helpers/browser.ts";
 import { type ChildService, ROOT } from "../helpers/child-service.ts";
 import { ADMIN_EMAIL, ADMIN_PASSWORD } from "../helpers/context.ts";
 
@@ -35,7 +35,7 @@ let page: Page;
 let jwt = "";
 let apiKey = "";
 const agents: Record<string, string> = {};
-let requested: string[] = [];
+let requested: SeenRequest[] = [];
 
 async function call<T = any>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
   const res = await fetch(`${service.url}/api/v1${path}`, {
@@ -63,6 +63,18 @@ async function positionsOf(agentId: string, n: number): Promise<any[]> {
     await Bun.sleep(50);
   }
   throw new Error(`agent ${agentId} never held ${n} positions`);
+}
+
+/**
+ * Opens an agent's page from its card on the overview. Not the first link with its name: that is
+ * the live feed's, which the cards push down when they arrive; a click in between landed on
+ * whatever moved under it and the page stayed on the overview.
+ */
+async function openAgent(name: string): Promise<void> {
+  await page
+    .getByRole("article", { name: `Agent ${name}` })
+    .getByRole("link", { name, exact: true })
+    .click();
 }
 
 /** Desktop and phone screenshots; the desktop one also to docs/ when asked (README shows it). */
@@ -202,7 +214,7 @@ t(
 t(
   "positions table: stop, next take-profit and next DCA level of each position",
   async () => {
-    await page.getByRole("link", { name: "Momentum" }).first().click();
+    await openAgent("Momentum");
     const row = page.getByRole("row", { name: "Position BONK" });
     await row.waitFor();
     const [api] = (await call<any[]>("GET", `/agents/${agents.Momentum}/positions`)).filter(
@@ -218,7 +230,7 @@ t(
     await expect(cell("Stop (SOL)")).resolves.toBe("0.000084");
     // The other agent runs without take-profit and DCA.
     await page.getByRole("link", { name: "Overview" }).click();
-    await page.getByRole("link", { name: "Blue chips" }).first().click();
+    await openAgent("Blue chips");
     const wif = page.getByRole("row", { name: "Position WIF" });
     await wif.waitFor();
     await expect(wif.locator('td[data-label="Take-profit (SOL)"]').textContent()).resolves.toBe("off");
@@ -232,10 +244,12 @@ t(
   "a position's page: the price bars scaled to the price, levels beyond as edge markers, the buy marked, Close",
   async () => {
     await page.getByRole("link", { name: "Overview" }).click();
-    await page.getByRole("link", { name: "Momentum" }).first().click();
+    await openAgent("Momentum");
     await page.getByRole("row", { name: "Position BONK" }).getByRole("link", { name: "BONK", exact: true }).click();
     await page.getByRole("heading", { name: "Position BONK" }).waitFor();
     await page.locator(".chart canvas").waitFor();
+    // The buys arrive with the position's transactions, after the price bars drew the chart.
+    await page.locator(".chart .u-legend").getByText("Buy", { exact: true }).waitFor();
     const legend = (await page.locator(".chart .u-legend").textContent()) ?? "";
     for (const label of ["Price", "Entry", "Peak", "Stop", "TP 1", "TP 2", "DCA 1", "DCA 2"])
       expect(legend).toContain(label);
@@ -318,7 +332,9 @@ t(
     await page.getByRole("button", { name: "Remove WIF from Allowed tokens" }).click();
     expect(await chosen.count()).toBe(0);
 
-    const foreign = requested.filter((u) => new URL(u).origin !== service.url && !u.startsWith("data:"));
+    const foreign = requested
+      .map((r) => r.url)
+      .filter((u) => new URL(u).origin !== service.url && !u.startsWith("data:"));
     expect(foreign).toEqual([]);
   },
   STEP_MS,

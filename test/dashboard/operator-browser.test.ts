@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { type FakeTelegram, startFakeTelegram } from "../fakes/telegram.ts";
-import { CHROMIUM, hasChromium, openServedPage, type ServedPage } from "../helpers/browser.ts";
+import { CHROMIUM, hasChromium, openServedPage, recordRequests, type ServedPage } from "../helpers/browser.ts";
 import { ADMIN_EMAIL, ADMIN_PASSWORD, createTestContext, json, login, type TestContext } from "../helpers/context.ts";
 
 // Operator experience in a real headless Chromium against the real app on a 127.0.0.1 listener
@@ -37,9 +37,9 @@ beforeAll(async () => {
   await ctx.services.notifications.telegram!.bot.pollOnce(0).catch(() => {});
   served = await openServedPage(ctx, { timeoutMs: 20_000 });
   ({ origin, page } = served);
-  page.on("response", (r) => {
-    if (r.status() >= 400) failedResponses.push(`${r.status()} ${r.url()}`);
-    if (r.url().includes("/api/v1/auth/")) trail.push(`${r.status()} ${new URL(r.url()).pathname}`);
+  await recordRequests(page, (r) => {
+    if (r.status >= 400) failedResponses.push(`${r.status} ${r.url}`);
+    if (r.url.includes("/api/v1/auth/")) trail.push(`${r.status} ${new URL(r.url).pathname}`);
   });
   page.on("framenavigated", (f) => {
     if (f === page.mainFrame()) trail.push(`navigated ${f.url()}`);

@@ -5,7 +5,14 @@ import type { Page } from "playwright-core";
 import { ManualClock } from "../../src/clock.ts";
 import { type FakeTelegram, startFakeTelegram } from "../fakes/telegram.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../fakes/webhook-receiver.ts";
-import { CHROMIUM, hasChromium, openServedPage, type ServedPage } from "../helpers/browser.ts";
+import {
+  CHROMIUM,
+  hasChromium,
+  openServedPage,
+  recordRequests,
+  type SeenRequest,
+  type ServedPage,
+} from "../helpers/browser.ts";
 import { ROOT } from "../helpers/child-service.ts";
 import { ADMIN_EMAIL, ADMIN_PASSWORD, createTestContext, json, login, type TestContext } from "../helpers/context.ts";
 
@@ -36,6 +43,8 @@ let ctx: TestContext;
 let served: ServedPage | undefined;
 let origin = "";
 let page: Page;
+/** Every request the page made (Chromium's network log). */
+let seen: SeenRequest[] = [];
 let userId = "";
 
 beforeAll(async () => {
@@ -54,15 +63,10 @@ beforeAll(async () => {
     viewport: DESKTOP,
     prepare: async (browserContext, servedOrigin) => {
       await browserContext.grantPermissions(["clipboard-read", "clipboard-write"], { origin: servedOrigin });
-      // What the page requested is read from its Resource Timing entries (every fetch, script,
-      // style and image of the one document this single-page app stays on), not from a
-      // Playwright request listener: with the service in this process, the listener's
-      // request/response objects now and then reached the client out of order ("Object with
-      // guid response@… was not bound").
-      await browserContext.addInitScript("performance.setResourceTimingBufferSize(1000000)");
     },
   });
   ({ origin, page } = served);
+  seen = await recordRequests(page);
 }, 60_000);
 
 afterAll(async () => {
@@ -287,10 +291,7 @@ t(
     const left = ctx.services.notifications.webhooks.list(userId);
     expect(left.map((w) => w.url)).toEqual([receiver.url]);
 
-    const requested = [
-      page.url(),
-      ...(await page.evaluate<string[]>('performance.getEntriesByType("resource").map((e) => e.name)')),
-    ];
+    const requested = seen.map((r) => r.url);
     expect(requested.filter((u) => u.includes("/api/v1/webhooks")).length).toBeGreaterThan(0);
     expect(requested.filter((u) => !u.startsWith(`${origin}/`))).toEqual([]);
     expect(served!.pageErrors).toEqual([]);

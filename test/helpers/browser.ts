@@ -28,6 +28,40 @@ function serveApp(
   return { server, origin: `http://127.0.0.1:${server.port}` };
 }
 
+/** One request of a page as Chromium's own network log saw it; `status` once its response came. */
+export interface SeenRequest {
+  url: string;
+  status?: number;
+}
+
+/**
+ * Every request `page` makes, across reloads, read from Chromium's network log over a CDP session
+ * of its own. Not Playwright's request/response events: those create a Request and a Response
+ * object per request in the client, and now and then a requestFinished event reached the client
+ * before the Response it names ("Object with guid response@… was not bound in the connection"),
+ * which failed whichever test was running. A CDP event is plain data.
+ */
+export async function recordRequests(
+  page: Page,
+  onResponse?: (r: Required<SeenRequest>) => void,
+): Promise<SeenRequest[]> {
+  const seen: SeenRequest[] = [];
+  const byId = new Map<string, SeenRequest>();
+  const cdp = await page.context().newCDPSession(page);
+  cdp.on("Network.requestWillBeSent", (e) => {
+    const request = { url: e.request.url };
+    byId.set(e.requestId, request);
+    seen.push(request);
+  });
+  cdp.on("Network.responseReceived", (e) => {
+    const request = byId.get(e.requestId);
+    if (request) request.status = e.response.status;
+    onResponse?.({ url: e.response.url, status: e.response.status });
+  });
+  await cdp.send("Network.enable");
+  return seen;
+}
+
 export interface ServedPage {
   origin: string;
   page: Page;
@@ -77,8 +111,8 @@ export interface ServicePage {
   service: ChildService;
   context: BrowserContext;
   page: Page;
-  /** Every URL the page requested, in order. */
-  requested: string[];
+  /** Every URL the page requested, in order (recordRequests). */
+  requested: SeenRequest[];
   /** Closes the browser, stops the service and removes its directory. */
   close(): Promise<void>;
 }
@@ -111,9 +145,8 @@ export async function startServiceWithPage(
     throw service.status === "rejected" ? service.reason : (browser as PromiseRejectedResult).reason;
   }
   const context = await browser.value.newContext(opts.viewport ? { viewport: opts.viewport } : {});
-  const requested: string[] = [];
-  context.on("request", (r) => requested.push(r.url()));
   const page = await context.newPage();
   page.setDefaultTimeout(opts.timeoutMs ?? 10_000);
+  const requested = await recordRequests(page);
   return { dir, service: service.value, context, page, requested, close };
 }
