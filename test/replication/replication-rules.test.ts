@@ -110,6 +110,21 @@ describe("the verdict /health shows", () => {
       { status: "healthy", state: "replicating", lagSeconds: 1 },
     ],
     [
+      "behind, seen so a moment ago (never the 0 of caught up)",
+      { caughtUp: false, behindSince: t0 + 59_980 },
+      { status: "healthy", state: "replicating", lagSeconds: 0.1 },
+    ],
+    [
+      "behind with a write error, seen so this very millisecond",
+      { caughtUp: false, behindSince: t0 + 60_000, lastErrorAt: t0 + 59_990 },
+      { status: "unhealthy", state: "failing", lagSeconds: 0.1 },
+    ],
+    [
+      "behind for 1.04 s: rounded up to the next tenth",
+      { caughtUp: false, behindSince: t0 + 58_960 },
+      { status: "healthy", state: "replicating", lagSeconds: 1.1 },
+    ],
+    [
       "behind for 5 s, no error",
       { caughtUp: false, behindSince: t0 + 55_000 },
       { status: "degraded", state: "behind", lagSeconds: 5 },

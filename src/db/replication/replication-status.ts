@@ -40,8 +40,10 @@ const FAILING_MARGIN_MS = 10_000;
 export function replicationVerdict(f: ReplicationFacts): ReplicationVerdict {
   const interval = f.syncIntervalSeconds * 1000;
   const since = f.behindSince ?? f.downSince;
-  const lagSeconds = f.caughtUp === true && f.running ? 0 : since === null ? 0 : Math.max(0, (f.now - since) / 1000);
-  const rounded = Math.round(lagSeconds * 10) / 10;
+  // Up to the next tenth, at least one: a replica known to be behind never shows the lag of one
+  // caught up (0), even in the first milliseconds after it was seen behind.
+  const rounded =
+    (f.caughtUp === true && f.running) || since === null ? 0 : Math.max(0.1, Math.ceil((f.now - since) / 100) / 10);
   const recentError = f.lastErrorAt !== null && f.now - f.lastErrorAt <= ERROR_WINDOW_MS;
   if (!f.running && f.downSince !== null) return { status: "unhealthy", state: "failing", lagSeconds: rounded };
   if (f.caughtUp === null) {
