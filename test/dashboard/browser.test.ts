@@ -5,7 +5,14 @@ import { join } from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
 import { PriceBarRepository } from "../../src/db/repositories/price-bars.ts";
 import { type FakeMarket, startFakeMarket } from "../fakes/market.ts";
-import { CHROMIUM, hasChromium, type SeenRequest, type ServicePage, startServiceWithPage } from "../helpers/browser.ts";
+import {
+  CHROMIUM,
+  hasChromium,
+  offOrigin,
+  type SeenRequest,
+  type ServicePage,
+  startServiceWithPage,
+} from "../helpers/browser.ts";
 import { type ChildService, ROOT } from "../helpers/child-service.ts";
 import { ADMIN_EMAIL, ADMIN_PASSWORD } from "../helpers/context.ts";
 
@@ -332,10 +339,7 @@ t(
     await page.reload();
     await page.getByRole("button", { name: "Log in" }).waitFor();
 
-    const foreign = requested
-      .map((r) => r.url)
-      .filter((u) => new URL(u).origin !== service.url && !u.startsWith("data:"));
-    expect(foreign).toEqual([]);
+    expect(offOrigin(requested, service.url)).toEqual([]);
     expect(requested.length).toBeGreaterThan(10);
   },
   STEP_MS,

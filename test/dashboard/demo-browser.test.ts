@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { DEMO_TOKENS } from "../../src/market/demo/tokens.ts";
-import { CHROMIUM, hasChromium, type SeenRequest, type ServicePage, startServiceWithPage } from "../helpers/browser.ts";
+import {
+  CHROMIUM,
+  hasChromium,
+  offOrigin,
+  type SeenRequest,
+  type ServicePage,
+  startServiceWithPage,
+} from "../helpers/browser.ts";
 import type { ChildService } from "../helpers/child-service.ts";
 import { ADMIN_EMAIL, ADMIN_PASSWORD } from "../helpers/context.ts";
 
@@ -71,8 +78,7 @@ test.skipIf(!hasChromium)(
       .getByText(/\bdemo · /)
       .first()
       .waitFor(); // the SOL price card names its source
-    const foreign = requested.map((r) => r.url).filter((u) => !u.startsWith(service.url) && !u.startsWith("data:"));
-    expect(foreign).toEqual([]);
+    expect(offOrigin(requested, service.url)).toEqual([]);
   },
   60_000,
 );

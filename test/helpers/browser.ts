@@ -62,6 +62,14 @@ export async function recordRequests(
   return seen;
 }
 
+/**
+ * The requests of `seen` that went anywhere but `origin` (inline `data:` URLs are the page's own):
+ * what "nothing leaves the host" expects to be empty.
+ */
+export function offOrigin(seen: readonly SeenRequest[], origin: string): string[] {
+  return seen.map((r) => r.url).filter((u) => !u.startsWith(`${origin}/`) && !u.startsWith("data:"));
+}
+
 export interface ServedPage {
   origin: string;
   page: Page;
