@@ -4,7 +4,7 @@ import type { DatabaseHandle } from "../db/client.ts";
 import { findLitestream } from "../db/replication/litestream-binary.ts";
 import { parseReplicaUrl } from "../db/replication/replica-url.ts";
 import { ReplicationAlarm } from "../db/replication/replication-alarm.ts";
-import { Replicator } from "../db/replication/replicator.ts";
+import { Replicator, touchUserVersion } from "../db/replication/replicator.ts";
 import { adminUserIds } from "../db/repositories/admin-presence.ts";
 import type { EventBus } from "../events/bus.ts";
 import type { HealthRegistry } from "../health/registry.ts";
@@ -60,11 +60,7 @@ export function createReplication(config: Config, d: Deps): Replicator | null {
       syncIntervalSeconds: config.REPLICA_SYNC_INTERVAL_SECONDS,
     },
     env,
-    // The header's user_version counts these commits; nothing else in the service reads or sets it.
-    touch: () => {
-      const n = d.database.sqlite.query<{ user_version: number }, []>("PRAGMA user_version").get()?.user_version ?? 0;
-      d.database.sqlite.exec(`PRAGMA user_version = ${(n + 1) % 2 ** 31}`);
-    },
+    touch: () => touchUserVersion(d.database.sqlite),
     clock: d.clock,
     logger: d.logger,
     onReport: (r, now) => alarm.observe(r, now),

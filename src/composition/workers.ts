@@ -2,7 +2,7 @@ import type { AccessTokenBlacklist } from "../auth/blacklist.ts";
 import type { Config } from "../config.ts";
 import type { DatabaseHandle } from "../db/client.ts";
 import type { Replicator } from "../db/replication/replicator.ts";
-import type { WalCheckpointer } from "../db/wal-checkpointer.ts";
+import { leaveCheckpointsToReplication, type WalCheckpointer } from "../db/wal-checkpointer.ts";
 import type { Lifecycle } from "../lifecycle.ts";
 import type { MarketServices } from "../market/index.ts";
 import type { Notifications } from "../notifications/index.ts";
@@ -46,7 +46,7 @@ export function registerWorkers(lifecycle: Lifecycle, w: Workers): void {
   const replication = w.replication;
   if (replication) {
     lifecycle.onStart(() => {
-      w.database.sqlite.exec("PRAGMA wal_autocheckpoint = 0");
+      leaveCheckpointsToReplication(w.database.sqlite);
       replication.start();
     }, "replication");
     lifecycle.onShutdown(() => replication.stop(), "replication");

@@ -1,7 +1,6 @@
-import { and, desc, eq, gt, sql } from "drizzle-orm";
 import { type Clock, isoNow } from "../clock.ts";
-import type { DatabaseHandle } from "../db/client.ts";
-import { walletWatches, walletWatchGroupSignals, walletWatchGroups, walletWatchTrades } from "../db/schema/index.ts";
+import { type DatabaseHandle, inTransaction } from "../db/client.ts";
+import { WatchGroupRepository, type WatchGroupRow } from "../db/repositories/wallet-watch-groups.ts";
 import { ConflictError, NotFoundError } from "../errors.ts";
 
 // Watch groups (docs/decisions/copy-trading-steering.md "Groups"): several followed wallets, a
@@ -24,9 +23,7 @@ export interface WatchGroup extends GroupInput {
   updatedAt: string;
 }
 
-type Row = typeof walletWatchGroups.$inferSelect;
-
-const toGroup = (r: Row): WatchGroup => ({
+const toGroup = (r: WatchGroupRow): WatchGroup => ({
   id: r.id,
   name: r.name,
   addresses: JSON.parse(r.addresses) as string[],
@@ -39,32 +36,24 @@ const toGroup = (r: Row): WatchGroup => ({
 });
 
 export class WatchGroupService {
+  private readonly groups: WatchGroupRepository;
+
   constructor(
     private readonly database: DatabaseHandle,
     private readonly clock: Clock,
-  ) {}
-
-  private get db() {
-    return this.database.db;
+  ) {
+    this.groups = new WatchGroupRepository(database);
   }
 
-  private owned(userId: string, id: string): Row {
-    const row = this.db
-      .select()
-      .from(walletWatchGroups)
-      .where(and(eq(walletWatchGroups.id, id), eq(walletWatchGroups.userId, userId)))
-      .get();
+  private owned(userId: string, id: string): WatchGroupRow {
+    const row = this.groups.owned(userId, id);
     if (!row) throw new NotFoundError("Wallet watch group not found");
     return row;
   }
 
   private checkName(userId: string, name: string, id: string | null): void {
-    const same = this.db
-      .select({ id: walletWatchGroups.id })
-      .from(walletWatchGroups)
-      .where(and(eq(walletWatchGroups.userId, userId), eq(walletWatchGroups.name, name)))
-      .get();
-    if (same && same.id !== id) throw new ConflictError("A group with this name exists");
+    const same = this.groups.idByName(userId, name);
+    if (same !== undefined && same !== id) throw new ConflictError("A group with this name exists");
   }
 
   private static checkCount(addresses: string[], minWallets: number): void {
@@ -76,24 +65,22 @@ export class WatchGroupService {
     const id = crypto.randomUUID();
     const addresses = [...new Set(input.addresses)];
     WatchGroupService.checkCount(addresses, input.minWallets);
-    this.database.sqlite.transaction(() => {
+    inTransaction(this.database, () => {
       this.checkName(userId, input.name, null);
-      this.db
-        .insert(walletWatchGroups)
-        .values({ id, userId, ...input, addresses: JSON.stringify(addresses), createdAt: now, updatedAt: now })
-        .run();
-    })();
+      this.groups.insert({
+        id,
+        userId,
+        ...input,
+        addresses: JSON.stringify(addresses),
+        createdAt: now,
+        updatedAt: now,
+      });
+    });
     return this.get(userId, id);
   }
 
   list(userId: string): WatchGroup[] {
-    return this.db
-      .select()
-      .from(walletWatchGroups)
-      .where(eq(walletWatchGroups.userId, userId))
-      .orderBy(desc(walletWatchGroups.createdAt), desc(walletWatchGroups.id))
-      .all()
-      .map(toGroup);
+    return this.groups.listOf(userId).map(toGroup);
   }
 
   get(userId: string, id: string): WatchGroup {
@@ -101,23 +88,19 @@ export class WatchGroupService {
   }
 
   update(userId: string, id: string, patch: Partial<GroupInput>): WatchGroup {
-    this.database.sqlite.transaction(() => {
+    inTransaction(this.database, () => {
       const row = toGroup(this.owned(userId, id));
       const addresses = patch.addresses ? [...new Set(patch.addresses)] : row.addresses;
       WatchGroupService.checkCount(addresses, patch.minWallets ?? row.minWallets);
       if (patch.name !== undefined) this.checkName(userId, patch.name, id);
-      this.db
-        .update(walletWatchGroups)
-        .set({ ...patch, addresses: JSON.stringify(addresses), updatedAt: isoNow(this.clock) })
-        .where(eq(walletWatchGroups.id, id))
-        .run();
-    })();
+      this.groups.update(id, { ...patch, addresses: JSON.stringify(addresses), updatedAt: isoNow(this.clock) });
+    });
     return this.get(userId, id);
   }
 
   delete(userId: string, id: string): void {
     this.owned(userId, id);
-    this.db.delete(walletWatchGroups).where(eq(walletWatchGroups.id, id)).run();
+    this.groups.delete(id);
   }
 
   /** The user's enabled groups that include `address`. */
@@ -132,22 +115,8 @@ export class WatchGroupService {
   buyersWithin(userId: string, g: WatchGroup, mint: string, atMs: number): string[] {
     const from = new Date(atMs - g.windowSeconds * 1000).toISOString();
     const to = new Date(atMs).toISOString();
-    const rows = this.db
-      .select({ address: walletWatches.address })
-      .from(walletWatchTrades)
-      .innerJoin(walletWatches, eq(walletWatches.id, walletWatchTrades.watchId))
-      .where(
-        and(
-          eq(walletWatches.userId, userId),
-          eq(walletWatchTrades.side, "buy"),
-          eq(walletWatchTrades.mint, mint),
-          sql`${walletWatchTrades.ignoredReason} IS NULL`,
-          gt(walletWatchTrades.blockTime, from),
-          sql`${walletWatchTrades.blockTime} <= ${to}`,
-        ),
-      )
-      .all();
-    return [...new Set(rows.map((r) => r.address))].filter((a) => g.addresses.includes(a));
+    const addresses = this.groups.buyerAddresses(userId, mint, from, to);
+    return [...new Set(addresses)].filter((a) => g.addresses.includes(a));
   }
 
   /**
@@ -156,36 +125,12 @@ export class WatchGroupService {
    */
   claim(g: WatchGroup, mint: string, atMs: number): boolean {
     const since = new Date(atMs - g.windowSeconds * 1000).toISOString();
-    const recent = this.db
-      .select({ id: walletWatchGroupSignals.id })
-      .from(walletWatchGroupSignals)
-      .where(
-        and(
-          eq(walletWatchGroupSignals.groupId, g.id),
-          eq(walletWatchGroupSignals.mint, mint),
-          gt(walletWatchGroupSignals.at, since),
-        ),
-      )
-      .get();
-    if (recent) return false;
-    this.db
-      .insert(walletWatchGroupSignals)
-      .values({ groupId: g.id, mint, at: new Date(atMs).toISOString() })
-      .run();
+    if (this.groups.signalledSince(g.id, mint, since)) return false;
+    this.groups.insertSignal(g.id, mint, new Date(atMs).toISOString());
     return true;
   }
 
   link(g: WatchGroup, mint: string, atMs: number, signalId: number): void {
-    this.db
-      .update(walletWatchGroupSignals)
-      .set({ signalId })
-      .where(
-        and(
-          eq(walletWatchGroupSignals.groupId, g.id),
-          eq(walletWatchGroupSignals.mint, mint),
-          eq(walletWatchGroupSignals.at, new Date(atMs).toISOString()),
-        ),
-      )
-      .run();
+    this.groups.linkSignal(g.id, mint, new Date(atMs).toISOString(), signalId);
   }
 }

@@ -223,3 +223,8 @@ export class WalCheckpointer {
     }
   }
 }
+
+/** With REPLICA_URL Litestream owns the checkpoints: the service's connection never runs one. */
+export function leaveCheckpointsToReplication(sqlite: Database): void {
+  sqlite.exec("PRAGMA wal_autocheckpoint = 0");
+}

@@ -1,3 +1,4 @@
+import type { Database } from "bun:sqlite";
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -287,4 +288,13 @@ function freePort(): number {
   const port = probe.port;
   probe.stop(true);
   return port;
+}
+
+/**
+ * The Replicator's `touch`: one small commit that changes nothing a reader sees. The header's
+ * user_version counts these commits; nothing else in the service reads or sets it.
+ */
+export function touchUserVersion(sqlite: Database): void {
+  const n = sqlite.query<{ user_version: number }, []>("PRAGMA user_version").get()?.user_version ?? 0;
+  sqlite.exec(`PRAGMA user_version = ${(n + 1) % 2 ** 31}`);
 }
