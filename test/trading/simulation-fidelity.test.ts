@@ -160,6 +160,41 @@ describe("priority fee: the live model", () => {
     expect(buy.fees).toBe("0.000055"); // 5000 + 20 000 + 30 000 lamports
   });
 
+  test("a small buy pays what live would: the lower of LIVE_PRIORITY_FEE_MAX and LIVE_PRIORITY_FEE_MAX_BPS of its SOL (issue 44 item 1)", async () => {
+    t = await startTrading({ env: { SIMULATION_PRIORITY_FEE_SOL: "" } });
+    const agent = await t.createAgent({ config: { positionSizing: { type: "fixed", fixedAmountSol: 0.01 } } });
+    await t.postSignal();
+    await t.settle();
+    const [buy] = await txs(agent.id);
+    // 50 bps of 0.01 SOL = 50 000 lamports, below the 1 000 000 cap; plus the 5000-lamport network fee.
+    expect(buy.inputAmount).toBe("0.01");
+    expect(buy.fees).toBe("0.000055");
+    // The sale pays 50 bps of its quoted proceeds, which here are below the cap too.
+    const [position] = await t.positions(agent.id);
+    await closePosition(position.id);
+    const sell = (await txs(agent.id)).find((x: any) => x.transactionType === "SELL");
+    const proceeds = new Big(sell.outputAmount);
+    const expected = new Big(5000).plus(proceeds.times(1e9).times(50).div(10_000).round(0, Big.roundDown)).div(1e9);
+    // The close of the token account is charged on the SELL too (TOKEN_ACCOUNT_CLOSE_FEE_SOL).
+    expect(new Big(sell.fees).minus(TOKEN_ACCOUNT_CLOSE_FEE_SOL).eq(expected)).toBe(true);
+  });
+
+  test("with SWAP_API=v1 live applies no relative cap, so neither does the simulation", () => {
+    const quote = { inputMint: SOL_MINT, inAmount: "10000000", outAmount: "1", order: undefined };
+    const base = {
+      SIMULATION_PRIORITY_FEE_SOL: undefined,
+      LIVE_PRIORITY_FEE_MAX: 1_000_000,
+      LIVE_PRIORITY_FEE_MAX_BPS: 50,
+    };
+    const none = { JITO_BLOCK_ENGINE_URL: "", JITO_TIP_LAMPORTS: 0 };
+    expect(simulatedPriorityLamports(simulationFeeModel({ ...base, ...none, SWAP_API: "v1" }), quote)).toBe(1_000_000);
+    expect(simulatedPriorityLamports(simulationFeeModel({ ...base, ...none, SWAP_API: "build" }), quote)).toBe(50_000);
+    // An order whose own transaction names more pays that (live pays what Jupiter's message names).
+    const order = { ...quote, order: { prioritizationFeeLamports: 70_000 } as any };
+    expect(simulatedPriorityLamports(simulationFeeModel({ ...base, ...none, SWAP_API: "order" }), order)).toBe(70_000);
+    expect(simulatedPriorityLamports(simulationFeeModel({ ...base, ...none, SWAP_API: "order" }), quote)).toBe(50_000);
+  });
+
   test("an explicit SIMULATION_PRIORITY_FEE_SOL wins", async () => {
     t = await startTrading({ env: { SIMULATION_PRIORITY_FEE_SOL: "0.0003", LIVE_PRIORITY_FEE_MAX: "20000" } });
     const agent = await t.createAgent();
@@ -175,6 +210,7 @@ describe("priority fee: the live model", () => {
         SIMULATION_PRIORITY_FEE_SOL: undefined,
         SWAP_API: "build" as const,
         LIVE_PRIORITY_FEE_MAX: cap,
+        LIVE_PRIORITY_FEE_MAX_BPS: 50,
         JITO_BLOCK_ENGINE_URL: "",
         JITO_TIP_LAMPORTS: 10_000,
       };

@@ -175,6 +175,7 @@ describe("the fee model (never kinder than live)", () => {
     SIMULATION_PRIORITY_FEE_SOL: undefined,
     SWAP_API: "build",
     LIVE_PRIORITY_FEE_MAX: 250_000,
+    LIVE_PRIORITY_FEE_MAX_BPS: 50,
     JITO_BLOCK_ENGINE_URL: "",
     JITO_TIP_LAMPORTS: 10_000,
   };

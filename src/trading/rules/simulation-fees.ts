@@ -4,16 +4,19 @@
 // - the network's base fee (one signature);
 // - the priority fee: SIMULATION_PRIORITY_FEE_SOL when the operator set it (their choice wins);
 //   else under `build` live's own estimate for the quoted route when a Solana RPC can give it
-//   (`estimate`, ../simulation-priority-fee.ts), otherwise what a live swap pays at most:
-//   LIVE_PRIORITY_FEE_MAX (the cap of that estimate under `build`, of Jupiter's own fee under
-//   `v1`), under `order` the larger of that cap and the priority fee the order's transaction names;
+//   (`estimate`, ../simulation-priority-fee.ts), otherwise what a live swap of that size pays at
+//   most: under `build` and `order` the lower of LIVE_PRIORITY_FEE_MAX and LIVE_PRIORITY_FEE_MAX_BPS
+//   of the trade's SOL (a buy's input, a sale's quoted output: live caps a sale by its least
+//   output, so the simulated cap is never the lower one), under `v1` LIVE_PRIORITY_FEE_MAX alone
+//   (live applies no relative cap there), and under `order` at least the priority fee the
+//   order's own transaction names (issue 44 item 1: a 0.01 SOL buy was charged the 0.001 SOL cap);
 // - under `build` with JITO_BLOCK_ENGINE_URL set, the Jito tip every live swap then carries (Jito
 //   is build mode's only: an order is landed by Jupiter, a v1 swap sent as it comes).
 // Jupiter's /order fee is not charged here: it is already out of the order's outAmount.
 
 import type { Config } from "../../config.ts";
 import type { Quote } from "../../market/types.ts";
-import { Big } from "../../money.ts";
+import { Big, SOL_MINT } from "../../money.ts";
 import { SIMULATION_NETWORK_FEE_SOL } from "./fees.ts";
 
 const LAMPORTS_PER_SOL = 1_000_000_000;
@@ -23,6 +26,8 @@ export interface SimulationFeeModel {
   priorityFeeLamports: number;
   /** SWAP_API=order without an explicit fee: an order whose own transaction pays more is charged that. */
   orderPriorityFee: boolean;
+  /** Basis points of the trade's SOL the priority fee may cost (live's relative cap); absent: none. */
+  maxBps?: number;
   /** Jito tip per swap (lamports); 0 when live swaps are not sent as bundles. */
   tipLamports: number;
   /**
@@ -34,7 +39,12 @@ export interface SimulationFeeModel {
 
 export type SimulationFeeConfig = Pick<
   Config,
-  "SIMULATION_PRIORITY_FEE_SOL" | "SWAP_API" | "LIVE_PRIORITY_FEE_MAX" | "JITO_BLOCK_ENGINE_URL" | "JITO_TIP_LAMPORTS"
+  | "SIMULATION_PRIORITY_FEE_SOL"
+  | "SWAP_API"
+  | "LIVE_PRIORITY_FEE_MAX"
+  | "LIVE_PRIORITY_FEE_MAX_BPS"
+  | "JITO_BLOCK_ENGINE_URL"
+  | "JITO_TIP_LAMPORTS"
 >;
 
 /** The fee model of every simulated swap under this configuration. */
@@ -53,6 +63,7 @@ export function simulationFeeModel(
   return {
     priorityFeeLamports: cap,
     orderPriorityFee: config.SWAP_API === "order",
+    ...(config.SWAP_API === "v1" ? {} : { maxBps: config.LIVE_PRIORITY_FEE_MAX_BPS }),
     tipLamports,
     ...(estimate && config.SWAP_API === "build" ? { estimate } : {}),
   };
@@ -64,20 +75,27 @@ export function simulationFeeModel(
  */
 export function simulatedPriorityLamports(
   model: SimulationFeeModel,
-  quote?: Pick<Quote, "order">,
+  quote?: FeeQuote,
   estimated?: number | null,
 ): number {
   if (estimated !== undefined && estimated !== null) return estimated + model.tipLamports;
   const ordered = model.orderPriorityFee ? (quote?.order?.prioritizationFeeLamports ?? 0) : 0;
-  return Math.max(model.priorityFeeLamports, ordered) + model.tipLamports;
+  return Math.max(capOfTrade(model, quote), ordered) + model.tipLamports;
+}
+
+type FeeQuote = Partial<Pick<Quote, "inputMint" | "inAmount" | "outAmount">> & Pick<Quote, "order">;
+
+/** The absolute cap, lowered to maxBps of the trade's SOL when the quote says how much that is. */
+function capOfTrade(model: SimulationFeeModel, quote?: FeeQuote): number {
+  if (model.maxBps === undefined || !quote?.inputMint) return model.priorityFeeLamports;
+  const sol = quote.inputMint === SOL_MINT ? quote.inAmount : quote.outAmount;
+  if (sol === undefined || !/^\d+$/.test(sol)) return model.priorityFeeLamports;
+  const relative = (BigInt(sol) * BigInt(model.maxBps)) / 10_000n;
+  return relative < BigInt(model.priorityFeeLamports) ? Number(relative) : model.priorityFeeLamports;
 }
 
 /** SOL charged for one simulated swap: the base fee plus simulatedPriorityLamports. */
-export function simulatedSwapFeeSol(
-  model: SimulationFeeModel,
-  quote?: Pick<Quote, "order">,
-  estimated?: number | null,
-): Big {
+export function simulatedSwapFeeSol(model: SimulationFeeModel, quote?: FeeQuote, estimated?: number | null): Big {
   return new Big(SIMULATION_NETWORK_FEE_SOL).plus(
     new Big(simulatedPriorityLamports(model, quote, estimated)).div(LAMPORTS_PER_SOL),
   );
