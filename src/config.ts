@@ -9,11 +9,20 @@ const BASE58_KEY = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
 /** SWAP_QUOTE_TAKER's default: an ed25519 public key generated once, its secret key discarded. */
 export const DEFAULT_QUOTE_TAKER = "F262GgRyU6WpweNwwsXqugtLoGJzLksHQgMd2wrG3oLT";
 
+// Booleans read the same in any case and around spaces (`TRUE`, ` Yes`): an environment file
+// written by hand is not a reason to refuse to start (issue 44 item 6).
+const BOOL_WORDS = ["true", "false", "1", "0", "yes", "no"] as const;
+const boolWord = z.preprocess(
+  (v) => (typeof v === "string" ? v.trim().toLowerCase() : v),
+  z.enum(BOOL_WORDS, { error: "must be true or false" }),
+);
+const isTrue = (v: string) => v === "true" || v === "1" || v === "yes";
+
 const bool = (def: boolean) =>
-  z
-    .enum(["true", "false", "1", "0", "yes", "no"], { error: "must be true or false" })
-    .default(def ? "true" : "false")
-    .transform((v) => v === "true" || v === "1" || v === "yes");
+  z.preprocess(
+    (v) => (v === undefined ? (def ? "true" : "false") : v),
+    boolWord.transform((v) => isTrue(v)),
+  );
 
 const int = (def: number, min: number, max: number) =>
   z.coerce
@@ -141,11 +150,8 @@ export const configSchema = z.object({
    * (trading/live/index.ts; docs/decisions.md "Live latency").
    */
   LIVE_SIMULATE_BEFORE_SEND: z.preprocess(
-    (v) => (v === "" ? undefined : v),
-    z
-      .enum(["true", "false", "1", "0", "yes", "no"], { error: "must be true or false" })
-      .optional()
-      .transform((v) => (v === undefined ? undefined : v === "true" || v === "1" || v === "yes")),
+    (v) => (typeof v === "string" && v.trim() === "" ? undefined : v),
+    boolWord.optional().transform((v) => (v === undefined ? undefined : isTrue(v))),
   ),
   /**
    * Priority fee of a live swap. `build`: this percentile of getRecentPrioritizationFees over the

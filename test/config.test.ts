@@ -32,6 +32,20 @@ describe("configuration", () => {
     expect(loadConfig({ LIVE_PRIORITY_FEE: "" }).LIVE_PRIORITY_FEE_MAX).toBe(1_000_000);
   });
 
+  test("booleans read the same in any case and around spaces: TRUE, True, ' yes ', NO (issue 44 item 6)", () => {
+    for (const v of ["TRUE", "True", "true", " yes ", "YES", "1"]) {
+      expect(loadConfig({ DEMO_MARKET: v }).DEMO_MARKET).toBe(true);
+      expect(loadConfig({ LIVE_TRADING_ENABLED: v }).LIVE_TRADING_ENABLED).toBe(true);
+      expect(loadConfig({ LIVE_SIMULATE_BEFORE_SEND: v }).LIVE_SIMULATE_BEFORE_SEND).toBe(true);
+    }
+    for (const v of ["FALSE", "False", "No", " 0"]) {
+      expect(loadConfig({ LIQUIDITY_CHECKS: v }).LIQUIDITY_CHECKS).toBe(false);
+      expect(loadConfig({ LIVE_SIMULATE_BEFORE_SEND: v }).LIVE_SIMULATE_BEFORE_SEND).toBe(false);
+    }
+    expect(loadConfig({}).LIQUIDITY_CHECKS).toBe(true);
+    expect(() => loadConfig({ DEMO_MARKET: "TRUEISH" })).toThrow("DEMO_MARKET: must be true or false");
+  });
+
   test("LIVE_SIMULATE_BEFORE_SEND: unset or empty leaves the choice to the swap path (off for build, on otherwise); a value is kept", () => {
     expect(loadConfig({}).LIVE_SIMULATE_BEFORE_SEND).toBeUndefined();
     expect(loadConfig({ LIVE_SIMULATE_BEFORE_SEND: "" }).LIVE_SIMULATE_BEFORE_SEND).toBeUndefined();
