@@ -257,6 +257,9 @@ async function shutdown(d: Drain, reason: string): Promise<void> {
   log.info("shutting down", { reason, timeoutMs: d.timeoutMs });
   // 1. Stop accepting: new connections are refused from here on.
   const closed = Promise.all(servers.map((srv) => srv.stop(false)));
+  // 1b. End the market's reads (prices, market data): a request or a monitor tick waiting on a
+  //     provider that hangs ends now instead of at its timeout; quotes and swaps are not touched.
+  d.services.market.stopReads();
   // 2. Let the handlers already running finish (a streaming response such as the SSE feed
   //    counts only until its Response is returned; its stream is closed by its shutdown hook).
   if (!(await within(inflight.idle(), left())))

@@ -61,6 +61,12 @@ export interface HttpClientOptions {
   logger?: Logger;
   /** Hears whether each call reached the provider (data-source status reports reachability per source). */
   reachability?: Reachability;
+  /**
+   * Aborts every request of this client, waiting or in flight: the market's reads (prices, market
+   * data, probes) end at once on shutdown, so a provider that hangs cannot hold the stop (issue 44
+   * item 6). Quotes and swaps take no such signal: a trade in flight is finished.
+   */
+  abortOn?: AbortSignal;
 }
 
 const MAX_PROVIDER_TEXT = 200;
@@ -76,6 +82,7 @@ export class HttpClient {
   private readonly fetchFn: FetchLike;
   private readonly logger: Logger | undefined;
   private readonly reachability: Reachability | undefined;
+  private readonly abortOn: AbortSignal | undefined;
 
   constructor(opts: HttpClientOptions) {
     this.service = opts.service;
@@ -88,6 +95,7 @@ export class HttpClient {
     this.fetchFn = opts.fetch ?? ((input, init) => fetch(input, init));
     this.logger = opts.logger;
     this.reachability = opts.reachability;
+    this.abortOn = opts.abortOn;
   }
 
   /** GET a JSON document. */
@@ -149,7 +157,8 @@ export class HttpClient {
     path: string,
     o: { query?: Query; body?: unknown; signal?: AbortSignal },
   ): Promise<unknown> {
-    return this.observed(this.requestWithRetries(method, path, o), o.signal);
+    const signal = !this.abortOn ? o.signal : o.signal ? AbortSignal.any([o.signal, this.abortOn]) : this.abortOn;
+    return this.observed(this.requestWithRetries(method, path, { ...o, signal }), signal);
   }
 
   /** Tells the reachability tracker whether the provider answered at all. */

@@ -85,6 +85,11 @@ export interface MarketServices extends Market {
   prober: ReachabilityProber;
   /** Quotes and swaps of live trades: the aggregator budget's priority lane (absent: `quotes`). */
   liveQuotes?: QuoteProvider;
+  /**
+   * Shutdown's first step: ends every read of prices and market data, waiting or in flight (the
+   * SOL price feed's own loop stops with stop()); quotes and swaps are left to finish.
+   */
+  stopReads(): void;
   /** SWAP_API: which Jupiter API live swaps (and simulation quotes) speak. */
   swapApi?: SwapApi;
   /** Swap API v2 over the live lane, when SWAP_API is build or order and the aggregator is configured. */
@@ -116,7 +121,9 @@ export function createMarket(config: Config, deps: MarketDeps, opts: MarketOptio
   const logger = deps.logger.child({ component: "market" });
   const limiter = (limit: RateLimit) => new RateLimiter(limit, timer);
   const reachability = new Reachability(deps.clock);
-  const client = (service: string, baseUrl: string, headers: Record<string, string>, rl: Pacer) =>
+  // Aborted first thing on shutdown (stopReads): every read of prices and market data ends then.
+  const reads = new AbortController();
+  const client = (service: string, baseUrl: string, headers: Record<string, string>, rl: Pacer, read = true) =>
     new HttpClient({
       service,
       baseUrl,
@@ -128,6 +135,7 @@ export function createMarket(config: Config, deps: MarketDeps, opts: MarketOptio
       fetch: opts.fetch,
       logger,
       reachability,
+      ...(read ? { abortOn: reads.signal } : {}),
     });
 
   // Jupiter: the swap aggregator (quotes, swaps, token prices) and the SOL price feed share one
@@ -138,11 +146,16 @@ export function createMarket(config: Config, deps: MarketDeps, opts: MarketOptio
   // quotes, prices, probes) shares the other one (LanedRateLimiter).
   const swapLanes = new LanedRateLimiter(limiter(opts.limits?.jupiter ?? swapAggregatorLimit(config)));
   const swapLimiter = swapLanes.lane("shared");
+  // Quotes and swaps (simulated or live) are trades: not aborted on shutdown. Token prices and
+  // the probe are reads, on a client of their own over the same lane.
   const swapHttp = config.SWAP_AGGREGATOR_URL
+    ? client("swapAggregator", config.SWAP_AGGREGATOR_URL, swapHeaders, swapLimiter, false)
+    : null;
+  const priceHttp = config.SWAP_AGGREGATOR_URL
     ? client("swapAggregator", config.SWAP_AGGREGATOR_URL, swapHeaders, swapLimiter)
     : null;
   const liveSwapHttp = config.SWAP_AGGREGATOR_URL
-    ? client("swapAggregator", config.SWAP_AGGREGATOR_URL, swapHeaders, swapLanes.lane("priority"))
+    ? client("swapAggregator", config.SWAP_AGGREGATOR_URL, swapHeaders, swapLanes.lane("priority"), false)
     : null;
   const sameJupiter = config.SOL_PRICE_FEED_URL !== "" && config.SOL_PRICE_FEED_URL === config.SWAP_AGGREGATOR_URL;
   const solFeedHttp = config.SOL_PRICE_FEED_URL
@@ -169,8 +182,8 @@ export function createMarket(config: Config, deps: MarketDeps, opts: MarketOptio
         )
       : null;
 
-  const tokenPrices = swapHttp
-    ? new JupiterPriceClient(swapHttp, deps.clock, {
+  const tokenPrices = priceHttp
+    ? new JupiterPriceClient(priceHttp, deps.clock, {
         // Within one monitor tick: the monitor does not decide on a price older than two ticks.
         cacheTtlMs: opts.tokenPriceCacheTtlMs ?? Math.min(5_000, config.MONITOR_INTERVAL_SECONDS * 1000),
       })
@@ -205,7 +218,7 @@ export function createMarket(config: Config, deps: MarketDeps, opts: MarketOptio
 
   const prober = new ReachabilityProber(
     reachability,
-    sourceProbes(swapHttp, solFeedHttp, hermes, marketData),
+    sourceProbes(priceHttp, solFeedHttp, hermes, marketData),
     deps.clock,
   );
   return {
@@ -222,6 +235,10 @@ export function createMarket(config: Config, deps: MarketDeps, opts: MarketOptio
     marketData,
     whales,
     status: () => dataSourceStatus(config, reachability),
+    stopReads: () => {
+      prober.stop();
+      reads.abort();
+    },
     stop: () => {
       prober.stop();
       return solPrice.stop();

@@ -269,7 +269,11 @@ export class SolPriceService implements SolPriceSource {
 
   private async pollLoop(): Promise<void> {
     while (this.started) {
-      await this.refresh().catch((err) => this.deps.logger.warn("SOL price poll failed", { error: errorText(err) }));
+      await this.refresh().catch((err) => {
+        // Shutdown ends the market's reads first (MarketServices.stopReads): not a failure to report.
+        if (!(err instanceof Error && err.name === "AbortError"))
+          this.deps.logger.warn("SOL price poll failed", { error: errorText(err) });
+      });
       if (!this.started) break;
       await this.opts.sleep(this.opts.pollIntervalMs, this.stopCtl.signal);
     }

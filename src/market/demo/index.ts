@@ -64,6 +64,7 @@ export function createDemoMarket(config: Config, deps: MarketDeps, opts: MarketO
     marketData: new DemoMarketData(state),
     whales: new DemoWhales(state),
     status: () => demoDataSourceStatus(config),
+    stopReads: () => {},
     stop: () => solPrice.stop(),
   };
 }
