@@ -30,8 +30,8 @@ export const offlineEnv: Record<string, string> = {
   WHALE_DATA_URL: "",
   SOLANA_RPC_URL: "",
   // The suite's figures are worked out with a 0.0001 SOL simulated priority fee (PRODUCT.md's
-  // original default). Unset, the simulation charges the live cap (LIVE_PRIORITY_FEE_MAX, 0.001
-  // SOL; test/trading/simulation-fidelity.test.ts).
+  // original default). Unset, the simulation charges live's cap (the lower of LIVE_PRIORITY_FEE_MAX,
+  // 0.001 SOL, and LIVE_PRIORITY_FEE_MAX_BPS of the trade; test/trading/simulation-fidelity.test.ts).
   SIMULATION_PRIORITY_FEE_SOL: "0.0001",
 };
 
