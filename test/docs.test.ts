@@ -55,6 +55,33 @@ test("README links the documents moved out of it, and the benchmark table has it
   expect(readme).not.toContain("<!-- bench:start -->");
 });
 
+test("README's first 30 lines say what it is, the demo command and the test command; the real-market command follows (issue 44 item 6)", () => {
+  const lines = readme.split("\n");
+  const first = lines.slice(0, 30).join("\n");
+  expect(first).toContain("Solana");
+  const demo = lines.findIndex((l) => /^npm install && DEMO_MARKET=true .* npm start$/.test(l));
+  const tests = lines.indexOf("npm test");
+  const real = lines.findIndex((l) => /^npm install && ADMIN_EMAIL=.* npm start$/.test(l));
+  expect(demo).toBeGreaterThan(-1);
+  expect(demo).toBeLessThan(30);
+  expect(tests).toBeGreaterThan(demo);
+  expect(tests).toBeLessThan(30);
+  expect(real).toBeGreaterThan(tests);
+});
+
+test("README's command list names every command the CLI has, and Idempotency-Key is documented", async () => {
+  const proc = Bun.spawnSync([process.execPath, join(root, "src/main.ts"), "help"], {
+    env: { PATH: process.env.PATH ?? "" },
+  });
+  const help = proc.stdout.toString();
+  const block = help.slice(help.indexOf("Commands:"), help.indexOf("Options:"));
+  const names = [...block.matchAll(/^ {2}([a-z][a-z0-9-]*(?: create)?)/gm)].map((m) => m[1] as string);
+  expect(names.length).toBeGreaterThan(5);
+  const listed = readme.slice(readme.indexOf("## Command line"));
+  for (const name of names.filter((n) => n !== "help")) expect(listed).toContain(`trading-agent ${name}`);
+  expect(readme).toContain("Idempotency-Key");
+});
+
 test("README's contents line names every section after the quick start, in order, with working anchors", () => {
   const headings = [...readme.matchAll(/^## (.+)$/gm)].map((m) => m[1] as string).slice(1);
   const anchor = (h: string) =>
