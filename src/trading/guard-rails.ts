@@ -26,9 +26,12 @@ export interface RiskLimitsView {
   dailyLossLimitSol: number | null;
 }
 
-/** Documented defaults: simulation has none; live is capped until the person says otherwise. */
+/**
+ * Documented defaults, the same in both modes until the person says otherwise: a simulation that
+ * opened 51 positions where live stops at 10 was not the same game (issue 44 item 3).
+ */
 export const DEFAULT_RISK_LIMITS: Readonly<Record<TradingMode, RiskLimitsView>> = {
-  simulation: { maxOpenPositions: null, maxExposureSol: null, dailyLossLimitSol: null },
+  simulation: { maxOpenPositions: 10, maxExposureSol: 5, dailyLossLimitSol: 1 },
   live: { maxOpenPositions: 10, maxExposureSol: 5, dailyLossLimitSol: 1 },
 };
 

@@ -202,8 +202,11 @@ t(
   async () => {
     await page.getByRole("link", { name: "Risk limits" }).click();
     const loss = page.getByLabel("Simulation daily loss limit (SOL)");
-    expect(await loss.inputValue()).toBe("");
+    // Simulation starts with live's defaults (issue 44 item 3), and the page says so.
+    expect(await loss.inputValue()).toBe("1");
+    await expect(page.getByLabel("Simulation max open positions").inputValue()).resolves.toBe("10");
     await expect(page.getByLabel("Live max open positions").inputValue()).resolves.toBe("10"); // the live default
+    await page.getByText(/Both modes start with the same limits: 10 open positions, 5 SOL/).waitFor();
     await page.getByLabel("Live max exposure (SOL)").fill("-1");
     await page.getByRole("button", { name: "Save risk limits" }).click();
     await page

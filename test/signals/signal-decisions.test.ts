@@ -21,6 +21,13 @@ async function threeAgentsOneSignal() {
   // All 10 SOL: eligible (balance = trade size), but the swap's fees cannot be paid on top, so the
   // trade fails in execution (one quote serves the signal's agents, so a quote failure would fail
   // them all alike).
+  // Its 10 SOL buy must reach the swap to fail there: simulation's default 5 SOL exposure limit
+  // would refuse it first (rule risk_limit), so this account lifts it.
+  const lifted = await t.ctx.request("PUT", "/api/v1/risk-limits", {
+    token: t.token,
+    body: { simulation: { maxExposureSol: null } },
+  });
+  expect(lifted.status).toBe(200);
   const unlucky = await t.createAgent({ name: "unlucky", config: fixed(10) });
   // Another user's automated agent: it never evaluates this user's signal, and never appears.
   const other = await createUser(t.ctx);

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
+import { Keypair } from "@solana/web3.js";
 import type { ServiceEvent } from "../../src/events/bus.ts";
 import { createUser, type TestContext } from "../helpers/context.ts";
 import { MINT, MINT2, startTrading, type TradingContext } from "../helpers/trading.ts";
@@ -124,15 +125,15 @@ describe("pause and resume", () => {
 });
 
 describe("risk limits", () => {
-  test("defaults: none in simulation, on in live; PUT sets the given fields; bad values name the limit", async () => {
+  test("defaults: live's in both modes (issue 44 item 3); PUT sets the given fields; bad values name the limit", async () => {
     t = await startTrading();
     const got = await call("GET", "/risk-limits");
     expect(got.status).toBe(200);
     expect(got.body).toEqual({
       simulation: {
-        maxOpenPositions: null,
-        maxExposureSol: null,
-        dailyLossLimitSol: null,
+        maxOpenPositions: 10,
+        maxExposureSol: 5,
+        dailyLossLimitSol: 1,
         tripped: null,
         usage: { openPositions: 0, exposureSol: 0, dailyLossSol: 0 },
       },
@@ -149,7 +150,7 @@ describe("risk limits", () => {
       live: { dailyLossLimitSol: null },
     });
     expect(put.status).toBe(200);
-    expect(put.body.simulation).toMatchObject({ maxOpenPositions: 3, maxExposureSol: null, dailyLossLimitSol: null });
+    expect(put.body.simulation).toMatchObject({ maxOpenPositions: 3, maxExposureSol: 5, dailyLossLimitSol: 1 });
     expect(put.body.live).toMatchObject({ maxOpenPositions: 10, maxExposureSol: 5, dailyLossLimitSol: null });
 
     for (const [body, error] of [
@@ -166,8 +167,40 @@ describe("risk limits", () => {
     // Another user sees their own defaults.
     const other = await createUser(t.ctx, "other@example.com");
     expect((await call("GET", "/risk-limits", undefined, t.ctx, other.token)).body.simulation.maxOpenPositions).toBe(
-      null,
+      10,
     );
+  });
+
+  test("simulation stops where live would: 30 signals over 30 tokens at once open 10 positions; lifted, all 30 (issue 44 item 3)", async () => {
+    t = await startTrading();
+    const mints = Array.from({ length: 30 }, () => Keypair.generate().publicKey.toBase58());
+    for (const [i, mint] of mints.entries())
+      t.fake.setToken(mint, {
+        symbol: `T${i}`,
+        priceUsd: "0.01",
+        decimals: 6,
+        liquidityUsd: 250_000,
+        marketCapUsd: 3_000_000,
+      });
+    const agent = await t.createAgent({ config: { positionSizing: { type: "fixed", fixedAmountSol: 0.1 } } });
+    await Promise.all(mints.map((m, i) => t!.postSignal({ tokenAddress: m, symbol: `T${i}` })));
+    await t.settle();
+    expect(await t.positions(agent.id)).toHaveLength(10);
+    expect((await call("GET", "/risk-limits")).body.simulation.usage.openPositions).toBe(10);
+    // The person lifts it: every further entry is taken.
+    expect((await call("PUT", "/risk-limits", { simulation: { maxOpenPositions: null } })).status).toBe(200);
+    const more = Array.from({ length: 20 }, () => Keypair.generate().publicKey.toBase58());
+    for (const [i, mint] of more.entries())
+      t.fake.setToken(mint, {
+        symbol: `M${i}`,
+        priceUsd: "0.01",
+        decimals: 6,
+        liquidityUsd: 250_000,
+        marketCapUsd: 3_000_000,
+      });
+    await Promise.all(more.map((m, i) => t!.postSignal({ tokenAddress: m, symbol: `M${i}` })));
+    await t.settle();
+    expect(await t.positions(agent.id)).toHaveLength(30);
   });
 
   test("maxOpenPositions holds for agents entering at once", async () => {

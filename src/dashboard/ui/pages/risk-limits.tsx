@@ -67,6 +67,10 @@ export function RiskLimitsPage() {
           <code>risk_limit</code>); a daily loss over its limit stops new entries in that mode until you resume. Exits
           and stop-losses are never held back. Leave a field empty to turn that limit off.
         </p>
+        <p class="muted">
+          Both modes start with the same limits: 10 open positions, 5 SOL in positions and a 1 SOL daily loss, so a
+          simulation stops where live would. Change or lift them here.
+        </p>
         <ErrorNote error={error} />
         {data && draft && (
           <form

@@ -83,7 +83,7 @@ const ModeRiskSchema = z.object({
 });
 
 export const RiskLimitsSchema = z.object({ simulation: ModeRiskSchema, live: ModeRiskSchema }).openapi("RiskLimits", {
-  description: `Account-wide limits per mode; an entry that would break one is refused with rule risk_limit. Defaults: simulation none, live ${JSON.stringify(DEFAULT_RISK_LIMITS.live)}.`,
+  description: `Account-wide limits per mode; an entry that would break one is refused with rule risk_limit. Defaults, the same in both modes (simulation stops where live would): ${JSON.stringify(DEFAULT_RISK_LIMITS.live)}.`,
 });
 
 const LimitsPatch = z.strictObject(
