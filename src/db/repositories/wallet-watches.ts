@@ -1,7 +1,7 @@
-import { and, asc, desc, eq, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
 import { decStr, fromAtomic } from "../../money.ts";
 import type { DatabaseHandle } from "../client.ts";
-import { walletWatches, walletWatchTrades } from "../schema/index.ts";
+import { walletWatches, walletWatchGroups, walletWatchTrades } from "../schema/index.ts";
 
 // The copy-trading tables (src/db/schema/copy-trading.ts), written only from here.
 
@@ -141,6 +141,22 @@ export class WalletWatchRepository {
         ...inDoubt.filter((r) => r.sentAt >= since).map((r) => decStr(fromAtomic(r.lamports, 9), 9)),
       ],
     };
+  }
+
+  /** The user's watches of group `name`'s addresses (none when the group is gone). */
+  groupMembers(userId: string, name: string): WalletWatchRow[] {
+    const group = this.db
+      .select({ addresses: walletWatchGroups.addresses })
+      .from(walletWatchGroups)
+      .where(and(eq(walletWatchGroups.userId, userId), eq(walletWatchGroups.name, name)))
+      .get();
+    const addresses = group ? (JSON.parse(group.addresses) as string[]) : [];
+    if (addresses.length === 0) return [];
+    return this.db
+      .select()
+      .from(walletWatches)
+      .where(and(eq(walletWatches.userId, userId), inArray(walletWatches.address, addresses)))
+      .all();
   }
 
   linkSignal(watchId: string, signature: string, signalId: number): void {
