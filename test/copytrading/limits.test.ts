@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { json } from "../helpers/context.ts";
-import { type CopyContext, MINT, MINT2, startCopy, W } from "./copy-context.ts";
+import { type CopyContext, landBuy, MINT, MINT2, startCopy, W } from "./copy-context.ts";
 
 // Per-watch copy limits (issue 33, finding 4 / item 3) through the real signal processor: what
 // one followed wallet can make an agent buy, each refusal with its rule in the signal's processing.
@@ -110,14 +110,7 @@ describe("a watch group's signal", () => {
   /** Both wallets buy `mint` in one round: the group's signal, decided. */
   async function bothBuy(mint: string) {
     c.ctx.clock.advance(1_000);
-    for (const owner of [W, W2])
-      c.rpc.walletTrade(owner, {
-        side: "buy",
-        mint,
-        lamports: 1_000_000_000n,
-        tokens: 1_000_000n,
-        blockTime: Math.floor(c.ctx.clock.now() / 1000),
-      });
+    for (const owner of [W, W2]) landBuy(c.rpc, owner, mint, c.ctx.clock.now());
     await round();
     return c.ctx.database.sqlite
       .query<{ reason: string | null; outcome: string }, [string]>(

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { landBuy } from "../copytrading/copy-context.ts";
 import { json } from "../helpers/context.ts";
 import { type LiveContext, livePerTest, MINT, MINT2 } from "./live-context.ts";
 
@@ -83,13 +84,7 @@ describe("a live buy whose outcome is unknown", () => {
     expect(watch.status).toBe(201);
     const copy = async (mint: string) => {
       l.ctx.clock.advance(1_000);
-      l.rpc.walletTrade(W, {
-        side: "buy",
-        mint,
-        lamports: 1_000_000_000n,
-        tokens: 1_000_000n,
-        blockTime: Math.floor(l.ctx.clock.now() / 1000),
-      });
+      landBuy(l.rpc, W, mint, l.ctx.clock.now());
       l.ctx.clock.advance(1_000);
       await l.ctx.services.copyTrading.watcher.tick();
       await l.settle();

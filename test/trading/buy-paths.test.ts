@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { resolveStoredConfig } from "../../src/agents/trading-config.ts";
 import { Big } from "../../src/money.ts";
-import { type CopyContext, MINT, MINT2, startCopy, W } from "../copytrading/copy-context.ts";
+import { type CopyContext, landBuy, MINT, MINT2, startCopy, W } from "../copytrading/copy-context.ts";
 import { createApiKey, json } from "../helpers/context.ts";
 
 // Issue 41 item 2 acceptance: every buy path passes ONE gate (src/trading/guard-rails.ts
@@ -112,13 +112,7 @@ describe("the buy paths, through the service, with the gate closed", () => {
     const apiSignal = await signal({ tokenAddress: MINT2 });
     c.ctx.clock.advance(1_000);
     c.trade({ sol: 1, mint: MINT2 });
-    c.rpc.walletTrade(W2, {
-      side: "buy",
-      mint: MINT2,
-      lamports: 1_000_000_000n,
-      tokens: 1_000_000n,
-      blockTime: Math.floor(c.ctx.clock.now() / 1000),
-    });
+    landBuy(c.rpc, W2, MINT2, c.ctx.clock.now());
     c.ctx.clock.advance(1_000);
     await c.tick();
     await c.settle();
