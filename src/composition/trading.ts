@@ -93,6 +93,8 @@ export function createTradingArea(config: Config, d: Deps, opts: ServiceOptions)
   };
   const sqlite = database.sqlite;
   const commits = groupCommit;
+  const guardRails = new GuardRails({ sqlite, clock, events, logger });
+  guardRails.attach();
   const engine = new TradingEngine({
     sqlite,
     clock,
@@ -106,9 +108,8 @@ export function createTradingArea(config: Config, d: Deps, opts: ServiceOptions)
     mintInfo,
     commits,
     live: live?.settlement,
+    gate: guardRails,
   });
-  const guardRails = new GuardRails({ sqlite, clock, events, logger });
-  guardRails.attach();
   const processor = new SignalProcessor({
     sqlite,
     clock,

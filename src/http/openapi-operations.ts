@@ -196,7 +196,7 @@ export const OPERATIONS: Record<Key, OperationDoc> = {
   },
   "POST /api/v1/trading/pause": {
     operationId: "pauseTrading",
-    summary: "Stop new entries in a mode (exits and stop-losses keep working)",
+    summary: "Stop every buy in a mode: entries, copied buys, DCA orders (exits, stop-losses and closes keep working)",
   },
   "POST /api/v1/trading/resume": {
     operationId: "resumeTrading",

@@ -1,12 +1,12 @@
 import type { Database } from "bun:sqlite";
 import { type Clock, isoNow } from "../clock.ts";
-import { RiskExposureReader } from "../db/repositories/risk-exposure.ts";
+import { type InDoubtBuy, RiskExposureReader } from "../db/repositories/risk-exposure.ts";
 import { type ControlsRow, type StoredLimits, TradingControlsRepository } from "../db/repositories/trading-controls.ts";
 import type { EventBus } from "../events/bus.ts";
 import type { Logger } from "../logger.ts";
-import { Big, decNum, decStr } from "../money.ts";
+import { Big, decNum, decStr, fromAtomic } from "../money.ts";
 import { dailyLossSol } from "./rules/daily-loss.ts";
-import { dailyLossOver, type RiskState } from "./rules/eligibility.ts";
+import { dailyLossOver, pausedReason, type RiskState, riskLimitRefusal } from "./rules/eligibility.ts";
 import type { TradingMode, TrippedBreaker } from "./rules/types.ts";
 
 // A person's guard rails over all their agents (issue 34 items 1 and 2,
@@ -15,6 +15,14 @@ import type { TradingMode, TrippedBreaker } from "./rules/types.ts";
 // resumes. Exits, stop-losses and take-profits never ask any of them. LIVE_TRADING_ENABLED stays
 // the hard switch above all this. The rules themselves are pure (rules/eligibility.ts); this class
 // reads what they need, keeps the switches and trips the breaker.
+//
+// The gate (issue 41 items 1 and 2, docs/decisions/controls-without-side-doors.md): every buy —
+// a signal's entry, a copied buy, a DCA order, whatever is added later — is admitted by ONE
+// function, admitBuy, and the engine swaps a buy only with the pass it hands out
+// (trading-engine.ts swapBuy). What counts against the limits: the open positions, the live buys
+// whose outcome the journal has not resolved (read from live_trades, so it holds across a
+// restart), and the buys admitted and not yet recorded anywhere (held in memory, each dropped
+// from the count once the journal or a position holds it).
 
 export type ModeChoice = TradingMode | "all";
 const modesOf = (m: ModeChoice): TradingMode[] => (m === "all" ? ["simulation", "live"] : [m]);
@@ -45,6 +53,55 @@ export interface ModeStatus {
   paused: boolean;
   pausedAt: string | null;
   tripped: TrippedBreaker | null;
+}
+
+/** What a buy is for: a signal's entry (opens a position) or DCA order `order` of a position. */
+type BuyAction = { kind: "open"; signalId: number } | { kind: "dca"; positionId: string; order: number };
+
+export interface GateBuy {
+  userId: string;
+  agentId: string;
+  mode: TradingMode;
+  sizeSol: Big;
+  action: BuyAction;
+  /** The agent's own risk.maxOpenPositions (null: none). */
+  agentMaxOpenPositions: number | null;
+}
+
+/** An admitted buy's place under the limits: released once the buy is recorded, failed or in the journal. */
+export interface BuyPass {
+  release(): void;
+}
+
+export type GateAnswer =
+  | { admitted: true; pass: BuyPass }
+  | { admitted: false; rule: "paused" | "risk_limit"; reason: string };
+
+/** The one gate, as the trading engine sees it. */
+export interface BuyGate {
+  admitBuy(buy: GateBuy): GateAnswer;
+  /** True for a pass this gate handed out and that is not released yet. */
+  holds(pass: BuyPass): boolean;
+}
+
+interface Reservation {
+  key: string;
+  agentId: string;
+  opens: boolean;
+  sol: Big;
+}
+
+/** The same action's key whether it is admitted here or read back from the journal's intent. */
+const keyOf = (
+  agentId: string,
+  a: { kind: string | null; signalId?: number | null; positionId?: string | null; order?: number | null },
+) => (a.kind === "dca" ? `dca:${a.positionId}:${a.order}` : `open:${agentId}:${a.signalId}`);
+
+/** Where a user's mode stands: stored positions, live buys in doubt, admitted buys not recorded yet. */
+interface Standing {
+  openPositions: number;
+  agentOpenPositions: number;
+  exposureSol: Big;
 }
 
 const DAY_MS = 86_400_000;
@@ -81,11 +138,12 @@ export class GuardRails {
   private readonly exposure: RiskExposureReader;
   private readonly log: Logger;
   /**
-   * Entries that passed the rules and have not settled, per user and mode. They count beside the
-   * stored positions, so agents entering at once cannot break a limit together (briefly counted
-   * twice once stored: the safe side).
+   * Buys admitted and not released, per user and mode. They count beside the stored positions and
+   * the journal's buys in doubt, so agents buying at once cannot break a limit together (briefly
+   * counted twice between the settling commit and the release: the safe side).
    */
-  private readonly inFlight = new Map<string, { count: number; sol: Big }>();
+  private readonly inFlight = new Map<string, Set<Reservation>>();
+  private readonly passes = new WeakSet<BuyPass>();
   private lastSweepAt = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly d: Deps) {
@@ -125,13 +183,13 @@ export class GuardRails {
   limits(userId: string): Record<TradingMode, ModeRisk> {
     const one = (mode: TradingMode): ModeRisk => {
       const r = this.controls.get(userId, mode);
-      const open = this.exposure.openExposure(userId, mode);
+      const open = this.standing(userId, mode, null);
       return {
         ...toView(r, mode),
         tripped: trippedOf(r),
         usage: {
           openPositions: open.openPositions,
-          exposureSol: decNum(sum(open.heldCostSol)),
+          exposureSol: decNum(open.exposureSol),
           dailyLossSol: decNum(this.dailyLoss(userId, mode, r)),
         },
       };
@@ -158,12 +216,18 @@ export class GuardRails {
   }
 
   /**
-   * What the entry rules need for one agent of `userId` in `mode`. Only what a set limit needs is
-   * read, so an account without limits (simulation by default) costs one row lookup. A daily loss
-   * found over the limit trips the breaker here.
+   * THE gate of every buy (issue 41 item 2): the owner's pause of the mode (rule `paused`), then
+   * rule `risk_limit` — a tripped breaker or a daily loss over the limit, the agent's own
+   * risk.maxOpenPositions and the account's maxOpenPositions (for a buy that opens a position),
+   * maxExposureSol — over what stands now (standing). Admitted, the buy holds its place until the
+   * pass is released. Only what a set limit needs is read, so an account without limits
+   * (simulation by default) costs one row lookup. A daily loss found over the limit trips the
+   * breaker here.
    */
-  entryGate(userId: string, agentId: string, mode: TradingMode, agentMaxOpenPositions: number | null) {
+  admitBuy(buy: GateBuy): GateAnswer {
+    const { userId, mode } = buy;
     let row = this.controls.get(userId, mode);
+    if (row.paused) return { admitted: false, rule: "paused", reason: pausedReason(mode) };
     const limits = toView(row, mode);
     let dailyLoss = new Big(0);
     if (!row.trippedAt && limits.dailyLossLimitSol !== null) {
@@ -173,18 +237,22 @@ export class GuardRails {
         row = this.controls.get(userId, mode);
       }
     }
-    const pending = this.inFlight.get(`${userId}:${mode}`) ?? { count: 0, sol: new Big(0) };
-    const needsOpen = limits.maxOpenPositions !== null || limits.maxExposureSol !== null;
-    const open = needsOpen ? this.exposure.openExposure(userId, mode) : { openPositions: 0, heldCostSol: [] };
-    const risk: RiskState = {
-      limits,
-      tripped: trippedOf(row),
-      openPositions: open.openPositions + pending.count,
-      agentOpenPositions: agentMaxOpenPositions === null ? 0 : this.exposure.agentOpenPositions(agentId, mode),
-      exposureSol: sum(open.heldCostSol).plus(pending.sol),
-      dailyLossSol: dailyLoss,
-    };
-    return { paused: row.paused, risk };
+    const opens = buy.action.kind === "open";
+    const agentMax = opens ? buy.agentMaxOpenPositions : null;
+    // A DCA order adds to a position: the position counts are not its business, the SOL is.
+    const applied = opens ? limits : { ...limits, maxOpenPositions: null };
+    const needsOpen = applied.maxOpenPositions !== null || applied.maxExposureSol !== null || agentMax !== null;
+    const open = needsOpen
+      ? this.standing(userId, mode, buy.agentId)
+      : { openPositions: 0, agentOpenPositions: 0, exposureSol: new Big(0) };
+    const risk: RiskState = { limits: applied, tripped: trippedOf(row), ...open, dailyLossSol: dailyLoss };
+    const broken = riskLimitRefusal(risk, agentMax, buy.sizeSol);
+    if (broken) return { admitted: false, rule: "risk_limit", reason: broken };
+    return { admitted: true, pass: this.reserve(buy) };
+  }
+
+  holds(pass: BuyPass): boolean {
+    return this.passes.has(pass);
   }
 
   /** The owner's pause switch of `mode` alone (a batch of signals reads it once per owner and mode). */
@@ -192,19 +260,49 @@ export class GuardRails {
     return this.controls.get(userId, mode).paused;
   }
 
-  /** Holds an entry's place until it settled; call the returned function once it did (or failed). */
-  reserve(userId: string, mode: TradingMode, sizeSol: Big): () => void {
-    const key = `${userId}:${mode}`;
-    const p = this.inFlight.get(key) ?? { count: 0, sol: new Big(0) };
-    this.inFlight.set(key, { count: p.count + 1, sol: p.sol.plus(sizeSol) });
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      const q = this.inFlight.get(key);
-      if (!q) return;
-      if (q.count <= 1) this.inFlight.delete(key);
-      else this.inFlight.set(key, { count: q.count - 1, sol: q.sol.minus(sizeSol) });
+  /** Holds an admitted buy's place; its pass releases it once (the engine does, whatever happened). */
+  private reserve(buy: GateBuy): BuyPass {
+    const bucket = `${buy.userId}:${buy.mode}`;
+    const held = this.inFlight.get(bucket) ?? new Set<Reservation>();
+    this.inFlight.set(bucket, held);
+    const r: Reservation = {
+      key: keyOf(buy.agentId, buy.action),
+      agentId: buy.agentId,
+      opens: buy.action.kind === "open",
+      sol: buy.sizeSol,
+    };
+    held.add(r);
+    const pass: BuyPass = {
+      release: () => {
+        if (!this.passes.delete(pass)) return;
+        held.delete(r);
+        if (held.size === 0 && this.inFlight.get(bucket) === held) this.inFlight.delete(bucket);
+      },
+    };
+    this.passes.add(pass);
+    return pass;
+  }
+
+  /**
+   * The stored open positions, the live buys the journal has not resolved (an opening buy counts
+   * as the position it may be, a DCA order as its SOL) and the admitted buys neither holds yet.
+   */
+  private standing(userId: string, mode: TradingMode, agentId: string | null): Standing {
+    const stored = this.exposure.openExposure(userId, mode);
+    const inDoubt: InDoubtBuy[] = mode === "live" ? this.exposure.inDoubtBuys(userId) : [];
+    const recorded = new Set(inDoubt.map((b) => keyOf(b.agentId, b)));
+    const pending = [...(this.inFlight.get(`${userId}:${mode}`) ?? [])].filter((r) => !recorded.has(r.key));
+    const opening = [...inDoubt.filter((b) => b.kind !== "dca"), ...pending.filter((r) => r.opens)];
+    let exposure = sum(stored.heldCostSol);
+    for (const b of inDoubt) exposure = exposure.plus(fromAtomic(b.inputLamports, 9));
+    for (const r of pending) exposure = exposure.plus(r.sol);
+    return {
+      openPositions: stored.openPositions + opening.length,
+      agentOpenPositions:
+        agentId === null
+          ? 0
+          : this.exposure.agentOpenPositions(agentId, mode) + opening.filter((o) => o.agentId === agentId).length,
+      exposureSol: exposure,
     };
   }
 

@@ -327,13 +327,12 @@ export class SignalProcessor {
       this.logRefusal(signal, a, r.rule, r.reason);
       await this.record(signal.id, a.id, false, `${r.rule}: ${r.reason}`, "skipped");
     };
-    const gate = this.d.guardRails.entryGate(signal.userId, a.id, a.tradingMode, config.risk.maxOpenPositions);
     const pre = checkBeforeMarketData({
       agent: a,
       config,
       signal,
       liveTradingEnabled: this.d.liveTradingEnabled,
-      paused: gate.paused,
+      paused: this.d.guardRails.isPaused(signal.userId, a.tradingMode),
       hasWallet: a.walletAddress !== null,
       hasOpenPositionOnToken: this.d.positions.hasOpen(a.id, signal.tokenAddress),
       lastTradeAtMs: config.timing.minTimeBetweenTradesSeconds > 0 ? this.lastTradeAt(a.id) : null,
@@ -355,41 +354,37 @@ export class SignalProcessor {
     }
     const size = limited?.sizeSol ?? positionSizeSol(config.positionSizing, solBalance);
     const md = needsMarketData(config.filters) ? await marketData() : null;
-    // Read again after the await: other agents may have entered meanwhile.
-    const risk = md
-      ? this.d.guardRails.entryGate(signal.userId, a.id, a.tradingMode, config.risk.maxOpenPositions).risk
-      : gate.risk;
+    // Rule risk_limit is the guard rails' gate's, asked by the engine at the moment of the buy.
     const post = checkMarketAndBalance({
       config,
       tokenAddress: signal.tokenAddress,
       marketData: md ? { marketCap: md.marketCapUsd, liquidity: md.liquidityUsd } : null,
       solBalance,
       tradeSizeSol: size,
-      risk,
     });
     if (!post.eligible) {
       await refuse(post);
       return;
     }
-    // Held from the passing check (no await in between) until the buy settled or failed.
-    const release = this.d.guardRails.reserve(signal.userId, a.tradingMode, size);
-    try {
-      const result = await this.d.engine.openPosition({
-        agent: { id: a.id, userId: a.userId, name: a.name, tradingMode: a.tradingMode },
-        config,
-        walletAddress: wallet,
-        signal: { id: signal.id, tokenAddress: signal.tokenAddress, symbol: signal.symbol },
-        sizeSol: size,
-        // A signal without a symbol takes the one market data gives (not the mint's first letters).
-        marketSymbol: signal.symbol ? null : ((md ?? (await marketData()))?.symbol ?? null),
-        // Live: a second, independent price for the buy's floor when the Price API has none.
-        marketPriceUsd: a.tradingMode === "live" ? ((await marketData())?.priceUsd ?? null) : null,
-        // Live agents quote and swap on their own (the live executor ignores shared quotes).
-        sharedQuotes: a.tradingMode === "simulation" ? sharedQuotes : undefined,
-      });
-      await this.record(signal.id, a.id, true, null, () => this.openOutcome(a.id, signal.id, result));
-    } finally {
-      release();
+    // The engine asks the guard rails' gate (pause, breaker, exposure, open positions) and holds
+    // the buy's place until it is recorded, in the live journal, or failed.
+    const result = await this.d.engine.openPosition({
+      agent: { id: a.id, userId: a.userId, name: a.name, tradingMode: a.tradingMode },
+      config,
+      walletAddress: wallet,
+      signal: { id: signal.id, tokenAddress: signal.tokenAddress, symbol: signal.symbol },
+      sizeSol: size,
+      // A signal without a symbol takes the one market data gives (not the mint's first letters).
+      marketSymbol: signal.symbol ? null : ((md ?? (await marketData()))?.symbol ?? null),
+      // Live: a second, independent price for the buy's floor when the Price API has none.
+      marketPriceUsd: a.tradingMode === "live" ? ((await marketData())?.priceUsd ?? null) : null,
+      // Live agents quote and swap on their own (the live executor ignores shared quotes).
+      sharedQuotes: a.tradingMode === "simulation" ? sharedQuotes : undefined,
+    });
+    if (result.status === "skipped" && result.rule !== "already_traded") {
+      await refuse(result);
+      return;
     }
+    await this.record(signal.id, a.id, true, null, () => this.openOutcome(a.id, signal.id, result));
   }
 }

@@ -31,14 +31,15 @@ export interface OpenRequest {
 /**
  * How a signal buy ended, as one value (STYLE.md "One result, not three channels"):
  * - opened: the position exists;
- * - skipped: nothing was done, by `rule` (the buy was already made for this signal);
+ * - skipped: nothing was done, by `rule`: the buy was already made for this signal, or the guard
+ *   rails' gate refused it (paused, risk_limit; guard-rails.ts admitBuy);
  * - failed: the trade failed and nothing changed (logged, event published);
  * - pending: a live swap was sent and awaits the chain, or was sent before a restart: the
  *   reconciler decides (the trade key says what it decided).
  */
 export type OpenResult =
   | { status: "opened"; positionId: string | null }
-  | { status: "skipped"; rule: "already_traded"; reason: string }
+  | { status: "skipped"; rule: "already_traded" | "paused" | "risk_limit"; reason: string }
   | { status: "failed"; reason: string }
   | { status: "pending"; reason: string };
 

@@ -18,11 +18,12 @@ import { InsufficientBalanceError, readBalance } from "../ledgers/balance-ledger
 import type { Logger } from "../logger.ts";
 import type { Market } from "../market/types.ts";
 import type { Metrics } from "../metrics/metrics.ts";
-import { Big, decNum, decStr, SOL_DECIMALS, SOL_MINT, toAtomic } from "../money.ts";
+import { Big, decNum, SOL_MINT, toAtomic } from "../money.ts";
+import { BuyPath } from "./buy-path.ts";
 import type { SwapFill, TradeExecutor } from "./executor.ts";
+import type { BuyGate } from "./guard-rails.ts";
 import { ActionAlreadyTakenError, recordedPriceSol, saleIntent } from "./live/index.ts";
 import type { PositionLocks } from "./position-locks.ts";
-import { dcaWithinMinimumBalance } from "./rules/dca.ts";
 import { exitImpactCapBps, floorBpsFor, resolveSlippageBps } from "./rules/slippage.ts";
 import { takeProfitFloorLamports } from "./rules/take-profit.ts";
 import type { CloseReason, TradingMode } from "./rules/types.ts";
@@ -30,7 +31,6 @@ import { TradeBook } from "./settlement/bookkeeping.ts";
 import { TradeReporter } from "./settlement/post-commit.ts";
 import { SimulationSettlement } from "./settlement/simulation.ts";
 import type { CloseResult, SaleRequest, Settled, Settlement, SettleOutcome } from "./settlement/types.ts";
-import { screeningFilters } from "./token-screen.ts";
 import { NOTHING_SOLD, type OpenRequest, type OpenResult, type SaleResult } from "./trade-requests.ts";
 
 export type { CloseResult } from "./settlement/types.ts";
@@ -38,7 +38,9 @@ export type { OpenRequest, OpenResult, SaleResult } from "./trade-requests.ts";
 
 // The trading engine's execution path (PRODUCT.md §4). Every
 // trade — signal buy, DCA buy, take-profit sale, close — goes the same way:
-//   1. decide and size (pure rules, done by the caller; cheap balance pre-checks here),
+//   1. decide and size (pure rules, done by the caller; cheap balance pre-checks here); a buy is
+//      admitted by the guard rails' one gate (guard-rails.ts admitBuy) and swapped only through
+//      swapBuy with its pass, whoever asked for it (issue 41 item 2),
 //   2. the executor of the agent's mode swaps (network I/O, outside any transaction),
 //   3. the Settlement of that mode records the fill in ONE synchronous SQLite transaction
 //      (settlement/simulation.ts, live/settlement.ts),
@@ -66,6 +68,8 @@ export interface TradingEngineDeps {
   commits?: GroupCommit;
   /** Mint accounts over RPC: a token's decimals when an RPC is configured. */
   mintInfo?: { get(mint: string): Promise<{ decimals: number }> } | null;
+  /** The guard rails' gate every buy passes: pause, breaker, exposure, open positions. */
+  gate: BuyGate;
 }
 
 export class TradingEngine {
@@ -73,6 +77,7 @@ export class TradingEngine {
   private readonly book: TradeBook;
   private readonly reporter: TradeReporter;
   private readonly settlements: Record<TradingMode, Settlement>;
+  private readonly buys: BuyPath;
 
   constructor(private readonly d: TradingEngineDeps) {
     this.log = d.logger.child({ component: "trading" });
@@ -81,6 +86,19 @@ export class TradingEngine {
     const simulation = new SimulationSettlement(this.book, d.clock, this.log);
     // Without live trading configured a live executor (tests' own) settles like a simulation.
     this.settlements = { simulation, live: d.live ?? simulation };
+    this.buys = new BuyPath({
+      sqlite: d.sqlite,
+      gate: d.gate,
+      log: this.log,
+      metrics: d.metrics,
+      reporter: this.reporter,
+      executorFor: (mode) => this.executorFor(mode),
+      tokenDecimals: (mint) => this.tokenDecimals(mint),
+      solUsd: () => this.solUsd(),
+      assertSol: (agentId, walletAddress, amount) => this.assertSol(agentId, walletAddress, amount),
+      settle: (mode, run) => this.settle(mode, run),
+      alreadyTraded: (agentId, signalId, action) => this.alreadyTraded(agentId, signalId, action),
+    });
   }
 
   executorFor(mode: TradingMode): TradeExecutor {
@@ -173,118 +191,16 @@ export class TradingEngine {
   }
 
   /** Opens a position for an eligible agent (signal buy): one result says how it ended (OpenResult). */
-  async openPosition(req: OpenRequest): Promise<OpenResult> {
-    const { agent, config, signal } = req;
-    const mode = agent.tradingMode;
-    const ctx = { agentId: agent.id, signalId: signal.id, tokenAddress: signal.tokenAddress };
-    const already = {
-      status: "skipped",
-      rule: "already_traded",
-      reason: "signal already traded by this agent",
-    } as const;
-    if (this.alreadyTraded(agent.id, signal.id, "BUY")) {
-      this.log.info("trade skipped: signal already traded by this agent", ctx);
-      return already;
-    }
-    try {
-      const executor = this.executorFor(mode);
-      const [decimals, solUsd] = await Promise.all([this.tokenDecimals(signal.tokenAddress), this.solUsd()]);
-      const lamports = toAtomic(req.sizeSol, SOL_DECIMALS);
-      if (lamports <= 0n) throw new TradingError("Trade size rounds to zero");
-      // Cheap pre-check before any network call; the settlement's debit (size plus fees) is the authority.
-      this.assertSol(agent.id, req.walletAddress, req.sizeSol);
-      const symbol = signal.symbol || req.marketSymbol || signal.tokenAddress.slice(0, 6);
-      const fill = await executor.swap({
-        agentId: agent.id,
-        walletAddress: req.walletAddress,
-        side: "BUY",
-        tokenMint: signal.tokenAddress,
-        tokenDecimals: decimals,
-        amountAtomic: lamports,
-        slippageBps: resolveSlippageBps(null, config.slippage),
-        maxBps: config.slippage.maxBps,
-        sharedQuotes: req.sharedQuotes,
-        referencePriceSol: recordedPriceSol(req.marketPriceUsd, solUsd),
-        screening: screeningFilters(config.filters),
-        intent: { kind: "open", userId: agent.userId, signalId: signal.id, symbol },
-      });
-      const trade = {
-        agentId: agent.id,
-        userId: agent.userId,
-        walletAddress: req.walletAddress,
-        signalId: signal.id,
-        tokenAddress: signal.tokenAddress,
-        symbol,
-        decimals,
-        mode,
-      };
-      const outcome = await this.settle(mode, (s) => s.open(trade, fill, solUsd));
-      if (outcome.status === "settled") return { status: "opened", positionId: outcome.trade.positionId };
-      if (outcome.status === "pending") return { status: "pending", reason: "the live swap awaits the chain" };
-      this.log.info("trade skipped: signal already traded by this agent", ctx);
-      return already;
-    } catch (err) {
-      if (err instanceof ActionAlreadyTakenError) {
-        // An earlier attempt (before a restart) was sent: the reconciler completes it, not a new swap.
-        this.log.info("trade skipped: this signal's buy was already sent", ctx);
-        return { status: "pending", reason: "the buy was sent before a restart" };
-      }
-      this.reporter.failed(ctx, agent.userId, "buy", mode, err, this.log);
-      return { status: "failed", reason: publicErrorMessage(err) };
-    }
+  openPosition(req: OpenRequest): Promise<OpenResult> {
+    return this.buys.open(req);
   }
 
   /**
    * DCA order k of a position (monitor, under the position's lock). `amountSol` comes from the
    * position's own openingSol (never from a ledger row a user can edit).
    */
-  async dcaBuy(p: PositionRecord, order: number, amountSol: Big): Promise<"recorded" | "skipped" | "failed"> {
-    const mode = p.tradingMode;
-    const ctx = { agentId: p.agentId, positionId: p.id, tokenAddress: p.tokenAddress, dcaOrder: order };
-    try {
-      const config = resolveStoredConfig(p.configOverrides);
-      const solKey = { agentId: p.agentId, walletAddress: p.walletAddress, tokenAddress: SOL_MINT };
-      const balance = readBalance({ sqlite: this.d.sqlite }, solKey);
-      // SPEC: an agent needs the minimum balance to trade; a DCA order may not take it under.
-      if (!dcaWithinMinimumBalance(balance, amountSol, config.minimumAgentBalance)) {
-        this.log.info("DCA order skipped", {
-          ...ctx,
-          rule: "minimum_balance",
-          reason: `SOL balance ${decStr(balance)} less the order's ${decStr(amountSol)} is below minimumAgentBalance ${config.minimumAgentBalance}`,
-        });
-        this.d.metrics.tradesSkipped.inc({ mode, rule: "minimum_balance" });
-        return "skipped";
-      }
-      // Refuse before swapping, as openPosition does: the settling debit stays the authority.
-      this.assertSol(p.agentId, p.walletAddress, amountSol);
-      const solUsd = await this.solUsd();
-      const fill = await this.executorFor(mode).swap({
-        agentId: p.agentId,
-        walletAddress: p.walletAddress,
-        side: "BUY",
-        tokenMint: p.tokenAddress,
-        tokenDecimals: p.tokenDecimals,
-        amountAtomic: toAtomic(amountSol, SOL_DECIMALS),
-        slippageBps: resolveSlippageBps(null, config.slippage),
-        maxBps: config.slippage.maxBps,
-        referencePriceSol: recordedPriceSol(p.lastPriceSol),
-        // Screened like the opening buy: since entry a Token-2022 fee may have been raised or the
-        // way back to SOL gone, and averaging down into either only adds to the loss.
-        screening: screeningFilters(config.filters),
-        intent: { kind: "dca", positionId: p.id, order },
-      });
-      return (await this.settle(mode, (s) => s.dca(p, order, fill, solUsd))).status === "settled"
-        ? "recorded"
-        : "failed";
-    } catch (err) {
-      if (err instanceof OperationalError) throw err;
-      if (err instanceof ActionAlreadyTakenError) {
-        this.log.info("DCA order skipped: it was already sent", ctx);
-        return "failed";
-      }
-      this.reporter.failed(ctx, p.userId, "buy", mode, err, this.log);
-      return "failed";
-    }
+  dcaBuy(p: PositionRecord, order: number, amountSol: Big): Promise<"recorded" | "skipped" | "failed"> {
+    return this.buys.dca(p, order, amountSol);
   }
 
   /**

@@ -110,4 +110,15 @@ export async function startCopy(env: Record<string, string> = {}, o: { pubsub?: 
   return c;
 }
 
+/** `owner` buys `mint` for 1 SOL at `nowMs` (block time), landed on the fake chain: a trade to copy. */
+export function landBuy(rpc: FakeSolanaRpc, owner: string, mint: string, nowMs: number): string {
+  return rpc.walletTrade(owner, {
+    side: "buy",
+    mint,
+    lamports: 1_000_000_000n,
+    tokens: 1_000_000n,
+    blockTime: Math.floor(nowMs / 1000),
+  });
+}
+
 export { MINT, MINT2, SOL_MINT };

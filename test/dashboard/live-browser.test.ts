@@ -185,14 +185,18 @@ t(
     const after = await call("GET", "/trading/status");
     expect([after.simulation.paused, after.live.paused]).toEqual([false, false]);
 
+    await sw.locator("summary").click(); // the menu closed: the banners below are in reach
     // Paused from elsewhere (the API, Telegram): the banner follows the event, with no reload.
     await call("POST", "/trading/pause", { mode: "simulation" });
     const banner = page.getByRole("status", { name: "Simulation trading paused" });
     await banner.waitFor();
+    // It says what a pause holds and what keeps running (issue 41 item 2): DCA orders are buys too.
+    expect(await banner.textContent()).toContain(
+      "no buys — new entries, copied buys and DCA orders are held. Stop-losses, take-profits, exit signals and manual closes keep running.",
+    );
     await banner.getByRole("button", { name: "Resume simulation trading" }).click();
     await banner.waitFor({ state: "detached" });
     expect((await call("GET", "/trading/status")).simulation.paused).toBe(false);
-    await sw.locator("summary").click(); // closed again
   },
   STEP_MS,
 );

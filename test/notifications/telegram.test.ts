@@ -173,7 +173,7 @@ test("/pauseall and /resumeall switch every mode; a tripped breaker is an alert 
   tg.userSends(LINKED, "/pauseall");
   await poll();
   expect(tg.lastMessageTo(LINKED)?.text).toBe(
-    "Paused trading in simulation and live mode: no new entries until /resumeall. Exits, stop-losses and take-profits keep working.",
+    "Paused trading in simulation and live mode: no buys until /resumeall — new entries, copied buys and DCA orders are held. Stop-losses, take-profits, exit signals and /close keep working.",
   );
   const status = await json(await t.ctx.request("GET", "/api/v1/trading/status", { token: t.token }));
   expect([status.simulation.paused, status.live.paused]).toEqual([true, true]);

@@ -3,14 +3,28 @@ import type { Database } from "bun:sqlite";
 type TradingMode = "simulation" | "live";
 
 // Reads of positions and historical_swaps for the account-wide risk limits (issue 34 item 1):
-// a user's open positions in one mode and the trades of a time window. Read only; the positions
-// table is written from positions.ts alone.
+// a user's open positions in one mode and the trades of a time window; and the live buys whose
+// outcome the journal has not resolved yet (issue 41 item 1), which count as what they would
+// become. Read only; the positions table is written from positions.ts alone, live_trades from
+// live-trades.ts.
 
 export interface OpenExposure {
   /** Open positions of the user's agents in the mode. */
   openPositions: number;
   /** held_cost_sol of each (decimal text): summed with Big by the caller. */
   heldCostSol: string[];
+}
+
+/** A live buy sent and not resolved (journal status sending, pending or unknown). */
+export interface InDoubtBuy {
+  agentId: string;
+  /** The journal intent's kind: "open" (a signal's buy) or "dca"; null for a row without one. */
+  kind: string | null;
+  signalId: number | null;
+  positionId: string | null;
+  order: number | null;
+  /** SOL in, in lamports (decimal text). */
+  inputLamports: string;
 }
 
 export interface WindowTrades {
@@ -47,6 +61,19 @@ export class RiskExposureReader {
         )
         .get(agentId, mode)?.n ?? 0
     );
+  }
+
+  /** The user's live buys whose outcome is unknown (few: the journal resolves them every tick). */
+  inDoubtBuys(userId: string): InDoubtBuy[] {
+    return this.sqlite
+      .query<InDoubtBuy, [string]>(
+        `SELECT l.agent_id AS agentId, json_extract(l.intent, '$.kind') AS kind,
+                json_extract(l.intent, '$.signalId') AS signalId, json_extract(l.intent, '$.positionId') AS positionId,
+                json_extract(l.intent, '$.order') AS "order", l.input_atomic AS inputLamports
+         FROM live_trades l JOIN agents a ON a.id = l.agent_id
+         WHERE a.user_id = ? AND l.side = 'BUY' AND l.status IN ('sending', 'pending', 'unknown')`,
+      )
+      .all(userId);
   }
 
   /** What the user's agents traded in the mode since `since` (ISO 8601). */

@@ -1,6 +1,7 @@
-import { and, asc, desc, eq, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
+import { decStr, fromAtomic } from "../../money.ts";
 import type { DatabaseHandle } from "../client.ts";
-import { walletWatches, walletWatchTrades } from "../schema/index.ts";
+import { walletWatches, walletWatchGroups, walletWatchTrades } from "../schema/index.ts";
 
 // The copy-trading tables (src/db/schema/copy-trading.ts), written only from here.
 
@@ -112,9 +113,10 @@ export class WalletWatchRepository {
   }
 
   /**
-   * What an agent holds and spent from one signal source (copy limits): its open positions opened
-   * by a signal of `source`, and the SOL each of its positions opened from `source` since
-   * `since` swapped at opening (decimal strings).
+   * What the agent holds and spent from one source's signals: its open positions, and the SOL of
+   * those opened since `since`. A live buy of the source whose outcome the journal has not
+   * resolved counts as the position it may become (issue 41 item 1): its SOL in, sent at its
+   * journal row's time.
    */
   copiedExposure(agentId: string, source: string, since: string): { open: number; openingSol: string[] } {
     const rows = this.database.sqlite
@@ -124,10 +126,37 @@ export class WalletWatchRepository {
           WHERE p.agent_id = ? AND s.source = ?`,
       )
       .all(agentId, source);
+    const inDoubt = this.database.sqlite
+      .query<{ lamports: string; sentAt: string }, [string, string]>(
+        `SELECT l.input_atomic AS lamports, l.created_at AS sentAt
+           FROM live_trades l JOIN trading_signals s ON s.id = json_extract(l.intent, '$.signalId')
+          WHERE l.agent_id = ? AND s.source = ? AND l.side = 'BUY' AND json_extract(l.intent, '$.kind') = 'open'
+            AND l.status IN ('sending', 'pending', 'unknown')`,
+      )
+      .all(agentId, source);
     return {
-      open: rows.filter((r) => r.status === "open").length,
-      openingSol: rows.filter((r) => r.openedAt >= since).map((r) => r.openingSol),
+      open: rows.filter((r) => r.status === "open").length + inDoubt.length,
+      openingSol: [
+        ...rows.filter((r) => r.openedAt >= since).map((r) => r.openingSol),
+        ...inDoubt.filter((r) => r.sentAt >= since).map((r) => decStr(fromAtomic(r.lamports, 9), 9)),
+      ],
     };
+  }
+
+  /** The user's watches of group `name`'s addresses (none when the group is gone). */
+  groupMembers(userId: string, name: string): WalletWatchRow[] {
+    const group = this.db
+      .select({ addresses: walletWatchGroups.addresses })
+      .from(walletWatchGroups)
+      .where(and(eq(walletWatchGroups.userId, userId), eq(walletWatchGroups.name, name)))
+      .get();
+    const addresses = group ? (JSON.parse(group.addresses) as string[]) : [];
+    if (addresses.length === 0) return [];
+    return this.db
+      .select()
+      .from(walletWatches)
+      .where(and(eq(walletWatches.userId, userId), inArray(walletWatches.address, addresses)))
+      .all();
   }
 
   linkSignal(watchId: string, signature: string, signalId: number): void {

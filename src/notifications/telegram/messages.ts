@@ -144,14 +144,14 @@ export const HELP_TEXT = [
   "/close – close a position (asks for confirmation)",
   "/pause [agent] – pause automated trading of one agent, or all",
   "/resume [agent] – resume automated trading of one agent, or all",
-  "/pauseall – no new entries in any mode (exits and stop-losses go on)",
+  "/pauseall – no buys in any mode: entries, copied buys, DCA (exits, stop-losses and /close go on)",
   "/resumeall – entries again in every mode; clears a tripped daily loss limit",
   "/unlink – stop notifications to this chat",
   "/help – this list",
 ].join("\n");
 
 export const PAUSED_ALL_TEXT =
-  "Paused trading in simulation and live mode: no new entries until /resumeall. Exits, stop-losses and take-profits keep working.";
+  "Paused trading in simulation and live mode: no buys until /resumeall — new entries, copied buys and DCA orders are held. Stop-losses, take-profits, exit signals and /close keep working.";
 
 export function resumedAllText(clearedBreakers: readonly string[]): string {
   const cleared = clearedBreakers.length

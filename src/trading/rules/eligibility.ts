@@ -105,12 +105,18 @@ export interface MarketAndBalanceInput {
   solBalance: DecimalInput;
   /** The trade's SOL size, from `positionSizeSol`. */
   tradeSizeSol: DecimalInput;
-  risk: RiskState;
+  /**
+   * The account's standing for rule risk_limit. Absent when the buy goes through the guard
+   * rails' gate (src/trading/guard-rails.ts admitBuy), which judges it with riskLimitRefusal at the
+   * moment of the buy; the backtest, which has no gate, passes it.
+   */
+  risk?: RiskState;
 }
 
 export type EligibilityInput = PreMarketEligibilityInput &
-  Omit<MarketAndBalanceInput, "config" | "tokenAddress"> & {
+  Omit<MarketAndBalanceInput, "config" | "tokenAddress" | "risk"> & {
     config: EligibilityConfig;
+    risk: RiskState;
   };
 
 const ELIGIBLE: EligibilityResult = { eligible: true };
@@ -129,8 +135,7 @@ export function checkBeforeMarketData(input: PreMarketEligibilityInput): Eligibi
     return refuse("live_trading", "Live trading is disabled on this service (LIVE_TRADING_ENABLED is false)");
   }
 
-  if (input.paused)
-    return refuse("paused", `Trading is paused for ${mode} mode; POST /api/v1/trading/resume resumes it`);
+  if (input.paused) return refuse("paused", pausedReason(mode));
 
   if (!input.hasWallet) return refuse("wallet", `Agent has no ${mode} wallet`);
 
@@ -167,6 +172,11 @@ export function checkBeforeMarketData(input: PreMarketEligibilityInput): Eligibi
   }
 
   return ELIGIBLE;
+}
+
+/** Rule `paused`'s reason, the same from the entry rules and from the guard rails' gate. */
+export function pausedReason(mode: TradingMode): string {
+  return `Trading is paused for ${mode} mode; POST /api/v1/trading/resume resumes it`;
 }
 
 /** The entry types an agent buys on when its `filters.signalTypes` is empty (issue 34 item 3). */
@@ -241,7 +251,7 @@ export function checkMarketAndBalance(input: MarketAndBalanceInput): Eligibility
     return refuse("trade_size", `SOL balance ${decStr(balance)} is below the trade size ${decStr(size)}`);
   }
 
-  const limit = riskLimitBroken(input.risk, input.config.risk.maxOpenPositions, size);
+  const limit = input.risk ? riskLimitRefusal(input.risk, input.config.risk.maxOpenPositions, size) : null;
   return limit ? refuse("risk_limit", limit) : ELIGIBLE;
 }
 
@@ -250,7 +260,11 @@ export function checkMarketAndBalance(input: MarketAndBalanceInput): Eligibility
  * (its field name first, so the reason reads "maxExposureSol: …"), or null. A tripped breaker and
  * a daily loss over the limit come first: they stop every entry, whatever its size.
  */
-function riskLimitBroken(risk: RiskState, agentMaxOpenPositions: number | null, sizeSol: DecimalInput) {
+export function riskLimitRefusal(
+  risk: RiskState,
+  agentMaxOpenPositions: number | null,
+  sizeSol: DecimalInput,
+): string | null {
   const { limits } = risk;
   if (risk.tripped) {
     return `dailyLossLimitSol: the daily loss breaker tripped at ${risk.tripped.at} (${risk.tripped.reason}); POST /api/v1/trading/resume resumes`;

@@ -62,8 +62,9 @@ export function TradingBanners() {
             <section key={mode} class="banner danger" role="alert" aria-label={`${LABEL[mode]} risk breaker tripped`}>
               <span>
                 <strong>{LABEL[mode]} trading stopped by a risk limit</strong> at {fmtTime(m.tripped.at)}:{" "}
-                {m.tripped.reason}. No new positions open in {mode} mode until you resume; exits and stop-losses keep
-                running. <a href={href("risk-limits")}>Risk limits</a>
+                {m.tripped.reason}. No buys in {mode} mode until you resume: new entries, copied buys and DCA orders are
+                held. Stop-losses, take-profits, exit signals and manual closes keep running.{" "}
+                <a href={href("risk-limits")}>Risk limits</a>
               </span>
               <SwitchButton label={`Resume ${mode} trading`} mode={mode} paused={false} primary />
             </section>
@@ -74,8 +75,8 @@ export function TradingBanners() {
             <section key={mode} class="banner" role="status" aria-label={`${LABEL[mode]} trading paused`}>
               <span>
                 <strong>{LABEL[mode]} trading is paused</strong>
-                {m.pausedAt ? ` since ${fmtTime(m.pausedAt)}` : ""}: no new positions open; exits and stop-losses keep
-                running.
+                {m.pausedAt ? ` since ${fmtTime(m.pausedAt)}` : ""}: no buys — new entries, copied buys and DCA orders
+                are held. Stop-losses, take-profits, exit signals and manual closes keep running.
               </span>
               <SwitchButton label={`Resume ${mode} trading`} mode={mode} paused={false} />
             </section>
@@ -131,7 +132,7 @@ export function TradingSwitch() {
         ) : (
           <SwitchButton label="Resume all trading" mode="all" paused={false} />
         )}
-        <p class="muted small">Exits and stop-losses run while paused.</p>
+        <p class="muted small">Paused: no buys (entries, copied buys, DCA). Stop-losses and closes run.</p>
         <ErrorNote error={error} />
       </fieldset>
     </details>
