@@ -1,20 +1,25 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import type { Services } from "../src/services.ts";
 import { startFakeMarket } from "../test/fakes/market.ts";
 import type { BenchOptions } from "./lib/context.ts";
-import { apiKeyIdOf, BONK, inProcessEnv, openServices, seedUser, storePendingSignals } from "./lib/seed.ts";
+import { apiKeyIdOf, BONK, inProcessEnv, openServices, seedUser } from "./lib/seed.ts";
 import { type BenchRow, row } from "./lib/stats.ts";
 
-// Decisions under a burst (issue 35; docs/decisions/under-load.md): 30,000 signals stored as
-// POST /trading-signals stores them (pending), then handed to the queue at once, as start-up
-// recovery hands a backlog over, and decided by the real processor for 20 agents with automation
-// off (every agent refuses at the first rule: the cheapest decision, and the one most agents make).
-// Figure: decided signals/s and agent-decisions/s from the hand-over to an idle queue.
-// Floor, in the same run on the same connection and schema: raw bun:sqlite writing the same
-// evaluation rows (20 per signal, 100 rows per prepared statement) and the signal's processed
-// status, 500 signals per transaction.
+// Decisions under a burst (issue 35, issue 41; docs/decisions/under-load.md "Measuring it"):
+// 30,000 signals accepted as POST /trading-signals accepts them once its checks passed
+// (SignalIntake.submit: stored in a group commit, resolved once durable, then queued) by 256
+// senders that each send their next signal as soon as the last one is accepted, and decided by the
+// real processor for 20 agents with automation off (every agent refuses at the first rule: the
+// cheapest decision, and the one most agents make). Figure: accepted-and-decided signals/s (and
+// agent-decisions/s), from the first submit to an idle queue.
+// Floor, in the same run on the same connection and schema: raw bun:sqlite writing what must be
+// durable for the same signals — the signal row and one evaluation row per agent (100 rows per
+// prepared statement) — with one transaction per turn of the event loop, 256 signals a turn.
 
 const AGENTS = 20;
+/** Senders at once: signals accepted per commit in the service, per transaction in the floor. */
+const SENDERS = 256;
 
 export async function decisionsBench(o: BenchOptions): Promise<BenchRow[]> {
   const signalsN = o.quick ? 5_000 : 30_000;
@@ -22,7 +27,7 @@ export async function decisionsBench(o: BenchOptions): Promise<BenchRow[]> {
   mkdirSync(dir, { recursive: true });
   const fake = await startFakeMarket();
   const env = inProcessEnv(join(dir, "decisions.db"), fake.env(), {
-    // A burst stored before the clock starts is not stale, and nothing here is refused for lag.
+    // Nothing here is stale or refused for lag: the figure is the decisions' pace.
     SIGNAL_MAX_AGE_SECONDS: "86400",
     SIGNAL_QUEUE_MAX_LAG_SECONDS: "3600",
   });
@@ -32,17 +37,12 @@ export async function decisionsBench(o: BenchOptions): Promise<BenchRow[]> {
     const user = await seedUser(services, "decisions@bench.local", AGENTS, ["signals"]);
     for (const id of user.agentIds) services.agents.update(user.userId, id, { automatedTradingSimulation: false });
     const keyId = apiKeyIdOf(sqlite, user.userId);
-    const store = (n: number) => storePendingSignals(sqlite, user.userId, keyId, n, "bench");
     // Warm-up (JIT, statement cache), not counted.
-    store(500);
-    services.signalIntake.recover(services.signals);
-    await services.signalQueue.idle();
+    await acceptAll(services, user.userId, keyId, 2_000);
 
-    store(signalsN);
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
-    const handed = services.signalIntake.recover(services.signals).resume.length;
-    await services.signalQueue.idle();
+    await acceptAll(services, user.userId, keyId, signalsN);
     const seconds = (performance.now() - t0) / 1000;
     const cpu = process.cpuUsage(cpu0);
     const undecided = sqlite
@@ -50,25 +50,42 @@ export async function decisionsBench(o: BenchOptions): Promise<BenchRow[]> {
         "SELECT count(*) AS n FROM trading_signals WHERE processing_status IN ('pending','processing')",
       )
       .get()!.n;
-    if (handed !== signalsN || undecided !== 0)
-      throw new Error(`decisions bench: ${handed} handed over, ${undecided} left undecided`);
+    const evaluations = sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM signal_evaluations").get()!.n;
+    if (undecided !== 0 || evaluations !== (signalsN + 2_000) * AGENTS)
+      throw new Error(`decisions bench: ${undecided} left undecided, ${evaluations} evaluations`);
     const decided = signalsN / seconds;
+    const cpuSeconds = (cpu.user + cpu.system) / 1e6;
     o.log(
-      `  service: ${signalsN} signals × ${AGENTS} agents in ${seconds.toFixed(2)} s (cpu ${((cpu.user + cpu.system) / 1e6).toFixed(2)} s)`,
+      `  service: ${signalsN} signals accepted and decided × ${AGENTS} agents in ${seconds.toFixed(2)} s (cpu ${cpuSeconds.toFixed(2)} s)`,
     );
 
-    const floor = rawFloor(sqlite, user.userId, keyId, user.agentIds, signalsN);
-    o.log(`  floor: ${floor.toFixed(0)} signals/s`);
-    const details = { signals: signalsN, agents: AGENTS, seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6 };
+    const raw = await rawFloor(sqlite, user.userId, keyId, user.agentIds, signalsN);
+    const floor = raw.perSecond;
+    // On a shared machine the wall clock includes waiting for a core; per CPU second both sides
+    // are measured without it (kept in the details beside the wall-clock ratio of the table).
+    const cpuRatio = signalsN / cpuSeconds / raw.cpuPerSecond;
+    o.log(
+      `  floor: ${floor.toFixed(0)} signals/s (ratio ${(decided / floor).toFixed(2)}); per CPU second ${(signalsN / cpuSeconds).toFixed(0)} vs ${raw.cpuPerSecond.toFixed(0)} (ratio ${cpuRatio.toFixed(2)})`,
+    );
+    const details = {
+      signals: signalsN,
+      agents: AGENTS,
+      senders: SENDERS,
+      seconds,
+      cpuSeconds,
+      floorPerCpuSecond: raw.cpuPerSecond,
+      cpuRatio,
+    };
+    const baselineName = "raw SQLite: signal row + an evaluation row per agent, 1 transaction per turn";
     return [
       row({
         id: "decisions.signals",
-        name: `Decisions: burst of ${signalsN.toLocaleString("en-US")} signals, ${AGENTS} agents (automation off)`,
+        name: `Decisions: ${signalsN.toLocaleString("en-US")} signals accepted and decided, ${AGENTS} agents (automation off)`,
         unit: "signals/s",
         value: decided,
-        baselineName: "raw SQLite writing the same evaluation rows",
+        baselineName,
         baselineValue: floor,
-        target: "≥ 5,000 signals/s",
+        target: "≥ 5,000 signals/s (ratio: 0.40 aimed at)",
         check: () => decided >= 5_000,
         details,
       }),
@@ -77,7 +94,7 @@ export async function decisionsBench(o: BenchOptions): Promise<BenchRow[]> {
         name: "Decisions: agent-decisions",
         unit: "decisions/s",
         value: decided * AGENTS,
-        baselineName: "raw SQLite writing the same evaluation rows",
+        baselineName,
         baselineValue: floor * AGENTS,
         target: "≥ 100,000 decisions/s",
         check: () => decided * AGENTS >= 100_000,
@@ -91,44 +108,68 @@ export async function decisionsBench(o: BenchOptions): Promise<BenchRow[]> {
   }
 }
 
-/** Signals/s of raw prepared statements writing what a decision writes, 500 signals per commit. */
-function rawFloor(
+/** `n` buy signals accepted through the intake by SENDERS senders, then decided (the queue idle). */
+async function acceptAll(services: Services, userId: string, keyId: string, n: number): Promise<void> {
+  const signal = { tokenAddress: BONK, symbol: "BONK", signalType: "buy", signalStrength: 4, source: "bench" };
+  let sent = 0;
+  const sender = async () => {
+    while (sent < n) {
+      sent++;
+      await services.signalIntake.submit(userId, keyId, signal);
+    }
+  };
+  await Promise.all(Array.from({ length: SENDERS }, sender));
+  await services.signalQueue.idle();
+}
+
+/**
+ * Signals/s of raw prepared statements writing what a decided signal leaves durable: its row and
+ * one evaluation row per agent, SENDERS signals per transaction, one transaction per turn of the
+ * event loop (as the group commit and the queue's batches do).
+ */
+async function rawFloor(
   sqlite: ReturnType<typeof openServices>["database"]["sqlite"],
   userId: string,
   keyId: string,
   agentIds: string[],
   n: number,
-): number {
-  const now = new Date().toISOString();
-  const insertSignal = sqlite.query<{ id: number }, [string, string, string, string, string]>(
-    `INSERT INTO trading_signals (user_id, api_key_id, token_address, symbol, signal_type, activation_reason, signal_strength, source, processing_status, created_at, updated_at)
-     VALUES (?, ?, ?, 'BONK', 'buy', NULL, 4, 'bench', 'pending', ?, ?) RETURNING id`,
+): Promise<{ perSecond: number; cpuPerSecond: number }> {
+  const insertSignal = sqlite.prepare<never, [string, string, string, string, string, string]>(
+    `INSERT INTO trading_signals (user_id, api_key_id, token_address, symbol, signal_type, activation_reason, signal_strength, source, processing_status, processed_at, created_at, updated_at)
+     VALUES (?, ?, ?, 'BONK', 'buy', NULL, 4, 'bench', 'processed', ?, ?, ?)`,
   );
-  const ids: number[] = [];
-  sqlite.transaction(() => {
-    for (let i = 0; i < n; i++) ids.push(insertSignal.get(userId, keyId, BONK, now, now)!.id);
-  })();
   // 100 rows per prepared statement (5 signals × 20 agents), as fast as raw SQLite takes them.
   const perStatement = Math.floor(100 / agentIds.length) || 1;
   const values = (k: number) => Array.from({ length: k }, () => "(?, ?, 0, ?, 'skipped', ?)").join(",");
   const evaluations = sqlite.prepare(
-    `INSERT OR REPLACE INTO signal_evaluations (signal_id, agent_id, eligible, reason, outcome, created_at) VALUES ${values(perStatement * agentIds.length)}`,
-  );
-  const processed = sqlite.prepare(
-    "UPDATE trading_signals SET processing_status = 'processed', processed_at = ? WHERE id = ?",
+    `INSERT INTO signal_evaluations (signal_id, agent_id, eligible, reason, outcome, created_at) VALUES ${values(perStatement * agentIds.length)}`,
   );
   const reason = "automation: Automated trading is disabled for simulation mode";
+  const turn = () => new Promise<void>((r) => setImmediate(r));
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
-  for (let i = 0; i < ids.length; i += 500) {
+  for (let done = 0; done < n; done += SENDERS) {
+    const now = new Date().toISOString();
     sqlite.transaction(() => {
-      const batch = ids.slice(i, i + 500);
-      for (let j = 0; j + perStatement <= batch.length; j += perStatement) {
+      const ids: number[] = [];
+      for (let i = 0; i < Math.min(SENDERS, n - done); i++)
+        ids.push(Number(insertSignal.run(userId, keyId, BONK, now, now, now).lastInsertRowid));
+      for (let j = 0; j < ids.length; j += perStatement) {
         const params: Array<string | number> = [];
-        for (const id of batch.slice(j, j + perStatement)) for (const a of agentIds) params.push(id, a, reason, now);
-        evaluations.run(...params);
+        const some = ids.slice(j, j + perStatement);
+        for (const id of some) for (const a of agentIds) params.push(id, a, reason, now);
+        if (some.length === perStatement) evaluations.run(...params);
+        else
+          sqlite
+            .prepare(
+              `INSERT INTO signal_evaluations (signal_id, agent_id, eligible, reason, outcome, created_at) VALUES ${values(some.length * agentIds.length)}`,
+            )
+            .run(...params);
       }
-      for (const id of batch) processed.run(now, id);
     })();
+    await turn();
   }
-  return n / ((performance.now() - t0) / 1000);
+  const seconds = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  return { perSecond: n / seconds, cpuPerSecond: n / ((cpu.user + cpu.system) / 1e6) };
 }

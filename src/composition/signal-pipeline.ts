@@ -29,7 +29,7 @@ interface Deps {
  * that feeds it, the intake that fills the queue. Nothing is re-bound later.
  */
 export function createSignalPipeline(d: Deps): { signalQueue: SignalQueue; signalIntake: SignalIntake } {
-  const signalQueue = new SignalQueue((ids) => d.processor.processBatch(ids), d.logger, d.clock);
+  const signalQueue = new SignalQueue((ids, decided) => d.processor.processBatch(ids, decided), d.logger, d.clock);
   const signalAgents = new TradingAgentRepository(d.database.sqlite);
   const signalIntake = new SignalIntake({
     events: d.events,

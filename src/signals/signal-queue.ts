@@ -13,12 +13,18 @@ import type { Logger } from "../logger.ts";
 //
 // The queue knows its lag: the age of the oldest signal it holds undecided, from the time the
 // signal was received (stored), read by /health, /metrics and the backpressure check of
-// POST /trading-signals.
+// POST /trading-signals. A signal is decided once each of its agents has refused it, recorded
+// its outcome, or holds or waits behind a trade in flight (the handler says so): a live swap
+// waiting to land is not a decision waiting to be made, so it neither lags the queue nor makes it
+// refuse anyone (docs/decisions/under-load.md "Trades in flight").
 
-/** Decides a batch of signals in order: one promise per signal, settled once it is decided. */
-export type SignalHandler = (signalIds: readonly number[]) => Array<Promise<void>>;
+/**
+ * Decides a batch of signals in order: one promise per signal, settled once it is done (its
+ * trades landed or failed too); `decided(id)` may say earlier that a signal is decided.
+ */
+export type SignalHandler = (signalIds: readonly number[], decided: (signalId: number) => void) => Array<Promise<void>>;
 
-/** Signals handed over and not yet decided, at most. */
+/** Signals handed over and not yet decided, at most (those left with trades in flight apart). */
 const MAX_IN_FLIGHT = 1024;
 /** Signals in one batch, at most, while nothing else asks for the thread. */
 const MAX_BATCH = 256;
@@ -32,8 +38,13 @@ const SHARED_BATCH = 16;
 
 export class SignalQueue {
   private readonly pending: number[] = [];
-  /** Received time (epoch ms) of every signal held, pending or in flight, in the order taken in. */
-  private readonly queued = new Map<number, number>();
+  /** Received time (epoch ms) of every signal undecided, pending or in flight, in the order taken in. */
+  private readonly undecided = new Map<number, number>();
+  /** Every signal held until it is done: pending, being decided, or left with trades in flight. */
+  private readonly held = new Set<number>();
+  private readonly onDecided = (id: number) => {
+    if (this.undecided.delete(id) && this.pending.length > 0) this.schedule();
+  };
   private readonly inFlight = new Set<Promise<void>>();
   private stopped = false;
   private scheduled = false;
@@ -50,20 +61,21 @@ export class SignalQueue {
 
   /** Takes a signal in; `receivedAtMs`: when it was stored (its createdAt), for the lag; now when not given. */
   enqueue(signalId: number, receivedAtMs: number = this.clock.now()): void {
-    if (this.stopped || this.queued.has(signalId)) return;
-    this.queued.set(signalId, receivedAtMs);
+    if (this.stopped || this.held.has(signalId)) return;
+    this.held.add(signalId);
+    this.undecided.set(signalId, receivedAtMs);
     this.pending.push(signalId);
     this.arrivedSinceBatch++;
     this.schedule();
   }
 
   /**
-   * Seconds since the oldest signal still held (pending or in flight) was received; 0 when empty.
-   * Signals are taken in received order (recovery queues the unfinished ones oldest first, ahead of
-   * new ones), so the first one held is the oldest: O(1) per read.
+   * Seconds since the oldest signal still undecided (pending or being decided) was received; 0 when
+   * none. Signals are taken in received order (recovery queues the unfinished ones oldest first,
+   * ahead of new ones), so the first one undecided is the oldest: O(1) per read.
    */
   get lagSeconds(): number {
-    for (const receivedAt of this.queued.values()) return Math.max(0, (this.clock.now() - receivedAt) / 1000);
+    for (const receivedAt of this.undecided.values()) return Math.max(0, (this.clock.now() - receivedAt) / 1000);
     return 0;
   }
 
@@ -120,13 +132,15 @@ export class SignalQueue {
    * the batches are small, so a request waits for one short batch, not a long one.
    */
   private pump(): void {
-    if (this.stopped || this.pending.length === 0 || this.inFlight.size >= MAX_IN_FLIGHT) return;
+    // Pending signals are undecided too: the rest are being decided.
+    const deciding = this.undecided.size - this.pending.length;
+    if (this.stopped || this.pending.length === 0 || deciding >= MAX_IN_FLIGHT) return;
     const size = this.othersWaiting() ? Math.min(MAX_BATCH, Math.max(SHARED_BATCH, this.arrivedSinceBatch)) : MAX_BATCH;
     this.arrivedSinceBatch = 0;
-    const batch = this.pending.splice(0, Math.min(size, MAX_IN_FLIGHT - this.inFlight.size));
+    const batch = this.pending.splice(0, Math.min(size, MAX_IN_FLIGHT - deciding));
     let runs: Array<Promise<void>>;
     try {
-      runs = this.handler(batch);
+      runs = this.handler(batch, this.onDecided);
     } catch (err) {
       runs = batch.map(() => Promise.reject(err));
     }
@@ -143,7 +157,8 @@ export class SignalQueue {
         });
       })
       .finally(() => {
-        this.queued.delete(id);
+        this.undecided.delete(id);
+        this.held.delete(id);
         this.inFlight.delete(run);
         this.schedule();
         if (this.inFlight.size === 0 && this.pending.length === 0) {
@@ -164,7 +179,7 @@ export class SignalQueue {
   /** Stops taking new work and waits (bounded) for the items in flight. */
   async stop(timeoutMs = 10_000): Promise<void> {
     this.stopped = true;
-    this.pending.length = 0;
+    for (const id of this.pending.splice(0)) this.undecided.delete(id);
     if (this.inFlight.size > 0) {
       await Promise.race([Promise.all(this.inFlight), new Promise((r) => setTimeout(r, timeoutMs))]);
     }

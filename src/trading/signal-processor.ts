@@ -13,7 +13,7 @@ import type { Logger } from "../logger.ts";
 import type { MarketDataProvider, TokenMarketData } from "../market/types.ts";
 import { SOL_MINT } from "../money.ts";
 import type { SignalService } from "../signals/signal-service.ts";
-import { type AgentTurn, AgentTurns } from "./agent-turns.ts";
+import { AgentTurns, type RunTurns } from "./agent-turns.ts";
 import { BatchDecisions, evaluationOf } from "./batch-decisions.ts";
 import type { GuardRails } from "./guard-rails.ts";
 import { checkBeforeMarketData, checkMarketAndBalance, needsMarketData } from "./rules/eligibility.ts";
@@ -123,21 +123,6 @@ export class SignalProcessor {
     return this.d.commits.write(() => this.d.signals.markStatus(signalId, status));
   }
 
-  /** Runs `act` for every agent in its turn, all agents at once; every turn is released. */
-  private async eachInTurn<A>(agents: A[], turns: AgentTurn[], act: (a: A) => Promise<void>): Promise<void> {
-    await Promise.all(
-      agents.map(async (a, i) => {
-        const turn = turns[i]!;
-        try {
-          await turn.ready;
-          await act(a);
-        } finally {
-          turn.release();
-        }
-      }),
-    );
-  }
-
   /** Time of the agent's last trade (any side), for timing.minTimeBetweenTradesSeconds. */
   private lastTradeAt(agentId: string): number | null {
     const t = this.trades.lastTradeAt(agentId);
@@ -154,10 +139,12 @@ export class SignalProcessor {
 
   /**
    * The queue's handler: decides `signalIds` in order; one promise per signal, settled once it is
-   * decided. Everything up to the turn reservations runs synchronously, so the agents take the
-   * signals in the queue's order.
+   * done (its trades landed or failed too). `onDecided(id)` says earlier that a signal is decided:
+   * each of its agents refused it, recorded its outcome, or holds or waits behind a trade in
+   * flight (the queue's lag stops counting it). Everything up to the turn reservations runs
+   * synchronously, so the agents take the signals in the queue's order.
    */
-  processBatch(signalIds: readonly number[]): Promise<void>[] {
+  processBatch(signalIds: readonly number[], onDecided: (signalId: number) => void = () => {}): Promise<void>[] {
     const signals = this.d.signals.byIds(signalIds);
     const batch = new BatchDecisions(
       { candidates: (u) => this.agents.candidates(u), isPaused: (u, m) => this.d.guardRails.isPaused(u, m) },
@@ -195,7 +182,7 @@ export class SignalProcessor {
         out.push(null);
         continue;
       }
-      const run = this.runInTurns(signal, waiting).finally(() => this.inFlight.delete(id));
+      const run = this.runInTurns(signal, waiting, () => onDecided(id)).finally(() => this.inFlight.delete(id));
       this.inFlight.set(id, run);
       out.push(run);
     }
@@ -231,9 +218,15 @@ export class SignalProcessor {
     });
   }
 
-  /** One signal for `agents`, each in its turn (reserved now, synchronously, in queue order). */
-  private async runInTurns(signal: SignalRow, agents: TradingCandidate[]): Promise<void> {
-    const turns = agents.map((a) => this.turns.reserve(a.id));
+  /**
+   * One signal for `agents`, each in its turn (reserved now, synchronously, in queue order).
+   * `decided` is called once every agent is decided or holds or waits behind a trade in flight.
+   */
+  private async runInTurns(signal: SignalRow, agents: TradingCandidate[], decided: () => void): Promise<void> {
+    const turns = this.turns.forRun(
+      agents.map((a) => a.id),
+      decided,
+    );
     try {
       if (agents.length > 0) {
         await this.mark(signal.id, "processing");
@@ -241,13 +234,13 @@ export class SignalProcessor {
         else await this.processEntry(signal, agents, turns);
       }
     } finally {
-      for (const t of turns) t.release();
+      turns.release();
     }
     await this.mark(signal.id, "processed");
   }
 
-  private async processExit(signal: SignalRow, agents: TradingCandidate[], turns: AgentTurn[]): Promise<void> {
-    await this.eachInTurn(agents, turns, async (a) => {
+  private async processExit(signal: SignalRow, agents: TradingCandidate[], turns: RunTurns): Promise<void> {
+    await turns.each(agents, async (a, trading) => {
       if (this.d.engine.alreadyTraded(a.id, signal.id, "SELL")) {
         await this.record(signal.id, a.id, true, null, "closed");
         return;
@@ -271,6 +264,7 @@ export class SignalProcessor {
         return;
       }
       try {
+        trading();
         await this.d.engine.closePosition(p.id, "signal", { signalId: signal.id });
         await this.record(signal.id, a.id, true, null, "closed");
       } catch (err) {
@@ -281,7 +275,7 @@ export class SignalProcessor {
     });
   }
 
-  private async processEntry(signal: SignalRow, agents: TradingCandidate[], turns: AgentTurn[]): Promise<void> {
+  private async processEntry(signal: SignalRow, agents: TradingCandidate[], turns: RunTurns): Promise<void> {
     // Market data is fetched at most once per signal, and only if some agent's filter needs it.
     let market: Promise<TokenMarketData | null> | null = null;
     const marketData = () =>
@@ -299,7 +293,7 @@ export class SignalProcessor {
     // The simulated buys of this signal share quotes (src/trading/signal-quotes.ts).
     const sharedQuotes = new SignalQuoteBook();
 
-    await this.eachInTurn(agents, turns, (a) => this.enter(signal, a, marketData, sharedQuotes));
+    await turns.each(agents, (a, trading) => this.enter(signal, a, marketData, sharedQuotes, trading));
   }
 
   /** One agent's entry: the rules in order (rules/eligibility.ts), then the buy. */
@@ -308,6 +302,7 @@ export class SignalProcessor {
     a: TradingCandidate,
     marketData: () => Promise<TokenMarketData | null>,
     sharedQuotes: SignalQuoteBook,
+    trading: () => void,
   ): Promise<void> {
     const now = this.d.clock.now();
     // Processed before a crash or restart: the trade key says so; never trade twice.
@@ -368,6 +363,7 @@ export class SignalProcessor {
     }
     // The engine asks the guard rails' gate (pause, breaker, exposure, open positions) and holds
     // the buy's place until it is recorded, in the live journal, or failed.
+    trading(); // decided: the buy is in flight (a live one may take long to land)
     const result = await this.d.engine.openPosition({
       agent: { id: a.id, userId: a.userId, name: a.name, tradingMode: a.tradingMode },
       config,

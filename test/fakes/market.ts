@@ -5,6 +5,7 @@ import { SOL_MINT } from "../../src/money.ts";
 import { birdeyeRoutes } from "./birdeye.ts";
 import { dexScreenerRoutes } from "./dexscreener.ts";
 import { HermesStreams, hermesRoutes } from "./hermes.ts";
+import { type Hold, Holds } from "./holds.ts";
 import { jupiterRoutes } from "./jupiter.ts";
 import { LocalServer } from "./local-server.ts";
 
@@ -142,7 +143,7 @@ export class FakeMarket extends LocalServer {
   publishTime = 1_767_225_600;
   private readonly routes: FakeRoute[] = [];
   private readonly injected = new Map<string, InjectedResponse[]>();
-  private readonly holds = new Map<string, Array<{ arrived: () => void; released: Promise<void> }>>();
+  private readonly holds = new Holds();
 
   constructor(opts: FakeMarketOptions = {}) {
     super();
@@ -307,15 +308,8 @@ export class FakeMarket extends LocalServer {
    * The next request of `route` waits, before it is answered, until the test calls release():
    * `reached` resolves when it arrives. Lets a test act while a trade is in flight, without sleeps.
    */
-  hold(route: FakeRouteName): { reached: Promise<void>; release(): void } {
-    let arrived!: () => void;
-    let release!: () => void;
-    const reached = new Promise<void>((r) => (arrived = r));
-    const released = new Promise<void>((r) => (release = r));
-    const q = this.holds.get(route) ?? [];
-    q.push({ arrived: () => arrived(), released });
-    this.holds.set(route, q);
-    return { reached, release: () => release() };
+  hold(route: FakeRouteName): Hold {
+    return this.holds.add(route);
   }
 
   clearInjected(): void {
@@ -359,11 +353,8 @@ export class FakeMarket extends LocalServer {
     });
     if (!route) return Response.json({ error: `No fake route for ${req.method} ${url.pathname}` }, { status: 404 });
 
-    const held = this.holds.get(route.name)?.shift();
-    if (held) {
-      held.arrived();
-      await held.released;
-    }
+    const held = this.holds.take(route.name);
+    if (held) await held;
     const forced = this.injected.get(route.name)?.shift();
     if (forced) {
       if (forced.delayMs) await Bun.sleep(forced.delayMs);

@@ -2,6 +2,7 @@ import { createPublicKey, verify } from "node:crypto";
 import { ComputeBudgetProgram, PublicKey, SystemProgram, VersionedTransaction } from "@solana/web3.js";
 import bs58 from "bs58";
 import { SOL_MINT } from "../../src/money.ts";
+import { type Hold, Holds } from "./holds.ts";
 import { fakeTokenAccount } from "./jupiter.ts";
 import { type FakeMarket, type FakeRoute, jsonError } from "./market.ts";
 
@@ -22,7 +23,8 @@ import { type FakeMarket, type FakeRoute, jsonError } from "./market.ts";
 // Controls (tests): setSol / setTokenBalance, tokenProgram.set(mint, TOKEN_2022), the landing of
 // the next sent transactions (confirm | hold | fail | after n status polls), land(sig) / failHeld,
 // expire() (block height past every blockhash), failNext(method, {code,message} | {status}),
-// nextSimulationError, and `calls` (every request: method and params).
+// hold(method) (the next call of it is answered only once the test releases it: a node slow to
+// report), nextSimulationError, and `calls` (every request: method and params).
 
 const TOKEN_PROGRAM = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA";
 export const TOKEN_2022_PROGRAM = "TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb";
@@ -128,6 +130,7 @@ export class FakeSolanaRpc {
   /** The next simulateTransaction answers this err (then null again). */
   nextSimulationError: unknown = null;
   private readonly failures = new Map<string, RpcFailure[]>();
+  private readonly holds = new Holds();
 
   constructor(readonly market: FakeMarket) {
     market.use(this.route());
@@ -176,6 +179,14 @@ export class FakeSolanaRpc {
     const q = this.failures.get(method) ?? [];
     q.push(...f);
     this.failures.set(method, q);
+  }
+
+  /**
+   * The next call of `method` is answered (from the chain's state at that moment) only after
+   * release(); `reached` resolves when it arrives. A live trade waits for the node without sleeps.
+   */
+  hold(method: string): Hold {
+    return this.holds.add(method);
   }
 
   /** Lands a held transaction now (its swap applies). */
@@ -354,10 +365,16 @@ export class FakeSolanaRpc {
 
   // --- dispatch -------------------------------------------------------------------------------
 
-  private handle(body: unknown): Response {
+  private handle(body: unknown): Response | Promise<Response> {
     const req = body as { jsonrpc?: string; id?: unknown; method?: unknown; params?: unknown } | undefined;
     if (req?.jsonrpc !== "2.0" || typeof req.method !== "string")
       return Response.json({ jsonrpc: "2.0", id: null, error: { code: -32600, message: "Invalid request" } });
+    const call = req as { method: string; id?: unknown; params?: unknown };
+    const held = this.holds.take(call.method);
+    return held ? held.then(() => this.answer(call)) : this.answer(call);
+  }
+
+  private answer(req: { method: string; id?: unknown; params?: unknown }): Response {
     const id = req.id ?? null;
     const params = Array.isArray(req.params) ? req.params : [];
     this.calls.push({ method: req.method, params });

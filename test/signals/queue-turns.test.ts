@@ -1,7 +1,8 @@
 import { expect, test } from "bun:test";
-import { systemClock } from "../../src/clock.ts";
+import { ManualClock, systemClock } from "../../src/clock.ts";
 import { createLogger } from "../../src/logger.ts";
 import { SignalQueue } from "../../src/signals/signal-queue.ts";
+import { drained } from "../helpers/until.ts";
 
 // src/signals/signal-queue.ts hands one batch over per turn of the event loop, so requests are
 // answered between batches (a drain once held them for hundreds of milliseconds). While the API
@@ -77,4 +78,42 @@ test("while the API is in use, a backlog drains 16 at a time, and new arrivals a
   expect(sizes[3]).toBe(40);
   expect(sizes.slice(4).every((n) => n <= 16)).toBe(true);
   expect(batches.flat()).toEqual(Array.from({ length: 640 }, (_, i) => i + 1));
+});
+
+test("a signal the handler says is decided leaves the lag and the in-flight limit while its trade runs; idle() still waits for it", async () => {
+  const clock = new ManualClock();
+  const trades: Array<() => void> = [];
+  const handed: number[] = [];
+  const queue = new SignalQueue(
+    (ids, decided) => {
+      handed.push(...ids);
+      return ids.map((id) => {
+        // Decided at once, its trade in flight until the test lands it.
+        decided(id);
+        return new Promise<void>((r) => trades.push(r));
+      });
+    },
+    createLogger({ level: "silent" }),
+    clock,
+  );
+  // More trades in flight than the 1,024 signals the queue lets be decided at once.
+  for (let id = 1; id <= 1_500; id++) queue.enqueue(id);
+  let idle = false;
+  void queue.idle().then(() => {
+    idle = true;
+  });
+  while (handed.length < 1_500) await drained();
+  clock.advance(60_000);
+  expect(queue.lagSeconds).toBe(0);
+  expect(queue.depth).toBe(1_500);
+  expect(idle).toBe(false);
+  // One still undecided counts from its own receipt.
+  queue.enqueue(2_000, clock.now() - 3_000);
+  expect(queue.lagSeconds).toBe(3);
+  await drained();
+  expect(queue.lagSeconds).toBe(0);
+  for (const land of trades) land();
+  await queue.idle();
+  expect(idle).toBe(true);
+  expect(queue.depth).toBe(0);
 });

@@ -1,11 +1,14 @@
 import { afterEach, expect, test } from "bun:test";
 import { json } from "../helpers/context.ts";
 import { MINT, MINT2, startTrading, type TradingContext } from "../helpers/trading.ts";
+import { drained } from "../helpers/until.ts";
 
 // Issue 35 (docs/decisions/under-load.md): the signal queue knows its lag, says when it is behind,
-// and what it refuses or decides late. The queue is held behind a simulated buy whose swap quote
-// the fake market holds (fake.hold), so the backlog is there for as long as the test wants, and the
-// injected clock makes it old: no sleeps.
+// and what it refuses or decides late. The queue is held behind a decision whose market data the
+// fake market holds (fake.hold), so the backlog is there for as long as the test wants, and the
+// injected clock makes it old: no sleeps. A buy held at its swap quote is a trade in flight
+// instead: the signals behind it wait for the trade, not for a decision, and are judged stale when
+// their turn comes (issue 41; test/live/slow-landing.test.ts for a live buy slow to land).
 
 let t: TradingContext;
 afterEach(() => t.close());
@@ -23,7 +26,7 @@ async function metric(name: string): Promise<number> {
   return Number(line?.split(" ")[1]);
 }
 
-/** An automated agent whose first buy waits at the quote until `release()`. */
+/** An automated agent whose first buy waits at the quote (its trade in flight) until `release()`. */
 async function heldBurst(extra = 0) {
   const agent = await t.createAgent();
   const quote = t.fake.hold("jupiter.build");
@@ -34,12 +37,26 @@ async function heldBurst(extra = 0) {
   return { agent, quote, first, more };
 }
 
+/**
+ * An automated agent with a liquidity filter whose first decision waits for market data until
+ * `release()`; `extra` more signals wait for its turn, undecided. Returns once all are handed over.
+ */
+async function heldDecisions(extra: number) {
+  await t.createAgent({ config: { filters: { minLiquidity: 100_000 } } });
+  const market = t.fake.hold("dexscreener.tokens");
+  await t.postSignal();
+  await market.reached;
+  for (let i = 0; i < extra; i++) await t.postSignal({ signalStrength: 5 });
+  await drained(); // the queue hands the last one over
+  return market;
+}
+
 test("lag: the age of the oldest undecided signal, in /health and /metrics; degraded above SIGNAL_QUEUE_MAX_LAG_SECONDS", async () => {
   t = await startTrading({ env: { SIGNAL_QUEUE_MAX_LAG_SECONDS: String(LIMIT) } });
   let h = await health();
   expect(h.body.services.queue).toMatchObject({ status: "healthy", depth: 0, lagSeconds: 0 });
 
-  const { quote } = await heldBurst(3);
+  const quote = await heldDecisions(3);
   t.ctx.clock.advance(1_500);
   h = await health();
   expect(h.body.services.queue).toMatchObject({ status: "healthy", depth: 4, lagSeconds: 1.5 });
@@ -69,7 +86,7 @@ test("lag: the age of the oldest undecided signal, in /health and /metrics; degr
 
 test("backpressure: while the lag is above the limit, POST /trading-signals and the import answer 503 with Retry-After and store nothing", async () => {
   t = await startTrading({ env: { SIGNAL_QUEUE_MAX_LAG_SECONDS: String(LIMIT) } });
-  const { quote } = await heldBurst(2);
+  const quote = await heldDecisions(2);
   t.ctx.clock.advance(5_200); // lag 5.2 s, 3.2 s over the limit
   const stored = t.count("trading_signals");
 
