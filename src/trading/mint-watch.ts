@@ -64,11 +64,13 @@ export class MintWatch {
       if (!last) return null;
       info = last;
     }
-    const facts = mintFactsOf(info);
+    // A hook authority is judged at the buy (it could set a program later); held, what pauses is a
+    // program it has set, judged below like any.
+    const facts = { ...mintFactsOf(info), transferHookAuthority: null };
     // Only what can appear or change after the buy: a freeze authority cannot be added to a mint
     // without one, a default account state touches only new accounts, and extensions are fixed at
     // the mint's creation. Judging those again would only pause a position because its agent's
-    // filters were tightened since, and stop its stop-loss for nothing.
+    // filters were tightened since.
     const later = {
       ...filters,
       rejectFreezeAuthority: false,

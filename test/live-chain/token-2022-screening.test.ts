@@ -2,9 +2,10 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import {
   createPauseInstruction,
   createResumeInstruction,
+  createSetTransferFeeInstruction,
   createUpdateTransferHookInstruction,
 } from "@solana/spl-token";
-import { Keypair } from "@solana/web3.js";
+import { Keypair, type PublicKey } from "@solana/web3.js";
 import { ManualClock } from "../../src/clock.ts";
 import { createLogger } from "../../src/logger.ts";
 import { MintInfoSource } from "../../src/market/mint-info.ts";
@@ -82,11 +83,64 @@ describe("TokenScreen on a real Token-2022 mint", () => {
     expect(lines.join("\n")).toContain("mint re-read failed");
   });
 
-  test("a transfer hook whose program is on TOKEN_TRANSFER_HOOK_ALLOWLIST passes; a hook authority without a program passes", async () => {
-    const hooked = c.aggregator.addPool({ lamportsPerToken: 1_000n, token2022: true, transferHook: { program: hook } });
-    await screenOf([hook.toBase58()]).check(hooked.mint.toBase58(), 1_000_000n, TOKEN_SCREENING_DEFAULTS, 100);
+  test("a transfer hook authority without a program is refused by default: it can set a program that refuses every sale", async () => {
     const unset = c.aggregator.addPool({ lamportsPerToken: 1_000n, token2022: true, transferHook: { program: null } });
-    await screenOf().check(unset.mint.toBase58(), 1_000_000n, TOKEN_SCREENING_DEFAULTS, 100);
+    const err = await screenOf()
+      .check(unset.mint.toBase58(), 1_000_000n, TOKEN_SCREENING_DEFAULTS, 100)
+      .catch((e) => e);
+    expect(err?.rule).toBe("rejectTransferHook");
+    expect(err.message).toBe(
+      `rejectTransferHook: The mint's transfer hook authority (${unset.owner.publicKey.toBase58()}) can make every transfer call a program of its choosing, which can refuse a sale`,
+    );
+    // Relaxed on purpose, it is bought.
+    await screenOf().check(
+      unset.mint.toBase58(),
+      1_000_000n,
+      { ...TOKEN_SCREENING_DEFAULTS, rejectTransferHook: false },
+      100,
+    );
+  });
+
+  test("an allow-listed hook program passes only when nobody can replace it (the hook authority is none)", async () => {
+    const allow = [hook.toBase58()];
+    const fixed = c.aggregator.addPool({
+      lamportsPerToken: 1_000n,
+      token2022: true,
+      transferHook: { program: hook, authority: null },
+    });
+    await screenOf(allow).check(fixed.mint.toBase58(), 1_000_000n, TOKEN_SCREENING_DEFAULTS, 100);
+    const replaceable = c.aggregator.addPool({
+      lamportsPerToken: 1_000n,
+      token2022: true,
+      transferHook: { program: hook },
+    });
+    const err = await screenOf(allow)
+      .check(replaceable.mint.toBase58(), 1_000_000n, TOKEN_SCREENING_DEFAULTS, 100)
+      .catch((e) => e);
+    expect(err?.rule).toBe("rejectTransferHook");
+    expect(err.message).toContain(`hook authority (${replaceable.owner.publicKey.toBase58()}) can replace it`);
+    // Not allow-listed, without an authority: still refused (the program runs on every transfer).
+    const err2 = await screenOf()
+      .check(fixed.mint.toBase58(), 1_000_000n, TOKEN_SCREENING_DEFAULTS, 100)
+      .catch((e) => e);
+    expect(err2?.rule).toBe("rejectTransferHook");
+  });
+
+  test("a transfer fee its authority has scheduled is judged, not only the fee in force", async () => {
+    const pool = c.aggregator.addPool({ lamportsPerToken: 1_000n, token2022: true, transferFeeBps: 50 });
+    const mint = pool.mint.toBase58();
+    await screenOf().check(mint, 1_000_000n, TOKEN_SCREENING_DEFAULTS, 100);
+    // The fee authority schedules 5 %: in force two epochs from now, long before a position's exit.
+    c.aggregator.run(pool.owner, [
+      createSetTransferFeeInstruction(pool.mint, pool.owner.publicKey, [], 500, 1_000_000_000_000n, pool.programId),
+    ]);
+    const info = await new MintInfoSource({ rpc: c.rpc, clock: new ManualClock() }).get(mint);
+    expect(info.transferFeeBps).toBe(500);
+    const err = await screenOf()
+      .check(mint, 1_000_000n, TOKEN_SCREENING_DEFAULTS, 100)
+      .catch((e) => e);
+    expect(err?.rule).toBe("maxTransferFeeBps");
+    expect(err.message).toContain("500 bps");
   });
 });
 
@@ -126,6 +180,29 @@ describe("the service refuses a PermanentDelegate mint", () => {
   );
 });
 
+// Issue 40 item 3, reproduced through the service: a hook authority without a program passed the
+// default screen and was bought; after the buy it could install a hook refusing every sale.
+describe("the service refuses a mint whose transfer hook authority can set a program later", () => {
+  liveServicePerTest(wallet, (s) => {
+    service = s;
+    ({ chain, agg, ctx } = s);
+  });
+
+  test.each(["live", "simulation"] as const)("%s agent with default filters: refused, nothing signed", async (mode) => {
+    const pool = agg.addPool({ lamportsPerToken: 1_000_000n, token2022: true, transferHook: { program: null } });
+    const agentId = await service.agent(mode);
+    const sentBefore = chain.calls.filter((x) => x.method === "sendTransaction").length;
+    const id = await service.signal(pool.mint);
+    const s = await json(await ctx.request("GET", `/api/v1/trading-signals/${id}`, { token: service.token }));
+    const mine = s.processing.evaluations.find((e: { agentId: string }) => e.agentId === agentId);
+    expect(mine.outcome).toBe("failed");
+    expect(mine.reason).toStartWith("rejectTransferHook: The mint's transfer hook authority");
+    expect(mine.positionId).toBeNull();
+    expect(chain.calls.filter((x) => x.method === "sendTransaction").length).toBe(sentBefore);
+    expect(await service.records(agentId)).toEqual([]);
+  });
+});
+
 // A control that appears after the buy pauses the position: the monitor reads the held mint again
 // at most every 2 minutes (the injected clock), and fresh before an automatic live sale; paused,
 // it takes no automatic action and says why in `waitingReason`; a manual close still tries.
@@ -139,11 +216,25 @@ describe("a control that appears after the buy pauses the position", () => {
   const positions = async (agentId: string) =>
     json(await ctx.request("GET", `/api/v1/agent-positions/${agentId}`, { token: service.token }));
   const tick = () => ctx.services.trading.monitor.tick();
+  // A hook authority is refused at the buy by default: the agent buys with the filter relaxed, then
+  // its owner restores it (as a position bought before the authority was refused would stand).
+  const boughtThenTightened = async (mode: "live" | "simulation", mint: PublicKey) => {
+    const agentId = await service.agent(mode, {
+      stopLoss: { enabled: true, percentage: 20 },
+      filters: { rejectTransferHook: false },
+    });
+    await service.signal(mint);
+    const put = await ctx.request("PUT", `/api/v1/agents/${agentId}/config`, {
+      token: service.token,
+      body: { config: { filters: { rejectTransferHook: true } } },
+    });
+    expect(put.status).toBe(200);
+    return agentId;
+  };
 
   test("a transfer hook set later: seen within 2 minutes, and read fresh before a stop-loss sale, which is not signed", async () => {
     const pool = agg.addPool({ lamportsPerToken: 1_000_000n, token2022: true, transferHook: { program: null } });
-    const agentId = await service.agent("live", { stopLoss: { enabled: true, percentage: 20 } });
-    await service.signal(pool.mint);
+    const agentId = await boughtThenTightened("live", pool.mint);
     expect(walletTxs()).toBe(1);
     expect((await positions(agentId))[0].waitingReason).toBeNull();
     // The hook authority points every transfer at a program of its choosing.
@@ -171,8 +262,7 @@ describe("a control that appears after the buy pauses the position", () => {
 
   test("simulation pauses alike: the hook set later is seen at the next re-read, and the stop-loss waits", async () => {
     const pool = agg.addPool({ lamportsPerToken: 1_000_000n, token2022: true, transferHook: { program: null } });
-    const agentId = await service.agent("simulation", { stopLoss: { enabled: true, percentage: 20 } });
-    await service.signal(pool.mint);
+    const agentId = await boughtThenTightened("simulation", pool.mint);
     expect(await positions(agentId)).toHaveLength(1);
     agg.run(pool.owner, [
       createUpdateTransferHookInstruction(pool.mint, pool.owner.publicKey, hook, [], pool.programId),
