@@ -72,14 +72,16 @@ describe("TokenScreen on a real Token-2022 mint", () => {
     const pool = c.aggregator.addPool({ lamportsPerToken: 1_000n, token2022: true, pausable: true });
     const mint = pool.mint.toBase58();
     const relaxed = { ...TOKEN_SCREENING_DEFAULTS, rejectPausable: false };
-    expect(await watch.pauseReason(mint, relaxed)).toBeNull();
+    expect(await watch.pauseReason(mint, relaxed, "live")).toBeNull();
     c.aggregator.run(pool.owner, [createPauseInstruction(pool.mint, pool.owner.publicKey, [], pool.programId)]);
     clock.advance(119_999);
-    expect(await watch.pauseReason(mint, relaxed)).toBeNull(); // the read is still fresh enough
+    expect(await watch.pauseReason(mint, relaxed, "live")).toBeNull(); // the read is still fresh enough
     clock.advance(1);
-    expect(await watch.pauseReason(mint, relaxed)).toStartWith("Paused: The mint's transfers are paused.");
+    expect(await watch.pauseReason(mint, relaxed, "live")).toStartWith("Paused: The mint's transfers are paused.");
     c.chain.failNext("getAccountInfo", { code: -32005, message: "node is behind" });
-    expect(await watch.pauseReason(mint, relaxed, true)).toStartWith("Paused: The mint's transfers are paused.");
+    expect(await watch.pauseReason(mint, relaxed, "live", true)).toStartWith(
+      "Paused: The mint's transfers are paused.",
+    );
     expect(lines.join("\n")).toContain("mint re-read failed");
   });
 
@@ -205,7 +207,8 @@ describe("the service refuses a mint whose transfer hook authority can set a pro
 
 // A control that appears after the buy pauses the position: the monitor reads the held mint again
 // at most every 2 minutes (the injected clock), and fresh before an automatic live sale; paused,
-// it takes no automatic action and says why in `waitingReason`; a manual close still tries.
+// it says why in `waitingReason`, a live position's exits still try (refused before signing while
+// the chain would refuse them), a simulated one's wait; a manual close still tries.
 describe("a control that appears after the buy pauses the position", () => {
   liveServicePerTest(wallet, (s) => {
     service = s;
@@ -244,19 +247,21 @@ describe("a control that appears after the buy pauses the position", () => {
     await tick();
     // The mint read at the buy still vouches (under 2 minutes old): nothing to say yet.
     expect((await positions(agentId))[0].waitingReason).toBeNull();
-    // The stop-loss fires; before the sale the mint is read fresh: the hook is there, nothing signed.
+    // The stop-loss fires; before the sale the mint is read fresh: the hook is there. The sale is
+    // still tried (issue 40 item 2), and the transaction's simulation refuses it: nothing signed.
     pool.opts.lamportsPerToken = 500_000n;
     const report = await tick();
-    expect(report).toMatchObject({ actions: 1, closed: 0 });
+    expect(report).toMatchObject({ actions: 1, closed: 0, failed: 1 });
     expect(walletTxs()).toBe(1);
     const open = await positions(agentId);
     expect(open).toHaveLength(1);
     expect(open[0].waitingReason).toStartWith(
       "Paused: rejectTransferHook: Every transfer of the token calls the program",
     );
-    // Later ticks plan nothing for it: the monitor's own re-read (every 2 minutes) keeps it paused.
+    // Later ticks try again (paused-exits.test.ts); the monitor's own re-read keeps it paused.
     ctx.clock.advance(2 * 60_000);
-    expect(await tick()).toMatchObject({ actions: 0 });
+    expect(await tick()).toMatchObject({ actions: 1, failed: 1 });
+    expect(walletTxs()).toBe(1);
     expect((await positions(agentId))[0].waitingReason).toStartWith("Paused: rejectTransferHook: ");
   });
 
@@ -275,7 +280,7 @@ describe("a control that appears after the buy pauses the position", () => {
     expect(open[0].waitingReason).toStartWith("Paused: rejectTransferHook: ");
   });
 
-  test("a pausable mint bought on purpose: paused transfers pause the position until resumed; a manual close still tries", async () => {
+  test("a pausable mint bought on purpose: paused transfers pause the position until resumed; its stop-loss and a manual close still try", async () => {
     const pool = agg.addPool({ lamportsPerToken: 1_000_000n, token2022: true, pausable: true });
     const agentId = await service.agent("live", {
       stopLoss: { enabled: true, percentage: 20 },
@@ -288,10 +293,10 @@ describe("a control that appears after the buy pauses the position", () => {
     await tick();
     const [paused] = await positions(agentId);
     expect(paused.waitingReason).toBe(
-      "Paused: The mint's transfers are paused. No automatic exit or DCA while it lasts; a manual close still tries to sell",
+      "Paused: The mint's transfers are paused. Its exits keep trying (a sale the chain would refuse is caught before signing, at no cost); no DCA while it lasts",
     );
-    pool.opts.lamportsPerToken = 500_000n; // the stop-loss would fire
-    expect(await tick()).toMatchObject({ actions: 0 });
+    pool.opts.lamportsPerToken = 500_000n; // the stop-loss fires, and is refused before signing
+    expect(await tick()).toMatchObject({ actions: 1, failed: 1 });
     expect(walletTxs()).toBe(1);
     // A person may still try: the close is attempted (the chain refuses a paused mint's transfer).
     const buildsBefore = agg.requests.length;
