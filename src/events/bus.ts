@@ -101,7 +101,10 @@ type PositionUpdatedEvent =
       levelsHit: number;
       remainingAmount: string;
       realizedProfitSol: string;
-    };
+    }
+  /** Its mint changed after the buy (src/trading/paused-positions.ts): `reason` is its waitingReason. */
+  | { positionId: string; agentId: string; tokenAddress: string; change: "paused"; reason: string }
+  | { positionId: string; agentId: string; tokenAddress: string; change: "resumed" };
 
 interface PositionClosedEvent {
   positionId: string;

@@ -53,6 +53,7 @@ export interface MintInfo {
   pauseAuthority: string | null;
   paused: boolean;
   transferHookProgram: string | null;
+  transferHookAuthority: string | null;
   defaultAccountFrozen: boolean;
   unknownExtensions: number[];
 }
@@ -94,6 +95,7 @@ function mintInfoOf(mint: string, account: RawAccount): MintInfo | null {
     pauseAuthority: m.pauseAuthority,
     paused: m.paused,
     transferHookProgram: m.transferHookProgram,
+    transferHookAuthority: m.transferHookAuthority,
     defaultAccountFrozen: m.defaultAccountFrozen,
     unknownExtensions: m.extensions.filter((t) => !KNOWN_MINT_EXTENSIONS.has(t)),
   };

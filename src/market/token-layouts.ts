@@ -69,6 +69,8 @@ export interface ParsedMint {
   paused: boolean;
   /** TransferHook: the program every transfer calls (null: none set yet). */
   transferHookProgram: string | null;
+  /** TransferHook: who may set or replace that program (null: nobody, the program is fixed). */
+  transferHookAuthority: string | null;
   /** DefaultAccountState = frozen: a new token account starts frozen until the freeze authority thaws it. */
   defaultAccountFrozen: boolean;
 }
@@ -164,6 +166,7 @@ export function parseMint(data: Uint8Array): ParsedMint | null {
     pauseAuthority: nonZeroKey(pausable, 0),
     paused: pausable !== undefined && pausable.length > 32 && pausable[32] !== 0,
     transferHookProgram: nonZeroKey(hook, 32),
+    transferHookAuthority: nonZeroKey(hook, 0),
     defaultAccountFrozen: defaultState !== undefined && defaultState[0] === ACCOUNT_STATE_FROZEN,
   };
 }

@@ -18,6 +18,7 @@ import {
   priceHeldTokens,
   WAIT_UNPRICED,
 } from "./monitor-prices.ts";
+import { PausedPositions, pauseHolds } from "./paused-positions.ts";
 import type { PositionLocks } from "./position-locks.ts";
 import { decidePositionAction, type PositionAction } from "./rules/position-action.ts";
 import { screenPosition } from "./rules/quick-screen.ts";
@@ -58,7 +59,8 @@ export interface PositionMonitorDeps {
   waits?: PriceWaits;
   /**
    * Held mints read again (src/trading/mint-watch.ts): a control the agent's filters refuse that
-   * appeared after the buy pauses the position. Absent: no chain to read (no SOLANA_RPC_URL).
+   * appeared after the buy pauses the position (paused-positions.ts says what still runs). Absent:
+   * no chain to read (no SOLANA_RPC_URL).
    */
   mintWatch?: MintWatch | null;
   intervalSeconds: number;
@@ -75,8 +77,6 @@ export interface PositionMonitorDeps {
     automaticAllowed(agentId: string): boolean;
   };
 }
-
-const WAIT_PAUSED_LOG = "position paused: its mint now has a control the agent's filters refuse";
 
 interface Planned {
   position: MonitorRow;
@@ -102,11 +102,13 @@ export class PositionMonitor {
   private readonly agents: TradingAgentRepository;
   readonly waits: PriceWaits;
   private readonly sources: MonitorPriceSources;
+  private readonly pauses: PausedPositions;
 
   constructor(private readonly d: PositionMonitorDeps) {
     this.log = d.logger.child({ component: "monitor" });
     this.agents = new TradingAgentRepository(d.sqlite);
     this.waits = d.waits ?? new PriceWaits();
+    this.pauses = new PausedPositions({ events: d.events, waits: this.waits, log: this.log, now: () => d.clock.now() });
     this.sources = {
       tokenPrices: d.tokenPrices,
       solUsd: () => d.engine.solUsdReading(),
@@ -213,13 +215,15 @@ export class PositionMonitor {
     const planned: Planned[] = [];
     const updates: PriceUpdate[] = [];
     const peaks: Array<{ p: MonitorRow; userId: string; peak: string }> = [];
-    this.waits.retain(new Set(open.map((p) => p.id)));
+    const openIds = new Set(open.map((p) => p.id));
+    this.waits.retain(openIds);
+    this.pauses.retain(openIds);
     for (const p of open) {
       const agent = agents.get(p.agentId);
       if (!agent) continue; // not possible (both read in one transaction); a type guard
       const mp = prices.get(p.tokenAddress);
       const pause = paused.get(p.id);
-      if (pause) this.wait(p, pause, WAIT_PAUSED_LOG);
+      this.pauses.note({ ...p, userId: agent.userId }, pause ?? null);
       if (mp?.kind !== "priced") {
         if (!pause) this.wait(p, mp?.reason ?? WAIT_UNPRICED);
         continue;
@@ -241,7 +245,8 @@ export class PositionMonitor {
       const peak = decStr(decision.peakPriceSol);
       updates.push({ rowid: p.rowid, id: p.id, lastPriceSol: tp.sol, lastPriceUsd: tp.usd, peakPriceSol: peak });
       if (decision.peakChanged) peaks.push({ p, userId: agent.userId, peak });
-      if (decision.action.kind !== "none" && !pause && !this.liveHeld(p))
+      const held = pauseHolds(pause !== undefined, p.tradingMode, decision.action.kind);
+      if (decision.action.kind !== "none" && !held && !this.liveHeld(p))
         planned.push({ position: p, action: decision.action });
     }
     // Actions run oldest position first (the read has no order; a stable sort keeps rowid order among equals).
@@ -262,13 +267,9 @@ export class PositionMonitor {
   }
 
   /** A position not acted on now waits; said in the log when the reason changes. */
-  private wait(
-    p: Pick<MonitorRow, "id" | "agentId" | "tokenAddress">,
-    reason: string,
-    msg = "position waits: no usable price",
-  ): void {
+  private wait(p: Pick<MonitorRow, "id" | "agentId" | "tokenAddress">, reason: string): void {
     if (this.waits.set(p.id, reason, this.d.clock.now()))
-      this.log.warn(msg, {
+      this.log.warn("position waits: no usable price", {
         positionId: p.id,
         agentId: p.agentId,
         tokenAddress: p.tokenAddress,
@@ -301,21 +302,18 @@ export class PositionMonitor {
         if (fresh?.status !== "open" || this.liveHeld(fresh)) return "skipped";
         const config = resolveStoredConfig(fresh.configOverrides);
         // Before signing anything the mint is read again (fresh for a live sale: money moves).
-        const pause = await this.d.mintWatch?.pauseReason(
-          fresh.tokenAddress,
-          config.filters,
-          fresh.tradingMode === "live",
-        );
-        if (pause) {
-          this.wait(fresh, pause, WAIT_PAUSED_LOG);
-          return "skipped";
-        }
+        const live = fresh.tradingMode === "live";
+        const pause =
+          (await this.d.mintWatch?.pauseReason(fresh.tokenAddress, config.filters, fresh.tradingMode, live)) ?? null;
+        this.pauses.note(fresh, pause);
+        if (pauseHolds(pause !== null, fresh.tradingMode, "exit")) return "skipped";
         const price = (await priceHeldTokens(this.sources, [fresh])).get(fresh.tokenAddress);
         if (price?.kind !== "priced") {
           this.wait(fresh, price?.reason ?? WAIT_UNPRICED);
           return "skipped";
         }
         const action = this.decide(fresh, config, price.price.priceSol).action;
+        if (pauseHolds(pause !== null, fresh.tradingMode, action.kind)) return "skipped";
         if (action.kind !== "none")
           this.log.info("rule triggered", {
             positionId: id,
@@ -330,18 +328,23 @@ export class PositionMonitor {
           case "none":
             return "skipped";
           case "close":
-            await this.d.engine.closeUnderLock(fresh, action.reason, { raw: true });
+            // Paused: a refused try is logged, not told at every tick (its owner was told of the pause).
+            await this.d.engine.closeUnderLock(fresh, action.reason, { raw: true, tellFailure: pause === null });
             return "closed";
           case "take_profit": {
-            const sold = await this.d.engine.sell(fresh, {
-              kind: "take_profit",
-              amount: action.sellAmount,
-              levelsHit: action.levelsHit,
-              levelPriceSol: action.levelPriceSol,
-              moonBagActivated: action.moonBagActivated,
-              moonBagAmount: action.moonBagAmount,
-              closesPosition: action.closesPosition,
-            });
+            const sold = await this.d.engine.sell(
+              fresh,
+              {
+                kind: "take_profit",
+                amount: action.sellAmount,
+                levelsHit: action.levelsHit,
+                levelPriceSol: action.levelPriceSol,
+                moonBagActivated: action.moonBagActivated,
+                moonBagAmount: action.moonBagAmount,
+                closesPosition: action.closesPosition,
+              },
+              pause === null,
+            );
             if (sold.status === "skipped") return "skipped";
             return action.closesPosition ? "closed" : "done";
           }

@@ -57,6 +57,7 @@ export const mintFactsOf = (info: MintInfo | null): MintFacts =>
         pauseAuthority: info.pauseAuthority,
         paused: info.paused,
         transferHookProgram: info.transferHookProgram,
+        transferHookAuthority: info.transferHookAuthority,
         defaultAccountFrozen: info.defaultAccountFrozen,
         unknownExtensions: info.unknownExtensions,
         transferFeeBps: info.transferFeeBps,

@@ -209,7 +209,7 @@ export class TradingEngine {
    * earlier take-profit sales locked in. Throws on failure (the close endpoint maps it; the
    * monitor catches) and LiveTradePendingError while a live sale awaits the chain.
    */
-  async sell(p: PositionRecord, sale: SaleRequest): Promise<SaleResult> {
+  async sell(p: PositionRecord, sale: SaleRequest, tellFailure = true): Promise<SaleResult> {
     const mode = p.tradingMode;
     const ctx = {
       agentId: p.agentId,
@@ -263,7 +263,8 @@ export class TradingEngine {
         this.log.info("sale skipped: it was already made", ctx);
         return { status: "skipped", reason: err.message };
       }
-      this.reporter.failed(ctx, p.userId, "sell", mode, err, this.log);
+      // tellFailure false: a paused position's retry, logged only (its owner was told of the pause).
+      this.reporter.failed(ctx, tellFailure ? p.userId : null, "sell", mode, err, this.log);
       throw err;
     }
   }
@@ -293,12 +294,12 @@ export class TradingEngine {
   async closeUnderLock(
     p: PositionRecord | null,
     reason: CloseReason,
-    opts: { signalId?: number; raw?: boolean } = {},
+    opts: { signalId?: number; raw?: boolean; tellFailure?: boolean } = {},
   ): Promise<CloseResult> {
     if (p?.status !== "open") throw new NotFoundError("Position not found");
     let r: SaleResult;
     try {
-      r = await this.sell(p, { kind: "close", reason, signalId: opts.signalId });
+      r = await this.sell(p, { kind: "close", reason, signalId: opts.signalId }, opts.tellFailure);
     } catch (err) {
       // raw: the engine's own error (the monitor: an OperationalError stops its loop).
       if (opts.raw || (err instanceof AppError && !(err instanceof OperationalError))) throw err;

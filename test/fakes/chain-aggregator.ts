@@ -76,12 +76,13 @@ export interface PoolOptions {
   unpriced?: boolean;
   /**
    * Token-2022 mint extensions held by the pool owner (token2022 needed): a permanent delegate, a
-   * pause authority, a transfer hook (its program, or null: an authority that may set one later),
-   * new accounts frozen by default (the pool's own are thawed; implies a freeze authority).
+   * pause authority, a transfer hook (its program, or null: an authority that may set one later;
+   * `authority: null` leaves it without one, so nobody can change it), new accounts frozen by
+   * default (the pool's own are thawed; implies a freeze authority).
    */
   permanentDelegate?: boolean;
   pausable?: boolean;
-  transferHook?: { program: PublicKey | null };
+  transferHook?: { program: PublicKey | null; authority?: null };
   defaultFrozen?: boolean;
 }
 
@@ -194,7 +195,12 @@ export class ChainAggregator extends LocalServer {
     if (opts.pausable) ixs.push(createInitializePausableConfigInstruction(m, o, programId));
     if (opts.transferHook)
       ixs.push(
-        createInitializeTransferHookInstruction(m, o, opts.transferHook.program ?? PublicKey.default, programId),
+        createInitializeTransferHookInstruction(
+          m,
+          opts.transferHook.authority === null ? PublicKey.default : o,
+          opts.transferHook.program ?? PublicKey.default,
+          programId,
+        ),
       );
     if (opts.defaultFrozen) ixs.push(createInitializeDefaultAccountStateInstruction(m, AccountState.Frozen, programId));
     ixs.push(

@@ -42,6 +42,7 @@ describe("MintInfoSource reads the mint account over RPC", () => {
       pauseAuthority: null,
       paused: false,
       transferHookProgram: null,
+      transferHookAuthority: null,
       defaultAccountFrozen: false,
       unknownExtensions: [],
     });
@@ -61,7 +62,8 @@ describe("MintInfoSource reads the mint account over RPC", () => {
     expect(screenToken({ ...info, reverseQuoteFound: true })).toEqual({
       ok: false,
       rule: "maxTransferFeeBps",
-      reason: "The token's transfer fee is 250 bps, above the maximum of 100 bps",
+      reason:
+        "The token's transfer fee (in force or scheduled by its authority) is 250 bps, above the maximum of 100 bps",
     });
   });
 
@@ -109,6 +111,8 @@ describe("screenToken", () => {
     ["paused, pausable allowed: not sellable now", { paused: true }, { rejectPausable: false }, "requireSellable"],
     ["transfer hook (default on)", { transferHookProgram: "H" }, {}, "rejectTransferHook"],
     ["transfer hook allowed", { transferHookProgram: "H" }, { rejectTransferHook: false }, null],
+    ["transfer hook authority, no program yet (default on)", { transferHookAuthority: "A" }, {}, "rejectTransferHook"],
+    ["transfer hook authority allowed", { transferHookAuthority: "A" }, { rejectTransferHook: false }, null],
     ["frozen by default (default on)", { defaultAccountFrozen: true }, {}, "rejectDefaultFrozen"],
     ["frozen by default allowed", { defaultAccountFrozen: true }, { rejectDefaultFrozen: false }, null],
     ["unknown extension (default on)", { unknownExtensions: [99] }, {}, "rejectUnknownExtensions"],
@@ -138,9 +142,11 @@ describe("screenToken", () => {
       requireSellable: true,
     });
   });
-  test("a hook program on the allow-list passes rejectTransferHook", () => {
+  test("a hook program on the allow-list passes rejectTransferHook only when no authority can replace it", () => {
     const facts = { ...clean, transferHookProgram: "H" };
     expect(screenToken(facts, TOKEN_SCREENING_DEFAULTS, ["H"])).toEqual({ ok: true });
     expect(screenToken(facts, TOKEN_SCREENING_DEFAULTS, ["X"]).ok).toBe(false);
+    const replaceable = screenToken({ ...facts, transferHookAuthority: "A" }, TOKEN_SCREENING_DEFAULTS, ["H"]);
+    expect(replaceable.ok ? null : replaceable.rule).toBe("rejectTransferHook");
   });
 });

@@ -2,9 +2,10 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import {
   createPauseInstruction,
   createResumeInstruction,
+  createSetTransferFeeInstruction,
   createUpdateTransferHookInstruction,
 } from "@solana/spl-token";
-import { Keypair } from "@solana/web3.js";
+import { Keypair, type PublicKey } from "@solana/web3.js";
 import { ManualClock } from "../../src/clock.ts";
 import { createLogger } from "../../src/logger.ts";
 import { MintInfoSource } from "../../src/market/mint-info.ts";
@@ -71,22 +72,77 @@ describe("TokenScreen on a real Token-2022 mint", () => {
     const pool = c.aggregator.addPool({ lamportsPerToken: 1_000n, token2022: true, pausable: true });
     const mint = pool.mint.toBase58();
     const relaxed = { ...TOKEN_SCREENING_DEFAULTS, rejectPausable: false };
-    expect(await watch.pauseReason(mint, relaxed)).toBeNull();
+    expect(await watch.pauseReason(mint, relaxed, "live")).toBeNull();
     c.aggregator.run(pool.owner, [createPauseInstruction(pool.mint, pool.owner.publicKey, [], pool.programId)]);
     clock.advance(119_999);
-    expect(await watch.pauseReason(mint, relaxed)).toBeNull(); // the read is still fresh enough
+    expect(await watch.pauseReason(mint, relaxed, "live")).toBeNull(); // the read is still fresh enough
     clock.advance(1);
-    expect(await watch.pauseReason(mint, relaxed)).toStartWith("Paused: The mint's transfers are paused.");
+    expect(await watch.pauseReason(mint, relaxed, "live")).toStartWith("Paused: The mint's transfers are paused.");
     c.chain.failNext("getAccountInfo", { code: -32005, message: "node is behind" });
-    expect(await watch.pauseReason(mint, relaxed, true)).toStartWith("Paused: The mint's transfers are paused.");
+    expect(await watch.pauseReason(mint, relaxed, "live", true)).toStartWith(
+      "Paused: The mint's transfers are paused.",
+    );
     expect(lines.join("\n")).toContain("mint re-read failed");
   });
 
-  test("a transfer hook whose program is on TOKEN_TRANSFER_HOOK_ALLOWLIST passes; a hook authority without a program passes", async () => {
-    const hooked = c.aggregator.addPool({ lamportsPerToken: 1_000n, token2022: true, transferHook: { program: hook } });
-    await screenOf([hook.toBase58()]).check(hooked.mint.toBase58(), 1_000_000n, TOKEN_SCREENING_DEFAULTS, 100);
+  test("a transfer hook authority without a program is refused by default: it can set a program that refuses every sale", async () => {
     const unset = c.aggregator.addPool({ lamportsPerToken: 1_000n, token2022: true, transferHook: { program: null } });
-    await screenOf().check(unset.mint.toBase58(), 1_000_000n, TOKEN_SCREENING_DEFAULTS, 100);
+    const err = await screenOf()
+      .check(unset.mint.toBase58(), 1_000_000n, TOKEN_SCREENING_DEFAULTS, 100)
+      .catch((e) => e);
+    expect(err?.rule).toBe("rejectTransferHook");
+    expect(err.message).toBe(
+      `rejectTransferHook: The mint's transfer hook authority (${unset.owner.publicKey.toBase58()}) can make every transfer call a program of its choosing, which can refuse a sale`,
+    );
+    // Relaxed on purpose, it is bought.
+    await screenOf().check(
+      unset.mint.toBase58(),
+      1_000_000n,
+      { ...TOKEN_SCREENING_DEFAULTS, rejectTransferHook: false },
+      100,
+    );
+  });
+
+  test("an allow-listed hook program passes only when nobody can replace it (the hook authority is none)", async () => {
+    const allow = [hook.toBase58()];
+    const fixed = c.aggregator.addPool({
+      lamportsPerToken: 1_000n,
+      token2022: true,
+      transferHook: { program: hook, authority: null },
+    });
+    await screenOf(allow).check(fixed.mint.toBase58(), 1_000_000n, TOKEN_SCREENING_DEFAULTS, 100);
+    const replaceable = c.aggregator.addPool({
+      lamportsPerToken: 1_000n,
+      token2022: true,
+      transferHook: { program: hook },
+    });
+    const err = await screenOf(allow)
+      .check(replaceable.mint.toBase58(), 1_000_000n, TOKEN_SCREENING_DEFAULTS, 100)
+      .catch((e) => e);
+    expect(err?.rule).toBe("rejectTransferHook");
+    expect(err.message).toContain(`hook authority (${replaceable.owner.publicKey.toBase58()}) can replace it`);
+    // Not allow-listed, without an authority: still refused (the program runs on every transfer).
+    const err2 = await screenOf()
+      .check(fixed.mint.toBase58(), 1_000_000n, TOKEN_SCREENING_DEFAULTS, 100)
+      .catch((e) => e);
+    expect(err2?.rule).toBe("rejectTransferHook");
+  });
+
+  test("a transfer fee its authority has scheduled is judged, not only the fee in force", async () => {
+    const pool = c.aggregator.addPool({ lamportsPerToken: 1_000n, token2022: true, transferFeeBps: 50 });
+    const mint = pool.mint.toBase58();
+    await screenOf().check(mint, 1_000_000n, TOKEN_SCREENING_DEFAULTS, 100);
+    // The fee authority schedules 5 %: in force two epochs from now, long before a position's exit.
+    c.aggregator.run(pool.owner, [
+      createSetTransferFeeInstruction(pool.mint, pool.owner.publicKey, [], 500, 1_000_000_000_000n, pool.programId),
+    ]);
+    const info = await new MintInfoSource({ rpc: c.rpc, clock: new ManualClock() }).get(mint);
+    expect(info.transferFeeBps).toBe(500);
+    const err = await screenOf()
+      .check(mint, 1_000_000n, TOKEN_SCREENING_DEFAULTS, 100)
+      .catch((e) => e);
+    expect(err?.rule).toBe("maxTransferFeeBps");
+    expect(err.message).toContain("500 bps");
   });
 });
 
@@ -126,9 +182,33 @@ describe("the service refuses a PermanentDelegate mint", () => {
   );
 });
 
+// Issue 40 item 3, reproduced through the service: a hook authority without a program passed the
+// default screen and was bought; after the buy it could install a hook refusing every sale.
+describe("the service refuses a mint whose transfer hook authority can set a program later", () => {
+  liveServicePerTest(wallet, (s) => {
+    service = s;
+    ({ chain, agg, ctx } = s);
+  });
+
+  test.each(["live", "simulation"] as const)("%s agent with default filters: refused, nothing signed", async (mode) => {
+    const pool = agg.addPool({ lamportsPerToken: 1_000_000n, token2022: true, transferHook: { program: null } });
+    const agentId = await service.agent(mode);
+    const sentBefore = chain.calls.filter((x) => x.method === "sendTransaction").length;
+    const id = await service.signal(pool.mint);
+    const s = await json(await ctx.request("GET", `/api/v1/trading-signals/${id}`, { token: service.token }));
+    const mine = s.processing.evaluations.find((e: { agentId: string }) => e.agentId === agentId);
+    expect(mine.outcome).toBe("failed");
+    expect(mine.reason).toStartWith("rejectTransferHook: The mint's transfer hook authority");
+    expect(mine.positionId).toBeNull();
+    expect(chain.calls.filter((x) => x.method === "sendTransaction").length).toBe(sentBefore);
+    expect(await service.records(agentId)).toEqual([]);
+  });
+});
+
 // A control that appears after the buy pauses the position: the monitor reads the held mint again
 // at most every 2 minutes (the injected clock), and fresh before an automatic live sale; paused,
-// it takes no automatic action and says why in `waitingReason`; a manual close still tries.
+// it says why in `waitingReason`, a live position's exits still try (refused before signing while
+// the chain would refuse them), a simulated one's wait; a manual close still tries.
 describe("a control that appears after the buy pauses the position", () => {
   liveServicePerTest(wallet, (s) => {
     service = s;
@@ -139,11 +219,25 @@ describe("a control that appears after the buy pauses the position", () => {
   const positions = async (agentId: string) =>
     json(await ctx.request("GET", `/api/v1/agent-positions/${agentId}`, { token: service.token }));
   const tick = () => ctx.services.trading.monitor.tick();
+  // A hook authority is refused at the buy by default: the agent buys with the filter relaxed, then
+  // its owner restores it (as a position bought before the authority was refused would stand).
+  const boughtThenTightened = async (mode: "live" | "simulation", mint: PublicKey) => {
+    const agentId = await service.agent(mode, {
+      stopLoss: { enabled: true, percentage: 20 },
+      filters: { rejectTransferHook: false },
+    });
+    await service.signal(mint);
+    const put = await ctx.request("PUT", `/api/v1/agents/${agentId}/config`, {
+      token: service.token,
+      body: { config: { filters: { rejectTransferHook: true } } },
+    });
+    expect(put.status).toBe(200);
+    return agentId;
+  };
 
   test("a transfer hook set later: seen within 2 minutes, and read fresh before a stop-loss sale, which is not signed", async () => {
     const pool = agg.addPool({ lamportsPerToken: 1_000_000n, token2022: true, transferHook: { program: null } });
-    const agentId = await service.agent("live", { stopLoss: { enabled: true, percentage: 20 } });
-    await service.signal(pool.mint);
+    const agentId = await boughtThenTightened("live", pool.mint);
     expect(walletTxs()).toBe(1);
     expect((await positions(agentId))[0].waitingReason).toBeNull();
     // The hook authority points every transfer at a program of its choosing.
@@ -153,26 +247,27 @@ describe("a control that appears after the buy pauses the position", () => {
     await tick();
     // The mint read at the buy still vouches (under 2 minutes old): nothing to say yet.
     expect((await positions(agentId))[0].waitingReason).toBeNull();
-    // The stop-loss fires; before the sale the mint is read fresh: the hook is there, nothing signed.
+    // The stop-loss fires; before the sale the mint is read fresh: the hook is there. The sale is
+    // still tried (issue 40 item 2), and the transaction's simulation refuses it: nothing signed.
     pool.opts.lamportsPerToken = 500_000n;
     const report = await tick();
-    expect(report).toMatchObject({ actions: 1, closed: 0 });
+    expect(report).toMatchObject({ actions: 1, closed: 0, failed: 1 });
     expect(walletTxs()).toBe(1);
     const open = await positions(agentId);
     expect(open).toHaveLength(1);
     expect(open[0].waitingReason).toStartWith(
       "Paused: rejectTransferHook: Every transfer of the token calls the program",
     );
-    // Later ticks plan nothing for it: the monitor's own re-read (every 2 minutes) keeps it paused.
+    // Later ticks try again (paused-exits.test.ts); the monitor's own re-read keeps it paused.
     ctx.clock.advance(2 * 60_000);
-    expect(await tick()).toMatchObject({ actions: 0 });
+    expect(await tick()).toMatchObject({ actions: 1, failed: 1 });
+    expect(walletTxs()).toBe(1);
     expect((await positions(agentId))[0].waitingReason).toStartWith("Paused: rejectTransferHook: ");
   });
 
   test("simulation pauses alike: the hook set later is seen at the next re-read, and the stop-loss waits", async () => {
     const pool = agg.addPool({ lamportsPerToken: 1_000_000n, token2022: true, transferHook: { program: null } });
-    const agentId = await service.agent("simulation", { stopLoss: { enabled: true, percentage: 20 } });
-    await service.signal(pool.mint);
+    const agentId = await boughtThenTightened("simulation", pool.mint);
     expect(await positions(agentId)).toHaveLength(1);
     agg.run(pool.owner, [
       createUpdateTransferHookInstruction(pool.mint, pool.owner.publicKey, hook, [], pool.programId),
@@ -185,7 +280,7 @@ describe("a control that appears after the buy pauses the position", () => {
     expect(open[0].waitingReason).toStartWith("Paused: rejectTransferHook: ");
   });
 
-  test("a pausable mint bought on purpose: paused transfers pause the position until resumed; a manual close still tries", async () => {
+  test("a pausable mint bought on purpose: paused transfers pause the position until resumed; its stop-loss and a manual close still try", async () => {
     const pool = agg.addPool({ lamportsPerToken: 1_000_000n, token2022: true, pausable: true });
     const agentId = await service.agent("live", {
       stopLoss: { enabled: true, percentage: 20 },
@@ -198,10 +293,10 @@ describe("a control that appears after the buy pauses the position", () => {
     await tick();
     const [paused] = await positions(agentId);
     expect(paused.waitingReason).toBe(
-      "Paused: The mint's transfers are paused. No automatic exit or DCA while it lasts; a manual close still tries to sell",
+      "Paused: The mint's transfers are paused. Its exits keep trying (a sale the chain would refuse is caught before signing, at no cost); no DCA while it lasts",
     );
-    pool.opts.lamportsPerToken = 500_000n; // the stop-loss would fire
-    expect(await tick()).toMatchObject({ actions: 0 });
+    pool.opts.lamportsPerToken = 500_000n; // the stop-loss fires, and is refused before signing
+    expect(await tick()).toMatchObject({ actions: 1, failed: 1 });
     expect(walletTxs()).toBe(1);
     // A person may still try: the close is attempted (the chain refuses a paused mint's transfer).
     const buildsBefore = agg.requests.length;

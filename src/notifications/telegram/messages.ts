@@ -162,8 +162,19 @@ export function resumedAllText(clearedBreakers: readonly string[]): string {
 
 /** Alerts go out whatever the preferences and quiet hours say (docs/decisions/operator-experience-iv.md). */
 export function alertMessage(e: ServiceEvent): string | null {
+  if (e.type === "position.updated") return pauseAlert(e);
   if (e.type !== "risk.tripped") return null;
   return `🛑 Daily loss limit reached in ${str(e.data.mode)} mode: ${str(e.data.reason)}.\nNo new entries in ${str(e.data.mode)} mode until you resume (/resumeall or POST /api/v1/trading/resume). Exits and stop-losses keep working.`;
+}
+
+/** A position paused by its mint, or no longer: money held in a token someone else can lock. */
+function pauseAlert(e: ServiceEvent): string | null {
+  const names = { agentName: str(e.data.agentName) || null, tokenSymbol: str(e.data.tokenSymbol) || null };
+  const what = `${token(e, names)}${agent(names)}`;
+  if (e.data.change === "paused")
+    return `⏸️ Position in ${what} paused: its mint changed after the buy.\n${str(e.data.reason)}.\nYou can close it yourself (dashboard, /close).`;
+  if (e.data.change === "resumed") return `▶️ Position in ${what} no longer paused: its mint no longer blocks it.`;
+  return null;
 }
 
 export const NOT_LINKED_TEXT =

@@ -12,7 +12,9 @@
 //   tokens without their signature.
 // - rejectPausable (default true): the pause authority can stop every transfer, so every sale.
 // - rejectTransferHook (default true): every transfer calls the hook's program, which can refuse
-//   sales while quotes still exist; a program on TOKEN_TRANSFER_HOOK_ALLOWLIST passes.
+//   sales while quotes still exist; a program on TOKEN_TRANSFER_HOOK_ALLOWLIST passes when the
+//   hook has no authority. A hook authority is refused like a program, set or not: it can point
+//   every transfer at a program of its choosing after the buy.
 // - rejectDefaultFrozen (default true): a new token account starts frozen until the freeze
 //   authority thaws it.
 // - rejectUnknownExtensions (default true): an extension type this service does not know could
@@ -59,6 +61,7 @@ export type MintFacts = Pick<
   | "pauseAuthority"
   | "paused"
   | "transferHookProgram"
+  | "transferHookAuthority"
   | "defaultAccountFrozen"
   | "unknownExtensions"
   | "transferFeeBps"
@@ -82,6 +85,7 @@ export const PLAIN_MINT: Readonly<MintFacts> = Object.freeze({
   pauseAuthority: null,
   paused: false,
   transferHookProgram: null,
+  transferHookAuthority: null,
   defaultAccountFrozen: false,
   unknownExtensions: [],
   transferFeeBps: 0,
@@ -122,15 +126,8 @@ export function thirdPartyControl(
         ? "The mint's transfers are paused"
         : `The mint has a pause authority (${facts.pauseAuthority}) that can stop every transfer, so every sale`,
     );
-  if (
-    filters.rejectTransferHook &&
-    facts.transferHookProgram !== null &&
-    !transferHookAllowlist.includes(facts.transferHookProgram)
-  )
-    return no(
-      "rejectTransferHook",
-      `Every transfer of the token calls the program ${facts.transferHookProgram}, which can refuse a sale (not on TOKEN_TRANSFER_HOOK_ALLOWLIST)`,
-    );
+  const hook = filters.rejectTransferHook ? transferHookRefusal(facts, transferHookAllowlist) : null;
+  if (hook) return no("rejectTransferHook", hook);
   if (filters.rejectDefaultFrozen && facts.defaultAccountFrozen)
     return no(
       "rejectDefaultFrozen",
@@ -142,6 +139,21 @@ export function thirdPartyControl(
       `The mint carries Token-2022 extension types this service does not know (${facts.unknownExtensions.join(", ")})`,
     );
   return null;
+}
+
+/**
+ * Why the transfer hook can refuse a sale, or null: a program not allow-listed runs on every
+ * transfer; an authority can set one (or replace an allow-listed one) after the buy.
+ */
+function transferHookRefusal(facts: MintFacts, allowlist: readonly string[]): string | null {
+  const program = facts.transferHookProgram;
+  const authority = facts.transferHookAuthority;
+  if (program !== null && !allowlist.includes(program))
+    return `Every transfer of the token calls the program ${program}, which can refuse a sale (not on TOKEN_TRANSFER_HOOK_ALLOWLIST)`;
+  if (authority === null) return null;
+  return program === null
+    ? `The mint's transfer hook authority (${authority}) can make every transfer call a program of its choosing, which can refuse a sale`
+    : `Every transfer calls the allow-listed program ${program}, but the hook authority (${authority}) can replace it with one that refuses a sale`;
 }
 
 /** The first filter the token fails (who controls the tokens first, then supply, fee, sellability), or ok. */
@@ -162,7 +174,7 @@ export function screenToken(
     return {
       ok: false,
       rule: "maxTransferFeeBps",
-      reason: `The token's transfer fee is ${facts.transferFeeBps} bps, above the maximum of ${filters.maxTransferFeeBps} bps`,
+      reason: `The token's transfer fee (in force or scheduled by its authority) is ${facts.transferFeeBps} bps, above the maximum of ${filters.maxTransferFeeBps} bps`,
     };
   if (filters.requireSellable) {
     if (facts.nonTransferable)
