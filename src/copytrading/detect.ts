@@ -1,18 +1,22 @@
 import { type LandedTransaction, tokenDelta } from "../market/landed-transaction.ts";
 import { SOL_MINT } from "../money.ts";
+import { swapLegs } from "./swap-legs.ts";
 
 // What a watched wallet did in one landed transaction (docs/decisions/copy-trading-steering.md).
 // A copied trade is a swap the wallet signed, through a known DEX program (dex-programs.ts):
-//  1. its shape, from the balances the node reports before and after, as a wallet sees them (SOL
-//     is lamports plus wrapped SOL; the network fee it paid as fee payer is added back): a buy
-//     when exactly one token rose while SOL fell, a sell when exactly one token fell while SOL rose;
+//  1. an instruction of a DEX program runs (top level, or called by a router or a trading bot's
+//     program), and what it moved for the wallet decides the trade (swap-legs.ts): a buy when
+//     exactly one token reached the wallet's accounts inside it while SOL (lamports or wrapped)
+//     left the wallet inside it, a sell when exactly one token left while SOL came in. The mint,
+//     the token amount and the SOL are the swap's own: a token the wallet forwarded, minted or
+//     was sent beside the swap, and SOL it paid anyone beside it, are no part of the trade;
 //  2. the wallet is among the transaction's signers (`not_signed` otherwise: a delegate or anyone
-//     else moving the wallet's tokens is not the wallet trading);
-//  3. an instruction of a DEX program runs (top level, or called by a router or a trading bot's
-//     program), and the SOL moved between the wallet and accounts that swap names: the amount is
-//     what those accounts received (a buy) or paid out (a sell), never more than the wallet's own
-//     change. SOL paid to another wallet beside the swap (a friend, a tip) is not part of the trade
-//     (`not_a_swap` when nothing went through a swap).
+//     else moving the wallet's tokens is not the wallet trading).
+// A sale's native SOL may be paid out by the program writing lamports (Pump.fun's bonding curve
+// does, with no transfer instruction): then it is what the accounts the swap names lost, never
+// more than the wallet's own rise. Where no swap moved anything of the wallet's, its balances
+// (SOL is lamports plus wrapped SOL, the fee it paid added back) still show what it looked like:
+// `not_a_swap` for a trade shape, with that shape listed in the watch's trades.
 // Anything else (a transfer, a token-for-token swap, several tokens moving at once, a failed
 // transaction) is ignored: copying a trade we cannot name precisely would spend money on a guess.
 
@@ -54,9 +58,11 @@ function tokenChanges(tx: LandedTransaction, owner: string): Map<string, bigint>
   return out;
 }
 
-function shapeOf(tx: LandedTransaction, owner: string): Shape | "no_trade" | "ambiguous" {
-  const sol = solChange(tx, owner);
-  const changes = [...tokenChanges(tx, owner)];
+/**
+ * A buy when SOL fell while tokens rose and none fell, a sell the reverse; the trade's one token
+ * (`ambiguous` when several moved its way).
+ */
+function tradeOf(sol: bigint, changes: Array<[string, bigint]>): Shape | "no_trade" | "ambiguous" {
   const rose = changes.filter(([, d]) => d > 0n);
   const fell = changes.filter(([, d]) => d < 0n);
   const side =
@@ -72,29 +78,25 @@ function shapeOf(tx: LandedTransaction, owner: string): Shape | "no_trade" | "am
   return { side, mint, solLamports: sol < 0n ? -sol : sol, tokenAmount: delta < 0n ? -delta : delta };
 }
 
-/**
- * Lamports that moved into (a buy) or out of (a sell) the accounts named by the transaction's
- * swap instructions: a DEX program's instruction, or a top-level instruction that calls one (all
- * the accounts it and its calls name). The wallet and its own token accounts are not counterparts.
- * A wrapped-SOL vault's lamports follow its balance, so one count covers native and wrapped SOL.
- */
-function throughSwap(tx: LandedTransaction, owner: string, side: "buy" | "sell", dex: ReadonlySet<string>): bigint {
-  const counterparts = new Set<string>();
-  for (const ix of tx.instructions ?? []) {
-    const calls = [ix, ...ix.inner];
-    if (!calls.some((c) => dex.has(c.program))) continue;
-    for (const c of calls) for (const a of c.accounts) counterparts.add(a);
+/** What the wallet's balances looked like (its SOL and token changes over the transaction). */
+function shapeOf(tx: LandedTransaction, owner: string): Shape | "no_trade" | "ambiguous" {
+  return tradeOf(solChange(tx, owner), [...tokenChanges(tx, owner)]);
+}
+
+/** The trade the wallet's swaps made (swap-legs.ts); "none" when they moved nothing of the wallet's. */
+function swapShape(tx: LandedTransaction, owner: string, dex: ReadonlySet<string>): Shape | IgnoredReason | "none" {
+  const legs = swapLegs(tx, owner, dex);
+  if (!legs) return "none";
+  const moved = [...legs.tokens].filter(([, d]) => d !== 0n);
+  if (moved.length === 0) return "none";
+  let sol = legs.sol;
+  // A sale paid in native SOL by a program writing lamports: what the swap's accounts lost.
+  if (sol === 0n && moved.every(([, d]) => d < 0n)) {
+    const own = solChange(tx, owner);
+    sol = legs.paidOut;
+    if (own < sol) sol = own;
   }
-  counterparts.delete(owner);
-  for (const e of [...tx.preTokenBalances, ...tx.postTokenBalances])
-    if (e.owner === owner && e.accountIndex >= 0) counterparts.delete(tx.accountKeys[e.accountIndex] ?? "");
-  let moved = 0n;
-  tx.accountKeys.forEach((key, i) => {
-    if (!counterparts.has(key)) return;
-    const d = (tx.postBalances[i] ?? 0n) - (tx.preBalances[i] ?? 0n);
-    if (side === "buy" ? d > 0n : d < 0n) moved += d < 0n ? -d : d;
-  });
-  return moved;
+  return tradeOf(sol, moved);
 }
 
 export function detectTrade(
@@ -104,14 +106,16 @@ export function detectTrade(
   dex: ReadonlySet<string>,
 ): DetectedTrade {
   if (tx.err !== null && tx.err !== undefined) return { kind: "ignored", reason: "failed" };
-  const shape = shapeOf(tx, owner);
-  if (typeof shape === "string") return { kind: "ignored", reason: shape };
-  if (!(tx.signers ?? []).includes(owner)) return { kind: "ignored", reason: "not_signed", seen: shape };
-  const swapped = throughSwap(tx, owner, shape.side, dex);
-  if (swapped === 0n) return { kind: "ignored", reason: "not_a_swap", seen: shape };
-  // What went through the swap, never more than the wallet's own change.
-  let solLamports = shape.solLamports;
-  if (swapped < solLamports) solLamports = swapped;
-  if (solLamports < minSolLamports) return { kind: "ignored", reason: "below_minimum" };
-  return { kind: shape.side, mint: shape.mint, solLamports, tokenAmount: shape.tokenAmount };
+  const signed = (tx.signers ?? []).includes(owner);
+  const swap = swapShape(tx, owner, dex);
+  if (swap === "none") {
+    // Nothing went through a swap: the balances show what it looked like.
+    const seen = shapeOf(tx, owner);
+    if (typeof seen === "string") return { kind: "ignored", reason: seen };
+    return { kind: "ignored", reason: signed ? "not_a_swap" : "not_signed", seen };
+  }
+  if (typeof swap === "string") return { kind: "ignored", reason: swap };
+  if (!signed) return { kind: "ignored", reason: "not_signed", seen: swap };
+  if (swap.solLamports < minSolLamports) return { kind: "ignored", reason: "below_minimum" };
+  return { kind: swap.side, mint: swap.mint, solLamports: swap.solLamports, tokenAmount: swap.tokenAmount };
 }

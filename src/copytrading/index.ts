@@ -1,6 +1,7 @@
 import type { Clock } from "../clock.ts";
 import type { Config } from "../config.ts";
 import type { DatabaseHandle } from "../db/client.ts";
+import type { EventBus } from "../events/bus.ts";
 import type { Logger } from "../logger.ts";
 import { DemoCopyWallets } from "../market/demo/copy-wallets.ts";
 import { pubsubUrl, SolanaLogsStream } from "../market/solana-pubsub.ts";
@@ -41,6 +42,7 @@ export interface CopyTradingDeps {
   clock: Clock;
   logger: Logger;
   metrics: Metrics;
+  events: Pick<EventBus, "publish">;
   signalIntake: SignalIntake;
   market: { marketData: MarketDataProvider };
   live: LiveTrading | null;
@@ -64,6 +66,7 @@ export function createCopyTrading(config: CopyTradingConfig, d: CopyTradingDeps)
     marketData: d.market.marketData,
     clock: d.clock,
     logger: d.logger,
+    events: d.events,
     metrics: createCopyTradingMetrics(d.metrics.registry),
     intervalSeconds: config.WALLET_WATCH_INTERVAL_SECONDS,
     maxAgeSeconds: config.WALLET_WATCH_MAX_AGE_SECONDS,

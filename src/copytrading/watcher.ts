@@ -2,10 +2,16 @@ import { type Clock, isoNow } from "../clock.ts";
 import type { DatabaseHandle } from "../db/client.ts";
 import type { WalletWatchRepository, WalletWatchRow } from "../db/repositories/wallet-watches.ts";
 import { publicErrorMessage } from "../errors.ts";
+import type { EventBus } from "../events/bus.ts";
 import type { Logger } from "../logger.ts";
 import type { LandedTransaction } from "../market/landed-transaction.ts";
 import type { LogsNotification, SolanaLogsStream } from "../market/solana-pubsub.ts";
-import { type SignatureInfo, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from "../market/solana-rpc.ts";
+import {
+  type SignatureInfo,
+  TOKEN_2022_PROGRAM_ID,
+  TOKEN_PROGRAM_ID,
+  TransactionVersionUnsupported,
+} from "../market/solana-rpc.ts";
 import type { MarketDataProvider } from "../market/types.ts";
 import type { WalletActivitySource } from "../market/wallet-activity.ts";
 import type { SignalIntake } from "../signals/signal-intake.ts";
@@ -40,6 +46,8 @@ export interface WalletWatcherDeps {
   marketData: MarketDataProvider;
   clock: Clock;
   logger: Logger;
+  /** Where a transaction the watcher cannot read is shown to the watch's owner. */
+  events: Pick<EventBus, "publish">;
   metrics: CopyTradingMetrics;
   intervalSeconds: number;
   maxAgeSeconds: number;
@@ -296,7 +304,35 @@ export class WalletWatcher {
     if (s.memo) return this.ignoredAs("dust_memo");
     if (this.dustHints.has(s.signature)) return this.ignoredAs("dust_logs");
     if (!source.allow()) return "later";
-    return (await source.transaction(s.signature)) ?? "later"; // listed but not served yet: asked again
+    try {
+      return (await source.transaction(s.signature)) ?? "later"; // listed but not served yet: asked again
+    } catch (err) {
+      if (!(err instanceof TransactionVersionUnsupported)) throw err;
+      return this.unreadable(w, s, err);
+    }
+  }
+
+  /**
+   * A landed transaction of a version this service does not read (v1): asking again cannot help,
+   * so it is decided (the cursor passes it), counted as `unreadable` and shown to the watch's
+   * owner. Whatever it did is not copied: copying what we cannot read would be a guess.
+   */
+  private unreadable(w: WalletWatchRow, s: SignatureInfo, err: TransactionVersionUnsupported): "decided" {
+    const version = err.version === null ? "a newer version" : `version ${err.version}`;
+    const message = `Transaction ${s.signature} of ${w.address} is ${version}, which this service cannot read yet: it was not copied`;
+    this.log.warn("copy trading: transaction unreadable", {
+      watchId: w.id,
+      signature: s.signature,
+      error: err.message,
+    });
+    this.d.events.publish("wallet_watch.unreadable", w.userId, {
+      watchId: w.id,
+      address: w.address,
+      signature: s.signature,
+      reason: "version",
+      message,
+    });
+    return this.ignoredAs("unreadable");
   }
 
   private ignoredAs(reason: string): "decided" {

@@ -159,6 +159,16 @@ interface TradingResumedEvent extends TradingPausedEvent {
   clearedBreakers: Mode[];
 }
 
+/** A followed wallet's transaction the watcher could not read (issue 40): passed over, not copied. */
+interface WalletWatchUnreadableEvent {
+  watchId: string;
+  address: string;
+  signature: string;
+  /** `version`: a transaction version this service does not read (v1, SIMD-0296). */
+  reason: "version";
+  message: string;
+}
+
 export interface EventPayloads {
   "signal.created": SignalCreatedEvent;
   "trade.executed": TradeExecutedEvent;
@@ -172,6 +182,7 @@ export interface EventPayloads {
   "risk.tripped": RiskTrippedEvent;
   "trading.paused": TradingPausedEvent;
   "trading.resumed": TradingResumedEvent;
+  "wallet_watch.unreadable": WalletWatchUnreadableEvent;
 }
 
 export type EventType = keyof EventPayloads;

@@ -1,3 +1,4 @@
+import bs58 from "bs58";
 import { SOL_MINT } from "../money.ts";
 
 // A landed transaction as getTransaction tells it (src/market/solana-rpc.ts reads it), and what it
@@ -33,12 +34,21 @@ export interface LandedTransaction {
   instructions?: InstructionCall[];
 }
 
-/** One instruction of a landed transaction, its program and accounts resolved to addresses. */
-interface InstructionCall {
+/** One call of a landed transaction: its program, accounts resolved to addresses, and data. */
+export interface Call {
   program: string;
   accounts: string[];
-  /** Instructions it invoked (cross-program calls, at any depth), in order. */
-  inner: Array<{ program: string; accounts: string[] }>;
+  /** The instruction data (json encoding gives it in base58); empty when the node gave none. */
+  data: Uint8Array;
+}
+
+/** One top-level instruction of a landed transaction with the calls it made. */
+interface InstructionCall extends Call {
+  /**
+   * Instructions it invoked (cross-program calls, at any depth), in order; `stackHeight` 2 for a
+   * call it made itself, 3 for a call of that call, and so on (null where the node omits it).
+   */
+  inner: Array<Call & { stackHeight: number | null }>;
 }
 
 /**
@@ -48,25 +58,32 @@ interface InstructionCall {
  */
 export function instructionCalls(top: unknown, inner: unknown, keys: string[]): InstructionCall[] {
   // biome-ignore lint/suspicious/noExplicitAny: RPC JSON read defensively, every field checked
-  const call = (ix: any): { program: string; accounts: string[] } | null => {
+  const call = (ix: any): Call | null => {
     const program = keys[ix?.programIdIndex];
     if (program === undefined || !Array.isArray(ix?.accounts)) return null;
+    let data: Uint8Array = new Uint8Array();
+    try {
+      if (typeof ix.data === "string") data = bs58.decode(ix.data);
+    } catch {
+      // Not base58: no data, so no transfer is read from it.
+    }
     return {
       program,
       accounts: ix.accounts.flatMap((i: unknown) => (typeof i === "number" && keys[i] ? [keys[i]] : [])),
+      data,
     };
   };
   const calls: InstructionCall[] = [];
   for (const ix of Array.isArray(top) ? top : []) {
     const c = call(ix);
-    calls.push(c ? { ...c, inner: [] } : { program: "", accounts: [], inner: [] });
+    calls.push(c ? { ...c, inner: [] } : { program: "", accounts: [], data: new Uint8Array(), inner: [] });
   }
   for (const group of Array.isArray(inner) ? inner : []) {
     const parent = calls[group?.index];
     if (!parent || !Array.isArray(group?.instructions)) continue;
     for (const ix of group.instructions) {
       const c = call(ix);
-      if (c) parent.inner.push(c);
+      if (c) parent.inner.push({ ...c, stackHeight: Number.isInteger(ix?.stackHeight) ? ix.stackHeight : null });
     }
   }
   return calls.filter((c) => c.program !== "");

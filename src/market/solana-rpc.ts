@@ -34,6 +34,24 @@ export class SolanaRpcError extends ExternalServiceError {
   }
 }
 
+/**
+ * getTransaction of a transaction whose version this client does not read: the node's -32015
+ * (a version 1 transaction, SIMD-0296, asked for with maxSupportedTransactionVersion 0). It landed;
+ * asking again cannot help, so a reader passes it over and says so.
+ */
+export class TransactionVersionUnsupported extends SolanaRpcError {
+  constructor(
+    message: string,
+    /** The version the node named ("Transaction version (1) …"), null when it named none. */
+    readonly version: number | null,
+  ) {
+    super(message, "rpc", undefined, UNSUPPORTED_TRANSACTION_VERSION);
+  }
+}
+
+/** JSON-RPC error of getTransaction for a transaction newer than maxSupportedTransactionVersion. */
+const UNSUPPORTED_TRANSACTION_VERSION = -32015;
+
 export interface SignatureStatus {
   slot: number;
   confirmations: number | null;
@@ -259,16 +277,28 @@ export class SolanaRpcClient {
     });
   }
 
-  /** A landed transaction's meta (null when the node does not have it, yet). */
+  /**
+   * A landed transaction's meta (null when the node does not have it, yet). Versions 0 and legacy;
+   * a newer one throws TransactionVersionUnsupported.
+   */
   async getTransaction(
     signature: string,
     commitment: "confirmed" | "finalized" = "confirmed",
   ): Promise<LandedTransaction | null> {
     // biome-ignore lint/suspicious/noExplicitAny: RPC JSON read defensively, every field checked below
-    const r = await this.call<Record<string, any> | null>("getTransaction", [
-      signature,
-      { encoding: "json", maxSupportedTransactionVersion: 0, commitment },
-    ]);
+    let r: Record<string, any> | null;
+    try {
+      r = await this.call("getTransaction", [
+        signature,
+        { encoding: "json", maxSupportedTransactionVersion: 0, commitment },
+      ]);
+    } catch (err) {
+      if (err instanceof SolanaRpcError && err.rpcCode === UNSUPPORTED_TRANSACTION_VERSION) {
+        const version = /version \((\d+)\)/i.exec(err.message)?.[1];
+        throw new TransactionVersionUnsupported(err.message, version === undefined ? null : Number(version));
+      }
+      throw err;
+    }
     if (r === null) return null;
     const meta = r?.meta;
     const keys = r?.transaction?.message?.accountKeys;

@@ -18,7 +18,10 @@ export interface WalletActivitySource {
    * exclusive, either may be null), at most `limit`.
    */
   signatures(address: string, page: SignaturePage): Promise<SignatureInfo[]>;
-  /** The landed transaction at `confirmed`, or null while the node does not have it. */
+  /**
+   * The landed transaction at `confirmed`, or null while the node does not have it. Throws
+   * TransactionVersionUnsupported for one of a version this service does not read (v1).
+   */
   transaction(signature: string): Promise<LandedTransaction | null>;
   /** Whether one more request may be sent now (the RPC budget shared with live trading). */
   allow(): boolean;

@@ -33,6 +33,9 @@ export interface CopyContext {
     wrapped?: boolean;
     signers?: string[];
     route?: "swap" | "friend";
+    forwardTo?: string;
+    mintedBeside?: { mint: string; amount: bigint };
+    version?: 0 | 1;
   }): string;
   tick(): Promise<any>;
   settle(): Promise<void>;
@@ -90,6 +93,9 @@ export async function startCopy(env: Record<string, string> = {}, o: { pubsub?: 
         wrapped: o.wrapped,
         signers: o.signers,
         route: o.route,
+        forwardTo: o.forwardTo,
+        mintedBeside: o.mintedBeside,
+        version: o.version,
       });
     },
     tick: () => ctx.services.copyTrading.watcher.tick(),

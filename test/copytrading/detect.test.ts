@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import bs58 from "bs58";
 import { detectTrade } from "../../src/copytrading/detect.ts";
 import { dexProgramSet } from "../../src/copytrading/dex-programs.ts";
 import type { LandedTransaction } from "../../src/market/landed-transaction.ts";
@@ -17,10 +18,36 @@ const CPMM = "CPMMoo8L3F4NbTegBCKVNunggL7H1ZpdTHKxQB5qKP1C";
 const DEX = dexProgramSet([]);
 const POOL = 1_000n * SOL;
 
+const TOKEN = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA";
+const SYSTEM = "11111111111111111111111111111111";
+
+/** System Transfer / SPL token TransferChecked data, as the node gives them (decoded). */
+function systemTransfer(lamports: bigint): Uint8Array {
+  const d = new Uint8Array(12);
+  new DataView(d.buffer).setUint32(0, 2, true);
+  new DataView(d.buffer).setBigUint64(4, lamports, true);
+  return d;
+}
+function tokenIx(tag: number, amount: bigint): Uint8Array {
+  const d = new Uint8Array(10);
+  d[0] = tag;
+  new DataView(d.buffer).setBigUint64(1, amount, true);
+  d[9] = 6;
+  return d;
+}
+
+type Call = { program: string; accounts: string[]; data: Uint8Array };
+
+/** The token account of `owner` for `mint` in these transactions. */
+const account = (mint: string, owner: string) => `acct-${mint.slice(0, 6)}-${owner}`;
+
 /**
  * A landed transaction of W: its lamports and token balances, who signed (default W), and where
  * the SOL went: by default a Raydium CPMM instruction naming the pool, whose lamports move by the
  * opposite of W's change; `friend` lamports go to another wallet beside it (no instruction).
+ * The swap's calls are its legs: a buy's System transfer (or wSOL transfer) to the pool, a sale's
+ * SOL paid out by the pool writing lamports, and a transferChecked per token account of W whose
+ * balance changed (`tokensInside` false: those moved beside the swap, top level).
  */
 function tx(o: {
   payer?: string;
@@ -32,16 +59,22 @@ function tx(o: {
   pool?: bigint;
   friend?: bigint;
   program?: string | null;
+  tokensInside?: boolean;
+  /** Calls the DEX instruction made besides its legs, and top-level instructions beside it. */
+  inner?: Call[];
+  beside?: Call[];
 }): LandedTransaction {
+  const payer = o.payer ?? W;
+  const keys = payer === W ? [W, "Pool"] : [payer, W, "Pool"];
+  keys.push("Friend", CPMM, "PoolVault", TOKEN, SYSTEM);
+  for (const [mint, , , owner] of o.tokens ?? []) keys.push(account(mint, owner ?? W));
   const entries = (i: 1 | 2) =>
     (o.tokens ?? []).flatMap(([mint, pre, post, owner]) => {
       const amount = i === 1 ? pre : post;
-      // Token accounts the node gives no index for (their lamports are not part of this table).
-      return amount === null ? [] : [{ accountIndex: -1, mint, owner: owner ?? W, amount, decimals: 6 }];
+      return amount === null
+        ? []
+        : [{ accountIndex: keys.indexOf(account(mint, owner ?? W)), mint, owner: owner ?? W, amount, decimals: 6 }];
     });
-  const payer = o.payer ?? W;
-  const keys = payer === W ? [W, "Pool"] : [payer, W, "Pool"];
-  keys.push("Friend", CPMM);
   const wIndex = keys.indexOf(W);
   const fee = payer === W ? 5_000n : 0n;
   const wrapped = (o.tokens ?? [])
@@ -57,6 +90,22 @@ function tx(o: {
   post[keys.indexOf("Pool")] = POOL + pool;
   post[keys.indexOf("Friend")] = POOL + friend;
   const program = o.program === undefined ? CPMM : o.program;
+  const tokenLegs: Call[] = (o.tokens ?? []).flatMap(([mint, before, after, owner]) => {
+    const d = (after ?? 0n) - (before ?? 0n);
+    if (d === 0n || mint === SOL_MINT) return [];
+    const mine = account(mint, owner ?? W);
+    const [from, to] = d > 0n ? ["PoolVault", mine] : [mine, "PoolVault"];
+    return [{ program: TOKEN, accounts: [from, mint, to, owner ?? W], data: tokenIx(12, d > 0n ? d : -d) }];
+  });
+  const solLeg: Call[] =
+    wrapped < 0n
+      ? [{ program: TOKEN, accounts: [account(SOL_MINT, W), "Pool", W], data: tokenIx(3, -wrapped) }]
+      : pool > 0n
+        ? [{ program: SYSTEM, accounts: [W, "Pool"], data: systemTransfer(pool) }]
+        : [];
+  const inside = o.tokensInside ?? true;
+  const inner = [...solLeg, ...(inside ? tokenLegs : []), ...(o.inner ?? [])].map((c) => ({ ...c, stackHeight: 2 }));
+  const top = (c: Call) => ({ ...c, inner: [] });
   return {
     slot: 1,
     err: o.err ?? null,
@@ -67,7 +116,11 @@ function tx(o: {
     preTokenBalances: entries(1),
     postTokenBalances: entries(2),
     signers: o.signers ?? [payer, ...(payer === W ? [] : [W])],
-    instructions: program === null ? [] : [{ program, accounts: [W, "Pool"], inner: [] }],
+    instructions: [
+      ...(program === null ? [] : [{ program, accounts: [W, "Pool"], data: new Uint8Array([9]), inner }]),
+      ...(inside ? [] : tokenLegs.map(top)),
+      ...(o.beside ?? []).map(top),
+    ],
   };
 }
 
@@ -159,7 +212,13 @@ describe("detectTrade", () => {
     ],
     [
       "a 'buy' through a DEX instruction whose accounts the SOL never reached",
-      tx({ lamports: [SOL, SOL / 2n - 5_000n], tokens: [[MINT, 0n, 1_000n]], pool: 0n, friend: SOL / 2n }),
+      tx({
+        lamports: [SOL, SOL / 2n - 5_000n],
+        tokens: [[MINT, 0n, 1_000n]],
+        pool: 0n,
+        friend: SOL / 2n,
+        tokensInside: false,
+      }),
       "not_a_swap",
     ],
     [
@@ -174,5 +233,63 @@ describe("detectTrade", () => {
     ],
   ])("%s is ignored", (_name, t, reason) => {
     expect(detectTrade(t, W, MIN, DEX)).toMatchObject({ kind: "ignored", reason } as never);
+  });
+
+  /** Half a SOL for 1000 of MINT, what each swap below made. */
+  const HALF_SOL_OF_MINT = { kind: "buy" as const, mint: MINT, solLamports: SOL / 2n, tokenAmount: 1_000n };
+
+  test("what the wallet did beside the swap decides nothing: bought A, forwarded A, minted itself X", () => {
+    const t = tx({
+      lamports: [10n * SOL, 10n * SOL - SOL / 2n - 5_000n],
+      tokens: [
+        [MINT, 0n, 0n],
+        [MINT2, null, 9_000n],
+      ],
+      tokensInside: false,
+      inner: [{ program: TOKEN, accounts: ["PoolVault", MINT, account(MINT, W), "Pool"], data: tokenIx(12, 1_000n) }],
+      beside: [{ program: TOKEN, accounts: [account(MINT, W), MINT, "Elsewhere", W], data: tokenIx(12, 1_000n) }],
+    });
+    expect(detectTrade(t, W, MIN, DEX)).toEqual(HALF_SOL_OF_MINT);
+  });
+
+  test("under a router: only the calls nested in the DEX call count (by stackHeight), not a token the router hands over", () => {
+    const t = tx({
+      lamports: [10n * SOL, 10n * SOL - SOL / 2n - 5_000n],
+      tokens: [
+        [MINT, null, 1_000n],
+        [MINT2, null, 5n],
+      ],
+      program: null,
+    });
+    const at = (h: number, c: Call) => ({ ...c, stackHeight: h });
+    t.instructions = [
+      {
+        program: "Router",
+        accounts: [W],
+        data: new Uint8Array([1]),
+        inner: [
+          at(2, { program: CPMM, accounts: [W, "Pool"], data: new Uint8Array([9]) }),
+          at(3, { program: SYSTEM, accounts: [W, "Pool"], data: systemTransfer(SOL / 2n) }),
+          at(3, { program: TOKEN, accounts: ["PoolVault", MINT, account(MINT, W), "Pool"], data: tokenIx(12, 1_000n) }),
+          at(2, { program: TOKEN, accounts: ["RouterVault", account(MINT2, W), "Router"], data: tokenIx(3, 5n) }),
+        ],
+      },
+    ];
+    expect(detectTrade(t, W, MIN, DEX)).toEqual(HALF_SOL_OF_MINT);
+  });
+
+  test("an unchecked transfer out of a temporary wSOL account: its mint and owner from its InitializeAccount3", () => {
+    const init = new Uint8Array(33);
+    init[0] = 18;
+    init.set(bs58.decode(W), 1);
+    const t = tx({
+      lamports: [10n * SOL, 10n * SOL - SOL / 2n - 5_000n],
+      tokens: [[MINT, null, 1_000n]],
+      pool: 0n,
+      inner: [{ program: TOKEN, accounts: ["TempWsol", "Pool", W], data: tokenIx(3, SOL / 2n) }],
+      beside: [{ program: TOKEN, accounts: ["TempWsol", SOL_MINT], data: init }],
+    });
+    t.accountKeys.push("TempWsol");
+    expect(detectTrade(t, W, MIN, DEX)).toEqual(HALF_SOL_OF_MINT);
   });
 });

@@ -91,6 +91,11 @@ export class LiteSvmRpc extends LocalServer {
    */
   withholdConfirmations = false;
   /**
+   * A node where confirmed and finalized coincide (Alpenglow): statuses and signature lists say
+   * "finalized" (confirmations null) at any depth, never "confirmed".
+   */
+  finalizedOnly = false;
+  /**
    * The oldest slot whose transactions the node still has (getFirstAvailableBlock): statuses and
    * transactions that landed before it answer null, as a node without full history does.
    */
@@ -613,13 +618,13 @@ export class LiteSvmRpc extends LocalServer {
       const t = this.withholdConfirmations ? undefined : this.landed.get(String(s));
       if (!t || t.slot > this.viewSlot) return null; // a lagging node has not seen it yet
       if (t.slot < this.firstAvailableSlot) return null; // pruned from this node's history
-      const depth = this.viewSlot - t.slot;
+      const final = this.finalizedOnly || this.viewSlot - t.slot >= 32;
       return {
         slot: t.slot,
-        confirmations: depth >= 32 ? null : depth,
+        confirmations: final ? null : this.viewSlot - t.slot,
         err: t.err,
         status: t.err ? { Err: t.err } : { Ok: null },
-        confirmationStatus: depth >= 32 ? "finalized" : "confirmed",
+        confirmationStatus: final ? "finalized" : "confirmed",
       };
     });
   }
@@ -647,7 +652,7 @@ export class LiteSvmRpc extends LocalServer {
         err: t.err,
         memo: null,
         blockTime: 1_767_225_600 + t.slot,
-        confirmationStatus: depth >= 32 ? "finalized" : "confirmed",
+        confirmationStatus: this.finalizedOnly || depth >= 32 ? "finalized" : "confirmed",
       });
     }
     return out;

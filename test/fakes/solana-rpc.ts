@@ -65,6 +65,10 @@ export interface FakeTx {
   /** Message header numRequiredSignatures (default 1) and compiled instructions (default none). */
   signerCount?: number;
   instructions?: Array<{ programIdIndex: number; accounts: number[]; data: string }>;
+  /** meta.innerInstructions: what each top-level instruction (index) called. */
+  innerInstructions?: Array<{ index: number; instructions: unknown[] }>;
+  /** Transaction version (default 0). */
+  version?: 0 | 1;
   /** Memo listed by getSignaturesForAddress (null when absent). */
   memo?: string;
 }
@@ -92,6 +96,12 @@ export interface WalletTrade {
    */
   route?: "swap" | "friend";
   program?: string;
+  /** Beside the swap (top level, after it), the wallet forwards the tokens it bought to this owner. */
+  forwardTo?: string;
+  /** Beside the swap (top level, after it), the wallet mints itself this token (it holds the mint authority). */
+  mintedBeside?: { mint: string; amount: bigint };
+  /** The transaction's version (default 0); 1 (SIMD-0296) is served only to a client that asks for it. */
+  version?: 0 | 1;
 }
 
 interface TokenEntry {
@@ -127,6 +137,12 @@ export class FakeSolanaRpc {
    * is served as a Token-2022 mint account carrying them.
    */
   readonly mintExtensions = new Map<string, Array<{ type: number; value: Uint8Array }>>();
+  /**
+   * The confirmationStatus a landed transaction reports: "confirmed" (the status seen first on
+   * today's nodes), or "finalized" from the start, with confirmations null, as a node where
+   * confirmed and finalized coincide (Alpenglow) answers: it never says "confirmed".
+   */
+  reportedCommitment: "confirmed" | "finalized" = "confirmed";
   /** The next simulateTransaction answers this err (then null again). */
   nextSimulationError: unknown = null;
   private readonly failures = new Map<string, RpcFailure[]>();
@@ -218,7 +234,7 @@ export class FakeSolanaRpc {
     const signature = bs58.encode(crypto.getRandomValues(new Uint8Array(64)));
     const signers = t.signers ?? [owner];
     const friend = t.route === "friend";
-    // The counterpart: the DEX pool's vault, or (route "friend") another wallet.
+    // The counterpart: the DEX pool's vault (its wSOL vault when wrapped), or another wallet.
     const counterpart = friend ? FRIEND_WALLET : POOL_VAULT;
     const fee = SIGNATURE_FEE * BigInt(signers.length);
     const ownerPays = signers[0] === owner;
@@ -229,51 +245,94 @@ export class FakeSolanaRpc {
     const ok = t.err === undefined;
     const solAfter = solBefore - (ownerPays ? fee : 0n) + (ok && !t.wrapped ? sign * t.lamports : 0n);
     const wsolAfter = wsolBefore + (ok && t.wrapped ? sign * t.lamports : 0n);
-    const tokAfter = tokBefore - (ok ? sign * t.tokens : 0n);
+    // What the swap moved, then what the wallet forwarded of it beside the swap.
+    const tokAfter = tokBefore - (ok ? sign * t.tokens : 0n) - (ok && t.forwardTo ? t.tokens : 0n);
+    const minted = ok ? (t.mintedBeside?.amount ?? 0n) : 0n;
+    const mintedBefore = t.mintedBeside ? this.tokenOf(owner, t.mintedBeside.mint) : 0n;
     this.lamports.set(owner, solAfter);
     this.setTokenBalance(owner, t.mint, tokAfter);
     if (t.wrapped) this.setTokenBalance(owner, SOL_MINT, wsolAfter);
+    if (t.mintedBeside) this.setTokenBalance(owner, t.mintedBeside.mint, mintedBefore + minted);
     const others = signers.filter((k) => k !== owner);
     // Keys as a node lists them: signers first (the fee payer at 0), then the owner unless it signed.
     const head = [...signers, ...(signers.includes(owner) ? [] : [owner])];
     const at = head.length;
-    const entry = (i: number, mint: string, amount: bigint): TokenEntry => ({
+    const entry = (i: number, mint: string, amount: bigint, holder = owner): TokenEntry => ({
       accountIndex: i,
       mint,
-      owner,
+      owner: holder,
       programId: TOKEN_PROGRAM,
       amount,
       decimals: mint === SOL_MINT ? 9 : this.decimalsOf(mint),
     });
-    const tokens = (tok: bigint, wsol: bigint) => [
-      ...(tok > 0n ? [entry(at + 2, t.mint, tok)] : []),
-      ...(t.wrapped ? [entry(at + 3, SOL_MINT, wsol)] : []),
-    ];
-    // The token accounts the balances' accountIndex names.
+    // The token accounts the balances' accountIndex names: the owner's (token, then wSOL), then
+    // the pool's token vault, the forwarded-to account, the minted mint and the owner's account of it.
     const accounts = [ataOf(owner, t.mint), ...(t.wrapped ? [ataOf(owner, SOL_MINT)] : [])];
+    const extra = [
+      POOL_TOKEN_VAULT,
+      ...(t.forwardTo ? [ataOf(t.forwardTo, t.mint)] : []),
+      ...(t.mintedBeside ? [t.mintedBeside.mint, ataOf(owner, t.mintedBeside.mint)] : []),
+    ];
+    const programs = friend
+      ? [SYSTEM_PROGRAM, TOKEN_PROGRAM]
+      : [t.program ?? RAYDIUM_CPMM, TOKEN_PROGRAM, SYSTEM_PROGRAM];
+    const keys = [...head, counterpart, t.mint, ...accounts, ...extra, ...programs];
+    const ix = (program: string, accs: string[], data: Uint8Array) => ({
+      programIdIndex: keys.indexOf(program),
+      accounts: accs.map((a) => keys.indexOf(a)),
+      data: bs58.encode(data),
+    });
+    // An account the buy opened stays open (listed at 0) when everything it got was forwarded.
+    const tokens = (tok: bigint, wsol: bigint, forwarded: bigint, mintedNow: bigint) => [
+      ...(tok > 0n || forwarded > 0n ? [entry(at + 2, t.mint, tok)] : []),
+      ...(t.wrapped ? [entry(at + 3, SOL_MINT, wsol)] : []),
+      ...(t.forwardTo && forwarded > 0n ? [entry(keys.indexOf(extra[1]!), t.mint, forwarded, t.forwardTo)] : []),
+      ...(t.mintedBeside && mintedNow > 0n
+        ? [entry(keys.length - programs.length - 1, t.mintedBeside.mint, mintedNow)]
+        : []),
+    ];
     // A wrapped-SOL account's lamports are its rent plus the SOL it wraps.
     const lamportsOfAccounts = (wsol: bigint) => [
       TOKEN_ACCOUNT_RENT,
       ...(t.wrapped ? [TOKEN_ACCOUNT_RENT + wsol] : []),
+      ...extra.map(() => TOKEN_ACCOUNT_RENT),
     ];
-    const programs = friend ? [SYSTEM_PROGRAM, TOKEN_PROGRAM] : [t.program ?? RAYDIUM_CPMM];
-    const keys = [...head, counterpart, t.mint, ...accounts, ...programs];
-    const programAt = (p: string) => keys.indexOf(p);
-    const ownerAt = keys.indexOf(owner);
-    const tokenAccountAt = keys.indexOf(accounts[0]!);
+    const [ata, wsolAta] = accounts as [string, string | undefined];
+    const decimals = this.decimalsOf(t.mint);
     const instructions = friend
       ? [
           // SOL to (or from) the friend, and the friend's token handed over (or back), top level.
-          { programIdIndex: programAt(SYSTEM_PROGRAM), accounts: [ownerAt, at], data: "" },
-          { programIdIndex: programAt(TOKEN_PROGRAM), accounts: [tokenAccountAt, ownerAt], data: "" },
+          ix(SYSTEM_PROGRAM, [owner, counterpart], systemTransfer(t.lamports)),
+          ix(TOKEN_PROGRAM, [ata, owner], new Uint8Array()),
         ]
       : [
-          {
-            programIdIndex: programAt(t.program ?? RAYDIUM_CPMM),
-            accounts: [ownerAt, at, at + 1, tokenAccountAt],
-            data: "",
-          },
+          ix(t.program ?? RAYDIUM_CPMM, [owner, counterpart, t.mint, ata, POOL_TOKEN_VAULT], new Uint8Array([9])),
+          ...(t.forwardTo
+            ? [ix(TOKEN_PROGRAM, [ata, t.mint, extra[1]!, owner], transferChecked(t.tokens, decimals))]
+            : []),
+          ...(t.mintedBeside
+            ? [ix(TOKEN_PROGRAM, [t.mintedBeside.mint, extra.at(-1)!, owner], mintTo(t.mintedBeside.amount))]
+            : []),
         ];
+    // What the DEX instruction called, as the node reports it (meta.innerInstructions): the SOL
+    // leg (a System transfer, or a wSOL token transfer when wrapped; a sale's native SOL is paid
+    // out by the program writing the vault's lamports, as Pump.fun's bonding curve does: no
+    // instruction) and the token leg (a transferChecked).
+    const solLeg = t.wrapped
+      ? [
+          t.side === "buy"
+            ? ix(TOKEN_PROGRAM, [wsolAta!, counterpart, owner], tokenTransfer(t.lamports))
+            : ix(TOKEN_PROGRAM, [counterpart, wsolAta!, counterpart], tokenTransfer(t.lamports)),
+        ]
+      : t.side === "buy"
+        ? [ix(SYSTEM_PROGRAM, [owner, counterpart], systemTransfer(t.lamports))]
+        : [];
+    const tokenLeg =
+      t.side === "buy"
+        ? ix(TOKEN_PROGRAM, [POOL_TOKEN_VAULT, t.mint, ata, counterpart], transferChecked(t.tokens, decimals))
+        : ix(TOKEN_PROGRAM, [ata, t.mint, POOL_TOKEN_VAULT, owner], transferChecked(t.tokens, decimals));
+    const inner =
+      friend || !ok ? [] : [{ index: 0, instructions: [...solLeg, tokenLeg].map((c) => ({ ...c, stackHeight: 2 })) }];
     const counterpartMove = ok ? sign * t.lamports : 0n;
     const payerLamports = others.map((k) => this.lamports.get(k) ?? 1_000_000_000n);
     for (const [i, k] of others.entries()) if (i === 0 && !ownerPays) this.lamports.set(k, payerLamports[i]! - fee);
@@ -305,14 +364,16 @@ export class FakeSolanaRpc {
           ...lamportsOfAccounts(wsolAfter),
           ...programs.map(() => 1n),
         ],
-        pre: tokens(tokBefore, wsolBefore),
-        post: tokens(tokAfter, wsolAfter),
+        pre: tokens(tokBefore, wsolBefore, 0n, mintedBefore),
+        post: tokens(tokAfter, wsolAfter, ok && t.forwardTo ? t.tokens : 0n, mintedBefore + minted),
         fee,
       },
       failOnLand: null,
       blockTime: t.blockTime,
       signerCount: signers.length,
       instructions,
+      innerInstructions: inner,
+      version: t.version,
     });
     return signature;
   }
@@ -753,12 +814,13 @@ export class FakeSolanaRpc {
         else if (this.blockHeight <= tx.lastValidBlockHeight) this.apply(tx, tx.failOnLand);
       }
       if (tx.state !== "landed") return null;
+      const finalized = this.reportedCommitment === "finalized";
       return {
         slot: tx.slot,
-        confirmations: 10,
+        confirmations: finalized ? null : 10,
         err: tx.err,
         status: tx.err ? { Err: tx.err } : { Ok: null },
-        confirmationStatus: "confirmed",
+        confirmationStatus: this.reportedCommitment,
       };
     });
     return { context: this.context(), value };
@@ -789,7 +851,7 @@ export class FakeSolanaRpc {
         err: t.err,
         memo: t.memo === undefined ? null : `[${t.memo.length}] ${t.memo}`,
         blockTime: t.blockTime ?? 1_767_225_600,
-        confirmationStatus: "confirmed",
+        confirmationStatus: this.reportedCommitment,
       });
     }
     return out;
@@ -798,9 +860,14 @@ export class FakeSolanaRpc {
   private transaction(params: unknown[]) {
     const sig = String(params[0]);
     const cfg = params[1] as { encoding?: string; maxSupportedTransactionVersion?: number } | undefined;
-    if (cfg?.maxSupportedTransactionVersion !== 0)
-      throw new RpcError(-32015, "Transaction version (0) is not supported by the requesting client");
     const tx = this.txs.get(sig);
+    const version = tx?.version ?? 0;
+    // As a node answers a client whose maxSupportedTransactionVersion is below the transaction's.
+    if (cfg?.maxSupportedTransactionVersion === undefined || cfg.maxSupportedTransactionVersion < version)
+      throw new RpcError(
+        -32015,
+        `Transaction version (${version}) is not supported by the requesting client. Please try the request again with the following configuration parameter: "maxSupportedTransactionVersion": ${version}`,
+      );
     if (tx?.state !== "landed" || !tx.meta) return null;
     const ui = (t: TokenEntry) => ({
       accountIndex: t.accountIndex,
@@ -812,7 +879,7 @@ export class FakeSolanaRpc {
     return {
       slot: tx.slot,
       blockTime: tx.blockTime ?? 1_767_225_600,
-      version: 0,
+      version,
       meta: {
         err: tx.err,
         status: tx.err ? { Err: tx.err } : { Ok: null },
@@ -821,7 +888,7 @@ export class FakeSolanaRpc {
         postBalances: tx.meta.postBalances.map(Number),
         preTokenBalances: tx.meta.pre.map(ui),
         postTokenBalances: tx.meta.post.map(ui),
-        innerInstructions: [],
+        innerInstructions: tx.innerInstructions ?? [],
         logMessages: [],
         loadedAddresses: { writable: [], readonly: [] },
         computeUnitsConsumed: 123_456,
@@ -878,8 +945,31 @@ const SYSTEM_PROGRAM = "11111111111111111111111111111111";
 /** Raydium CPMM (src/copytrading/dex-programs.ts): the DEX a watched wallet's swap goes through. */
 const RAYDIUM_CPMM = "CPMMoo8L3F4NbTegBCKVNunggL7H1ZpdTHKxQB5qKP1C";
 const POOL_VAULT = "5Q544fKrFoe6tsEbD7S8EmxGTJYAKtTVhAW5Q5pge4j1";
+/** The pool's token vault: pays the token out (buy), takes it in (sell). */
+const POOL_TOKEN_VAULT = "9vzQfPxRkZyHwGjTs7ncEtAXeR3UxWKs1jTfNcFqBbBy";
 const FRIEND_WALLET = "Fr1endWa11et11111111111111111111111111111111";
 const TOKEN_ACCOUNT_RENT = 2_039_280n;
+
+/** System program Transfer (instruction 2): u32 tag, u64 lamports. */
+function systemTransfer(lamports: bigint): Uint8Array {
+  const d = new Uint8Array(12);
+  const v = new DataView(d.buffer);
+  v.setUint32(0, 2, true);
+  v.setBigUint64(4, lamports, true);
+  return d;
+}
+
+/** An SPL token instruction: one tag byte, a u64 amount, then `tail` (transferChecked's decimals). */
+function tokenIx(tag: number, amount: bigint, tail: number[] = []): Uint8Array {
+  const d = new Uint8Array(9 + tail.length);
+  d[0] = tag;
+  new DataView(d.buffer).setBigUint64(1, amount, true);
+  d.set(tail, 9);
+  return d;
+}
+const tokenTransfer = (amount: bigint) => tokenIx(3, amount);
+const mintTo = (amount: bigint) => tokenIx(7, amount);
+const transferChecked = (amount: bigint, decimals: number) => tokenIx(12, amount, [decimals]);
 
 /** base64 account JSON as getMultipleAccounts and simulateTransaction answer it. */
 function accountJson(owner: string, lamports: bigint, data: Uint8Array) {

@@ -131,3 +131,35 @@ describe("SOLANA_CONFIRM_RPC_URL: expiry needs both nodes", () => {
     expect(openPositions(agentId)).toBe(0);
   });
 });
+
+describe("a chain whose nodes report only finalized (Alpenglow, issue 40 item 5)", () => {
+  test("a landed buy and its stale exit are recorded confirmed", async () => {
+    await start(true);
+    chain.finalizedOnly = true;
+    const agentId = await service.agent("live", { filters: { maxPositionAgeDays: 1 } });
+    await service.signal(pool.mint);
+    expect(journal().map((r) => r.status)).toEqual(["confirmed"]);
+    expect(openPositions(agentId)).toBe(1);
+    ctx.clock.advance(2 * 86_400_000); // the position is stale
+    await ctx.services.trading.monitor.tick();
+    await ctx.services.trading.live!.closer.idle();
+    expect(journal().map((r) => [r.side, r.status])).toEqual([
+      ["BUY", "confirmed"],
+      ["SELL", "confirmed"],
+    ]);
+    expect(openPositions(agentId)).toBe(0);
+    service.token = (await login(ctx)).token;
+  });
+
+  test("a buy that never landed is proven expired by both nodes", async () => {
+    await start(true);
+    chain.finalizedOnly = true;
+    const agentId = await service.agent("live");
+    for (let i = 0; i < 20; i++) chain.sendModes.push({ kind: "drop" });
+    clock.onSleep = () => chain.advance(40);
+    await service.signal(pool.mint);
+    clock.onSleep = null;
+    expect(journal().map((r) => r.status)).toEqual(["expired"]);
+    expect(openPositions(agentId)).toBe(0);
+  });
+});

@@ -20,7 +20,9 @@ import { type ChainContext, signedBase64, startChain } from "./chain-context.ts"
 // and classified by the copy-trading rule (src/copytrading/detect.ts). No DEX program can be
 // loaded into litesvm here, so the "DEX" of the swap that counts is a stand-in registered as
 // WALLET_WATCH_EXTRA_PROGRAMS would (the Memo program, naming the pool's account); the built-in
-// list alone calls every transaction below "not a swap".
+// list alone calls every transaction below "not a swap". The Memo program calls nothing, so no
+// transaction here is a copied swap: a swap is what moved inside the DEX instruction (its inner
+// calls), which the watcher tests serve from the fake node (test/copytrading/swap-legs.test.ts).
 
 let c: ChainContext;
 let pool: Pool;
@@ -66,7 +68,7 @@ test("finding 1: SOL paid to another wallet that hands the token back is no buy 
   expect(await classify(sig)).toMatchObject({ kind: "ignored", reason: "not_a_swap" });
 });
 
-test("a swap the wallet signed, through a listed program naming the pool, is a buy of what went into it", async () => {
+test("issue 40 item 4: transfers beside a listed program's instruction (top level, the pool named by it) are no buy: only what moved inside the swap counts", async () => {
   const ata = getAssociatedTokenAddressSync(pool.mint, c.wallet.publicKey, false, pool.programId);
   const ixs = [
     SystemProgram.transfer({ fromPubkey: c.wallet.publicKey, toPubkey: pool.owner.publicKey, lamports: 300_000_000n }),
@@ -101,12 +103,13 @@ test("a swap the wallet signed, through a listed program naming the pool, is a b
     }),
   ];
   const sig = await land(ixs, [c.wallet, pool.owner]);
-  expect(await classify(sig)).toEqual({
-    kind: "buy",
-    mint: pool.mint.toBase58(),
-    solLamports: 300_000_000n,
-    tokenAmount: 300_000_000n,
-  } as never);
+  // The stand-in calls nothing: the SOL and the token moved beside it. (Before issue 40 this
+  // counted as a buy, the SOL having reached an account the instruction names.)
+  expect(await classify(sig)).toMatchObject({
+    kind: "ignored",
+    reason: "not_a_swap",
+    seen: { side: "buy", mint: pool.mint.toBase58(), tokenAmount: 300_000_000n },
+  });
   expect(await classify(sig, builtIn)).toMatchObject({ kind: "ignored", reason: "not_a_swap" });
 });
 

@@ -20,7 +20,8 @@ type EventType =
   | "webhook.disabled"
   | "risk.tripped"
   | "trading.paused"
-  | "trading.resumed";
+  | "trading.resumed"
+  | "wallet_watch.unreadable";
 
 export interface ServiceEvent {
   id: number;
@@ -41,6 +42,7 @@ const TYPES: EventType[] = [
   "risk.tripped",
   "trading.paused",
   "trading.resumed",
+  "wallet_watch.unreadable",
 ];
 
 export const streamState = signal<"off" | "connecting" | "open" | "reconnecting">("off");

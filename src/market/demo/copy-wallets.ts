@@ -1,7 +1,7 @@
 import type { Clock } from "../../clock.ts";
 import { SOL_MINT } from "../../money.ts";
 import type { LandedTransaction } from "../landed-transaction.ts";
-import type { SignatureInfo } from "../solana-rpc.ts";
+import { type SignatureInfo, TOKEN_PROGRAM_ID } from "../solana-rpc.ts";
 import type { SignaturePage, WalletActivitySource } from "../wallet-activity.ts";
 import { DemoMarketState } from "./providers.ts";
 import { seededBase58, uniform } from "./seeded.ts";
@@ -24,6 +24,16 @@ const TOKEN_ACCOUNT_RENT = 2_039_280n;
 const POOL_LAMPORTS = 1_000_000n * 1_000_000_000n;
 /** The PumpSwap AMM program (src/copytrading/dex-programs.ts). */
 const DEMO_DEX = "pAMMBay6oceH9fJKBRHGP5D4bD4sWpmSwMn52FMfXEA";
+
+const SYSTEM_PROGRAM = "11111111111111111111111111111111";
+
+/** A transfer's data: the instruction tag (System: u32 at 0; SPL token: one byte), then the u64 amount. */
+function leg(tag: number, amount: bigint, amountAt: 1 | 4): Uint8Array {
+  const d = new Uint8Array(amountAt + 8);
+  d[0] = tag;
+  new DataView(d.buffer).setBigUint64(amountAt, amount, true);
+  return d;
+}
 
 /** The demo's followable wallets: readable 32-byte base58 addresses like the demo tokens'. */
 export const DEMO_COPY_WALLETS: ReadonlyArray<{ address: string; label: string }> = Object.freeze([
@@ -76,6 +86,7 @@ export class DemoCopyWallets implements WalletActivitySource {
     const signature = seededBase58(64, 67, wallet, bucket);
     const pool = demoAddress("CopyAmm");
     const tokenAccount = seededBase58(32, 68, wallet, token.decimals);
+    const poolVault = seededBase58(32, 69, wallet, token.decimals);
     const poolAfter = failed ? POOL_LAMPORTS : POOL_LAMPORTS + (buy ? lamports : -lamports);
     return {
       signature,
@@ -85,13 +96,40 @@ export class DemoCopyWallets implements WalletActivitySource {
         blockTime: Math.floor(at / 1000),
         err: failed ? { InstructionError: [2, { Custom: 6001 }] } : null,
         feeLamports: FEE,
-        accountKeys: [owner, pool, token.address, tokenAccount, DEMO_DEX],
-        preBalances: [START_LAMPORTS, POOL_LAMPORTS, 0n, TOKEN_ACCOUNT_RENT, 1n],
-        postBalances: [solAfter, poolAfter, 0n, TOKEN_ACCOUNT_RENT, 1n],
-        // Signed by the wallet, swapping through a DEX program with the pool as its account: a
+        accountKeys: [owner, pool, token.address, tokenAccount, poolVault, DEMO_DEX, TOKEN_PROGRAM_ID, SYSTEM_PROGRAM],
+        preBalances: [START_LAMPORTS, POOL_LAMPORTS, 0n, TOKEN_ACCOUNT_RENT, TOKEN_ACCOUNT_RENT, 1n, 1n, 1n],
+        postBalances: [solAfter, poolAfter, 0n, TOKEN_ACCOUNT_RENT, TOKEN_ACCOUNT_RENT, 1n, 1n, 1n],
+        // Signed by the wallet, swapping through a DEX program whose calls move the SOL (a buy's
+        // System transfer; a sale's SOL the pool pays out by writing lamports) and the token: a
         // trade copy trading counts (src/copytrading/detect.ts).
         signers: [owner],
-        instructions: [{ program: DEMO_DEX, accounts: [owner, pool, token.address, tokenAccount], inner: [] }],
+        instructions: [
+          {
+            program: DEMO_DEX,
+            accounts: [owner, pool, token.address, tokenAccount, poolVault],
+            data: new Uint8Array([1]),
+            inner: failed
+              ? []
+              : buy
+                ? [
+                    { program: SYSTEM_PROGRAM, accounts: [owner, pool], data: leg(2, lamports, 4), stackHeight: 2 },
+                    {
+                      program: TOKEN_PROGRAM_ID,
+                      accounts: [poolVault, tokenAccount, pool],
+                      data: leg(3, atomic, 1),
+                      stackHeight: 2,
+                    },
+                  ]
+                : [
+                    {
+                      program: TOKEN_PROGRAM_ID,
+                      accounts: [tokenAccount, poolVault, owner],
+                      data: leg(3, atomic, 1),
+                      stackHeight: 2,
+                    },
+                  ],
+          },
+        ],
         preTokenBalances: [entry(held)],
         postTokenBalances: [entry(tokensAfter)],
       },

@@ -12,6 +12,7 @@ export const WEBHOOK_EVENT_TYPES = [
   "risk.tripped",
   "trading.paused",
   "trading.resumed",
+  "wallet_watch.unreadable",
 ] as const;
 
 /** The type of the message POST /webhooks/:id/test sends. */

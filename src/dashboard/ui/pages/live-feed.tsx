@@ -49,6 +49,8 @@ function describeEvent(e: Pick<ServiceEvent, "type" | "data">): string {
       return `Trading paused: ${(d.modes as string[] | undefined)?.join(" and ")}`;
     case "trading.resumed":
       return `Trading resumed: ${(d.modes as string[] | undefined)?.join(" and ")}`;
+    case "wallet_watch.unreadable":
+      return `Copy trading: ${d.message}`;
     default:
       return e.type;
   }
