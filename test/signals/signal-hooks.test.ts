@@ -1,7 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { sha256Hex } from "../../src/auth/hashing.ts";
 import { TRADINGVIEW_ADDRESSES } from "../../src/ip-ranges.ts";
+import { createAgent } from "../agents/fixtures.ts";
 import { contextsClosedAfterEach, createApiKey, json, login, type TestContext } from "../helpers/context.ts";
+import { until } from "../helpers/until.ts";
 
 // Signal hooks (issue 42, PRODUCT.md §4): what TradingView sends, as it sends it — text/plain with
 // no header, placeholders as strings, up to four deliveries of one alert, a {{timenow}} that may
@@ -269,6 +271,38 @@ describe("POST /api/v1/hooks/{token}: what TradingView sends", () => {
       { receivedAt: "2026-01-01T00:00:01.000Z", status: 200, error: null, duplicate: true, signal: brief },
       { receivedAt: "2026-01-01T00:00:00.000Z", status: 201, error: null, duplicate: false, signal: brief },
     ]);
+  });
+});
+
+describe("the answer never waits for a trade", () => {
+  test("201 leaves while the agent's quote is still unanswered at the swap aggregator", async () => {
+    // An aggregator that holds every request until the test lets go: the trade cannot finish.
+    const held: Array<() => void> = [];
+    const seen: string[] = [];
+    const aggregator = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: (req) => {
+        seen.push(new URL(req.url).pathname);
+        return new Promise<Response>((resolve) => held.push(() => resolve(new Response("held", { status: 503 }))));
+      },
+    });
+    try {
+      await setup({ SWAP_AGGREGATOR_URL: `http://127.0.0.1:${aggregator.port}` });
+      const agent = await createAgent(ctx, jwt);
+      await ctx.request("PUT", `/api/v1/agents/${agent.id}`, { token: jwt, body: { automatedTradingSimulation: true } });
+      const hook = await createHook();
+      const res = await tradingView(hook.url, alert());
+      expect(res.status).toBe(201);
+      const { id } = await json(res);
+      // After the answer, the agent is still at the aggregator: the signal is not decided yet.
+      await until(() => seen.length > 0, "the agent's request to the swap aggregator");
+      const processing = await json(await ctx.request("GET", `/api/v1/trading-signals/${id}`, { token: jwt }));
+      expect(processing.processing.status).not.toBe("done");
+    } finally {
+      for (const release of held.splice(0)) release();
+      await aggregator.stop(true);
+    }
   });
 });
 
