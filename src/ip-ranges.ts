@@ -13,8 +13,6 @@ interface Range {
   prefix: number;
 }
 
-const MAPPED_V4 = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i;
-
 function v4Bits(address: string): bigint {
   return address.split(".").reduce((acc, part) => (acc << 8n) | BigInt(Number(part)), 0n);
 }
@@ -36,13 +34,13 @@ function v6Bits(address: string): bigint {
 
 /** An address in the form ranges are compared in: mapped IPv4 unwrapped, zone id dropped. */
 function normalised(address: string): { v: 4 | 6; bits: bigint } | null {
-  const plain = address.trim().replace(/%.*$/, "");
-  const mapped = MAPPED_V4.exec(plain);
-  const text = mapped ? (mapped[1] as string) : plain;
+  const text = address.trim().replace(/%.*$/, "");
   const kind = isIP(text);
   if (kind === 4) return { v: 4, bits: v4Bits(text) };
-  if (kind === 6) return { v: 6, bits: v6Bits(text) };
-  return null;
+  if (kind !== 6) return null;
+  const bits = v6Bits(text);
+  // ::ffff:0:0/96 carries an IPv4 address, however it is written.
+  return bits >> 32n === 0xffffn ? { v: 4, bits: bits & 0xffffffffn } : { v: 6, bits };
 }
 
 /** `1.2.3.4`, `10.0.0.0/8`, `::1`, `2001:db8::/32`; null when it is neither an address nor a range. */
@@ -54,8 +52,9 @@ export function parseRange(text: string): Range | null {
   const width = ip.v === 4 ? 32 : 128;
   if (prefixText === undefined) return { ...ip, prefix: width };
   if (!/^\d{1,3}$/.test(prefixText)) return null;
-  const prefix = Number(prefixText);
-  return prefix > width ? null : { ...ip, prefix };
+  // An IPv4-mapped range written in IPv6 (::ffff:10.0.0.0/104) counts its prefix over 128 bits.
+  const prefix = Number(prefixText) - (ip.v === 4 && isIP(address.trim()) === 6 ? 96 : 0);
+  return prefix < 0 || prefix > width ? null : { ...ip, prefix };
 }
 
 function inRange(ip: { v: 4 | 6; bits: bigint }, r: Range): boolean {
