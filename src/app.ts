@@ -16,6 +16,7 @@ import { MAX_BODY_BYTES, MAX_IMPORT_BODY_BYTES } from "./http/body-limits.ts";
 import { errorAnswer } from "./http/error-answer.ts";
 import { edge } from "./http/middleware/edge.ts";
 import { allowedMethods, declaredOperations, mountDeclared } from "./http/operation.ts";
+import { redactPath } from "./http/redact-path.ts";
 import { agentBalanceRoutes } from "./http/routes/agent-balances/index.ts";
 import { agentHistoricalSwapRoutes } from "./http/routes/agent-historical-swaps/index.ts";
 import { agentPositionRoutes } from "./http/routes/agent-positions/index.ts";
@@ -33,6 +34,8 @@ import { notificationRoutes } from "./http/routes/notifications/index.ts";
 import { portfolioRoutes } from "./http/routes/portfolio/index.ts";
 import { priceFeedRoutes } from "./http/routes/price-feeds/index.ts";
 import { publicRoutes } from "./http/routes/public/index.ts";
+import { hookDeliveryRoutes } from "./http/routes/signal-hooks/deliver.ts";
+import { signalHookRoutes } from "./http/routes/signal-hooks/index.ts";
 import { signalSourceRoutes } from "./http/routes/signal-sources/index.ts";
 import { tokenRoutes } from "./http/routes/tokens/index.ts";
 import { riskLimitRoutes, tradingControlRoutes } from "./http/routes/trading-controls/index.ts";
@@ -41,6 +44,7 @@ import { walletWatchGroupRoutes } from "./http/routes/wallet-watch-groups/index.
 import { walletWatchRoutes } from "./http/routes/wallet-watches/index.ts";
 import { walletRoutes } from "./http/routes/wallets/index.ts";
 import { webhookRoutes } from "./http/routes/webhooks/index.ts";
+import { HOOKS_PATH } from "./signals/signal-hooks.ts";
 
 export { MAX_BODY_BYTES, MAX_IMPORT_BODY_BYTES };
 
@@ -79,7 +83,7 @@ function createBaseApp(s: AppDeps): OpenAPIHono<AppEnv> {
       await next();
       s.logger.debug("request", {
         method: c.req.method,
-        path: c.req.path,
+        path: redactPath(c.req.path),
         status: c.res.status,
         ms: Math.round((performance.now() - started) * 100) / 100,
       });
@@ -91,7 +95,12 @@ function createBaseApp(s: AppDeps): OpenAPIHono<AppEnv> {
   app.onError((err, c) => {
     const mapped = err instanceof HTTPException && !(err instanceof AppError) ? fromHonoException(err) : err;
     if (mapped instanceof Response) return mapped;
-    const answer = errorAnswer(mapped, { development, logger: s.logger, method: c.req.method, path: c.req.path });
+    const answer = errorAnswer(mapped, {
+      development,
+      logger: s.logger,
+      method: c.req.method,
+      path: redactPath(c.req.path),
+    });
     for (const [name, value] of Object.entries(answer.headers)) c.header(name, value);
     return c.json(answer.body, answer.status as 400);
   });
@@ -105,13 +114,16 @@ function createBaseApp(s: AppDeps): OpenAPIHono<AppEnv> {
     // A declared method whose handler found nothing (an unknown dashboard asset) is a 404, not a 405.
     const method = c.req.method === "HEAD" ? "GET" : c.req.method;
     if (methods.length > 0 && !methods.includes(method)) {
-      const error = new MethodNotAllowedError(`Method not allowed: ${c.req.method} ${c.req.path}`);
+      const error = new MethodNotAllowedError(`Method not allowed: ${c.req.method} ${redactPath(c.req.path)}`);
       const { status, body } = toErrorBody(error, { development: false });
       return c.json(body, status as 405, { Allow: methods.join(", ") });
     }
-    const { status, body } = toErrorBody(new NotFoundError(`Route not found: ${c.req.method} ${c.req.path}`), {
-      development: false,
-    });
+    const { status, body } = toErrorBody(
+      new NotFoundError(`Route not found: ${c.req.method} ${redactPath(c.req.path)}`),
+      {
+        development: false,
+      },
+    );
     return c.json(body, status as 404);
   });
   return app;
@@ -165,6 +177,8 @@ function mountRoutes(app: OpenAPIHono<AppEnv>, s: AppDeps): void {
   mountDeclared(app, "/api/v1/signal-sources", signalSourceRoutes(s));
   mountDeclared(app, "/api/v1/wallet-watches", walletWatchRoutes(s));
   mountDeclared(app, "/api/v1/wallet-watch-groups", walletWatchGroupRoutes(s));
+  mountDeclared(app, "/api/v1/signal-hooks", signalHookRoutes(s));
+  mountDeclared(app, HOOKS_PATH, hookDeliveryRoutes(s));
   mountDeclared(app, "/v1", publicRoutes(s));
   mountDeclared(app, "/", dashboardRoutes(s)); // the web dashboard: main port only
 

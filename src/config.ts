@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { parseReplicaUrl } from "./db/replication/replica-url.ts";
+import { parseRange } from "./ip-ranges.ts";
 
 // One zod schema over the environment, parsed once at start (PRODUCT.md §1). Every variable the
 // service reads is here and in .env.example; README's configuration table mirrors this file.
@@ -58,6 +59,17 @@ const base58List = (error: string) =>
       return r.ok ? r.programs : [];
     });
 
+/** Comma-separated values, trimmed, empty ones dropped. */
+const commaList = z
+  .string()
+  .default("")
+  .transform((v) =>
+    v
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean),
+  );
+
 const optionalSecret = z
   .string()
   .optional()
@@ -90,16 +102,15 @@ export const configSchema = z.object({
   }),
   ADMIN_PASSWORD: optionalSecret,
   ALLOW_REGISTRATION: bool(false),
-  CORS_ORIGINS: z
-    .string()
-    .default("")
-    .transform((v) =>
-      v
-        .split(",")
-        .map((s) => s.trim())
-        .filter(Boolean),
-    ),
+  CORS_ORIGINS: commaList,
   TRUST_PROXY: bool(false),
+  /**
+   * Reverse proxies whose X-Forwarded-For (and -Proto) are believed: addresses or CIDRs, comma
+   * separated. TRUST_PROXY=true adds loopback (a proxy on the same machine).
+   */
+  TRUSTED_PROXIES: commaList.refine((list) => list.every((e) => parseRange(e) !== null), {
+    error: "must be IP addresses or CIDR ranges, comma separated",
+  }),
   LOGIN_RATE_LIMIT_PER_MINUTE: int(20, 1, 100000),
   SIGNAL_RATE_LIMIT_PER_MINUTE: int(120, 1, 1000000),
   DATA_SOURCES_RATE_LIMIT_PER_MINUTE: int(30, 1, 100000),
@@ -138,6 +149,23 @@ export const configSchema = z.object({
    * reports it degraded and POST /trading-signals answers 503 (docs/decisions/under-load.md).
    */
   SIGNAL_QUEUE_MAX_LAG_SECONDS: int(5, 1, 3600),
+  /** Signal hooks (docs/decisions/signal-hooks.md): a delivery's `timestamp` older than this is refused. */
+  SIGNAL_HOOK_MAX_LAG_SECONDS: int(60, 1, 86400),
+  /** Deliveries one hook takes per minute; over it 429. */
+  SIGNAL_HOOK_RATE_LIMIT_PER_MINUTE: int(60, 1, 100000),
+  /** Wrong or revoked hook tokens (and refused addresses) one client address may send per minute before 429. */
+  SIGNAL_HOOK_MISSES_PER_MINUTE: int(10, 1, 100000),
+  /**
+   * The service's public address (https://trading.example.com), so a hook's `url` is absolute;
+   * empty: a path.
+   */
+  PUBLIC_BASE_URL: z
+    .string()
+    .default("")
+    .refine((v) => v === "" || /^https?:\/\/[^/?#\s]+(\/[^?#\s]*)?$/.test(v), {
+      error: "must be an http(s) URL such as https://trading.example.com",
+    })
+    .transform((v) => v.replace(/\/+$/, "")),
   LIVE_TRADING_ENABLED: bool(false),
   /**
    * The most priority fee (lamports) a stop-loss or stale exit pays when it is re-sent after its

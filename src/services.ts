@@ -37,6 +37,7 @@ import { openPositionsFromDatabase } from "./metrics/database-sources.ts";
 import { createMetrics, type Metrics } from "./metrics/metrics.ts";
 import { createNotifications, type Notifications } from "./notifications/index.ts";
 import { ImpactRecorder } from "./price-history/impact-recorder.ts";
+import { SignalHookService } from "./signals/signal-hooks.ts";
 import type { SignalIntake } from "./signals/signal-intake.ts";
 import type { SignalQueue } from "./signals/signal-queue.ts";
 import type { SignalService } from "./signals/signal-service.ts";
@@ -118,6 +119,8 @@ export interface Services {
   notifications: Notifications;
   /** Wallet watches and the watcher that turns their trades into signals (src/copytrading). */
   copyTrading: CopyTrading;
+  /** Signal hooks: URLs with their own secret for TradingView alerts (src/signals/signal-hooks.ts). */
+  signalHooks: SignalHookService;
   /** WAL checkpoints in a worker thread once the WAL needs one (started by start()). */
   walCheckpoints: WalCheckpointer;
   /** Litestream when REPLICA_URL is set (src/composition/replication.ts), else null. */
@@ -193,6 +196,10 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
     ...pipeline,
   });
   const copyTrading = createCopyTrading(config, { ...core, live, signalIntake: pipeline.signalIntake });
+  const signalHooks = new SignalHookService(database, {
+    ...{ clock, intake: pipeline.signalIntake, signals: trading.signals, registry: metrics.registry },
+    baseUrl: config.PUBLIC_BASE_URL,
+  });
   const portfolioHistory = new PortfolioSnapshotter({
     // Marked at the prices the monitor stored last (each MONITOR_INTERVAL_SECONDS): no market call of its own.
     ...{ database, clock, logger, positions: new StoredOpenPositions(trading.positions, trading.priceWaits) },
@@ -216,6 +223,7 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
     strategyLab,
     notifications,
     copyTrading,
+    signalHooks,
     walCheckpoints: trading.walCheckpoints,
     replication,
     onStart: (fn, label) => lifecycle.onStart(fn, label),

@@ -1,4 +1,5 @@
 import type { Scope } from "../auth/scopes.ts";
+import type { AddressRanges } from "../ip-ranges.ts";
 import type { Services } from "../services.ts";
 import type { AuthMiddleware } from "./middleware/auth.ts";
 import type { ResponseCache } from "./middleware/response-cache.ts";
@@ -29,6 +30,10 @@ export interface HttpLimiters {
   signals: SlidingWindowLimiter;
   dataSources: SlidingWindowLimiter;
   wallets: SlidingWindowLimiter;
+  /** Deliveries per signal hook (src/http/routes/signal-hooks/deliver.ts). */
+  hooks: SlidingWindowLimiter;
+  /** Wrong hook tokens and refused addresses per client address. */
+  hookMisses: SlidingWindowLimiter;
 }
 
 /**
@@ -41,4 +46,6 @@ export type AppDeps = Services & {
   limiters: HttpLimiters;
   /** Hot GET answers kept while the database is unchanged (src/http/middleware/response-cache.ts). */
   responseCache: ResponseCache;
+  /** The reverse proxies whose forwarded headers are believed (TRUSTED_PROXIES, TRUST_PROXY). */
+  trustedProxies: AddressRanges;
 };

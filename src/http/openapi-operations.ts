@@ -158,6 +158,28 @@ export const OPERATIONS: Record<Key, OperationDoc> = {
     operationId: "listWalletWatchTrades",
     summary: "A followed wallet's detected trades and what your agents did",
   },
+  "POST /api/v1/signal-hooks": {
+    operationId: "createSignalHook",
+    summary: "Create a signal hook: a URL with its own secret for TradingView alerts",
+  },
+  "GET /api/v1/signal-hooks": { operationId: "listSignalHooks", summary: "List signal hooks" },
+  "GET /api/v1/signal-hooks/{id}": { operationId: "getSignalHook", summary: "Get one signal hook" },
+  "PATCH /api/v1/signal-hooks/{id}": {
+    operationId: "updateSignalHook",
+    summary: "Rename a signal hook or change its addresses and tokens",
+  },
+  "DELETE /api/v1/signal-hooks/{id}": {
+    operationId: "deleteSignalHook",
+    summary: "Revoke a signal hook (its URL answers 404)",
+  },
+  "GET /api/v1/signal-hooks/{id}/deliveries": {
+    operationId: "listSignalHookDeliveries",
+    summary: "A signal hook's last deliveries",
+  },
+  "POST /api/v1/hooks/{token}": {
+    operationId: "deliverToSignalHook",
+    summary: "Deliver a signal to a hook (TradingView alerts, senders that cannot set a header)",
+  },
   "POST /api/v1/wallet-watch-groups": {
     operationId: "createWalletWatchGroup",
     summary: "Group followed wallets: one signal when N of them buy a mint within T",

@@ -53,6 +53,11 @@ export interface Declaration {
   cached?: boolean;
   /** A route-specific check, run after the credential and the rate limit (e.g. a 503 guard). */
   guard?: (s: AppDeps) => MiddlewareHandler<AppEnv>;
+  /**
+   * The handler reads the body itself, whatever its media type (a signal hook's delivery: JSON sent
+   * as text/plain): the body is documented, and no media-type gate or JSON validator is put before it.
+   */
+  ownBody?: boolean;
 }
 
 /** A registered operation with its full path, as the app and the generated tests see it. */
@@ -75,13 +80,13 @@ export function operation<
   P extends string,
   R extends Omit<RouteConfig, "path" | "security" | "middleware"> & { path: P },
 >(decl: R & Declaration): Omit<R, keyof Declaration> & { path: P } {
-  const { auth: who, rateLimit: limit, bodyLimit: maxBytes, cached, guard, ...route } = decl as DeclaredRoute;
+  const { auth: who, rateLimit: limit, bodyLimit: maxBytes, cached, guard, ownBody, ...route } = decl as DeclaredRoute;
   const config = createRoute({
     ...route,
     security: securityOf(who),
     responses: { ...derivedResponses(route, who, limit !== undefined), ...route.responses },
   } as RouteConfig);
-  declarations.set(config, { auth: who, rateLimit: limit, bodyLimit: maxBytes, cached, guard });
+  declarations.set(config, { auth: who, rateLimit: limit, bodyLimit: maxBytes, cached, guard, ownBody });
   return config as unknown as Omit<R, keyof Declaration> & { path: P };
 }
 
@@ -138,9 +143,11 @@ export function createRouter(s: AppDeps): OpenAPIHono<AppEnv> {
     // Query, path and header checks are ours (./request-validators.ts); the document still gets the
     // whole declaration, registered here since the library is handed the route without them.
     const { rest, validator } = splitRequestValidation(route.request);
-    if (!validator) return register({ ...route, middleware: checks }, handler);
+    if (!validator && !decl.ownBody) return register({ ...route, middleware: checks }, handler);
     router.openAPIRegistry.registerPath(route);
-    return register({ ...route, request: rest, hide: true, middleware: [...checks, validator] }, handler);
+    const request = decl.ownBody ? { ...rest, body: undefined } : rest;
+    const middleware = validator ? [...checks, validator] : checks;
+    return register({ ...route, request, hide: true, middleware }, handler);
   }) as typeof router.openapi;
   return router;
 }

@@ -56,6 +56,19 @@ export class SlidingWindowLimiter {
     };
   }
 
+  /**
+   * Seconds until `key` may be counted again, 0 when a hit now would be allowed; counts nothing
+   * (a signal hook asks it of an address before looking the token up).
+   */
+  blockedFor(key: string): number {
+    const log = this.hits.get(key);
+    if (!log) return 0;
+    const floor = this.clock.now() - this.windowMs;
+    const live = log.filter((t) => t > floor);
+    if (live.length < this.limit) return 0;
+    return Math.max(1, Math.ceil(((live[0] as number) + this.windowMs - this.clock.now()) / 1000));
+  }
+
   sweep(): void {
     const now = this.clock.now();
     this.lastSweep = now;

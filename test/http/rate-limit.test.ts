@@ -144,13 +144,16 @@ describe("through the app", () => {
     expect((await attempt()).status).toBe(400);
   });
 
-  test("login per address with TRUST_PROXY: the first X-Forwarded-For entry is the address", async () => {
-    const ctx = await createTestContext({ env: { TRUST_PROXY: "true" } });
+  test("login per address behind trusted proxies: the last X-Forwarded-For entry no trusted proxy added is the address", async () => {
+    const ctx = await createTestContext({ env: { TRUST_PROXY: "true", TRUSTED_PROXIES: "10.0.0.0/8" } });
     contexts.push(ctx);
     const attempt = (xff: string) =>
       ctx.request("POST", "/api/v1/auth/login", { body: {}, headers: { "x-forwarded-for": xff } });
+    // A chain of trusted proxies in front of the client: the client is the address before them.
     for (let i = 0; i < 20; i++) expect((await attempt(`203.0.113.5, 10.0.0.${i}`)).status).toBe(400);
     expect((await attempt("203.0.113.5")).status).toBe(429);
-    expect((await attempt("203.0.113.6, 203.0.113.5")).status).toBe(400);
+    // What a client writes before its own address (a proxy that appends) does not pick its address.
+    expect((await attempt("203.0.113.6, 203.0.113.5")).status).toBe(429);
+    expect((await attempt("203.0.113.5, 203.0.113.6")).status).toBe(400);
   });
 });

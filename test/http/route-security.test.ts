@@ -76,6 +76,9 @@ async function seedForeign() {
   foreign["wallet-watch-groups"] = await create("/api/v1/wallet-watch-groups", {
     body: exampleBody("POST", "/api/v1/wallet-watch-groups"),
   });
+  foreign["signal-hooks"] = await create("/api/v1/signal-hooks", {
+    body: exampleBody("POST", "/api/v1/signal-hooks"),
+  });
   foreign.backtests = await create("/api/v1/backtests", {
     body: exampleBody("POST", "/api/v1/backtests"),
   });
@@ -145,6 +148,8 @@ describe("every declared route", () => {
       "POST /api/v1/auth/login",
       "POST /api/v1/auth/refresh",
       "POST /api/v1/auth/register",
+      // A signal hook's delivery: the URL carries the hook's own secret (test/signals/signal-hooks.test.ts).
+      "POST /api/v1/hooks/{token}",
     ]);
   });
 

@@ -16,6 +16,7 @@ import { LoginPage } from "./pages/login.tsx";
 import { OverviewPage } from "./pages/overview.tsx";
 import { RiskLimitsPage } from "./pages/risk-limits.tsx";
 import { SettingsPage } from "./pages/settings.tsx";
+import { SignalHooksPage } from "./pages/signal-hooks.tsx";
 import { SignalDetailPage, SignalsPage } from "./pages/signals.tsx";
 import { StrategyLabPage } from "./pages/strategy-lab.tsx";
 import { TradingBanners, TradingSwitch } from "./pages/trading-controls.tsx";
@@ -38,6 +39,7 @@ function Nav() {
         {link(href(), "Overview", !top || top === "agents")}
         {link(href("signals"), "Signals", top === "signals")}
         {link(href("copy-trading"), "Copy trading", top === "copy-trading")}
+        {link(href("signal-hooks"), "Signal hooks", top === "signal-hooks")}
         {link(href("lab"), "Strategy lab", top === "lab")}
         {link(href("api-keys"), "API keys", top === "api-keys")}
         {link(href("notifications"), "Notifications", top === "notifications")}
@@ -76,6 +78,7 @@ function Page() {
   if (top === "api-keys") return <ApiKeysPage />;
   if (top === "lab") return <StrategyLabPage id={id} />;
   if (top === "copy-trading") return <CopyTradingPage />;
+  if (top === "signal-hooks") return <SignalHooksPage />;
   if (top === "notifications") return <SettingsPage />;
   if (top === "risk-limits") return <RiskLimitsPage />;
   return <OverviewPage />;

@@ -1,6 +1,7 @@
+import type { Context } from "hono";
 import { ValidationError } from "../../../errors.ts";
 import type { AppDeps } from "../../app-env.ts";
-import { clientAddress } from "../../client-address.ts";
+import { clientAddress, fromTrustedProxy } from "../../client-address.ts";
 import { auth, createRouter, operation, type RateLimitDeclaration } from "../../operation.ts";
 import { errorResponses, jsonContent, SuccessMessageSchema } from "../../schemas.ts";
 import { clearRefreshCookie, refreshTokenFromCookie, setRefreshCookie, wantsRefreshCookie } from "./refresh-cookie.ts";
@@ -18,7 +19,7 @@ import {
 // SPEC "Limits": login and register are limited per client address.
 const perAddress = {
   limiter: "login",
-  key: (c, s) => `login:${clientAddress(c, s.config.TRUST_PROXY)}`,
+  key: (c, s) => `login:${clientAddress(c, s.trustedProxies)}`,
 } as const satisfies RateLimitDeclaration;
 
 /** Logout with a refresh token that is not the user's valid one: the access token is revoked anyway. */
@@ -86,7 +87,8 @@ const logout = operation({
 
 export function authRoutes(s: AppDeps) {
   const router = createRouter(s);
-  const trustProxy = s.config.TRUST_PROXY;
+  // X-Forwarded-Proto is believed only from a trusted proxy (src/http/client-address.ts).
+  const trustProxy = (c: Context) => fromTrustedProxy(c, s.trustedProxies);
 
   return router
     .openapi(login, async (c) => {
@@ -95,7 +97,7 @@ export function authRoutes(s: AppDeps) {
       if (!wantsRefreshCookie(c)) return c.json(result, 200);
       // Dashboard login: the refresh token goes into the HttpOnly cookie, never into the body.
       const { refreshToken, ...rest } = result;
-      setRefreshCookie(c, refreshToken, trustProxy);
+      setRefreshCookie(c, refreshToken, trustProxy(c));
       return c.json(rest, 200);
     })
     .openapi(register, async (c) => {
@@ -107,7 +109,7 @@ export function authRoutes(s: AppDeps) {
       if (!token) throw new ValidationError(REFRESH_REQUIRED);
       const pair = await s.accounts.refresh(token);
       if (!wantsRefreshCookie(c)) return c.json(pair, 200);
-      setRefreshCookie(c, pair.refreshToken, trustProxy);
+      setRefreshCookie(c, pair.refreshToken, trustProxy(c));
       return c.json({ accessToken: pair.accessToken }, 200);
     })
     .openapi(me, (c) => c.json(s.accounts.me(c.get("auth").userId), 200))
@@ -115,7 +117,7 @@ export function authRoutes(s: AppDeps) {
       const auth = c.get("auth");
       const body = c.req.valid("json");
       const refreshToken = body?.refreshToken ?? refreshTokenFromCookie(c);
-      if (wantsRefreshCookie(c)) clearRefreshCookie(c, trustProxy);
+      if (wantsRefreshCookie(c)) clearRefreshCookie(c, trustProxy(c));
       const out = await s.accounts.logout(auth.userId, auth.jti as string, auth.exp as number, refreshToken);
       const message = out.refreshToken === "not recognised" ? LOGOUT_REFRESH_NOT_RECOGNISED : "Logged out successfully";
       return c.json({ success: true, message }, 200);
