@@ -114,6 +114,50 @@ function sourceProbes(
   };
 }
 
+type ClientOf = (
+  service: string,
+  baseUrl: string,
+  headers: Record<string, string>,
+  rl: Pacer,
+  read?: boolean,
+) => HttpClient;
+
+/**
+ * Jupiter: the swap aggregator (quotes, swaps, token prices) and the SOL price feed share one
+ * client-side limiter, and the key, when they point at the same host (the default). Live swaps and
+ * their quotes have the budget's priority lane; everything else (simulation quotes, prices,
+ * probes) shares the other one (LanedRateLimiter). Quotes and swaps (simulated or live) are
+ * trades: not aborted on shutdown; token prices and the probe are reads, on a client of their own
+ * over the same lane.
+ */
+function jupiterClients(
+  config: Config,
+  opts: MarketOptions,
+  client: ClientOf,
+  limiter: (limit: RateLimit) => RateLimiter,
+): {
+  swapHttp: HttpClient | null;
+  priceHttp: HttpClient | null;
+  liveSwapHttp: HttpClient | null;
+  solFeedHttp: HttpClient | null;
+} {
+  const url = config.SWAP_AGGREGATOR_URL;
+  const swapKey = config.SWAP_AGGREGATOR_API_KEY;
+  const swapHeaders: Record<string, string> = swapKey ? { "x-api-key": swapKey } : {};
+  const swapLanes = new LanedRateLimiter(limiter(opts.limits?.jupiter ?? swapAggregatorLimit(config)));
+  const swapLimiter = swapLanes.lane("shared");
+  const sameJupiter = config.SOL_PRICE_FEED_URL !== "" && config.SOL_PRICE_FEED_URL === url;
+  const feedLimiter = sameJupiter ? swapLimiter : limiter(opts.limits?.jupiter ?? DEFAULT_LIMITS.jupiterKeyless);
+  return {
+    swapHttp: url ? client("swapAggregator", url, swapHeaders, swapLimiter, false) : null,
+    priceHttp: url ? client("swapAggregator", url, swapHeaders, swapLimiter) : null,
+    liveSwapHttp: url ? client("swapAggregator", url, swapHeaders, swapLanes.lane("priority"), false) : null,
+    solFeedHttp: config.SOL_PRICE_FEED_URL
+      ? client("solPriceFeed", config.SOL_PRICE_FEED_URL, sameJupiter ? swapHeaders : {}, feedLimiter)
+      : null,
+  };
+}
+
 export function createMarket(config: Config, deps: MarketDeps, opts: MarketOptions = {}): MarketServices {
   // DEMO_MARKET=true: the built-in synthetic market instead of every outside source (PRODUCT.md §7).
   if (config.DEMO_MARKET) return createDemoMarket(config, deps, opts);
@@ -123,7 +167,7 @@ export function createMarket(config: Config, deps: MarketDeps, opts: MarketOptio
   const reachability = new Reachability(deps.clock);
   // Aborted first thing on shutdown (stopReads): every read of prices and market data ends then.
   const reads = new AbortController();
-  const client = (service: string, baseUrl: string, headers: Record<string, string>, rl: Pacer, read = true) =>
+  const client: ClientOf = (service, baseUrl, headers, rl, read = true) =>
     new HttpClient({
       service,
       baseUrl,
@@ -138,36 +182,7 @@ export function createMarket(config: Config, deps: MarketDeps, opts: MarketOptio
       ...(read ? { abortOn: reads.signal } : {}),
     });
 
-  // Jupiter: the swap aggregator (quotes, swaps, token prices) and the SOL price feed share one
-  // client-side limiter, and the key, when they point at the same host (the default).
-  const swapKey = config.SWAP_AGGREGATOR_API_KEY;
-  const swapHeaders: Record<string, string> = swapKey ? { "x-api-key": swapKey } : {};
-  // Live swaps and their quotes have the budget's priority lane; everything else (simulation
-  // quotes, prices, probes) shares the other one (LanedRateLimiter).
-  const swapLanes = new LanedRateLimiter(limiter(opts.limits?.jupiter ?? swapAggregatorLimit(config)));
-  const swapLimiter = swapLanes.lane("shared");
-  // Quotes and swaps (simulated or live) are trades: not aborted on shutdown. Token prices and
-  // the probe are reads, on a client of their own over the same lane.
-  const swapHttp = config.SWAP_AGGREGATOR_URL
-    ? client("swapAggregator", config.SWAP_AGGREGATOR_URL, swapHeaders, swapLimiter, false)
-    : null;
-  const priceHttp = config.SWAP_AGGREGATOR_URL
-    ? client("swapAggregator", config.SWAP_AGGREGATOR_URL, swapHeaders, swapLimiter)
-    : null;
-  const liveSwapHttp = config.SWAP_AGGREGATOR_URL
-    ? client("swapAggregator", config.SWAP_AGGREGATOR_URL, swapHeaders, swapLanes.lane("priority"), false)
-    : null;
-  const sameJupiter = config.SOL_PRICE_FEED_URL !== "" && config.SOL_PRICE_FEED_URL === config.SWAP_AGGREGATOR_URL;
-  const solFeedHttp = config.SOL_PRICE_FEED_URL
-    ? sameJupiter
-      ? client("solPriceFeed", config.SOL_PRICE_FEED_URL, swapHeaders, swapLimiter)
-      : client(
-          "solPriceFeed",
-          config.SOL_PRICE_FEED_URL,
-          {},
-          limiter(opts.limits?.jupiter ?? DEFAULT_LIMITS.jupiterKeyless),
-        )
-    : null;
+  const { swapHttp, priceHttp, liveSwapHttp, solFeedHttp } = jupiterClients(config, opts, client, limiter);
 
   const priceKey = config.PRICE_NETWORK_API_KEY;
   const hermes =
