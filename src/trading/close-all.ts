@@ -22,9 +22,9 @@ export interface CloseAllRequest {
 }
 
 /** closed: sold; pending: a live sale was sent and awaits the chain; already_closed: another exit sold it first. */
-export type CloseAllStatus = "closed" | "pending" | "already_closed" | "failed";
+type CloseAllStatus = "closed" | "pending" | "already_closed" | "failed";
 
-export interface CloseAllItem {
+interface CloseAllItem {
   positionId: string;
   agentId: string;
   tokenAddress: string;

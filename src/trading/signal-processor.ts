@@ -17,10 +17,7 @@ import { type AgentTurn, AgentTurns } from "./agent-turns.ts";
 import { BatchDecisions, evaluationOf } from "./batch-decisions.ts";
 import type { GuardRails } from "./guard-rails.ts";
 import { checkBeforeMarketData, checkMarketAndBalance, needsMarketData } from "./rules/eligibility.ts";
-import { isExitSignal } from "./rules/exit-signal.ts";
-import { positionSizeSol } from "./rules/position-sizing.ts";
-import { exitSourceRefusal } from "./rules/signal-source.ts";
-import { evaluateSignalAge } from "./rules/stale-signal.ts";
+import { evaluateSignalAge, exitSourceRefusal, isExitSignal, positionSizeSol } from "./rules/index.ts";
 import { SignalQuoteBook } from "./signal-quotes.ts";
 import type { SourceLimits } from "./source-limits.ts";
 import type { OpenResult, TradingEngine } from "./trading-engine.ts";
@@ -256,7 +253,7 @@ export class SignalProcessor {
       const p = this.d.positions.openForAgentToken(a.id, signal.tokenAddress);
       if (!p) return;
       // A copied sell closes only what its own source opened (rules/signal-source.ts).
-      const sources = resolveStoredConfig(a.overrides).filters.sources;
+      const { sources } = resolveStoredConfig(a.overrides).filters;
       const other = exitSourceRefusal(sources, signal, this.d.signals.originOfPosition(p.id));
       if (other) return this.record(signal.id, a.id, false, `source: ${other}`, "skipped");
       // An exit signal is an automatic trade: a live position needs both live switches.

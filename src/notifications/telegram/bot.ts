@@ -200,22 +200,7 @@ export class TelegramBot {
       }),
     );
 
-    b.command(
-      "closeall",
-      this.linked((ctx, userId) => this.askCloseAll(ctx, userId)),
-    );
-    b.callbackQuery(
-      new RegExp(`^(${CLOSE_ALL}|${PAUSE_CLOSE_ALL})(simulation|live|all)$`),
-      this.linked(async (ctx, userId) => {
-        const data = ctx.callbackQuery?.data ?? "";
-        const pause = data.startsWith(PAUSE_CLOSE_ALL);
-        const mode = data.slice(CLOSE_ALL.length) as CloseAllMode;
-        await ctx.answerCallbackQuery({ text: "Closing…" });
-        const answer = await this.d.actions.closeAll(userId, mode, pause);
-        this.log.info("close-all from telegram", { userId, mode, pause, positions: answer.results.length });
-        await ctx.editMessageText(closeAllDoneText(answer));
-      }),
-    );
+    this.registerCloseAll();
     b.callbackQuery(
       CANCEL,
       this.linked(async (ctx) => {
@@ -255,6 +240,27 @@ export class TelegramBot {
     b.on(
       "message",
       this.linked((ctx) => ctx.reply(`Unknown command.\n\n${HELP_TEXT}`)),
+    );
+  }
+
+  /** /closeall and its confirmation buttons (the same verb as POST /trading/close-all). */
+  private registerCloseAll(): void {
+    const b = this.bot;
+    b.command(
+      "closeall",
+      this.linked((ctx, userId) => this.askCloseAll(ctx, userId)),
+    );
+    b.callbackQuery(
+      new RegExp(`^(${CLOSE_ALL}|${PAUSE_CLOSE_ALL})(simulation|live|all)$`),
+      this.linked(async (ctx, userId) => {
+        const data = ctx.callbackQuery?.data ?? "";
+        const pause = data.startsWith(PAUSE_CLOSE_ALL);
+        const mode = data.slice(CLOSE_ALL.length) as CloseAllMode;
+        await ctx.answerCallbackQuery({ text: "Closing…" });
+        const answer = await this.d.actions.closeAll(userId, mode, pause);
+        this.log.info("close-all from telegram", { userId, mode, pause, positions: answer.results.length });
+        await ctx.editMessageText(closeAllDoneText(answer));
+      }),
     );
   }
 

@@ -17,17 +17,17 @@ export interface SignalOrigin {
   source: string | null;
 }
 
-export const BUILT_IN_SOURCE_PREFIXES = ["wallet:", "group:", "hook:"] as const;
+const BUILT_IN_SOURCE_PREFIXES = ["wallet:", "group:", "hook:"] as const;
 
-export const isBuiltInSource = (entry: string): boolean => BUILT_IN_SOURCE_PREFIXES.some((p) => entry.startsWith(p));
+const isBuiltInSource = (entry: string): boolean => BUILT_IN_SOURCE_PREFIXES.some((p) => entry.startsWith(p));
 
 /** The source as a person reads it: the key's name, or the built-in source; null when unknown. */
-export function sourceLabel(o: SignalOrigin): string | null {
+function sourceLabel(o: SignalOrigin): string | null {
   return o.apiKeyId !== null ? o.apiKeyName : o.source;
 }
 
 /** Whether `sources` (filters.sources) lets the agent act on a signal of this origin; [] = every source. */
-export function acceptsSource(sources: readonly string[], o: SignalOrigin): boolean {
+function acceptsSource(sources: readonly string[], o: SignalOrigin): boolean {
   if (sources.length === 0) return true;
   const label = sourceLabel(o);
   if (label === null) return false;
@@ -46,7 +46,7 @@ const describe = (o: SignalOrigin) => {
 };
 
 /** Same sender: the same API key, or (keyless) the same built-in source. */
-export function sameSource(a: SignalOrigin, b: SignalOrigin): boolean {
+function sameSource(a: SignalOrigin, b: SignalOrigin): boolean {
   if (a.apiKeyId !== null || b.apiKeyId !== null) return a.apiKeyId === b.apiKeyId;
   return a.source !== null && a.source === b.source;
 }
