@@ -91,12 +91,12 @@ const failing: [EligibilityRule, string, Tweak][] = [
   ["wallet", "Agent has no simulation wallet", (i) => (i.hasWallet = false)],
   [
     "source",
-    'Signal source API key "other-bot" is not in filters.sources (momentum-bot, wallet:' + TOKEN + ")",
+    `Signal source API key "other-bot" is not in filters.sources (momentum-bot, wallet:${TOKEN})`,
     (i) => (i.signal.apiKeyName = "other-bot"),
   ],
   [
     "source",
-    "Signal source a deleted API key is not in filters.sources (momentum-bot, wallet:" + TOKEN + ")",
+    `Signal source a deleted API key is not in filters.sources (momentum-bot, wallet:${TOKEN})`,
     (i) => (i.signal.apiKeyName = null),
   ],
   [
