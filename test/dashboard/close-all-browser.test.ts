@@ -44,7 +44,7 @@ run(
     await page.getByRole("button", { name: "Log in" }).click();
     await page.getByRole("heading", { name: "Agents", exact: true }).waitFor();
     await page.goto(`${origin}/#/agents/${agentId}/strategy`);
-    const field = page.getByLabel("Signal sources to trade");
+    const field = page.getByLabel("Trade signals from");
     expect(await field.inputValue()).toBe("momentum-bot");
     await page.getByText("empty = every source").waitFor();
     await field.fill("momentum-bot\nno-such-bot");

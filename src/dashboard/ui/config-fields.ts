@@ -158,7 +158,7 @@ export const CONFIG_FIELDS: readonly ConfigField[] = [
   },
   {
     path: "filters.sources",
-    label: "Signal sources to trade",
+    label: "Trade signals from",
     kind: "textList",
     default: [],
     unit: "API key names, wallet:<address>, group:<name>, hook:<name>, one per line",
