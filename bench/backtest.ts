@@ -50,6 +50,9 @@ export function backtestData(tokens: number, days: number) {
         tokenAddress: mint,
         signalType: "buy",
         signalStrength: 1 + Math.floor(rand() * 5),
+        apiKeyId: null,
+        apiKeyName: null,
+        source: "bench",
         timeMs: T0 + Math.floor(rand() * 1440) * 60_000,
       });
   }

@@ -4,6 +4,7 @@ import { inTransaction } from "../db/client.ts";
 import { AgentWalletRepository } from "../db/repositories/agent-wallets.ts";
 import { AgentRepository } from "../db/repositories/agents.ts";
 import { LiveTradeRepository } from "../db/repositories/live-trades.ts";
+import { unknownSources } from "../db/repositories/signal-sources.ts";
 import { AGENT_NAME_INDEX } from "../db/schema/agents.ts";
 import { ConflictError, ValidationError } from "../errors.ts";
 import { credit } from "../ledgers/balance-ledger.ts";
@@ -197,6 +198,11 @@ export class AgentService {
       requireOwnedAgent(this.database, userId, agentId);
       const result = applyConfigUpdate(this.overridesOf(agentId), patch);
       if (!result.ok) throw new ValidationError(INVALID_CONFIG_MESSAGE, result.details);
+      // Sources named in this update must exist (a typo would silently trade nothing); ones stored
+      // earlier stay, so a deleted key never blocks another change.
+      const named = (patch as { filters?: { sources?: string[] } } | null)?.filters?.sources;
+      const unknown = named ? unknownSources(this.database.sqlite, userId, result.config.filters.sources) : [];
+      if (unknown.length) throw new ValidationError(INVALID_CONFIG_MESSAGE, unknown);
       if (patch === null) {
         this.agents.clearConfigOverrides(agentId);
       } else {

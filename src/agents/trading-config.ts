@@ -1,3 +1,4 @@
+import bs58 from "bs58";
 import { z } from "zod";
 
 // An agent's trading configuration (SPEC "Agent trading configuration", PRODUCT.md §3).
@@ -26,6 +27,8 @@ export interface TradingConfig {
     minSignalStrength: number;
     /** Entry signal types the agent acts on; [] = buy, long and entry (src/trading/rules/eligibility.ts). */
     signalTypes: string[];
+    /** Sources the agent trades (API key names, wallet:, group:, hook:); [] = all (src/trading/rules/signal-source.ts). */
+    sources: string[];
     /** Token screening (src/trading/rules/token-screening.ts says what each does). */
     rejectFreezeAuthority: boolean;
     rejectMintAuthority: boolean;
@@ -61,6 +64,7 @@ export const DEFAULT_TRADING_CONFIG: Readonly<TradingConfig> = deepFreeze({
     blockedTokens: [],
     minSignalStrength: 1,
     signalTypes: [],
+    sources: [],
     rejectFreezeAuthority: true,
     rejectMintAuthority: false,
     rejectPermanentDelegate: true,
@@ -126,6 +130,36 @@ const signalTypeList = () =>
     )
     .max(100, { error: "must hold at most 100 signal types" });
 
+// filters.sources: API key names as written, or a built-in source's form (rules/signal-source.ts).
+// Whether each named source exists is the agent service's check (it knows the owner).
+const BASE58_KEY = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
+const sourceEntry = () =>
+  z
+    .string({ error: "must be a source name string" })
+    .trim()
+    .min(1, { error: "must not be empty" })
+    .max(100, { error: "must be at most 100 characters" })
+    .superRefine((v, ctx) => {
+      const problem = sourceFormProblem(v);
+      if (problem) ctx.addIssue({ code: "custom", message: problem });
+    });
+const sourceList = () =>
+  z
+    .array(sourceEntry(), { error: "must be an array of sources" })
+    .max(100, { error: "must hold at most 100 sources" })
+    .refine((l) => new Set(l).size === l.length, { error: "must not name a source twice" });
+
+function sourceFormProblem(v: string): string | null {
+  if (v.startsWith("wallet:")) {
+    const address = v.slice("wallet:".length);
+    if (!BASE58_KEY.test(address) || bs58.decode(address).length !== 32) return "must be wallet:<base58 address>";
+  }
+  for (const kind of ["group", "hook"]) {
+    if (v.startsWith(`${kind}:`) && v.slice(kind.length + 1).trim() === "") return `must name a ${kind} after ${kind}:`;
+  }
+  return null;
+}
+
 const objectError = (iss: { code: string }) => (iss.code === "invalid_type" ? "must be an object" : undefined);
 
 const groups = {
@@ -158,6 +192,7 @@ const groups = {
     blockedTokens: tokenList(),
     minSignalStrength: intBetween(1, 5),
     signalTypes: signalTypeList(),
+    sources: sourceList(),
     rejectFreezeAuthority: bool(),
     rejectMintAuthority: bool(),
     rejectPermanentDelegate: bool(),

@@ -14,6 +14,9 @@ export function toReplaySignals(signals: readonly LabSignal[]): ReplaySignal[] {
     signalType: s.signalType,
     signalStrength: s.signalStrength,
     timeMs: Date.parse(s.createdAt),
+    apiKeyId: s.apiKeyId,
+    apiKeyName: s.apiKeyName,
+    source: s.source,
   }));
 }
 

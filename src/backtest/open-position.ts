@@ -1,5 +1,6 @@
 import type { Big } from "../money.ts";
 import { decStr } from "../money.ts";
+import type { SignalOrigin } from "../trading/rules/signal-source.ts";
 import type { BuyFill } from "./fills.ts";
 import type { ScanState } from "./position-scan.ts";
 import type { BacktestCloseReason, BacktestTrade, ReplaySignal, TokenPath } from "./types.ts";
@@ -11,6 +12,8 @@ export interface OpenPosition extends ScanState {
   seq: number;
   time: number;
   signalId: number;
+  /** Who sent the opening signal: an exit of another source leaves the position open. */
+  opener: SignalOrigin;
   tokenAddress: string;
   path: TokenPath;
   /** Bar index: where the next scan starts, or (armed) the bar to evaluate. */
@@ -43,6 +46,7 @@ export function openedPosition(
     seq: 0,
     time: e.time,
     signalId: e.signal.id,
+    opener: e.signal,
     tokenAddress: e.signal.tokenAddress,
     path: e.path,
     next: e.index + 1,

@@ -7,6 +7,7 @@ import {
   closePnl,
   dcaWithinMinimumBalance,
   decidePositionAction,
+  exitSourceRefusal,
   isExitSignal,
   nextPeak,
   type PositionAction,
@@ -337,7 +338,8 @@ class Replay {
     const { signal, index } = e;
     if (isExitSignal(signal.signalType)) {
       const p = this.open.get(signal.tokenAddress);
-      if (p) this.closePosition(p, index, "signal");
+      if (p && !exitSourceRefusal(this.config.filters.sources, signal, p.opener))
+        this.closePosition(p, index, "signal");
       return;
     }
     const size = this.entrySize(e);
@@ -350,11 +352,7 @@ class Replay {
     const pre = checkBeforeMarketData({
       agent: { tradingMode: "simulation", automatedTradingSimulation: true, automatedTradingLive: false },
       config,
-      signal: {
-        tokenAddress: signal.tokenAddress,
-        signalStrength: signal.signalStrength,
-        signalType: signal.signalType,
-      },
+      signal,
       liveTradingEnabled: false,
       paused: false,
       hasWallet: true,

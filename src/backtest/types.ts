@@ -1,9 +1,11 @@
 import type { TradingConfig } from "../agents/trading-config.ts";
 import type { ImpactTable } from "../price-impact.ts";
+import type { SignalOrigin } from "../trading/rules/signal-source.ts";
 
 // Inputs and outputs of one backtest replay.
 
-export interface ReplaySignal {
+/** A signal replayed, with who sent it (filters.sources and same-source exits apply as live). */
+export interface ReplaySignal extends SignalOrigin {
   id: number;
   tokenAddress: string;
   signalType: string;

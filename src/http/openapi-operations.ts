@@ -224,6 +224,10 @@ export const OPERATIONS: Record<Key, OperationDoc> = {
     operationId: "resumeTrading",
     summary: "Allow entries again in a mode; clears a tripped daily-loss breaker",
   },
+  "POST /api/v1/trading/close-all": {
+    operationId: "closeAllPositions",
+    summary: "Close every open position of a mode or an agent (optionally pausing entries first)",
+  },
   "GET /api/v1/risk-limits": {
     operationId: "getRiskLimits",
     summary: "Account-wide risk limits per mode, with the breaker and usage",

@@ -11,6 +11,7 @@ import { WebhookRepository } from "../db/repositories/webhooks.ts";
 import type { EventBus, ServiceEvent } from "../events/bus.ts";
 import type { Logger } from "../logger.ts";
 import { Big, decStr } from "../money.ts";
+import { closeAllPositions, positionsToClose } from "../trading/close-all.ts";
 import type { GuardRails } from "../trading/guard-rails.ts";
 import type { TradingEngine } from "../trading/trading-engine.ts";
 import { NotificationPreferencesService } from "./preferences.ts";
@@ -115,6 +116,7 @@ function createTelegram(d: NotificationDeps, token: string, prefs: NotificationP
       profitLossPercent: p.profitLoss.percent,
     }));
   };
+  const closeAllDeps = { ...d, logger: d.logger };
   const actions: TelegramActions = {
     agents: agentsOf,
     setAutomation(userId, agentId, on) {
@@ -139,6 +141,9 @@ function createTelegram(d: NotificationDeps, token: string, prefs: NotificationP
       d.guardRails.resume(userId, "all");
       return (["simulation", "live"] as const).filter((m) => before[m].tripped !== null);
     },
+    // The same verb as POST /trading/close-all.
+    openCount: (userId, mode) => positionsToClose(closeAllDeps, userId, { mode }).length,
+    closeAll: (userId, mode, pause) => closeAllPositions(closeAllDeps, userId, { mode, pause }),
   };
   const bot = new TelegramBot({
     token,

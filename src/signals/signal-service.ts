@@ -1,7 +1,12 @@
 import { createHash } from "node:crypto";
 import { type Clock, isoNow } from "../clock.ts";
 import type { DatabaseHandle } from "../db/client.ts";
-import { type SignalRecord, SignalRepository, type SignalStatus } from "../db/repositories/signals.ts";
+import {
+  type DecidableSignal,
+  type SignalRecord,
+  SignalRepository,
+  type SignalStatus,
+} from "../db/repositories/signals.ts";
 import { ConflictError, NotFoundError, ValidationError } from "../errors.ts";
 import type { SignalCreatedEvent } from "../events/bus.ts";
 import { type SignalProcessing, signalProcessing } from "./signal-decisions.ts";
@@ -111,12 +116,17 @@ export class SignalService {
   }
 
   /** For the worker: the signal whatever its owner. */
-  byId(id: number): SignalRecord | null {
+  byId(id: number): DecidableSignal | null {
     return this.rows.byId(id);
   }
 
-  byIds(ids: readonly number[]): Map<number, SignalRecord> {
+  byIds(ids: readonly number[]): Map<number, DecidableSignal> {
     return this.rows.byIds(ids);
+  }
+
+  /** Who sent the signal that opened a position; null when unknown (an exit signal's source rule). */
+  originOfPosition(positionId: string) {
+    return this.rows.originOfPosition(positionId);
   }
 
   get(userId: string, id: number): Signal {

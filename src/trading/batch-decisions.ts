@@ -1,6 +1,6 @@
 import { resolveStoredConfig } from "../agents/trading-config.ts";
 import type { SignalEvaluation } from "../db/repositories/signal-evaluations.ts";
-import type { SignalRecord } from "../db/repositories/signals.ts";
+import type { DecidableSignal as SignalRecord } from "../db/repositories/signals.ts";
 import type { TradingCandidate } from "../db/repositories/trading-agents.ts";
 import { checkBeforeMarketData, ELIGIBILITY_RULES, type EligibilityRule } from "./rules/eligibility.ts";
 import { evaluateSignalAge } from "./rules/stale-signal.ts";

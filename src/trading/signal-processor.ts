@@ -5,7 +5,7 @@ import type { GroupCommit } from "../db/group-commit.ts";
 import type { PositionRepository } from "../db/repositories/positions.ts";
 import { SettlementRepository } from "../db/repositories/settlement.ts";
 import { type SignalEvaluation, SignalEvaluationRepository } from "../db/repositories/signal-evaluations.ts";
-import type { SignalRecord as SignalRow } from "../db/repositories/signals.ts";
+import type { DecidableSignal as SignalRow } from "../db/repositories/signals.ts";
 import { TradingAgentRepository, type TradingCandidate } from "../db/repositories/trading-agents.ts";
 import { publicErrorMessage } from "../errors.ts";
 import { readBalance } from "../ledgers/balance-ledger.ts";
@@ -17,9 +17,7 @@ import { AgentTurns, type RunTurns } from "./agent-turns.ts";
 import { BatchDecisions, evaluationOf } from "./batch-decisions.ts";
 import type { GuardRails } from "./guard-rails.ts";
 import { checkBeforeMarketData, checkMarketAndBalance, needsMarketData } from "./rules/eligibility.ts";
-import { isExitSignal } from "./rules/exit-signal.ts";
-import { positionSizeSol } from "./rules/position-sizing.ts";
-import { evaluateSignalAge } from "./rules/stale-signal.ts";
+import { evaluateSignalAge, exitSourceRefusal, isExitSignal, positionSizeSol } from "./rules/index.ts";
 import { SignalQuoteBook } from "./signal-quotes.ts";
 import type { SourceLimits } from "./source-limits.ts";
 import type { OpenResult, TradingEngine } from "./trading-engine.ts";
@@ -247,6 +245,10 @@ export class SignalProcessor {
       }
       const p = this.d.positions.openForAgentToken(a.id, signal.tokenAddress);
       if (!p) return;
+      // A copied sell closes only what its own source opened (rules/signal-source.ts).
+      const { sources } = resolveStoredConfig(a.overrides).filters;
+      const other = exitSourceRefusal(sources, signal, this.d.signals.originOfPosition(p.id));
+      if (other) return this.record(signal.id, a.id, false, `source: ${other}`, "skipped");
       // An exit signal is an automatic trade: a live position needs both live switches.
       if (p.tradingMode === "live" && !(this.d.liveTradingEnabled && a.automatedTradingLive)) {
         this.log.info("exit signal not acted on: automatic live trading is off", {

@@ -28,6 +28,7 @@ const DEFAULTS = {
     blockedTokens: [],
     minSignalStrength: 1,
     signalTypes: [],
+    sources: [],
     // Issue 15 token screening.
     rejectFreezeAuthority: true,
     rejectMintAuthority: false,
@@ -247,6 +248,16 @@ describe("PUT /agents/:id/config", () => {
       "filters.signalTypes with an empty or too long entry",
       { filters: { signalTypes: ["buy", " ", "x".repeat(51)] } },
       ["filters.signalTypes.1 must not be empty", "filters.signalTypes.2 must be at most 50 characters"],
+    ],
+    [
+      "filters.sources with a malformed, repeated or too long entry",
+      { filters: { sources: ["wallet:0x12", "hook:", "bot", "bot", "x".repeat(101)] } },
+      [
+        "filters.sources.0 must be wallet:<base58 address>",
+        "filters.sources.1 must name a hook after hook:",
+        "filters.sources.4 must be at most 100 characters",
+        "filters.sources must not name a source twice",
+      ],
     ],
     [
       "filters.rejectFreezeAuthority not a boolean",

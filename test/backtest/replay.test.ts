@@ -27,6 +27,9 @@ const signal = (id: number, token: string, minute: number, extra: Partial<Replay
   signalType: "buy",
   signalStrength: 4,
   timeMs: T0 + minute * MIN,
+  apiKeyId: "key-1",
+  apiKeyName: "bot",
+  source: null,
   ...extra,
 });
 
@@ -153,6 +156,27 @@ describe("backtest replay: each rule's effect on a trade", () => {
     // 0.949785 × 0.6 = 0.569871; P/L 0.569871 − 0.00011 − 0.474997786 = 0.094763214.
     expect(b).toMatchObject({ signalId: 4, costSol: "0.474997786", amount: "0.949785", closeReason: "end_of_data" });
     expect(b!.profitLossSol).toBe("0.094763214");
+  });
+});
+
+describe("backtest replay: filters.sources (issue 41 item 5)", () => {
+  test("a variant trades only its sources; an exit of another source leaves the position open", () => {
+    // Imported signals carry no key: their source text is their source. Signal 2 (another
+    // channel) is refused with rule source; signal 3, that channel's sell, does not close the
+    // position signal 1 opened; signal 4, the opener's own sell, does.
+    const r = run(
+      { ...fixed1, filters: { sources: ["alpha-calls"] } },
+      { [A]: ["0.001", "0.001", "0.001", "0.0012", "0.0012"], [B]: ["0.5", "0.5", "0.5", "0.5", "0.5"] },
+      [
+        signal(1, A, 0, { apiKeyId: null, apiKeyName: null, source: "alpha-calls" }),
+        signal(2, B, 1, { apiKeyId: null, apiKeyName: null, source: "beta-calls" }),
+        signal(3, A, 2, { apiKeyId: null, apiKeyName: null, source: "beta-calls", signalType: "sell" }),
+        signal(4, A, 3, { apiKeyId: null, apiKeyName: null, source: "alpha-calls", signalType: "sell" }),
+      ],
+    );
+    expect(r.summary.skipped).toEqual({ source: 1 });
+    expect(r.trades).toHaveLength(1);
+    expect(r.trades[0]).toMatchObject({ signalId: 1, closeReason: "signal", closedAtMs: T0 + 3 * MIN });
   });
 });
 

@@ -157,6 +157,14 @@ export const CONFIG_FIELDS: readonly ConfigField[] = [
     range: "empty = buy, long, entry",
   },
   {
+    path: "filters.sources",
+    label: "Trade signals from",
+    kind: "textList",
+    default: [],
+    unit: "API key names, wallet:<address>, group:<name>, hook:<name>, one per line",
+    range: "empty = every source",
+  },
+  {
     path: "filters.rejectFreezeAuthority",
     label: "Reject tokens with a freeze authority",
     kind: "boolean",

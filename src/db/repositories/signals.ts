@@ -13,6 +13,15 @@ export type SignalRecord = Omit<SignalColumns, "apiKeyId" | "processedAt" | "pro
   processingStatus: SignalStatus;
 };
 
+/**
+ * A signal as the processor decides it: with who sent it (src/trading/rules/signal-source.ts), the
+ * key's name read at decision time (a renamed key is matched by its new name).
+ */
+export type DecidableSignal = SignalRecord & {
+  apiKeyId: string | null;
+  apiKeyName: string | null;
+};
+
 export type NewSignal = Pick<
   SignalColumns,
   "tokenAddress" | "symbol" | "signalType" | "activationReason" | "signalStrength" | "source"
@@ -34,6 +43,9 @@ type Param = string | number | null;
 const COLUMNS = `id, user_id AS userId, token_address AS tokenAddress, symbol, signal_type AS signalType,
   activation_reason AS activationReason, signal_strength AS signalStrength, source,
   processing_status AS processingStatus, created_at AS createdAt, updated_at AS updatedAt`;
+
+const DECIDABLE_COLUMNS = `${COLUMNS}, api_key_id AS apiKeyId,
+  (SELECT k.name FROM api_keys k WHERE k.id = trading_signals.api_key_id) AS apiKeyName`;
 
 function where(userId: string, f: SignalQuery): { sql: string; params: Param[] } {
   const clauses = ["user_id = ?"];
@@ -171,18 +183,20 @@ export class SignalRepository {
   }
 
   /** For the worker: the signal whatever its owner. */
-  byId(id: number): SignalRecord | null {
-    return this.sqlite.query<SignalRecord, [number]>(`SELECT ${COLUMNS} FROM trading_signals WHERE id = ?`).get(id);
+  byId(id: number): DecidableSignal | null {
+    return this.sqlite
+      .query<DecidableSignal, [number]>(`SELECT ${DECIDABLE_COLUMNS} FROM trading_signals WHERE id = ?`)
+      .get(id);
   }
 
   /** The signals of `ids` that exist, by id (a batch of the signal queue: one statement per 500). */
-  byIds(ids: readonly number[]): Map<number, SignalRecord> {
-    const out = new Map<number, SignalRecord>();
+  byIds(ids: readonly number[]): Map<number, DecidableSignal> {
+    const out = new Map<number, DecidableSignal>();
     for (let i = 0; i < ids.length; i += 500) {
       const chunk = ids.slice(i, i + 500);
       const rows = this.sqlite
-        .query<SignalRecord, number[]>(
-          `SELECT ${COLUMNS} FROM trading_signals WHERE id IN (${chunk.map(() => "?").join(",")})`,
+        .query<DecidableSignal, number[]>(
+          `SELECT ${DECIDABLE_COLUMNS} FROM trading_signals WHERE id IN (${chunk.map(() => "?").join(",")})`,
         )
         .all(...chunk);
       for (const r of rows) out.set(r.id, r);
@@ -308,5 +322,19 @@ export class SignalRepository {
         "INSERT INTO signal_idempotency_keys (api_key_id, idempotency_key, body_hash, signal_id, created_at) VALUES (?, ?, ?, ?, ?)",
       )
       .run(apiKeyId, key, bodyHash, signalId, now);
+  }
+
+  /**
+   * Who sent the signal that opened a position (rules/signal-source.ts), or null when that is
+   * unknown: opened without a signal, or the signal was deleted since.
+   */
+  originOfPosition(positionId: string): Pick<DecidableSignal, "apiKeyId" | "apiKeyName" | "source"> | null {
+    return this.sqlite
+      .query<Pick<DecidableSignal, "apiKeyId" | "apiKeyName" | "source">, [string]>(
+        `SELECT s.api_key_id AS apiKeyId, (SELECT k.name FROM api_keys k WHERE k.id = s.api_key_id) AS apiKeyName,
+           s.source AS source
+           FROM positions p JOIN trading_signals s ON s.id = p.signal_id WHERE p.id = ?`,
+      )
+      .get(positionId);
   }
 }

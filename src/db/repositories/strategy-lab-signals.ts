@@ -6,8 +6,8 @@ import type { tradingSignals } from "../schema/trading.ts";
 
 export type LabSignal = Pick<
   typeof tradingSignals.$inferSelect,
-  "id" | "tokenAddress" | "symbol" | "signalType" | "signalStrength" | "source" | "createdAt"
->;
+  "id" | "tokenAddress" | "symbol" | "signalType" | "signalStrength" | "source" | "createdAt" | "apiKeyId"
+> & { apiKeyName: string | null };
 
 export interface LabSignalFilter {
   source?: string;
@@ -18,7 +18,8 @@ export interface LabSignalFilter {
 }
 
 const COLUMNS = `id, token_address AS tokenAddress, symbol, signal_type AS signalType,
-  signal_strength AS signalStrength, source, created_at AS createdAt`;
+  signal_strength AS signalStrength, source, created_at AS createdAt, api_key_id AS apiKeyId,
+  (SELECT k.name FROM api_keys k WHERE k.id = trading_signals.api_key_id) AS apiKeyName`;
 
 export class StrategyLabSignalRepository {
   constructor(private readonly sqlite: Database) {}

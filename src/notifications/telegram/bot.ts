@@ -3,9 +3,12 @@ import type { Update } from "grammy/types";
 import { abortableDelay } from "../../clock.ts";
 import { grammy } from "../../lazy/modules.ts";
 import type { Logger } from "../../logger.ts";
+import type { CloseAllAnswer, CloseAllMode } from "../../trading/close-all.ts";
 import type { LinkCodes } from "./link-codes.ts";
 import {
   type AgentLine,
+  closeAllDoneText,
+  closeAllQuestion,
   HELP_TEXT,
   NOT_LINKED_TEXT,
   PAUSED_ALL_TEXT,
@@ -40,6 +43,9 @@ export interface TelegramActions {
   pauseAll(userId: string): void;
   /** /resumeall: entries again in both modes; the modes whose tripped breaker it cleared. */
   resumeAll(userId: string): string[];
+  /** /closeall: how many positions it would close now, and the close (POST /trading/close-all). */
+  openCount(userId: string, mode: CloseAllMode): number;
+  closeAll(userId: string, mode: CloseAllMode, pause: boolean): Promise<CloseAllAnswer>;
 }
 
 export interface TelegramBotDeps {
@@ -84,6 +90,9 @@ export function pollBackoffMs(failuresInARow: number, refused: boolean): number 
 const CLOSE_ASK = "ca:";
 const CLOSE_DO = "cd:";
 const CANCEL = "cx";
+const CLOSE_ALL = "xa:";
+const PAUSE_CLOSE_ALL = "xp:";
+const CLOSE_ALL_MODES: readonly string[] = ["simulation", "live", "all"];
 
 export class TelegramBot {
   readonly bot: Bot;
@@ -191,6 +200,7 @@ export class TelegramBot {
       }),
     );
 
+    this.registerCloseAll();
     b.callbackQuery(
       CANCEL,
       this.linked(async (ctx) => {
@@ -231,6 +241,42 @@ export class TelegramBot {
       "message",
       this.linked((ctx) => ctx.reply(`Unknown command.\n\n${HELP_TEXT}`)),
     );
+  }
+
+  /** /closeall and its confirmation buttons (the same verb as POST /trading/close-all). */
+  private registerCloseAll(): void {
+    const b = this.bot;
+    b.command(
+      "closeall",
+      this.linked((ctx, userId) => this.askCloseAll(ctx, userId)),
+    );
+    b.callbackQuery(
+      new RegExp(`^(${CLOSE_ALL}|${PAUSE_CLOSE_ALL})(simulation|live|all)$`),
+      this.linked(async (ctx, userId) => {
+        const data = ctx.callbackQuery?.data ?? "";
+        const pause = data.startsWith(PAUSE_CLOSE_ALL);
+        const mode = data.slice(CLOSE_ALL.length) as CloseAllMode;
+        await ctx.answerCallbackQuery({ text: "Closing…" });
+        const answer = await this.d.actions.closeAll(userId, mode, pause);
+        this.log.info("close-all from telegram", { userId, mode, pause, positions: answer.results.length });
+        await ctx.editMessageText(closeAllDoneText(answer));
+      }),
+    );
+  }
+
+  /** /closeall [mode]: the question with the count, and the buttons; nothing closes before one is pressed. */
+  private async askCloseAll(ctx: Context, userId: string): Promise<unknown> {
+    const mode = (typeof ctx.match === "string" ? ctx.match : "").trim().toLowerCase() || "all";
+    if (!CLOSE_ALL_MODES.includes(mode)) return ctx.reply("Usage: /closeall [simulation|live|all]");
+    const count = this.d.actions.openCount(userId, mode as CloseAllMode);
+    if (count === 0) return ctx.reply(`No open positions${mode === "all" ? "" : ` in ${mode} mode`}.`);
+    const kb = new (grammy().InlineKeyboard)()
+      .text(`Yes, close ${count}`, `${CLOSE_ALL}${mode}`)
+      .row()
+      .text("Pause and close all", `${PAUSE_CLOSE_ALL}${mode}`)
+      .row()
+      .text("Cancel", CANCEL);
+    return ctx.reply(closeAllQuestion(count, mode as CloseAllMode), { reply_markup: kb });
   }
 
   /** /pause and /resume: the named agent (name or id), or every agent without an argument. */

@@ -1,4 +1,5 @@
 import type { ServiceEvent } from "../../events/bus.ts";
+import type { CloseAllAnswer, CloseAllMode } from "../../trading/close-all.ts";
 import type { NotificationKind } from "../preferences.ts";
 
 // Telegram message texts, plain text (no parse_mode, so nothing needs escaping). Pure
@@ -146,6 +147,7 @@ export const HELP_TEXT = [
   "/resume [agent] – resume automated trading of one agent, or all",
   "/pauseall – no buys in any mode: entries, copied buys, DCA (exits, stop-losses and /close go on)",
   "/resumeall – entries again in every mode; clears a tripped daily loss limit",
+  "/closeall [simulation|live|all] – close every open position (asks for confirmation)",
   "/unlink – stop notifications to this chat",
   "/help – this list",
 ].join("\n");
@@ -179,3 +181,22 @@ function pauseAlert(e: ServiceEvent): string | null {
 
 export const NOT_LINKED_TEXT =
   "This chat is not linked to an account. Create a link code (dashboard, or POST /api/v1/notifications/telegram/link) and send /start CODE here.";
+
+const modeWords = (mode: CloseAllMode) => (mode === "all" ? "simulation and live" : mode);
+
+/** /closeall's question: the mode and the count, before anything is sold. */
+export function closeAllQuestion(count: number, mode: CloseAllMode): string {
+  return `Close all ${count} open position${count === 1 ? "" : "s"} (${modeWords(mode)})? Each is sold at market through the manual close.`;
+}
+
+/** What /closeall did: the pause, then per status; each failure with its reason. */
+export function closeAllDoneText(a: CloseAllAnswer): string {
+  const n = (status: string) => a.results.filter((r) => r.status === status);
+  const lines = [
+    `${a.paused ? `Paused entries in ${modeWords(a.mode)} mode. ` : ""}Closed ${n("closed").length} of ${a.results.length} position${a.results.length === 1 ? "" : "s"}.`,
+  ];
+  if (n("pending").length) lines.push(`Awaiting the chain: ${n("pending").length} (reconciled by signature).`);
+  if (n("already_closed").length) lines.push(`Already closed by another exit: ${n("already_closed").length}.`);
+  for (const f of n("failed")) lines.push(`Not closed: ${f.tokenSymbol || shortAddress(f.tokenAddress)}: ${f.error}`);
+  return lines.join("\n");
+}

@@ -10,6 +10,7 @@
 
 import { decStr } from "../../money.ts";
 import { big } from "./decimal-input.ts";
+import { type SignalOrigin, sourceRefusal } from "./signal-source.ts";
 import type {
   DecimalInput,
   EligibilityConfig,
@@ -25,6 +26,7 @@ export const ELIGIBILITY_RULES = [
   "live_trading",
   "paused",
   "wallet",
+  "source",
   "signal_strength",
   "signal_type",
   "allowed_tokens",
@@ -49,7 +51,8 @@ interface AgentTradingFlags {
   automatedTradingLive: boolean;
 }
 
-interface EntrySignal {
+/** The signal with who sent it (rules/signal-source.ts). */
+interface EntrySignal extends SignalOrigin {
   tokenAddress: string;
   signalStrength: number;
   signalType: string;
@@ -138,6 +141,9 @@ export function checkBeforeMarketData(input: PreMarketEligibilityInput): Eligibi
   if (input.paused) return refuse("paused", pausedReason(mode));
 
   if (!input.hasWallet) return refuse("wallet", `Agent has no ${mode} wallet`);
+
+  const notMySource = sourceRefusal(config.filters.sources, signal);
+  if (notMySource) return refuse("source", notMySource);
 
   const minStrength = config.filters.minSignalStrength;
   if (signal.signalStrength < minStrength) {

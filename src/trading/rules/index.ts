@@ -12,6 +12,7 @@ export * from "./position-action.ts";
 export * from "./position-levels.ts";
 export * from "./position-sizing.ts";
 export * from "./quick-screen.ts";
+export * from "./signal-source.ts";
 export * from "./slippage.ts";
 export * from "./stale-signal.ts";
 export * from "./stale-trade.ts";

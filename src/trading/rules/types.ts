@@ -53,6 +53,8 @@ export interface FilterSettings {
   minSignalStrength: number;
   /** Entry signal types the agent acts on; empty = every type that is not an exit type. */
   signalTypes: readonly string[];
+  /** Sources the agent trades; empty = every source (./signal-source.ts). */
+  sources: readonly string[];
 }
 
 export interface SlippageSettings {

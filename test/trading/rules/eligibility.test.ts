@@ -29,12 +29,21 @@ function base(): EligibilityInput {
         minSignalStrength: 3,
         // Letter case is ignored: the signal's "BUY" matches.
         signalTypes: ["buy", "dip"],
+        // The signal's key is listed by its name.
+        sources: ["momentum-bot", `wallet:${TOKEN}`],
       },
       timing: { minTimeBetweenTradesSeconds: 60 },
       minimumAgentBalance: 0.5,
       risk: { maxOpenPositions: 3 },
     },
-    signal: { tokenAddress: TOKEN, signalStrength: 3, signalType: "BUY" },
+    signal: {
+      tokenAddress: TOKEN,
+      signalStrength: 3,
+      signalType: "BUY",
+      apiKeyId: "key-1",
+      apiKeyName: "momentum-bot",
+      source: "free text a bot wrote",
+    },
     liveTradingEnabled: false,
     paused: false,
     hasWallet: true,
@@ -80,6 +89,31 @@ const failing: [EligibilityRule, string, Tweak][] = [
   ],
   ["paused", "Trading is paused for simulation mode; POST /api/v1/trading/resume resumes it", (i) => (i.paused = true)],
   ["wallet", "Agent has no simulation wallet", (i) => (i.hasWallet = false)],
+  [
+    "source",
+    `Signal source API key "other-bot" is not in filters.sources (momentum-bot, wallet:${TOKEN})`,
+    (i) => (i.signal.apiKeyName = "other-bot"),
+  ],
+  [
+    "source",
+    `Signal source a deleted API key is not in filters.sources (momentum-bot, wallet:${TOKEN})`,
+    (i) => (i.signal.apiKeyName = null),
+  ],
+  [
+    // A key named like a built-in source is still a key: "wallet:" entries match only copied signals.
+    "source",
+    `Signal source API key "wallet:${TOKEN}" is not in filters.sources (momentum-bot, wallet:${TOKEN})`,
+    (i) => (i.signal.apiKeyName = `wallet:${TOKEN}`),
+  ],
+  [
+    "source",
+    `Signal source wallet:Other111 is not in filters.sources (momentum-bot, wallet:${TOKEN})`,
+    (i) => {
+      i.signal.apiKeyId = null;
+      i.signal.apiKeyName = null;
+      i.signal.source = "wallet:Other111";
+    },
+  ],
   ["signal_strength", "Signal strength 2 is below the minimum 3", (i) => (i.signal.signalStrength = 2)],
   ["signal_type", 'Signal type "hold" is not in signalTypes', (i) => (i.signal.signalType = "hold")],
   ["signal_type", 'Signal type "buy " is not in signalTypes', (i) => (i.signal.signalType = "buy ")],

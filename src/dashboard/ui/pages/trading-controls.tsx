@@ -3,6 +3,7 @@ import { ErrorNote } from "../components.tsx";
 import { fmtTime } from "../format.ts";
 import { href } from "../router.ts";
 import { type Mode, setPaused, tradingStatus } from "../trading-status.ts";
+import { CloseAllButton } from "./close-all.tsx";
 
 // What a person must see on every page before trusting the service with money (issue 34): a banner
 // while live trading is enabled, a banner per tripped risk breaker or paused mode (with the action
@@ -133,6 +134,7 @@ export function TradingSwitch() {
           <SwitchButton label="Resume all trading" mode="all" paused={false} />
         )}
         <p class="muted small">Paused: no buys (entries, copied buys, DCA). Stop-losses and closes run.</p>
+        <CloseAllButton />
         <ErrorNote error={error} />
       </fieldset>
     </details>

@@ -111,6 +111,14 @@ const TradingConfigView = z
           "entry; any other type is stored and shown but opens nothing (rule signal_type). Exit types (sell, " +
           "exit, close) always close.",
       }),
+      sources: z.array(z.string()).openapi({
+        description:
+          "Sources the agent trades: API key names, wallet:<address> (a followed wallet), group:<name> (a watch " +
+          "group), hook:<name> (a signal hook). Empty (the default): every source. A signal of another source " +
+          "is refused with rule source. An exit signal closes only a position opened from its own source. Each " +
+          "named key, wallet and group must exist when set (400 otherwise).",
+        example: ["momentum-bot", "wallet:7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU"],
+      }),
     }),
     slippage: z.object({ defaultBps: z.number().int(), maxBps: z.number().int() }),
     timing: z.object({ minTimeBetweenTradesSeconds: z.number().int() }),

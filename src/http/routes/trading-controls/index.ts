@@ -1,7 +1,15 @@
+import { closeAllPositions } from "../../../trading/close-all.ts";
 import type { AppDeps } from "../../app-env.ts";
 import { auth, createRouter, operation } from "../../operation.ts";
-import { jsonContent } from "../../schemas.ts";
-import { PauseBody, RiskLimitsBody, RiskLimitsSchema, TradingStatusSchema } from "./schema.ts";
+import { errorResponses, jsonContent } from "../../schemas.ts";
+import {
+  CloseAllBody,
+  CloseAllResponse,
+  PauseBody,
+  RiskLimitsBody,
+  RiskLimitsSchema,
+  TradingStatusSchema,
+} from "./schema.ts";
 
 // /api/v1/trading (pause, resume, status) and /api/v1/risk-limits: a person's guard rails over all
 // their agents (src/trading/guard-rails.ts). Each user sees and changes only their own.
@@ -32,6 +40,18 @@ const resume = operation({
   responses: { 200: { description: "Resumed", ...jsonContent(TradingStatusSchema) } },
 });
 
+const closeAll = operation({
+  tags,
+  auth: auth.user,
+  method: "post",
+  path: "/close-all",
+  request: { body: { ...jsonContent(CloseAllBody), required: true } },
+  responses: {
+    200: { description: "Each open position and what became of it", ...jsonContent(CloseAllResponse) },
+    ...errorResponses(400, 401, 404),
+  },
+});
+
 export function tradingControlRoutes(s: AppDeps) {
   const g = s.trading.guardRails;
   const answer = (userId: string) => ({
@@ -50,6 +70,10 @@ export function tradingControlRoutes(s: AppDeps) {
       const userId = c.get("auth").userId;
       g.resume(userId, c.req.valid("json").mode);
       return c.json(answer(userId), 200);
+    })
+    .openapi(closeAll, async (c) => {
+      const deps = { ...s.trading, agents: s.agents, logger: s.logger };
+      return c.json(await closeAllPositions(deps, c.get("auth").userId, c.req.valid("json")), 200);
     });
 }
 

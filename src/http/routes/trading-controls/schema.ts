@@ -18,6 +18,63 @@ export const PauseBody = z
   )
   .openapi("TradingPauseRequest", { example: { mode: "all" } });
 
+export const CloseAllBody = z
+  .strictObject(
+    {
+      mode: ModeChoice.openapi({ description: "Which positions: those of simulation, of live, or all" }),
+      agentId: z
+        .string({ error: "Invalid agent ID format" })
+        .uuid({ error: "Invalid agent ID format" })
+        .optional()
+        .openapi({ description: "Only this agent's positions (another user's agent: 404)" }),
+      pause: z
+        .boolean({ error: "pause must be true or false" })
+        .optional()
+        .openapi({
+          description:
+            "Stop entries first, then close: the mode's pause switch (as POST /trading/pause), or with agentId the " +
+            "agent's automation in the mode. Default false",
+        }),
+    },
+    {
+      error: (iss) =>
+        iss.code === "invalid_type" ? "Body must be an object with mode: simulation, live or all" : undefined,
+    },
+  )
+  .openapi("CloseAllRequest", { example: { mode: "all", pause: true } });
+
+const CloseAllItemSchema = z
+  .object({
+    positionId: z.string(),
+    agentId: z.string(),
+    tokenAddress: z.string(),
+    tokenSymbol: z.string(),
+    tradingMode: z.enum(["simulation", "live"]),
+    status: z.enum(["closed", "pending", "already_closed", "failed"]).openapi({
+      description:
+        "closed: sold (a sale transaction and historical swap exist); pending: a live sale was sent and awaits " +
+        "the chain (reconciled like any live trade); already_closed: another exit sold it first; failed: not " +
+        "sold (error says why; the position stays open)",
+    }),
+    error: z.string().nullable(),
+    transactionId: z.string().nullable(),
+    profitLossSol: z.number().nullable(),
+  })
+  .openapi("CloseAllItem");
+
+export const CloseAllResponse = z
+  .object({
+    mode: ModeChoice,
+    agentId: z.string().nullable(),
+    paused: z.boolean().openapi({ description: "Entries were stopped before closing (pause: true)" }),
+    results: z.array(CloseAllItemSchema).openapi({ description: "One entry per position that was open" }),
+  })
+  .openapi("CloseAllResponse", {
+    description:
+      "Every open position of the mode (or of the agent), each closed through the manual close (closeReason " +
+      "manual: its exit floor and fee rules). Answered once every sale is done or sent; 200 even when some failed.",
+  });
+
 const Tripped = z.object({ reason: z.string(), at: z.string() }).nullable().openapi("TrippedBreaker", {
   description: "The daily-loss breaker while tripped: no new entries in this mode until POST /trading/resume",
 });
