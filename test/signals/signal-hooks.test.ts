@@ -288,7 +288,9 @@ describe("the answer never waits for a trade", () => {
       },
     });
     try {
-      await setup({ SWAP_AGGREGATOR_URL: `http://127.0.0.1:${aggregator.port}` });
+      // The SOL price too: the buy's gate values exposure in SOL before it asks for a quote.
+      const held = `http://127.0.0.1:${aggregator.port}`;
+      await setup({ SWAP_AGGREGATOR_URL: held, SOL_PRICE_FEED_URL: held });
       const agent = await createAgent(ctx, jwt);
       await ctx.request("PUT", `/api/v1/agents/${agent.id}`, { token: jwt, body: { automatedTradingSimulation: true } });
       const hook = await createHook();
