@@ -6,6 +6,7 @@ import { ApiKeyService } from "./auth/api-keys.ts";
 import { AccessTokenBlacklist } from "./auth/blacklist.ts";
 import { createPasswordHasher, type PasswordHasher } from "./auth/passwords.ts";
 import { TokenSigner } from "./auth/tokens.ts";
+import { TwoFactorService } from "./auth/two-factor.ts";
 import type { Clock } from "./clock.ts";
 import { createFoundations } from "./composition/foundations.ts";
 import { createHealth } from "./composition/health.ts";
@@ -36,6 +37,7 @@ import { createMarket, type MarketServices } from "./market/index.ts";
 import { openPositionsFromDatabase } from "./metrics/database-sources.ts";
 import { createMetrics, type Metrics } from "./metrics/metrics.ts";
 import { createNotifications, type Notifications } from "./notifications/index.ts";
+import { SecretBox } from "./notifications/secret-box.ts";
 import { ImpactRecorder } from "./price-history/impact-recorder.ts";
 import type { SignalIntake } from "./signals/signal-intake.ts";
 import type { SignalQueue } from "./signals/signal-queue.ts";
@@ -68,6 +70,8 @@ export interface Services {
   signer: TokenSigner;
   blacklist: AccessTokenBlacklist;
   accounts: AccountService;
+  /** The second factor: setup, enable, disable, and the check login makes (src/auth/two-factor.ts). */
+  twoFactor: TwoFactorService;
   apiKeys: ApiKeyService;
   events: EventBus;
   signals: SignalService;
@@ -144,7 +148,9 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
   const passwords = createPasswordHasher(opts.passwordCost);
   const signer = new TokenSigner(jwtSecret, clock);
   const blacklist = new AccessTokenBlacklist(database.sqlite, clock);
-  const accounts = new AccountService(database, passwords, signer, blacklist, clock, logger);
+  // The TOTP secrets are sealed like webhook secrets, under their own derived key.
+  const twoFactor = new TwoFactorService(database.db, new SecretBox(jwtSecret, "totp-secrets"), clock);
+  const accounts = new AccountService(database, passwords, signer, blacklist, clock, logger, twoFactor);
   const apiKeys = new ApiKeyService(database, clock);
   // Events, market connections (PRODUCT.md §5: nothing connects until serve() runs the start hooks), metrics.
   const events = new EventBus(() => clock.now(), undefined, eventNameLookup(database.sqlite));
@@ -206,6 +212,7 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
 
   return {
     ...{ config, database, clock, logger, startedAt: clock.now(), passwords, signer, blacklist, accounts, apiKeys },
+    twoFactor,
     ...{ events, signals: trading.signals, ...pipeline, health, caches, metrics, market, agents, ...walletArea },
     portfolioHistory,
     agentBalances: new AgentBalanceService(database, clock, logger, walletArea.tokenPriceLookup),

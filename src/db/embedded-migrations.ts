@@ -6,6 +6,7 @@ import m2 from "../../migrations/0002_signal_token_index.sql" with { type: "text
 import m3 from "../../migrations/0003_copy_trading.sql" with { type: "text" };
 import m4 from "../../migrations/0004_portfolio_snapshots.sql" with { type: "text" };
 import m5 from "../../migrations/0005_unfinished_signals_index.sql" with { type: "text" };
+import m6 from "../../migrations/0006_box_on_the_internet.sql" with { type: "text" };
 
 export const embeddedMigrations: ReadonlyArray<{ tag: string; sql: string }> = [
   { tag: "0000_init", sql: m0 },
@@ -14,4 +15,5 @@ export const embeddedMigrations: ReadonlyArray<{ tag: string; sql: string }> = [
   { tag: "0003_copy_trading", sql: m3 },
   { tag: "0004_portfolio_snapshots", sql: m4 },
   { tag: "0005_unfinished_signals_index", sql: m5 },
+  { tag: "0006_box_on_the_internet", sql: m6 },
 ];

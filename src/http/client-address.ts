@@ -20,3 +20,9 @@ export function clientAddress(c: Context, trustProxy: boolean): string {
     return "local";
   }
 }
+
+/** The address and user agent of a request, as the audit log records them. */
+export function originOf(c: Context, trustProxy: boolean): { ip: string; userAgent: string | null } {
+  const agent = c.req.header("user-agent");
+  return { ip: clientAddress(c, trustProxy), userAgent: agent ? agent.slice(0, 256) : null };
+}

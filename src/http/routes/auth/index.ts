@@ -1,6 +1,6 @@
 import { ValidationError } from "../../../errors.ts";
 import type { AppDeps } from "../../app-env.ts";
-import { clientAddress } from "../../client-address.ts";
+import { clientAddress, originOf } from "../../client-address.ts";
 import { auth, createRouter, operation, type RateLimitDeclaration } from "../../operation.ts";
 import { errorResponses, jsonContent, SuccessMessageSchema } from "../../schemas.ts";
 import { clearRefreshCookie, refreshTokenFromCookie, setRefreshCookie, wantsRefreshCookie } from "./refresh-cookie.ts";
@@ -90,8 +90,8 @@ export function authRoutes(s: AppDeps) {
 
   return router
     .openapi(login, async (c) => {
-      const { email, password, rememberMe } = c.req.valid("json");
-      const result = await s.accounts.login(email, password, rememberMe ?? false);
+      const { email, password, rememberMe, code } = c.req.valid("json");
+      const result = await s.accounts.login(email, password, rememberMe ?? false, code, originOf(c, trustProxy));
       if (!wantsRefreshCookie(c)) return c.json(result, 200);
       // Dashboard login: the refresh token goes into the HttpOnly cookie, never into the body.
       const { refreshToken, ...rest } = result;
