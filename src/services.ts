@@ -1,6 +1,7 @@
 import { AgentService, initialSolText } from "./agents/agent-service.ts";
 import type { OpenPositionSource } from "./agents/open-positions.ts";
 import { PortfolioSnapshotter } from "./agents/portfolio-history.ts";
+import { AuditLog } from "./audit/audit-log.ts";
 import { AccountService } from "./auth/accounts.ts";
 import { ApiKeyService } from "./auth/api-keys.ts";
 import { AccessTokenBlacklist } from "./auth/blacklist.ts";
@@ -10,6 +11,7 @@ import { TwoFactorService } from "./auth/two-factor.ts";
 import type { Clock } from "./clock.ts";
 import { createFoundations } from "./composition/foundations.ts";
 import { createHealth } from "./composition/health.ts";
+import { watchLogins } from "./composition/login-watch.ts";
 import type { ServiceOptions } from "./composition/options.ts";
 import { createReplication } from "./composition/replication.ts";
 import { createSignalPipeline } from "./composition/signal-pipeline.ts";
@@ -72,6 +74,8 @@ export interface Services {
   accounts: AccountService;
   /** The second factor: setup, enable, disable, and the check login makes (src/auth/two-factor.ts). */
   twoFactor: TwoFactorService;
+  /** The append-only audit log: `audit.record({userId, action, actor, ...})` (src/audit/audit-log.ts). */
+  audit: AuditLog;
   apiKeys: ApiKeyService;
   events: EventBus;
   signals: SignalService;
@@ -148,6 +152,7 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
   const passwords = createPasswordHasher(opts.passwordCost);
   const signer = new TokenSigner(jwtSecret, clock);
   const blacklist = new AccessTokenBlacklist(database.sqlite, clock);
+  const audit = new AuditLog(database.db, clock, logger);
   // The TOTP secrets are sealed like webhook secrets, under their own derived key.
   const twoFactor = new TwoFactorService(database.db, new SecretBox(jwtSecret, "totp-secrets"), clock);
   const accounts = new AccountService(database, passwords, signer, blacklist, clock, logger, twoFactor);
@@ -177,11 +182,13 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
     {
       ...{ config, database, clock, logger, events, agents, openPositions, engine: trading.engine },
       guardRails: trading.guardRails,
+      audit,
       sealingSecret: jwtSecret,
       positions: trading.positions,
     },
     opts.notifications,
   );
+  watchLogins({ accounts, audit, events });
   const pipeline = createSignalPipeline({
     ...core,
     apiKeys,
@@ -194,7 +201,7 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
   });
   const replication = createReplication(config, { database, clock, logger, health, metrics, events });
   registerWorkers(lifecycle, {
-    ...{ config, database, blacklist, market, live, strategyLab, notifications, replication },
+    ...{ config, database, blacklist, market, live, strategyLab, notifications, replication, audit },
     ...trading,
     ...pipeline,
   });
@@ -213,6 +220,7 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
   return {
     ...{ config, database, clock, logger, startedAt: clock.now(), passwords, signer, blacklist, accounts, apiKeys },
     twoFactor,
+    audit,
     ...{ events, signals: trading.signals, ...pipeline, health, caches, metrics, market, agents, ...walletArea },
     portfolioHistory,
     agentBalances: new AgentBalanceService(database, clock, logger, walletArea.tokenPriceLookup),

@@ -8,7 +8,7 @@ import type { Logger } from "../logger.ts";
 // owner; only the retention prune removes them. Entries never hold a secret: callers pass names,
 // ids and prefixes, and record() drops any detail whose name says it could be one.
 
-type AuditAction =
+export type AuditAction =
   | "auth.login"
   | "auth.login_failed"
   | "auth.logout"
@@ -39,8 +39,8 @@ type AuditAction =
   | "telegram.linked"
   | "database.restored";
 
-/** Who acted: the user (a JWT), one of their API keys, the operator's CLI, or the service itself. */
-type AuditActor = "user" | `api_key:${string}` | "cli" | "system";
+/** Who acted: the user (a JWT), one of their API keys, their Telegram chat, the operator's CLI, or the service. */
+type AuditActor = "user" | "anonymous" | `api_key:${string}` | "telegram" | "cli" | "system";
 
 export interface AuditRecord {
   userId: string;

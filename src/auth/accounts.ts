@@ -52,9 +52,11 @@ export interface LoginObserver {
   succeeded(userId: string, origin: LoginOrigin): void;
   failed(userId: string, origin: LoginOrigin, reason: string): void;
   locked(userId: string, origin: LoginOrigin, lockedUntil: string): void;
+  /** ADMIN_PASSWORD changed between starts (ensureAdmin). */
+  passwordChanged(userId: string): void;
 }
 
-const quietObserver: LoginObserver = { succeeded() {}, failed() {}, locked() {} };
+const quietObserver: LoginObserver = { succeeded() {}, failed() {}, locked() {}, passwordChanged() {} };
 
 const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
@@ -325,6 +327,7 @@ export class AccountService {
       lockedUntil: null,
       updatedAt: now,
     });
+    if (passwordChanged) this.observer.passwordChanged(admin.id);
     return "updated";
   }
 }

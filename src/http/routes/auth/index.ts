@@ -1,5 +1,6 @@
 import { ValidationError } from "../../../errors.ts";
 import type { AppDeps } from "../../app-env.ts";
+import { audit } from "../../audit.ts";
 import { clientAddress, originOf } from "../../client-address.ts";
 import { auth, createRouter, operation, type RateLimitDeclaration } from "../../operation.ts";
 import { errorResponses, jsonContent, SuccessMessageSchema } from "../../schemas.ts";
@@ -117,6 +118,7 @@ export function authRoutes(s: AppDeps) {
       const refreshToken = body?.refreshToken ?? refreshTokenFromCookie(c);
       if (wantsRefreshCookie(c)) clearRefreshCookie(c, trustProxy);
       const out = await s.accounts.logout(auth.userId, auth.jti as string, auth.exp as number, refreshToken);
+      audit(c, s, "auth.logout", null);
       const message = out.refreshToken === "not recognised" ? LOGOUT_REFRESH_NOT_RECOGNISED : "Logged out successfully";
       return c.json({ success: true, message }, 200);
     });

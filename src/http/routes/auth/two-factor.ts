@@ -1,4 +1,5 @@
 import type { AppDeps } from "../../app-env.ts";
+import { audit } from "../../audit.ts";
 import { auth, createRouter, operation } from "../../operation.ts";
 import { errorResponses, jsonContent, SuccessMessageSchema } from "../../schemas.ts";
 import { TwoFactorCodeBody, TwoFactorEnableResponse, TwoFactorSetupResponse } from "./schema.ts";
@@ -49,10 +50,12 @@ export function twoFactorRoutes(s: AppDeps) {
     .openapi(setup, (c) => c.json(s.twoFactor.setup(c.get("auth").userId), 200))
     .openapi(enable, (c) => {
       const { recoveryCodes } = s.twoFactor.enable(c.get("auth").userId, c.req.valid("json").code);
+      audit(c, s, "auth.2fa_enabled", null);
       return c.json({ success: true as const, recoveryCodes }, 200);
     })
     .openapi(disable, (c) => {
       s.twoFactor.disable(c.get("auth").userId, c.req.valid("json").code);
+      audit(c, s, "auth.2fa_disabled", null);
       return c.json({ success: true, message: "Two-factor authentication disabled" }, 200);
     });
 }
