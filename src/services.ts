@@ -11,6 +11,7 @@ import { TwoFactorService } from "./auth/two-factor.ts";
 import type { Clock } from "./clock.ts";
 import { createFoundations } from "./composition/foundations.ts";
 import { createHealth } from "./composition/health.ts";
+import { createHeartbeat } from "./composition/heartbeat.ts";
 import { watchLogins } from "./composition/login-watch.ts";
 import type { ServiceOptions } from "./composition/options.ts";
 import { createReplication } from "./composition/replication.ts";
@@ -28,6 +29,7 @@ import { PriceImpactRepository } from "./db/repositories/price-impacts.ts";
 import type { WalCheckpointer } from "./db/wal-checkpointer.ts";
 import { EventBus } from "./events/bus.ts";
 import type { CacheStores } from "./health/core-checks.ts";
+import type { Heartbeat } from "./health/heartbeat.ts";
 import type { HealthRegistry } from "./health/registry.ts";
 import { AgentBalanceService } from "./ledgers/agent-balances.ts";
 import { AgentTransactionService } from "./ledgers/agent-transactions.ts";
@@ -76,6 +78,8 @@ export interface Services {
   twoFactor: TwoFactorService;
   /** The append-only audit log: `audit.record({userId, action, actor, ...})` (src/audit/audit-log.ts). */
   audit: AuditLog;
+  /** HEARTBEAT_URL's push heartbeat (src/health/heartbeat.ts), or null when it is not set. */
+  heartbeat: Heartbeat | null;
   apiKeys: ApiKeyService;
   events: EventBus;
   signals: SignalService;
@@ -205,6 +209,10 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
     ...trading,
     ...pipeline,
   });
+  const heartbeat = createHeartbeat({
+    ...{ config, database, clock, logger, lifecycle, monitor: trading.monitor },
+    resolver: opts.notifications?.resolver,
+  });
   const copyTrading = createCopyTrading(config, { ...core, live, signalIntake: pipeline.signalIntake });
   const portfolioHistory = new PortfolioSnapshotter({
     // Marked at the prices the monitor stored last (each MONITOR_INTERVAL_SECONDS): no market call of its own.
@@ -221,6 +229,7 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
     ...{ config, database, clock, logger, startedAt: clock.now(), passwords, signer, blacklist, accounts, apiKeys },
     twoFactor,
     audit,
+    heartbeat,
     ...{ events, signals: trading.signals, ...pipeline, health, caches, metrics, market, agents, ...walletArea },
     portfolioHistory,
     agentBalances: new AgentBalanceService(database, clock, logger, walletArea.tokenPriceLookup),
