@@ -12,14 +12,6 @@ CREATE TABLE `audit_log` (
 --> statement-breakpoint
 CREATE INDEX `audit_log_user_at_idx` ON `audit_log` (`user_id`,`at`);--> statement-breakpoint
 CREATE INDEX `audit_log_at_idx` ON `audit_log` (`at`);--> statement-breakpoint
-CREATE TABLE `login_addresses` (
-	`user_id` text NOT NULL,
-	`address` text NOT NULL,
-	`last_seen_at` text NOT NULL,
-	PRIMARY KEY(`user_id`, `address`),
-	FOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE cascade
-);
---> statement-breakpoint
 CREATE TABLE `recovery_codes` (
 	`code_hash` text PRIMARY KEY NOT NULL,
 	`user_id` text NOT NULL,

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 // Timestamps are ISO 8601 UTC strings (Date#toISOString), so they sort and compare as text.
 
@@ -85,19 +85,6 @@ export const recoveryCodes = sqliteTable(
     createdAt: text("created_at").notNull(),
   },
   (t) => [index("recovery_codes_user_idx").on(t.userId)],
-);
-
-/** The addresses a user logged in from, and when last: a login from one unseen for 30 days is news. */
-export const loginAddresses = sqliteTable(
-  "login_addresses",
-  {
-    userId: text("user_id")
-      .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
-    address: text("address").notNull(),
-    lastSeenAt: text("last_seen_at").notNull(),
-  },
-  (t) => [primaryKey({ columns: [t.userId, t.address] })],
 );
 
 /** Audit log (src/audit/audit-log.ts): append-only; only the retention prune removes rows. */
