@@ -23,7 +23,9 @@ import { agentPositionRoutes } from "./http/routes/agent-positions/index.ts";
 import { agentTransactionRoutes } from "./http/routes/agent-transactions/index.ts";
 import { agentRoutes } from "./http/routes/agents/index.ts";
 import { apiKeyRoutes } from "./http/routes/api-keys/index.ts";
+import { auditLogRoutes } from "./http/routes/audit-log/index.ts";
 import { authRoutes } from "./http/routes/auth/index.ts";
+import { twoFactorRoutes } from "./http/routes/auth/two-factor.ts";
 import { backtestRoutes } from "./http/routes/backtests/index.ts";
 import { dataSourceRoutes } from "./http/routes/data-sources/index.ts";
 import { mountApiDocs } from "./http/routes/docs/index.ts";
@@ -151,6 +153,8 @@ function fromHonoException(err: HTTPException): AppError | Response {
 
 function mountRoutes(app: OpenAPIHono<AppEnv>, s: AppDeps): void {
   mountDeclared(app, "/api/v1/auth", authRoutes(s));
+  mountDeclared(app, "/api/v1/auth", twoFactorRoutes(s));
+  mountDeclared(app, "/api/v1/audit-log", auditLogRoutes(s));
   mountDeclared(app, "/api/v1/api-keys", apiKeyRoutes(s));
   mountDeclared(app, "/api/v1/health", healthRoutes(s));
   mountDeclared(app, "/api/v1/price-feeds", priceFeedRoutes(s));

@@ -3,6 +3,7 @@ import { isScope, SCOPES, type Scope } from "./auth/scopes.ts";
 import { type OptionSpec, parseArgs, UsageError } from "./cli/args.ts";
 import { backtestCommand } from "./cli/backtest-command.ts";
 import { mergeEnvFile } from "./cli/env-file.ts";
+import { reset2faCommand } from "./cli/reset-2fa-command.ts";
 import { restoreCommand } from "./cli/restore-command.ts";
 import { unknownVariableWarnings } from "./cli/unknown-variables.ts";
 import { unlockCommand } from "./cli/unlock-command.ts";
@@ -17,7 +18,7 @@ import { versionLine } from "./version.ts";
 import { LiveWalletRegistry } from "./wallets/live-wallet-registry.ts";
 
 // The command line of PRODUCT.md §6 and §7: `trading-agent [serve] | migrate | version |
-// api-key create | backup PATH | restore | backtest | unlock`, each with --help. runCli returns the exit code; main.ts exits
+// api-key create | backup PATH | restore | backtest | unlock | reset-2fa`, each with --help. runCli returns the exit code; main.ts exits
 // with it. Exit codes: 0 ok, 1 runtime failure, 2 bad configuration or usage.
 
 const EXIT_OK = 0;
@@ -153,6 +154,7 @@ ${EXIT_HELP} Unknown user or a name already used: 1.`,
   },
   backtest: backtestCommand,
   unlock: unlockCommand,
+  "reset-2fa": reset2faCommand,
   restore: restoreCommand,
   backup: {
     usage: "trading-agent backup PATH [--force] [--env-file PATH]",
@@ -199,6 +201,7 @@ function mainHelp(): string {
     ["restore", commands.restore!.summary],
     ["backtest", commands.backtest!.summary],
     ["unlock", commands.unlock!.summary],
+    ["reset-2fa EMAIL", commands["reset-2fa"]!.summary],
     ["help [COMMAND]", "show help for a command"],
   ];
   return `trading-agent: self-hosted trading-agent service for the Solana token market
@@ -272,7 +275,7 @@ export async function runCli(argv: readonly string[], io: CliIo = defaultIo()): 
       io.out(explicit ? commandHelp(name) : mainHelp());
       return EXIT_OK;
     }
-    if (name !== "backup" && positionals.length > 0)
+    if (name !== "backup" && name !== "reset-2fa" && positionals.length > 0)
       throw new UsageError(`unexpected argument ${positionals[0]}`, name);
     const envFile = options.get("env-file");
     const env = typeof envFile === "string" ? mergeEnvFile(envFile, io.env) : io.env;

@@ -291,6 +291,16 @@ export const configSchema = z.object({
   /** How long one webhook delivery may take before it counts as failed (and is retried). */
   WEBHOOK_TIMEOUT_SECONDS: int(5, 1, 60),
   TELEGRAM_BOT_TOKEN: optionalSecret,
+  /** The audit log (PRODUCT.md §2): entries older than this many days are pruned. */
+  AUDIT_LOG_RETENTION_DAYS: int(365, 1, 36_500),
+  /**
+   * Push heartbeat (PRODUCT.md §7, src/health/heartbeat.ts): a GET every interval while healthy,
+   * the fail URL (default <url>/fail) while degraded. Empty: off. The URL is a credential of the
+   * monitor (healthchecks.io's check UUID, Uptime Kuma's push token): never logged.
+   */
+  HEARTBEAT_URL: sourceUrl(""),
+  HEARTBEAT_FAIL_URL: sourceUrl(""),
+  HEARTBEAT_INTERVAL_SECONDS: int(60, 5, 86_400),
   TELEGRAM_API_URL: sourceUrl("https://api.telegram.org").refine((v) => v !== "", {
     error: "must be an http(s) URL",
   }),

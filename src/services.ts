@@ -1,14 +1,18 @@
 import { AgentService, initialSolText } from "./agents/agent-service.ts";
 import type { OpenPositionSource } from "./agents/open-positions.ts";
 import { PortfolioSnapshotter } from "./agents/portfolio-history.ts";
+import { AuditLog } from "./audit/audit-log.ts";
 import { AccountService } from "./auth/accounts.ts";
 import { ApiKeyService } from "./auth/api-keys.ts";
 import { AccessTokenBlacklist } from "./auth/blacklist.ts";
 import { createPasswordHasher, type PasswordHasher } from "./auth/passwords.ts";
 import { TokenSigner } from "./auth/tokens.ts";
+import { TwoFactorService } from "./auth/two-factor.ts";
 import type { Clock } from "./clock.ts";
 import { createFoundations } from "./composition/foundations.ts";
 import { createHealth } from "./composition/health.ts";
+import { createHeartbeat } from "./composition/heartbeat.ts";
+import { watchLogins } from "./composition/login-watch.ts";
 import type { ServiceOptions } from "./composition/options.ts";
 import { createReplication } from "./composition/replication.ts";
 import { createSignalPipeline } from "./composition/signal-pipeline.ts";
@@ -25,6 +29,7 @@ import { PriceImpactRepository } from "./db/repositories/price-impacts.ts";
 import type { WalCheckpointer } from "./db/wal-checkpointer.ts";
 import { EventBus } from "./events/bus.ts";
 import type { CacheStores } from "./health/core-checks.ts";
+import type { Heartbeat } from "./health/heartbeat.ts";
 import type { HealthRegistry } from "./health/registry.ts";
 import { AgentBalanceService } from "./ledgers/agent-balances.ts";
 import { AgentTransactionService } from "./ledgers/agent-transactions.ts";
@@ -36,6 +41,7 @@ import { createMarket, type MarketServices } from "./market/index.ts";
 import { openPositionsFromDatabase } from "./metrics/database-sources.ts";
 import { createMetrics, type Metrics } from "./metrics/metrics.ts";
 import { createNotifications, type Notifications } from "./notifications/index.ts";
+import { SecretBox } from "./notifications/secret-box.ts";
 import { ImpactRecorder } from "./price-history/impact-recorder.ts";
 import { SignalHookService } from "./signals/signal-hooks.ts";
 import type { SignalIntake } from "./signals/signal-intake.ts";
@@ -69,6 +75,12 @@ export interface Services {
   signer: TokenSigner;
   blacklist: AccessTokenBlacklist;
   accounts: AccountService;
+  /** The second factor: setup, enable, disable, and the check login makes (src/auth/two-factor.ts). */
+  twoFactor: TwoFactorService;
+  /** The append-only audit log: `audit.record({userId, action, actor, ...})` (src/audit/audit-log.ts). */
+  audit: AuditLog;
+  /** HEARTBEAT_URL's push heartbeat (src/health/heartbeat.ts), or null when it is not set. */
+  heartbeat: Heartbeat | null;
   apiKeys: ApiKeyService;
   events: EventBus;
   signals: SignalService;
@@ -147,7 +159,10 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
   const passwords = createPasswordHasher(opts.passwordCost);
   const signer = new TokenSigner(jwtSecret, clock);
   const blacklist = new AccessTokenBlacklist(database.sqlite, clock);
-  const accounts = new AccountService(database, passwords, signer, blacklist, clock, logger);
+  const audit = new AuditLog(database.db, clock, logger);
+  // The TOTP secrets are sealed like webhook secrets, under their own derived key.
+  const twoFactor = new TwoFactorService(database.db, new SecretBox(jwtSecret, "totp-secrets"), clock);
+  const accounts = new AccountService(database, passwords, signer, blacklist, clock, logger, twoFactor);
   const apiKeys = new ApiKeyService(database, clock);
   // Events, market connections (PRODUCT.md §5: nothing connects until serve() runs the start hooks), metrics.
   const events = new EventBus(() => clock.now(), undefined, eventNameLookup(database.sqlite));
@@ -174,11 +189,13 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
     {
       ...{ config, database, clock, logger, events, agents, openPositions, engine: trading.engine },
       guardRails: trading.guardRails,
+      audit,
       sealingSecret: jwtSecret,
       positions: trading.positions,
     },
     opts.notifications,
   );
+  watchLogins({ accounts, audit, events });
   const pipeline = createSignalPipeline({
     ...core,
     apiKeys,
@@ -191,9 +208,13 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
   });
   const replication = createReplication(config, { database, clock, logger, health, metrics, events });
   registerWorkers(lifecycle, {
-    ...{ config, database, blacklist, market, live, strategyLab, notifications, replication },
+    ...{ config, database, blacklist, market, live, strategyLab, notifications, replication, audit },
     ...trading,
     ...pipeline,
+  });
+  const heartbeat = createHeartbeat({
+    ...{ config, database, clock, logger, lifecycle, monitor: trading.monitor },
+    resolver: opts.notifications?.resolver,
   });
   const copyTrading = createCopyTrading(config, { ...core, live, signalIntake: pipeline.signalIntake });
   const signalHooks = new SignalHookService(database, {
@@ -213,6 +234,9 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
 
   return {
     ...{ config, database, clock, logger, startedAt: clock.now(), passwords, signer, blacklist, accounts, apiKeys },
+    twoFactor,
+    audit,
+    heartbeat,
     ...{ events, signals: trading.signals, ...pipeline, health, caches, metrics, market, agents, ...walletArea },
     portfolioHistory,
     agentBalances: new AgentBalanceService(database, clock, logger, walletArea.tokenPriceLookup),

@@ -15,6 +15,7 @@ import type { AccessTokenBlacklist } from "./blacklist.ts";
 import { sha256Hex } from "./hashing.ts";
 import { type PasswordHasher, passwordRuleViolation } from "./passwords.ts";
 import { ACCESS_TTL_S, REFRESH_REMEMBER_TTL_S, REFRESH_TTL_S, type TokenSigner } from "./tokens.ts";
+import { CODE_REQUIRED, INVALID_CODE, type TwoFactorService } from "./two-factor.ts";
 
 // Accounts: login with lockout, refresh with rotation and reuse detection, logout, registration,
 // and the admin bootstrap (SPEC "Authentication", PRODUCT.md §2).
@@ -37,6 +38,26 @@ export interface LoginResult extends TokenPair {
   user: PublicUser;
 }
 
+/** Where a login attempt came from (the client address as the rate limiter sees it). */
+export interface LoginOrigin {
+  ip: string;
+  userAgent: string | null;
+}
+
+/**
+ * Told of each login attempt on a known account: the audit log and the new-login notices
+ * (src/composition/login-watch.ts). Unknown emails are told nothing: there is no account to tell.
+ */
+export interface LoginObserver {
+  succeeded(userId: string, origin: LoginOrigin): void;
+  failed(userId: string, origin: LoginOrigin, reason: string): void;
+  locked(userId: string, origin: LoginOrigin, lockedUntil: string): void;
+  /** ADMIN_PASSWORD changed between starts (ensureAdmin). */
+  passwordChanged(userId: string): void;
+}
+
+const quietObserver: LoginObserver = { succeeded() {}, failed() {}, locked() {}, passwordChanged() {} };
+
 const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
 export class AccountService {
@@ -52,8 +73,15 @@ export class AccountService {
     private readonly blacklist: AccessTokenBlacklist,
     private readonly clock: Clock,
     private readonly logger: Logger,
+    private readonly twoFactor: TwoFactorService,
+    private observer: LoginObserver = quietObserver,
   ) {
     this.users = new UserRepository(database.db);
+  }
+
+  /** Set once by the composition, after the notifications it reports to exist. */
+  observeLogins(observer: LoginObserver): void {
+    this.observer = observer;
   }
 
   findUser(id: string) {
@@ -68,9 +96,16 @@ export class AccountService {
 
   /**
    * The per-address limiter runs before this (in the route); here the lockout is checked before
-   * any hashing, so a locked account costs the server nothing.
+   * any hashing, so a locked account costs the server nothing. With the second factor on, a
+   * missing or wrong code counts toward the lockout like a wrong password (PRODUCT.md §2).
    */
-  async login(emailInput: string, password: string, rememberMe: boolean): Promise<LoginResult> {
+  async login(
+    emailInput: string,
+    password: string,
+    rememberMe: boolean,
+    code?: string,
+    origin: LoginOrigin = { ip: "local", userAgent: null },
+  ): Promise<LoginResult> {
     const email = normalizeEmail(emailInput);
     const user = this.users.byEmail(email);
     if (!user?.isActive) {
@@ -87,29 +122,44 @@ export class AccountService {
       // The lock has run out: the counter starts again (SPEC state table).
       failed = 0;
     }
-    const ok = await this.passwords.verify(password, user.passwordHash);
-    if (!ok) {
-      failed += 1;
-      const lock = failed >= MAX_FAILED_LOGINS;
-      const lockedUntil = lock ? new Date(now + LOCK_MS) : null;
-      this.users.update(user.id, {
-        failedLoginAttempts: lock ? 0 : failed,
-        lockedUntil: lockedUntil ? lockedUntil.toISOString() : null,
-        updatedAt: isoNow(this.clock),
-      });
-      this.logger.warn("login failed", { userId: user.id, reason: "wrong password", failedAttempts: failed });
-      if (lockedUntil) {
-        this.logger.warn("account locked", { userId: user.id, lockedUntil: lockedUntil.toISOString() });
-        throw new AccountLockedError(lockedUntil);
+    if (!(await this.passwords.verify(password, user.passwordHash))) {
+      this.countFailure(user.id, failed, origin, "wrong password", "Invalid email or password");
+    }
+    if (user.totpSecret) {
+      if (code === undefined || code.trim() === "") {
+        this.countFailure(user.id, failed, origin, "two-factor code missing", CODE_REQUIRED);
       }
-      throw new AuthenticationError("Invalid email or password");
+      if (!this.twoFactor.accept(user, code)) {
+        this.countFailure(user.id, failed, origin, "wrong two-factor code", INVALID_CODE);
+      }
     }
     if (failed !== 0 || user.lockedUntil) {
       this.users.update(user.id, { failedLoginAttempts: 0, lockedUntil: null, updatedAt: isoNow(this.clock) });
     }
     const { accessToken, refreshToken } = await this.issuePair(user.id, crypto.randomUUID(), rememberMe);
     this.logger.info("login succeeded", { userId: user.id });
+    this.observer.succeeded(user.id, origin);
     return { accessToken, refreshToken, user: toPublic(user) };
+  }
+
+  /** One more failure: locks the account at the fifth, and throws what the caller answers. */
+  private countFailure(userId: string, before: number, origin: LoginOrigin, reason: string, message: string): never {
+    const failed = before + 1;
+    const lock = failed >= MAX_FAILED_LOGINS;
+    const lockedUntil = lock ? new Date(this.clock.now() + LOCK_MS) : null;
+    this.users.update(userId, {
+      failedLoginAttempts: lock ? 0 : failed,
+      lockedUntil: lockedUntil ? lockedUntil.toISOString() : null,
+      updatedAt: isoNow(this.clock),
+    });
+    this.logger.warn("login failed", { userId, reason, failedAttempts: failed });
+    this.observer.failed(userId, origin, reason);
+    if (lockedUntil) {
+      this.logger.warn("account locked", { userId, lockedUntil: lockedUntil.toISOString() });
+      this.observer.locked(userId, origin, lockedUntil.toISOString());
+      throw new AccountLockedError(lockedUntil);
+    }
+    throw new AuthenticationError(message);
   }
 
   private async issuePair(
@@ -277,6 +327,7 @@ export class AccountService {
       lockedUntil: null,
       updatedAt: now,
     });
+    if (passwordChanged) this.observer.passwordChanged(admin.id);
     return "updated";
   }
 }

@@ -1,7 +1,9 @@
+import { AuditLog } from "../audit/audit-log.ts";
 import { unlockAccount } from "../auth/unlock.ts";
 import { systemClock } from "../clock.ts";
 import { loadConfig } from "../config.ts";
 import { openDatabase } from "../db/client.ts";
+import { createLogger } from "../logger.ts";
 import { type OptionSpec, UsageError } from "./args.ts";
 
 // `trading-agent unlock --email E` as src/cli.ts registers it: clears a login lockout in
@@ -35,6 +37,10 @@ Exit codes: 0 ok (also when the account was not locked), 1 unknown user or datab
       if (r.outcome === "unknown_user") {
         io.err(`error: no user with email ${email}`);
         return 1;
+      }
+      if (r.outcome === "unlocked") {
+        const audit = new AuditLog(database.db, systemClock, createLogger({ level: config.LOG_LEVEL }));
+        audit.record({ userId: r.userId, action: "auth.unlocked", actor: "cli", details: { by: "unlock" } });
       }
       io.out(r.outcome === "unlocked" ? `unlocked ${email}` : `${email} was not locked; failure count reset`);
       return 0;

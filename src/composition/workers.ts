@@ -1,3 +1,4 @@
+import type { AuditLog } from "../audit/audit-log.ts";
 import type { AccessTokenBlacklist } from "../auth/blacklist.ts";
 import type { Config } from "../config.ts";
 import type { DatabaseHandle } from "../db/client.ts";
@@ -15,6 +16,7 @@ import type { PositionMonitor } from "../trading/position-monitor.ts";
 
 interface Workers {
   config: Config;
+  audit: AuditLog;
   blacklist: AccessTokenBlacklist;
   market: MarketServices;
   live: LiveTrading | null;
@@ -36,7 +38,10 @@ interface Workers {
 export function registerWorkers(lifecycle: Lifecycle, w: Workers): void {
   const { market, strategyLab, notifications, monitor, live } = w;
   const minute = 60_000;
-  const timers = [setInterval(() => w.blacklist.sweep(), 5 * minute)];
+  const pruneAudit = () => w.audit.prune(w.config.AUDIT_LOG_RETENTION_DAYS);
+  const timers = [setInterval(() => w.blacklist.sweep(), 5 * minute), setInterval(pruneAudit, 60 * minute)];
+  // The audit log's retention (AUDIT_LOG_RETENTION_DAYS): once at start, then hourly.
+  lifecycle.onStart(pruneAudit, "audit log retention");
   for (const t of timers) t.unref?.();
   // WAL checkpoints: registered first, so its shutdown step runs last, after every writer stopped.
   // With REPLICA_URL Litestream owns them (docs/decisions/replication.md "Checkpoints"): the

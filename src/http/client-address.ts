@@ -41,3 +41,9 @@ export function clientAddress(c: Context, proxies: AddressRanges): string {
   }
   return peer ?? "local";
 }
+
+/** The address and user agent of a request, as the audit log records them. */
+export function originOf(c: Context, proxies: AddressRanges): { ip: string; userAgent: string | null } {
+  const agent = c.req.header("user-agent");
+  return { ip: clientAddress(c, proxies), userAgent: agent ? agent.slice(0, 256) : null };
+}

@@ -16,6 +16,17 @@ export const OPERATIONS: Record<Key, OperationDoc> = {
   "POST /api/v1/auth/refresh": { operationId: "refreshTokens", summary: "Exchange a refresh token for new tokens" },
   "GET /api/v1/auth/me": { operationId: "getCurrentUser", summary: "The logged-in user" },
   "POST /api/v1/auth/logout": { operationId: "logout", summary: "Revoke the access token (and a refresh token)" },
+  "POST /api/v1/auth/2fa/setup": {
+    operationId: "setUpTwoFactor",
+    summary: "Start two-factor setup (a new TOTP secret)",
+  },
+  "POST /api/v1/auth/2fa/enable": { operationId: "enableTwoFactor", summary: "Turn two-factor login on with a code" },
+  "POST /api/v1/auth/2fa/disable": {
+    operationId: "disableTwoFactor",
+    summary: "Turn two-factor login off with a code",
+  },
+  "GET /api/v1/audit-log": { operationId: "listAuditLog", summary: "The account's audit log, newest first" },
+  "GET /api/v1/audit-log/export": { operationId: "exportAuditLog", summary: "Export the audit log as CSV" },
 
   "POST /api/v1/api-keys": { operationId: "createApiKey", summary: "Create an API key (shown once)" },
   "GET /api/v1/api-keys": { operationId: "listApiKeys", summary: "List API keys" },

@@ -1,6 +1,7 @@
 import type { AgentService } from "../agents/agent-service.ts";
 import type { OpenPositionSource } from "../agents/open-positions.ts";
 import { computePerformance } from "../agents/performance.ts";
+import type { AuditAction, AuditLog } from "../audit/audit-log.ts";
 import type { Clock } from "../clock.ts";
 import type { Config } from "../config.ts";
 import type { DatabaseHandle } from "../db/client.ts";
@@ -42,6 +43,8 @@ export interface NotificationDeps {
   positions: PositionRepository;
   engine: TradingEngine;
   guardRails: GuardRails;
+  /** Telegram links and the bot's changes are audited (src/audit/audit-log.ts). */
+  audit: AuditLog;
 }
 
 export interface NotificationOptions {
@@ -99,7 +102,9 @@ export function createNotifications(d: NotificationDeps, opts: NotificationOptio
 
 function createTelegram(d: NotificationDeps, token: string, prefs: NotificationPreferencesService) {
   const repo = new TelegramRepository(d.database);
-  const links = new LinkCodes(repo, d.clock);
+  const links = new LinkCodes(repo, d.clock, d.audit);
+  const audited = (userId: string, action: AuditAction, target: string) =>
+    d.audit.record({ userId, action, actor: "telegram", target });
   const agentsOf = (userId: string) => d.agents.list(userId, { limit: 1000, offset: 0 });
   const openPositions = async (userId: string): Promise<PositionLine[]> => {
     const names = new Map(agentsOf(userId).map((a) => [a.id, a.name]));
@@ -133,12 +138,20 @@ function createTelegram(d: NotificationDeps, token: string, prefs: NotificationP
     },
     openPositions,
     // The same path as POST /agent-positions/:id/close: the engine's close under the position lock.
-    closePosition: (userId, positionId) => d.engine.closePosition(positionId, "manual", { userId }),
+    async closePosition(userId, positionId) {
+      const closed = await d.engine.closePosition(positionId, "manual", { userId });
+      audited(userId, "position.closed_manually", positionId);
+      return closed;
+    },
     // The same switches as POST /trading/pause and /trading/resume with {"mode": "all"}.
-    pauseAll: (userId) => void d.guardRails.pause(userId, "all"),
+    pauseAll(userId) {
+      d.guardRails.pause(userId, "all");
+      audited(userId, "trading.paused", "all");
+    },
     resumeAll(userId) {
       const before = d.guardRails.status(userId);
       d.guardRails.resume(userId, "all");
+      audited(userId, "trading.resumed", "all");
       return (["simulation", "live"] as const).filter((m) => before[m].tripped !== null);
     },
     // The same verb as POST /trading/close-all.

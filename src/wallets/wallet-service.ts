@@ -144,8 +144,9 @@ export class WalletService {
   assign(
     userId: string,
     input: { agentId: string; walletAddress: string; walletType: WalletType },
-  ): { changed: boolean } {
+  ): { changed: boolean; replaced: string | null } {
     const { agentId, walletAddress, walletType } = input;
+    let replaced: string | null = null;
     if (walletType === "live" && !this.registry.has(walletAddress))
       throw new ValidationError(LIVE_WALLET_NOT_LOADED_MESSAGE);
     if (walletType === "simulation" && !SIMULATION_ADDRESS_PATTERN.test(walletAddress)) {
@@ -167,6 +168,7 @@ export class WalletService {
           });
         }
         deleteWalletBalances(this.database, agentId, current.walletAddress);
+        replaced = current.walletAddress;
         this.wallets.replaceAddress(current.id, walletAddress, now);
         if (walletType === "simulation") this.agents.seedInitialSol(agentId, walletAddress, now, "initial");
       } else if (walletType === "simulation") {
@@ -183,7 +185,7 @@ export class WalletService {
         walletType,
         variable: this.registry.variableOf(walletAddress),
       });
-    return { changed };
+    return { changed, replaced };
   }
 
   /** The user's wallet row by address, or 404 "Wallet not found". */

@@ -160,7 +160,8 @@ test("a JWT-only security requirement appears only under /auth and /api-keys", (
   for (const { method, path, op } of documentOperations()) {
     const names = (op.security ?? []).flatMap((r: Json) => Object.keys(r));
     if (!names.includes("bearerAuth") || names.includes("apiKeyHeader")) continue;
-    if (!/^\/api\/v1\/(auth|api-keys)(\/|$)/.test(path)) jwtOnly.push(`${method.toUpperCase()} ${path}`);
+    // The audit log too (issue 43): who logged in from where is the account's business, not a key's.
+    if (!/^\/api\/v1\/(auth|api-keys|audit-log)(\/|$)/.test(path)) jwtOnly.push(`${method.toUpperCase()} ${path}`);
   }
   expect(jwtOnly).toEqual([]);
   expect(doc.paths["/api/v1/auth/me"].get.security).toEqual([{ bearerAuth: [] }]);

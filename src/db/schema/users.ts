@@ -11,6 +11,11 @@ export const users = sqliteTable("users", {
   isActive: integer("is_active", { mode: "boolean" }).notNull().default(true),
   failedLoginAttempts: integer("failed_login_attempts").notNull().default(0),
   lockedUntil: text("locked_until"),
+  // Second factor (src/auth/two-factor.ts): the TOTP secret sealed like webhook secrets; a pending
+  // one between setup and enable; the last time step accepted, so a code is accepted once.
+  totpSecret: text("totp_secret"),
+  totpPendingSecret: text("totp_pending_secret"),
+  totpLastStep: integer("totp_last_step"),
   createdAt: text("created_at").notNull(),
   updatedAt: text("updated_at").notNull(),
 });
@@ -67,3 +72,34 @@ export const keyValue = sqliteTable("key_value", {
   value: text("value").notNull(),
   updatedAt: text("updated_at").notNull().default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`),
 });
+
+/** Recovery codes of the second factor: SHA-256 of each code, spent once. */
+export const recoveryCodes = sqliteTable(
+  "recovery_codes",
+  {
+    codeHash: text("code_hash").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    usedAt: text("used_at"),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [index("recovery_codes_user_idx").on(t.userId)],
+);
+
+/** Audit log (src/audit/audit-log.ts): append-only; only the retention prune removes rows. */
+export const auditLog = sqliteTable(
+  "audit_log",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    userId: text("user_id").notNull(),
+    at: text("at").notNull(),
+    action: text("action").notNull(),
+    actor: text("actor").notNull(),
+    ip: text("ip"),
+    userAgent: text("user_agent"),
+    target: text("target"),
+    details: text("details", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+  },
+  (t) => [index("audit_log_user_at_idx").on(t.userId, t.at), index("audit_log_at_idx").on(t.at)],
+);

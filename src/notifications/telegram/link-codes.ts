@@ -1,4 +1,5 @@
 import { randomInt } from "node:crypto";
+import type { AuditLog } from "../../audit/audit-log.ts";
 import { sha256Hex } from "../../auth/hashing.ts";
 import { type Clock, isoNow } from "../../clock.ts";
 import type { TelegramRepository } from "../../db/repositories/telegram.ts";
@@ -15,6 +16,7 @@ export class LinkCodes {
   constructor(
     private readonly repo: TelegramRepository,
     private readonly clock: Clock,
+    private readonly audit: AuditLog,
   ) {}
 
   create(userId: string): { code: string; expiresAt: string } {
@@ -29,7 +31,9 @@ export class LinkCodes {
 
   /** Links the chat to the code's user; null when the code is unknown, used or expired. */
   redeem(code: string, chatId: string): string | null {
-    return this.repo.redeemCode(sha256Hex(code.trim().toUpperCase()), chatId, isoNow(this.clock));
+    const userId = this.repo.redeemCode(sha256Hex(code.trim().toUpperCase()), chatId, isoNow(this.clock));
+    if (userId) this.audit.record({ userId, action: "telegram.linked", actor: "telegram", target: chatId });
+    return userId;
   }
 
   userOfChat(chatId: string): string | null {

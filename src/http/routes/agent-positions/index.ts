@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { requireOwnedAgent } from "../../../agents/ownership.ts";
 import type { AppDeps } from "../../app-env.ts";
+import { audit } from "../../audit.ts";
 import { auth, createRouter, operation } from "../../operation.ts";
 import { errorResponses, jsonContent, uuidParam } from "../../schemas.ts";
 import { PositionSchema } from "../agents/schema.ts";
@@ -114,13 +115,15 @@ export function agentPositionRoutes(s: AppDeps) {
       // unknown or foreign agent answers like a missing position (the engine matches both ids).
       // Manual closes bypass stop-loss and DCA (SPEC facts): they go straight to the sale.
       const reason = c.req.valid("json")?.reason ?? "manual";
-      return c.json(await s.trading.engine.closePosition(positionId, reason, { userId, agentId }), 200);
+      const closed = await s.trading.engine.closePosition(positionId, reason, { userId, agentId });
+      audit(c, s, "position.closed_manually", positionId, { agentId, reason });
+      return c.json(closed, 200);
     })
     .openapi(closeShort, async (c) => {
       const reason = c.req.valid("json")?.reason ?? "manual";
-      return c.json(
-        await s.trading.engine.closePosition(c.req.valid("param").id, reason, { userId: c.get("auth").userId }),
-        200,
-      );
+      const positionId = c.req.valid("param").id;
+      const closed = await s.trading.engine.closePosition(positionId, reason, { userId: c.get("auth").userId });
+      audit(c, s, "position.closed_manually", positionId, { reason });
+      return c.json(closed, 200);
     });
 }

@@ -5,6 +5,7 @@ import { formatConfigIssues, INVALID_CONFIG_MESSAGE } from "../../../agents/trad
 import { ValidationError } from "../../../errors.ts";
 import { listBalanceHistory } from "../../../ledgers/balance-snapshots.ts";
 import type { AppDeps } from "../../app-env.ts";
+import { audit } from "../../audit.ts";
 import { auth, createRouter, operation } from "../../operation.ts";
 import { errorResponses, jsonContent } from "../../schemas.ts";
 import {
@@ -145,19 +146,34 @@ export function agentRoutes(s: AppDeps) {
   const user = (c: { get(k: "auth"): { userId: string } }) => c.get("auth").userId;
 
   return router
-    .openapi(create, (c) => c.json(s.agents.create(user(c), c.req.valid("json")), 201))
+    .openapi(create, (c) => {
+      const agent = s.agents.create(user(c), c.req.valid("json"));
+      audit(c, s, "agent.created", agent.id, { name: agent.name });
+      return c.json(agent, 201);
+    })
     .openapi(list, (c) => c.json(s.agents.list(user(c), c.req.valid("query")), 200))
     .openapi(getOne, (c) => c.json(s.agents.get(user(c), c.req.valid("param").id), 200))
-    .openapi(update, (c) => c.json(s.agents.update(user(c), c.req.valid("param").id, c.req.valid("json")), 200))
+    .openapi(update, (c) => {
+      const body = c.req.valid("json");
+      const agent = s.agents.update(user(c), c.req.valid("param").id, body);
+      audit(c, s, "agent.updated", agent.id, { fields: Object.keys(body) });
+      return c.json(agent, 200);
+    })
     .openapi(remove, (c) => {
       s.agents.delete(user(c), c.req.valid("param").id);
+      audit(c, s, "agent.deleted", c.req.valid("param").id);
       return c.json({ success: true, message: "Agent deleted successfully" }, 200);
     })
     .openapi(getConfig, (c) => c.json({ config: s.agents.getConfig(user(c), c.req.valid("param").id) }, 200))
     .openapi(
       putConfig,
-      (c) =>
-        c.json({ config: s.agents.updateConfig(user(c), c.req.valid("param").id, c.req.valid("json").config) }, 200),
+      (c) => {
+        const { id } = c.req.valid("param");
+        const given = c.req.valid("json").config;
+        const config = s.agents.updateConfig(user(c), id, given);
+        audit(c, s, "agent.config_updated", id, { fields: Object.keys(given ?? {}) });
+        return c.json({ config }, 200);
+      },
       // SPEC: a configuration failure is 400 "Invalid trading configuration" with details as strings.
       (result) => {
         if (result.success) return undefined;

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import type { AppDeps } from "../../app-env.ts";
+import { audit } from "../../audit.ts";
 import { auth, createRouter, operation } from "../../operation.ts";
 import { errorResponses, jsonContent, SuccessSchema } from "../../schemas.ts";
 import { ApiKeyIdParam, ApiKeyListItem, ApiKeyView, CreateApiKeyBody, CreatedApiKey } from "./schema.ts";
@@ -47,6 +48,7 @@ export function apiKeyRoutes(s: AppDeps) {
       const { name, scopes } = c.req.valid("json");
       const key = s.apiKeys.create(c.get("auth").userId, name, scopes);
       s.logger.info("api key created", { apiKeyId: key.id, prefix: key.prefix, scopes: key.scopes });
+      audit(c, s, "api_key.created", key.id, { name: key.name, prefix: key.prefix, scopes: key.scopes });
       const { lastUsedAt: _unused, ...body } = key;
       return c.json(body, 201);
     })
@@ -56,7 +58,9 @@ export function apiKeyRoutes(s: AppDeps) {
       return c.json(view, 200);
     })
     .openapi(remove, (c) => {
-      s.apiKeys.delete(c.get("auth").userId, c.req.valid("param").id);
+      const id = c.req.valid("param").id;
+      s.apiKeys.delete(c.get("auth").userId, id);
+      audit(c, s, "api_key.deleted", id);
       return c.json({ success: true }, 200);
     });
 }

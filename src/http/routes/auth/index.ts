@@ -1,7 +1,8 @@
 import type { Context } from "hono";
 import { ValidationError } from "../../../errors.ts";
 import type { AppDeps } from "../../app-env.ts";
-import { clientAddress, fromTrustedProxy } from "../../client-address.ts";
+import { audit } from "../../audit.ts";
+import { clientAddress, fromTrustedProxy, originOf } from "../../client-address.ts";
 import { auth, createRouter, operation, type RateLimitDeclaration } from "../../operation.ts";
 import { errorResponses, jsonContent, SuccessMessageSchema } from "../../schemas.ts";
 import { clearRefreshCookie, refreshTokenFromCookie, setRefreshCookie, wantsRefreshCookie } from "./refresh-cookie.ts";
@@ -92,8 +93,8 @@ export function authRoutes(s: AppDeps) {
 
   return router
     .openapi(login, async (c) => {
-      const { email, password, rememberMe } = c.req.valid("json");
-      const result = await s.accounts.login(email, password, rememberMe ?? false);
+      const { email, password, rememberMe, code } = c.req.valid("json");
+      const result = await s.accounts.login(email, password, rememberMe ?? false, code, originOf(c, s.trustedProxies));
       if (!wantsRefreshCookie(c)) return c.json(result, 200);
       // Dashboard login: the refresh token goes into the HttpOnly cookie, never into the body.
       const { refreshToken, ...rest } = result;
@@ -119,6 +120,7 @@ export function authRoutes(s: AppDeps) {
       const refreshToken = body?.refreshToken ?? refreshTokenFromCookie(c);
       if (wantsRefreshCookie(c)) clearRefreshCookie(c, trustProxy(c));
       const out = await s.accounts.logout(auth.userId, auth.jti as string, auth.exp as number, refreshToken);
+      audit(c, s, "auth.logout", null);
       const message = out.refreshToken === "not recognised" ? LOGOUT_REFRESH_NOT_RECOGNISED : "Logged out successfully";
       return c.json({ success: true, message }, 200);
     });

@@ -13,6 +13,11 @@ export const LoginBody = z
       .min(1, { error: required })
       .max(1024, { error: "Password must be at most 1024 characters" }),
     rememberMe: z.boolean({ error: "rememberMe must be a boolean" }).optional(),
+    code: z
+      .string({ error: "code must be a string" })
+      .max(64, { error: "code must be at most 64 characters" })
+      .optional()
+      .openapi({ description: "With the second factor on: a current TOTP code or an unused recovery code" }),
   })
   .openapi("LoginRequest", { example: { email: "admin@example.com", password: "S3cure!pass", rememberMe: false } });
 
@@ -54,3 +59,27 @@ export const TokenPairSchema = z
   })
   .openapi("TokenPair");
 export const LoginResponse = TokenPairSchema.extend({ user: UserSchema }).openapi("LoginResponse");
+
+const CODE_REQUIRED_400 = "code is required";
+export const TwoFactorCodeBody = z
+  .object({
+    code: z
+      .string({ error: CODE_REQUIRED_400 })
+      .min(1, { error: CODE_REQUIRED_400 })
+      .max(64, { error: "code must be at most 64 characters" }),
+  })
+  .openapi("TwoFactorCode", { example: { code: "123456" } });
+
+export const TwoFactorSetupResponse = z
+  .object({
+    secret: z.string().openapi({ description: "Base32 TOTP secret (RFC 6238, SHA-1, 6 digits, 30 s)" }),
+    otpauthUrl: z.string().openapi({ description: "otpauth://totp/… URI for an authenticator app's QR scanner" }),
+  })
+  .openapi("TwoFactorSetup");
+
+export const TwoFactorEnableResponse = z
+  .object({
+    success: z.literal(true),
+    recoveryCodes: z.array(z.string()).openapi({ description: "Ten single-use codes, shown this once" }),
+  })
+  .openapi("TwoFactorEnabled");

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import type { AppDeps } from "../../app-env.ts";
+import { audit } from "../../audit.ts";
 import { auth, createRouter, operation } from "../../operation.ts";
 import { errorResponses, jsonContent, SuccessSchema } from "../../schemas.ts";
 import {
@@ -88,6 +89,7 @@ export function signalHookRoutes(s: AppDeps) {
     .openapi(create, (c) => {
       const created = hooks.create(c.get("auth").userId, c.req.valid("json"));
       s.logger.info("signal hook created", { hookId: created.id, name: created.name });
+      audit(c, s, "signal_hook.created", created.id, { name: created.name, source: created.source });
       return c.json(created, 201);
     })
     .openapi(list, (c) => c.json(hooks.list(c.get("auth").userId), 200))
@@ -98,6 +100,7 @@ export function signalHookRoutes(s: AppDeps) {
     .openapi(remove, (c) => {
       hooks.delete(c.get("auth").userId, c.req.valid("param").id);
       s.logger.info("signal hook revoked", { hookId: c.req.valid("param").id });
+      audit(c, s, "signal_hook.deleted", c.req.valid("param").id);
       return c.json({ success: true }, 200);
     })
     .openapi(deliveries, (c) =>

@@ -1,5 +1,6 @@
 import { closeAllPositions } from "../../../trading/close-all.ts";
 import type { AppDeps } from "../../app-env.ts";
+import { audit } from "../../audit.ts";
 import { auth, createRouter, operation } from "../../operation.ts";
 import { errorResponses, jsonContent } from "../../schemas.ts";
 import {
@@ -63,17 +64,31 @@ export function tradingControlRoutes(s: AppDeps) {
     .openapi(status, (c) => c.json(answer(c.get("auth").userId), 200))
     .openapi(pause, (c) => {
       const userId = c.get("auth").userId;
-      g.pause(userId, c.req.valid("json").mode);
+      const { mode } = c.req.valid("json");
+      g.pause(userId, mode);
+      audit(c, s, "trading.paused", mode);
       return c.json(answer(userId), 200);
     })
     .openapi(resume, (c) => {
       const userId = c.get("auth").userId;
-      g.resume(userId, c.req.valid("json").mode);
+      const { mode } = c.req.valid("json");
+      g.resume(userId, mode);
+      audit(c, s, "trading.resumed", mode);
       return c.json(answer(userId), 200);
     })
     .openapi(closeAll, async (c) => {
       const deps = { ...s.trading, agents: s.agents, logger: s.logger };
-      return c.json(await closeAllPositions(deps, c.get("auth").userId, c.req.valid("json")), 200);
+      const body = c.req.valid("json");
+      const answer = await closeAllPositions(deps, c.get("auth").userId, body);
+      const count = (status: string) => answer.results.filter((r) => r.status === status).length;
+      audit(c, s, "trading.close_all", body.agentId ?? body.mode, {
+        mode: body.mode,
+        pause: body.pause ?? false,
+        positions: answer.results.length,
+        closed: count("closed"),
+        failed: count("failed"),
+      });
+      return c.json(answer, 200);
     });
 }
 
@@ -97,5 +112,10 @@ export function riskLimitRoutes(s: AppDeps) {
   const g = s.trading.guardRails;
   return createRouter(s)
     .openapi(getLimits, (c) => c.json(g.limits(c.get("auth").userId), 200))
-    .openapi(putLimits, (c) => c.json(g.setLimits(c.get("auth").userId, c.req.valid("json")), 200));
+    .openapi(putLimits, (c) => {
+      const body = c.req.valid("json");
+      const limits = g.setLimits(c.get("auth").userId, body);
+      audit(c, s, "risk_limits.updated", null, { ...body });
+      return c.json(limits, 200);
+    });
 }

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import type { AppDeps } from "../../app-env.ts";
+import { audit } from "../../audit.ts";
 import { auth, createRouter, type Declaration, operation } from "../../operation.ts";
 import { errorResponses, jsonContent } from "../../schemas.ts";
 import {
@@ -105,7 +106,11 @@ export function walletRoutes(s: AppDeps) {
     .openapi(forAgent, (c) => c.json(s.wallets.forAgent(user(c), c.req.valid("param").agentId), 200))
     .openapi(assign, (c) => {
       const body = c.req.valid("json");
-      const { changed } = s.wallets.assign(user(c), body);
+      const { changed, replaced } = s.wallets.assign(user(c), body);
+      const about = { agentId: body.agentId, walletType: body.walletType };
+      // Assigning over the agent's wallet of that type unassigns the old one (no other route does).
+      if (replaced) audit(c, s, "wallet.unassigned", replaced, about);
+      if (changed) audit(c, s, "wallet.assigned", body.walletAddress, about);
       return c.json(
         {
           success: true,

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import type { AppDeps } from "../../app-env.ts";
+import { audit } from "../../audit.ts";
 import { auth, createRouter, operation } from "../../operation.ts";
 import { errorResponses, jsonContent, SuccessSchema } from "../../schemas.ts";
 import {
@@ -98,6 +99,7 @@ export function webhookRoutes(s: AppDeps) {
     .openapi(create, async (c) => {
       const created = await hooks.create(c.get("auth").userId, c.req.valid("json"));
       s.logger.info("webhook created", { webhookId: created.id, events: created.events });
+      audit(c, s, "webhook.created", created.id, { url: created.url, events: created.events });
       return c.json(created, 201);
     })
     .openapi(list, (c) => c.json(hooks.list(c.get("auth").userId), 200))
@@ -107,6 +109,7 @@ export function webhookRoutes(s: AppDeps) {
     )
     .openapi(remove, (c) => {
       hooks.delete(c.get("auth").userId, c.req.valid("param").id);
+      audit(c, s, "webhook.deleted", c.req.valid("param").id);
       return c.json({ success: true }, 200);
     })
     .openapi(test, async (c) => c.json(await hooks.test(c.get("auth").userId, c.req.valid("param").id), 200))
