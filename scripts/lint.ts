@@ -12,7 +12,10 @@ function trackedFiles(): string[] | null {
   if (!existsSync(join(cwd, ".git"))) return null;
   const ls = Bun.spawnSync(["git", "ls-files", "-z"], { cwd, stdout: "pipe", stderr: "ignore" });
   if (ls.exitCode !== 0) return null;
-  return ls.stdout.toString().split("\0").filter((f) => f !== "" && existsSync(join(cwd, f)));
+  return ls.stdout
+    .toString()
+    .split("\0")
+    .filter((f) => f !== "" && existsSync(join(cwd, f)));
 }
 
 const files = trackedFiles();

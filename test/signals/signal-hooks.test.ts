@@ -292,7 +292,10 @@ describe("the answer never waits for a trade", () => {
       const held = `http://127.0.0.1:${aggregator.port}`;
       await setup({ SWAP_AGGREGATOR_URL: held, SOL_PRICE_FEED_URL: held });
       const agent = await createAgent(ctx, jwt);
-      await ctx.request("PUT", `/api/v1/agents/${agent.id}`, { token: jwt, body: { automatedTradingSimulation: true } });
+      await ctx.request("PUT", `/api/v1/agents/${agent.id}`, {
+        token: jwt,
+        body: { automatedTradingSimulation: true },
+      });
       const hook = await createHook();
       const res = await tradingView(hook.url, alert());
       expect(res.status).toBe(201);

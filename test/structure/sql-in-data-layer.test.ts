@@ -15,7 +15,10 @@ const SQL_SIGNS: ReadonlyArray<[string, RegExp]> = [
   ["imports drizzle-orm", /from\s+["']drizzle-orm(\/[^"']*)?["']/],
   ["a PRAGMA", /\bPRAGMA\b/],
   ["SQLite statements", /\bsqlite\s*\.\s*(exec|query|prepare|run)\s*[<(]/],
-  ["a SQL statement in a string", /["'`]\s*(SELECT\s[^"'`]*\bFROM\b|INSERT INTO\s|UPDATE \w+ SET\s|DELETE FROM\s|CREATE TABLE\s)/],
+  [
+    "a SQL statement in a string",
+    /["'`]\s*(SELECT\s[^"'`]*\bFROM\b|INSERT INTO\s|UPDATE \w+ SET\s|DELETE FROM\s|CREATE TABLE\s)/,
+  ],
 ];
 
 test("no SQL outside src/db/", () => {
