@@ -350,7 +350,8 @@ export class SwapV2 {
       );
       setup.push(createTransferCheckedInstruction(pool.wsolAccount, NATIVE_MINT, wsol, taker, poolMoves, 9));
     }
-    const swap = this.agg.routeOf(pool, taker, buy, quote, amount, poolMoves);
+    // A skimming route's bytes still name the whole input (what the JSON promised).
+    const swap = this.agg.routeOf(pool, taker, buy, quote, asked, poolMoves);
     const hop = this.agg.tamper.alsoOpens;
     if (hop)
       setup.unshift(

@@ -532,7 +532,8 @@ export class ChainAggregator extends LocalServer {
           [],
           pool.programId,
         ),
-        this.routeOf(pool, wallet, buy, stored, swapped, poolMoves),
+        // A skimming route's bytes still name the whole input (what the JSON promised).
+        this.routeOf(pool, wallet, buy, stored, amount, poolMoves),
         createCloseAccountInstruction(wsol, wallet, wallet),
       );
     } else {

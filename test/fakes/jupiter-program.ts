@@ -16,10 +16,7 @@ import { PublicKey, TransactionInstruction } from "@solana/web3.js";
 // `shared_accounts_route`); the route itself is the transfers before it.
 
 export const JUPITER_V6 = new PublicKey("JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4");
-export const JUPITER_EVENT_AUTHORITY = PublicKey.findProgramAddressSync(
-  [Buffer.from("__event_authority")],
-  JUPITER_V6,
-)[0];
+const JUPITER_EVENT_AUTHORITY = PublicKey.findProgramAddressSync([Buffer.from("__event_authority")], JUPITER_V6)[0];
 /** Jupiter's SlippageToleranceExceeded, as the fake program returns it. */
 export const SLIPPAGE_TOLERANCE_EXCEEDED = 6001;
 
