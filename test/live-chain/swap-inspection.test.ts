@@ -145,10 +145,8 @@ describe("refused before signing", () => {
     await buy(100_000_000n);
     const s = await c.swap("sell", pool, 40_000_000n);
     const err = await inspect(s.tx, { ...s.intent, inAmount: 30_000_000n }).catch((e) => e);
-    // The route's in_amount says so before the token transfer does (build-inspection.test.ts
-    // holds the transfer rule on its own).
-    expect(err.check).toBe("route");
-    expect(err.message).toContain("swaps an input of 40000000; the input is 30000000");
+    expect(err.check).toBe("tokens");
+    expect(err.message).toContain("moves 40000000 units of the input out; the input is 30000000");
   });
 
   test("a fee above the cap is refused", async () => {
