@@ -135,10 +135,6 @@ export function inspectWalletInstructions(
     seen.wrappedLamports += r.wrapped ?? 0n;
     seen.inputOut += r.input ?? 0n;
   }
-  // The route's input is the intent's less the order fee the message pays from a buy's input.
-  const inAmount = ctx.intent.inAmount - (ctx.intent.side === "buy" ? seen.platformFeeLamports : 0n);
-  const route = holdRoute(routes, { ...ctx.route, inAmount }, seen);
-  if (route) return { ...route, seen };
   // A buy's input pays Jupiter's fee too; a sale pays it from its proceeds (judged by the simulation).
   const buy = ctx.intent.side === "buy";
   const solIn = seen.wrappedLamports + (buy ? seen.platformFeeLamports : 0n);
@@ -156,6 +152,10 @@ export function inspectWalletInstructions(
       ),
       seen,
     };
+  // The route's input is the intent's less the order fee the message pays from a buy's input.
+  const inAmount = ctx.intent.inAmount - (ctx.intent.side === "buy" ? seen.platformFeeLamports : 0n);
+  const route = holdRoute(routes, { ...ctx.route, inAmount }, seen);
+  if (route) return { ...route, seen };
   return { verdict: { ok: true }, seen };
 }
 
