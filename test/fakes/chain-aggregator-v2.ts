@@ -129,7 +129,14 @@ export class SwapV2 {
     const r = this.agg.priceQuote(q);
     if (r instanceof Response) return r;
     const moves = this.agg.delivered(r.poolMoves);
-    const route = this.route(r.pool, moves, BigInt(String(r.quote.inAmount)), r.quote.inputMint === SOL, taker);
+    const route = this.route(
+      r.pool,
+      moves,
+      BigInt(String(r.quote.inAmount)),
+      r.quote.inputMint === SOL,
+      taker,
+      r.quote,
+    );
     const { blockhash, lastValidBlockHeight } = this.agg.chain.latestBlockhash();
     return Response.json({
       ...r.quote,
@@ -183,7 +190,7 @@ export class SwapV2 {
       totalTime: 1,
     };
     if (taker) {
-      const route = this.route(r.pool, this.agg.delivered(r.poolMoves), amount - buyFee, buy, taker);
+      const route = this.route(r.pool, this.agg.delivered(r.poolMoves), amount - buyFee, buy, taker, r.quote);
       const fee = buyFee + sellFee;
       // Rent-exempt before the first fee lands in it.
       if (fee > 0n && !this.feeAccountFunded) {
@@ -284,8 +291,18 @@ export class SwapV2 {
     });
   }
 
-  /** The taker's side of the swap, split as /build splits a route. */
-  private route(pool: Pool, quoted: bigint, asked: bigint, buy: boolean, taker: PublicKey) {
+  /**
+   * The taker's side of the swap, split as /build splits a route: the transfers in setup, the
+   * Jupiter `route` instruction (jupiter-program.ts, its minimum from `quote`) as swapInstruction.
+   */
+  private route(
+    pool: Pool,
+    quoted: bigint,
+    asked: bigint,
+    buy: boolean,
+    taker: PublicKey,
+    quote: Record<string, unknown>,
+  ) {
     // "skim": a buy swaps 1 % less of its input, a sale pays 1 % of its SOL; that goes to the thief.
     const skim = this.agg.mode === "skim";
     const skimLamports = skim ? ((buy ? asked : quoted) * SKIM_BPS) / 10_000n : 0n;
@@ -299,7 +316,6 @@ export class SwapV2 {
     const setup: TransactionInstruction[] = [
       createAssociatedTokenAccountIdempotentInstruction(taker, wsol, taker, NATIVE_MINT),
     ];
-    let swap: TransactionInstruction;
     if (buy) {
       setup.push(
         SystemProgram.transfer({ fromPubkey: taker, toPubkey: wsol, lamports: amount }),
@@ -307,15 +323,17 @@ export class SwapV2 {
         createAssociatedTokenAccountIdempotentInstruction(taker, ata, taker, pool.mint, pool.programId),
         createTransferCheckedInstruction(wsol, NATIVE_MINT, pool.wsolAccount, taker, amount, 9),
       );
-      swap = createTransferCheckedInstruction(
-        pool.tokenAccount,
-        pool.mint,
-        ata,
-        taker,
-        poolMoves,
-        pool.decimals,
-        [],
-        pool.programId,
+      setup.push(
+        createTransferCheckedInstruction(
+          pool.tokenAccount,
+          pool.mint,
+          ata,
+          taker,
+          poolMoves,
+          pool.decimals,
+          [],
+          pool.programId,
+        ),
       );
     } else {
       setup.push(
@@ -330,8 +348,10 @@ export class SwapV2 {
           pool.programId,
         ),
       );
-      swap = createTransferCheckedInstruction(pool.wsolAccount, NATIVE_MINT, wsol, taker, poolMoves, 9);
+      setup.push(createTransferCheckedInstruction(pool.wsolAccount, NATIVE_MINT, wsol, taker, poolMoves, 9));
     }
+    // A skimming route's bytes still name the whole input (what the JSON promised).
+    const swap = this.agg.routeOf(pool, taker, buy, quote, asked, poolMoves);
     const hop = this.agg.tamper.alsoOpens;
     if (hop)
       setup.unshift(

@@ -35,6 +35,7 @@ import {
   VersionedTransaction,
 } from "@solana/web3.js";
 import { SwapV2 } from "./chain-aggregator-v2.ts";
+import { type RouteArgs, routeInstruction } from "./jupiter-program.ts";
 import type { LiteSvmRpc } from "./litesvm-rpc.ts";
 import { LocalServer } from "./local-server.ts";
 
@@ -125,6 +126,11 @@ export interface Tamper {
   keepWsolOpen?: boolean;
   /** Swap API v2 routes also create the taker's associated token account of this pool's mint (an intermediate hop's) and leave it open. */
   alsoOpens?: Pool;
+  /**
+   * Laid over the Jupiter `route` instruction's data (jupiter-program.ts) whatever the JSON says:
+   * `{ slippageBps: 10_000 }` is a route whose on-chain minimum is nothing.
+   */
+  route?: Partial<RouteArgs>;
 }
 
 export class ChainAggregator extends LocalServer {
@@ -431,6 +437,45 @@ export class ChainAggregator extends LocalServer {
     return { quote, stored: { ...quote, poolMoves: poolMoves.toString() }, pool, poolMoves };
   }
 
+  /**
+   * The route's Jupiter `route` instruction, after its transfers: quoted_out_amount the JSON's
+   * outAmount and a slippage whose minimum the route meets (the JSON's threshold, or what a
+   * tampered route delivers: a hostile aggregator writes bytes its own route passes), unless
+   * `tamper.route` writes otherwise.
+   */
+  routeOf(
+    pool: Pool,
+    wallet: PublicKey,
+    buy: boolean,
+    quote: { outAmount?: unknown; otherAmountThreshold?: unknown },
+    inAmount: bigint,
+    poolMoves: bigint,
+  ): TransactionInstruction {
+    const out = BigInt(String(quote.outAmount));
+    const arrives = buy ? poolMoves - this.transferFee(pool, poolMoves) : poolMoves;
+    const threshold = BigInt(String(quote.otherAmountThreshold));
+    const least = arrives < threshold ? arrives : threshold;
+    const slippage = out > 0n && least < out ? ((out - least) * 10_000n + out - 1n) / out : 0n;
+    const wsol = getAssociatedTokenAddressSync(NATIVE_MINT, wallet);
+    const ata = getAssociatedTokenAddressSync(pool.mint, wallet, false, pool.programId);
+    return routeInstruction(
+      {
+        tokenProgram: buy ? pool.programId : TOKEN_PROGRAM_ID,
+        user: wallet,
+        source: buy ? wsol : ata,
+        destination: buy ? ata : wsol,
+        destinationMint: buy ? pool.mint : NATIVE_MINT,
+      },
+      {
+        inAmount,
+        quotedOutAmount: out,
+        slippageBps: Number(slippage > 10_000n ? 10_000n : slippage),
+        platformFeeBps: 0,
+        ...this.tamper.route,
+      },
+    );
+  }
+
   /** What the route really moves out of the pool for a quoted amount (`tamper.deliverBps`). */
   delivered(quoted: bigint): bigint {
     return this.tamper.deliverBps === undefined ? quoted : (quoted * BigInt(this.tamper.deliverBps)) / 10_000n;
@@ -493,6 +538,8 @@ export class ChainAggregator extends LocalServer {
           [],
           pool.programId,
         ),
+        // A skimming route's bytes still name the whole input (what the JSON promised).
+        this.routeOf(pool, wallet, buy, stored, amount, poolMoves),
         createCloseAccountInstruction(wsol, wallet, wallet),
       );
     } else {
@@ -509,6 +556,7 @@ export class ChainAggregator extends LocalServer {
           pool.programId,
         ),
         createTransferCheckedInstruction(pool.wsolAccount, NATIVE_MINT, wsol, wallet, poolMoves, 9),
+        this.routeOf(pool, wallet, buy, stored, amount, poolMoves),
         createCloseAccountInstruction(wsol, wallet, wallet),
       );
     }

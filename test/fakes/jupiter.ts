@@ -7,6 +7,7 @@ import {
 } from "@solana/web3.js";
 import bs58 from "bs58";
 import { Big, SOL_MINT } from "../../src/money.ts";
+import { routeInstruction } from "./jupiter-program.ts";
 import { type FakeHandlerContext, type FakeMarket, type FakeRoute, jsonError, type QuoteBehaviour } from "./market.ts";
 
 // Jupiter (https://dev.jup.ag/docs):
@@ -223,8 +224,8 @@ function v2Quote(ctx: FakeHandlerContext, kind: "order" | "build"): Response {
   return Response.json({
     ...body,
     computeBudgetInstructions: [apiIx(ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 250_000 }))],
-    setupInstructions: [],
-    swapInstruction: apiIx(routeStandIn(taker!, body as { inputMint?: string; outputMint?: string }, ctx)),
+    setupInstructions: [apiIx(routeStandIn(taker!, body as { inputMint?: string; outputMint?: string }, ctx))],
+    swapInstruction: apiIx(jupiterRoute(taker!, body as QuoteNumbers)),
     cleanupInstruction: null,
     otherInstructions: [],
     addressesByLookupTableAddress: {},
@@ -274,6 +275,7 @@ function swap(ctx: FakeHandlerContext): Response {
       ComputeBudgetProgram.setComputeUnitLimit({ units: computeUnitLimit }),
       ComputeBudgetProgram.setComputeUnitPrice({ microLamports }),
       routeStandIn(payer, b.quoteResponse as { inputMint?: string; outputMint?: string }, ctx),
+      jupiterRoute(payer, b.quoteResponse as QuoteNumbers),
     ],
   }).compileToV0Message();
   const tx = new VersionedTransaction(message);
@@ -310,6 +312,40 @@ function routeStandIn(payer: PublicKey, q: { inputMint?: string; outputMint?: st
       isWritable: true,
     });
   return ix;
+}
+
+interface QuoteNumbers {
+  inputMint?: string;
+  outputMint?: string;
+  inAmount?: unknown;
+  outAmount?: unknown;
+  slippageBps?: unknown;
+}
+
+/**
+ * The route's Jupiter v6 `route` instruction (jupiter-program.ts), honest about the quote: its
+ * input, its outAmount quoted at its slippage. Nothing executes it here (the Solana RPC fake
+ * answers the quote's effect); the inspection reads its bytes as it reads a real route's.
+ */
+function jupiterRoute(payer: PublicKey, q: QuoteNumbers) {
+  const mint = q.inputMint === SOL_MINT ? q.outputMint : q.inputMint;
+  const tokens = mint && mint !== SOL_MINT ? new PublicKey(fakeTokenAccount(payer.toBase58(), mint)) : payer;
+  const buy = q.inputMint === SOL_MINT;
+  return routeInstruction(
+    {
+      tokenProgram: new PublicKey("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA"),
+      user: payer,
+      source: buy ? payer : tokens,
+      destination: buy ? tokens : payer,
+      destinationMint: new PublicKey(buy ? (mint ?? SOL_MINT) : SOL_MINT),
+    },
+    {
+      inAmount: BigInt(String(q.inAmount ?? 0)),
+      quotedOutAmount: BigInt(String(q.outAmount ?? 0)),
+      slippageBps: Math.min(10_000, Number(q.slippageBps ?? 0)),
+      platformFeeBps: 0,
+    },
+  );
 }
 
 export function jupiterRoutes(): FakeRoute[] {

@@ -10,6 +10,7 @@ import {
 import { AddressLookupTableAccount, type MessageAccountKeys, PublicKey, VersionedTransaction } from "@solana/web3.js";
 import bs58 from "bs58";
 import { LiteSVM } from "litesvm";
+import { JUPITER_V6, jupiterGuardProgram } from "./jupiter-program.ts";
 import { landedDespiteError, transactionErrorJson } from "./litesvm-errors.ts";
 import { LocalServer } from "./local-server.ts";
 
@@ -119,6 +120,8 @@ export class LiteSvmRpc extends LocalServer {
     super();
     // Signatures are verified by the shim (so simulation can skip them, as sigVerify: false does).
     this.svm = new LiteSVM().withSigverify(false).withNativeMints();
+    // The fake Jupiter v6 program: enforces a route's minimum from its bytes (jupiter-program.ts).
+    this.svm.addProgram(JUPITER_V6, jupiterGuardProgram());
     this.svm.warpToSlot(BigInt(this.slot));
     this.heightAtSlot.set(this.slot, this.blockHeight);
     this.blockhashes.set(this.svm.latestBlockhash(), this.blockHeight + BLOCKHASH_VALIDITY);

@@ -45,6 +45,7 @@ import { allowedPrograms, type SwapIntent } from "../../src/trading/live/inspect
 import { orderFeeAllowance } from "../../src/trading/live/order-swap.ts";
 import { inspectSwapTransaction } from "../../src/trading/live/transaction-inspector.ts";
 import { type ChainAggregator, type Pool, startChainAggregator } from "../fakes/chain-aggregator.ts";
+import { JUPITER_V6 } from "../fakes/jupiter-program.ts";
 import { type LiteSvmRpc, startLiteSvmRpc } from "../fakes/litesvm-rpc.ts";
 
 // A hostile aggregator, fuzzed (issue 32 item 9). fast-check mutates honest /swap/v2/build and
@@ -65,6 +66,10 @@ import { type LiteSvmRpc, startLiteSvmRpc } from "../fakes/litesvm-rpc.ts";
 // seed, path and shrunk counterexample; add them to REGRESSIONS below, replayed every run.
 // Build cases may carry our Jito tip (a tip is a fee; a second tip or one elsewhere is a mutation);
 // order cases Jupiter's fee in SOL (within the order's amounts; the inspection's allowance).
+// Issue 40 item 1: the Jupiter route instruction's data is mutated too (slippage_bps, the quoted
+// amount, in_amount, platform_fee_bps, a route-plan percent, a Swap variant no IDL has), and
+// whatever lands must carry, read from the landed bytes by this file's own reading, an on-chain
+// minimum of at least the intent's floor and the intent's input (less an order's fee).
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 500);
 /**
@@ -249,7 +254,11 @@ type Mutation =
   | { kind: "reorder"; i: number; j: number }
   | { kind: "lookup-table" }
   | { kind: "extra-signer"; ix: number }
-  | { kind: "compute-budget"; op: "price" | "limit" | "heap"; value: number };
+  | { kind: "compute-budget"; op: "price" | "limit" | "heap"; value: number }
+  | { kind: "route"; field: (typeof ROUTE_FIELDS)[number]; value: number };
+
+/** Route-data mutations: what a hostile aggregator may write in the Jupiter instruction's bytes. */
+const ROUTE_FIELDS = ["slippage", "quoted", "input", "platform-fee", "percent", "variant"] as const;
 
 /** Where an inserted instruction goes, and whether its JSON flags the wallet as a signer. */
 type Placed = Mutation & { at: number; signerFlag: boolean };
@@ -279,6 +288,11 @@ const mutationArb: fc.Arbitrary<Placed> = fc
         kind: fc.constant("compute-budget" as const),
         op: fc.constantFrom("price" as const, "limit" as const, "heap" as const),
         value: fc.integer({ min: 1, max: 2_000_000 }),
+      }),
+      fc.record({
+        kind: fc.constant("route" as const),
+        field: fc.constantFrom(...ROUTE_FIELDS),
+        value: fc.integer({ min: 0, max: 65_535 }),
       }),
     ),
     at: fc.nat(),
@@ -446,8 +460,46 @@ function mutate(route: TransactionInstruction[], mutations: readonly Placed[], k
     } else if (m.kind === "extra-signer" && ixs.length > 0) {
       ixs[m.ix % ixs.length]!.keys.push({ pubkey: Keypair.generate().publicKey, isSigner: true, isWritable: false });
     } else if (m.kind === "lookup-table") table = true;
+    else if (m.kind === "route") {
+      const ix = ixs.find((i) => i.programId.equals(JUPITER_V6));
+      if (ix) ix.data = mutateRoute(Buffer.from(ix.data), m.field, m.value);
+    }
   }
   return { ixs, table };
+}
+
+/**
+ * A `route` instruction's data (discriminator, a one-step plan: variant, percent, input, output;
+ * in_amount, quoted_out_amount, slippage_bps, platform_fee_bps) with one field rewritten: the
+ * slippage and platform fee as given, the amounts scaled by value / 10 000 (or one more), the
+ * plan's percent, or its Swap variant.
+ */
+function mutateRoute(d: Buffer, field: (typeof ROUTE_FIELDS)[number], value: number): Buffer {
+  const end = d.length;
+  const scale = (at: number) => {
+    const v = d.readBigUInt64LE(at);
+    d.writeBigUInt64LE(value % 7 === 0 ? v + 1n : (v * BigInt(value)) / 10_000n, at);
+  };
+  if (field === "slippage") d.writeUInt16LE(value % 3 === 0 ? 10_000 : value, end - 3);
+  else if (field === "quoted") scale(end - 11);
+  else if (field === "input") scale(end - 19);
+  else if (field === "platform-fee") d.writeUInt8(value % 256, end - 1);
+  else if (field === "percent") d.writeUInt8(value % 256, 13);
+  else d.writeUInt8(125 + (value % 131), 12);
+  return d;
+}
+
+/** The landed route's on-chain minimum and input, read from its bytes by this file (not by src/). */
+function routeOfLanded(tx: VersionedTransaction): { minimum: bigint; input: bigint } | null {
+  const keys = tx.message.staticAccountKeys;
+  const ix = tx.message.compiledInstructions.find((i) => keys[i.programIdIndex]?.equals(JUPITER_V6));
+  if (!ix) return null;
+  const d = Buffer.from(ix.data);
+  const quoted = d.readBigUInt64LE(d.length - 11);
+  const slippage = BigInt(d.readUInt16LE(d.length - 3));
+  const fee = BigInt(d.readUInt8(d.length - 1));
+  const least = slippage > 10_000n ? 0n : (quoted * (10_000n - slippage)) / 10_000n;
+  return { minimum: (least * (10_000n - fee)) / 10_000n, input: d.readBigUInt64LE(d.length - 19) };
 }
 
 // ---- the two answers ---------------------------------------------------------------------------
@@ -623,6 +675,14 @@ function landWithinIntent(tx: VersionedTransaction, intent: SwapIntent, feeLampo
     return problems;
   }
   outcomes.landed++;
+  // What the chain would have held it to, however the pools moved after the simulation.
+  const route = routeOfLanded(tx);
+  if (!route) problems.push("landed without a Jupiter route instruction");
+  else {
+    if (route.minimum < intent.minOutAmount)
+      problems.push(`its route's on-chain minimum ${route.minimum} is below the floor ${intent.minOutAmount}`);
+    if (route.input > intent.inAmount) problems.push(`its route swaps ${route.input}; the input is ${intent.inAmount}`);
+  }
   if (after.walletOwner !== SystemProgram.programId.toBase58() || after.walletData !== 0)
     problems.push("the wallet is no longer a plain System account");
   if (intent.side === "buy" && valueOut > intent.inAmount + feeLamports)

@@ -117,6 +117,9 @@ describe("buying and selling through /order + /execute", () => {
 
   test("Jupiter's order fee, taken in SOL, is in `fees` beside the network fee; the price excludes it and the books still equal the chain", async () => {
     agg.v2.feeBps = 50;
+    // The fee comes off the quote, so the route's minimum at the agent's 300 bps would sit below
+    // our floor (an order is then built instead: route-minimum.test.ts); this route's bytes hold it.
+    agg.tamper.route = { slippageBps: 250 };
     agg.v2.router = "jupiterz";
     const agentId = await liveAgent();
     const start = chain.lamportsOf(address);
@@ -204,6 +207,9 @@ describe("journal first, one order, the chain decides", () => {
 
   test("an order whose confirmation comes late is pending, then settled by the reconciler from the chain with its router and Jupiter's fee", async () => {
     agg.v2.feeBps = 50;
+    // The fee comes off the quote, so the route's minimum at the agent's 300 bps would sit below
+    // our floor (an order is then built instead: route-minimum.test.ts); this route's bytes hold it.
+    agg.tamper.route = { slippageBps: 250 };
     agg.v2.router = "okx";
     const agentId = await liveAgent();
     const start = chain.lamportsOf(address);

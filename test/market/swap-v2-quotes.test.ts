@@ -48,7 +48,9 @@ test("build with the quote taker: same amounts, instructions for the taker; take
   const q = await v2.quote(req);
   expect(q.outAmount).toBe("35714285714");
   const { build } = await v2.build(req, taker);
-  expect(build.swapInstruction.accounts[0]).toEqual({ pubkey: taker, isSigner: true, isWritable: true });
+  // The route's stand-in pays from the taker; Jupiter's route instruction names it as the transfer authority.
+  expect(build.setupInstructions[0]?.accounts[0]).toEqual({ pubkey: taker, isSigner: true, isWritable: true });
+  expect(build.swapInstruction.accounts[1]).toEqual({ pubkey: taker, isSigner: true, isWritable: false });
   expect(fake.requestsTo("jupiter.build")[0]?.query.get("taker")).toBe(taker);
   const noTaker = (await client()
     .getJson("/swap/v2/build", { inputMint: SOL_MINT, outputMint: BONK, amount: "1" })

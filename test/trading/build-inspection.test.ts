@@ -26,6 +26,7 @@ import {
 import { inspectWalletInstructions, type WalletInstructionContext } from "../../src/trading/live/build-inspection.ts";
 import type { SwapIntent } from "../../src/trading/live/inspection-rules.ts";
 import { messageInstructions } from "../../src/trading/live/transaction-inspector.ts";
+import { routeInstruction } from "../fakes/jupiter-program.ts";
 
 // The instruction rules of the inspection, one hostile instruction at a time, over the compiled
 // message (issue 32): what names the wallet may only spend the route's input (and one capped
@@ -48,14 +49,32 @@ const ctx = (intent: SwapIntent, tip = true): WalletInstructionContext => ({
   walletAccounts: new Set([ata(mint), ata(otherMint), wsol].map((k) => k.toBase58())),
   wsolAccount: wsol.toBase58(),
   tip: tip ? { accounts: new Set([tipAccount.toBase58()]), maxLamports: 100_000n } : undefined,
+  route: {
+    minOut: intent.minOutAmount,
+    maxPlatformFeeBps: 0,
+    raise: false,
+  },
 });
+
+/** The route's Jupiter instruction, honest for the intent (tests/trading/jupiter-route.test.ts judges others). */
+const jupiterRoute = (intent: SwapIntent) =>
+  routeInstruction(
+    {
+      tokenProgram: TOKEN_2022_PROGRAM_ID,
+      user: taker,
+      source: intent.side === "buy" ? wsol : ata(mint),
+      destination: intent.side === "buy" ? ata(mint) : wsol,
+      destinationMint: intent.side === "buy" ? mint : NATIVE_MINT,
+    },
+    { inAmount: intent.inAmount, quotedOutAmount: intent.minOutAmount, slippageBps: 0, platformFeeBps: 0 },
+  );
 
 /** Compiled as the wallet would sign them (it pays the fee), then read back from the message. */
 const run = (intent: SwapIntent, ixs: TransactionInstruction[], tip = true) => {
   const msg = new TransactionMessage({
     payerKey: taker,
     recentBlockhash: Keypair.generate().publicKey.toBase58(),
-    instructions: ixs,
+    instructions: [...ixs, jupiterRoute(intent)],
   }).compileToV0Message();
   const tx = new VersionedTransaction(msg);
   return inspectWalletInstructions(
@@ -84,6 +103,7 @@ describe("accounted for by the route", () => {
       inputOut: 1_000_000n,
       tipLamports: 10_000n,
       platformFeeLamports: 0n,
+      route: { name: "route", slippageBps: 0, tightenedFromBps: null, minimum: 1n },
     });
     expect(run(sell, [payPool(mint, 500n), createCloseAccountInstruction(wsol, taker, taker)]).verdict.ok).toBe(true);
   });

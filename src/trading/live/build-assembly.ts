@@ -181,6 +181,8 @@ export async function prepareBuildSwap(
       maxFeeLamports: input.maxFeeLamports,
       lookupTables,
       tip: input.tip ? { accounts: input.tip.tipAccounts, maxLamports: input.tip.maxTipLamports } : undefined,
+      // We assembled it: a route looser than our minimum is tightened in the bytes we sign.
+      tightenRoute: true,
     },
   );
   return { transaction, report };

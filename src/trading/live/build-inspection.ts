@@ -4,10 +4,13 @@ import {
   ASSOCIATED_TOKEN_PROGRAM_ID,
   type Check,
   COMPUTE_BUDGET_PROGRAM_ID,
+  JUPITER_V6_PROGRAM_ID,
   type SwapIntent,
   SYSTEM_PROGRAM_ID,
   type Verdict,
 } from "./inspection-rules.ts";
+import { decodeJupiterSwap, type JupiterSwap } from "./jupiter-route.ts";
+import { judgeRoute, type RouteBounds, routeMinimum } from "./route-floor.ts";
 
 // Instruction-by-instruction inspection of the message that will be signed (issue 32 "Inspect the
 // compiled message"; rule table: docs/decisions/live-inspection-rules.md). The instructions are
@@ -24,7 +27,10 @@ import {
 //   - Associated Token Account: create (idempotent or not) only the wallet's own accounts of the
 //     swap's two mints; nothing else (RecoverNested included).
 //   - Compute Budget: each of unit limit, unit price, heap frame, loaded-data limit at most once.
-// The allow-listed swap programs are judged by the simulated effect (transaction-inspector.ts).
+//   - Jupiter v6: exactly one swap instruction, decoded from its bytes (jupiter-route.ts), whose
+//     on-chain minimum is held to ours (route-floor.ts): tightened in the bytes where we may
+//     (build, v1), refused otherwise; any other Jupiter instruction, or one we cannot decode, is
+//     refused. Programs an operator adds (LIVE_EXTRA_PROGRAMS) are judged by the simulated effect.
 
 export interface Instruction {
   programId: string;
@@ -46,6 +52,18 @@ export interface WalletInstructionContext {
   tip?: { accounts: ReadonlySet<string>; maxLamports: bigint };
   /** Order mode: Jupiter's fee, taken in SOL; one transfer from the wallet up to this. */
   platformFee?: { maxLamports: bigint };
+  /** What the Jupiter route's bytes must hold (route-floor.ts); its input is the intent's. */
+  route: Omit<RouteBounds, "inAmount">;
+}
+
+/** The Jupiter route the message carries, as signed (its slippage after any tightening). */
+interface RouteSeen {
+  name: string;
+  slippageBps: number;
+  /** The route's own slippage when ours was written over it; null when it held ours already. */
+  tightenedFromBps: number | null;
+  /** The least the chain lets the swap deliver (exact in) or its output (exact out). */
+  minimum: bigint;
 }
 
 export interface WalletInstructions {
@@ -56,6 +74,7 @@ export interface WalletInstructions {
   tipLamports: bigint;
   /** Order mode: Jupiter's fee paid from the wallet by a System transfer. */
   platformFeeLamports: bigint;
+  route: RouteSeen | null;
 }
 
 const refuse = (check: Check, reason: string): { verdict: Verdict } => ({ verdict: { ok: false, check, reason } });
@@ -88,10 +107,17 @@ export function inspectWalletInstructions(
   ixs: readonly Instruction[],
   ctx: WalletInstructionContext,
 ): { verdict: Verdict; seen: WalletInstructions } {
-  const seen: WalletInstructions = { wrappedLamports: 0n, inputOut: 0n, tipLamports: 0n, platformFeeLamports: 0n };
+  const seen: WalletInstructions = {
+    wrappedLamports: 0n,
+    inputOut: 0n,
+    tipLamports: 0n,
+    platformFeeLamports: 0n,
+    route: null,
+  };
   const inputMint = ctx.intent.side === "buy" ? SOL_MINT : ctx.intent.mint;
   const budgetTags = new Set<number>();
   const once = { tip: false, platformFee: false };
+  const routes: Array<{ ix: Instruction; swap: JupiterSwap }> = [];
   for (const ix of ixs) {
     const other = ix.accounts.find((a) => a.isSigner && a.pubkey !== ctx.wallet);
     if (other) return { ...refuse("signers", `an instruction asks ${other.pubkey} to sign`), seen };
@@ -100,7 +126,8 @@ export function inspectWalletInstructions(
     else if (ix.programId === SYSTEM_PROGRAM_ID) r = systemMove(ix, ctx, once);
     else if (isToken(ix.programId)) r = tokenMove(ix, ctx, inputMint);
     else if (ix.programId === ASSOCIATED_TOKEN_PROGRAM_ID) r = ataInstruction(ix, ctx);
-    else r = null; // an allow-listed swap program: judged by its simulated effect
+    else if (ix.programId === JUPITER_V6_PROGRAM_ID) r = jupiterSwap(ix, routes);
+    else r = null; // a program the operator added (LIVE_EXTRA_PROGRAMS): judged by its simulated effect
     if (!r) continue;
     if ("verdict" in r) return { ...r, seen };
     seen.tipLamports += r.tip ?? 0n;
@@ -125,10 +152,52 @@ export function inspectWalletInstructions(
       ),
       seen,
     };
+  // The route's input is the intent's less the order fee the message pays from a buy's input.
+  const inAmount = ctx.intent.inAmount - (ctx.intent.side === "buy" ? seen.platformFeeLamports : 0n);
+  const route = holdRoute(routes, { ...ctx.route, inAmount }, seen);
+  if (route) return { ...route, seen };
   return { verdict: { ok: true }, seen };
 }
 
 type Move = { verdict: Verdict } | { wrapped?: bigint; input?: bigint; tip?: bigint; platformFee?: bigint } | null;
+
+/** Jupiter v6: only its swap instructions, decoded (judged with the whole message seen). */
+function jupiterSwap(ix: Instruction, routes: Array<{ ix: Instruction; swap: JupiterSwap }>): Move {
+  const swap = decodeJupiterSwap(ix.data);
+  if ("fault" in swap) return refuse("route", `a Jupiter instruction that cannot be read: ${swap.fault}`);
+  routes.push({ ix, swap });
+  return null;
+}
+
+/**
+ * Exactly one Jupiter swap, its on-chain minimum held to ours; a looser slippage is written over
+ * in the instruction's data (the message's own bytes) when `bounds.raise`.
+ */
+function holdRoute(
+  routes: ReadonlyArray<{ ix: Instruction; swap: JupiterSwap }>,
+  bounds: RouteBounds,
+  seen: WalletInstructions,
+): { verdict: Verdict } | null {
+  if (routes.length !== 1)
+    return refuse(
+      "route",
+      routes.length === 0
+        ? "the swap carries no Jupiter route instruction whose minimum could be read"
+        : "the swap carries more than one Jupiter route instruction",
+    );
+  const { ix, swap } = routes[0]!;
+  const v = judgeRoute(swap, bounds);
+  if (!v.ok) return refuse(v.check, v.reason);
+  const tightened = v.slippageBps !== swap.slippageBps;
+  if (tightened) new DataView(ix.data.buffer, ix.data.byteOffset).setUint16(swap.slippageAt, v.slippageBps, true);
+  seen.route = {
+    name: swap.name,
+    slippageBps: v.slippageBps,
+    tightenedFromBps: tightened ? swap.slippageBps : null,
+    minimum: swap.kind === "exact_out" ? swap.amount! : routeMinimum(swap.quoted, v.slippageBps, swap.platformFeeBps),
+  };
+  return null;
+}
 
 const names = (ix: Instruction, ctx: WalletInstructionContext) =>
   ix.accounts.some((a) => a.pubkey === ctx.wallet || ctx.walletAccounts.has(a.pubkey));

@@ -16,6 +16,7 @@ import { type OrderApi, swapByOrder } from "./order-swap.ts";
 import { type BuildSettings, prepareBuild } from "./prepare-build.ts";
 import { type PreparedSwap, prepareSwap } from "./prepare-swap.ts";
 import { signAndSend } from "./send-swap.ts";
+import { SwapRefusedError } from "./transaction-inspector.ts";
 
 // Live swaps on Solana (issue: live trading, issue 15; PRODUCT.md §5 "Live swap"). One swap, step
 // by step, each step logged, refusing anything unexpected BEFORE the key touches it:
@@ -70,7 +71,10 @@ export interface LiveExecutorDeps {
   priorityFee: PriorityFee;
   /** LIVE_PRIORITY_FEE_MAX_BPS: SWAP_API=order's fee cap relative to the trade (live/order-swap.ts). */
   priorityFeeMaxBps?: number;
-  /** SWAP_API=build: swaps through /swap/v2/build, assembled here (live/prepare-build.ts). */
+  /**
+   * SWAP_API=build: swaps through /swap/v2/build, assembled here (live/prepare-build.ts). With
+   * `orders` too: where an order's route is refused for its bytes, the swap is built instead.
+   */
   build?: BuildSettings | null;
   /** LIVE_EXIT_PRIORITY_FEE_MAX: the most a re-sent stop-loss or stale exit pays (lamports). */
   exitPriorityFeeMax?: number;
@@ -118,7 +122,10 @@ export class LiveExecutor implements TradeExecutor {
     if (!this.d.wallets.has(req.walletAddress))
       throw new TradingError(LIVE_WALLET_NOT_LOADED, { walletAddress: req.walletAddress });
     this.assertNotStarted(req);
-    if (this.d.orders) return swapByOrder(this.orderDeps(this.d.orders), req, this.d.priorityFee);
+    if (this.d.orders) {
+      const byOrder = await this.byOrder(this.d.orders, req);
+      if (byOrder) return byOrder;
+    }
     const urgent = urgentExit(req.intent);
     const maxFee = Math.max(this.d.exitPriorityFeeMax ?? 0, priorityFeeLamports(this.d.priorityFee));
     // An exit whose earlier attempt (an earlier tick) expired starts one step above its fee.
@@ -179,6 +186,25 @@ export class LiveExecutor implements TradeExecutor {
     if (this.d.build)
       return prepareBuild({ ...deps, build: this.d.build }, req, stepped ? priorityFeeLamports(fee) : null);
     return prepareSwap({ ...deps, quotes: this.d.quotes }, req, fee);
+  }
+
+  /**
+   * SWAP_API=order. An order whose Jupiter route the inspection refused for its bytes (a minimum
+   * below ours, or a route it cannot read: issue 40) is not signed; with /build at hand the swap is
+   * built here instead (null), where the route's minimum is ours to write. Nothing was journaled.
+   */
+  private async byOrder(orders: OrderApi, req: SwapRequest): Promise<LiveSwapFill | null> {
+    try {
+      return await swapByOrder(this.orderDeps(orders), req, this.d.priorityFee);
+    } catch (err) {
+      if (!(err instanceof SwapRefusedError && err.check === "route" && this.d.build)) throw err;
+      this.log.warn("the order's route was refused for its bytes; building the swap instead", {
+        agentId: req.agentId,
+        tokenAddress: req.tokenMint,
+        reason: err.message,
+      });
+      return null;
+    }
   }
 
   /** An order's expiry is a failed attempt: the next tick orders again (Jupiter sets its fee). */

@@ -6,10 +6,13 @@
  * 1. prepare: the quote and an independent price judged against OUR floor (prepare-swap.ts,
  *    floor.ts); SWAP_API=build assembles /swap/v2/build's instructions with our compute budget,
  *    priority fee and tip (prepare-build.ts, build-assembly.ts, priority-fee.ts); SWAP_API=order
- *    takes Jupiter's /order transaction (order-swap.ts). Reads of the chain: chain-reads.ts.
+ *    takes Jupiter's /order transaction (order-swap.ts), built instead when its route's bytes
+ *    are refused (executor.ts). Reads of the chain: chain-reads.ts.
  * 2. inspect — THE GATE: inspectSwapTransaction (transaction-inspector.ts) reads the compiled
  *    message itself, its header, lookup tables, every instruction naming the wallet
- *    (build-inspection.ts, rules in inspection-rules.ts) and a simulation. Every mode reaches it:
+ *    (build-inspection.ts, rules in inspection-rules.ts; the Jupiter route decoded from its bytes
+ *    in jupiter-route.ts, its on-chain minimum held to ours in route-floor.ts) and a simulation.
+ *    Every mode reaches it:
  *    build mode from prepareBuildSwap (build-assembly.ts), v1 and order mode through
  *    inspectBeforeSigning (prepare-swap.ts). A refusal throws; nothing is signed.
  * 3. sign and 4. send: the inspected bytes signed in memory and journaled before they are sent
@@ -186,7 +189,7 @@ export class LiveTrading {
           exitPriorityFeeMax: config.LIVE_EXIT_PRIORITY_FEE_MAX,
           // Unset: off when the transaction is assembled here (build), whose inspection simulated
           // the very message that is signed; on for a transaction the aggregator built.
-          simulateBeforeSend: config.LIVE_SIMULATE_BEFORE_SEND ?? build === null,
+          simulateBeforeSend: config.LIVE_SIMULATE_BEFORE_SEND ?? (build === null || orders !== null),
           confirmation: opts.confirmation,
           orders,
           screen: this.tokenScreen(build, orders),
@@ -266,11 +269,12 @@ export class LiveTrading {
 
   /**
    * SWAP_API=build (the default): the v2 client, our fee settings, and Jito when
-   * JITO_BLOCK_ENGINE_URL is set. null for v1 (and order, which has its own path).
+   * JITO_BLOCK_ENGINE_URL is set. SWAP_API=order has its own path and builds only a swap whose
+   * order was refused for its route's bytes (issue 40). null for v1.
    */
   private buildSettings(opts: LiveTradingOptions): BuildSettings | null {
     const v2 = this.d.market.liveSwapV2;
-    if (this.d.market.swapApi !== "build" || !v2) return null;
+    if (this.d.market.swapApi === "v1" || !v2) return null;
     const c = this.config;
     const jito = c.JITO_BLOCK_ENGINE_URL
       ? new JitoClient(

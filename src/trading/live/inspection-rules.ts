@@ -29,7 +29,17 @@ export function allowedPrograms(extra: readonly string[] = []): ReadonlySet<stri
   return new Set([...KNOWN_PROGRAMS, ...extra]);
 }
 
-export type Check = "signers" | "programs" | "fee" | "simulation" | "wallet" | "sol" | "tokens" | "authority" | "ata";
+export type Check =
+  | "signers"
+  | "programs"
+  | "fee"
+  | "simulation"
+  | "wallet"
+  | "sol"
+  | "tokens"
+  | "authority"
+  | "ata"
+  | "route";
 export type Verdict = { ok: true } | { ok: false; check: Check; reason: string };
 const refuse = (check: Check, reason: string): Verdict => ({ ok: false, check, reason });
 const OK: Verdict = { ok: true };

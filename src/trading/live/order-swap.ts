@@ -144,7 +144,10 @@ async function prepareOrder(d: OrderSwapDeps, req: SwapRequest, fee: PriorityFee
   const tx = deserialize(got.order.transaction ?? "");
   const cap = relativeFeeCap(fee, req.side === "BUY" ? req.amountAtomic : floor.minOutAtomic, d.priorityFeeMaxBps);
   const orderFee = orderFeeAllowance(req.side, req.amountAtomic, BigInt(quote.outAmount), got.feeBps);
-  const report = await inspectBeforeSigning(d, req, tx, floor, cap, "order", orderFee);
+  const report = await inspectBeforeSigning(d, req, tx, floor, cap, "order", {
+    lamports: orderFee,
+    bps: Math.min(got.feeBps, MAX_ORDER_FEE_BPS),
+  });
   const ours = await d.sender.latestBlockhash();
   const check = await confirmedOnOurNode(d, tx.message.recentBlockhash, ours.contextSlot);
   if (!check.valid)

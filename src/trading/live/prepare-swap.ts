@@ -162,8 +162,8 @@ export async function inspectBeforeSigning(
   floor: FloorVerdict,
   fee: PriorityFee,
   what: "swap" | "order",
-  /** Order mode: Jupiter's fee in SOL, which the transaction may pay by one transfer. */
-  platformFeeLamports?: bigint,
+  /** Order mode: Jupiter's fee in SOL, which the transaction may pay by one transfer, and in bps. */
+  orderFee?: { lamports?: bigint; bps: number },
 ): Promise<InspectionReport> {
   try {
     return await inspectSwapTransaction(
@@ -178,7 +178,11 @@ export async function inspectBeforeSigning(
           minOutAmount: floor.minOutAtomic,
         },
         maxFeeLamports: maxSwapFeeLamports(fee),
-        platformFeeLamports,
+        platformFeeLamports: orderFee?.lamports,
+        routeFeeBps: orderFee?.bps,
+        // v1: we sign the aggregator's message with our blockhash, so its route may be tightened
+        // too; an order's bytes are Jupiter's to execute as they are.
+        tightenRoute: what === "swap",
       },
     );
   } catch (err) {

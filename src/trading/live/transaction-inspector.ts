@@ -52,6 +52,14 @@ export interface InspectionInput {
   tip?: { accounts: ReadonlySet<string>; maxLamports: bigint };
   /** Order mode: the most Jupiter's fee may take from the wallet as one SOL transfer. */
   platformFeeLamports?: bigint;
+  /** Order mode: the most platform_fee_bps the Jupiter route may take (0 otherwise: we ask none). */
+  routeFeeBps?: number;
+  /**
+   * Build and v1 mode: a Jupiter route whose slippage is looser than our minimum allows is
+   * tightened in the message's bytes (route-floor.ts) instead of refused. The transaction is
+   * changed in place: the caller signs this very object.
+   */
+  tightenRoute?: boolean;
 }
 
 export interface InspectionReport {
@@ -116,8 +124,21 @@ export async function inspectSwapTransaction(deps: InspectorDeps, input: Inspect
     wsolAccount: associatedAccount(input.wallet, SOL_MINT, TOKEN_PROGRAM_ID),
     tip: input.tip,
     platformFee: input.platformFeeLamports === undefined ? undefined : { maxLamports: input.platformFeeLamports },
+    route: {
+      minOut: input.intent.minOutAmount,
+      maxPlatformFeeBps: input.routeFeeBps ?? 0,
+      raise: input.tightenRoute ?? false,
+    },
   });
   refuse(named);
+  if (seen.route?.tightenedFromBps != null)
+    deps.logger?.info("route slippage tightened in the signed bytes to hold our minimum", {
+      mint: input.intent.mint,
+      route: seen.route.name,
+      fromBps: seen.route.tightenedFromBps,
+      toBps: seen.route.slippageBps,
+      minimum: seen.route.minimum.toString(),
+    });
 
   const base64 = Buffer.from(input.transaction.serialize()).toString("base64");
   const sim = await deps.chain.simulate(base64, writable, before.slot);
