@@ -12,18 +12,12 @@ export const DEFAULT_QUOTE_TAKER = "F262GgRyU6WpweNwwsXqugtLoGJzLksHQgMd2wrG3oLT
 
 // Booleans read the same in any case and around spaces (`TRUE`, ` Yes`): an environment file
 // written by hand is not a reason to refuse to start (issue 44 item 6).
-const BOOL_WORDS = ["true", "false", "1", "0", "yes", "no"] as const;
 const boolWord = z.preprocess(
   (v) => (typeof v === "string" ? v.trim().toLowerCase() : v),
-  z.enum(BOOL_WORDS, { error: "must be true or false" }),
+  z.enum(["true", "false", "1", "0", "yes", "no"], { error: "must be true or false" }),
 );
 const isTrue = (v: string) => v === "true" || v === "1" || v === "yes";
-
-const bool = (def: boolean) =>
-  z.preprocess(
-    (v) => (v === undefined ? (def ? "true" : "false") : v),
-    boolWord.transform((v) => isTrue(v)),
-  );
+const bool = (def: boolean) => z.preprocess((v) => v ?? String(def), boolWord.transform(isTrue));
 
 const int = (def: number, min: number, max: number) =>
   z.coerce
