@@ -222,8 +222,9 @@ describe("configuration", () => {
 test("the trap covers every URL variable of the configuration", () => {
   // Not outside sources: EXPLORER_URL is only a link prefix the dashboard shows (never requested
   // by the service); REPLICA_URL is off unless the operator names their own store;
-  // PUBLIC_BASE_URL is this service's own address, shown in signal hooks' URLs.
-  const notFetched = new Set(["EXPLORER_URL", "REPLICA_URL", "PUBLIC_BASE_URL"]);
+  // PUBLIC_BASE_URL is this service's own address, shown in signal hooks' URLs; the heartbeat
+  // URLs are the operator's own monitor, off unless set.
+  const notFetched = new Set(["EXPLORER_URL", "REPLICA_URL", "PUBLIC_BASE_URL", "HEARTBEAT_URL", "HEARTBEAT_FAIL_URL"]);
   const urlVariables = Object.keys(configSchema.shape).filter((k) => k.endsWith("_URL") && !notFetched.has(k));
   const env = startTrap();
   try {
