@@ -44,6 +44,7 @@ import type { SignalService } from "./signals/signal-service.ts";
 import { createStrategyLab, type StrategyLab } from "./strategy-lab.ts";
 import type { GuardRails } from "./trading/guard-rails.ts";
 import type { LiveTrading } from "./trading/live/index.ts";
+import type { ManualBuys } from "./trading/manual-buy.ts";
 import type { PositionLocks } from "./trading/position-locks.ts";
 import type { PositionMonitor } from "./trading/position-monitor.ts";
 import { MarketPricedPositions, StoredOpenPositions } from "./trading/position-view.ts";
@@ -110,6 +111,8 @@ export interface Services {
     live: LiveTrading | null;
     /** Pause switches, risk limits and the daily-loss breaker per user and mode (src/trading/guard-rails.ts). */
     guardRails: GuardRails;
+    /** The operator's own buys, through the engine's openPosition (src/trading/manual-buy.ts). */
+    manual: ManualBuys;
   };
   /** priceSol of GET /agent-balances. */
   tokenPriceLookup: TokenPriceLookup;

@@ -1,0 +1,67 @@
+import { z } from "@hono/zod-openapi";
+import type { AppDeps } from "../../app-env.ts";
+import { auth, createRouter, operation } from "../../operation.ts";
+import { errorResponses, jsonContent } from "../../schemas.ts";
+import { isSolanaAddress, SOLANA_ADDRESS_MESSAGE } from "../../solana-address.ts";
+import { AgentIdParam } from "./schema.ts";
+
+// POST /api/v1/agents/:id/buy (issue 44 item 5): the operator's own buy, JWT only, through the
+// engine's openPosition and so through every check an automated entry passes
+// (src/trading/manual-buy.ts; docs/decisions/operator-experience-v.md "Manual trading").
+
+/** Bounds of a manual buy: at least one lamport's worth that rounds to something, at most 10,000 SOL. */
+const MANUAL_BUY_MIN_SOL = 0.000001;
+const MANUAL_BUY_MAX_SOL = 10_000;
+const AMOUNT_MESSAGE = `amountSol must be a number from ${MANUAL_BUY_MIN_SOL} to ${MANUAL_BUY_MAX_SOL}`;
+
+const ManualBuyBody = z
+  .object({
+    tokenAddress: z
+      .string({ error: "Token address is required" })
+      .trim()
+      .min(1, { error: "Token address is required", abort: true })
+      .max(255, { error: "Token address must be at most 255 characters", abort: true })
+      .refine(isSolanaAddress, { error: SOLANA_ADDRESS_MESSAGE }),
+    amountSol: z
+      .number({ error: AMOUNT_MESSAGE })
+      .min(MANUAL_BUY_MIN_SOL, { error: AMOUNT_MESSAGE })
+      .max(MANUAL_BUY_MAX_SOL, { error: AMOUNT_MESSAGE }),
+  })
+  .openapi("ManualBuyRequest", {
+    example: { tokenAddress: "DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263", amountSol: 0.1 },
+  });
+
+const ManualBuyResponse = z
+  .object({
+    status: z.enum(["opened", "pending"]),
+    signalId: z.number().int(),
+    positionId: z.string().nullable(),
+    tradingMode: z.enum(["simulation", "live"]),
+  })
+  .openapi("ManualBuyResponse");
+
+const buy = operation({
+  tags: ["agents"],
+  // JWT only: an API key (a bot's) sends signals, which pass the strategy; this buy skips it.
+  auth: auth.jwt,
+  method: "post",
+  path: "/{id}/buy",
+  summary: "Buy a token by hand, through the same checks as an automated entry",
+  request: { params: AgentIdParam, body: { ...jsonContent(ManualBuyBody), required: true } },
+  responses: {
+    201: { description: "Bought: the position is open", ...jsonContent(ManualBuyResponse) },
+    202: { description: "A live swap was sent and awaits the chain", ...jsonContent(ManualBuyResponse) },
+    ...errorResponses(400, 401, 404, 409, 502),
+  },
+});
+
+export function manualBuyRoutes(s: AppDeps) {
+  return createRouter(s).openapi(buy, async (c) => {
+    const { tokenAddress, amountSol } = c.req.valid("json");
+    const r = await s.trading.manual.buy(c.get("auth").userId, c.req.valid("param").id, {
+      tokenAddress,
+      amountSol: String(amountSol),
+    });
+    return r.status === "opened" ? c.json(r, 201) : c.json(r, 202);
+  });
+}
