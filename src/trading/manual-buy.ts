@@ -18,7 +18,7 @@ import type { TradingEngine } from "./trading-engine.ts";
 // rails' gate (pause, breaker, limits, exposure), the screening and the floor in the executor,
 // fees, ledgers, and the trade key of (agent, signal) that makes a retried request buy once.
 
-export const MANUAL_SOURCE = "manual";
+const MANUAL_SOURCE = "manual";
 
 export interface ManualBuyRequest {
   tokenAddress: string;

@@ -5,7 +5,7 @@ import { errorResponses, jsonContent } from "../../schemas.ts";
 import { isSolanaAddress, SOLANA_ADDRESS_MESSAGE } from "../../solana-address.ts";
 import { AgentIdParam } from "./schema.ts";
 
-// POST /api/v1/agents/:id/buy (issue 44 item 5): the operator's own buy, JWT only, through the
+// POST /api/v1/agents/:id/buy (issue 44 item 5): the operator's own buy (JWT or full_access key), through the
 // engine's openPosition and so through every check an automated entry passes
 // (src/trading/manual-buy.ts; docs/decisions/operator-experience-v.md "Manual trading").
 
@@ -42,11 +42,10 @@ const ManualBuyResponse = z
 
 const buy = operation({
   tags: ["agents"],
-  // JWT only: an API key (a bot's) sends signals, which pass the strategy; this buy skips it.
-  auth: auth.jwt,
+  // A JWT or a full_access key, as the close (POST /agent-positions/:id/close).
+  auth: auth.user,
   method: "post",
   path: "/{id}/buy",
-  summary: "Buy a token by hand, through the same checks as an automated entry",
   request: { params: AgentIdParam, body: { ...jsonContent(ManualBuyBody), required: true } },
   responses: {
     201: { description: "Bought: the position is open", ...jsonContent(ManualBuyResponse) },
