@@ -177,6 +177,7 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
     {
       ...{ config, database, clock, logger, events, agents, openPositions, engine: trading.engine },
       guardRails: trading.guardRails,
+      manual: trading.manual,
       sealingSecret: jwtSecret,
       positions: trading.positions,
     },

@@ -12,6 +12,7 @@ import type { EventBus, ServiceEvent } from "../events/bus.ts";
 import type { Logger } from "../logger.ts";
 import { Big, decStr } from "../money.ts";
 import type { GuardRails } from "../trading/guard-rails.ts";
+import type { ManualBuys } from "../trading/manual-buy.ts";
 import type { TradingEngine } from "../trading/trading-engine.ts";
 import { NotificationPreferencesService } from "./preferences.ts";
 import { SecretBox } from "./secret-box.ts";
@@ -41,6 +42,8 @@ export interface NotificationDeps {
   positions: PositionRepository;
   engine: TradingEngine;
   guardRails: GuardRails;
+  /** Telegram's /buy (src/trading/manual-buy.ts). */
+  manual: ManualBuys;
 }
 
 export interface NotificationOptions {
@@ -132,6 +135,8 @@ function createTelegram(d: NotificationDeps, token: string, prefs: NotificationP
     openPositions,
     // The same path as POST /agent-positions/:id/close: the engine's close under the position lock.
     closePosition: (userId, positionId) => d.engine.closePosition(positionId, "manual", { userId }),
+    // The same buy as POST /agents/:id/buy: the engine's openPosition through the gate, recorded as manual.
+    buy: (userId, agentId, tokenAddress, amountSol) => d.manual.buy(userId, agentId, { tokenAddress, amountSol }),
     // The same switches as POST /trading/pause and /trading/resume with {"mode": "all"}.
     pauseAll: (userId) => void d.guardRails.pause(userId, "all"),
     resumeAll(userId) {

@@ -3,6 +3,7 @@ import type { Update } from "grammy/types";
 import { abortableDelay } from "../../clock.ts";
 import { grammy } from "../../lazy/modules.ts";
 import type { Logger } from "../../logger.ts";
+import { type ManualBuyAction, registerBuyCommand } from "./buy-command.ts";
 import type { LinkCodes } from "./link-codes.ts";
 import {
   type AgentLine,
@@ -40,6 +41,8 @@ export interface TelegramActions {
   pauseAll(userId: string): void;
   /** /resumeall: entries again in both modes; the modes whose tripped breaker it cleared. */
   resumeAll(userId: string): string[];
+  /** /buy: the same buy as POST /agents/:id/buy (src/trading/manual-buy.ts). */
+  buy: ManualBuyAction["buy"];
 }
 
 export interface TelegramBotDeps {
@@ -227,6 +230,7 @@ export class TelegramBot {
         }
       }),
     );
+    registerBuyCommand(b, (fn) => this.linked(fn), this.d.actions, this.log);
     b.on(
       "message",
       this.linked((ctx) => ctx.reply(`Unknown command.\n\n${HELP_TEXT}`)),
