@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import type { AppDeps } from "../../app-env.ts";
 import { auth, createRouter, operation } from "../../operation.ts";
 import { errorResponses, jsonContent } from "../../schemas.ts";
-import { isSolanaAddress, SOLANA_ADDRESS_MESSAGE } from "../../solana-address.ts";
+import { tokenAddressField } from "../trading-signals/schema.ts";
 import { AgentIdParam } from "./schema.ts";
 
 // POST /api/v1/agents/:id/buy (issue 44 item 5): the operator's own buy (JWT or full_access key), through the
@@ -16,12 +16,7 @@ const AMOUNT_MESSAGE = `amountSol must be a number from ${MANUAL_BUY_MIN_SOL} to
 
 const ManualBuyBody = z
   .object({
-    tokenAddress: z
-      .string({ error: "Token address is required" })
-      .trim()
-      .min(1, { error: "Token address is required", abort: true })
-      .max(255, { error: "Token address must be at most 255 characters", abort: true })
-      .refine(isSolanaAddress, { error: SOLANA_ADDRESS_MESSAGE }),
+    tokenAddress: tokenAddressField,
     amountSol: z
       .number({ error: AMOUNT_MESSAGE })
       .min(MANUAL_BUY_MIN_SOL, { error: AMOUNT_MESSAGE })
