@@ -22,6 +22,7 @@ import { agentHistoricalSwapRoutes } from "./http/routes/agent-historical-swaps/
 import { agentPositionRoutes } from "./http/routes/agent-positions/index.ts";
 import { agentTransactionRoutes } from "./http/routes/agent-transactions/index.ts";
 import { agentRoutes } from "./http/routes/agents/index.ts";
+import { manualBuyRoutes } from "./http/routes/agents/manual-buy.ts";
 import { apiKeyRoutes } from "./http/routes/api-keys/index.ts";
 import { auditLogRoutes } from "./http/routes/audit-log/index.ts";
 import { authRoutes } from "./http/routes/auth/index.ts";
@@ -166,6 +167,7 @@ function mountRoutes(app: OpenAPIHono<AppEnv>, s: AppDeps): void {
   mountDeclared(app, SIGNALS_PATH, tradingSignalRoutes(s));
   mountDeclared(app, "/api/v1/agent-positions", agentPositionRoutes(s));
   mountDeclared(app, "/api/v1/agents", agentRoutes(s));
+  mountDeclared(app, "/api/v1/agents", manualBuyRoutes(s));
   mountDeclared(app, "/api/v1/portfolio", portfolioRoutes(s));
   mountDeclared(app, "/api/v1/wallets", walletRoutes(s));
   mountDeclared(app, "/api/v1/agent-balances", agentBalanceRoutes(s));

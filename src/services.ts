@@ -50,6 +50,7 @@ import type { SignalService } from "./signals/signal-service.ts";
 import { createStrategyLab, type StrategyLab } from "./strategy-lab.ts";
 import type { GuardRails } from "./trading/guard-rails.ts";
 import type { LiveTrading } from "./trading/live/index.ts";
+import type { ManualBuys } from "./trading/manual-buy.ts";
 import type { PositionLocks } from "./trading/position-locks.ts";
 import type { PositionMonitor } from "./trading/position-monitor.ts";
 import { MarketPricedPositions, StoredOpenPositions } from "./trading/position-view.ts";
@@ -122,6 +123,8 @@ export interface Services {
     live: LiveTrading | null;
     /** Pause switches, risk limits and the daily-loss breaker per user and mode (src/trading/guard-rails.ts). */
     guardRails: GuardRails;
+    /** The operator's own buys, through the engine's openPosition (src/trading/manual-buy.ts). */
+    manual: ManualBuys;
   };
   /** priceSol of GET /agent-balances. */
   tokenPriceLookup: TokenPriceLookup;
@@ -190,6 +193,7 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
       ...{ config, database, clock, logger, events, agents, openPositions, engine: trading.engine },
       guardRails: trading.guardRails,
       audit,
+      manual: trading.manual,
       sealingSecret: jwtSecret,
       positions: trading.positions,
     },

@@ -14,6 +14,7 @@ import { SignalService } from "../signals/signal-service.ts";
 import type { TradeExecutor } from "../trading/executor.ts";
 import { GuardRails } from "../trading/guard-rails.ts";
 import { type LiveTrading, priorityFeeSettingOf } from "../trading/live/index.ts";
+import { ManualBuys } from "../trading/manual-buy.ts";
 import { MintWatch } from "../trading/mint-watch.ts";
 import { PriceWaits } from "../trading/monitor-prices.ts";
 import { PositionLocks } from "../trading/position-locks.ts";
@@ -38,6 +39,8 @@ export interface TradingArea {
   priceWaits: PriceWaits;
   /** Pause switches, risk limits and the daily-loss breaker per user and mode. */
   guardRails: GuardRails;
+  /** The operator's own buys, through openPosition (src/trading/manual-buy.ts). */
+  manual: ManualBuys;
 }
 
 interface Deps {
@@ -148,5 +151,9 @@ export function createTradingArea(config: Config, d: Deps, opts: ServiceOptions)
   return {
     ...{ signals, walCheckpoints, groupCommit, positions, locks, engine, processor, monitor, priceWaits },
     guardRails,
+    manual: new ManualBuys({
+      ...{ database, clock, engine, guardRails, positions },
+      liveTradingEnabled: config.LIVE_TRADING_ENABLED,
+    }),
   };
 }

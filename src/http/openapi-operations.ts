@@ -80,6 +80,10 @@ export const OPERATIONS: Record<Key, OperationDoc> = {
     operationId: "updateAgentConfig",
     summary: "Change (or reset) an agent's trading configuration",
   },
+  "POST /api/v1/agents/{id}/buy": {
+    operationId: "manualBuy",
+    summary: "Buy a token by hand, through the same checks as an automated entry",
+  },
   "GET /api/v1/agents/{id}/positions": { operationId: "listAgentPositions", summary: "An agent's positions" },
   "GET /api/v1/agents/{id}/performance": { operationId: "getAgentPerformance", summary: "An agent's performance" },
   "GET /api/v1/agents/{id}/balance-history": {

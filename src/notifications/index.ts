@@ -14,6 +14,7 @@ import type { Logger } from "../logger.ts";
 import { Big, decStr } from "../money.ts";
 import { closeAllPositions, positionsToClose } from "../trading/close-all.ts";
 import type { GuardRails } from "../trading/guard-rails.ts";
+import type { ManualBuys } from "../trading/manual-buy.ts";
 import type { TradingEngine } from "../trading/trading-engine.ts";
 import { NotificationPreferencesService } from "./preferences.ts";
 import { SecretBox } from "./secret-box.ts";
@@ -45,6 +46,8 @@ export interface NotificationDeps {
   guardRails: GuardRails;
   /** Telegram links and the bot's changes are audited (src/audit/audit-log.ts). */
   audit: AuditLog;
+  /** Telegram's /buy (src/trading/manual-buy.ts). */
+  manual: ManualBuys;
 }
 
 export interface NotificationOptions {
@@ -143,6 +146,8 @@ function createTelegram(d: NotificationDeps, token: string, prefs: NotificationP
       audited(userId, "position.closed_manually", positionId);
       return closed;
     },
+    // The same buy as POST /agents/:id/buy: the engine's openPosition through the gate, recorded as manual.
+    buy: (userId, agentId, tokenAddress, amountSol) => d.manual.buy(userId, agentId, { tokenAddress, amountSol }),
     // The same switches as POST /trading/pause and /trading/resume with {"mode": "all"}.
     pauseAll(userId) {
       d.guardRails.pause(userId, "all");

@@ -125,7 +125,7 @@ export class BuyPath {
         return { status: "pending", reason: "the buy was sent before a restart" };
       }
       this.d.reporter.failed(ctx, agent.userId, "buy", mode, err, this.d.log);
-      return { status: "failed", reason: publicErrorMessage(err) };
+      return { status: "failed", reason: publicErrorMessage(err), error: err };
     }
   }
 

@@ -40,7 +40,7 @@ export interface OpenRequest {
 export type OpenResult =
   | { status: "opened"; positionId: string | null }
   | { status: "skipped"; rule: "already_traded" | "paused" | "risk_limit"; reason: string }
-  | { status: "failed"; reason: string }
+  | { status: "failed"; reason: string; error?: unknown }
   | { status: "pending"; reason: string };
 
 /** What a sale did: the close's answer when the position closed, or why nothing happened. */

@@ -365,3 +365,28 @@ t(
   },
   60_000,
 );
+
+t(
+  "the agent page's Buy form: a confirmation naming the mode, then a manual buy through the same checks",
+  async () => {
+    // Automation is off (the step before): the operator's buy does not need it.
+    await page.goto(`${service.url}/#/agents/${agents.Momentum}/positions`);
+    const form = page.getByRole("form", { name: "Buy by hand" });
+    await form.getByLabel("Token address").fill(BONK);
+    await form.getByLabel("Amount (SOL)").fill("0.1");
+    await form.getByRole("button", { name: "Buy", exact: true }).click();
+    await form.getByText(`Buy 0.1 SOL of ${BONK} with Momentum in simulation mode?`).waitFor();
+    expect((await call<any[]>("GET", `/agents/${agents.Momentum}/positions`)).map((p) => p.tokenAddress)).toEqual([
+      WIF,
+    ]);
+    await form.getByRole("button", { name: "Confirm buy" }).click();
+    await form.getByRole("status").getByText(`Bought 0.1 SOL of ${BONK}.`).waitFor();
+    const held = await call<any[]>("GET", `/agents/${agents.Momentum}/positions`);
+    expect(held.map((p) => p.tokenAddress).sort()).toEqual([BONK, WIF].sort());
+    // A second buy of the held token is refused by the entry rule, and the page says why.
+    await form.getByRole("button", { name: "Buy", exact: true }).click();
+    await form.getByRole("button", { name: "Confirm buy" }).click();
+    await form.getByRole("alert").getByText(`Agent already holds an open position on token ${BONK}`).waitFor();
+  },
+  STEP_MS,
+);

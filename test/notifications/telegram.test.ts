@@ -4,7 +4,7 @@ import { pollBackoffMs } from "../../src/notifications/telegram/bot.ts";
 import { NOT_LINKED_TEXT } from "../../src/notifications/telegram/messages.ts";
 import { type FakeTelegram, startFakeTelegram } from "../fakes/telegram.ts";
 import { json, login } from "../helpers/context.ts";
-import { startTrading, type TradingContext } from "../helpers/trading.ts";
+import { MINT, startTrading, type TradingContext } from "../helpers/trading.ts";
 
 // The Telegram bot end to end (issue 18 acceptance): grammY talking to a local fake of the Bot
 // API over HTTP, updates pulled by explicit getUpdates rounds (pollOnce), a real service trading
@@ -133,6 +133,59 @@ test("/close from a linked chat closes with closeReason manual after the confirm
   // The close was also announced, as any close is.
   expect(tg.messagesTo(LINKED).some((m) => m.text.startsWith("🔴 Closed BONK (alpha) by manual close"))).toBe(true);
   expect(tg.answeredCallbacks.length).toBeGreaterThanOrEqual(4);
+});
+
+test("/buy <mint> <sol> asks for confirmation naming the mode, then buys through the gate, recorded as manual", async () => {
+  const { t, tg, poll } = await setUp();
+  await link(t, tg, poll);
+  const agent = await t.createAgent({ name: "alpha", automated: false });
+
+  tg.userSends(LINKED, "/buy BONK 0.5");
+  await poll();
+  expect(tg.lastMessageTo(LINKED)?.text).toBe("Usage: /buy <token mint> <SOL amount> [agent name]");
+
+  tg.userSends(LINKED, `/buy ${MINT} 0.5`);
+  await poll();
+  const ask = tg.lastMessageTo(LINKED)!;
+  expect(ask.text).toBe(
+    `Buy 0.5 SOL of ${MINT} with alpha (simulation mode)? The same checks as an automated entry apply.`,
+  );
+  tg.press(LINKED, ask.message_id, "Cancel");
+  await poll();
+  expect(tg.lastMessageTo(LINKED)?.text).toBe("Cancelled. Nothing was bought.");
+  expect(t.count("positions")).toBe(0);
+
+  // Paused: the confirmed buy is refused by the gate's rule, nothing bought.
+  await t.ctx.request("POST", "/api/v1/trading/pause", { token: t.token, body: { mode: "all" } });
+  tg.userSends(LINKED, `/buy ${MINT} 0.5 alpha`);
+  await poll();
+  const paused = tg.lastMessageTo(LINKED)!;
+  tg.press(LINKED, paused.message_id, "Yes, buy");
+  await poll();
+  expect(tg.messagesTo(LINKED).find((m) => m.message_id === paused.message_id)?.text).toBe(
+    "Not bought: Trading is paused for simulation mode; POST /api/v1/trading/resume resumes it",
+  );
+  expect(t.count("positions")).toBe(0);
+
+  await t.ctx.request("POST", "/api/v1/trading/resume", { token: t.token, body: { mode: "all" } });
+  tg.userSends(LINKED, `/buy ${MINT} 0.5`);
+  await poll();
+  const ok = tg.lastMessageTo(LINKED)!;
+  tg.press(LINKED, ok.message_id, "Yes, buy");
+  await poll();
+  expect(tg.messagesTo(LINKED).find((m) => m.message_id === ok.message_id)?.text).toBe(
+    `Bought 0.5 SOL of ${MINT} with alpha (simulation mode).`,
+  );
+  const [pos] = await t.positions(agent.id);
+  expect(pos.purchase.amount).toBe(5000);
+  expect(
+    t.count(
+      "agent_transactions tx JOIN trading_signals s ON s.id = tx.signal_id",
+      "tx.agent_id = ? AND tx.transaction_type = 'BUY' AND s.source = 'manual'",
+      agent.id,
+    ),
+  ).toBe(1);
+  expect(t.count("positions")).toBe(1);
 });
 
 test("/pause and /resume toggle automation of one agent or all", async () => {

@@ -76,7 +76,7 @@ afterEach(async () => {
 const W2 = "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM";
 
 describe("the buy paths, through the service, with the gate closed", () => {
-  test("an API signal, a copied buy, a group signal, a DCA order and a direct openPosition buy nothing", async () => {
+  test("an API signal, a copied buy, a group signal, a DCA order, a manual buy and a direct openPosition buy nothing", async () => {
     c = await startCopy();
     const ctx = () => c!.ctx;
     const db = () => ctx().database.sqlite;
@@ -127,6 +127,11 @@ describe("the buy paths, through the service, with the gate closed", () => {
       signal: { id: apiSignal, tokenAddress: MINT2, symbol: "WIF" },
       sizeSol: new Big("0.1"),
     });
+
+    // The operator's manual buy (issue 44 item 5) is one more path through openPosition: the gate's refusal.
+    const manual = await c.request("POST", `/api/v1/agents/${agentId}/buy`, { tokenAddress: MINT2, amountSol: 0.1 });
+    expect(manual.status).toBe(409);
+    expect(await json(manual)).toMatchObject({ details: { rule: "risk_limit" } });
 
     const evaluations = db()
       .query<{ source: string | null; reason: string }, [string]>(

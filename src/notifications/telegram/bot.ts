@@ -4,6 +4,7 @@ import { abortableDelay } from "../../clock.ts";
 import { grammy } from "../../lazy/modules.ts";
 import type { Logger } from "../../logger.ts";
 import type { CloseAllAnswer, CloseAllMode } from "../../trading/close-all.ts";
+import { type ManualBuyAction, registerBuyCommand } from "./buy-command.ts";
 import type { LinkCodes } from "./link-codes.ts";
 import {
   type AgentLine,
@@ -46,6 +47,8 @@ export interface TelegramActions {
   /** /closeall: how many positions it would close now, and the close (POST /trading/close-all). */
   openCount(userId: string, mode: CloseAllMode): number;
   closeAll(userId: string, mode: CloseAllMode, pause: boolean): Promise<CloseAllAnswer>;
+  /** /buy: the same buy as POST /agents/:id/buy (src/trading/manual-buy.ts). */
+  buy: ManualBuyAction["buy"];
 }
 
 export interface TelegramBotDeps {
@@ -237,6 +240,7 @@ export class TelegramBot {
         }
       }),
     );
+    registerBuyCommand(b, (fn) => this.linked(fn), this.d.actions, this.log);
     b.on(
       "message",
       this.linked((ctx) => ctx.reply(`Unknown command.\n\n${HELP_TEXT}`)),

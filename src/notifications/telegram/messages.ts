@@ -143,6 +143,7 @@ export const HELP_TEXT = [
   "/status – your agents and their automation",
   "/positions – open positions with P/L",
   "/close – close a position (asks for confirmation)",
+  "/buy <mint> <sol> [agent] – buy by hand, through the same checks as an automated entry (asks for confirmation)",
   "/pause [agent] – pause automated trading of one agent, or all",
   "/resume [agent] – resume automated trading of one agent, or all",
   "/pauseall – no buys in any mode: entries, copied buys, DCA (exits, stop-losses and /close go on)",

@@ -9,6 +9,7 @@ import { AgentPositions } from "./agent-positions.tsx";
 import { AgentSettings } from "./agent-settings.tsx";
 import { AgentWallets } from "./agent-wallets.tsx";
 import { AutomationSwitch } from "./automation-switch.tsx";
+import { ManualBuy } from "./manual-buy.tsx";
 import { PositionDetail } from "./position-detail.tsx";
 import { StrategyEditor } from "./strategy-editor.tsx";
 
@@ -27,6 +28,8 @@ const TABS = [
 export function AgentPage({ id, tab, sub }: { id: string; tab: string; sub?: string }) {
   const { data, error } = useLoad(() => get<Agent>(`/agents/${id}`), [id]);
   const [agent, setAgent] = useState<Agent | null>(null);
+  // A manual buy remounts the positions tab so the new position shows.
+  const [bought, setBought] = useState(0);
   useEffect(() => setAgent(data ?? null), [data]);
   if (error) return <ErrorNote error={error} />;
   if (!agent) return <p class="muted">Loading…</p>;
@@ -40,6 +43,7 @@ export function AgentPage({ id, tab, sub }: { id: string; tab: string; sub?: str
         <AutomationSwitch agent={agent} mode="simulation" onChange={setAgent} />
         <AutomationSwitch agent={agent} mode="live" onChange={setAgent} />
       </div>
+      <ManualBuy agent={agent} onBought={() => setBought((n) => n + 1)} />
       <nav class="tabs" aria-label="Agent sections">
         {TABS.map(([key, label]) => (
           <a key={key} href={href("agents", id, key)} aria-current={tab === key ? "page" : undefined}>
@@ -48,7 +52,7 @@ export function AgentPage({ id, tab, sub }: { id: string; tab: string; sub?: str
         ))}
       </nav>
       {tab === "positions" &&
-        (sub ? <PositionDetail agentId={id} positionId={sub} /> : <AgentPositions agentId={id} />)}
+        (sub ? <PositionDetail agentId={id} positionId={sub} /> : <AgentPositions key={bought} agentId={id} />)}
       {tab === "history" && <AgentHistory agentId={id} />}
       {tab === "performance" && <AgentPerformance agentId={id} />}
       {tab === "strategy" && <StrategyEditor agentId={id} />}

@@ -11,13 +11,16 @@ const strength = z
   .min(1, { error: "Signal strength must be between 1 and 5" })
   .max(5, { error: "Signal strength must be between 1 and 5" });
 
+/** A token mint in a request body: required, base58, 32 bytes (also the manual buy's). */
+export const tokenAddressField = z
+  .string({ error: "Token address is required" })
+  .trim()
+  .min(1, { error: "Token address is required", abort: true })
+  .max(255, { error: "Token address must be at most 255 characters", abort: true })
+  .refine(isSolanaAddress, { error: SOLANA_ADDRESS_MESSAGE });
+
 const fields = {
-  tokenAddress: z
-    .string({ error: "Token address is required" })
-    .trim()
-    .min(1, { error: "Token address is required", abort: true })
-    .max(255, { error: "Token address must be at most 255 characters", abort: true })
-    .refine(isSolanaAddress, { error: SOLANA_ADDRESS_MESSAGE }),
+  tokenAddress: tokenAddressField,
   symbol: z
     .string({ error: "Symbol must be a string" })
     .max(50, { error: "Symbol must be at most 50 characters" })
