@@ -7,6 +7,7 @@ import m3 from "../../migrations/0003_copy_trading.sql" with { type: "text" };
 import m4 from "../../migrations/0004_portfolio_snapshots.sql" with { type: "text" };
 import m5 from "../../migrations/0005_unfinished_signals_index.sql" with { type: "text" };
 import m6 from "../../migrations/0006_signal_hooks.sql" with { type: "text" };
+import m7 from "../../migrations/0007_position_exit_config.sql" with { type: "text" };
 
 export const embeddedMigrations: ReadonlyArray<{ tag: string; sql: string }> = [
   { tag: "0000_init", sql: m0 },
@@ -16,4 +17,5 @@ export const embeddedMigrations: ReadonlyArray<{ tag: string; sql: string }> = [
   { tag: "0004_portfolio_snapshots", sql: m4 },
   { tag: "0005_unfinished_signals_index", sql: m5 },
   { tag: "0006_signal_hooks", sql: m6 },
+  { tag: "0007_position_exit_config", sql: m7 },
 ];

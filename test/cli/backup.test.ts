@@ -99,6 +99,7 @@ test("a backup taken while the service writes is consistent and holds the writes
       { tag: "0004_portfolio_snapshots" },
       { tag: "0005_unfinished_signals_index" },
       { tag: "0006_signal_hooks" },
+      { tag: "0007_position_exit_config" },
     ]);
   } finally {
     copy.close();

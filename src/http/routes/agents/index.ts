@@ -156,8 +156,13 @@ export function agentRoutes(s: AppDeps) {
     .openapi(getConfig, (c) => c.json({ config: s.agents.getConfig(user(c), c.req.valid("param").id) }, 200))
     .openapi(
       putConfig,
-      (c) =>
-        c.json({ config: s.agents.updateConfig(user(c), c.req.valid("param").id, c.req.valid("json").config) }, 200),
+      (c) => {
+        const body = c.req.valid("json");
+        return c.json(
+          s.agents.updateConfig(user(c), c.req.valid("param").id, body.config, body.applyToOpenPositions ?? false),
+          200,
+        );
+      },
       // SPEC: a configuration failure is 400 "Invalid trading configuration" with details as strings.
       (result) => {
         if (result.success) return undefined;
