@@ -8,10 +8,6 @@ import { MINT, MINT2, startTrading, type TradingContext } from "../helpers/tradi
 // Figures: SOL at $100, BONK bought at $0.01 (0.0001 SOL), 0.5 SOL for 5000 tokens.
 
 let t: TradingContext;
-afterEach(async () => {
-  await t?.close();
-});
-
 const tick = () => t.ctx.services.trading.monitor.tick();
 const row = (id: string) =>
   t.ctx.database.sqlite
@@ -19,6 +15,9 @@ const row = (id: string) =>
       "SELECT status, close_reason, dca_orders, levels_hit FROM positions WHERE id = ?",
     )
     .get(id)!;
+afterEach(async () => {
+  await t?.close();
+});
 
 const EDIT = {
   stopLoss: { enabled: true, percentage: 10 },
