@@ -5,6 +5,7 @@ import { AgentWalletRepository } from "../db/repositories/agent-wallets.ts";
 import { AgentRepository } from "../db/repositories/agents.ts";
 import { LiveTradeRepository } from "../db/repositories/live-trades.ts";
 import { unknownSources } from "../db/repositories/signal-sources.ts";
+import { applyExitConfigToOpen } from "../db/repositories/position-exit-config.ts";
 import { AGENT_NAME_INDEX } from "../db/schema/agents.ts";
 import { ConflictError, ValidationError } from "../errors.ts";
 import { credit } from "../ledgers/balance-ledger.ts";
@@ -13,6 +14,7 @@ import type { Logger } from "../logger.ts";
 import { Big, SOL_DECIMALS, SOL_MINT } from "../money.ts";
 import { generateSimulationAddress } from "../wallets/simulation-address.ts";
 import { type AgentRow, requireOwnedAgent } from "./ownership.ts";
+import { exitConfigText } from "./position-config.ts";
 import { applyConfigUpdate, INVALID_CONFIG_MESSAGE, resolveConfig, type TradingConfig } from "./trading-config.ts";
 
 // Agents (SPEC "Agent", "Agent endpoints", "States and transitions"; PRODUCT.md §3).
@@ -192,8 +194,18 @@ export class AgentService {
     return this.configFor(agentId);
   }
 
-  /** PUT /agents/:id/config: merge only the sent fields; `null` resets to defaults. */
-  updateConfig(userId: string, agentId: string, patch: unknown): TradingConfig {
+  /**
+   * PUT /agents/:id/config: merge only the sent fields; `null` resets to defaults. Open positions
+   * keep the exit rules they opened with unless `applyToOpenPositions` (src/agents/position-config.ts);
+   * then each takes the new ones, recorded on it, and the count is returned.
+   */
+  updateConfig(
+    userId: string,
+    agentId: string,
+    patch: unknown,
+    applyToOpenPositions = false,
+  ): { config: TradingConfig; appliedToOpenPositions?: number } {
+    let applied: number | undefined;
     const config = inTransaction(this.database, () => {
       requireOwnedAgent(this.database, userId, agentId);
       const result = applyConfigUpdate(this.overridesOf(agentId), patch);
@@ -208,10 +220,21 @@ export class AgentService {
       } else {
         this.agents.saveConfigOverrides(agentId, result.overrides, isoNow(this.clock));
       }
+      if (applyToOpenPositions)
+        applied = applyExitConfigToOpen(
+          this.database.sqlite,
+          agentId,
+          exitConfigText(result.config),
+          isoNow(this.clock),
+        );
       return result.config;
     });
-    this.logger.info("agent configuration updated", { agentId, reset: patch === null });
-    return config;
+    this.logger.info("agent configuration updated", {
+      agentId,
+      reset: patch === null,
+      ...(applied !== undefined ? { appliedToOpenPositions: applied } : {}),
+    });
+    return applied === undefined ? { config } : { config, appliedToOpenPositions: applied };
   }
 }
 

@@ -35,6 +35,19 @@ export interface PositionView {
     dca: Array<{ order: number; price: number }>;
     dcaOrdersFilled: number;
   };
+  /**
+   * Beyond SPEC (issue 44 item 2): the exit rules the position follows and since when: `opened`
+   * with them, `applied` by a config edit sent with applyToOpenPositions, or `agent` (opened before
+   * positions kept their own: the agent's current ones). src/agents/position-config.ts.
+   */
+  exitConfig: {
+    source: "opened" | "applied" | "agent";
+    since: string | null;
+    stopLoss: { enabled: boolean; percentage: number };
+    takeProfit: { enabled: boolean; percentage: number; sellPercentage: number; maxLevels: number };
+    dca: { enabled: boolean; maxOrders: number; priceDropTriggerPercentage: number; amountPercentage: number };
+    maxPositionAgeDays: number | null;
+  };
   /** Why the monitor does not act on the position now (no usable price); null while it is priced. */
   waitingReason: string | null;
   createdAt: string;

@@ -8,6 +8,7 @@ import m4 from "../../migrations/0004_portfolio_snapshots.sql" with { type: "tex
 import m5 from "../../migrations/0005_unfinished_signals_index.sql" with { type: "text" };
 import m6 from "../../migrations/0006_signal_hooks.sql" with { type: "text" };
 import m7 from "../../migrations/0007_box_on_the_internet.sql" with { type: "text" };
+import m8 from "../../migrations/0008_position_exit_config.sql" with { type: "text" };
 
 export const embeddedMigrations: ReadonlyArray<{ tag: string; sql: string }> = [
   { tag: "0000_init", sql: m0 },
@@ -18,4 +19,5 @@ export const embeddedMigrations: ReadonlyArray<{ tag: string; sql: string }> = [
   { tag: "0005_unfinished_signals_index", sql: m5 },
   { tag: "0006_signal_hooks", sql: m6 },
   { tag: "0007_box_on_the_internet", sql: m7 },
+  { tag: "0008_position_exit_config", sql: m8 },
 ];

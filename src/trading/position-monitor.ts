@@ -1,3 +1,4 @@
+import { positionConfig } from "../agents/position-config.ts";
 import { resolveStoredConfig, type TradingConfig } from "../agents/trading-config.ts";
 import { type Clock, isoNow } from "../clock.ts";
 import { type DatabaseHandle, inTransaction } from "../db/client.ts";
@@ -232,7 +233,8 @@ export class PositionMonitor {
       if (!pause) this.waits.clear(p.id);
       report.priced++;
       // Most positions fire nothing: screened in doubles, decided exactly only when it may matter.
-      const screen = screenPosition(agent.config, p, tp.screen, nowMs);
+      const config = positionConfig(agent.config, p.exitConfig);
+      const screen = screenPosition(config, p, tp.screen, nowMs);
       if (screen !== null) {
         const peak = screen === "price" ? tp.sol : canonicalDecimal(p.peakPriceSol);
         updates.push({ rowid: p.rowid, id: p.id, lastPriceSol: tp.sol, lastPriceUsd: tp.usd, peakPriceSol: peak });
@@ -240,8 +242,8 @@ export class PositionMonitor {
         continue;
       }
       // DCA orders are sized from the opening buy: read only when the rule may use it.
-      const openingSol = agent.config.dca.enabled ? this.d.positions.openingSolAmount(p.id) : "0";
-      const decision = this.decide({ ...p, openingSol }, agent.config, tp.priceSol);
+      const openingSol = config.dca.enabled ? this.d.positions.openingSolAmount(p.id) : "0";
+      const decision = this.decide({ ...p, openingSol }, config, tp.priceSol);
       const peak = decStr(decision.peakPriceSol);
       updates.push({ rowid: p.rowid, id: p.id, lastPriceSol: tp.sol, lastPriceUsd: tp.usd, peakPriceSol: peak });
       if (decision.peakChanged) peaks.push({ p, userId: agent.userId, peak });
@@ -300,7 +302,7 @@ export class PositionMonitor {
       try {
         const fresh = this.d.positions.byId(id);
         if (fresh?.status !== "open" || this.liveHeld(fresh)) return "skipped";
-        const config = resolveStoredConfig(fresh.configOverrides);
+        const config = positionConfig(resolveStoredConfig(fresh.configOverrides), fresh.exitConfig);
         // Before signing anything the mint is read again (fresh for a live sale: money moves).
         const live = fresh.tradingMode === "live";
         const pause =

@@ -1,4 +1,5 @@
 import type { OpenPositionQuery, OpenPositionSource, PositionView, PricedPosition } from "../agents/open-positions.ts";
+import { exitConfigView, positionConfig } from "../agents/position-config.ts";
 import { resolveStoredConfig } from "../agents/trading-config.ts";
 import type { PositionRecord, PositionRepository } from "../db/repositories/positions.ts";
 import type { Logger } from "../logger.ts";
@@ -102,7 +103,7 @@ function pricePosition(
     // Stored prices with no live SOL price: the stored USD price as it is (the SOL/USD was implied from it).
     ...(!live && solUsd === null ? { currentPriceUsd: r.lastPriceUsd ?? r.entryPriceUsd } : {}),
   });
-  const config = resolveStoredConfig(r.configOverrides);
+  const config = positionConfig(resolveStoredConfig(r.configOverrides), r.exitConfig);
   const levels = positionLevels(config, {
     entryPriceSol: r.entryPriceSol,
     peakPriceSol: r.peakPriceSol,
@@ -148,6 +149,7 @@ function pricePosition(
       dca: levels.dca.map((l) => ({ order: l.order, price: decNum(l.price) })),
       dcaOrdersFilled: r.dcaOrders,
     },
+    exitConfig: exitConfigView(config, r),
     waitingReason: waits?.get(r.id)?.reason ?? null,
     createdAt: r.createdAt,
     updatedAt: r.updatedAt,

@@ -76,6 +76,15 @@ describe("GET /agents/:id/positions", () => {
         },
         // Stop 10 % below the peak (the entry); take-profit and DCA are off by default.
         levels: { stopLossPrice: 0.0009, takeProfit: [], dca: [], dcaOrdersFilled: 0 },
+        // Inserted without exit rules of its own (as positions opened before they were kept): the agent's.
+        exitConfig: {
+          source: "agent",
+          since: null,
+          stopLoss: { enabled: true, percentage: 10 },
+          takeProfit: { enabled: false, percentage: 50, sellPercentage: 50, maxLevels: 3 },
+          dca: { enabled: false, maxOrders: 3, priceDropTriggerPercentage: 10, amountPercentage: 50 },
+          maxPositionAgeDays: null,
+        },
         createdAt: "2026-01-01T00:00:00.000Z",
         waitingReason: null,
         updatedAt: "2026-01-01T00:00:00.000Z",

@@ -66,7 +66,7 @@ test("the binary ignores a .env in its working directory (configuration is expli
   const r = await run([binary, "migrate"], { cwd: dir, env: childEnv({ DATABASE_PATH: explicit }) });
   expect(r).toEqual({
     code: 0,
-    stdout: `applied 0000_init, 0001_trading_controls, 0002_signal_token_index, 0003_copy_trading, 0004_portfolio_snapshots, 0005_unfinished_signals_index, 0006_signal_hooks, 0007_box_on_the_internet to ${explicit}\n`,
+    stdout: `applied 0000_init, 0001_trading_controls, 0002_signal_token_index, 0003_copy_trading, 0004_portfolio_snapshots, 0005_unfinished_signals_index, 0006_signal_hooks, 0007_box_on_the_internet, 0008_position_exit_config to ${explicit}\n`,
     stderr: "",
   });
   expect(existsSync(join(dir, "from-dotenv.db"))).toBe(false);
@@ -77,7 +77,7 @@ test("the binary ignores a .env in its working directory (configuration is expli
   });
   expect(viaFlag).toEqual({
     code: 0,
-    stdout: `applied 0000_init, 0001_trading_controls, 0002_signal_token_index, 0003_copy_trading, 0004_portfolio_snapshots, 0005_unfinished_signals_index, 0006_signal_hooks, 0007_box_on_the_internet to ${join(dir, "from-dotenv.db")}\n`,
+    stdout: `applied 0000_init, 0001_trading_controls, 0002_signal_token_index, 0003_copy_trading, 0004_portfolio_snapshots, 0005_unfinished_signals_index, 0006_signal_hooks, 0007_box_on_the_internet, 0008_position_exit_config to ${join(dir, "from-dotenv.db")}\n`,
     stderr: "",
   });
   rmSync(dir, { recursive: true, force: true });

@@ -100,6 +100,7 @@ test("a backup taken while the service writes is consistent and holds the writes
       { tag: "0005_unfinished_signals_index" },
       { tag: "0006_signal_hooks" },
       { tag: "0007_box_on_the_internet" },
+      { tag: "0008_position_exit_config" },
     ]);
   } finally {
     copy.close();

@@ -143,7 +143,7 @@ describe("migrate", () => {
     const first = await cli(["migrate"], { DATABASE_PATH: db });
     expect(first).toEqual({
       code: 0,
-      stdout: `applied 0000_init, 0001_trading_controls, 0002_signal_token_index, 0003_copy_trading, 0004_portfolio_snapshots, 0005_unfinished_signals_index, 0006_signal_hooks, 0007_box_on_the_internet to ${db}\n`,
+      stdout: `applied 0000_init, 0001_trading_controls, 0002_signal_token_index, 0003_copy_trading, 0004_portfolio_snapshots, 0005_unfinished_signals_index, 0006_signal_hooks, 0007_box_on_the_internet, 0008_position_exit_config to ${db}\n`,
       stderr: "",
     });
     const second = await cli(["migrate"], { DATABASE_PATH: db });
@@ -170,6 +170,7 @@ describe("migrate", () => {
       "0005_unfinished_signals_index",
       "0006_signal_hooks",
       "0007_box_on_the_internet",
+      "0008_position_exit_config",
     ]);
   });
 
@@ -194,7 +195,7 @@ describe("--env-file", () => {
     const fileOnly = await run([...SOURCE_CLI, "migrate", "--env-file", file], { cwd: dir, env });
     expect(fileOnly).toEqual({
       code: 0,
-      stdout: `applied 0000_init, 0001_trading_controls, 0002_signal_token_index, 0003_copy_trading, 0004_portfolio_snapshots, 0005_unfinished_signals_index, 0006_signal_hooks, 0007_box_on_the_internet to ${fromFile}\n`,
+      stdout: `applied 0000_init, 0001_trading_controls, 0002_signal_token_index, 0003_copy_trading, 0004_portfolio_snapshots, 0005_unfinished_signals_index, 0006_signal_hooks, 0007_box_on_the_internet, 0008_position_exit_config to ${fromFile}\n`,
       stderr: "",
     });
 
@@ -204,7 +205,7 @@ describe("--env-file", () => {
     });
     expect(envWins).toEqual({
       code: 0,
-      stdout: `applied 0000_init, 0001_trading_controls, 0002_signal_token_index, 0003_copy_trading, 0004_portfolio_snapshots, 0005_unfinished_signals_index, 0006_signal_hooks, 0007_box_on_the_internet to ${fromEnv}\n`,
+      stdout: `applied 0000_init, 0001_trading_controls, 0002_signal_token_index, 0003_copy_trading, 0004_portfolio_snapshots, 0005_unfinished_signals_index, 0006_signal_hooks, 0007_box_on_the_internet, 0008_position_exit_config to ${fromEnv}\n`,
       stderr: "",
     });
   });

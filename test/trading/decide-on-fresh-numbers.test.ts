@@ -140,7 +140,8 @@ describe("decide at the moment of acting", () => {
     await sale.reached; // the first position's sale is being quoted
     const put = await t.ctx.request("PUT", `/api/v1/agents/${agent.id}/config`, {
       token: t.token,
-      body: { config: { stopLoss: { enabled: false } } },
+      // Applied to the open positions: without it they keep the stop they opened with (issue 44 item 2).
+      body: { config: { stopLoss: { enabled: false } }, applyToOpenPositions: true },
     });
     expect(put.status).toBe(200);
     sale.release();

@@ -50,6 +50,8 @@ export interface Position {
     dca: Array<{ order: number; price: number }>;
     dcaOrdersFilled: number;
   };
+  /** The exit rules the position follows and since when (src/agents/position-config.ts). */
+  exitConfig?: { source: "opened" | "applied" | "agent"; since: string | null };
   createdAt: string;
 }
 

@@ -2,8 +2,9 @@ import type { Database } from "bun:sqlite";
 import type { positions } from "../schema/trading.ts";
 
 // The positions table: the ONE module that reads and writes it (the engine's settlements, the
-// monitor's price updates, the position views). Raw prepared statements: the monitor reads every
-// open position and writes its prices on every tick.
+// monitor's price updates, the position views), but for position-exit-config.ts (a config edit
+// applied to open positions). Raw prepared statements: the monitor reads every open position and
+// writes its prices on every tick.
 
 type PositionColumns = typeof positions.$inferSelect;
 
@@ -32,7 +33,7 @@ export type NewOpenPosition = Pick<
   | "heldCostSol"
   | "purchaseTransactionId"
   | "purchaseTransactionHash"
-> & { tradingMode: "simulation" | "live"; signalId: number };
+> & { tradingMode: "simulation" | "live"; signalId: number; exitConfig: string | null };
 
 export type DcaFields = Pick<
   PositionColumns,
@@ -78,6 +79,7 @@ export type MonitorRow = Pick<
   | "moonBagActivated"
   | "dcaOrders"
   | "openedAt"
+  | "exitConfig"
 > & {
   /** SQLite's rowid: the price update finds the row without the id index (recordPrices). */
   rowid: number;
@@ -104,15 +106,14 @@ const SELECT = `SELECT p.id, p.agent_id AS agentId, a.user_id AS userId, p.walle
   p.realized_profit_sol AS realizedProfitSol, p.realized_profit_usd AS realizedProfitUsd,
   p.moon_bag_activated AS moonBagActivated, p.moon_bag_amount AS moonBagAmount, p.dca_orders AS dcaOrders,
   p.purchase_transaction_id AS purchaseTransactionId, p.purchase_transaction_hash AS purchaseTransactionHash,
-  c.overrides AS configOverrides,
+  c.overrides AS configOverrides, p.exit_config AS exitConfig, p.exit_config_applied_at AS exitConfigAppliedAt,
   p.opened_at AS openedAt, p.closed_at AS closedAt, p.close_reason AS closeReason,
   p.created_at AS createdAt, p.updated_at AS updatedAt
   FROM positions p
   JOIN agents a ON a.id = p.agent_id
   LEFT JOIN agent_configs c ON c.agent_id = p.agent_id`;
 
-// Rows are fresh objects from bun:sqlite: the flag is fixed in place (allOpen maps every open
-// position on every monitor tick; a copy per row cost more than the flag).
+// Rows are fresh objects from bun:sqlite: the flag is fixed in place (a copy per row cost more).
 const fix = (r: PositionRecord | null): PositionRecord | null => {
   if (r) r.moonBagActivated = Boolean(r.moonBagActivated);
   return r;
@@ -184,7 +185,7 @@ export class PositionRepository {
       `SELECT rowid, id, agent_id AS agentId, trading_mode AS tradingMode, token_address AS tokenAddress,
          token_decimals AS tokenDecimals, entry_price_sol AS entryPriceSol, remaining_amount AS remainingAmount,
          peak_price_sol AS peakPriceSol, levels_hit AS levelsHit, moon_bag_activated AS moonBagActivated,
-         dca_orders AS dcaOrders, opened_at AS openedAt
+         dca_orders AS dcaOrders, opened_at AS openedAt, exit_config AS exitConfig
        FROM positions WHERE status = 'open'`,
     );
     const agents = this.sqlite.query<MonitoredAgent, []>(
@@ -300,8 +301,8 @@ export class PositionRepository {
         `INSERT INTO positions (id, agent_id, wallet_address, trading_mode, token_address, token_symbol, token_decimals, signal_id,
            status, entry_price_sol, entry_price_usd, purchase_amount, cost_sol, cost_usd, opening_sol, held_cost_sol, remaining_amount,
            peak_price_sol, last_price_sol, last_price_usd, purchase_transaction_id, purchase_transaction_hash, opened_at, created_at,
-           updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           updated_at, exit_config)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         o.id,
@@ -328,6 +329,7 @@ export class PositionRepository {
         now,
         now,
         now,
+        o.exitConfig,
       );
   }
 

@@ -180,6 +180,14 @@ export const positions = sqliteTable(
     openedAt: text("opened_at").notNull(),
     closedAt: text("closed_at"),
     closeReason: text("close_reason"),
+    /**
+     * The exit rules the position follows (stop-loss, take-profit, DCA, stale-trade; JSON of
+     * src/agents/position-config.ts), taken at open: an agent's config edit changes it only when
+     * applied to open positions. Null on positions opened before it existed: they follow the agent's.
+     */
+    exitConfig: text("exit_config"),
+    /** When a config edit was applied to this open position (null: it follows what it opened with). */
+    exitConfigAppliedAt: text("exit_config_applied_at"),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
   },

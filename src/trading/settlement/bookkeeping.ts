@@ -1,4 +1,7 @@
+import { exitConfigText } from "../../agents/position-config.ts";
+import { resolveConfig } from "../../agents/trading-config.ts";
 import type { DatabaseHandle } from "../../db/client.ts";
+import { AgentRepository } from "../../db/repositories/agents.ts";
 import { type PositionRecord, PositionRepository } from "../../db/repositories/positions.ts";
 import { SettlementRepository, type TradeTransaction } from "../../db/repositories/settlement.ts";
 import { TradeKeyRepository } from "../../db/repositories/trade-keys.ts";
@@ -108,6 +111,7 @@ const transactionColumns = (t: TradeRecord): TradeTransaction => ({
 export class TradeBook {
   readonly records: SettlementRepository;
   readonly keys: TradeKeyRepository;
+  private readonly agents: AgentRepository;
 
   constructor(
     readonly db: Pick<DatabaseHandle, "sqlite">,
@@ -115,6 +119,7 @@ export class TradeBook {
   ) {
     this.records = new SettlementRepository(db.sqlite);
     this.keys = new TradeKeyRepository(db.sqlite);
+    this.agents = new AgentRepository(db.sqlite);
   }
 
   insertTransaction(t: TradeRecord): void {
@@ -127,7 +132,10 @@ export class TradeBook {
     this.records.confirmPending(pendingId, { ...c, positionId: c.positionId || null }, t.now);
   }
 
-  /** The position a signal buy opens: everything bought remains, priced at the entry. */
+  /**
+   * The position a signal buy opens: everything bought remains, priced at the entry. It keeps the
+   * agent's exit rules as they are now, read in the settling transaction (position-config.ts).
+   */
   openPosition(o: OpenedPosition): void {
     this.positions.insertOpen(
       {
@@ -148,6 +156,7 @@ export class TradeBook {
         heldCostSol: decStr(o.cost),
         purchaseTransactionId: o.transactionId,
         purchaseTransactionHash: o.transactionHash,
+        exitConfig: exitConfigText(resolveConfig(this.agents.configOverrides(o.agentId))),
       },
       o.now,
     );

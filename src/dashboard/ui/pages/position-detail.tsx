@@ -121,6 +121,13 @@ function chartOf(p: Position, bars: PriceBar[], trades: TradePoint[]): Chart {
   return { times, series, range, edges };
 }
 
+/** Which strategy the position's exit rules come from (an edit reaches open positions only when applied). */
+function followedRules(c: NonNullable<Position["exitConfig"]>): string {
+  if (c.source === "applied") return `The strategy as edited on ${fmtTime(c.since)} (applied to open positions)`;
+  if (c.source === "opened") return `The strategy as it was when opened, ${fmtTime(c.since)}`;
+  return "The agent's current strategy (opened before positions kept their own)";
+}
+
 function LevelList({ p }: { p: Position }) {
   const lv = p.levels;
   return (
@@ -133,6 +140,12 @@ function LevelList({ p }: { p: Position }) {
       </dd>
       <dt>Peak</dt>
       <dd>{price(p.stopLoss.peakPrice)} SOL</dd>
+      {p.exitConfig && (
+        <>
+          <dt>Rules</dt>
+          <dd>{followedRules(p.exitConfig)}</dd>
+        </>
+      )}
       <dt>Stop-loss</dt>
       <dd>
         {lv?.stopLossPrice == null

@@ -146,12 +146,33 @@ export function FieldInput(props: {
   );
 }
 
+/** " Applied to N open positions." after a save sent with applyToOpenPositions. */
+const appliedNote = (r: { appliedToOpenPositions?: number }) =>
+  r.appliedToOpenPositions === undefined
+    ? ""
+    : ` Applied to ${r.appliedToOpenPositions} open position${r.appliedToOpenPositions === 1 ? "" : "s"}.`;
+
+function ApplyToOpenBox({ checked, onChange }: { checked: boolean; onChange: (v: boolean) => void }) {
+  return (
+    <label class="check">
+      <input type="checkbox" checked={checked} onChange={(e) => onChange(e.currentTarget.checked)} />
+      Apply to open positions too
+      <span class="muted small block">
+        Open positions keep the stop-loss, take-profit, DCA and age limit they were opened with unless this is ticked;
+        new positions always take the saved strategy.
+      </span>
+    </label>
+  );
+}
+
 export function StrategyEditor({ agentId }: { agentId: string }) {
   const [fields, setFields] = useState<ConfigField[]>([]);
   const [draft, setDraft] = useState<Draft | null>(null);
   const [errors, setErrors] = useState<Map<string, string[]>>(new Map());
   const [error, setError] = useState<unknown>(null);
   const [saved, setSaved] = useState("");
+  // Off by default: open positions keep the exit rules they were opened with (issue 44 item 2).
+  const [toOpen, setToOpen] = useState(false);
 
   const adopt = (config: Config) => {
     const fs = fieldsFor(config);
@@ -170,9 +191,12 @@ export function StrategyEditor({ agentId }: { agentId: string }) {
     setError(null);
     setSaved("");
     try {
-      const r = await api<{ config: Config }>("PUT", `/agents/${agentId}/config`, { config: fromDraft(draft, fields) });
+      const r = await api<{ config: Config; appliedToOpenPositions?: number }>("PUT", `/agents/${agentId}/config`, {
+        config: fromDraft(draft, fields),
+        applyToOpenPositions: toOpen,
+      });
       adopt(r.config);
-      setSaved("Strategy saved.");
+      setSaved(`Strategy saved.${appliedNote(r)}`);
     } catch (err) {
       if (err instanceof ApiError && err.status === 400 && Array.isArray(err.details)) {
         const byField = messagesByField(
@@ -195,9 +219,13 @@ export function StrategyEditor({ agentId }: { agentId: string }) {
           confirmLabel="Confirm reset"
           question="Replace the whole strategy with the defaults?"
           onConfirm={async () => {
-            const r = await api<{ config: Config }>("PUT", `/agents/${agentId}/config`, { config: null });
+            const r = await api<{ config: Config; appliedToOpenPositions?: number }>(
+              "PUT",
+              `/agents/${agentId}/config`,
+              { config: null, applyToOpenPositions: toOpen },
+            );
             adopt(r.config);
-            setSaved("Strategy reset to defaults.");
+            setSaved(`Strategy reset to defaults.${appliedNote(r)}`);
           }}
         />
       }
@@ -237,6 +265,7 @@ export function StrategyEditor({ agentId }: { agentId: string }) {
               ))}
           </fieldset>
         )}
+        <ApplyToOpenBox checked={toOpen} onChange={setToOpen} />
         <ErrorNote error={error} />
         {saved && (
           <p class="notice" role="status">

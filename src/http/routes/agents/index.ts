@@ -169,10 +169,11 @@ export function agentRoutes(s: AppDeps) {
       putConfig,
       (c) => {
         const { id } = c.req.valid("param");
-        const given = c.req.valid("json").config;
-        const config = s.agents.updateConfig(user(c), id, given);
-        audit(c, s, "agent.config_updated", id, { fields: Object.keys(given ?? {}) });
-        return c.json({ config }, 200);
+        const body = c.req.valid("json");
+        const applyToOpenPositions = body.applyToOpenPositions ?? false;
+        const answer = s.agents.updateConfig(user(c), id, body.config, applyToOpenPositions);
+        audit(c, s, "agent.config_updated", id, { fields: Object.keys(body.config ?? {}), applyToOpenPositions });
+        return c.json(answer, 200);
       },
       // SPEC: a configuration failure is 400 "Invalid trading configuration" with details as strings.
       (result) => {

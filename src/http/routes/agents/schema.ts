@@ -137,12 +137,25 @@ const TradingConfigView = z
   })
   .openapi("TradingConfig", { example: DEFAULT_TRADING_CONFIG as never });
 
-export const ConfigResponse = z.object({ config: TradingConfigView }).openapi("AgentConfigResponse");
+export const ConfigResponse = z
+  .object({
+    config: TradingConfigView,
+    appliedToOpenPositions: z.number().int().optional().openapi({
+      description: "Open positions given the new exit rules; only when applyToOpenPositions was sent true",
+    }),
+  })
+  .openapi("AgentConfigResponse");
 
 export const ConfigUpdateBody = z
   // clone(): the schema may be built before the OpenAPI extension ran (the domain imports plain zod);
   // a copy made here has .openapi() either way, and validates exactly as the original.
-  .object({ config: TradingConfigPatchSchema.clone().openapi("TradingConfigPatch").nullable() })
+  .object({
+    config: TradingConfigPatchSchema.clone().openapi("TradingConfigPatch").nullable(),
+    applyToOpenPositions: z.boolean({ error: "must be true or false" }).optional().openapi({
+      description:
+        "Beyond SPEC (issue 44 item 2). An open position keeps the exit rules (stopLoss, takeProfit, dca, filters.maxPositionAgeDays) it was opened with; true gives the agent's open positions the new ones too, recorded on each (Position.exitConfig). Default false.",
+    }),
+  })
   .openapi("AgentConfigUpdateRequest", {
     example: { config: { stopLoss: { percentage: 15 }, takeProfit: { enabled: true } } },
   });
@@ -185,6 +198,19 @@ export const PositionSchema = z
         dcaOrdersFilled: z.number().int(),
       })
       .openapi({ description: "Price levels (SOL per token) at which the position's rules act now" }),
+    exitConfig: z
+      .object({
+        source: z.enum(["opened", "applied", "agent"]),
+        since: z.string().nullable(),
+        stopLoss: TradingConfigView.shape.stopLoss,
+        takeProfit: TradingConfigView.shape.takeProfit,
+        dca: TradingConfigView.shape.dca,
+        maxPositionAgeDays: z.number().nullable(),
+      })
+      .openapi({
+        description:
+          "Beyond SPEC: the exit rules the position follows. source `opened`: those it was opened with (since = opened at); `applied`: a config edit sent with applyToOpenPositions (since = applied at); `agent`: opened before positions kept their own, so the agent's current ones (since null).",
+      }),
     waitingReason: z.string().nullable().openapi({
       description:
         "Why the position monitor does not act on this position now: no usable price (SOL/USD stale and no price in SOL from a sell quote, or no price at all). null while it is priced.",
