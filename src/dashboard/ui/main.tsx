@@ -14,6 +14,7 @@ import { ApiKeysPage } from "./pages/api-keys.tsx";
 import { CopyTradingPage } from "./pages/copy-trading.tsx";
 import { LoginPage } from "./pages/login.tsx";
 import { OverviewPage } from "./pages/overview.tsx";
+import { ReportsPage } from "./pages/reports.tsx";
 import { RiskLimitsPage } from "./pages/risk-limits.tsx";
 import { SettingsPage } from "./pages/settings.tsx";
 import { SignalHooksPage } from "./pages/signal-hooks.tsx";
@@ -38,6 +39,7 @@ function Nav() {
       <nav aria-label="Main">
         {link(href(), "Overview", !top || top === "agents")}
         {link(href("signals"), "Signals", top === "signals")}
+        {link(href("reports"), "Reports", top === "reports")}
         {link(href("copy-trading"), "Copy trading", top === "copy-trading")}
         {link(href("signal-hooks"), "Signal hooks", top === "signal-hooks")}
         {link(href("lab"), "Strategy lab", top === "lab")}
@@ -81,6 +83,7 @@ function Page() {
   if (top === "signal-hooks") return <SignalHooksPage />;
   if (top === "notifications") return <SettingsPage />;
   if (top === "risk-limits") return <RiskLimitsPage />;
+  if (top === "reports") return <ReportsPage />;
   return <OverviewPage />;
 }
 
