@@ -22,7 +22,7 @@ import { SignalDetailPage, SignalsPage } from "./pages/signals.tsx";
 import { StrategyLabPage } from "./pages/strategy-lab.tsx";
 import { TradingBanners, TradingSwitch } from "./pages/trading-controls.tsx";
 import { href, route } from "./router.ts";
-import { followTradingStatus, stopTradingStatus } from "./trading-status.ts";
+import { followTradingStatus, stopTradingStatus, tradingStatus } from "./trading-status.ts";
 
 // The dashboard: one page, hash routes, Preact with signals. Pages fetch from
 // /api/v1 with the access token; live changes arrive on the event stream (live.ts).
@@ -52,6 +52,11 @@ function Nav() {
         <a class="header-link" href="/api/v1/docs" target="_blank" rel="noopener">
           API reference
         </a>
+        {tradingStatus.value?.demoMarket && (
+          <span class="badge warn" title="DEMO_MARKET: made-up tokens and prices, no chain, nothing real">
+            Demo market
+          </span>
+        )}
         <TradingSwitch />
         {/* The event stream's state (not live trading: the banner says when that is on). */}
         <span class={`stream ${streamState.value}`} title="Event stream">
