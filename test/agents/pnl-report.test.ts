@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { isoWeek } from "../../src/agents/pnl-report.ts";
 import { Big } from "../../src/money.ts";
+import { isoWeek } from "../../src/trading/pnl-report.ts";
 import { createAgent } from "../agents/fixtures.ts";
 import { createUser, json, login } from "../helpers/context.ts";
 import { MINT, MINT2, startTrading, type TradingContext } from "../helpers/trading.ts";

@@ -1,6 +1,6 @@
 import type { Database } from "bun:sqlite";
 
-// The trade records a P/L report replays (src/agents/pnl-report.ts): every confirmed BUY and
+// The trade records a P/L report replays (src/trading/pnl-report.ts): every confirmed BUY and
 // SELL of each position of the user's agents that had a confirmed SELL in [from, to], in the
 // order they happened. The whole position is read, not only the range, because what a sale
 // realizes depends on the cost of every buy before it.

@@ -1,14 +1,14 @@
 import { z } from "@hono/zod-openapi";
 import { requireOwnedAgent } from "../../../agents/ownership.ts";
-import { computePnlReport, type PnlReportRow } from "../../../agents/pnl-report.ts";
 import { ValidationError } from "../../../errors.ts";
+import { computePnlReport, type PnlReportRow } from "../../../trading/pnl-report.ts";
 import type { AppDeps } from "../../app-env.ts";
 import { csvResponse } from "../../csv.ts";
 import { auth, createRouter, operation } from "../../operation.ts";
 import { errorResponses, isoDateTime, jsonContent } from "../../schemas.ts";
 
 // GET /api/v1/reports/pnl (+ /export, CSV): realized P/L by UTC day, ISO week or token, for one
-// agent or the whole account, one trading mode at a time (src/agents/pnl-report.ts). Reads take a
+// agent or the whole account, one trading mode at a time (src/trading/pnl-report.ts). Reads take a
 // JWT or a `history` key, like the other trade records and their CSV exports.
 
 const dec = (description: string) => z.string().openapi({ description, example: "0.1248425" });

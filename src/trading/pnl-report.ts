@@ -1,7 +1,7 @@
 import type { Database } from "bun:sqlite";
 import { type ReportTrade, reportTrades } from "../db/repositories/reports.ts";
 import { Big, decStr } from "../money.ts";
-import { heldCostAfterBuy, salePnl } from "../trading/rules/pnl.ts";
+import { heldCostAfterBuy, salePnl } from "./rules/pnl.ts";
 
 // Realized P/L by UTC day, ISO week or token (issue 44 item 4; docs/decisions/
 // operator-experience-v.md "Reports"). Each SELL realizes, on its own time, what rules/pnl.ts
