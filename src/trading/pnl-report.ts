@@ -1,6 +1,7 @@
 import type { Database } from "bun:sqlite";
 import { type ReportTrade, reportTrades } from "../db/repositories/reports.ts";
 import { Big, decStr } from "../money.ts";
+import type { GroupBy, PnlReport, PnlReportRow } from "./pnl-report-shape.ts";
 import { heldCostAfterBuy, salePnl } from "./rules/pnl.ts";
 
 // Realized P/L by UTC day, ISO week or token (issue 44 item 4; docs/decisions/
@@ -9,30 +10,6 @@ import { heldCostAfterBuy, salePnl } from "./rules/pnl.ts";
 // sale counts on its day, the close on its day, and a closed position's sales sum to its P/L
 // (fees in, rent out: docs/decisions/pnl-is-wallet-gain.md). The cost basis is replayed from the
 // position's own trade records in order, as the engine built it; no second formula.
-
-export type GroupBy = "day" | "week" | "token";
-
-export interface PnlReportRow {
-  /** YYYY-MM-DD (day), YYYY-Www (ISO week) or the token's mint (token). */
-  key: string;
-  /** The day, or the Monday the week starts on; null by token. */
-  periodStart: string | null;
-  /** By token only. */
-  tokenSymbol: string | null;
-  sales: number;
-  realizedProfitLossSol: string;
-  realizedProfitLossUsd: string;
-}
-
-export interface PnlReport {
-  groupBy: GroupBy;
-  agentId: string | null;
-  mode: "simulation" | "live";
-  from: string | null;
-  to: string | null;
-  rows: PnlReportRow[];
-  total: { sales: number; realizedProfitLossSol: string; realizedProfitLossUsd: string };
-}
 
 interface Sale {
   time: string;

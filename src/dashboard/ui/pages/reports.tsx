@@ -1,4 +1,5 @@
 import { useState } from "preact/hooks";
+import type { PnlReport as Report, PnlReportRow as Row } from "../../../trading/pnl-report-shape.ts";
 import { download, get, query } from "../api.ts";
 import { ErrorNote, Section, useLoad } from "../components.tsx";
 import { fmtSol, fmtUsd, plClass, short } from "../format.ts";
@@ -8,19 +9,6 @@ import type { Agent } from "../types.ts";
 // "Reports"): realized P/L by UTC day, ISO week or token, for one agent or the whole account, one
 // mode at a time, as a table with its CSV. Each sale counts on its own day (a take-profit sale on
 // its day, the close on its own).
-
-interface Row {
-  key: string;
-  periodStart: string | null;
-  tokenSymbol: string | null;
-  sales: number;
-  realizedProfitLossSol: string;
-  realizedProfitLossUsd: string;
-}
-interface Report {
-  rows: Row[];
-  total: { sales: number; realizedProfitLossSol: string; realizedProfitLossUsd: string };
-}
 
 const GROUPS = [
   { value: "day", label: "By day (UTC)", column: "Day" },

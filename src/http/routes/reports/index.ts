@@ -1,7 +1,8 @@
 import { z } from "@hono/zod-openapi";
 import { requireOwnedAgent } from "../../../agents/ownership.ts";
 import { ValidationError } from "../../../errors.ts";
-import { computePnlReport, type PnlReportRow } from "../../../trading/pnl-report.ts";
+import { computePnlReport } from "../../../trading/pnl-report.ts";
+import type { PnlReportRow } from "../../../trading/pnl-report-shape.ts";
 import type { AppDeps } from "../../app-env.ts";
 import { csvResponse } from "../../csv.ts";
 import { auth, createRouter, operation } from "../../operation.ts";
