@@ -1,5 +1,6 @@
 import type { Config } from "../../config.ts";
 import type { RpcCaller } from "../../market/mint-info.ts";
+import { priorityFeeCapForTrade } from "../rules/fees.ts";
 
 // The priority fee of a transaction this service assembles (Swap API v2 /build): read
 // getRecentPrioritizationFees over the accounts the swap write-locks (the fee that competes for
@@ -43,8 +44,8 @@ export function priorityFeeSettingOf(
  * is the lower of the absolute one and maxBps of the trade, rounded down to whole lamports.
  */
 export function capForTrade(setting: PriorityFeeSetting, tradeLamports: bigint): PriorityFeeSetting {
-  const relative = ((tradeLamports > 0n ? tradeLamports : 0n) * BigInt(setting.maxBps)) / 10_000n;
-  return relative < setting.maxLamports ? { ...setting, maxLamports: relative } : setting;
+  const cap = priorityFeeCapForTrade(setting.maxLamports, setting.maxBps, tradeLamports);
+  return cap < setting.maxLamports ? { ...setting, maxLamports: cap } : setting;
 }
 
 export interface PriorityFee {

@@ -88,3 +88,13 @@ export function transferFeeAtomic(amount: bigint, fee: TransferFee | null): bigi
   const raw = (amount * BigInt(fee.basisPoints) + 9_999n) / 10_000n;
   return raw < fee.maximumFee ? raw : fee.maximumFee;
 }
+
+/**
+ * The priority fee's cap for one trade (LIVE_PRIORITY_FEE_MAX_BPS): the absolute cap, lowered to
+ * `maxBps` of the trade's SOL (a buy's input, a sale's least output), rounded down to lamports. One
+ * rule for live swaps (live/priority-fee.ts capForTrade) and simulated ones (simulation-fees.ts).
+ */
+export function priorityFeeCapForTrade(maxLamports: bigint, maxBps: number, tradeLamports: bigint): bigint {
+  const relative = ((tradeLamports > 0n ? tradeLamports : 0n) * BigInt(maxBps)) / 10_000n;
+  return relative < maxLamports ? relative : maxLamports;
+}

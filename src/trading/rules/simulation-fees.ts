@@ -17,7 +17,7 @@
 import type { Config } from "../../config.ts";
 import type { Quote } from "../../market/types.ts";
 import { Big, SOL_MINT } from "../../money.ts";
-import { SIMULATION_NETWORK_FEE_SOL } from "./fees.ts";
+import { priorityFeeCapForTrade, SIMULATION_NETWORK_FEE_SOL } from "./fees.ts";
 
 const LAMPORTS_PER_SOL = 1_000_000_000;
 
@@ -90,8 +90,7 @@ function capOfTrade(model: SimulationFeeModel, quote?: FeeQuote): number {
   if (model.maxBps === undefined || !quote?.inputMint) return model.priorityFeeLamports;
   const sol = quote.inputMint === SOL_MINT ? quote.inAmount : quote.outAmount;
   if (sol === undefined || !/^\d+$/.test(sol)) return model.priorityFeeLamports;
-  const relative = (BigInt(sol) * BigInt(model.maxBps)) / 10_000n;
-  return relative < BigInt(model.priorityFeeLamports) ? Number(relative) : model.priorityFeeLamports;
+  return Number(priorityFeeCapForTrade(BigInt(model.priorityFeeLamports), model.maxBps, BigInt(sol)));
 }
 
 /** SOL charged for one simulated swap: the base fee plus simulatedPriorityLamports. */
