@@ -37,6 +37,7 @@ import { notificationRoutes } from "./http/routes/notifications/index.ts";
 import { portfolioRoutes } from "./http/routes/portfolio/index.ts";
 import { priceFeedRoutes } from "./http/routes/price-feeds/index.ts";
 import { publicRoutes } from "./http/routes/public/index.ts";
+import { reportRoutes } from "./http/routes/reports/index.ts";
 import { hookDeliveryRoutes } from "./http/routes/signal-hooks/deliver.ts";
 import { signalHookRoutes } from "./http/routes/signal-hooks/index.ts";
 import { signalSourceRoutes } from "./http/routes/signal-sources/index.ts";
@@ -169,6 +170,7 @@ function mountRoutes(app: OpenAPIHono<AppEnv>, s: AppDeps): void {
   mountDeclared(app, "/api/v1/agents", agentRoutes(s));
   mountDeclared(app, "/api/v1/agents", manualBuyRoutes(s));
   mountDeclared(app, "/api/v1/portfolio", portfolioRoutes(s));
+  mountDeclared(app, "/api/v1/reports", reportRoutes(s));
   mountDeclared(app, "/api/v1/wallets", walletRoutes(s));
   mountDeclared(app, "/api/v1/agent-balances", agentBalanceRoutes(s));
   mountDeclared(app, "/api/v1/agent-transactions", agentTransactionRoutes(s));

@@ -252,6 +252,11 @@ export const OPERATIONS: Record<Key, OperationDoc> = {
     operationId: "getPortfolioHistory",
     summary: "Account value and P/L over time for one mode, a point per 5 minutes",
   },
+  "GET /api/v1/reports/pnl": {
+    operationId: "getPnlReport",
+    summary: "Realized P/L by UTC day, ISO week or token, for an agent or the account",
+  },
+  "GET /api/v1/reports/pnl/export": { operationId: "exportPnlReport", summary: "The P/L report as CSV" },
 
   "GET /": { operationId: "getDashboard", summary: "The web dashboard (HTML page)" },
   "GET /dashboard/{file}": { operationId: "getDashboardAsset", summary: "A script or stylesheet of the dashboard" },

@@ -43,6 +43,16 @@ test.skipIf(!hasChromium)(
     await page.getByLabel("Password").fill(ADMIN_PASSWORD);
     await page.getByRole("button", { name: "Log in" }).click();
     await page.getByRole("heading", { name: "Agents", exact: true }).waitFor();
+    // Issue 44 item 6: demo mode is plain to see, and a new user is walked through the first steps,
+    // the signal's curl line naming a demo token.
+    await page.locator("header.topbar").getByText("Demo market", { exact: true }).waitFor();
+    const steps = page.getByRole("region", { name: "First steps" });
+    for (const step of ["Create an API key", "Create an agent", "Switch its automation on", "Post a signal"]) {
+      await steps.getByText(step).first().waitFor();
+    }
+    const curl = (await steps.locator("pre").textContent()) ?? "";
+    expect(curl).toContain(`curl -X POST ${service.url}/api/v1/trading-signals`);
+    expect(curl).toContain(DEMO_TOKENS[1]!.address);
     await page.getByLabel("Agent name").fill("Demo bot");
     await page.getByRole("button", { name: "Create agent" }).click();
     await page.getByRole("heading", { name: "Demo bot" }).waitFor();
@@ -69,8 +79,11 @@ test.skipIf(!hasChromium)(
       body: JSON.stringify({ tokenAddress: token.address, symbol: token.symbol, signalType: "buy", signalStrength: 5 }),
     });
     expect(signal.status).toBe(201);
-    await page.getByRole("row", { name: `Position ${token.symbol}` }).waitFor();
+    const row = page.getByRole("row", { name: `Position ${token.symbol}` });
+    await row.waitFor();
     expect(await page.evaluate("window.marker")).toBe(7);
+    // The demo token is made up: no explorer link would find it.
+    expect(await row.locator("a.explorer").count()).toBe(0);
 
     await page.getByRole("link", { name: "Overview" }).click();
     await page.getByRole("article", { name: "Agent Demo bot" }).waitFor();
@@ -78,6 +91,18 @@ test.skipIf(!hasChromium)(
       .getByText(/\bdemo · /)
       .first()
       .waitFor(); // the SOL price card names its source
+    // One SOL price on the overview: the card's, not a second one in the portfolio's header.
+    await page
+      .getByRole("region", { name: "Portfolio" })
+      .getByText(/\d agents?/)
+      .waitFor();
+    expect(
+      await page
+        .getByRole("region", { name: "Portfolio" })
+        .getByText(/SOL \$/)
+        .count(),
+    ).toBe(0);
+    expect(await page.getByRole("region", { name: "First steps" }).count()).toBe(0);
     expect(offOrigin(requested, service.url)).toEqual([]);
   },
   60_000,

@@ -139,6 +139,8 @@ const WHAT: Record<ExplorerKind, string> = { tx: "Transaction", account: "Wallet
  */
 export function explorerLink(kind: ExplorerKind, id: string | null | undefined): string | null {
   const status = tradingStatus.value;
+  // On the demo market every token, wallet and transaction is made up: no explorer knows them.
+  if (status?.demoMarket) return null;
   return status ? explorerHref(kind, id, status.explorerUrl ?? DEFAULT_EXPLORER) : null;
 }
 

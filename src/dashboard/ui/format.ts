@@ -56,3 +56,12 @@ export function ago(iso: string, now = Date.now()): string {
   if (s < 86_400) return `${Math.floor(s / 3600)} h ago`;
   return `${Math.floor(s / 86_400)} d ago`;
 }
+
+/** How long a position has been held: "45 min", "5 h 12 min", "3 d 4 h" (two units at most). */
+export function heldFor(since: string, now = Date.now()): string {
+  const min = Math.max(0, Math.floor((now - new Date(since).getTime()) / 60_000));
+  if (min < 60) return `${min} min`;
+  const h = Math.floor(min / 60);
+  if (h < 24) return `${h} h ${min % 60} min`;
+  return `${Math.floor(h / 24)} d ${h % 24} h`;
+}

@@ -14,6 +14,7 @@ import { ApiKeysPage } from "./pages/api-keys.tsx";
 import { CopyTradingPage } from "./pages/copy-trading.tsx";
 import { LoginPage } from "./pages/login.tsx";
 import { OverviewPage } from "./pages/overview.tsx";
+import { ReportsPage } from "./pages/reports.tsx";
 import { RiskLimitsPage } from "./pages/risk-limits.tsx";
 import { SettingsPage } from "./pages/settings.tsx";
 import { SignalHooksPage } from "./pages/signal-hooks.tsx";
@@ -21,7 +22,7 @@ import { SignalDetailPage, SignalsPage } from "./pages/signals.tsx";
 import { StrategyLabPage } from "./pages/strategy-lab.tsx";
 import { TradingBanners, TradingSwitch } from "./pages/trading-controls.tsx";
 import { href, route } from "./router.ts";
-import { followTradingStatus, stopTradingStatus } from "./trading-status.ts";
+import { followTradingStatus, stopTradingStatus, tradingStatus } from "./trading-status.ts";
 
 // The dashboard: one page, hash routes, Preact with signals. Pages fetch from
 // /api/v1 with the access token; live changes arrive on the event stream (live.ts).
@@ -38,6 +39,7 @@ function Nav() {
       <nav aria-label="Main">
         {link(href(), "Overview", !top || top === "agents")}
         {link(href("signals"), "Signals", top === "signals")}
+        {link(href("reports"), "Reports", top === "reports")}
         {link(href("copy-trading"), "Copy trading", top === "copy-trading")}
         {link(href("signal-hooks"), "Signal hooks", top === "signal-hooks")}
         {link(href("lab"), "Strategy lab", top === "lab")}
@@ -50,6 +52,11 @@ function Nav() {
         <a class="header-link" href="/api/v1/docs" target="_blank" rel="noopener">
           API reference
         </a>
+        {tradingStatus.value?.demoMarket && (
+          <span class="badge warn" title="DEMO_MARKET: made-up tokens and prices, no chain, nothing real">
+            Demo market
+          </span>
+        )}
         <TradingSwitch />
         {/* The event stream's state (not live trading: the banner says when that is on). */}
         <span class={`stream ${streamState.value}`} title="Event stream">
@@ -81,6 +88,7 @@ function Page() {
   if (top === "signal-hooks") return <SignalHooksPage />;
   if (top === "notifications") return <SettingsPage />;
   if (top === "risk-limits") return <RiskLimitsPage />;
+  if (top === "reports") return <ReportsPage />;
   return <OverviewPage />;
 }
 

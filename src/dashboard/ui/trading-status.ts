@@ -21,6 +21,8 @@ export interface TradingStatus {
   liveTradingEnabled: boolean;
   /** EXPLORER_URL: where transactions, wallets and tokens link to (absent from older servers). */
   explorerUrl?: string;
+  /** DEMO_MARKET: the built-in synthetic market (absent from older servers). */
+  demoMarket?: boolean;
 }
 
 export const tradingStatus = signal<TradingStatus | null>(null);

@@ -8,6 +8,7 @@ import { href, navigate } from "../router.ts";
 import { type Agent, type Balance, type Performance, SOL_MINT, type SolPrice } from "../types.ts";
 import { type AgentLine, AgentTable } from "./agent-table.tsx";
 import { AutomationSwitch } from "./automation-switch.tsx";
+import { FirstSteps } from "./first-steps.tsx";
 import { LiveFeed } from "./live-feed.tsx";
 import { PortfolioCard } from "./portfolio-card.tsx";
 import { PortfolioHistoryCard } from "./portfolio-history.tsx";
@@ -228,7 +229,7 @@ export function OverviewPage() {
       <Section title="Agents">
         <CreateAgent onCreated={(a) => navigate("agents", a.id)} />
         <ErrorNote error={error} />
-        {rows.length === 0 && !error && <p class="muted">No agents yet.</p>}
+        {data && rows.length === 0 && !error && <p class="muted">No agents yet.</p>}
         {rows.length > CARDS_UP_TO ? (
           <AgentTable rows={rows} onChange={replace} />
         ) : (
@@ -239,6 +240,7 @@ export function OverviewPage() {
           </div>
         )}
       </Section>
+      {data && data.length === 0 && rows.length === 0 && <FirstSteps />}
       <div class="stack">
         <SolPriceCard />
         <DataSourcesCard />

@@ -73,8 +73,8 @@ export function PortfolioCard({ refresh }: { refresh: number }) {
         <h2>Portfolio</h2>
         {data && (
           <span class="muted small">
+            {/* The SOL price is the overview's SOL price card (with its source and age), shown once. */}
             {data.agents} {data.agents === 1 ? "agent" : "agents"}
-            {data.solUsdPrice && ` · SOL ${fmtUsd(data.solUsdPrice)}`}
           </span>
         )}
       </header>

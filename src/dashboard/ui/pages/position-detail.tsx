@@ -2,7 +2,7 @@ import { useEffect, useMemo, useState } from "preact/hooks";
 import { api, get, query } from "../api.ts";
 import { type EdgeMarker, type Series, TimeChart } from "../chart.tsx";
 import { ConfirmButton, ErrorNote, ExplorerLink, Section, useLoad } from "../components.tsx";
-import { fmtNum, fmtPct, fmtSol, fmtTime, fmtUsd, plClass, short } from "../format.ts";
+import { fmtNum, fmtPct, fmtSol, fmtTime, fmtUsd, heldFor, plClass, short } from "../format.ts";
 import { onEvent } from "../live.ts";
 import { href } from "../router.ts";
 import type { Position, PriceBar, Transaction } from "../types.ts";
@@ -132,8 +132,12 @@ function LevelList({ p }: { p: Position }) {
   const lv = p.levels;
   return (
     <dl class="figures wide" aria-label="Levels">
+      <dt>Held for</dt>
+      <dd title={fmtTime(p.purchase.transaction.time)}>{heldFor(p.purchase.transaction.time)}</dd>
       <dt>Entry (average)</dt>
-      <dd>{price(p.purchase.priceNative)} SOL</dd>
+      <dd>
+        {price(p.purchase.priceNative)} SOL <span class="muted small">{fmtUsd(p.purchase.priceUsd)}</span>
+      </dd>
       <dt>Current</dt>
       <dd>
         {price(p.current.priceNative)} SOL <span class="muted small">{fmtUsd(p.current.priceUsd)}</span>

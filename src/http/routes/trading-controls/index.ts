@@ -59,6 +59,7 @@ export function tradingControlRoutes(s: AppDeps) {
     ...g.status(userId),
     liveTradingEnabled: s.config.LIVE_TRADING_ENABLED,
     explorerUrl: s.config.EXPLORER_URL,
+    demoMarket: s.config.DEMO_MARKET,
   });
   return createRouter(s)
     .openapi(status, (c) => c.json(answer(c.get("auth").userId), 200))

@@ -98,6 +98,10 @@ export const TradingStatusSchema = z
         "/token/<mint>); empty: no links",
       example: "https://solscan.io",
     }),
+    demoMarket: z.boolean().openapi({
+      description:
+        "DEMO_MARKET: the service trades on the built-in synthetic market (made-up tokens, no chain, nothing real)",
+    }),
   })
   .openapi("TradingStatus", {
     description:
