@@ -2,15 +2,7 @@ import { afterEach, expect, test } from "bun:test";
 import { ManualClock } from "../../src/clock.ts";
 import { type FakeTelegram, startFakeTelegram } from "../fakes/telegram.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../fakes/webhook-receiver.ts";
-import {
-  ADMIN_EMAIL,
-  ADMIN_PASSWORD,
-  createTestContext,
-  createUser,
-  json,
-  login,
-  type TestContext,
-} from "../helpers/context.ts";
+import { ADMIN_EMAIL, ADMIN_PASSWORD, createTestContext, json, login, type TestContext } from "../helpers/context.ts";
 import { totp } from "../helpers/totp.ts";
 
 // Word of new logins (issue 43 item 4, docs/decisions/box-on-the-internet.md): a login from an
@@ -132,7 +124,16 @@ test("a login from an address unseen for 30 days is told by webhook and Telegram
   expect((await loginFrom(ctx, "198.51.100.9")).status).toBe(200);
   const secondAt = new Date(ctx.clock.now()).toISOString();
   // Another user's login is theirs: nothing reaches this owner.
-  await createUser(ctx);
+  await ctx.services.accounts.register("other@example.com", "Other!Passw0rd", true);
+  const other = await ctx.request("POST", "/api/v1/auth/login", {
+    body: { email: "other@example.com", password: "Other!Passw0rd" },
+    headers: { "x-forwarded-for": "233.252.0.1" },
+  });
+  expect(other.status).toBe(200);
+  const othersNotice = ctx.services.events
+    .since(0)
+    .find((e) => e.type === "auth.new_login" && e.data.ip === "233.252.0.1");
+  expect(othersNotice?.userId).toBe((await json(other)).user.id);
   await ctx.services.notifications.telegram!.notifier.flush();
   expect(s.messages()).toHaveLength(2);
   expect(s.messages()[1]).toContain("198.51.100.9");
