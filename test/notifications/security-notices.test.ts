@@ -27,7 +27,7 @@ interface Setup {
   token: string;
   secrets: string[];
   /** Delivers what is queued and flushes Telegram; returns the verified payloads received so far. */
-  deliver(): Promise<Array<{ type: string; data: Record<string, unknown> }>>;
+  deliver(): Promise<Array<{ type: string; timestamp: string; data: Record<string, unknown> }>>;
   /** The Telegram messages the linked chat got so far. */
   messages(): string[];
 }
@@ -159,7 +159,7 @@ test("a login from an address unseen for 30 days is told by webhook and Telegram
       timestamp: thirdAt,
       data: { ip: "203.0.113.7", userAgent: "browser-from-203.0.113.7", at: thirdAt },
     },
-  ] as never);
+  ]);
   expect(s.messages()).toHaveLength(3);
   expect(s.messages()[2]).toContain("203.0.113.7");
   // The same news on the event stream's bus (GET /api/v1/events carries the owner's own events).
