@@ -199,7 +199,7 @@ export function createServices(config: Config, database: DatabaseHandle, opts: S
     },
     opts.notifications,
   );
-  watchLogins({ accounts, audit, events });
+  watchLogins({ accounts, twoFactor, audit, events, clock });
   const pipeline = createSignalPipeline({
     ...core,
     apiKeys,

@@ -104,6 +104,14 @@ export class AuditLog {
     return { entries: rows.map(toEntry), total };
   }
 
+  /**
+   * Whether a successful login of the user came from `ip` at or after `since`: what "an address
+   * seen before" means for the new-login notice (src/composition/login-watch.ts).
+   */
+  loggedInFrom(userId: string, ip: string, since: string): boolean {
+    return this.rows.hasFrom(userId, "auth.login", ip, since);
+  }
+
   /** Entries older than `retentionDays` go; the count removed. */
   prune(retentionDays: number): number {
     const before = new Date(this.clock.now() - retentionDays * 86_400_000).toISOString();

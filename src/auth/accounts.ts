@@ -13,6 +13,7 @@ import {
 import type { Logger } from "../logger.ts";
 import type { AccessTokenBlacklist } from "./blacklist.ts";
 import { sha256Hex } from "./hashing.ts";
+import type { LoginOrigin } from "./origin.ts";
 import { type PasswordHasher, passwordRuleViolation } from "./passwords.ts";
 import { ACCESS_TTL_S, REFRESH_REMEMBER_TTL_S, REFRESH_TTL_S, type TokenSigner } from "./tokens.ts";
 import { CODE_REQUIRED, INVALID_CODE, type TwoFactorService } from "./two-factor.ts";
@@ -36,12 +37,6 @@ export interface TokenPair {
 
 export interface LoginResult extends TokenPair {
   user: PublicUser;
-}
-
-/** Where a login attempt came from (the client address as the rate limiter sees it). */
-export interface LoginOrigin {
-  ip: string;
-  userAgent: string | null;
 }
 
 /**

@@ -5,6 +5,7 @@ import { TwoFactorRepository } from "../db/repositories/two-factor.ts";
 import { type UserRecord, UserRepository } from "../db/repositories/users.ts";
 import { AuthenticationError, ConflictError, ValidationError } from "../errors.ts";
 import { sha256Hex } from "./hashing.ts";
+import type { LoginOrigin } from "./origin.ts";
 import { base32Decode, matchTotp, newTotpSecret, otpauthUrl } from "./totp.ts";
 
 // The second factor (PRODUCT.md §2, docs/decisions/box-on-the-internet.md): a TOTP secret sealed
@@ -29,6 +30,8 @@ export interface TwoFactorSetup {
 export class TwoFactorService {
   private readonly rows: TwoFactorRepository;
   private readonly users: UserRepository;
+  /** Told when a user turned the second factor off: the security notice (src/composition/login-watch.ts). */
+  private disabledObserver: (userId: string, origin: LoginOrigin) => void = () => {};
 
   constructor(
     db: Db,
@@ -62,11 +65,17 @@ export class TwoFactorService {
   }
 
   /** Needs a current code (or an unused recovery code: the phone may be what was lost). */
-  disable(userId: string, code: string): void {
+  disable(userId: string, code: string, origin: LoginOrigin): void {
     const user = this.activeUser(userId);
     if (!user.totpSecret) throw new ConflictError("Two-factor authentication is not enabled");
     if (!this.accept(user, code)) throw new ValidationError(INVALID_CODE);
     this.rows.disable(userId, isoNow(this.clock));
+    this.disabledObserver(userId, origin);
+  }
+
+  /** Set once by the composition, after the notifications it reports to exist. */
+  observeDisable(observer: (userId: string, origin: LoginOrigin) => void): void {
+    this.disabledObserver = observer;
   }
 
   /** The operator's `reset-2fa`: removes the secret and the recovery codes. */

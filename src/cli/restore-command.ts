@@ -1,7 +1,12 @@
+import { AuditLog } from "../audit/audit-log.ts";
+import { systemClock } from "../clock.ts";
 import { loadConfig } from "../config.ts";
+import { openDatabase } from "../db/client.ts";
 import { findLitestream } from "../db/replication/litestream-binary.ts";
 import { parseReplicaUrl } from "../db/replication/replica-url.ts";
 import { RestoreError, restoreDatabase } from "../db/replication/restore.ts";
+import { UserRepository } from "../db/repositories/users.ts";
+import { createLogger } from "../logger.ts";
 import { type OptionSpec, UsageError } from "./args.ts";
 
 // `trading-agent restore` as src/cli.ts registers it (docs/backups.md "Restore"): the database
@@ -15,6 +20,7 @@ export const restoreCommand = {
 The next start of the service asks the chain about every live swap left pending or unknown
 before it opens the API. Refuses a database that a running process has open (stop the service
 first) and an existing file unless --force (which keeps it beside as NAME.before-restore).
+Every account's audit log gets a database.restored entry naming the replica and the time.
 An s3:// replica takes REPLICA_S3_ENDPOINT and AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY / AWS_REGION
 from the environment or --env-file, as the service does.
 
@@ -74,6 +80,8 @@ failed check, 2 bad configuration or usage.`,
         `  live journal entries: ${r.liveJournal.total} (${r.liveJournal.unresolved} pending or unknown: the next start asks the chain before it opens the API)`,
       );
       if (r.replaced) io.out(`  the database it replaced: ${r.replaced}`);
+      const noted = auditRestore(r.path, { replica: replica.display, timestamp: r.timestamp }, r.lastTransactionAt);
+      if (noted !== null) io.err(`warning: the restore is done, but its audit entry could not be written: ${noted}`);
       return 0;
     } catch (err) {
       if (err instanceof RestoreError) {
@@ -84,6 +92,41 @@ failed check, 2 bad configuration or usage.`,
     }
   },
 };
+
+/**
+ * Writes `database.restored` into the restored database's audit log, one entry per account: each
+ * owner reading their log learns that the books were replaced, from which replica (without
+ * credentials) and as of when (docs/decisions/box-on-the-internet.md). Opening the file applies
+ * the migrations the next start would. The restore stands if this fails: the reason is answered.
+ */
+function auditRestore(
+  path: string,
+  what: { replica: string; timestamp: string | null },
+  lastTransactionAt: string | null,
+): string | null {
+  try {
+    const database = openDatabase(path);
+    try {
+      const audit = new AuditLog(database.db, systemClock, createLogger({ level: "silent" }));
+      for (const userId of new UserRepository(database.db).allIds())
+        audit.record({
+          userId,
+          action: "database.restored",
+          actor: "cli",
+          target: what.replica,
+          details: { ...what, lastTransactionAt },
+        });
+      return null;
+    } finally {
+      database.close();
+      // Drizzle's prepared statements keep a closed connection, and its -wal and -shm beside the
+      // file, until they are collected; finalizing them leaves the restored file standing alone.
+      database.sqlite.close(true);
+    }
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
+  }
+}
 
 function stringOption(options: Map<string, string | true>, name: string): string | undefined {
   const v = options.get(name);

@@ -169,6 +169,25 @@ interface WalletWatchUnreadableEvent {
   message: string;
 }
 
+/**
+ * Security notices (src/composition/login-watch.ts): where the act came from, as the audit log
+ * records it (the client address, trusted proxies honoured, and its user agent), and when.
+ */
+interface SecurityNotice {
+  ip: string;
+  userAgent: string | null;
+  at: string;
+}
+
+/** A login from an address none of the account's logins used in the last 30 days. */
+type NewLoginEvent = SecurityNotice;
+/** The fifth failed attempt locked the account until `lockedUntil`. */
+interface AccountLockedEvent extends SecurityNotice {
+  lockedUntil: string;
+}
+/** POST /auth/2fa/disable: login needs the password only from now on. */
+type TwoFactorDisabledEvent = SecurityNotice;
+
 export interface EventPayloads {
   "signal.created": SignalCreatedEvent;
   "trade.executed": TradeExecutedEvent;
@@ -183,6 +202,9 @@ export interface EventPayloads {
   "trading.paused": TradingPausedEvent;
   "trading.resumed": TradingResumedEvent;
   "wallet_watch.unreadable": WalletWatchUnreadableEvent;
+  "auth.new_login": NewLoginEvent;
+  "auth.locked": AccountLockedEvent;
+  "auth.2fa_disabled": TwoFactorDisabledEvent;
 }
 
 export type EventType = keyof EventPayloads;

@@ -94,6 +94,51 @@ describe.skipIf(!LITESTREAM)("trading-agent restore", () => {
     expect(existsSync(`${to}-wal`)).toBe(false);
   }, 60_000);
 
+  test("the restored database's audit log says so to every account: the replica and the time restored to", async () => {
+    const { replica, handle } = await replicated();
+    await handle.services.accounts.register("second@example.com", "Second!Passw0rd", true);
+    await untilReplicated(replica, "SELECT count(*) AS n FROM users", 2);
+    const to = join(tempDir("restored-"), "trading.db");
+    const r = await cli(["restore", "--from", replica, "--to", to]);
+    expect(r.err).toBe("");
+    expect(r.code).toBe(0);
+    // The owners read it through the service started on the restored file, as after a real restore.
+    const config = loadConfig({ ...offlineEnv, HOST: "127.0.0.1", PORT: "0", DATABASE_PATH: to });
+    const restored = await serve(config, {
+      services: { logger: createLogger({ level: "silent" }), passwordCost: { memoryCost: 1024, timeCost: 1 } },
+    });
+    handles.push(restored);
+    for (const [email, password] of [
+      [ADMIN_EMAIL, offlineEnv.ADMIN_PASSWORD!],
+      ["second@example.com", "Second!Passw0rd"],
+    ] as const) {
+      const login = await fetch(`${restored.url}/api/v1/auth/login`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ email, password }),
+      });
+      expect(login.status).toBe(200);
+      const { accessToken } = (await login.json()) as { accessToken: string };
+      const res = await fetch(`${restored.url}/api/v1/audit-log?action=database.restored`, {
+        headers: { authorization: `Bearer ${accessToken}` },
+      });
+      expect(res.status).toBe(200);
+      const { entries } = (await res.json()) as { entries: Array<Record<string, unknown>> };
+      expect(entries).toEqual([
+        {
+          id: expect.any(Number),
+          at: expect.any(String),
+          action: "database.restored",
+          actor: "cli",
+          ip: null,
+          userAgent: null,
+          target: replica,
+          details: { replica, timestamp: null, lastTransactionAt: null },
+        },
+      ]);
+    }
+  }, 60_000);
+
   test("--timestamp: the database as it was then", async () => {
     const { replica, handle } = await replicated();
     const admin = handle.database.sqlite
@@ -107,6 +152,13 @@ describe.skipIf(!LITESTREAM)("trading-agent restore", () => {
     const r = await cli(["restore", "--from", replica, "--to", then, "--timestamp", between]);
     expect(r.err).toBe("");
     expect(countIn(then, "SELECT count(*) AS n FROM agents")).toBe(2);
+    // The audit entry names the time restored to.
+    expect(
+      countIn(
+        then,
+        `SELECT count(*) AS n FROM audit_log WHERE action = 'database.restored' AND json_extract(details, '$.timestamp') = '${between}'`,
+      ),
+    ).toBe(1);
     const now = join(tempDir("restored-"), "now.db");
     expect((await cli(["restore", "--from", replica, "--to", now])).code).toBe(0);
     expect(countIn(now, "SELECT count(*) AS n FROM agents")).toBe(3);

@@ -44,6 +44,8 @@ export interface RestoreResult extends RestoreSummary {
   path: string;
   /** Where the database it replaced was kept (--force), else null. */
   replaced: string | null;
+  /** The time restored to (--timestamp, as ISO 8601), or null for the latest copy. */
+  timestamp: string | null;
 }
 
 export interface RestoreMarker {
@@ -145,7 +147,7 @@ export async function restoreDatabase(o: RestoreOptions): Promise<RestoreResult>
       timestamp: timestamp ?? null,
     };
     writeFileSync(markerPath(to), `${JSON.stringify(marker)}\n`);
-    return { path: to, replaced, ...summary };
+    return { path: to, replaced, timestamp: marker.timestamp, ...summary };
   } finally {
     for (const suffix of ["", "-wal", "-shm"]) rmSync(`${tmp}${suffix}`, { force: true });
     rmSync(configDir, { recursive: true, force: true });

@@ -44,6 +44,19 @@ export class AuditLogRepository {
     return parts;
   }
 
+  /** Whether the user has an entry of `action` from address `ip` at or after `since` (new-login notices). */
+  hasFrom(userId: string, action: string, ip: string, since: string): boolean {
+    const row = this.db
+      .select({ id: auditLog.id })
+      .from(auditLog)
+      .where(
+        and(eq(auditLog.userId, userId), eq(auditLog.action, action), eq(auditLog.ip, ip), gte(auditLog.at, since)),
+      )
+      .limit(1)
+      .get();
+    return row !== undefined;
+  }
+
   /** Removes entries older than `before` (the retention setting); the count removed. */
   pruneBefore(before: string): number {
     return this.db.delete(auditLog).where(lt(auditLog.at, before)).returning({ id: auditLog.id }).all().length;

@@ -39,6 +39,15 @@ export class UserRepository {
     return this.db.select().from(users).where(eq(users.isAdmin, true)).limit(1).get();
   }
 
+  /** Every account's id: the restore's audit entry goes to each (src/cli/restore-command.ts). */
+  allIds(): string[] {
+    return this.db
+      .select({ id: users.id })
+      .from(users)
+      .all()
+      .map((u) => u.id);
+  }
+
   anyExists(): boolean {
     return this.db.select({ id: users.id }).from(users).limit(1).get() !== undefined;
   }

@@ -166,8 +166,29 @@ export function resumedAllText(clearedBreakers: readonly string[]): string {
 /** Alerts go out whatever the preferences and quiet hours say (docs/decisions/operator-experience-iv.md). */
 export function alertMessage(e: ServiceEvent): string | null {
   if (e.type === "position.updated") return pauseAlert(e);
+  if (e.type.startsWith("auth.")) return securityAlert(e);
   if (e.type !== "risk.tripped") return null;
   return `🛑 Daily loss limit reached in ${str(e.data.mode)} mode: ${str(e.data.reason)}.\nNo new entries in ${str(e.data.mode)} mode until you resume (/resumeall or POST /api/v1/trading/resume). Exits and stop-losses keep working.`;
+}
+
+const utc = (iso: unknown) => `${str(iso).slice(0, 16).replace("T", " ")} UTC`;
+
+/**
+ * The security notices (docs/decisions/box-on-the-internet.md): alerts, because the one who would
+ * mute them is whoever got in. Each says where it came from and what to do if it was not the user.
+ */
+function securityAlert(e: ServiceEvent): string | null {
+  const from = `${str(e.data.ip)}${e.data.userAgent ? ` (${str(e.data.userAgent)})` : ""}`;
+  switch (e.type) {
+    case "auth.new_login":
+      return `🔑 New login to your account from ${from} at ${utc(e.data.at)}: an address none of your logins used in the last 30 days.\nIf this was not you, someone has your password: /pauseall stops new buys, and the audit log (GET /api/v1/audit-log) shows what was done.`;
+    case "auth.locked":
+      return `🔒 Your account is locked until ${utc(e.data.lockedUntil)} after five failed logins, the last from ${from}.\nIf this was not you, someone is guessing your password. On the box, trading-agent unlock --email EMAIL lifts the lock.`;
+    case "auth.2fa_disabled":
+      return `⚠️ Two-factor login was turned off from ${from} at ${utc(e.data.at)}: logins now need the password only.\nIf this was not you, someone is logged in as you: turn it on again, and /pauseall stops new buys.`;
+    default:
+      return null;
+  }
 }
 
 /** A position paused by its mint, or no longer: money held in a token someone else can lock. */

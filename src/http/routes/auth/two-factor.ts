@@ -1,5 +1,6 @@
 import type { AppDeps } from "../../app-env.ts";
 import { audit } from "../../audit.ts";
+import { originOf } from "../../client-address.ts";
 import { auth, createRouter, operation } from "../../operation.ts";
 import { errorResponses, jsonContent, SuccessMessageSchema } from "../../schemas.ts";
 import { TwoFactorCodeBody, TwoFactorEnableResponse, TwoFactorSetupResponse } from "./schema.ts";
@@ -54,7 +55,7 @@ export function twoFactorRoutes(s: AppDeps) {
       return c.json({ success: true as const, recoveryCodes }, 200);
     })
     .openapi(disable, (c) => {
-      s.twoFactor.disable(c.get("auth").userId, c.req.valid("json").code);
+      s.twoFactor.disable(c.get("auth").userId, c.req.valid("json").code, originOf(c, s.trustedProxies));
       audit(c, s, "auth.2fa_disabled", null);
       return c.json({ success: true, message: "Two-factor authentication disabled" }, 200);
     });

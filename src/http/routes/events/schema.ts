@@ -35,7 +35,7 @@ export const EventStreamHeaders = z.object({
 
 export const EVENT_STREAM_DESCRIPTION = [
   "Server-Sent Events, one frame per event: `id: <n>`, `event: <type>`, `data: {id, type, time, data}`.",
-  "Types: signal.created, trade.executed, trade.failed, position.opened, position.updated, position.closed, price.sol, risk.tripped, trading.paused, trading.resumed, wallet_watch.unreadable.",
+  "Types: signal.created, trade.executed, trade.failed, position.opened, position.updated, position.closed, price.sol, risk.tripped, trading.paused, trading.resumed, wallet_watch.unreadable, auth.new_login, auth.locked, auth.2fa_disabled.",
   "Only the caller's own events (price.sol goes to everyone). Idle streams get `: keep-alive` comments.",
   "The stream ends when the access token expires; reconnect with a fresh token and Last-Event-ID.",
 ].join(" ");
