@@ -29,6 +29,11 @@ export interface PublicUser {
   createdAt: string;
 }
 
+/** GET /auth/me: the user and whether login asks for a second factor (the dashboard's Security page). */
+export interface Me extends PublicUser {
+  twoFactorEnabled: boolean;
+}
+
 export interface TokenPair {
   accessToken: string;
   refreshToken: string;
@@ -88,10 +93,11 @@ export class AccountService {
     return this.users.byId(id);
   }
 
-  me(userId: string): PublicUser {
+  me(userId: string): Me {
     const user = this.findUser(userId);
     if (!user?.isActive) throw new AuthenticationError("Invalid token");
-    return toPublic(user);
+    // A pending (set up, not confirmed) secret does not count: login does not ask for it yet.
+    return { ...toPublic(user), twoFactorEnabled: user.totpSecret !== null };
   }
 
   /**

@@ -1,5 +1,4 @@
 import { afterEach, expect, test } from "bun:test";
-import { createHmac } from "node:crypto";
 import { childEnv, run, SOURCE_CLI } from "../cli/process-helpers.ts";
 import { startFakeTelegram } from "../fakes/telegram.ts";
 import {
@@ -11,6 +10,7 @@ import {
   json,
   login,
 } from "../helpers/context.ts";
+import { totpOf as totp } from "../helpers/totp.ts";
 import { startTrading, type TradingContext } from "../helpers/trading.ts";
 
 // The audit log (PRODUCT.md §2): every action the issue lists that exists on this service comes
@@ -36,17 +36,6 @@ async function entries(t: TradingContext, query = "", token = t.token): Promise<
   const res = await t.ctx.request("GET", `/api/v1/audit-log?limit=500${query}`, { token });
   expect(res.status).toBe(200);
   return (await json(res)).entries;
-}
-
-function totp(secret: string, epochMs: number): string {
-  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
-  const bits = [...secret].map((c) => alphabet.indexOf(c).toString(2).padStart(5, "0")).join("");
-  const key = Buffer.from(bits.match(/.{8}/g)!.map((b) => Number.parseInt(b, 2)));
-  const msg = Buffer.alloc(8);
-  msg.writeUInt32BE(Math.floor(epochMs / 30_000), 4);
-  const mac = createHmac("sha1", key).update(msg).digest();
-  const o = mac[19]! & 0xf;
-  return String((mac.readUInt32BE(o) & 0x7fffffff) % 1_000_000).padStart(6, "0");
 }
 
 test("each action from its real route lands in the caller's log, newest first, with no secret in any entry", async () => {

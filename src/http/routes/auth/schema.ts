@@ -50,6 +50,10 @@ export const LogoutBody = z
 
 export const UserSchema = z.object({ id: z.string().uuid(), email: z.string(), createdAt: z.string() }).openapi("User");
 
+export const MeSchema = UserSchema.extend({
+  twoFactorEnabled: z.boolean().openapi({ description: "Login asks for a second factor (POST /auth/2fa/enable)" }),
+}).openapi("Me");
+
 export const TokenPairSchema = z
   .object({
     accessToken: z.string(),
