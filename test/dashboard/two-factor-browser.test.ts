@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { ManualClock } from "../../src/clock.ts";
 import {
@@ -25,9 +26,13 @@ import { totpOf } from "../helpers/totp.ts";
 // ten recovery codes shown once) and off; the login form asks for the code; the Audit log page
 // lists, filters, pages and exports the user's entries. The codes are computed by the test's own
 // TOTP (test/helpers/totp.ts) at the service's clock, which the test moves a step (30 s) whenever
-// it needs a code the service has not accepted yet (a code is accepted once).
+// it needs a code the service has not accepted yet (a code is accepted once). Screenshots of each
+// page at desktop and phone width go to test-output/screenshots (as in browser.test.ts).
 
 if (!hasChromium && process.env.CI === "true") throw new Error(`${CHROMIUM} not found: apt-get install chromium`);
+
+const SHOTS = join(import.meta.dir, "../../test-output/screenshots");
+const DESKTOP = { width: 1280, height: 900 };
 
 let ctx: TestContext;
 let served: ServedPage | undefined;
@@ -41,7 +46,7 @@ beforeAll(async () => {
   // 51 api_key.created entries: one more than a page of the audit log.
   const { token } = await login(ctx);
   for (let i = 0; i < 51; i++) await createApiKey(ctx, token, ["signals"], `key-${i}`);
-  served = await openServedPage(ctx, { timeoutMs: 20_000, viewport: { width: 1280, height: 900 } });
+  served = await openServedPage(ctx, { timeoutMs: 20_000, viewport: DESKTOP });
   page = served.page;
   requested = await recordRequests(page);
 }, 60_000);
@@ -52,6 +57,14 @@ afterAll(async () => {
 });
 
 const nextStep = () => ctx.clock.advance(30_000);
+
+/** Desktop and phone screenshots of what is on screen now. */
+async function shoot(name: string): Promise<void> {
+  await page.screenshot({ path: join(SHOTS, `${name}-desktop.png`), fullPage: true });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.screenshot({ path: join(SHOTS, `${name}-phone.png`), fullPage: true });
+  await page.setViewportSize(DESKTOP);
+}
 
 async function logIn(code?: string) {
   await page.getByLabel("Email").fill(ADMIN_EMAIL);
@@ -91,8 +104,9 @@ test.skipIf(!hasChromium)(
     expect(await qr.evaluate((el) => el.tagName.toLowerCase())).toBe("svg");
     expect(await qr.locator("path").getAttribute("d")).toMatch(/^M\d+ \d+h1v1h-1z/);
     expect(await qr.locator("image, use, foreignObject").count()).toBe(0);
-    const secret = (await section.getByLabel("Or enter this key in the app").inputValue()).replace(/ /g, "");
+    const secret = (await section.getByText(/^[A-Z2-7]{4}( [A-Z2-7]{4}){7}$/).textContent())!.replace(/ /g, "");
     expect(secret).toMatch(/^[A-Z2-7]{32}$/);
+    await shoot("security-enrol");
 
     // A code of another time is refused and nothing changes; the current one turns it on.
     await section.getByLabel("Code from the app").fill(totpOf(secret, ctx.clock.now() + 5 * 60_000));
@@ -107,6 +121,7 @@ test.skipIf(!hasChromium)(
     const codes = (await list.getByRole("listitem").allInnerTexts()).map((c) => c.trim());
     expect(codes).toHaveLength(10);
     for (const c of codes) expect(c).toMatch(/^[a-z2-7]{5}-[a-z2-7]{5}$/);
+    await shoot("security-recovery-codes");
     const file = await downloaded(() => section.getByRole("button", { name: "Download codes" }).click());
     expect(file.name).toBe("recovery-codes.txt");
     for (const c of codes) expect(file.text).toContain(c);
@@ -120,6 +135,7 @@ test.skipIf(!hasChromium)(
     const codeField = page.getByLabel("Two-factor code");
     await codeField.waitFor();
     expect(await page.getByRole("alert").count()).toBe(0);
+    await shoot("login-two-factor");
     await codeField.fill(codes[0]!.toUpperCase());
     await page.getByRole("button", { name: "Log in" }).click();
     await page.getByRole("button", { name: "Log out" }).waitFor();
@@ -155,6 +171,7 @@ test.skipIf(!hasChromium)(
     await page.getByLabel("Action").selectOption("api_key.created");
     await page.getByText("1–50 of 51").waitFor();
     expect(await table.locator("tbody tr").count()).toBe(50);
+    await shoot("audit-log");
     await table.getByRole("cell", { name: "name: key-50, prefix: svc_", exact: false }).first().waitFor();
     await page.getByRole("button", { name: "Older" }).click();
     await page.getByText("51–51 of 51").waitFor();

@@ -100,10 +100,11 @@ function Enrol(props: { setup: Setup; onEnabled: (codes: string[]) => void; onCa
     <div class="stack enrol">
       <p>Scan this code with an authenticator app (any app for TOTP codes), then type the 6-digit code it shows.</p>
       <QrCode text={setup.otpauthUrl} label="QR code for your authenticator app" />
-      <label>
-        Or enter this key in the app
-        <input class="secret-key" readOnly value={grouped(setup.secret)} onFocus={(e) => e.currentTarget.select()} />
-      </label>
+      {/* Text that wraps at phone width (a read-only input would cut it); one tap selects it all. */}
+      <p>
+        Or enter this key in the app:
+        <code class="secret-key">{grouped(setup.secret)}</code>
+      </p>
       <CodeForm
         label="Code from the app"
         hint="Two-factor login starts only once this code is confirmed."
