@@ -11,7 +11,7 @@ import {
   json,
   login,
 } from "../helpers/context.ts";
-import { totpOf as totp } from "../helpers/totp.ts";
+import { totp } from "../helpers/totp.ts";
 import { startTrading, type TradingContext } from "../helpers/trading.ts";
 
 // The audit log (PRODUCT.md §2): every action the issue lists that exists on this service comes

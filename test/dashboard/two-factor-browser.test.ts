@@ -19,7 +19,7 @@ import {
   login,
   type TestContext,
 } from "../helpers/context.ts";
-import { totpOf } from "../helpers/totp.ts";
+import { totp } from "../helpers/totp.ts";
 
 // Issue 43's dashboard parts in a real headless Chromium against the real app (in process): the
 // Security page turns two-factor login on (a QR code drawn in the page, the key as text, a code,
@@ -109,10 +109,10 @@ test.skipIf(!hasChromium)(
     await shoot("security-enrol");
 
     // A code of another time is refused and nothing changes; the current one turns it on.
-    await section.getByLabel("Code from the app").fill(totpOf(secret, ctx.clock.now() + 5 * 60_000));
+    await section.getByLabel("Code from the app").fill(totp(secret, ctx.clock.now() + 5 * 60_000));
     await section.getByRole("button", { name: "Turn on", exact: true }).click();
     await section.getByRole("alert").filter({ hasText: "Invalid two-factor code" }).waitFor();
-    await section.getByLabel("Code from the app").fill(totpOf(secret, ctx.clock.now()));
+    await section.getByLabel("Code from the app").fill(totp(secret, ctx.clock.now()));
     await section.getByRole("button", { name: "Turn on", exact: true }).click();
 
     const list = section.getByRole("list", { name: "Recovery codes" });
@@ -142,10 +142,10 @@ test.skipIf(!hasChromium)(
 
     // And the app's code: a wrong one is said so, the next step's code logs in.
     await logOut();
-    await logIn(totpOf(secret, ctx.clock.now() + 10 * 60_000));
+    await logIn(totp(secret, ctx.clock.now() + 10 * 60_000));
     await page.getByRole("alert").filter({ hasText: "Invalid two-factor code" }).waitFor();
     nextStep();
-    await page.getByLabel("Two-factor code").fill(totpOf(secret, ctx.clock.now()));
+    await page.getByLabel("Two-factor code").fill(totp(secret, ctx.clock.now()));
     await page.getByRole("button", { name: "Log in" }).click();
     await page.getByRole("button", { name: "Log out" }).waitFor();
 
@@ -184,11 +184,11 @@ test.skipIf(!hasChromium)(
     // Off: a current code (not one accepted before).
     await page.getByRole("link", { name: "Security" }).click();
     await section.getByRole("button", { name: "Turn off two-factor login" }).click();
-    await section.getByLabel("Current code or a recovery code").fill(totpOf(secret, ctx.clock.now()));
+    await section.getByLabel("Current code or a recovery code").fill(totp(secret, ctx.clock.now()));
     await section.getByRole("button", { name: "Turn off", exact: true }).click();
     await section.getByRole("alert").filter({ hasText: "Invalid two-factor code" }).waitFor();
     nextStep();
-    await section.getByLabel("Current code or a recovery code").fill(totpOf(secret, ctx.clock.now()));
+    await section.getByLabel("Current code or a recovery code").fill(totp(secret, ctx.clock.now()));
     await section.getByRole("button", { name: "Turn off", exact: true }).click();
     await section.getByText("The password alone logs in.").waitFor();
     await logOut();

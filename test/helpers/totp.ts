@@ -25,4 +25,4 @@ export function totpCode(key: Buffer, epochMs: number, digits = 6): string {
 }
 
 /** The 6-digit code of a base32 secret (as the setup answer shows it) at `epochMs`. */
-export const totpOf = (secret: string, epochMs: number): string => totpCode(fromBase32(secret), epochMs);
+export const totp = (secret: string, epochMs: number): string => totpCode(fromBase32(secret), epochMs);
