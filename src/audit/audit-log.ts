@@ -2,42 +2,12 @@ import { type Clock, isoNow } from "../clock.ts";
 import type { Db } from "../db/client.ts";
 import { AuditLogRepository, type AuditQuery, type AuditRow } from "../db/repositories/audit-log.ts";
 import type { Logger } from "../logger.ts";
+import type { AuditAction, AuditEntry } from "./audit-shape.ts";
 
 // The audit log (PRODUCT.md §2, docs/decisions/box-on-the-internet.md): who did what to an
 // account, from where. Append-only: entries are written through record() and read back by their
 // owner; only the retention prune removes them. Entries never hold a secret: callers pass names,
 // ids and prefixes, and record() drops any detail whose name says it could be one.
-
-export type AuditAction =
-  | "auth.login"
-  | "auth.login_failed"
-  | "auth.logout"
-  | "auth.locked"
-  | "auth.unlocked"
-  | "auth.password_changed"
-  | "auth.2fa_enabled"
-  | "auth.2fa_disabled"
-  | "auth.2fa_reset"
-  | "api_key.created"
-  | "api_key.deleted"
-  | "signal_hook.created"
-  | "signal_hook.deleted"
-  | "agent.created"
-  | "agent.updated"
-  | "agent.deleted"
-  | "agent.config_updated"
-  | "wallet.assigned"
-  | "wallet.unassigned"
-  | "risk_limits.updated"
-  | "trading.paused"
-  | "trading.resumed"
-  | "trading.close_all"
-  | "breaker.tripped"
-  | "position.closed_manually"
-  | "webhook.created"
-  | "webhook.deleted"
-  | "telegram.linked"
-  | "database.restored";
 
 /** Who acted: the user (a JWT), one of their API keys, their Telegram chat, the operator's CLI, or the service. */
 type AuditActor = "user" | "anonymous" | `api_key:${string}` | "telegram" | "cli" | "system";
@@ -51,17 +21,6 @@ export interface AuditRecord {
   /** What was acted on: an agent id, an API key id, a mode… */
   target?: string | null;
   details?: Record<string, unknown>;
-}
-
-export interface AuditEntry {
-  id: number;
-  at: string;
-  action: string;
-  actor: string;
-  ip: string | null;
-  userAgent: string | null;
-  target: string | null;
-  details: Record<string, unknown>;
 }
 
 /** A detail named like one of these never reaches the log, whatever a caller passes. */

@@ -24,7 +24,7 @@ import { CODE_REQUIRED, INVALID_CODE, type TwoFactorService } from "./two-factor
 const MAX_FAILED_LOGINS = 5;
 const LOCK_MS = 15 * 60 * 1000;
 
-export interface PublicUser {
+interface PublicUser {
   id: string;
   email: string;
   createdAt: string;
@@ -83,10 +83,12 @@ export class AccountService {
     return this.users.byId(id);
   }
 
-  me(userId: string): PublicUser {
+  /** The user and whether login asks for a second factor (the dashboard's Security page). */
+  me(userId: string): PublicUser & { twoFactorEnabled: boolean } {
     const user = this.findUser(userId);
     if (!user?.isActive) throw new AuthenticationError("Invalid token");
-    return toPublic(user);
+    // A pending (set up, not confirmed) secret does not count: login does not ask for it yet.
+    return { ...toPublic(user), twoFactorEnabled: user.totpSecret !== null };
   }
 
   /**

@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import type { AuditAction } from "../audit/audit-log.ts";
+import type { AuditAction } from "../audit/audit-shape.ts";
 import type { AppDeps, AppEnv } from "./app-env.ts";
 import { originOf } from "./client-address.ts";
 

@@ -1,7 +1,8 @@
 import type { AgentService } from "../agents/agent-service.ts";
 import type { OpenPositionSource } from "../agents/open-positions.ts";
 import { computePerformance } from "../agents/performance.ts";
-import type { AuditAction, AuditLog } from "../audit/audit-log.ts";
+import type { AuditLog } from "../audit/audit-log.ts";
+import type { AuditAction } from "../audit/audit-shape.ts";
 import type { Clock } from "../clock.ts";
 import type { Config } from "../config.ts";
 import type { DatabaseHandle } from "../db/client.ts";

@@ -1,4 +1,5 @@
 import { afterEach, expect, test } from "bun:test";
+import { AUDIT_ACTIONS, type AuditAction } from "../../src/audit/audit-shape.ts";
 import { childEnv, run, SOURCE_CLI } from "../cli/process-helpers.ts";
 import { startFakeTelegram } from "../fakes/telegram.ts";
 import {
@@ -110,35 +111,15 @@ test("each action from its real route lands in the caller's log, newest first, w
 
   const log = await entries(t);
   const actions = log.map((e) => e.action);
-  for (const action of [
-    "auth.login",
-    "auth.login_failed",
-    "auth.logout",
-    "auth.locked",
-    "auth.unlocked",
-    "auth.2fa_enabled",
-    "auth.2fa_disabled",
-    "api_key.created",
-    "api_key.deleted",
-    "agent.created",
-    "agent.updated",
-    "agent.config_updated",
-    "wallet.assigned",
-    "wallet.unassigned",
-    "risk_limits.updated",
-    "trading.paused",
-    "trading.resumed",
-    "trading.close_all",
-    "signal_hook.created",
-    "signal_hook.deleted",
-    "breaker.tripped",
-    "position.closed_manually",
-    "webhook.created",
-    "webhook.deleted",
-    "telegram.linked",
-  ]) {
-    expect(actions).toContain(action);
-  }
+  // Every action the service records (src/audit/audit-shape.ts) comes out of this scenario, but for
+  // those it does not play: a new action fails here until the scenario does it or names it below.
+  const notPlayedHere: readonly AuditAction[] = [
+    "auth.password_changed",
+    "auth.2fa_reset",
+    "agent.deleted",
+    "database.restored",
+  ];
+  for (const action of AUDIT_ACTIONS.filter((a) => !notPlayedHere.includes(a))) expect(actions).toContain(action);
   // Newest first (the CLI's entry carries the real time, later than the test's clock).
   expect(log.map((e) => e.at)).toEqual([...log.map((e) => e.at)].sort().reverse());
   const byAction = (a: string) => log.find((e) => e.action === a);

@@ -29,11 +29,16 @@ const forgedRefresh = () =>
 const errorOf = async (res: Response) => ({ status: res.status, error: (await json(res)).error });
 
 describe("GET /auth/me", () => {
-  test("200 with id, email, createdAt", async () => {
+  test("200 with id, email, createdAt (and twoFactorEnabled)", async () => {
     const { token, user } = await login(ctx);
     const res = await me(token);
     expect(res.status).toBe(200);
-    expect(await json(res)).toEqual({ id: user.id, email: ADMIN_EMAIL, createdAt: (user as any).createdAt });
+    expect(await json(res)).toEqual({
+      id: user.id,
+      email: ADMIN_EMAIL,
+      createdAt: (user as any).createdAt,
+      twoFactorEnabled: false,
+    });
   });
 
   test.each([

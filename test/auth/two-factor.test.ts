@@ -1,13 +1,13 @@
 import { Database } from "bun:sqlite";
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { createHmac } from "node:crypto";
 import { hotp } from "../../src/auth/totp.ts";
 import { childEnv, run, SOURCE_CLI } from "../cli/process-helpers.ts";
 import { ADMIN_EMAIL, ADMIN_PASSWORD, createTestContext, json, login, type TestContext } from "../helpers/context.ts";
+import { totpCode as code, fromBase32 } from "../helpers/totp.ts";
 
 // The second factor (PRODUCT.md §2): RFC 6238 TOTP, SHA-1, 6 digits, 30 s steps, one step of
 // drift. The codes are computed here by an implementation of the test's own, checked against the
-// RFC's appendix B vectors, never by the service's code.
+// RFC's appendix B vectors, never by the service's code (test/helpers/totp.ts).
 
 const RFC_SECRET = Buffer.from("12345678901234567890", "ascii");
 /** RFC 6238 appendix B, SHA-1 column: (T in seconds, 8-digit TOTP). */
@@ -19,26 +19,6 @@ const RFC_VECTORS: Array<[number, string]> = [
   [2000000000, "69279037"],
   [20000000000, "65353130"],
 ];
-
-function fromBase32(text: string): Buffer {
-  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
-  const bits = [...text.toUpperCase()].map((c) => alphabet.indexOf(c).toString(2).padStart(5, "0")).join("");
-  const bytes: number[] = [];
-  for (let i = 0; i + 8 <= bits.length; i += 8) bytes.push(Number.parseInt(bits.slice(i, i + 8), 2));
-  return Buffer.from(bytes);
-}
-
-/** The test's own RFC 6238 TOTP. */
-function code(key: Buffer, epochMs: number, digits = 6): string {
-  const counter = Math.floor(epochMs / 30_000);
-  const msg = Buffer.alloc(8);
-  msg.writeUInt32BE(Math.floor(counter / 2 ** 32), 0);
-  msg.writeUInt32BE(counter % 2 ** 32, 4);
-  const mac = createHmac("sha1", key).update(msg).digest();
-  const o = mac[19]! & 0xf;
-  const n = ((mac[o]! & 0x7f) << 24) | (mac[o + 1]! << 16) | (mac[o + 2]! << 8) | mac[o + 3]!;
-  return String(n % 10 ** digits).padStart(digits, "0");
-}
 
 describe("RFC 6238 appendix B (SHA-1)", () => {
   test.each(RFC_VECTORS)("T=%d gives %s, by the test's TOTP and by the service's HOTP core", (t, expected) => {
@@ -102,6 +82,22 @@ describe("setup and enable", () => {
     const missing = await ctx.request("POST", "/api/v1/auth/2fa/disable", { token, body: {} });
     expect(missing.status).toBe(400);
     expect((await json(missing)).error).toBe("code is required");
+  });
+
+  test("GET /auth/me says whether the second factor is on: not after setup, yes after enable, not after disable", async () => {
+    const me = async () => json(await ctx.request("GET", "/api/v1/auth/me", { token }));
+    expect(await me()).toMatchObject({ email: ADMIN_EMAIL, twoFactorEnabled: false });
+    await ctx.request("POST", "/api/v1/auth/2fa/setup", { token });
+    expect((await me()).twoFactorEnabled).toBe(false);
+    const { key } = await enable();
+    expect((await me()).twoFactorEnabled).toBe(true);
+    ctx.clock.advance(30_000);
+    const off = await ctx.request("POST", "/api/v1/auth/2fa/disable", {
+      token,
+      body: { code: code(key, ctx.clock.now()) },
+    });
+    expect(off.status).toBe(200);
+    expect((await me()).twoFactorEnabled).toBe(false);
   });
 
   test("the secret is sealed at rest: the database file holds neither it nor a recovery code", async () => {

@@ -79,11 +79,15 @@ export async function resumeSession(): Promise<void> {
   }
 }
 
-export async function login(email: string, password: string, rememberMe: boolean): Promise<void> {
+/** The login answer when the password was right and the second factor is on but no code came. */
+export const CODE_REQUIRED = "Two-factor code required";
+
+/** `code`: with the second factor on, a current TOTP code or an unused recovery code. */
+export async function login(email: string, password: string, rememberMe: boolean, code?: string): Promise<void> {
   const res = await fetch("/api/v1/auth/login", {
     method: "POST",
     headers: { "Content-Type": "application/json", ...COOKIE_MODE },
-    body: JSON.stringify({ email, password, rememberMe }),
+    body: JSON.stringify({ email, password, rememberMe, ...(code ? { code } : {}) }),
     credentials: "same-origin",
   });
   const body = (await res.json().catch(() => ({}))) as { accessToken?: string; user?: User; error?: string };
@@ -147,7 +151,12 @@ export const get = <T>(path: string) => api<T>("GET", path);
 export async function download(path: string, filename: string): Promise<void> {
   const res = await authorized("GET", path);
   if (!res.ok) throw new ApiError(res.status, `Export failed (${res.status})`);
-  const url = URL.createObjectURL(await res.blob());
+  saveBlob(await res.blob(), filename);
+}
+
+/** Offers `blob` as a file download named `filename` (made in the page: nothing is sent anywhere). */
+export function saveBlob(blob: Blob, filename: string): void {
+  const url = URL.createObjectURL(blob);
   const a = document.createElement("a");
   a.href = url;
   a.download = filename;

@@ -4,6 +4,7 @@ import "./parts.css";
 import "./settings.css";
 import "./depth.css";
 import "./trust.css";
+import "./security.css";
 import { render } from "preact";
 import { useEffect } from "preact/hooks";
 import { logout, resumeSession, session, sessionChecked } from "./api.ts";
@@ -11,11 +12,13 @@ import { forgetStoredFeed } from "./feed-history.ts";
 import { startStream, stopStream, streamState } from "./live.ts";
 import { AgentPage } from "./pages/agent.tsx";
 import { ApiKeysPage } from "./pages/api-keys.tsx";
+import { AuditLogPage } from "./pages/audit-log.tsx";
 import { CopyTradingPage } from "./pages/copy-trading.tsx";
 import { LoginPage } from "./pages/login.tsx";
 import { OverviewPage } from "./pages/overview.tsx";
 import { ReportsPage } from "./pages/reports.tsx";
 import { RiskLimitsPage } from "./pages/risk-limits.tsx";
+import { SecurityPage } from "./pages/security.tsx";
 import { SettingsPage } from "./pages/settings.tsx";
 import { SignalHooksPage } from "./pages/signal-hooks.tsx";
 import { SignalDetailPage, SignalsPage } from "./pages/signals.tsx";
@@ -46,6 +49,8 @@ function Nav() {
         {link(href("api-keys"), "API keys", top === "api-keys")}
         {link(href("notifications"), "Notifications", top === "notifications")}
         {link(href("risk-limits"), "Risk limits", top === "risk-limits")}
+        {link(href("security"), "Security", top === "security")}
+        {link(href("audit-log"), "Audit log", top === "audit-log")}
       </nav>
       <div class="row">
         {/* The browsable reference of /api/v1 (served by this service, nothing loads from outside). */}
@@ -89,6 +94,8 @@ function Page() {
   if (top === "notifications") return <SettingsPage />;
   if (top === "risk-limits") return <RiskLimitsPage />;
   if (top === "reports") return <ReportsPage />;
+  if (top === "security") return <SecurityPage />;
+  if (top === "audit-log") return <AuditLogPage />;
   return <OverviewPage />;
 }
 

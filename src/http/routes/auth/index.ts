@@ -10,11 +10,11 @@ import {
   LoginBody,
   LoginResponse,
   LogoutBody,
+  MeSchema,
   REFRESH_REQUIRED,
   RefreshBody,
   RegisterBody,
   TokenPairSchema,
-  UserSchema,
 } from "./schema.ts";
 
 // SPEC "Limits": login and register are limited per client address.
@@ -66,7 +66,7 @@ const me = operation({
   path: "/me",
   tags: ["auth"],
   auth: auth.jwt,
-  responses: { 200: { description: "The current user", ...jsonContent(UserSchema) }, ...errorResponses(401) },
+  responses: { 200: { description: "The current user", ...jsonContent(MeSchema) }, ...errorResponses(401) },
 });
 
 const logout = operation({

@@ -48,7 +48,11 @@ export const LogoutBody = z
   .object({ refreshToken: z.string().min(1).optional() })
   .openapi("LogoutRequest", { example: { refreshToken: "<refresh token>" } });
 
-export const UserSchema = z.object({ id: z.string().uuid(), email: z.string(), createdAt: z.string() }).openapi("User");
+const UserSchema = z.object({ id: z.string().uuid(), email: z.string(), createdAt: z.string() }).openapi("User");
+
+export const MeSchema = UserSchema.extend({
+  twoFactorEnabled: z.boolean().openapi({ description: "Login asks for a second factor (POST /auth/2fa/enable)" }),
+}).openapi("Me");
 
 export const TokenPairSchema = z
   .object({
