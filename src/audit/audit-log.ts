@@ -34,6 +34,7 @@ export type AuditAction =
   | "trading.close_all"
   | "breaker.tripped"
   | "position.closed_manually"
+  | "position.sold_manually"
   | "webhook.created"
   | "webhook.deleted"
   | "telegram.linked"
