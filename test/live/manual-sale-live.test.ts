@@ -36,6 +36,8 @@ async function openLive() {
 describe("a live share of a position", () => {
   test("sold on chain, journaled as a manual sale, recorded from the chain's amounts", async () => {
     const { agent, pos } = await openLive();
+    // The operator's own decision, as the manual close: the agent's live automation may be off.
+    expect((await l.request("PUT", `/api/v1/agents/${agent.id}`, { automatedTradingLive: false })).status).toBe(200);
     const res = await sell(agent.id, pos.id, 25);
     expect(res.status).toBe(200);
     const body = await json(res);
