@@ -137,6 +137,11 @@ describe("selling a share of a position", () => {
       "SELL:1875",
     ]);
     expect(ledgerSum(rows)).toBe(t.solBalance(agent.id));
+    // The P/L report replays the same sales: three, summing to the close's P/L.
+    const report = await json(
+      await t.ctx.request("GET", `/api/v1/reports/pnl?groupBy=token&agentId=${agent.id}`, { token: t.token }),
+    );
+    expect(report.total).toMatchObject({ sales: 3, realizedProfitLossSol: "0.074575" });
 
     // Audited: each part as a manual sale, the 100 % as the manual close.
     const audit = await json(await t.ctx.request("GET", "/api/v1/audit-log?limit=50", { token: t.token }));
