@@ -217,7 +217,7 @@ export class TradingEngine {
   }
 
   /**
-   * Sells `amount` tokens of a position (take-profit) or everything that remains (close), under
+   * Sells `amount` tokens of a position (take-profit, a manual share) or everything that remains (close), under
    * the caller's lock. A close writes the SELL and the historical swap; P/L includes the profit
    * earlier take-profit sales locked in. Throws on failure (the close endpoint maps it; the
    * monitor catches) and LiveTradePendingError while a live sale awaits the chain.

@@ -151,6 +151,6 @@ export interface Settlement {
   open(t: OpenTrade, fill: SwapFill, solUsd: Big): SettleOutcome<OpenSettled>;
   /** DCA order `order` of a position. */
   dca(p: PositionRecord, order: number, fill: SwapFill, solUsd: Big): SettleOutcome<DcaSettled>;
-  /** Take-profit sale or close of a position. */
+  /** Take-profit sale, manual share or close of a position. */
   sell(p: PositionRecord, sale: SaleRequest, fill: SwapFill, solUsd: Big): SettleOutcome<SaleSettled>;
 }
