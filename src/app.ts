@@ -20,6 +20,7 @@ import { redactPath } from "./http/redact-path.ts";
 import { agentBalanceRoutes } from "./http/routes/agent-balances/index.ts";
 import { agentHistoricalSwapRoutes } from "./http/routes/agent-historical-swaps/index.ts";
 import { agentPositionRoutes } from "./http/routes/agent-positions/index.ts";
+import { positionSaleRoutes } from "./http/routes/agent-positions/sell.ts";
 import { agentTransactionRoutes } from "./http/routes/agent-transactions/index.ts";
 import { agentRoutes } from "./http/routes/agents/index.ts";
 import { manualBuyRoutes } from "./http/routes/agents/manual-buy.ts";
@@ -167,6 +168,7 @@ function mountRoutes(app: OpenAPIHono<AppEnv>, s: AppDeps): void {
   mountDeclared(app, "/api/v1", metricsRoutes(s));
   mountDeclared(app, SIGNALS_PATH, tradingSignalRoutes(s));
   mountDeclared(app, "/api/v1/agent-positions", agentPositionRoutes(s));
+  mountDeclared(app, "/api/v1/agent-positions", positionSaleRoutes(s));
   mountDeclared(app, "/api/v1/agents", agentRoutes(s));
   mountDeclared(app, "/api/v1/agents", manualBuyRoutes(s));
   mountDeclared(app, "/api/v1/portfolio", portfolioRoutes(s));

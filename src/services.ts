@@ -51,6 +51,7 @@ import { createStrategyLab, type StrategyLab } from "./strategy-lab.ts";
 import type { GuardRails } from "./trading/guard-rails.ts";
 import type { LiveTrading } from "./trading/live/index.ts";
 import type { ManualBuys } from "./trading/manual-buy.ts";
+import type { ManualSales } from "./trading/manual-sale.ts";
 import type { PositionLocks } from "./trading/position-locks.ts";
 import type { PositionMonitor } from "./trading/position-monitor.ts";
 import { MarketPricedPositions, StoredOpenPositions } from "./trading/position-view.ts";
@@ -125,6 +126,8 @@ export interface Services {
     guardRails: GuardRails;
     /** The operator's own buys, through the engine's openPosition (src/trading/manual-buy.ts). */
     manual: ManualBuys;
+    /** The operator's sales of a part of a position (src/trading/manual-sale.ts). */
+    manualSales: ManualSales;
   };
   /** priceSol of GET /agent-balances. */
   tokenPriceLookup: TokenPriceLookup;

@@ -29,6 +29,7 @@ export const AUDIT_ACTIONS = [
   "trading.close_all",
   "breaker.tripped",
   "position.closed_manually",
+  "position.sold_manually",
   "webhook.created",
   "webhook.deleted",
   "telegram.linked",

@@ -15,6 +15,7 @@ import type { TradeExecutor } from "../trading/executor.ts";
 import { GuardRails } from "../trading/guard-rails.ts";
 import { type LiveTrading, priorityFeeSettingOf } from "../trading/live/index.ts";
 import { ManualBuys } from "../trading/manual-buy.ts";
+import { ManualSales } from "../trading/manual-sale.ts";
 import { MintWatch } from "../trading/mint-watch.ts";
 import { PriceWaits } from "../trading/monitor-prices.ts";
 import { PositionLocks } from "../trading/position-locks.ts";
@@ -41,6 +42,8 @@ export interface TradingArea {
   guardRails: GuardRails;
   /** The operator's own buys, through openPosition (src/trading/manual-buy.ts). */
   manual: ManualBuys;
+  /** The operator's sales of a part of a position, through the exit path (src/trading/manual-sale.ts). */
+  manualSales: ManualSales;
 }
 
 interface Deps {
@@ -155,5 +158,6 @@ export function createTradingArea(config: Config, d: Deps, opts: ServiceOptions)
       ...{ database, clock, engine, guardRails, positions },
       liveTradingEnabled: config.LIVE_TRADING_ENABLED,
     }),
+    manualSales: new ManualSales({ database, clock, engine, positions }),
   };
 }

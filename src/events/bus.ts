@@ -51,9 +51,11 @@ type TradeExecutedEvent =
   | (TradeBase & {
       side: "sell";
       positionId: string;
-      /** A close's reason, or the take-profit level reached. */
+      /** A close's reason (`manual` for a manual sale too), or the take-profit level reached. */
       reason?: string;
       takeProfitLevel?: number;
+      /** A manual sale's share of the remaining tokens (issue 44 item 5). */
+      percent?: number;
       isTakeProfit: boolean;
       tokens: string;
       proceedsSol: string;
@@ -99,6 +101,15 @@ type PositionUpdatedEvent =
       agentId: string;
       change: "take_profit";
       levelsHit: number;
+      remainingAmount: string;
+      realizedProfitSol: string;
+    }
+  /** The operator sold `percent` % of the remaining tokens (POST .../sell; issue 44 item 5). */
+  | {
+      positionId: string;
+      agentId: string;
+      change: "manual_sale";
+      percent: number;
       remainingAmount: string;
       realizedProfitSol: string;
     }

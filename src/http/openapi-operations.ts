@@ -69,6 +69,10 @@ export const OPERATIONS: Record<Key, OperationDoc> = {
     summary: "Close a position of an agent",
   },
   "POST /api/v1/agent-positions/{id}/close": { operationId: "closePosition", summary: "Close a position by its id" },
+  "POST /api/v1/agent-positions/{agentId}/{positionId}/sell": {
+    operationId: "sellAgentPosition",
+    summary: "Sell a share (percent) of a position; 100 closes it",
+  },
 
   "POST /api/v1/agents": { operationId: "createAgent", summary: "Create an agent" },
   "GET /api/v1/agents": { operationId: "listAgents", summary: "List agents" },

@@ -63,7 +63,9 @@ export type LiveIntent =
       moonBagAmount: string | null;
       closesPosition: boolean;
     }
-  | { kind: "close"; positionId: string; reason: CloseReason; signalId?: number };
+  | { kind: "close"; positionId: string; reason: CloseReason; signalId?: number }
+  /** A manual part of a position: keyed by its own manual signal, never by a take-profit level. */
+  | { kind: "manual_sale"; positionId: string; signalId: number; percent: string };
 
 export interface SwapFill {
   /** Atomic amounts actually swapped (input) and received (output). */

@@ -18,7 +18,8 @@ import type { TradingEngine } from "./trading-engine.ts";
 // rails' gate (pause, breaker, limits, exposure), the screening and the floor in the executor,
 // fees, ledgers, and the trade key of (agent, signal) that makes a retried request buy once.
 
-const MANUAL_SOURCE = "manual";
+/** The source of the signals recording the operator's own trades (manual buys and sales). */
+export const MANUAL_SOURCE = "manual";
 
 export interface ManualBuyRequest {
   tokenAddress: string;

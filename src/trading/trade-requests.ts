@@ -2,7 +2,7 @@ import type { TradingConfig } from "../agents/trading-config.ts";
 import { Big } from "../money.ts";
 import type { SwapFill } from "./executor.ts";
 import type { TradingMode } from "./rules/types.ts";
-import type { CloseResult } from "./settlement/types.ts";
+import type { CloseResult, SaleSettled } from "./settlement/types.ts";
 import type { SharedQuotes } from "./signal-quotes.ts";
 
 // What the trading engine (trading-engine.ts) is asked to do and what it answers.
@@ -43,8 +43,10 @@ export type OpenResult =
   | { status: "failed"; reason: string; error?: unknown }
   | { status: "pending"; reason: string };
 
-/** What a sale did: the close's answer when the position closed, or why nothing happened. */
-export type SaleResult = { status: "sold"; closed: CloseResult | null } | { status: "skipped"; reason: string };
+/** What a sale did: what it recorded (with the close's answer when the position closed), or why nothing happened. */
+export type SaleResult =
+  | { status: "sold"; closed: CloseResult | null; trade: SaleSettled }
+  | { status: "skipped"; reason: string };
 
 export const NOTHING_SOLD: SwapFill = {
   inputAtomic: 0n,

@@ -5,6 +5,7 @@ import type { GroupCommit } from "../db/group-commit.ts";
 import type { PositionRecord, PositionRepository } from "../db/repositories/positions.ts";
 import {
   AppError,
+  ConflictError,
   ExternalServiceError,
   isStorageError,
   LiveTradePendingError,
@@ -12,6 +13,7 @@ import {
   OperationalError,
   publicErrorMessage,
   TradingError,
+  ValidationError,
 } from "../errors.ts";
 import type { EventBus } from "../events/bus.ts";
 import { InsufficientBalanceError, readBalance } from "../ledgers/balance-ledger.ts";
@@ -24,13 +26,24 @@ import type { SwapFill, TradeExecutor } from "./executor.ts";
 import type { BuyGate } from "./guard-rails.ts";
 import { ActionAlreadyTakenError, recordedPriceSol, saleIntent } from "./live/index.ts";
 import type { PositionLocks } from "./position-locks.ts";
+import { roundTokens } from "./rules/decimal-input.ts";
 import { exitImpactCapBps, floorBpsFor, resolveSlippageBps } from "./rules/slippage.ts";
 import { takeProfitFloorLamports } from "./rules/take-profit.ts";
 import type { CloseReason, TradingMode } from "./rules/types.ts";
 import { TradeBook } from "./settlement/bookkeeping.ts";
 import { TradeReporter } from "./settlement/post-commit.ts";
 import { SimulationSettlement } from "./settlement/simulation.ts";
-import type { CloseResult, SaleRequest, Settled, Settlement, SettleOutcome } from "./settlement/types.ts";
+import {
+  type CloseResult,
+  type SaleRequest,
+  type SaleSettled,
+  type Settled,
+  type Settlement,
+  type SettleOutcome,
+  saleContext,
+  saleReason,
+  saleSignalId,
+} from "./settlement/types.ts";
 import { NOTHING_SOLD, type OpenRequest, type OpenResult, type SaleResult } from "./trade-requests.ts";
 
 export type { CloseResult } from "./settlement/types.ts";
@@ -204,19 +217,16 @@ export class TradingEngine {
   }
 
   /**
-   * Sells `amount` tokens of a position (take-profit) or everything that remains (close), under
+   * Sells `amount` tokens of a position (take-profit, a manual share) or everything that remains (close), under
    * the caller's lock. A close writes the SELL and the historical swap; P/L includes the profit
    * earlier take-profit sales locked in. Throws on failure (the close endpoint maps it; the
    * monitor catches) and LiveTradePendingError while a live sale awaits the chain.
    */
   async sell(p: PositionRecord, sale: SaleRequest, tellFailure = true): Promise<SaleResult> {
     const mode = p.tradingMode;
-    const ctx = {
-      agentId: p.agentId,
-      positionId: p.id,
-      tokenAddress: p.tokenAddress,
-      ...(sale.kind === "close" ? { reason: sale.reason } : { takeProfitLevel: sale.levelsHit }),
-    };
+    const ctx = { agentId: p.agentId, positionId: p.id, tokenAddress: p.tokenAddress, ...saleContext(sale) };
+    const reason = saleReason(sale);
+    const signalId = saleSignalId(sale);
     try {
       const amount = sale.kind === "close" ? new Big(p.remainingAmount) : (sale.amount ?? new Big(0));
       const held = readBalance(
@@ -224,7 +234,7 @@ export class TradingEngine {
         { agentId: p.agentId, walletAddress: p.walletAddress, tokenAddress: p.tokenAddress },
       );
       if (held.lt(amount)) throw new InsufficientBalanceError(p.tokenAddress, amount, held);
-      if (sale.kind === "close" && sale.signalId !== undefined && this.alreadyTraded(p.agentId, sale.signalId, "SELL"))
+      if (signalId !== undefined && this.alreadyTraded(p.agentId, signalId, "SELL"))
         return { status: "skipped", reason: "exit already done" };
       const config = resolveStoredConfig(p.configOverrides);
       const solUsd = await this.solUsd();
@@ -240,12 +250,12 @@ export class TradingEngine {
             amountAtomic: toAtomic(amount, p.tokenDecimals),
             slippageBps,
             maxBps: config.slippage.maxBps,
-            maxImpactBps: exitImpactCapBps(sale.kind === "close" ? sale.reason : "take_profit", config.slippage),
+            maxImpactBps: exitImpactCapBps(reason, config.slippage),
             // A take-profit sells at its level or not at all: the level's price less slippage.
             ...(sale.kind === "take_profit" && sale.levelPriceSol
               ? { minOutputAtomic: takeProfitFloorLamports(amount, sale.levelPriceSol, slippageBps) }
               : {}),
-            floorBps: floorBpsFor(sale.kind === "close" ? sale.reason : "take_profit", config.slippage),
+            floorBps: floorBpsFor(reason, config.slippage),
             referencePriceSol: recordedPriceSol(p.lastPriceSol),
             intent: saleIntent(p.id, sale),
           })
@@ -255,7 +265,7 @@ export class TradingEngine {
       const outcome = await this.settle(amount.gt(0) ? mode : "simulation", (s) => s.sell(p, sale, fill, solUsd));
       if (outcome.status === "pending") throw new LiveTradePendingError(outcome.signature);
       if (outcome.status === "skipped") return outcome;
-      return { status: "sold", closed: outcome.trade.closed };
+      return { status: "sold", closed: outcome.trade.closed, trade: outcome.trade };
     } catch (err) {
       if (err instanceof LiveTradePendingError || err instanceof OperationalError) throw err;
       // Done already: nothing to do. Still in doubt: the caller hears 409, as for any pending swap.
@@ -297,9 +307,50 @@ export class TradingEngine {
     opts: { signalId?: number; raw?: boolean; tellFailure?: boolean } = {},
   ): Promise<CloseResult> {
     if (p?.status !== "open") throw new NotFoundError("Position not found");
-    let r: SaleResult;
+    const r = await this.sellForCaller(p, { kind: "close", reason, signalId: opts.signalId }, opts);
+    if (r.status === "skipped") throw new NotFoundError("Position not found");
+    if (!r.closed) throw new TradingError("Close produced no result");
+    return r.closed;
+  }
+
+  /**
+   * Sells `percent` % (more than 0, less than 100) of what an open position holds, for its owner
+   * (POST .../sell, the position page's sell buttons; issue 44 item 5), through sell(): the exit
+   * path a take-profit sale takes, under the position's lock, so two requests sell one after the
+   * other, each its share of what the other left. `signalId` is the request's manual SELL signal:
+   * its trade key (simulation) and journal intent (live) make the sale happen once. 100 % is the
+   * close (closePosition with reason manual).
+   */
+  async sellPart(
+    positionId: string,
+    percent: Big,
+    opts: { userId: string; agentId?: string; signalId: number },
+  ): Promise<SaleSettled> {
+    return this.d.locks.withLock(positionId, async () => {
+      const p = this.d.positions.byId(positionId);
+      if (!p || p.userId !== opts.userId || (opts.agentId !== undefined && p.agentId !== opts.agentId))
+        throw new NotFoundError("Position not found");
+      if (p.status !== "open") throw new ConflictError("Position is already closed");
+      const amount = roundTokens(new Big(p.remainingAmount).times(percent).div(100), p.tokenDecimals);
+      if (amount.lte(0))
+        throw new ValidationError(`${percent} % of the position is less than the smallest unit of the token`, {
+          remainingAmount: p.remainingAmount,
+        });
+      const sale: SaleRequest = { kind: "manual_sale", amount, percent: percent.toString(), signalId: opts.signalId };
+      const r = await this.sellForCaller(p, sale, {});
+      if (r.status === "skipped") throw new ConflictError("This sale was already made", { reason: r.reason });
+      return r.trade;
+    });
+  }
+
+  /** sell() for a caller that answers a person: a provider's failure becomes a 502 (ExternalServiceError). */
+  private async sellForCaller(
+    p: PositionRecord,
+    sale: SaleRequest,
+    opts: { raw?: boolean; tellFailure?: boolean },
+  ): Promise<SaleResult> {
     try {
-      r = await this.sell(p, { kind: "close", reason, signalId: opts.signalId }, opts.tellFailure);
+      return await this.sell(p, sale, opts.tellFailure);
     } catch (err) {
       // raw: the engine's own error (the monitor: an OperationalError stops its loop).
       if (opts.raw || (err instanceof AppError && !(err instanceof OperationalError))) throw err;
@@ -307,8 +358,5 @@ export class TradingEngine {
       if (isStorageError(err)) throw err;
       throw new ExternalServiceError("trading", publicErrorMessage(err));
     }
-    if (r.status === "skipped") throw new NotFoundError("Position not found");
-    if (!r.closed) throw new TradingError("Close produced no result");
-    return r.closed;
   }
 }

@@ -50,11 +50,13 @@ test("each action from its real route lands in the caller's log, newest first, w
   const key = await json(await req("POST", "/api/v1/api-keys", { name: "bot", scopes: ["agents"] }));
   secrets.push(key.key);
   expect((await req("DELETE", `/api/v1/api-keys/${key.id}`)).status).toBe(200);
-  // Agents, configuration, a position closed by hand, a wallet reassigned
+  // Agents, configuration, a position half sold then closed by hand, a wallet reassigned
   const agent = await t.createAgent({ name: "alpha", config: { stopLoss: { enabled: true, percentage: 20 } } });
   await t.postSignal();
   await t.settle();
   const [position] = await t.positions(agent.id);
+  const sell = await req("POST", `/api/v1/agent-positions/${agent.id}/${position.id}/sell`, { percent: 50 });
+  expect(sell.status).toBe(200);
   expect((await req("POST", `/api/v1/agent-positions/${agent.id}/${position.id}/close`, {})).status).toBe(200);
   const newWallet = `sim_${"2".repeat(32)}`;
   const assign = await req("POST", "/api/v1/wallets/assign", {
@@ -140,6 +142,7 @@ test("each action from its real route lands in the caller's log, newest first, w
   expect(byAction("wallet.assigned")).toMatchObject({ target: newWallet });
   expect(byAction("wallet.unassigned")).toMatchObject({ target: agent.walletAddress });
   expect(byAction("position.closed_manually")).toMatchObject({ target: position.id });
+  expect(byAction("position.sold_manually")).toMatchObject({ target: position.id, details: { percent: 50 } });
   expect(log.filter((e) => e.action === "auth.login_failed")).toHaveLength(5);
   for (const e of log)
     expect(Object.keys(e).sort()).toEqual(["action", "actor", "at", "details", "id", "ip", "target", "userAgent"]);

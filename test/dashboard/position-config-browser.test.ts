@@ -54,7 +54,8 @@ async function saveStop(percentage: string, applyToOpen: boolean): Promise<void>
 async function positionLevels(): Promise<string> {
   await page.goto(`${origin}/#/agents/${agentId}/positions/${positionId}`);
   await page.getByRole("heading", { name: "Position BONK" }).waitFor();
-  return (await page.getByLabel("Levels").textContent()) ?? "";
+  // exact: the note "Levels beyond the chart" appears beside the list once the price bars load.
+  return (await page.getByLabel("Levels", { exact: true }).textContent()) ?? "";
 }
 
 run(

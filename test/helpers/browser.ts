@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { type ChildService, startChildService } from "./child-service.ts";
-import { offlineEnv, type TestContext } from "./context.ts";
+import { ADMIN_EMAIL, ADMIN_PASSWORD, offlineEnv, type TestContext } from "./context.ts";
 
 // What the dashboard's browser tests share: Debian's chromium (CHROMIUM_PATH to override),
 // launched headless for playwright-core, and the in-process service served on 127.0.0.1.
@@ -77,6 +77,15 @@ export interface ServedPage {
   pageErrors: string[];
   /** Closes the browser and the listener (not the context the app belongs to). */
   close(): Promise<void>;
+}
+
+/** Logs the served page in as the test context's admin (ADMIN_EMAIL) and waits for the overview. */
+export async function logInAsAdmin({ page, origin }: Pick<ServedPage, "page" | "origin">): Promise<void> {
+  await page.goto(`${origin}/`);
+  await page.getByLabel("Email").fill(ADMIN_EMAIL);
+  await page.getByLabel("Password").fill(ADMIN_PASSWORD);
+  await page.getByRole("button", { name: "Log in" }).click();
+  await page.getByRole("heading", { name: "Agents", exact: true }).waitFor();
 }
 
 /**

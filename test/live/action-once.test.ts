@@ -80,4 +80,12 @@ test("what counts as the same action", () => {
   const close = (positionId: string): LiveIntent => ({ kind: "close", positionId, reason: "manual" });
   expect(sameAction(close("p1"), close("p1"))).toBe(true);
   expect(sameAction(close("p1"), close("p2"))).toBe(false);
+  // A manual share of a position is keyed by its own signal: never taken for a take-profit level
+  // (or the close), and two presses of the sell button are two actions.
+  const part = (signalId: number): LiveIntent => ({ kind: "manual_sale", positionId: "p1", signalId, percent: "25" });
+  expect(sameAction(part(7), part(7))).toBe(true);
+  expect(sameAction(part(7), part(8))).toBe(false);
+  expect(sameAction(part(1), tp(1))).toBe(false);
+  expect(sameAction(tp(1), part(1))).toBe(false);
+  expect(sameAction(part(1), close("p1"))).toBe(false);
 });

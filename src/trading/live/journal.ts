@@ -18,7 +18,7 @@ import type { SaleRequest } from "../settlement/types.ts";
 //   reconciler (monitor tick): pending rows, and "sending" rows no executor is working on (the
 //   process stopped while confirming), are resolved by signature; the intent written before
 //   sending says which ledger effect a landed swap completes (open for signal S, DCA order k,
-//   take-profit level n, close).
+//   take-profit level n, the manual sale of signal S, close).
 //
 // While a row of an (agent, token) is unresolved, the executor refuses another swap of that
 // token for that agent: nothing is ever sent twice, and the position cannot be sold while its
@@ -75,6 +75,8 @@ export function sameAction(a: LiveIntent, b: LiveIntent): boolean {
       return b.kind === "take_profit" && b.positionId === a.positionId && b.levelsHit === a.levelsHit;
     case "close":
       return b.kind === "close" && b.positionId === a.positionId;
+    case "manual_sale":
+      return b.kind === "manual_sale" && b.positionId === a.positionId && b.signalId === a.signalId;
   }
 }
 
@@ -174,8 +176,10 @@ export class LiveTradeJournal {
   }
 }
 
-/** The journal intent of a take-profit sale or a close of position `positionId`. */
+/** The journal intent of a take-profit sale, a manual part or a close of position `positionId`. */
 export function saleIntent(positionId: string, sale: SaleRequest): LiveIntent {
+  if (sale.kind === "manual_sale")
+    return { kind: "manual_sale", positionId, signalId: sale.signalId, percent: sale.percent };
   if (sale.kind === "close")
     return {
       kind: "close",

@@ -9,7 +9,17 @@ import type { SwapFill } from "../executor.ts";
 import type { DcaFillResult } from "../rules/dca.ts";
 import { buyAmounts, buySides, type SwapSides, safeDiv, saleAmounts, sellSides } from "../settlement/amounts.ts";
 import type { TradeBook, TradeRecord } from "../settlement/bookkeeping.ts";
-import type { CloseResult, DcaSettled, OpenSettled, OpenTrade, SaleRequest, SaleSettled } from "../settlement/types.ts";
+import {
+  type CloseResult,
+  type DcaSettled,
+  type OpenSettled,
+  type OpenTrade,
+  type SaleRequest,
+  type SaleSettled,
+  saleCloses,
+  saleContext,
+  saleSignalId,
+} from "../settlement/types.ts";
 import type { LiveSwapFill } from "./fill.ts";
 import type { LiveTradeJournal } from "./journal.ts";
 
@@ -203,7 +213,7 @@ export class LiveRecorder {
     const txId = pendingTxId ?? newRowId();
     const swapId = newRowId();
     const book = this.d.book;
-    const exitSignal = sale.kind === "close" ? sale.signalId : undefined;
+    const exitSignal = saleSignalId(sale);
     const r = inTransaction(book.db, () => {
       const p = book.positions.byId(positionId);
       if (!p) throw new Error(`position ${positionId} of a live sale is gone`);
@@ -264,7 +274,7 @@ export class LiveRecorder {
         agentId: p.agentId,
         positionId,
         tokenAddress: p.tokenAddress,
-        ...(sale.kind === "close" ? { reason: sale.reason } : { takeProfitLevel: sale.levelsHit }),
+        ...saleContext(sale),
         transactionId: txId,
         signature: f.live.signature,
       });
@@ -283,7 +293,7 @@ export class LiveRecorder {
       proceeds: r.proceeds,
       traded: true,
       positionWasOpen: r.open,
-      closing: r.open && (sale.kind === "close" || sale.closesPosition),
+      closing: r.open && saleCloses(sale),
       closed: r.booked.closed,
       levelsHitBefore: p.levelsHit,
       remainingAfter: r.remainingAfter,

@@ -12,14 +12,15 @@ import type { SwapFill } from "../executor.ts";
 import { lamportsToSol, safeDiv, swapSides } from "../settlement/amounts.ts";
 import type { TradeBook } from "../settlement/bookkeeping.ts";
 import type { TradeReporter } from "../settlement/post-commit.ts";
-import type {
-  DcaSettled,
-  OpenSettled,
-  OpenTrade,
-  SaleRequest,
-  SaleSettled,
-  Settlement,
-  SettleOutcome,
+import {
+  type DcaSettled,
+  type OpenSettled,
+  type OpenTrade,
+  type SaleRequest,
+  type SaleSettled,
+  type Settlement,
+  type SettleOutcome,
+  saleSignalId,
 } from "../settlement/types.ts";
 import type { TokenAccountCloser } from "./close-token-account.ts";
 import { amountsFromChain, isLiveFill, type LiveSwapFill, rentOfFill } from "./fill.ts";
@@ -156,7 +157,7 @@ export class LiveSettlement implements Settlement {
   private recordSell(p: PositionRecord, sale: SaleRequest, f: LiveSwapFill, solUsd: Big): SettleOutcome<SaleSettled> {
     if (f.status !== "pending")
       return { status: "settled", trade: this.recorder.settleSell(p.id, sale, f, solUsd, null, p.userId) };
-    const exitSignal = sale.kind === "close" ? sale.signalId : undefined;
+    const exitSignal = saleSignalId(sale);
     const intent = saleIntent(p.id, sale);
     this.pending.record(f, intent, solUsd, {
       agentId: p.agentId,
@@ -265,6 +266,17 @@ export class LiveSettlement implements Settlement {
         trade = this.recorder.settleSell(
           intent.positionId,
           { kind: "close", reason: intent.reason, signalId: intent.signalId },
+          f,
+          solUsd,
+          pendingTx,
+          userId,
+        );
+        break;
+      case "manual_sale":
+        // The amount sold is the chain's (the fill's): the request's amount is not needed.
+        trade = this.recorder.settleSell(
+          intent.positionId,
+          { kind: "manual_sale", amount: new Big(0), percent: intent.percent, signalId: intent.signalId },
           f,
           solUsd,
           pendingTx,

@@ -13,7 +13,7 @@ import { applyDcaFill, type DcaFillResult } from "../rules/dca.ts";
 import { closePnl, salePnl } from "../rules/pnl.ts";
 import type { CloseReason, TradingMode } from "../rules/types.ts";
 import { priceImpactPercent, type SwapSides } from "./amounts.ts";
-import type { CloseResult, SaleRequest } from "./types.ts";
+import { type CloseResult, type SaleRequest, saleCloses, saleReason } from "./types.ts";
 
 // The bookkeeping of a settled trade (PRODUCT.md §4), shared by both settlements: the
 // agent_transactions record, the position opened, averaged by a DCA buy, reduced by a take-profit
@@ -212,7 +212,10 @@ export class TradeBook {
     now: string,
   ): { realizedProfitSol: Big; closed: CloseResult | null } {
     let realizedAfter = new Big(p.realizedProfitSol);
-    if (sale.kind === "take_profit") {
+    // A take-profit sale and a manual part book the same way: fewer tokens, the cost of those sold
+    // out of the held cost, their profit locked in. A manual part leaves the levels as they are;
+    // a moon bag already set aside is what remains.
+    if (sale.kind !== "close") {
       const tp = salePnl({
         heldCostSol: p.heldCostSol,
         remainingAmount: p.remainingAmount,
@@ -226,17 +229,25 @@ export class TradeBook {
         {
           remainingAmount: decStr(s.remainingAfter),
           heldCostSol: decStr(tp.heldCostAfterSol),
-          levelsHit: sale.levelsHit,
           realizedProfitSol: decStr(realizedAfter),
           realizedProfitUsd: decStr(new Big(p.realizedProfitUsd).plus(tp.realizedProfitSol.times(solUsd)), 6),
-          moonBagActivated: sale.moonBagActivated,
-          moonBagAmount: sale.moonBagAmount ? decStr(sale.moonBagAmount) : null,
+          ...(sale.kind === "take_profit"
+            ? {
+                levelsHit: sale.levelsHit,
+                moonBagActivated: sale.moonBagActivated,
+                moonBagAmount: sale.moonBagAmount ? decStr(sale.moonBagAmount) : null,
+              }
+            : {
+                levelsHit: p.levelsHit,
+                moonBagActivated: p.moonBagActivated,
+                moonBagAmount: p.moonBagActivated ? decStr(s.remainingAfter) : null,
+              }),
         },
         now,
       );
-      if (!sale.closesPosition) return { realizedProfitSol: realizedAfter, closed: null };
+      if (!saleCloses(sale)) return { realizedProfitSol: realizedAfter, closed: null };
     }
-    const reason: CloseReason = sale.kind === "close" ? sale.reason : "take_profit";
+    const reason: CloseReason = saleReason(sale);
     return {
       realizedProfitSol: realizedAfter,
       closed: this.closePosition(p, reason, sale.kind === "close", realizedAfter, s, solUsd, now),

@@ -3,7 +3,7 @@ import type { EventBus, TradeFailedEvent } from "../../events/bus.ts";
 import type { Logger } from "../../logger.ts";
 import type { Metrics } from "../../metrics/metrics.ts";
 import { decStr } from "../../money.ts";
-import type { DcaSettled, OpenSettled, SaleSettled, Settled } from "./types.ts";
+import { type DcaSettled, type OpenSettled, type SaleSettled, type Settled, saleContext, saleReason } from "./types.ts";
 
 // The ONE step after a trade committed, for both settlements and the reconciler: the
 // "trade executed" log line, the trades metric and the events (trade.executed, then
@@ -129,7 +129,7 @@ export class TradeReporter {
       agentId: t.agentId,
       positionId: t.positionId,
       tokenAddress: t.tokenAddress,
-      ...(s.kind === "close" ? { reason: s.reason } : { takeProfitLevel: s.levelsHit }),
+      ...saleContext(s),
     };
     const hash = t.hash ?? "";
     log.info("trade executed", {
@@ -161,10 +161,19 @@ export class TradeReporter {
         positionId: t.positionId,
         agentId: t.agentId,
         tokenAddress: t.tokenAddress,
-        reason: s.kind === "close" ? s.reason : "take_profit",
+        reason: saleReason(s),
         historicalSwapId: t.closed.historicalSwapId,
         profitLossSol: t.closed.profitLossSol,
         profitLossUsd: t.closed.profitLossUsd,
+      });
+    } else if (t.positionWasOpen && s.kind === "manual_sale") {
+      this.d.events.publish("position.updated", t.userId, {
+        positionId: t.positionId,
+        agentId: t.agentId,
+        change: "manual_sale",
+        percent: Number(s.percent),
+        remainingAmount: decStr(t.remainingAfter),
+        realizedProfitSol: decStr(t.realizedAfter),
       });
     } else if (t.positionWasOpen) {
       this.d.events.publish("position.updated", t.userId, {

@@ -20,6 +20,7 @@ import type {
   Settlement,
   SettleOutcome,
 } from "./types.ts";
+import { saleCloses, saleSignalId } from "./types.ts";
 
 // Token account rent (docs/decisions.md "Books that reconcile"): the buy that opens a position on
 // a mint the wallet holds none of creates the token account and pays its rent, recorded on that
@@ -200,7 +201,8 @@ export class SimulationSettlement implements Settlement {
     const txId = newRowId();
     const swapId = newRowId();
     const remainingAfter = new Big(p.remainingAmount).minus(sold);
-    const exitSignal = sale.kind === "close" ? sale.signalId : undefined;
+    // An exit signal's close and a manual sale take their signal's trade key: they happen once.
+    const exitSignal = saleSignalId(sale);
     const h = this.book.db;
     const booked = inOrJoinTransaction(h, (): { realizedProfitSol: Big; closed: CloseResult | null } | string => {
       const fresh = this.book.positions.byId(p.id);
@@ -218,9 +220,7 @@ export class SimulationSettlement implements Settlement {
         // the P/L, as live records its separate close transaction (docs/decisions/
         // pnl-is-wallet-gain.md). Not for a Token-2022 mint with a transfer fee: live cannot close
         // its account.
-        const close = tokenAccountClose(
-          (sale.kind === "close" || sale.closesPosition) && !fill.keepsTokenAccount && readBalance(h, key).eq(0),
-        );
+        const close = tokenAccountClose(saleCloses(sale) && !fill.keepsTokenAccount && readBalance(h, key).eq(0));
         fees = fill.feesSol.plus(close.feeSol);
         const net = proceeds.minus(fees).plus(close.refundSol);
         if (net.gte(0)) credit(h, solKey, net, { now });
@@ -285,7 +285,7 @@ export class SimulationSettlement implements Settlement {
         proceeds,
         traded: sold.gt(0),
         positionWasOpen: true,
-        closing: sale.kind === "close" || sale.closesPosition,
+        closing: saleCloses(sale),
         closed: booked.closed,
         levelsHitBefore: p.levelsHit,
         remainingAfter,

@@ -35,9 +35,22 @@ export interface OpenTrade {
   mode: TradingMode;
 }
 
-/** What a sale of an open position does to it: a take-profit level, or the close. */
+/** What a sale of an open position does to it: a take-profit level, a manual part, or the close. */
 export type SaleRequest =
   | { kind: "close"; reason: CloseReason; signalId?: number }
+  | {
+      /**
+       * The operator sells a part of the position (the sell buttons, POST .../sell; issue 44
+       * item 5): it never closes it (100 % is the close) and leaves the take-profit levels as they are.
+       */
+      kind: "manual_sale";
+      /** Tokens to sell: `percent` of what remains, rounded down to the token's decimals. */
+      amount: Big;
+      /** The share of the remaining tokens asked for, as a decimal string ("25"). */
+      percent: string;
+      /** The manual SELL signal recording the request: its trade key makes the sale happen once. */
+      signalId: number;
+    }
   | {
       kind: "take_profit";
       /** Tokens to sell (the engine sizes the swap with it; the fill says what was sold). */
@@ -49,6 +62,26 @@ export type SaleRequest =
       moonBagAmount: Big | null;
       closesPosition: boolean;
     };
+
+/** The signal whose trade key a sale takes: an exit signal's close, a manual sale's own signal. */
+export const saleSignalId = (s: SaleRequest): number | undefined => (s.kind === "take_profit" ? undefined : s.signalId);
+
+/** Why a sale happens, as the slippage rules and the records name it. */
+export const saleReason = (s: SaleRequest): CloseReason =>
+  s.kind === "close" ? s.reason : s.kind === "manual_sale" ? "manual" : "take_profit";
+
+/** Whether the sale closes the position (a close, or a take-profit sale that leaves nothing). */
+export const saleCloses = (s: SaleRequest): boolean =>
+  s.kind === "close" || (s.kind === "take_profit" && s.closesPosition);
+
+/** What a log line or an event says about the sale: the close's reason, the level, or the manual share. */
+export function saleContext(
+  s: SaleRequest,
+): { reason: CloseReason } | { takeProfitLevel: number } | { reason: "manual"; percent: number } {
+  if (s.kind === "close") return { reason: s.reason };
+  if (s.kind === "manual_sale") return { reason: "manual", percent: Number(s.percent) };
+  return { takeProfitLevel: s.levelsHit };
+}
 
 interface SettledBase {
   mode: TradingMode;
@@ -118,6 +151,6 @@ export interface Settlement {
   open(t: OpenTrade, fill: SwapFill, solUsd: Big): SettleOutcome<OpenSettled>;
   /** DCA order `order` of a position. */
   dca(p: PositionRecord, order: number, fill: SwapFill, solUsd: Big): SettleOutcome<DcaSettled>;
-  /** Take-profit sale or close of a position. */
+  /** Take-profit sale, manual share or close of a position. */
   sell(p: PositionRecord, sale: SaleRequest, fill: SwapFill, solUsd: Big): SettleOutcome<SaleSettled>;
 }

@@ -7,6 +7,7 @@ import { onEvent } from "../live.ts";
 import { href } from "../router.ts";
 import type { Position, PriceBar, Transaction } from "../types.ts";
 import { price } from "./position-levels.tsx";
+import { SellButtons } from "./position-sell.tsx";
 
 // One open position: its price since shortly before the buy (the recorded 1-minute bars of
 // GET /tokens/:address/prices, closes in SOL, the price path the strategy lab replays) with its
@@ -222,6 +223,15 @@ function CloseButton(props: { agentId: string; p: Position; onClosed: (text: str
   );
 }
 
+/** What the last sale or close said, as the page's status line. */
+function Said({ text }: { text: string | null }) {
+  return text ? (
+    <p class="notice" role="status">
+      {text}
+    </p>
+  ) : null;
+}
+
 export function PositionDetail({ agentId, positionId }: { agentId: string; positionId: string }) {
   const [version, setVersion] = useState(0);
   const [openedAt] = useState(() => Date.now());
@@ -246,7 +256,12 @@ export function PositionDetail({ agentId, positionId }: { agentId: string; posit
         : Promise.resolve([] as Transaction[]),
     [agentId, p?.createdAt, version],
   );
+  // What the last sale or close said; the position is reloaded after it.
   const [closed, setClosed] = useState<string | null>(null);
+  const done = (text: string) => {
+    setClosed(text);
+    setVersion((v) => v + 1);
+  };
   // A change of this position (peak, take-profit, DCA, close) reloads it (at most every 2 s).
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -277,11 +292,7 @@ export function PositionDetail({ agentId, positionId }: { agentId: string; posit
     return (
       <div class="stack">
         {back}
-        {closed && (
-          <p class="notice" role="status">
-            {closed}
-          </p>
-        )}
+        <Said text={closed} />
         <p class="muted">
           This position is closed or does not exist; closed positions are in{" "}
           <a href={href("agents", agentId, "history")}>History</a>.
@@ -295,16 +306,13 @@ export function PositionDetail({ agentId, positionId }: { agentId: string; posit
       <Section
         title={`Position ${p.tokenSymbol}`}
         actions={
-          <CloseButton
-            agentId={agentId}
-            p={p}
-            onClosed={(text) => {
-              setClosed(text);
-              setVersion((v) => v + 1);
-            }}
-          />
+          <div class="row wrap">
+            <SellButtons agentId={agentId} p={p} onSold={done} />
+            <CloseButton agentId={agentId} p={p} onClosed={done} />
+          </div>
         }
       >
+        <Said text={closed} />
         <p class="muted small">
           <code>{p.tokenAddress}</code>
           <ExplorerLink kind="token" id={p.tokenAddress} label={p.tokenSymbol || "Token"} /> · wallet{" "}
