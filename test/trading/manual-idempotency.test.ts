@@ -173,3 +173,12 @@ describe("a manual sale with an Idempotency-Key", () => {
     expect(again.body.error).toBe("Position is already closed");
   });
 });
+
+test("the OpenAPI document lists the optional Idempotency-Key header on both routes", async () => {
+  t = await startTrading();
+  const doc = (await json(await t.ctx.request("GET", "/api/v1/openapi.json"))) as any;
+  for (const path of ["/api/v1/agents/{id}/buy", "/api/v1/agent-positions/{agentId}/{positionId}/sell"]) {
+    const params = doc.paths[path].post.parameters as any[];
+    expect(params.find((p) => p.in === "header" && p.name === "idempotency-key")).toMatchObject({ required: false });
+  }
+});
