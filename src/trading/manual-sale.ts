@@ -57,7 +57,7 @@ export class ManualSales {
 
   /**
    * Sells, or with an Idempotency-Key seen before answers the first request's sale from the SELL
-   * its signal wrote (manual-idempotency.ts). A close asked with a key is given a manual signal
+   * its signal wrote (manual-idempotency.ts; `replayed`: nothing was done, nothing to audit). A close asked with a key is given a manual signal
    * too, so its SELL names the request; without a key the close is the plain manual close.
    */
   async sell(
@@ -66,7 +66,7 @@ export class ManualSales {
     positionId: string,
     percent: number,
     key?: RequestKey,
-  ): Promise<ManualSaleResult> {
+  ): Promise<{ sale: ManualSaleResult; replayed: boolean }> {
     // Another user's position, or one of another agent, answers like a missing one; the owner's
     // closed position says so (the engine re-checks under the position's lock: a close in flight).
     const p = this.d.positions.byId(positionId);
@@ -76,10 +76,10 @@ export class ManualSales {
     const traded = (signalId: number) =>
       this.replays.saleOfSignal(positionId, signalId) !== null || this.replays.liveSwapInPlay(agentId, signalId);
     const first = this.keys.prior(key, request, traded);
-    if (first !== null) return this.replay(positionId, first, percent);
+    if (first !== null) return { sale: this.replay(positionId, first, percent), replayed: true };
     if (p.status !== "open") throw new ConflictError("Position is already closed");
     const closing = percent >= 100;
-    if (closing && !key) return this.close(userId, agentId, positionId);
+    if (closing && !key) return { sale: await this.close(userId, agentId, positionId), replayed: false };
     const share = new Big(String(percent));
     const signal = this.signals.insert(
       userId,
@@ -97,7 +97,7 @@ export class ManualSales {
       isoNow(this.d.clock),
       "processed",
     );
-    return this.keys.run(key, request, signal.id, traded, async () => {
+    const sale = await this.keys.run(key, request, signal.id, traded, async (): Promise<ManualSaleResult> => {
       if (closing) return this.close(userId, agentId, positionId, signal.id);
       const t = await this.d.engine.sellPart(positionId, share, { userId, agentId, signalId: signal.id });
       return {
@@ -113,6 +113,7 @@ export class ManualSales {
         realizedProfitSol: decStr(t.realizedAfter),
       };
     });
+    return { sale, replayed: false };
   }
 
   private async close(

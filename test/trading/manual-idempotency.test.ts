@@ -131,6 +131,8 @@ describe("a manual sale with an Idempotency-Key", () => {
     const balance = t.solBalance(agent.id);
     expect(await sell(agent.id, positionId, 25, "sale-1")).toEqual(first);
     expect(sells(agent.id)).toBe(1);
+    // One sale, one audit entry: the repeat did nothing.
+    expect(t.count("audit_log", "action = 'position.sold_manually'")).toBe(1);
     expect(t.tokenBalance(agent.id)).toBe("3750");
     expect(t.solBalance(agent.id)).toBe(balance);
     // Same key, another share: 409.
@@ -167,6 +169,7 @@ describe("a manual sale with an Idempotency-Key", () => {
     expect(replayedPercent).toBeCloseTo(changePercent, 3);
     expect(sells(agent.id)).toBe(1);
     expect(t.count("historical_swaps", "agent_id = ?", agent.id)).toBe(1);
+    expect(t.count("audit_log", "action = 'position.closed_manually'")).toBe(1);
     // Without a key a repeated close is refused, as before.
     const again = await sell(agent.id, positionId, 100);
     expect(again.status).toBe(409);

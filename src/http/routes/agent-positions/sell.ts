@@ -68,8 +68,9 @@ export function positionSaleRoutes(s: AppDeps) {
     const { percent } = c.req.valid("json");
     const auth = c.get("auth");
     const key = requestKey(auth, c.req.valid("header")["idempotency-key"]);
-    const sold = await s.trading.manualSales.sell(auth.userId, agentId, positionId, percent, key);
-    // 100 % is the manual close and is audited as one.
+    const { sale: sold, replayed } = await s.trading.manualSales.sell(auth.userId, agentId, positionId, percent, key);
+    // 100 % is the manual close and is audited as one; a repeated key's answer did nothing new.
+    if (replayed) return c.json(sold, 200);
     if (sold.closed) audit(c, s, "position.closed_manually", positionId, { agentId, reason: "manual", percent });
     else audit(c, s, "position.sold_manually", positionId, { agentId, percent, transactionId: sold.transactionId });
     return c.json(sold, 200);
