@@ -119,3 +119,12 @@ export const jwtOrKeySecurity: Security = [{ bearerAuth: [] }, { apiKeyHeader: [
  * (PRODUCT.md §2; src/http/middleware/auth.ts).
  */
 export const userSecurity: Security = [{ bearerAuth: [] }, { apiKeyHeader: [] }];
+
+/**
+ * The optional Idempotency-Key header: POST /trading-signals and the manual trades (POST
+ * /agents/:id/buy, POST /agent-positions/:agentId/:positionId/sell). A repeat with the same key
+ * and body within 24 h answers the first request's result; another body is 409.
+ */
+export const IdempotencyHeader = z.object({
+  "idempotency-key": z.string().min(1).max(255, { error: "Idempotency-Key must be at most 255 characters" }).optional(),
+});

@@ -36,7 +36,10 @@ export interface SignalFilter {
   offset: number;
 }
 
-const IDEMPOTENCY_TTL_MS = 24 * 3600_000;
+/** How long an Idempotency-Key is remembered (PRODUCT.md §4); the manual trades' keys too. */
+export const IDEMPOTENCY_TTL_MS = 24 * 3600_000;
+/** Same key, other body: the 409's text (POST /trading-signals and the manual trades). */
+export const KEY_REUSED_MESSAGE = "Idempotency-Key was already used with a different request body";
 
 /** The API fields of a stored signal (or of a row that carries more). */
 export function toSignal(r: Signal): Signal {
@@ -97,8 +100,7 @@ export class SignalService {
         this.rows.forgetIdempotencyKey(apiKeyId, idempotencyKey, cutoff);
         const prior = this.rows.idempotencyKey(apiKeyId, idempotencyKey);
         if (prior) {
-          if (prior.bodyHash !== hash)
-            throw new ConflictError("Idempotency-Key was already used with a different request body");
+          if (prior.bodyHash !== hash) throw new ConflictError(KEY_REUSED_MESSAGE);
           const existing = this.findRow(userId, prior.signalId);
           if (existing) return { signal: toSignal(existing), replayed: true };
           // The original signal was deleted since: treat the key as fresh.

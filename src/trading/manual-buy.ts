@@ -1,6 +1,7 @@
 import { resolveStoredConfig } from "../agents/trading-config.ts";
 import { type Clock, isoNow } from "../clock.ts";
 import type { DatabaseHandle } from "../db/client.ts";
+import { ManualReplayRepository } from "../db/repositories/manual-replays.ts";
 import type { PositionRepository } from "../db/repositories/positions.ts";
 import { SignalRepository } from "../db/repositories/signals.ts";
 import { TradingAgentRepository } from "../db/repositories/trading-agents.ts";
@@ -8,8 +9,9 @@ import { AppError, ConflictError, ExternalServiceError, NotFoundError, Operation
 import { readBalance } from "../ledgers/balance-ledger.ts";
 import { Big, SOL_MINT } from "../money.ts";
 import type { GuardRails } from "./guard-rails.ts";
+import { ManualRequestKeys, type RequestKey } from "./manual-idempotency.ts";
 import { checkBeforeMarketData, checkMarketAndBalance } from "./rules/eligibility.ts";
-import type { TradingEngine } from "./trading-engine.ts";
+import type { OpenResult, TradingEngine } from "./trading-engine.ts";
 
 // A buy the operator asks for (issue 44 item 5, docs/decisions/operator-experience-v.md "Manual
 // trading"): POST /agents/:id/buy, the dashboard's Buy form and Telegram's /buy. It is recorded
@@ -52,15 +54,29 @@ class RefusedError extends ConflictError {
 export class ManualBuys {
   private readonly agents: TradingAgentRepository;
   private readonly signals: SignalRepository;
+  private readonly replays: ManualReplayRepository;
+  private readonly keys: ManualRequestKeys;
 
   constructor(private readonly d: Deps) {
     this.agents = new TradingAgentRepository(d.database.sqlite);
     this.signals = new SignalRepository(d.database.sqlite);
+    this.replays = new ManualReplayRepository(d.database.sqlite);
+    this.keys = new ManualRequestKeys(d.database, d.clock);
   }
 
-  async buy(userId: string, agentId: string, req: ManualBuyRequest): Promise<ManualBuyResult> {
+  /**
+   * Buys, or with an Idempotency-Key seen before answers what the first request bought
+   * (manual-idempotency.ts). Synchronous up to the engine's swap: the key's check, the rules and
+   * the signal's insert with the key happen in one step no concurrent request can enter.
+   */
+  async buy(userId: string, agentId: string, req: ManualBuyRequest, key?: RequestKey): Promise<ManualBuyResult> {
     const a = this.agents.candidates(userId).find((x) => x.id === agentId);
     if (!a) throw new NotFoundError("Agent not found");
+    const request = ["buy", agentId, req.tokenAddress, req.amountSol];
+    const traded = (signalId: number) =>
+      this.replays.positionOfSignal(agentId, signalId) !== null || this.replays.liveSwapInPlay(agentId, signalId);
+    const first = this.keys.prior(key, request, traded);
+    if (first !== null) return this.replay(agentId, first);
     const config = resolveStoredConfig(a.overrides);
     const size = new Big(req.amountSol);
     // The rules of an entry that still mean something when the operator picks the token and the
@@ -118,25 +134,38 @@ export class ManualBuys {
       isoNow(this.d.clock),
       "processed",
     );
-    const result = await this.d.engine.openPosition({
-      agent: { id: a.id, userId, name: a.name, tradingMode: a.tradingMode },
-      config,
-      walletAddress: wallet,
-      signal: { id: signal.id, tokenAddress: req.tokenAddress, symbol: null },
-      sizeSol: size,
+    return this.keys.run(key, request, signal.id, traded, async () => {
+      const result = await this.d.engine.openPosition({
+        agent: { id: a.id, userId, name: a.name, tradingMode: a.tradingMode },
+        config,
+        walletAddress: wallet,
+        signal: { id: signal.id, tokenAddress: req.tokenAddress, symbol: null },
+        sizeSol: size,
+      });
+      return answer(result, { signalId: signal.id, tradingMode: a.tradingMode });
     });
-    const base = { signalId: signal.id, tradingMode: a.tradingMode };
-    switch (result.status) {
-      case "opened":
-        return { status: "opened", positionId: result.positionId, ...base };
-      case "pending":
-        return { status: "pending", positionId: null, ...base };
-      case "skipped":
-        throw new RefusedError(result.rule, result.reason);
-      case "failed":
-        // The engine's own refusals (screening, balance, the floor) keep their 4xx; a provider's is 502.
-        if (result.error instanceof AppError && !(result.error instanceof OperationalError)) throw result.error;
-        throw new ExternalServiceError("trading", result.reason);
-    }
+  }
+
+  /** The first request's answer: the position its signal opened, or its live swap still in doubt. */
+  private replay(agentId: string, signalId: number): ManualBuyResult {
+    const p = this.replays.positionOfSignal(agentId, signalId);
+    if (p) return { status: "opened", positionId: p.id, signalId, tradingMode: p.tradingMode as "simulation" | "live" };
+    return { status: "pending", positionId: null, signalId, tradingMode: "live" };
+  }
+}
+
+/** The engine's outcome as the route's answer; a refusal or a failure throws its error. */
+function answer(result: OpenResult, base: Pick<ManualBuyResult, "signalId" | "tradingMode">): ManualBuyResult {
+  switch (result.status) {
+    case "opened":
+      return { status: "opened", positionId: result.positionId, ...base };
+    case "pending":
+      return { status: "pending", positionId: null, ...base };
+    case "skipped":
+      throw new RefusedError(result.rule, result.reason);
+    case "failed":
+      // The engine's own refusals (screening, balance, the floor) keep their 4xx; a provider's is 502.
+      if (result.error instanceof AppError && !(result.error instanceof OperationalError)) throw result.error;
+      throw new ExternalServiceError("trading", result.reason);
   }
 }

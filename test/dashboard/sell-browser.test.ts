@@ -71,10 +71,27 @@ run(
 );
 
 run(
-  "Sell 50 % of what is left, then Sell 100 % closes the position",
+  "Sell 50 % whose answer is lost: Confirm again answers the same sale (its Idempotency-Key), then Sell 100 % closes",
   async () => {
+    // The first answer never reaches the page (the server sold; the connection dropped): the
+    // page shows the error and keeps the confirmation; Confirm again resends the same key.
+    const keys: string[] = [];
+    let lost = false;
+    await page().route("**/api/v1/agent-positions/*/*/sell", async (route) => {
+      keys.push(route.request().headers()["idempotency-key"] ?? "");
+      if (lost) return route.continue();
+      lost = true;
+      await route.fetch();
+      await route.abort("connectionreset");
+    });
     await sellShare(50);
+    await page().getByRole("alert").waitFor();
+    await page().getByRole("button", { name: "Confirm sell 50 %" }).click();
     await page().getByRole("status").getByText("Sold 50 %: 1,875 BONK for 0.1875 SOL; 1,875 left").waitFor();
+    expect(keys.length).toBe(2);
+    expect(keys[0]).toMatch(/^[0-9a-f]{32}$/);
+    expect(keys[1]).toBe(keys[0]!);
+    await page().unroute("**/api/v1/agent-positions/*/*/sell");
     await page()
       .getByText(/1,875 tokens/)
       .waitFor();

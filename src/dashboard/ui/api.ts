@@ -115,8 +115,14 @@ export async function logout(): Promise<void> {
   }
 }
 
-async function send(method: string, path: string, body: unknown, token: string | undefined): Promise<Response> {
-  const headers: Record<string, string> = {};
+async function send(
+  method: string,
+  path: string,
+  body: unknown,
+  token: string | undefined,
+  extra: Record<string, string> = {},
+): Promise<Response> {
+  const headers: Record<string, string> = { ...extra };
   if (token) headers.Authorization = `Bearer ${token}`;
   if (body !== undefined) headers["Content-Type"] = "application/json";
   return fetch(`/api/v1${path}`, {
@@ -128,24 +134,44 @@ async function send(method: string, path: string, body: unknown, token: string |
 }
 
 /** Raw response with the access token, refreshed once on a 401. */
-export async function authorized(method: string, path: string, body?: unknown): Promise<Response> {
-  let res = await send(method, path, body, session.value?.accessToken);
+export async function authorized(
+  method: string,
+  path: string,
+  body?: unknown,
+  headers?: Record<string, string>,
+): Promise<Response> {
+  let res = await send(method, path, body, session.value?.accessToken, headers);
   if (res.status === 401 && session.value) {
     const token = await refreshAccess();
-    if (token) res = await send(method, path, body, token);
+    if (token) res = await send(method, path, body, token, headers);
   }
   return res;
 }
 
 /** JSON call; a non-2xx answer becomes an ApiError with the spec's `error` and `details`. */
-export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const res = await authorized(method, path, body);
+export async function api<T>(
+  method: string,
+  path: string,
+  body?: unknown,
+  headers?: Record<string, string>,
+): Promise<T> {
+  const res = await authorized(method, path, body, headers);
   const data = (await res.json().catch(() => null)) as { error?: string; details?: unknown } | null;
   if (!res.ok) throw new ApiError(res.status, data?.error ?? `Request failed (${res.status})`, data?.details);
   return data as T;
 }
 
 export const get = <T>(path: string) => api<T>("GET", path);
+
+/**
+ * A fresh Idempotency-Key for one trade the operator confirms (the manual buy, the sell buttons):
+ * its retries send it again, so a timeout's retry or a double submit trades once. From
+ * getRandomValues, which a page served over plain http has too (randomUUID needs a secure context).
+ */
+export function newRequestKey(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
 
 /** Saves a CSV export (the export routes need the Authorization header, so a plain link cannot). */
 export async function download(path: string, filename: string): Promise<void> {

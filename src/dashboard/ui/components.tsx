@@ -1,6 +1,6 @@
 import type { ComponentChildren } from "preact";
 import { useEffect, useState } from "preact/hooks";
-import { ApiError } from "./api.ts";
+import { ApiError, newRequestKey } from "./api.ts";
 import { DEFAULT_EXPLORER, type ExplorerKind, explorerHref } from "./explorer.ts";
 import { tradingStatus } from "./trading-status.ts";
 
@@ -45,15 +45,24 @@ export function ConfirmButton(props: {
   label: string;
   confirmLabel: string;
   question: string;
-  onConfirm: () => Promise<unknown>;
+  /** `requestKey`: made when the question opens, the same for each retry of this confirmation. */
+  onConfirm: (requestKey: string) => Promise<unknown>;
   danger?: boolean;
 }) {
   const [asking, setAsking] = useState(false);
+  const [requestKey, setRequestKey] = useState("");
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   if (!asking) {
     return (
-      <button type="button" class={props.danger ? "danger" : ""} onClick={() => setAsking(true)}>
+      <button
+        type="button"
+        class={props.danger ? "danger" : ""}
+        onClick={() => {
+          setRequestKey(newRequestKey());
+          setAsking(true);
+        }}
+      >
         {props.label}
       </button>
     );
@@ -69,7 +78,7 @@ export function ConfirmButton(props: {
           setBusy(true);
           setError(null);
           try {
-            await props.onConfirm();
+            await props.onConfirm(requestKey);
             setAsking(false);
           } catch (err) {
             setError(err);

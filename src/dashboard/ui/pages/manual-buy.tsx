@@ -31,12 +31,15 @@ export function ManualBuy({ agent, onBought }: { agent: Agent; onBought: () => v
           label="Buy"
           confirmLabel="Confirm buy"
           question={`Buy ${sol} SOL of ${token.trim()} with ${agent.name} in ${agent.tradingMode} mode?`}
-          onConfirm={async () => {
+          onConfirm={async (key) => {
             setDone(null);
-            const r = await api<{ status: string }>("POST", `/agents/${agent.id}/buy`, {
-              tokenAddress: token.trim(),
-              amountSol: Number(sol),
-            });
+            // The confirmation's key: a retry after a timeout answers the first buy, never buys twice.
+            const r = await api<{ status: string }>(
+              "POST",
+              `/agents/${agent.id}/buy`,
+              { tokenAddress: token.trim(), amountSol: Number(sol) },
+              { "Idempotency-Key": key },
+            );
             setDone(
               r.status === "opened" ? `Bought ${sol} SOL of ${token.trim()}.` : "Sent: the buy awaits the chain.",
             );

@@ -41,8 +41,14 @@ export function SellButtons(props: { agentId: string; p: Position; onSold: (text
               : `Sell ${share} % of ${p.tokenSymbol} (about ${fmtNum((held * share) / 100)} of ${fmtNum(held)})?`
           }
           danger={share === 100}
-          onConfirm={async () => {
-            const r = await api<SellAnswer>("POST", `/agent-positions/${agentId}/${p.id}/sell`, { percent: share });
+          onConfirm={async (key) => {
+            // The confirmation's key: a retry after a timeout answers the first sale, never sells twice.
+            const r = await api<SellAnswer>(
+              "POST",
+              `/agent-positions/${agentId}/${p.id}/sell`,
+              { percent: share },
+              { "Idempotency-Key": key },
+            );
             onSold(soldText(p, share, r));
           }}
         />

@@ -1,8 +1,9 @@
 import { z } from "@hono/zod-openapi";
+import { requestKey } from "../../../trading/manual-idempotency.ts";
 import type { AppDeps } from "../../app-env.ts";
 import { audit } from "../../audit.ts";
 import { auth, createRouter, operation } from "../../operation.ts";
-import { errorResponses, jsonContent, uuidParam } from "../../schemas.ts";
+import { errorResponses, IdempotencyHeader, jsonContent, uuidParam } from "../../schemas.ts";
 
 // POST /api/v1/agent-positions/:agentId/:positionId/sell { percent } (issue 44 item 5, the sell
 // buttons): sells that share of what the position holds through the exit path a take-profit sale
@@ -50,10 +51,11 @@ const sell = operation({
   path: "/{agentId}/{positionId}/sell",
   tags: ["agent-positions"],
   auth: auth.user,
-  request: { params: SellParams, body: { ...jsonContent(SellBody), required: true } },
+  request: { params: SellParams, headers: IdempotencyHeader, body: { ...jsonContent(SellBody), required: true } },
   responses: {
     200: {
-      description: "Sold: the share of the position's tokens, or all of them (closed)",
+      description:
+        "Sold: the share of the position's tokens, or all of them (closed); the first answer again for a repeated Idempotency-Key",
       ...jsonContent(SellResponse),
     },
     ...errorResponses(400, 401, 404, 409, 502),
@@ -64,8 +66,11 @@ export function positionSaleRoutes(s: AppDeps) {
   return createRouter(s).openapi(sell, async (c) => {
     const { agentId, positionId } = c.req.valid("param");
     const { percent } = c.req.valid("json");
-    const sold = await s.trading.manualSales.sell(c.get("auth").userId, agentId, positionId, percent);
-    // 100 % is the manual close and is audited as one.
+    const auth = c.get("auth");
+    const key = requestKey(auth, c.req.valid("header")["idempotency-key"]);
+    const { sale: sold, replayed } = await s.trading.manualSales.sell(auth.userId, agentId, positionId, percent, key);
+    // 100 % is the manual close and is audited as one; a repeated key's answer did nothing new.
+    if (replayed) return c.json(sold, 200);
     if (sold.closed) audit(c, s, "position.closed_manually", positionId, { agentId, reason: "manual", percent });
     else audit(c, s, "position.sold_manually", positionId, { agentId, percent, transactionId: sold.transactionId });
     return c.json(sold, 200);

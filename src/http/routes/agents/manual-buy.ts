@@ -1,7 +1,8 @@
 import { z } from "@hono/zod-openapi";
+import { requestKey } from "../../../trading/manual-idempotency.ts";
 import type { AppDeps } from "../../app-env.ts";
 import { auth, createRouter, operation } from "../../operation.ts";
-import { errorResponses, jsonContent } from "../../schemas.ts";
+import { errorResponses, IdempotencyHeader, jsonContent } from "../../schemas.ts";
 import { tokenAddressField } from "../trading-signals/schema.ts";
 import { AgentIdParam } from "./schema.ts";
 
@@ -41,9 +42,16 @@ const buy = operation({
   auth: auth.user,
   method: "post",
   path: "/{id}/buy",
-  request: { params: AgentIdParam, body: { ...jsonContent(ManualBuyBody), required: true } },
+  request: {
+    params: AgentIdParam,
+    headers: IdempotencyHeader,
+    body: { ...jsonContent(ManualBuyBody), required: true },
+  },
   responses: {
-    201: { description: "Bought: the position is open", ...jsonContent(ManualBuyResponse) },
+    201: {
+      description: "Bought: the position is open (or the first answer again for a repeated Idempotency-Key)",
+      ...jsonContent(ManualBuyResponse),
+    },
     202: { description: "A live swap was sent and awaits the chain", ...jsonContent(ManualBuyResponse) },
     ...errorResponses(400, 401, 404, 409, 502),
   },
@@ -52,10 +60,14 @@ const buy = operation({
 export function manualBuyRoutes(s: AppDeps) {
   return createRouter(s).openapi(buy, async (c) => {
     const { tokenAddress, amountSol } = c.req.valid("json");
-    const r = await s.trading.manual.buy(c.get("auth").userId, c.req.valid("param").id, {
-      tokenAddress,
-      amountSol: String(amountSol),
-    });
+    const auth = c.get("auth");
+    const key = requestKey(auth, c.req.valid("header")["idempotency-key"]);
+    const r = await s.trading.manual.buy(
+      auth.userId,
+      c.req.valid("param").id,
+      { tokenAddress, amountSol: String(amountSol) },
+      key,
+    );
     return r.status === "opened" ? c.json(r, 201) : c.json(r, 202);
   });
 }

@@ -2,11 +2,10 @@ import { z } from "@hono/zod-openapi";
 import type { AppDeps } from "../../app-env.ts";
 import { csvResponse } from "../../csv.ts";
 import { auth, createRouter, operation } from "../../operation.ts";
-import { errorResponses, jsonContent, SuccessSchema } from "../../schemas.ts";
+import { errorResponses, IdempotencyHeader, jsonContent, SuccessSchema } from "../../schemas.ts";
 import { importHandler, importSignals, signalsKeepingUp } from "./import.ts";
 import {
   CreateSignalBody,
-  IdempotencyHeader,
   SignalExportQuery,
   SignalIdParam,
   SignalListQuery,

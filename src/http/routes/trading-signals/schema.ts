@@ -177,6 +177,3 @@ export const SignalListQuery = z.object({
     .openapi({ description: "processing: add each signal's processing (status and each agent's decision)" }),
 });
 export const SignalExportQuery = z.object(filterFields);
-export const IdempotencyHeader = z.object({
-  "idempotency-key": z.string().min(1).max(255, { error: "Idempotency-Key must be at most 255 characters" }).optional(),
-});
