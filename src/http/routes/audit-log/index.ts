@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { AUDIT_ACTIONS } from "../../../audit/audit-shape.ts";
 import type { AppDeps } from "../../app-env.ts";
 import { csvResponse } from "../../csv.ts";
 import { auth, createRouter, operation } from "../../operation.ts";
@@ -13,8 +14,7 @@ const CSV_COLUMNS = ["id", "at", "action", "actor", "ip", "userAgent", "target",
 
 const filters = {
   action: z
-    .string()
-    .regex(/^[a-z0-9_]+\.[a-z0-9_]+$/, { error: "action must be a dotted action name such as auth.login" })
+    .enum(AUDIT_ACTIONS, { error: "action must be one of the audit actions, such as auth.login" })
     .optional()
     .openapi({ param: { name: "action", in: "query" }, example: "auth.login" }),
   since: isoDateTime("since")
