@@ -19,6 +19,7 @@ import {
   login,
   type TestContext,
 } from "../helpers/context.ts";
+import { totp } from "../helpers/totp.ts";
 import { MINT, MINT2, startTwoTokenMarket } from "../live/live-context.ts";
 
 // Issue 34 in a real headless Chromium against the real app (in process on a 127.0.0.1 listener,
@@ -389,6 +390,21 @@ t(
     await feed.getByText(`Signal #${id} hold BONK (strength 2)`).waitFor();
     await expect(feed.getByRole("listitem").first().textContent()).resolves.toContain(`Signal #${id} hold BONK`);
     expect(served.pageErrors).toEqual([]);
+  },
+  STEP_MS,
+);
+
+t(
+  "a security notice (two-factor login turned off) arrives in the live feed",
+  async () => {
+    const feed = page.getByRole("region", { name: "Live feed" });
+    const setup = await call("POST", "/auth/2fa/setup");
+    await call("POST", "/auth/2fa/enable", { code: totp(setup.secret, ctx.clock.now()) });
+    // A code is accepted once: the next 30-second step's code turns it off.
+    (ctx.clock as ManualClock).advance(30_000);
+    await call("POST", "/auth/2fa/disable", { code: totp(setup.secret, ctx.clock.now()) });
+    await feed.getByText(/Two-factor login turned off from /).waitFor();
+    expect(served!.pageErrors).toEqual([]);
   },
   STEP_MS,
 );

@@ -21,7 +21,10 @@ type EventType =
   | "risk.tripped"
   | "trading.paused"
   | "trading.resumed"
-  | "wallet_watch.unreadable";
+  | "wallet_watch.unreadable"
+  | "auth.new_login"
+  | "auth.locked"
+  | "auth.2fa_disabled";
 
 export interface ServiceEvent {
   id: number;
@@ -43,6 +46,11 @@ const TYPES: EventType[] = [
   "trading.paused",
   "trading.resumed",
   "wallet_watch.unreadable",
+  // Security notices (login-watch.ts): the owner sees them where they look first, not only in
+  // the audit log, a webhook or Telegram.
+  "auth.new_login",
+  "auth.locked",
+  "auth.2fa_disabled",
 ];
 
 export const streamState = signal<"off" | "connecting" | "open" | "reconnecting">("off");

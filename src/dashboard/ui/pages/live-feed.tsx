@@ -24,6 +24,9 @@ function agentOf(d: Record<string, unknown>): { id: string; name: string } | nul
   return { id, name: str(d.agentName) ?? agentNames.value.get(id) ?? short(id, 4) };
 }
 
+/** Where a security notice came from (the browser or client is in the audit log's entry). */
+const from = (d: Record<string, unknown>) => str(d.ip) ?? "unknown address";
+
 function describeEvent(e: Pick<ServiceEvent, "type" | "data">): string {
   const d = e.data;
   const sig = d.signal as Record<string, unknown> | undefined;
@@ -51,6 +54,12 @@ function describeEvent(e: Pick<ServiceEvent, "type" | "data">): string {
       return `Trading resumed: ${(d.modes as string[] | undefined)?.join(" and ")}`;
     case "wallet_watch.unreadable":
       return `Copy trading: ${d.message}`;
+    case "auth.new_login":
+      return `Login from a new address: ${from(d)}`;
+    case "auth.locked":
+      return `Account locked after failed logins from ${from(d)}`;
+    case "auth.2fa_disabled":
+      return `Two-factor login turned off from ${from(d)}`;
     default:
       return e.type;
   }
