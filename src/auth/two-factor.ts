@@ -78,13 +78,6 @@ export class TwoFactorService {
     this.disabledObserver = observer;
   }
 
-  /** The operator's `reset-2fa`: removes the secret and the recovery codes. */
-  reset(user: UserRecord): boolean {
-    if (!user.totpSecret && !user.totpPendingSecret) return false;
-    this.rows.disable(user.id, isoNow(this.clock));
-    return true;
-  }
-
   /**
    * True when `code` is a TOTP code of a step after the last accepted one, or an unused recovery
    * code; either is spent by accepting it. A secret sealed under another JWT secret opens to

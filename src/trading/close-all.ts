@@ -65,10 +65,10 @@ export async function closeAllPositions(
   userId: string,
   req: CloseAllRequest,
 ): Promise<CloseAllAnswer> {
-  positionsToClose(d, userId, req); // the ownership check, before anything changes
+  const before = positionsToClose(d, userId, req); // the ownership check, before anything changes
   if (req.pause) pauseEntries(d, userId, req);
-  // Read after the pause: an entry that landed before it is closed too.
-  const open = positionsToClose(d, userId, req);
+  // Read again after the pause: an entry that landed before it is closed too.
+  const open = req.pause ? positionsToClose(d, userId, req) : before;
   const byWallet = new Map<string, PositionRecord[]>();
   for (const p of open) byWallet.set(p.walletAddress, [...(byWallet.get(p.walletAddress) ?? []), p]);
   const done = new Map<string, CloseAllItem>();

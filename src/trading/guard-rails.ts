@@ -19,7 +19,7 @@ import type { TradingMode, TrippedBreaker } from "./rules/types.ts";
 // The gate (issue 41 items 1 and 2, docs/decisions/controls-without-side-doors.md): every buy —
 // a signal's entry, a copied buy, a DCA order, whatever is added later — is admitted by ONE
 // function, admitBuy, and the engine swaps a buy only with the pass it hands out
-// (trading-engine.ts swapBuy). What counts against the limits: the open positions, the live buys
+// (buy-path.ts swapBuy). What counts against the limits: the open positions, the live buys
 // whose outcome the journal has not resolved (read from live_trades, so it holds across a
 // restart), and the buys admitted and not yet recorded anywhere (held in memory, each dropped
 // from the count once the journal or a position holds it).

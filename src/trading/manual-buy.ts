@@ -1,6 +1,7 @@
 import { resolveStoredConfig } from "../agents/trading-config.ts";
 import { type Clock, isoNow } from "../clock.ts";
 import type { DatabaseHandle } from "../db/client.ts";
+import { LiveTradeRepository } from "../db/repositories/live-trades.ts";
 import { ManualReplayRepository } from "../db/repositories/manual-replays.ts";
 import type { PositionRepository } from "../db/repositories/positions.ts";
 import { SignalRepository } from "../db/repositories/signals.ts";
@@ -55,12 +56,14 @@ export class ManualBuys {
   private readonly agents: TradingAgentRepository;
   private readonly signals: SignalRepository;
   private readonly replays: ManualReplayRepository;
+  private readonly liveTrades: LiveTradeRepository;
   private readonly keys: ManualRequestKeys;
 
   constructor(private readonly d: Deps) {
     this.agents = new TradingAgentRepository(d.database.sqlite);
     this.signals = new SignalRepository(d.database.sqlite);
     this.replays = new ManualReplayRepository(d.database.sqlite);
+    this.liveTrades = new LiveTradeRepository(d.database.sqlite);
     this.keys = new ManualRequestKeys(d.database, d.clock);
   }
 
@@ -74,7 +77,7 @@ export class ManualBuys {
     if (!a) throw new NotFoundError("Agent not found");
     const request = ["buy", agentId, req.tokenAddress, req.amountSol];
     const traded = (signalId: number) =>
-      this.replays.positionOfSignal(agentId, signalId) !== null || this.replays.liveSwapInPlay(agentId, signalId);
+      this.replays.positionOfSignal(agentId, signalId) !== null || this.liveTrades.signalInPlay(agentId, signalId);
     const first = this.keys.prior(key, request, traded);
     if (first !== null) return this.replay(agentId, first);
     const config = resolveStoredConfig(a.overrides);

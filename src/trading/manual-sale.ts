@@ -1,5 +1,6 @@
 import { type Clock, isoNow } from "../clock.ts";
 import type { DatabaseHandle } from "../db/client.ts";
+import { LiveTradeRepository } from "../db/repositories/live-trades.ts";
 import { ManualReplayRepository, type ManualSaleRecord } from "../db/repositories/manual-replays.ts";
 import type { PositionRepository } from "../db/repositories/positions.ts";
 import { SignalRepository } from "../db/repositories/signals.ts";
@@ -47,11 +48,13 @@ interface Deps {
 export class ManualSales {
   private readonly signals: SignalRepository;
   private readonly replays: ManualReplayRepository;
+  private readonly liveTrades: LiveTradeRepository;
   private readonly keys: ManualRequestKeys;
 
   constructor(private readonly d: Deps) {
     this.signals = new SignalRepository(d.database.sqlite);
     this.replays = new ManualReplayRepository(d.database.sqlite);
+    this.liveTrades = new LiveTradeRepository(d.database.sqlite);
     this.keys = new ManualRequestKeys(d.database, d.clock);
   }
 
@@ -74,7 +77,7 @@ export class ManualSales {
     const request = ["sell", agentId, positionId, percent];
     // A sale in doubt on chain (its journal row) counts as made: never sold again.
     const traded = (signalId: number) =>
-      this.replays.saleOfSignal(positionId, signalId) !== null || this.replays.liveSwapInPlay(agentId, signalId);
+      this.replays.saleOfSignal(positionId, signalId) !== null || this.liveTrades.signalInPlay(agentId, signalId);
     const first = this.keys.prior(key, request, traded);
     if (first !== null) return { sale: this.replay(positionId, first, percent), replayed: true };
     if (p.status !== "open") throw new ConflictError("Position is already closed");

@@ -26,7 +26,9 @@ export type NewLiveTrade = Pick<
   Partial<Pick<LiveTradeRecord, "tipLamports" | "requestId" | "router" | "orderFeeBps">>;
 
 /** States whose outcome is not recorded yet: the swap may still land, or may have landed unseen. */
-const OPEN = "('sending', 'pending', 'unknown')";
+export const OPEN = "('sending', 'pending', 'unknown')";
+/** Sent and neither failed nor expired: in doubt, or landed. */
+const IN_PLAY = "('sending', 'pending', 'unknown', 'confirmed')";
 
 const SELECT = `SELECT signature, agent_id AS agentId, wallet_address AS walletAddress, token_address AS tokenAddress, side,
   input_atomic AS inputAtomic, expected_output_atomic AS expectedOutputAtomic, token_decimals AS tokenDecimals,
@@ -137,9 +139,24 @@ export class LiveTradeRepository {
   intentsInPlay(agentId: string, tokenAddress: string): Array<{ intent: string; status: string }> {
     return this.sqlite
       .query<{ intent: string; status: string }, [string, string]>(
-        "SELECT intent, status FROM live_trades WHERE agent_id = ? AND token_address = ? AND status IN ('sending', 'pending', 'unknown', 'confirmed') AND intent IS NOT NULL",
+        `SELECT intent, status FROM live_trades WHERE agent_id = ? AND token_address = ? AND status IN ${IN_PLAY} AND intent IS NOT NULL`,
       )
       .all(agentId, tokenAddress);
+  }
+
+  /**
+   * Whether agent `agentId` has a swap carrying signal `signalId` in play (sent, neither failed nor
+   * expired): a repeated manual request is then not free to trade again (manual-idempotency.ts).
+   */
+  signalInPlay(agentId: string, signalId: number): boolean {
+    return (
+      this.sqlite
+        .query<{ n: number }, [string, number]>(
+          `SELECT count(*) AS n FROM live_trades WHERE agent_id = ? AND intent IS NOT NULL
+             AND status IN ${IN_PLAY} AND json_extract(intent, '$.signalId') = ?`,
+        )
+        .get(agentId, signalId)!.n > 0
+    );
   }
 
   /** Intents (JSON) and priority fees of this agent's attempts of this token that PROVABLY expired. */

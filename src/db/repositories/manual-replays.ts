@@ -1,9 +1,9 @@
 import type { Database } from "bun:sqlite";
 
 // Reads that answer a repeated manual trade (an Idempotency-Key seen before) from what the first
-// request recorded: the position its buy opened, the SELL its sale wrote, the journal row of a
-// live swap still in doubt (src/trading/manual-idempotency.ts). Read-only: the engine's modules
-// write these tables.
+// request recorded: the position its buy opened, the SELL its sale wrote (a live swap still in
+// doubt is LiveTradeRepository.signalInPlay; src/trading/manual-idempotency.ts). Read-only: the
+// engine's modules write these tables.
 
 /** The SELL a manual sale wrote (tokens in, SOL out), with the close it made if it closed. */
 export interface ManualSaleRecord {
@@ -41,20 +41,5 @@ export class ManualReplayRepository {
          WHERE t.position_id = ? AND t.signal_id = ? AND t.transaction_type = 'SELL' LIMIT 1`,
       )
       .get(positionId, signalId);
-  }
-
-  /**
-   * Whether agent `agentId` has a live swap carrying signal `signalId` that was sent and neither
-   * failed nor expired: its outcome is in doubt or landed, so the request is not free to retry.
-   */
-  liveSwapInPlay(agentId: string, signalId: number): boolean {
-    return (
-      this.sqlite
-        .query<{ n: number }, [string, number]>(
-          `SELECT count(*) AS n FROM live_trades WHERE agent_id = ? AND intent IS NOT NULL
-             AND status IN ('sending', 'pending', 'unknown', 'confirmed') AND json_extract(intent, '$.signalId') = ?`,
-        )
-        .get(agentId, signalId)!.n > 0
-    );
   }
 }

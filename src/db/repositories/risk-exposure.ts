@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import { OPEN as LIVE_TRADE_OPEN } from "./live-trades.ts";
 
 type TradingMode = "simulation" | "live";
 
@@ -71,7 +72,7 @@ export class RiskExposureReader {
                 json_extract(l.intent, '$.signalId') AS signalId, json_extract(l.intent, '$.positionId') AS positionId,
                 json_extract(l.intent, '$.order') AS "order", l.input_atomic AS inputLamports
          FROM live_trades l JOIN agents a ON a.id = l.agent_id
-         WHERE a.user_id = ? AND l.side = 'BUY' AND l.status IN ('sending', 'pending', 'unknown')`,
+         WHERE a.user_id = ? AND l.side = 'BUY' AND l.status IN ${LIVE_TRADE_OPEN}`,
       )
       .all(userId);
   }

@@ -2,6 +2,7 @@ import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
 import { decStr, fromAtomic } from "../../money.ts";
 import type { DatabaseHandle } from "../client.ts";
 import { walletWatches, walletWatchGroups, walletWatchTrades } from "../schema/index.ts";
+import { OPEN as LIVE_TRADE_OPEN } from "./live-trades.ts";
 
 // The copy-trading tables (src/db/schema/copy-trading.ts), written only from here.
 
@@ -131,7 +132,7 @@ export class WalletWatchRepository {
         `SELECT l.input_atomic AS lamports, l.created_at AS sentAt
            FROM live_trades l JOIN trading_signals s ON s.id = json_extract(l.intent, '$.signalId')
           WHERE l.agent_id = ? AND s.source = ? AND l.side = 'BUY' AND json_extract(l.intent, '$.kind') = 'open'
-            AND l.status IN ('sending', 'pending', 'unknown')`,
+            AND l.status IN ${LIVE_TRADE_OPEN}`,
       )
       .all(agentId, source);
     return {
