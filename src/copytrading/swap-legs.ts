@@ -123,6 +123,10 @@ export function swapLegs(tx: LandedTransaction, owner: string, dex: ReadonlySet<
   const swaps = insideDex(tx, dex);
   if (swaps.length === 0) return null;
   const accounts = tokenAccounts(tx);
+  // A native transfer's endpoint may be a token account (SOL wrapped into the wallet's own wSOL
+  // account): its owner is whose SOL it is, so wrapping is no leg and the wSOL transfer after it
+  // counts once.
+  const nativeEnd = (key: string) => ({ owner: accounts.get(key)?.owner ?? key, mint: SOL_MINT });
   const legs: SwapLegs = { tokens: new Map(), sol: 0n, paidOut: 0n };
   const named = new Set<string>();
   for (const calls of swaps)
@@ -130,8 +134,8 @@ export function swapLegs(tx: LandedTransaction, owner: string, dex: ReadonlySet<
       for (const a of c.accounts) named.add(a);
       const t = transferOf(c);
       if (!t) continue;
-      const from = t.native ? { owner: t.from, mint: SOL_MINT } : accounts.get(t.from);
-      const to = t.native ? { owner: t.to, mint: SOL_MINT } : accounts.get(t.to);
+      const from = t.native ? nativeEnd(t.from) : accounts.get(t.from);
+      const to = t.native ? nativeEnd(t.to) : accounts.get(t.to);
       const mint = t.mint ?? from?.mint ?? to?.mint;
       if (!mint) continue;
       const change = (from?.owner === owner ? -t.amount : 0n) + (to?.owner === owner ? t.amount : 0n);
