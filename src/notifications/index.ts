@@ -13,7 +13,7 @@ import { WebhookRepository } from "../db/repositories/webhooks.ts";
 import type { EventBus, ServiceEvent } from "../events/bus.ts";
 import type { Logger } from "../logger.ts";
 import { Big, decStr } from "../money.ts";
-import { closeAllPositions, positionsToClose } from "../trading/close-all.ts";
+import { closeAllDetails, closeAllPositions, positionsToClose } from "../trading/close-all.ts";
 import type { GuardRails } from "../trading/guard-rails.ts";
 import type { ManualBuys } from "../trading/manual-buy.ts";
 import type { TradingEngine } from "../trading/trading-engine.ts";
@@ -107,8 +107,8 @@ export function createNotifications(d: NotificationDeps, opts: NotificationOptio
 function createTelegram(d: NotificationDeps, token: string, prefs: NotificationPreferencesService) {
   const repo = new TelegramRepository(d.database);
   const links = new LinkCodes(repo, d.clock, d.audit);
-  const audited = (userId: string, action: AuditAction, target: string) =>
-    d.audit.record({ userId, action, actor: "telegram", target });
+  const audited = (userId: string, action: AuditAction, target: string, details?: Record<string, unknown>) =>
+    d.audit.record({ userId, action, actor: "telegram", target, details });
   const agentsOf = (userId: string) => d.agents.list(userId, { limit: 1000, offset: 0 });
   const openPositions = async (userId: string): Promise<PositionLine[]> => {
     const names = new Map(agentsOf(userId).map((a) => [a.id, a.name]));
@@ -125,7 +125,6 @@ function createTelegram(d: NotificationDeps, token: string, prefs: NotificationP
       profitLossPercent: p.profitLoss.percent,
     }));
   };
-  const closeAllDeps = { ...d, logger: d.logger };
   const actions: TelegramActions = {
     agents: agentsOf,
     setAutomation(userId, agentId, on) {
@@ -161,8 +160,12 @@ function createTelegram(d: NotificationDeps, token: string, prefs: NotificationP
       return (["simulation", "live"] as const).filter((m) => before[m].tripped !== null);
     },
     // The same verb as POST /trading/close-all.
-    openCount: (userId, mode) => positionsToClose(closeAllDeps, userId, { mode }).length,
-    closeAll: (userId, mode, pause) => closeAllPositions(closeAllDeps, userId, { mode, pause }),
+    openCount: (userId, mode) => positionsToClose(d, userId, { mode }).length,
+    async closeAll(userId, mode, pause) {
+      const answer = await closeAllPositions(d, userId, { mode, pause });
+      audited(userId, "trading.close_all", mode, closeAllDetails({ mode, pause }, answer));
+      return answer;
+    },
   };
   const bot = new TelegramBot({
     token,

@@ -54,6 +54,18 @@ export interface CloseAllDeps {
 
 const inMode = (mode: CloseAllMode) => (p: PositionRecord) => mode === "all" || p.tradingMode === mode;
 
+/** What the audit log keeps of a close-all, asked through the API or Telegram alike. */
+export function closeAllDetails(req: CloseAllRequest, answer: CloseAllAnswer) {
+  const count = (status: CloseAllItem["status"]) => answer.results.filter((r) => r.status === status).length;
+  return {
+    mode: req.mode,
+    pause: req.pause ?? false,
+    positions: answer.results.length,
+    closed: count("closed"),
+    failed: count("failed"),
+  };
+}
+
 /** The positions close-all would close now (the confirmation's count); a foreign agentId is 404. */
 export function positionsToClose(d: CloseAllDeps, userId: string, req: Omit<CloseAllRequest, "pause">) {
   const agentIds = req.agentId ? [d.agents.get(userId, req.agentId).id] : d.agents.agentIdsOf(userId);

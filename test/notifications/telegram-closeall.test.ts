@@ -80,4 +80,12 @@ test("Pause and close all pauses entries in the mode, then closes", async () => 
   expect(t.count("positions", "status = 'open'")).toBe(0);
   const status = await json(await t.ctx.request("GET", "/api/v1/trading/status", { token: t.token }));
   expect([status.simulation.paused, status.live.paused]).toEqual([true, true]);
+  // Audited like POST /trading/close-all: no side door around the owner's log.
+  const log = await json(await t.ctx.request("GET", "/api/v1/audit-log?action=trading.close_all", { token: t.token }));
+  expect(log.entries).toHaveLength(1);
+  expect(log.entries[0]).toMatchObject({
+    actor: "telegram",
+    target: "all",
+    details: { mode: "all", pause: true, positions: 2, closed: 2, failed: 0 },
+  });
 });

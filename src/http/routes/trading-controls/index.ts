@@ -1,4 +1,4 @@
-import { closeAllPositions } from "../../../trading/close-all.ts";
+import { closeAllDetails, closeAllPositions } from "../../../trading/close-all.ts";
 import type { AppDeps } from "../../app-env.ts";
 import { audit } from "../../audit.ts";
 import { auth, createRouter, operation } from "../../operation.ts";
@@ -81,14 +81,7 @@ export function tradingControlRoutes(s: AppDeps) {
       const deps = { ...s.trading, agents: s.agents, logger: s.logger };
       const body = c.req.valid("json");
       const answer = await closeAllPositions(deps, c.get("auth").userId, body);
-      const count = (status: string) => answer.results.filter((r) => r.status === status).length;
-      audit(c, s, "trading.close_all", body.agentId ?? body.mode, {
-        mode: body.mode,
-        pause: body.pause ?? false,
-        positions: answer.results.length,
-        closed: count("closed"),
-        failed: count("failed"),
-      });
+      audit(c, s, "trading.close_all", body.agentId ?? body.mode, closeAllDetails(body, answer));
       return c.json(answer, 200);
     });
 }
