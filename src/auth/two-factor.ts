@@ -57,7 +57,7 @@ export class TwoFactorService {
     if (user.totpSecret) throw new ConflictError("Two-factor authentication is already enabled");
     const pending = user.totpPendingSecret ? this.box.open(user.totpPendingSecret) : null;
     if (!pending) throw new ValidationError("Start with POST /api/v1/auth/2fa/setup");
-    const step = matchTotp(base32Decode(pending), code.trim(), this.clock.now(), null);
+    const step = matchTotp(base32Decode(pending), typed(code), this.clock.now(), null);
     if (step === null) throw new ValidationError(INVALID_CODE);
     const codes = Array.from({ length: RECOVERY_CODES }, newRecoveryCode);
     this.rows.enable(userId, this.box.seal(pending), step, codes.map(recoveryHash), isoNow(this.clock));
@@ -85,7 +85,7 @@ export class TwoFactorService {
    */
   accept(user: UserRecord, code: string): boolean {
     if (!user.totpSecret) return false;
-    const text = code.trim();
+    const text = typed(code);
     const secret = this.box.open(user.totpSecret);
     if (secret && /^\d{6}$/.test(text)) {
       const step = matchTotp(base32Decode(secret), text, this.clock.now(), user.totpLastStep);
@@ -100,6 +100,9 @@ export class TwoFactorService {
     return user;
   }
 }
+
+/** A code as typed: the space authenticator apps show between the digit groups does not matter. */
+const typed = (code: string) => code.replace(/\s+/g, "");
 
 /** Ten lower-case base32 characters in two groups of five: 50 bits each. */
 function newRecoveryCode(): string {

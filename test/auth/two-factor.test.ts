@@ -148,6 +148,13 @@ describe("login with the second factor on", () => {
     expect((await loginWith({ code: code(key, ctx.clock.now() + 60_000) })).status).toBe(401);
   });
 
+  test("a code typed as the app shows it, with a space between the groups, logs in as the Security page takes it", async () => {
+    const { key } = await enable();
+    ctx.clock.advance(30_000);
+    const digits = code(key, ctx.clock.now());
+    expect((await loginWith({ code: `${digits.slice(0, 3)} ${digits.slice(3)}` })).status).toBe(200);
+  });
+
   test("a recovery code works once, with or without its dash and in any case", async () => {
     const { recoveryCodes } = await enable();
     const [first, second] = recoveryCodes as [string, string];

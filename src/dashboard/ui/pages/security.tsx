@@ -15,9 +15,6 @@ interface Setup {
   otpauthUrl: string;
 }
 
-/** A code typed by hand: spaces some apps show between the digit groups do not matter. */
-const cleanCode = (text: string) => text.replace(/\s+/g, "");
-
 /** The secret in groups of four, as authenticator apps' "enter a key" screens show it. */
 const grouped = (secret: string) => secret.replace(/(.{4})(?=.)/g, "$1 ");
 
@@ -32,7 +29,7 @@ function CodeForm(props: { label: string; hint: string; submit: string; onCode: 
         setBusy(true);
         setError(null);
         try {
-          await props.onCode(cleanCode(code));
+          await props.onCode(code);
         } catch (err) {
           setError(err);
           setCode("");
