@@ -16,7 +16,8 @@ import { sha256Hex } from "./hashing.ts";
 import type { LoginOrigin } from "./origin.ts";
 import { type PasswordHasher, passwordRuleViolation } from "./passwords.ts";
 import { ACCESS_TTL_S, REFRESH_REMEMBER_TTL_S, REFRESH_TTL_S, type TokenSigner } from "./tokens.ts";
-import { CODE_REQUIRED, INVALID_CODE, type TwoFactorService } from "./two-factor.ts";
+import type { TwoFactorService } from "./two-factor.ts";
+import { CODE_REQUIRED, INVALID_CODE } from "./two-factor-shape.ts";
 
 // Accounts: login with lockout, refresh with rotation and reuse detection, logout, registration,
 // and the admin bootstrap (SPEC "Authentication", PRODUCT.md §2).

@@ -7,13 +7,12 @@ import { AuthenticationError, ConflictError, ValidationError } from "../errors.t
 import { sha256Hex } from "./hashing.ts";
 import type { LoginOrigin } from "./origin.ts";
 import { base32Decode, matchTotp, newTotpSecret, otpauthUrl } from "./totp.ts";
+import { INVALID_CODE } from "./two-factor-shape.ts";
 
 // The second factor (PRODUCT.md §2, docs/decisions/box-on-the-internet.md): a TOTP secret sealed
 // in the database, ten single-use recovery codes stored as SHA-256, and the last accepted time
 // step per user so that a code is accepted once.
 
-export const INVALID_CODE = "Invalid two-factor code";
-export const CODE_REQUIRED = "Two-factor code required";
 const RECOVERY_CODES = 10;
 
 /** Seals the secret at rest: the service's SecretBox (src/notifications/secret-box.ts) under its own purpose. */

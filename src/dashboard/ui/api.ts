@@ -79,9 +79,6 @@ export async function resumeSession(): Promise<void> {
   }
 }
 
-/** The login answer when the password was right and the second factor is on but no code came. */
-export const CODE_REQUIRED = "Two-factor code required";
-
 /** `code`: with the second factor on, a current TOTP code or an unused recovery code. */
 export async function login(email: string, password: string, rememberMe: boolean, code?: string): Promise<void> {
   const res = await fetch("/api/v1/auth/login", {

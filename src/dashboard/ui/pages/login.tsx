@@ -1,5 +1,6 @@
 import { useState } from "preact/hooks";
-import { ApiError, CODE_REQUIRED, login } from "../api.ts";
+import { CODE_REQUIRED } from "../../../auth/two-factor-shape.ts";
+import { ApiError, login } from "../api.ts";
 import { CodeField } from "../code-input.tsx";
 import { ErrorNote } from "../components.tsx";
 
