@@ -28,6 +28,7 @@ export const AUDIT_ACTIONS = [
   "trading.resumed",
   "trading.close_all",
   "breaker.tripped",
+  "position.bought_manually",
   "position.closed_manually",
   "position.sold_manually",
   "webhook.created",

@@ -15,7 +15,7 @@ import type { Logger } from "../logger.ts";
 import { Big, decStr } from "../money.ts";
 import { closeAllDetails, closeAllPositions, positionsToClose } from "../trading/close-all.ts";
 import type { GuardRails } from "../trading/guard-rails.ts";
-import type { ManualBuys } from "../trading/manual-buy.ts";
+import { type ManualBuys, manualBuyDetails } from "../trading/manual-buy.ts";
 import type { TradingEngine } from "../trading/trading-engine.ts";
 import { NotificationPreferencesService } from "./preferences.ts";
 import { SecretBox } from "./secret-box.ts";
@@ -104,27 +104,31 @@ export function createNotifications(d: NotificationDeps, opts: NotificationOptio
   };
 }
 
+const agentsOfUser = (d: NotificationDeps, userId: string) => d.agents.list(userId, { limit: 1000, offset: 0 });
+
+/** The user's open positions as Telegram's /positions lists them. */
+async function openPositionLines(d: NotificationDeps, userId: string): Promise<PositionLine[]> {
+  const names = new Map(agentsOfUser(d, userId).map((a) => [a.id, a.name]));
+  const views = await d.openPositions.listOpen({ agentIds: [...names.keys()] });
+  return views.map((p) => ({
+    id: p.id,
+    agentName: names.get(p.agentId) ?? "",
+    tokenSymbol: p.tokenSymbol,
+    tokenAddress: p.tokenAddress,
+    amount: p.takeProfit.remainingAmount,
+    entryPriceSol: p.purchase.priceNative,
+    currentPriceSol: p.current.priceNative,
+    profitLossSol: p.profitLoss.native,
+    profitLossPercent: p.profitLoss.percent,
+  }));
+}
+
 function createTelegram(d: NotificationDeps, token: string, prefs: NotificationPreferencesService) {
   const repo = new TelegramRepository(d.database);
   const links = new LinkCodes(repo, d.clock, d.audit);
-  const audited = (userId: string, action: AuditAction, target: string, details?: Record<string, unknown>) =>
+  const audited = (userId: string, action: AuditAction, target: string | null, details?: Record<string, unknown>) =>
     d.audit.record({ userId, action, actor: "telegram", target, details });
-  const agentsOf = (userId: string) => d.agents.list(userId, { limit: 1000, offset: 0 });
-  const openPositions = async (userId: string): Promise<PositionLine[]> => {
-    const names = new Map(agentsOf(userId).map((a) => [a.id, a.name]));
-    const views = await d.openPositions.listOpen({ agentIds: [...names.keys()] });
-    return views.map((p) => ({
-      id: p.id,
-      agentName: names.get(p.agentId) ?? "",
-      tokenSymbol: p.tokenSymbol,
-      tokenAddress: p.tokenAddress,
-      amount: p.takeProfit.remainingAmount,
-      entryPriceSol: p.purchase.priceNative,
-      currentPriceSol: p.current.priceNative,
-      profitLossSol: p.profitLoss.native,
-      profitLossPercent: p.profitLoss.percent,
-    }));
-  };
+  const agentsOf = (userId: string) => agentsOfUser(d, userId);
   const actions: TelegramActions = {
     agents: agentsOf,
     setAutomation(userId, agentId, on) {
@@ -139,7 +143,7 @@ function createTelegram(d: NotificationDeps, token: string, prefs: NotificationP
           : { automatedTradingSimulation: false, automatedTradingLive: false },
       );
     },
-    openPositions,
+    openPositions: (userId) => openPositionLines(d, userId),
     // The same path as POST /agent-positions/:id/close: the engine's close under the position lock.
     async closePosition(userId, positionId) {
       const closed = await d.engine.closePosition(positionId, "manual", { userId });
@@ -147,7 +151,12 @@ function createTelegram(d: NotificationDeps, token: string, prefs: NotificationP
       return closed;
     },
     // The same buy as POST /agents/:id/buy: the engine's openPosition through the gate, recorded as manual.
-    buy: (userId, agentId, tokenAddress, amountSol) => d.manual.buy(userId, agentId, { tokenAddress, amountSol }),
+    async buy(userId, agentId, tokenAddress, amountSol) {
+      const order = { tokenAddress, amountSol };
+      const { bought } = await d.manual.buy(userId, agentId, order);
+      audited(userId, "position.bought_manually", bought.positionId, manualBuyDetails(agentId, order, bought));
+      return bought;
+    },
     // The same switches as POST /trading/pause and /trading/resume with {"mode": "all"}.
     pauseAll(userId) {
       d.guardRails.pause(userId, "all");

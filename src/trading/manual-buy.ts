@@ -69,17 +69,22 @@ export class ManualBuys {
 
   /**
    * Buys, or with an Idempotency-Key seen before answers what the first request bought
-   * (manual-idempotency.ts). Synchronous up to the engine's swap: the key's check, the rules and
+   * (manual-idempotency.ts; `replayed`: nothing was done, nothing to audit). Synchronous up to the engine's swap: the key's check, the rules and
    * the signal's insert with the key happen in one step no concurrent request can enter.
    */
-  async buy(userId: string, agentId: string, req: ManualBuyRequest, key?: RequestKey): Promise<ManualBuyResult> {
+  async buy(
+    userId: string,
+    agentId: string,
+    req: ManualBuyRequest,
+    key?: RequestKey,
+  ): Promise<{ bought: ManualBuyResult; replayed: boolean }> {
     const a = this.agents.candidates(userId).find((x) => x.id === agentId);
     if (!a) throw new NotFoundError("Agent not found");
     const request = ["buy", agentId, req.tokenAddress, req.amountSol];
     const traded = (signalId: number) =>
       this.replays.positionOfSignal(agentId, signalId) !== null || this.liveTrades.signalInPlay(agentId, signalId);
     const first = this.keys.prior(key, request, traded);
-    if (first !== null) return this.replay(agentId, first);
+    if (first !== null) return { bought: this.replay(agentId, first), replayed: true };
     const config = resolveStoredConfig(a.overrides);
     const size = new Big(req.amountSol);
     // The rules of an entry that still mean something when the operator picks the token and the
@@ -137,7 +142,7 @@ export class ManualBuys {
       isoNow(this.d.clock),
       "processed",
     );
-    return this.keys.run(key, request, signal.id, traded, async () => {
+    const bought = await this.keys.run(key, request, signal.id, traded, async () => {
       const result = await this.d.engine.openPosition({
         agent: { id: a.id, userId, name: a.name, tradingMode: a.tradingMode },
         config,
@@ -147,6 +152,7 @@ export class ManualBuys {
       });
       return answer(result, { signalId: signal.id, tradingMode: a.tradingMode });
     });
+    return { bought, replayed: false };
   }
 
   /** The first request's answer: the position its signal opened, or its live swap still in doubt. */
@@ -155,6 +161,14 @@ export class ManualBuys {
     if (p) return { status: "opened", positionId: p.id, signalId, tradingMode: p.tradingMode as "simulation" | "live" };
     return { status: "pending", positionId: null, signalId, tradingMode: "live" };
   }
+}
+
+/**
+ * What the audit log keeps of a manual buy (POST /agents/:id/buy and Telegram's /buy alike); the
+ * token is `mint`, since the log drops any detail named like a secret ("token…").
+ */
+export function manualBuyDetails(agentId: string, req: ManualBuyRequest, r: ManualBuyResult) {
+  return { agentId, mint: req.tokenAddress, amountSol: req.amountSol, status: r.status, signalId: r.signalId };
 }
 
 /** The engine's outcome as the route's answer; a refusal or a failure throws its error. */

@@ -12,7 +12,7 @@ import {
   login,
 } from "../helpers/context.ts";
 import { totp } from "../helpers/totp.ts";
-import { startTrading, type TradingContext } from "../helpers/trading.ts";
+import { MINT2, startTrading, type TradingContext } from "../helpers/trading.ts";
 
 // The audit log (PRODUCT.md §2): every action the issue lists that exists on this service comes
 // from its real route (or CLI command, or the bot), lands as the caller's own entry, and no entry
@@ -65,6 +65,10 @@ test("each action from its real route lands in the caller's log, newest first, w
     walletType: "simulation",
   });
   expect(assign.status).toBe(201);
+  // A buy by hand, on the new wallet
+  const bought = await req("POST", `/api/v1/agents/${agent.id}/buy`, { tokenAddress: MINT2, amountSol: 0.1 });
+  expect(bought.status).toBe(201);
+  const boughtPositionId = (await json(bought)).positionId;
   // Controls, limits, and the breaker the closed position's loss trips
   expect((await req("POST", "/api/v1/trading/pause", { mode: "live" })).status).toBe(200);
   expect((await req("POST", "/api/v1/trading/resume", { mode: "live" })).status).toBe(200);
@@ -142,6 +146,11 @@ test("each action from its real route lands in the caller's log, newest first, w
   expect(byAction("wallet.assigned")).toMatchObject({ target: newWallet });
   expect(byAction("wallet.unassigned")).toMatchObject({ target: agent.walletAddress });
   expect(byAction("position.closed_manually")).toMatchObject({ target: position.id });
+  expect(byAction("position.bought_manually")).toMatchObject({
+    actor: "user",
+    target: boughtPositionId,
+    details: { agentId: agent.id, mint: MINT2, amountSol: "0.1", status: "opened" },
+  });
   expect(byAction("position.sold_manually")).toMatchObject({ target: position.id, details: { percent: 50 } });
   expect(log.filter((e) => e.action === "auth.login_failed")).toHaveLength(5);
   for (const e of log)

@@ -1,6 +1,8 @@
 import { z } from "@hono/zod-openapi";
+import { manualBuyDetails } from "../../../trading/manual-buy.ts";
 import { requestKey } from "../../../trading/manual-idempotency.ts";
 import type { AppDeps } from "../../app-env.ts";
+import { audit } from "../../audit.ts";
 import { auth, createRouter, operation } from "../../operation.ts";
 import { errorResponses, IdempotencyHeader, jsonContent } from "../../schemas.ts";
 import { tokenAddressField } from "../trading-signals/schema.ts";
@@ -62,12 +64,11 @@ export function manualBuyRoutes(s: AppDeps) {
     const { tokenAddress, amountSol } = c.req.valid("json");
     const auth = c.get("auth");
     const key = requestKey(auth, c.req.valid("header")["idempotency-key"]);
-    const r = await s.trading.manual.buy(
-      auth.userId,
-      c.req.valid("param").id,
-      { tokenAddress, amountSol: String(amountSol) },
-      key,
-    );
+    const agentId = c.req.valid("param").id;
+    const order = { tokenAddress, amountSol: String(amountSol) };
+    const { bought: r, replayed } = await s.trading.manual.buy(auth.userId, agentId, order, key);
+    // A repeated key's answer did nothing new.
+    if (!replayed) audit(c, s, "position.bought_manually", r.positionId, manualBuyDetails(agentId, order, r));
     return r.status === "opened" ? c.json(r, 201) : c.json(r, 202);
   });
 }
