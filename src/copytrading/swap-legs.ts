@@ -1,6 +1,6 @@
 import bs58 from "bs58";
 import type { Call, LandedTransaction } from "../market/landed-transaction.ts";
-import { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from "../market/solana-rpc.ts";
+import { SYSTEM_PROGRAM_ID, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from "../market/solana-rpc.ts";
 import { SOL_MINT } from "../money.ts";
 
 // What a DEX instruction moved for one wallet (docs/decisions/copy-trading-steering.md, "the
@@ -8,7 +8,6 @@ import { SOL_MINT } from "../money.ts";
 // wallet's balances, which also show whatever else the transaction did (a token forwarded, a mint
 // the wallet holds the authority of, a payment to a friend). Pure reads of the node's answer.
 
-const SYSTEM_PROGRAM = "11111111111111111111111111111111";
 const TOKEN_PROGRAMS = new Set([TOKEN_PROGRAM_ID, TOKEN_2022_PROGRAM_ID]);
 
 /** A swap's effect on the wallet: per mint (not SOL) and in SOL, what came in (+) or went out (−). */
@@ -36,7 +35,7 @@ const u64 = (d: Uint8Array, at: number) =>
 function transferOf(c: Call): Transfer | null {
   const d = c.data;
   const [a0, a1, a2] = c.accounts;
-  if (c.program === SYSTEM_PROGRAM) {
+  if (c.program === SYSTEM_PROGRAM_ID) {
     const tag = d.length >= 4 ? new DataView(d.buffer, d.byteOffset, d.byteLength).getUint32(0, true) : -1;
     const amount = u64(d, 4);
     if (amount === null) return null;

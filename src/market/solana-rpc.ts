@@ -18,6 +18,7 @@ const SOLANA_RPC_SERVICE = "solanaRpc";
 /** The two SPL token programs: classic Token and Token-2022. Balances are read from both. */
 export const TOKEN_PROGRAM_ID = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA";
 export const TOKEN_2022_PROGRAM_ID = "TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb";
+export const SYSTEM_PROGRAM_ID = "11111111111111111111111111111111";
 
 export type Commitment = "processed" | "confirmed" | "finalized";
 export type RpcFailure = "status" | "timeout" | "network" | "malformed" | "rpc";

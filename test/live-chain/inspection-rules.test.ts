@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { ACCOUNT_SIZE, AccountLayout, AccountState } from "@solana/spl-token";
 import { Keypair, PublicKey } from "@solana/web3.js";
 import type { RawAccount } from "../../src/market/mint-info.ts";
-import { TOKEN_PROGRAM_ID } from "../../src/market/solana-rpc.ts";
+import { SYSTEM_PROGRAM_ID, TOKEN_PROGRAM_ID } from "../../src/market/solana-rpc.ts";
 import {
   type AccountChange,
   allowedPrograms,
@@ -12,7 +12,6 @@ import {
   judgeEffect,
   parseExtraPrograms,
   type SwapIntent,
-  SYSTEM_PROGRAM_ID,
   transactionFee,
 } from "../../src/trading/live/inspection-rules.ts";
 

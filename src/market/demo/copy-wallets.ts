@@ -1,7 +1,7 @@
 import type { Clock } from "../../clock.ts";
 import { SOL_MINT } from "../../money.ts";
 import type { LandedTransaction } from "../landed-transaction.ts";
-import { type SignatureInfo, TOKEN_PROGRAM_ID } from "../solana-rpc.ts";
+import { type SignatureInfo, SYSTEM_PROGRAM_ID, TOKEN_PROGRAM_ID } from "../solana-rpc.ts";
 import type { SignaturePage, WalletActivitySource } from "../wallet-activity.ts";
 import { DemoMarketState } from "./providers.ts";
 import { seededBase58, uniform } from "./seeded.ts";
@@ -24,8 +24,6 @@ const TOKEN_ACCOUNT_RENT = 2_039_280n;
 const POOL_LAMPORTS = 1_000_000n * 1_000_000_000n;
 /** The PumpSwap AMM program (src/copytrading/dex-programs.ts). */
 const DEMO_DEX = "pAMMBay6oceH9fJKBRHGP5D4bD4sWpmSwMn52FMfXEA";
-
-const SYSTEM_PROGRAM = "11111111111111111111111111111111";
 
 /** A transfer's data: the instruction tag (System: u32 at 0; SPL token: one byte), then the u64 amount. */
 function leg(tag: number, amount: bigint, amountAt: 1 | 4): Uint8Array {
@@ -96,7 +94,16 @@ export class DemoCopyWallets implements WalletActivitySource {
         blockTime: Math.floor(at / 1000),
         err: failed ? { InstructionError: [2, { Custom: 6001 }] } : null,
         feeLamports: FEE,
-        accountKeys: [owner, pool, token.address, tokenAccount, poolVault, DEMO_DEX, TOKEN_PROGRAM_ID, SYSTEM_PROGRAM],
+        accountKeys: [
+          owner,
+          pool,
+          token.address,
+          tokenAccount,
+          poolVault,
+          DEMO_DEX,
+          TOKEN_PROGRAM_ID,
+          SYSTEM_PROGRAM_ID,
+        ],
         preBalances: [START_LAMPORTS, POOL_LAMPORTS, 0n, TOKEN_ACCOUNT_RENT, TOKEN_ACCOUNT_RENT, 1n, 1n, 1n],
         postBalances: [solAfter, poolAfter, 0n, TOKEN_ACCOUNT_RENT, TOKEN_ACCOUNT_RENT, 1n, 1n, 1n],
         // Signed by the wallet, swapping through a DEX program whose calls move the SOL (a buy's
@@ -112,7 +119,7 @@ export class DemoCopyWallets implements WalletActivitySource {
               ? []
               : buy
                 ? [
-                    { program: SYSTEM_PROGRAM, accounts: [owner, pool], data: leg(2, lamports, 4), stackHeight: 2 },
+                    { program: SYSTEM_PROGRAM_ID, accounts: [owner, pool], data: leg(2, lamports, 4), stackHeight: 2 },
                     {
                       program: TOKEN_PROGRAM_ID,
                       accounts: [poolVault, tokenAccount, pool],

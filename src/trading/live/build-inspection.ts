@@ -1,4 +1,4 @@
-import { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from "../../market/solana-rpc.ts";
+import { SYSTEM_PROGRAM_ID, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from "../../market/solana-rpc.ts";
 import { SOL_MINT } from "../../money.ts";
 import {
   ASSOCIATED_TOKEN_PROGRAM_ID,
@@ -6,7 +6,6 @@ import {
   COMPUTE_BUDGET_PROGRAM_ID,
   JUPITER_V6_PROGRAM_ID,
   type SwapIntent,
-  SYSTEM_PROGRAM_ID,
   type Verdict,
 } from "./inspection-rules.ts";
 import { decodeJupiterSwap, type JupiterSwap } from "./jupiter-route.ts";

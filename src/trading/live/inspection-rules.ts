@@ -1,5 +1,5 @@
 import type { RawAccount } from "../../market/mint-info.ts";
-import { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from "../../market/solana-rpc.ts";
+import { SYSTEM_PROGRAM_ID, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from "../../market/solana-rpc.ts";
 import { parseTokenAccount } from "../../market/token-layouts.ts";
 import { SOL_MINT } from "../../money.ts";
 
@@ -8,7 +8,6 @@ import { SOL_MINT } from "../../money.ts";
 // on the wallet is the swap that was asked for. Each refusal carries the check's name and a reason.
 
 export const COMPUTE_BUDGET_PROGRAM_ID = "ComputeBudget111111111111111111111111111111";
-export const SYSTEM_PROGRAM_ID = "11111111111111111111111111111111";
 export const ASSOCIATED_TOKEN_PROGRAM_ID = "ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL";
 /** Jupiter Aggregator v6, the program the Swap API's routes are executed by. */
 export const JUPITER_V6_PROGRAM_ID = "JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4";
