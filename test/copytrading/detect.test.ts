@@ -278,7 +278,11 @@ describe("detectTrade", () => {
     expect(detectTrade(t, W, MIN, DEX)).toEqual(HALF_SOL_OF_MINT);
   });
 
-  test("an unchecked transfer out of a temporary wSOL account: its mint and owner from its InitializeAccount3", () => {
+  /**
+   * A 0.5 SOL buy of MINT paid from W's temporary wSOL account "TempWsol" (made top level by an
+   * InitializeAccount3 naming W), the swap's `inner` calls as given.
+   */
+  function fromTemporaryWsol(inner: Call[]): LandedTransaction {
     const init = new Uint8Array(33);
     init[0] = 18;
     init.set(bs58.decode(W), 1);
@@ -286,30 +290,25 @@ describe("detectTrade", () => {
       lamports: [10n * SOL, 10n * SOL - SOL / 2n - 5_000n],
       tokens: [[MINT, null, 1_000n]],
       pool: 0n,
-      inner: [{ program: TOKEN, accounts: ["TempWsol", "Pool", W], data: tokenIx(3, SOL / 2n) }],
+      inner,
       beside: [{ program: TOKEN, accounts: ["TempWsol", SOL_MINT], data: init }],
     });
     t.accountKeys.push("TempWsol");
+    return t;
+  }
+
+  test("an unchecked transfer out of a temporary wSOL account: its mint and owner from its InitializeAccount3", () => {
+    const t = fromTemporaryWsol([{ program: TOKEN, accounts: ["TempWsol", "Pool", W], data: tokenIx(3, SOL / 2n) }]);
     expect(detectTrade(t, W, MIN, DEX)).toEqual(HALF_SOL_OF_MINT);
   });
 
   test("SOL wrapped inside the swap is counted once: the wallet's transfer to its own wSOL account is no leg", () => {
     // A DEX (or a router read whole) that wraps itself: System transfer W -> W's temporary wSOL
     // account, then that account -> the pool. Counting both as W's SOL out read a 0.5 SOL buy as 1.
-    const init = new Uint8Array(33);
-    init[0] = 18;
-    init.set(bs58.decode(W), 1);
-    const t = tx({
-      lamports: [10n * SOL, 10n * SOL - SOL / 2n - 5_000n],
-      tokens: [[MINT, null, 1_000n]],
-      pool: 0n,
-      inner: [
-        { program: SYSTEM, accounts: [W, "TempWsol"], data: systemTransfer(SOL / 2n) },
-        { program: TOKEN, accounts: ["TempWsol", "Pool", W], data: tokenIx(3, SOL / 2n) },
-      ],
-      beside: [{ program: TOKEN, accounts: ["TempWsol", SOL_MINT], data: init }],
-    });
-    t.accountKeys.push("TempWsol");
+    const t = fromTemporaryWsol([
+      { program: SYSTEM, accounts: [W, "TempWsol"], data: systemTransfer(SOL / 2n) },
+      { program: TOKEN, accounts: ["TempWsol", "Pool", W], data: tokenIx(3, SOL / 2n) },
+    ]);
     expect(detectTrade(t, W, MIN, DEX)).toEqual(HALF_SOL_OF_MINT);
   });
 });
